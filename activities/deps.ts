@@ -1,0 +1,12 @@
+import type { LinkResolver } from '../lib/links/resolve.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Sql } from '../lib/stores/sql.ts';
+
+/** What activities are given by the worker entry (and by tests, with real implementations). */
+export interface ActivityDeps {
+  sql: Sql;
+  logger: Logger;
+  codeLength: number;
+  /** Purges cached copies of a link after a change (in-process caches, serving store). */
+  resolver: LinkResolver;
+}

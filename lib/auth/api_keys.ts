@@ -1,0 +1,27 @@
+import { randomToken, sha256Hex } from '../crypto.ts';
+
+export const API_KEY_SCOPES = ['links:read', 'links:write', 'admin'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** Every new key starts with this, so leaked keys are easy to spot in logs and secret scanners. */
+export const API_KEY_PREFIX = 'll_';
+
+/** A fresh API key: `ll_` and 40 base62 characters (238 bits). Shown once; only its hash is stored. */
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomToken(40)}`;
+}
+
+/** API keys are high-entropy secrets, so a fast hash is the right one (no password stretching needed). */
+export function hashApiKey(key: string): Promise<string> {
+  return sha256Hex(`lifeline-api-key:${key}`);
+}
+
+/** The part of a key that lists and logs may show. */
+export function getApiKeyDisplayPrefix(key: string): string {
+  return `${key.slice(0, 7)}…`;
+}
+
+/** True when a key with `granted` scopes may act with `required`; admin implies every scope. */
+export function hasScope(granted: readonly string[], required: ApiKeyScope): boolean {
+  return granted.includes('admin') || granted.includes(required);
+}

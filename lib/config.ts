@@ -1,0 +1,252 @@
+import { z } from 'zod';
+
+/** Codes and aliases: letters, digits, '-' and '_' (Bitly's back-half rules), case-sensitive. */
+export const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
+export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+
+const optionalString = z
+  .string()
+  .transform((v) => v.trim())
+  .pipe(z.string())
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL')
+  .transform((v) => v.replace(/\/+$/, ''));
+
+const optionalHttpUrl = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v))
+  .pipe(httpUrl.optional());
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const commaList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
+/** One schema over every environment name in API.md; parsed once at start-up and passed down. */
+export const envSchema = z
+  .object({
+    PORT: port.default(8000),
+    HOST: z.string().default('0.0.0.0'),
+    SHORT_BASE_URL: optionalHttpUrl,
+    APP_BASE_URL: optionalHttpUrl,
+    DATABASE_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+        .optional(),
+    ),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    REDIS_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+        .optional(),
+    ),
+    REDIS_KEY_PREFIX: z.string().default('lifeline:'),
+    UPSTASH_REDIS_REST_URL: optionalHttpUrl,
+    UPSTASH_REDIS_REST_TOKEN: optionalString,
+    TEMPORAL_ADDRESS: optionalString,
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('lifeline'),
+    TEMPORAL_UI_URL: optionalHttpUrl,
+    BITLY_TOKEN: optionalString,
+    BITLY_DOMAIN: optionalString,
+    BITLY_GROUP_GUID: optionalString,
+    BITLY_API_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://api-ssl.bitly.com'),
+    SAFE_BROWSING_API_KEY: optionalString,
+    SAFE_BROWSING_API_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://safebrowsing.googleapis.com'),
+    WORDPRESS_WEBHOOK_SECRET: optionalString.pipe(
+      z.string().min(16, 'must be at least 16 characters').optional(),
+    ),
+    BOOTSTRAP_API_KEY: optionalString.pipe(z.string().min(20, 'must be at least 20 characters').optional()),
+    ADMIN_EMAIL: optionalString.pipe(z.email('must be an email address').optional()),
+    ADMIN_PASSWORD: optionalString.pipe(z.string().min(10, 'must be at least 10 characters').optional()),
+    REDIRECT_STATUS: z.coerce
+      .number()
+      .refine((n): n is RedirectStatus => (REDIRECT_STATUSES as readonly number[]).includes(n), {
+        message: 'must be one of 301, 302, 307, 308',
+      })
+      .default(301),
+    REDIRECT_CACHE_CONTROL: z
+      .string()
+      .trim()
+      .min(1)
+      .refine((v) => !/[\r\n]/.test(v), 'must be a single header line')
+      .default('private, max-age=90'),
+    UTM_PARAMS: optionalString.pipe(
+      z
+        .string()
+        .refine((v) => {
+          const p = new URLSearchParams(v);
+          return [...p.keys()].length > 0 && [...p.keys()].every((k) => k.length > 0);
+        }, 'must be a query string like utm_source=short&utm_medium=social')
+        .optional(),
+    ),
+    ALLOWED_TARGET_HOSTS: commaList,
+    CODE_LENGTH: z.coerce.number().int().min(5).max(12).default(6),
+    ROOT_REDIRECT_URL: optionalHttpUrl,
+    TRUSTED_COUNTRY_HEADER: optionalString.transform((v) => v?.toLowerCase()),
+    LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['UPSTASH_REDIS_REST_TOKEN'],
+        message: 'is required when UPSTASH_REDIS_REST_URL is set',
+      });
+    }
+    if (env.BITLY_TOKEN && !env.BITLY_DOMAIN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BITLY_DOMAIN'],
+        message: 'is required when BITLY_TOKEN is set',
+      });
+    }
+    if (env.BITLY_TOKEN && !env.BITLY_GROUP_GUID) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BITLY_GROUP_GUID'],
+        message: 'is required when BITLY_TOKEN is set',
+      });
+    }
+    if (env.ADMIN_PASSWORD && !env.ADMIN_EMAIL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ADMIN_EMAIL'],
+        message: 'is required when ADMIN_PASSWORD is set',
+      });
+    }
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+/** The parsed configuration every part of the product receives. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base of short links, without a trailing slash. */
+  shortBaseUrl: string;
+  /** Base of the UI and API, without a trailing slash. */
+  appBaseUrl: string;
+  /** True when the short host and the app host differ: each serves only its own routes. */
+  splitHosts: boolean;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  redis:
+    | { kind: 'tcp'; url: string; keyPrefix: string }
+    | { kind: 'upstash'; url: string; token: string; keyPrefix: string }
+    | undefined;
+  temporal: { address: string | undefined; namespace: string; taskQueue: string; uiUrl: string | undefined };
+  bitly: { token: string; domain: string; groupGuid: string; apiBaseUrl: string } | undefined;
+  safeBrowsing: { apiKey: string; apiBaseUrl: string } | undefined;
+  wordpressWebhookSecret: string | undefined;
+  bootstrapApiKey: string | undefined;
+  admin: { email: string; password: string | undefined } | undefined;
+  redirect: { status: RedirectStatus; cacheControl: string; utmParams: string | undefined };
+  allowedTargetHosts: string[];
+  codeLength: number;
+  rootRedirectUrl: string | undefined;
+  trustedCountryHeader: string | undefined;
+  logLevel: Env['LOG_LEVEL'];
+}
+
+/** A configuration error names every offending variable; start-up stops on it. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}\n` +
+        'Fix the environment variable(s) above and start again.',
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; throws ConfigError naming each bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({
+        variable: String(i.path[0] ?? '(environment)'),
+        message: i.message,
+      })),
+    );
+  }
+  const e = parsed.data;
+  const shortBaseUrl = e.SHORT_BASE_URL ?? `http://127.0.0.1:${e.PORT}`;
+  const appBaseUrl = e.APP_BASE_URL ?? shortBaseUrl;
+  const redis = e.REDIS_URL
+    ? { kind: 'tcp' as const, url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX }
+    : e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
+      ? {
+          kind: 'upstash' as const,
+          url: e.UPSTASH_REDIS_REST_URL,
+          token: e.UPSTASH_REDIS_REST_TOKEN,
+          keyPrefix: e.REDIS_KEY_PREFIX,
+        }
+      : undefined;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    shortBaseUrl,
+    appBaseUrl,
+    splitHosts: new URL(shortBaseUrl).host !== new URL(appBaseUrl).host,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    redis,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
+    bitly:
+      e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID
+        ? {
+            token: e.BITLY_TOKEN,
+            domain: e.BITLY_DOMAIN,
+            groupGuid: e.BITLY_GROUP_GUID,
+            apiBaseUrl: e.BITLY_API_BASE_URL,
+          }
+        : undefined,
+    safeBrowsing: e.SAFE_BROWSING_API_KEY
+      ? { apiKey: e.SAFE_BROWSING_API_KEY, apiBaseUrl: e.SAFE_BROWSING_API_BASE_URL }
+      : undefined,
+    wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
+    bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    admin: e.ADMIN_EMAIL ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,
+    redirect: {
+      status: e.REDIRECT_STATUS as RedirectStatus,
+      cacheControl: e.REDIRECT_CACHE_CONTROL,
+      utmParams: e.UTM_PARAMS,
+    },
+    allowedTargetHosts: e.ALLOWED_TARGET_HOSTS,
+    codeLength: e.CODE_LENGTH,
+    rootRedirectUrl: e.ROOT_REDIRECT_URL,
+    trustedCountryHeader: e.TRUSTED_COUNTRY_HEADER,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,84 @@
+/** A field-level validation message, as problem+json `errors[]` carries it. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/**
+ * Typed domain errors; routes/app.ts maps each to one RFC 9457 problem response, in one place.
+ * `type` is a stable slug clients can switch on.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly title: string,
+    detail?: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [k: string]: unknown } = {},
+  ) {
+    super(detail ?? title);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(detail: string, errors?: FieldError[]) {
+    super(400, 'bad-request', 'Bad request', detail, errors ? { errors } : {});
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(errors: FieldError[], detail = 'The request did not pass validation.') {
+    super(422, 'validation', 'Validation failed', detail, { errors });
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(detail = 'A valid credential is required.') {
+    super(401, 'unauthorized', 'Unauthorized', detail, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="lifeline"' },
+    });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(detail = 'This credential lacks the required scope.') {
+    super(403, 'forbidden', 'Forbidden', detail);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail = 'Not found.') {
+    super(404, 'not-found', 'Not found', detail);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(detail: string, errors?: FieldError[]) {
+    super(409, 'conflict', 'Conflict', detail, errors ? { errors } : {});
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(detail = 'The request body is too large.') {
+    super(413, 'payload-too-large', 'Payload too large', detail);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(429, 'rate-limited', 'Too many requests', `Retry in ${seconds} s.`, {
+      headers: { 'Retry-After': String(seconds) },
+      retryAfter: seconds,
+    });
+  }
+}
+
+export class UnavailableError extends AppError {
+  constructor(detail: string, retryAfterSeconds = 5) {
+    super(503, 'unavailable', 'Service unavailable', detail, {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+}

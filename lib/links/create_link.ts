@@ -1,0 +1,129 @@
+import { ConflictError, ValidationError } from '../errors.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
+import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
+import type { Sql, Tx } from '../stores/sql.ts';
+import { getDedupeKey } from './dedupe_key.ts';
+import type { CreateLinkInput, LinkOrigin, LinkRow } from './link.ts';
+import { MINT_MAX_ATTEMPTS, mintCode } from './mint.ts';
+import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
+
+/** Who is creating: `owner` scopes dedupe; `actor` goes to the audit log. */
+export interface Creator {
+  owner: string;
+  actor: string;
+  origin: LinkOrigin;
+}
+
+export interface CreateLinkDeps {
+  sql: Sql;
+  codeLength: number;
+  targetPolicy: TargetPolicy;
+  now?: () => Date;
+}
+
+export interface CreateLinkResult {
+  link: LinkRow;
+  /** False when an existing link was returned (dedupe): the API answers 200 instead of 201. */
+  created: boolean;
+}
+
+/** Rejects targets the deployment does not allow (ALLOWED_TARGET_HOSTS, our own short host). */
+export function assertTargetsAllowed(
+  input: Pick<CreateLinkInput, 'url' | 'expiredUrl'>,
+  policy: TargetPolicy,
+): void {
+  const errors = [];
+  const urlProblem = targetPolicyProblem(input.url, policy);
+  if (urlProblem) errors.push({ path: 'url', message: urlProblem });
+  if (input.expiredUrl) {
+    const problem = targetPolicyProblem(input.expiredUrl, policy);
+    if (problem) errors.push({ path: 'expiredUrl', message: problem });
+  }
+  if (errors.length > 0) throw new ValidationError(errors, 'The target is not allowed.');
+}
+
+/**
+ * Creates a link inside one transaction: dedupe on (owner, url, options), mint with bounded re-mint on a
+ * code collision (the UNIQUE key decides), 409 for a taken alias or an article that already has its link,
+ * and an audit entry. Nothing is half-written: any failure rolls the whole creation back.
+ */
+export async function createLink(
+  deps: CreateLinkDeps,
+  input: CreateLinkInput,
+  creator: Creator,
+): Promise<CreateLinkResult> {
+  assertTargetsAllowed(input, deps.targetPolicy);
+  const now = deps.now?.() ?? new Date();
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw new ValidationError([{ path: 'expiresAt', message: 'must be in the future' }]);
+  }
+  const dedupeKey = await getDedupeKey(input);
+  return deps.sql.begin(async (tx) => {
+    if (dedupeKey) {
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${creator.owner}|${dedupeKey}`}, 0))`;
+      const existing = await getLinkByDedupeKey(tx, creator.owner, dedupeKey);
+      if (existing) return { link: existing, created: false };
+    }
+    if (input.site !== undefined && input.postId !== undefined) {
+      const existing = await getLinkByPost(tx, input.site, input.postId);
+      if (existing) {
+        throw new ConflictError(
+          `Post ${input.postId} of site ${input.site} already has the link ${existing.code}.`,
+          [{ path: 'postId', message: `already has the link ${existing.code}` }],
+        );
+      }
+    }
+    const link = await insertWithMint(tx, deps.codeLength, input.alias, (code) => ({
+      code,
+      targetUrl: input.url,
+      status: 'active',
+      origin: creator.origin,
+      site: input.site ?? null,
+      postId: input.postId ?? null,
+      owner: creator.owner,
+      expiresAt,
+      expiredUrl: input.expiredUrl ?? null,
+      redirectStatus: input.redirectStatus ?? null,
+      tags: [...new Set(input.tags ?? [])],
+      dedupeKey,
+    }));
+    await insertAuditEntry(tx, {
+      code: link.code,
+      actor: creator.actor,
+      action: 'link.created',
+      after: { url: link.targetUrl, status: link.status, origin: link.origin },
+    });
+    return { link, created: true };
+  });
+}
+
+/**
+ * Inserts with `alias`, or with freshly minted codes until one is free (at most MINT_MAX_ATTEMPTS).
+ * A taken alias is a 409; so is a (site, post) pair that another transaction took first.
+ */
+export async function insertWithMint(
+  tx: Tx,
+  codeLength: number,
+  alias: string | undefined,
+  build: (code: string) => Parameters<typeof insertLink>[1],
+): Promise<LinkRow> {
+  for (let attempt = 0; attempt < (alias ? 1 : MINT_MAX_ATTEMPTS); attempt++) {
+    const values = build(alias ?? mintCode(codeLength));
+    const link = await insertLink(tx, values);
+    if (link) return link;
+    if (
+      values.site != null &&
+      values.postId != null &&
+      (await getLinkByPost(tx, values.site, values.postId))
+    ) {
+      throw new ConflictError(`Post ${values.postId} of site ${values.site} already has a link.`);
+    }
+    if (alias && (await getLinkByCode(tx, alias))) {
+      throw new ConflictError(`The alias "${alias}" is taken.`, [{ path: 'alias', message: 'is taken' }]);
+    }
+  }
+  throw new ConflictError(
+    `No free code after ${MINT_MAX_ATTEMPTS} attempts; try again or raise CODE_LENGTH.`,
+  );
+}

@@ -1,0 +1,20 @@
+import { sha256Hex } from '../crypto.ts';
+import type { CreateLinkInput } from './link.ts';
+
+/**
+ * The key that makes "same owner, same url, same options" one link: a SHA-256 over a canonical JSON of the
+ * url and every option (tags sorted). Aliased creations never dedupe, so they have no key.
+ */
+export async function getDedupeKey(input: CreateLinkInput): Promise<string | null> {
+  if (input.alias !== undefined) return null;
+  const canonical = JSON.stringify([
+    input.url,
+    input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+    input.expiredUrl ?? null,
+    input.redirectStatus ?? null,
+    [...new Set(input.tags ?? [])].sort(),
+    input.site ?? null,
+    input.postId ?? null,
+  ]);
+  return sha256Hex(canonical);
+}

@@ -1,0 +1,244 @@
+import { z } from 'zod';
+
+/** Longest code or alias we ever store or look up; anything longer is impossible and 404s unread. */
+export const CODE_MAX_LENGTH = 64;
+/** Shortest custom alias accepted at creation. */
+export const ALIAS_MIN_LENGTH = 3;
+/** Longest target URL in UTF-8 bytes. */
+export const TARGET_URL_MAX_BYTES = 2048;
+
+export const LINK_STATUSES = ['pending', 'active', 'expired', 'gone', 'blocked'] as const;
+export const SAFETY_VERDICTS = ['unknown', 'clean', 'warn', 'blocked'] as const;
+export const LINK_ORIGINS = ['api', 'ui', 'wordpress', 'import'] as const;
+export const VENDOR_STATES = ['pending', 'synced', 'failed', 'collision'] as const;
+export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
+
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+export type SafetyVerdict = (typeof SAFETY_VERDICTS)[number];
+export type LinkOrigin = (typeof LINK_ORIGINS)[number];
+export type VendorState = (typeof VENDOR_STATES)[number];
+
+/** Path segments that belong to the product, never to a code (compared case-insensitively). */
+export const RESERVED_CODES: ReadonlySet<string> = new Set([
+  'api',
+  'ui',
+  'healthz',
+  'metrics',
+  'static',
+  'assets',
+  'admin',
+  'login',
+  'logout',
+  'docs',
+  'openapi',
+  'robots',
+  'favicon',
+  'well-known',
+]);
+
+const CODE_CHARS = /^[A-Za-z0-9_-]+$/;
+
+/** True when `code` could name a link: charset, length, not reserved, not `_`-prefixed. Cheap; no lookup. */
+export function isPossibleCode(code: string): boolean {
+  return (
+    code.length > 0 &&
+    code.length <= CODE_MAX_LENGTH &&
+    CODE_CHARS.test(code) &&
+    code.charCodeAt(0) !== 95 /* _ */ &&
+    !RESERVED_CODES.has(code.toLowerCase())
+  );
+}
+
+export const aliasSchema = z
+  .string()
+  .min(ALIAS_MIN_LENGTH, `must be at least ${ALIAS_MIN_LENGTH} characters`)
+  .max(CODE_MAX_LENGTH, `must be at most ${CODE_MAX_LENGTH} characters`)
+  .regex(CODE_CHARS, 'may contain only letters, digits, "-" and "_"')
+  .refine((v) => !v.startsWith('_'), 'must not start with "_"')
+  .refine((v) => !RESERVED_CODES.has(v.toLowerCase()), 'is a reserved word');
+
+const utf8 = new TextEncoder();
+
+/** Why a string is not an acceptable redirect target, or null when it is. */
+export function targetUrlProblem(value: string): string | null {
+  if (utf8.encode(value).length > TARGET_URL_MAX_BYTES)
+    return `must be at most ${TARGET_URL_MAX_BYTES} bytes`;
+  // Control characters and whitespace would let a target smuggle headers or differ from what is shown.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  if (/[\u0000-\u0020\u007f-\u009f\u2028\u2029]/.test(value))
+    return 'must not contain spaces or control characters';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+  if (!/^https?:\/\/[^/?#\\]/i.test(value)) return 'must be an absolute http(s) URL with a host';
+  if (url.hostname === '') return 'must have a host';
+  if (url.username !== '' || url.password !== '') return 'must not contain credentials';
+  return null;
+}
+
+export const targetUrlSchema = z.string().superRefine((value, ctx) => {
+  const problem = targetUrlProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+const isoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
+
+export const tagSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters')
+  .regex(/^[^\s,]+$/, 'must not contain spaces or commas');
+
+export const siteSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9._-]+$/, 'may contain only letters, digits, ".", "-" and "_"');
+
+export const postIdSchema = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** POST /api/v1/links body. Unknown fields are rejected so typos never pass silently. */
+export const createLinkInputSchema = z
+  .strictObject({
+    url: targetUrlSchema,
+    alias: aliasSchema.optional(),
+    expiresAt: isoDateTime.optional(),
+    expiredUrl: targetUrlSchema.optional(),
+    redirectStatus: z.union(REDIRECT_STATUSES.map((s) => z.literal(s))).optional(),
+    tags: z.array(tagSchema).max(50, 'at most 50 tags').optional(),
+    site: siteSchema.optional(),
+    postId: postIdSchema.optional(),
+  })
+  .refine((v) => (v.site === undefined) === (v.postId === undefined), {
+    message: 'site and postId go together',
+    path: ['postId'],
+  });
+export type CreateLinkInput = z.infer<typeof createLinkInputSchema>;
+
+/** A link as stored (one row of `links`). */
+export interface LinkRow {
+  code: string;
+  targetUrl: string;
+  status: LinkStatus;
+  safety: SafetyVerdict;
+  safetyReason: string | null;
+  safetyCheckedAt: Date | null;
+  origin: LinkOrigin;
+  site: string | null;
+  postId: number | null;
+  title: string | null;
+  owner: string;
+  expiresAt: Date | null;
+  expiredUrl: string | null;
+  redirectStatus: number | null;
+  tags: string[];
+  dedupeKey: string | null;
+  sourceVersion: Date | null;
+  lastClickedAt: Date | null;
+  deletedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+}
+
+export interface VendorLinkRow {
+  code: string;
+  vendor: string;
+  vendorId: string | null;
+  state: VendorState;
+  syncedUrl: string | null;
+  lastError: string | null;
+  attempts: number;
+  syncedAt: Date | null;
+  updatedAt: Date;
+}
+
+/** A link as the API returns it (API.md). */
+export const linkSchema = z.object({
+  code: z.string(),
+  shortUrl: z.string(),
+  url: z.string(),
+  status: z.enum(LINK_STATUSES),
+  safety: z.enum(SAFETY_VERDICTS),
+  origin: z.enum(LINK_ORIGINS),
+  site: z.string().optional(),
+  postId: z.number().optional(),
+  title: z.string().optional(),
+  tags: z.array(z.string()),
+  expiresAt: z.string().optional(),
+  expiredUrl: z.string().optional(),
+  redirectStatus: z.number().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  vendors: z.array(
+    z.object({
+      name: z.string(),
+      state: z.enum(VENDOR_STATES),
+      syncedAt: z.string().optional(),
+      error: z.string().optional(),
+    }),
+  ),
+});
+export type Link = z.infer<typeof linkSchema>;
+
+/** Projects a stored row (and its vendor replicas) to the API shape. */
+export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRow[] = []): Link {
+  return {
+    code: row.code,
+    shortUrl: `${shortBaseUrl}/${row.code}`,
+    url: row.targetUrl,
+    status: row.status,
+    safety: row.safety,
+    origin: row.origin,
+    ...(row.site !== null ? { site: row.site } : {}),
+    ...(row.postId !== null ? { postId: row.postId } : {}),
+    ...(row.title !== null ? { title: row.title } : {}),
+    tags: row.tags,
+    ...(row.expiresAt ? { expiresAt: row.expiresAt.toISOString() } : {}),
+    ...(row.expiredUrl ? { expiredUrl: row.expiredUrl } : {}),
+    ...(row.redirectStatus ? { redirectStatus: row.redirectStatus } : {}),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    vendors: vendors.map((v) => ({
+      name: v.vendor,
+      state: v.state,
+      ...(v.syncedAt ? { syncedAt: v.syncedAt.toISOString() } : {}),
+      ...(v.lastError ? { error: v.lastError } : {}),
+    })),
+  };
+}
+
+/**
+ * What the resolver needs to answer a redirect: small, serialisable, the same in the LRU and the
+ * serving store. Times are epoch milliseconds.
+ */
+export const servingRecordSchema = z.object({
+  code: z.string(),
+  url: z.string(),
+  status: z.enum(LINK_STATUSES),
+  safety: z.enum(SAFETY_VERDICTS),
+  redirectStatus: z.number().nullable(),
+  expiresAt: z.number().nullable(),
+  expiredUrl: z.string().nullable(),
+  version: z.number(),
+});
+export type ServingRecord = z.infer<typeof servingRecordSchema>;
+
+/** Projects a stored row to its serving record. */
+export function toServingRecord(row: LinkRow): ServingRecord {
+  return {
+    code: row.code,
+    url: row.targetUrl,
+    status: row.status,
+    safety: row.safety,
+    redirectStatus: row.redirectStatus,
+    expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+    expiredUrl: row.expiredUrl,
+    version: row.version,
+  };
+}

@@ -1,0 +1,24 @@
+import type { Metrics } from '../metrics.ts';
+import { getLinkByCode } from '../stores/link_store.ts';
+import type { Db } from '../stores/sql.ts';
+import { type ServingRecord, toServingRecord } from './link.ts';
+
+/** Answers "what does this code point to" for the redirect hot path. */
+export interface LinkResolver {
+  /** The serving record for `code`, or null when no such link exists. */
+  resolve(code: string): Promise<ServingRecord | null>;
+  /** Forgets anything cached about `code` (after an edit, expiry or block). */
+  invalidate(code: string): Promise<void>;
+}
+
+/** The simplest resolver: every lookup reads Postgres. */
+export function createPostgresResolver(deps: { sql: Db; metrics?: Metrics }): LinkResolver {
+  return {
+    async resolve(code) {
+      const row = await getLinkByCode(deps.sql, code);
+      deps.metrics?.lookups.inc({ layer: 'postgres', result: row ? 'hit' : 'miss' });
+      return row ? toServingRecord(row) : null;
+    },
+    async invalidate() {},
+  };
+}

@@ -1,0 +1,64 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** The Prometheus metrics of one process; each app gets its own registry so tests can run several. */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'route' | 'method' | 'status'>;
+  httpDuration: Histogram<'route'>;
+  redirects: Counter<'outcome'>;
+  lookups: Counter<'layer' | 'result'>;
+  servingStoreErrors: Counter<'operation'>;
+  clicksDropped: Counter;
+  webhooks: Counter<'event' | 'outcome'>;
+}
+
+/** Creates the metrics, with Node's default process metrics when `defaults` is set. */
+export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaults) collectDefaultMetrics({ register: registry, prefix: 'lifeline_' });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'lifeline_http_requests_total',
+      help: 'HTTP requests served, by route, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'lifeline_http_request_duration_seconds',
+      help: 'HTTP request duration by route (API and UI; redirects are counted in lifeline_redirects_total).',
+      labelNames: ['route'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    redirects: new Counter({
+      name: 'lifeline_redirects_total',
+      help: 'Short-host answers by outcome (redirect, not_found, gone, expired, blocked, warn, preview).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    lookups: new Counter({
+      name: 'lifeline_link_lookups_total',
+      help: 'Resolver lookups by layer (lru, serving_store, postgres) and result (hit, miss, negative).',
+      labelNames: ['layer', 'result'],
+      registers: [registry],
+    }),
+    servingStoreErrors: new Counter({
+      name: 'lifeline_serving_store_errors_total',
+      help: 'Serving-store calls that failed or timed out and fell through.',
+      labelNames: ['operation'],
+      registers: [registry],
+    }),
+    clicksDropped: new Counter({
+      name: 'lifeline_clicks_dropped_total',
+      help: 'Clicks dropped because the in-memory buffer was full.',
+      registers: [registry],
+    }),
+    webhooks: new Counter({
+      name: 'lifeline_webhooks_total',
+      help: 'WordPress webhook deliveries by event and outcome.',
+      labelNames: ['event', 'outcome'],
+      registers: [registry],
+    }),
+  };
+}

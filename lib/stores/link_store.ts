@@ -1,0 +1,151 @@
+import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict, VendorLinkRow } from '../links/link.ts';
+import type { Db } from './sql.ts';
+
+/** Every column of `links`, camel-cased into a LinkRow. */
+const LINK_COLUMNS = `
+  code, target_url AS "targetUrl", status, safety, safety_reason AS "safetyReason",
+  safety_checked_at AS "safetyCheckedAt", origin, site, post_id AS "postId", title, owner,
+  expires_at AS "expiresAt", expired_url AS "expiredUrl", redirect_status AS "redirectStatus", tags,
+  dedupe_key AS "dedupeKey", source_version AS "sourceVersion", last_clicked_at AS "lastClickedAt",
+  deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version`;
+
+const VENDOR_COLUMNS = `
+  code, vendor, vendor_id AS "vendorId", state, synced_url AS "syncedUrl", last_error AS "lastError",
+  attempts, synced_at AS "syncedAt", updated_at AS "updatedAt"`;
+
+/** The row for `code`, deleted or not, or null. */
+export async function getLinkByCode(db: Db, code: string): Promise<LinkRow | null> {
+  const rows = await db<LinkRow[]>`SELECT ${db.unsafe(LINK_COLUMNS)} FROM links WHERE code = ${code}`;
+  return rows[0] ?? null;
+}
+
+/** The article's canonical link, or null until minted. */
+export async function getLinkByPost(db: Db, site: string, postId: number): Promise<LinkRow | null> {
+  const rows = await db<LinkRow[]>`
+    SELECT ${db.unsafe(LINK_COLUMNS)} FROM links WHERE site = ${site} AND post_id = ${postId}`;
+  return rows[0] ?? null;
+}
+
+/** The owner's live link with the same url and options (see getDedupeKey), or null. */
+export async function getLinkByDedupeKey(db: Db, owner: string, dedupeKey: string): Promise<LinkRow | null> {
+  const rows = await db<LinkRow[]>`
+    SELECT ${db.unsafe(LINK_COLUMNS)} FROM links
+    WHERE owner = ${owner} AND dedupe_key = ${dedupeKey} AND deleted_at IS NULL
+      AND status IN ('pending', 'active')
+    ORDER BY created_at LIMIT 1`;
+  return rows[0] ?? null;
+}
+
+export interface NewLink {
+  code: string;
+  targetUrl: string;
+  status: LinkStatus;
+  safety?: SafetyVerdict;
+  origin: LinkOrigin;
+  site?: string | null;
+  postId?: number | null;
+  title?: string | null;
+  owner: string;
+  expiresAt?: Date | null;
+  expiredUrl?: string | null;
+  redirectStatus?: number | null;
+  tags?: string[];
+  dedupeKey?: string | null;
+  sourceVersion?: Date | null;
+}
+
+/**
+ * Inserts a link; returns null (inserting nothing) when the code, or the (site, post) pair, is already
+ * taken. The UNIQUE keys do the collision work; the caller decides whether to re-mint.
+ */
+export async function insertLink(db: Db, link: NewLink): Promise<LinkRow | null> {
+  const rows = await db<LinkRow[]>`
+    INSERT INTO links (code, target_url, status, safety, origin, site, post_id, title, owner, expires_at,
+                       expired_url, redirect_status, tags, dedupe_key, source_version)
+    VALUES (${link.code}, ${link.targetUrl}, ${link.status}, ${link.safety ?? 'unknown'}, ${link.origin},
+            ${link.site ?? null}, ${link.postId ?? null}, ${link.title ?? null}, ${link.owner},
+            ${link.expiresAt ?? null}, ${link.expiredUrl ?? null}, ${link.redirectStatus ?? null},
+            ${db.array(link.tags ?? [])}, ${link.dedupeKey ?? null}, ${link.sourceVersion ?? null})
+    ON CONFLICT DO NOTHING
+    RETURNING ${db.unsafe(LINK_COLUMNS)}`;
+  return rows[0] ?? null;
+}
+
+/** Fields an update may change; `version` is bumped and `updated_at` set on every update. */
+export interface LinkChanges {
+  targetUrl?: string;
+  status?: LinkStatus;
+  safety?: SafetyVerdict;
+  safetyReason?: string | null;
+  safetyCheckedAt?: Date | null;
+  title?: string | null;
+  expiresAt?: Date | null;
+  expiredUrl?: string | null;
+  redirectStatus?: number | null;
+  tags?: string[];
+  sourceVersion?: Date | null;
+  deletedAt?: Date | null;
+}
+
+const CHANGE_COLUMNS: Record<keyof LinkChanges, string> = {
+  targetUrl: 'target_url',
+  status: 'status',
+  safety: 'safety',
+  safetyReason: 'safety_reason',
+  safetyCheckedAt: 'safety_checked_at',
+  title: 'title',
+  expiresAt: 'expires_at',
+  expiredUrl: 'expired_url',
+  redirectStatus: 'redirect_status',
+  tags: 'tags',
+  sourceVersion: 'source_version',
+  deletedAt: 'deleted_at',
+};
+
+/**
+ * Applies `changes` to the link and returns the new row, or null when the link does not exist (or, with
+ * `expectedVersion`, when someone else changed it first).
+ */
+export async function updateLink(
+  db: Db,
+  code: string,
+  changes: LinkChanges,
+  expectedVersion?: number,
+): Promise<LinkRow | null> {
+  const set: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(CHANGE_COLUMNS) as [keyof LinkChanges, string][]) {
+    if (changes[key] !== undefined) set[column] = changes[key];
+  }
+  const columns = Object.keys(set);
+  const versionCheck = expectedVersion === undefined ? db`` : db`AND version = ${expectedVersion}`;
+  // postgres.js expands db(set, ...columns) into "a = $1, b = $2" only when SET is in the same template.
+  const rows =
+    columns.length > 0
+      ? await db<LinkRow[]>`
+          UPDATE links SET ${db(set as Record<string, never>, ...columns)}, updated_at = now(), version = version + 1
+          WHERE code = ${code} ${versionCheck}
+          RETURNING ${db.unsafe(LINK_COLUMNS)}`
+      : await db<LinkRow[]>`
+          UPDATE links SET updated_at = now(), version = version + 1
+          WHERE code = ${code} ${versionCheck}
+          RETURNING ${db.unsafe(LINK_COLUMNS)}`;
+  return rows[0] ?? null;
+}
+
+/** Vendor replicas of the given codes. */
+export async function listVendorLinks(db: Db, codes: string[]): Promise<VendorLinkRow[]> {
+  if (codes.length === 0) return [];
+  return db<VendorLinkRow[]>`
+    SELECT ${db.unsafe(VENDOR_COLUMNS)} FROM vendor_links WHERE code = ANY(${db.array(codes)}) ORDER BY vendor`;
+}
+
+/** Groups vendor replicas by code. */
+export function groupVendorLinks(rows: VendorLinkRow[]): Map<string, VendorLinkRow[]> {
+  const byCode = new Map<string, VendorLinkRow[]>();
+  for (const row of rows) {
+    const list = byCode.get(row.code);
+    if (list) list.push(row);
+    else byCode.set(row.code, [row]);
+  }
+  return byCode;
+}

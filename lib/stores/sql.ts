@@ -1,0 +1,41 @@
+import postgres from 'postgres';
+
+type Types = { bigint: number };
+/** The postgres.js pool. */
+export type Sql = postgres.Sql<Types>;
+/** What a store function queries through: the pool or an open transaction. */
+export type Db = postgres.ISql<Types>;
+/** An open transaction. */
+export type Tx = postgres.TransactionSql<Types>;
+
+/** SQLSTATE of a UNIQUE violation. */
+export const UNIQUE_VIOLATION = '23505';
+
+/** True when `error` is a Postgres UNIQUE violation (optionally on the named constraint). */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (!(error instanceof postgres.PostgresError) || error.code !== UNIQUE_VIOLATION) return false;
+  return constraint === undefined || error.constraint_name === constraint;
+}
+
+export interface SqlOptions {
+  url: string;
+  max?: number;
+  /** PGlite behind pglite-socket multiplexes sockets onto one session, so named statements would collide. */
+  prepare?: boolean;
+  applicationName?: string;
+}
+
+/** Opens a postgres.js pool; int8 (COUNT, SUM, bigserial) comes back as a number: our counters stay < 2^53. */
+export function createSql(options: SqlOptions): Sql {
+  return postgres(options.url, {
+    max: options.max ?? 10,
+    prepare: options.prepare ?? true,
+    idle_timeout: 60,
+    connect_timeout: 10,
+    onnotice: () => {},
+    connection: { application_name: options.applicationName ?? 'lifeline' },
+    types: {
+      bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (s: string) => Number(s) },
+    },
+  });
+}

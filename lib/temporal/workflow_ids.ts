@@ -1,0 +1,6 @@
+// Workflow IDs are business keys: a retry or a duplicate webhook finds the same workflow, never a second one.
+
+/** The publish-time minting workflow of one article. */
+export function getPublishWorkflowId(site: string, postId: number): string {
+  return `publish:${site}:${postId}`;
+}

@@ -1,0 +1,75 @@
+import { WEBHOOK_SECRET_SETTING } from './bootstrap.ts';
+import type { Config } from './config.ts';
+import { UnavailableError } from './errors.ts';
+import { createPostgresResolver, type LinkResolver } from './links/resolve.ts';
+import { createTargetPolicy, type TargetPolicy } from './links/target_policy.ts';
+import type { Logger } from './logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { getSetting } from './stores/settings_store.ts';
+import type { Sql } from './stores/sql.ts';
+import type { WorkflowGateway } from './temporal/workflow_gateway.ts';
+
+/** Everything the web tier's routes are given; built once per process by createWebDeps. */
+export interface WebDeps {
+  config: Config;
+  sql: Sql;
+  logger: Logger;
+  metrics: Metrics;
+  resolver: LinkResolver;
+  workflows: WorkflowGateway;
+  targetPolicy: TargetPolicy;
+  /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
+  getWebhookSecret(): Promise<string>;
+  /** Stops background work and closes connections (not the sql pool, which the caller owns). */
+  close(): Promise<void>;
+}
+
+/** A gateway that refuses everything: used where no Temporal client can be loaded. */
+export function createUnavailableGateway(reason: string): WorkflowGateway {
+  const fail = async (): Promise<never> => {
+    throw new UnavailableError(`Workflows are unavailable here: ${reason}`, 30);
+  };
+  return { startPublish: fail, close: async () => {} };
+}
+
+/** Builds the web tier's dependencies from configuration and an open pool. */
+export async function createWebDeps(
+  config: Config,
+  base: { sql: Sql; logger: Logger; metrics?: Metrics; workflows?: WorkflowGateway },
+): Promise<WebDeps> {
+  const metrics = base.metrics ?? createMetrics({ defaults: true });
+  let workflows = base.workflows;
+  if (!workflows) {
+    try {
+      // Imported lazily: the web tier must start (and redirect) even where the Temporal client cannot load.
+      const { createWorkflowGateway } = await import('./temporal/workflow_gateway.ts');
+      workflows = createWorkflowGateway({
+        address: config.temporal.address ?? '127.0.0.1:7233',
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        logger: base.logger,
+      });
+    } catch (error) {
+      base.logger.error({ err: error }, 'Temporal client unavailable; webhooks will answer 503');
+      workflows = createUnavailableGateway((error as Error).message);
+    }
+  }
+  let webhookSecret: string | undefined = config.wordpressWebhookSecret;
+  return {
+    config,
+    sql: base.sql,
+    logger: base.logger,
+    metrics,
+    resolver: createPostgresResolver({ sql: base.sql, metrics }),
+    workflows,
+    targetPolicy: createTargetPolicy(config),
+    async getWebhookSecret() {
+      webhookSecret ??= (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING)) ?? undefined;
+      if (!webhookSecret) throw new UnavailableError('No webhook secret is configured yet.', 30);
+      return webhookSecret;
+    },
+    async close() {
+      await workflows.close();
+    },
+  };
+}

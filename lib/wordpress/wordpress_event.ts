@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
+
+export const WORDPRESS_EVENTS = ['post.published', 'post.updated', 'post.unpublished'] as const;
+export type WordPressEventName = (typeof WORDPRESS_EVENTS)[number];
+
+/** The signed webhook body (API.md, "WordPress webhook"). */
+export const wordpressEventSchema = z
+  .object({
+    id: z.string().min(1).max(200),
+    event: z.enum(WORDPRESS_EVENTS),
+    site: siteSchema,
+    postId: postIdSchema,
+    permalink: targetUrlSchema.optional(),
+    title: z.string().max(1000).optional(),
+    occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
+  })
+  .refine((e) => e.event === 'post.unpublished' || e.permalink !== undefined, {
+    message: 'is required for this event',
+    path: ['permalink'],
+  });
+export type WordPressEvent = z.infer<typeof wordpressEventSchema>;

@@ -1,0 +1,89 @@
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import { AppError, NotFoundError } from '../lib/errors.ts';
+import { problemResponse } from '../lib/http/problem.ts';
+import type { WebDeps } from '../lib/web_deps.ts';
+import { createHooksRoutes } from './api/hooks.ts';
+import { createLinksRoutes } from './api/links.ts';
+import type { AppEnv } from './app_env.ts';
+import { createHealthRoutes } from './health.ts';
+import { createRedirectRoutes } from './redirect.tsx';
+import { createStaticRoutes, type StaticFile } from './static.ts';
+
+/** Routes only the app host serves when the short host is separate. */
+const APP_HOST_PREFIXES = ['/api/', '/ui'];
+
+/** The whole web tier as one Hono app; the same app runs on Node and Deno. */
+export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, StaticFile> } = {}) {
+  const app = new Hono<AppEnv>();
+  const shortHost = new URL(deps.config.shortBaseUrl).host.toLowerCase();
+  const appHost = new URL(deps.config.appBaseUrl).host.toLowerCase();
+
+  app.use(requestId({ limitLength: 100 }));
+
+  // Access log and request metrics for everything but redirects (counted by outcome instead).
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    const route = c.req.routePath || 'unmatched';
+    if (route === '/:code') return;
+    const seconds = (performance.now() - started) / 1000;
+    deps.metrics.httpRequests.inc({ route, method: c.req.method, status: String(c.res.status) });
+    deps.metrics.httpDuration.observe({ route }, seconds);
+    deps.logger.info(
+      {
+        reqId: c.get('requestId'),
+        method: c.req.method,
+        path: c.req.path,
+        route,
+        status: c.res.status,
+        ms: Math.round(seconds * 10_000) / 10,
+      },
+      'request',
+    );
+  });
+
+  // With separate hosts, each serves only its own routes.
+  if (deps.config.splitHosts) {
+    app.use(async (c, next) => {
+      const host = (c.req.header('Host') ?? '').toLowerCase();
+      const path = c.req.path;
+      const appOnly = APP_HOST_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p));
+      if (host === shortHost && appOnly) throw new NotFoundError();
+      if (
+        host === appHost &&
+        !appOnly &&
+        !['/', '/healthz', '/metrics'].includes(path) &&
+        !path.startsWith('/static/')
+      ) {
+        throw new NotFoundError();
+      }
+      await next();
+    });
+  }
+
+  app.onError((error, c) => {
+    if (!(error instanceof AppError)) {
+      deps.logger.error({ err: error, reqId: c.get('requestId'), path: c.req.path }, 'unhandled error');
+    }
+    return problemResponse(error, c.req.path);
+  });
+  app.notFound((c) => problemResponse(new NotFoundError(`Nothing at ${c.req.path}.`), c.req.path));
+
+  app.route('/', createHealthRoutes(deps));
+  app.route('/api/v1/links', createLinksRoutes(deps));
+  app.route('/api/v1/hooks', createHooksRoutes(deps));
+  if (options.staticFiles) app.route('/', createStaticRoutes(options.staticFiles));
+
+  app.get('/', (c) => {
+    const host = (c.req.header('Host') ?? '').toLowerCase();
+    if (deps.config.splitHosts && host === shortHost) {
+      return deps.config.rootRedirectUrl ? c.redirect(deps.config.rootRedirectUrl, 302) : c.notFound();
+    }
+    return c.redirect('/ui', 302);
+  });
+
+  // Last: any other single path segment is a code.
+  app.route('/', createRedirectRoutes(deps));
+  return app;
+}

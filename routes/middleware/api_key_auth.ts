@@ -1,0 +1,34 @@
+import type { MiddlewareHandler } from 'hono';
+import { LRUCache } from 'lru-cache';
+import { type ApiKeyScope, hashApiKey, hasScope } from '../../lib/auth/api_keys.ts';
+import { ForbiddenError, UnauthorizedError } from '../../lib/errors.ts';
+import { type ApiKeyRow, getActiveApiKeyByHash, touchApiKey } from '../../lib/stores/api_key_store.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import type { AppEnv } from '../app_env.ts';
+
+/** A revoked key stops working within this long on every instance. */
+export const API_KEY_CACHE_TTL_MS = 10_000;
+
+/** Bearer API-key authentication with a scope check: 401 without a valid key, 403 without the scope. */
+export function createApiKeyAuth(deps: Pick<WebDeps, 'sql' | 'logger'>) {
+  const cache = new LRUCache<string, ApiKeyRow | false>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
+
+  return function requireApiKey(scope: ApiKeyScope): MiddlewareHandler<AppEnv> {
+    return async (c, next) => {
+      const header = c.req.header('Authorization') ?? '';
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!m) throw new UnauthorizedError('Send an API key as "Authorization: Bearer <key>".');
+      const hash = await hashApiKey(m[1]!);
+      let key = cache.get(hash);
+      if (key === undefined) {
+        key = (await getActiveApiKeyByHash(deps.sql, hash)) ?? false;
+        cache.set(hash, key);
+      }
+      if (!key) throw new UnauthorizedError('The API key is not valid or has been revoked.');
+      if (!hasScope(key.scopes, scope)) throw new ForbiddenError(`This API key lacks the "${scope}" scope.`);
+      c.set('apiKey', key);
+      touchApiKey(deps.sql, key.id).catch((err) => deps.logger.warn({ err }, 'could not record API key use'));
+      await next();
+    };
+  };
+}

@@ -1,0 +1,48 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import type { AppEnv } from './app_env.ts';
+
+const STATIC_DIR = fileURLToPath(new URL('../static', import.meta.url));
+const TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface StaticFile {
+  body: Uint8Array;
+  type: string;
+  etag: string;
+}
+
+/** Reads static/ into memory once (a few small files): the same on Node and Deno, no disk on requests. */
+export async function loadStaticFiles(dir = STATIC_DIR): Promise<Map<string, StaticFile>> {
+  const files = new Map<string, StaticFile>();
+  for (const name of await readdir(dir)) {
+    const type = TYPES[extname(name)];
+    if (!type) continue;
+    const body = new Uint8Array(await readFile(join(dir, name)));
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', body));
+    const etag = `"${[...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
+    files.set(name, { body, type, etag });
+  }
+  return files;
+}
+
+/** GET /static/:name from the in-memory set, with ETag revalidation. */
+export function createStaticRoutes(files: Map<string, StaticFile>) {
+  const app = new Hono<AppEnv>();
+  app.on(['GET', 'HEAD'], '/static/:name', (c) => {
+    const file = files.get(c.req.param('name'));
+    if (!file) return c.text('Not found', 404);
+    const headers = { 'Content-Type': file.type, ETag: file.etag, 'Cache-Control': 'public, max-age=300' };
+    if (c.req.header('If-None-Match') === file.etag) return new Response(null, { status: 304, headers });
+    return new Response(c.req.method === 'HEAD' ? null : (file.body as Uint8Array<ArrayBuffer>), { headers });
+  });
+  return app;
+}

@@ -1,0 +1,140 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { getDevServerArgs } from './temporal_cli.ts';
+
+export interface DevServer {
+  address: string;
+  child: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Kills a dev server a previous run left behind (its pid file survived a hard kill). */
+function killStale(pidFile: string, log: (msg: string) => void): void {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  if (pid > 0 && isAlive(pid)) {
+    log(`Stopping a Temporal dev server left running by an earlier start (pid ${pid}).`);
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      process.kill(pid, 'SIGKILL');
+    }
+  }
+  rmSync(pidFile, { force: true });
+}
+
+/** Waits until the frontend answers a health check (the CLI takes a few seconds on 2 cores). */
+async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.healthService.check({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(
+    `the Temporal dev server did not answer at ${address} within ${timeoutMs} ms: ${lastError}`,
+  );
+}
+
+/**
+ * Starts `temporal server start-dev` in its own process group (so a terminal's Ctrl-C reaches only us and
+ * we stop it last, after the worker drained), records its pid, and waits until it serves.
+ */
+export async function startDevServer(options: {
+  cli: string;
+  port: number;
+  uiPort?: number;
+  dbFilename?: string;
+  pidFile?: string;
+  log: (msg: string) => void;
+  output?: 'inherit' | 'ignore';
+}): Promise<DevServer> {
+  if (options.pidFile) killStale(options.pidFile, options.log);
+  for (const port of [options.port, options.uiPort].filter((p): p is number => p !== undefined)) {
+    if (!(await isPortFree(port))) {
+      throw new Error(
+        `Port ${port} is taken, so the Temporal dev server cannot start. Stop what uses it, ` +
+          'or set TEMPORAL_ADDRESS to use a Temporal server that is already running.',
+      );
+    }
+  }
+  if (options.dbFilename) mkdirSync(dirname(options.dbFilename), { recursive: true });
+  const args = getDevServerArgs(options);
+  const child = spawn(options.cli, args, {
+    detached: true,
+    stdio: ['ignore', options.output ?? 'ignore', options.output ?? 'inherit'],
+  });
+  if (options.pidFile && child.pid) writeFileSync(options.pidFile, String(child.pid));
+  const address = `127.0.0.1:${options.port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (graceMs = 10_000) => {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {}
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {}
+      }, graceMs);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (options.pidFile) rmSync(options.pidFile, { force: true });
+  };
+  try {
+    await waitUntilServing(address, child, 60_000);
+  } catch (error) {
+    await stop(1_000);
+    throw error;
+  }
+  return { address, child, stop };
+}
+
+/** A free TCP port on loopback. */
+export async function getFreePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,139 @@
+// `npm start`: the whole product on one machine with no configuration at all (DESIGN.md, "Processes").
+// A Temporal dev server (SQLite under .data/, UI on 8233), embedded PGlite unless DATABASE_URL is set,
+// migrations, the worker and the web server, then a banner. Ctrl-C stops them in order.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { NativeConnection } from '@temporalio/worker';
+import { createPostgresResolver } from '../lib/links/resolve.ts';
+import { createLogger } from '../lib/logger.ts';
+import { loadConfigOrExit } from '../lib/server/load_config.ts';
+import { serveNode } from '../lib/server/node_server.ts';
+import { prepareDatabase } from '../lib/server/prepare_database.ts';
+import { onShutdownSignal } from '../lib/server/shutdown.ts';
+import { createSql } from '../lib/stores/sql.ts';
+import { createWebDeps } from '../lib/web_deps.ts';
+import { createApp } from '../routes/app.ts';
+import { loadStaticFiles } from '../routes/static.ts';
+import { createLifelineWorker, installTemporalRuntime } from '../workers/create_worker.ts';
+import { type DevServer, startDevServer } from './dev_server.ts';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded_postgres.ts';
+import { ensureTemporalCli, ROOT } from './temporal_cli.ts';
+
+const DATA_DIR = join(ROOT, '.data');
+const TEMPORAL_PORT = 7233;
+const TEMPORAL_UI_PORT = 8233;
+
+const startedAt = Date.now();
+const say = (msg: string) => process.stderr.write(`[lifeline] ${msg}\n`);
+const config = loadConfigOrExit(process.env);
+const logger = createLogger({ level: config.logLevel, name: 'lifeline' });
+mkdirSync(DATA_DIR, { recursive: true });
+
+let devServer: DevServer | undefined;
+let pglite: EmbeddedPostgres | undefined;
+// If anything below throws, or the process dies, never leave the dev server behind.
+process.on('exit', () => {
+  if (devServer?.child.pid && devServer.child.exitCode === null) {
+    try {
+      process.kill(-devServer.child.pid, 'SIGTERM');
+    } catch {}
+  }
+});
+
+async function main() {
+  let temporalAddress = config.temporal.address;
+  let temporalUiUrl = config.temporal.uiUrl;
+  if (!temporalAddress) {
+    const cli = await ensureTemporalCli(say);
+    say('Starting the Temporal dev server (state in .data/temporal.sqlite)...');
+    devServer = await startDevServer({
+      cli,
+      port: TEMPORAL_PORT,
+      uiPort: TEMPORAL_UI_PORT,
+      dbFilename: join(DATA_DIR, 'temporal.sqlite'),
+      pidFile: join(DATA_DIR, 'temporal.pid'),
+      log: say,
+    });
+    temporalAddress = devServer.address;
+    temporalUiUrl ??= `http://127.0.0.1:${TEMPORAL_UI_PORT}`;
+  }
+
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    say('Starting embedded Postgres (PGlite, data in .data/pglite)...');
+    pglite = await startEmbeddedPostgres(join(DATA_DIR, 'pglite'));
+    databaseUrl = pglite.url;
+  }
+  const sql = createSql({
+    url: databaseUrl,
+    max: pglite ? 8 : config.databasePoolSize,
+    prepare: !pglite,
+    applicationName: 'lifeline',
+  });
+  const generated = await prepareDatabase(config, databaseUrl, sql, logger);
+
+  installTemporalRuntime(logger);
+  const connection = await NativeConnection.connect({ address: temporalAddress });
+  const resolver = createPostgresResolver({ sql });
+  const worker = await createLifelineWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps: { sql, logger, codeLength: config.codeLength, resolver },
+  });
+  const workerRun = worker.run();
+
+  const effective = {
+    ...config,
+    databaseUrl,
+    temporal: { ...config.temporal, address: temporalAddress, uiUrl: temporalUiUrl },
+  };
+  const deps = await createWebDeps(effective, { sql, logger });
+  const app = createApp(deps, { staticFiles: await loadStaticFiles() });
+  const server = await serveNode(app.fetch, { port: config.port, host: config.host });
+
+  const lines = [
+    '',
+    `Lifeline is running (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s).`,
+    `  Short links:  ${config.shortBaseUrl}/<code>`,
+    `  Editor UI:    ${config.appBaseUrl}/ui`,
+    `  API:          ${config.appBaseUrl}/api/v1`,
+    `  Temporal UI:  ${temporalUiUrl ?? '(external Temporal; see TEMPORAL_UI_URL)'}`,
+    `  Database:     ${pglite ? 'embedded PGlite (.data/pglite)' : 'DATABASE_URL'}`,
+  ];
+  if (generated.adminEmail || generated.apiKey || generated.webhookSecret) {
+    lines.push('', 'First run: these credentials are shown once; store them now.');
+    if (generated.adminEmail)
+      lines.push(`  Admin login:     ${generated.adminEmail} / ${generated.adminPassword}`);
+    if (generated.apiKey) lines.push(`  Admin API key:   ${generated.apiKey}`);
+    if (generated.webhookSecret) lines.push(`  Webhook secret:  ${generated.webhookSecret}`);
+  }
+  lines.push('', 'Press Ctrl-C to stop.', '');
+  process.stderr.write(`${lines.join('\n')}\n`);
+
+  onShutdownSignal(async () => {
+    await server.close(5_000);
+    say('web stopped accepting; draining the worker...');
+    await deps.close();
+    worker.shutdown();
+    await workerRun;
+    await connection.close();
+    await sql.end({ timeout: 5 });
+    if (pglite) await pglite.stop();
+    if (devServer) await devServer.stop();
+    say('stopped cleanly.');
+  }, say);
+  await workerRun.catch((error) => {
+    logger.fatal({ err: error }, 'worker failed');
+    process.exit(1);
+  });
+}
+
+main().catch(async (error) => {
+  say(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  if (!(error instanceof Error && /Port \d+ is taken|No Temporal CLI/.test(error.message)))
+    console.error(error);
+  await pglite?.stop().catch(() => {});
+  await devServer?.stop(2_000).catch(() => {});
+  process.exit(1);
+});

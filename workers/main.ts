@@ -1,0 +1,41 @@
+// Worker entry (Node only: the Temporal worker needs native modules). Wiring only.
+import { NativeConnection } from '@temporalio/worker';
+import { createPostgresResolver } from '../lib/links/resolve.ts';
+import { createLogger } from '../lib/logger.ts';
+import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
+import { prepareDatabase, printGeneratedCredentials } from '../lib/server/prepare_database.ts';
+import { onShutdownSignal } from '../lib/server/shutdown.ts';
+import { createSql } from '../lib/stores/sql.ts';
+import { createLifelineWorker, installTemporalRuntime } from './create_worker.ts';
+
+const config = loadConfigOrExit(process.env);
+const databaseUrl = requireSetting(
+  config.databaseUrl,
+  'DATABASE_URL',
+  'for `npm run worker` (only `npm start` embeds one)',
+);
+const logger = createLogger({ level: config.logLevel, name: 'lifeline-worker' });
+installTemporalRuntime(logger);
+const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-worker' });
+printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
+const address = config.temporal.address ?? '127.0.0.1:7233';
+const connection = await NativeConnection.connect({ address });
+const worker = await createLifelineWorker({
+  connection,
+  namespace: config.temporal.namespace,
+  taskQueue: config.temporal.taskQueue,
+  deps: { sql, logger, codeLength: config.codeLength, resolver: createPostgresResolver({ sql }) },
+});
+logger.info({ address, taskQueue: config.temporal.taskQueue }, 'worker running');
+const running = worker.run();
+
+onShutdownSignal(
+  async () => {
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await sql.end({ timeout: 5 });
+  },
+  (msg) => logger.info(msg),
+);
+await running;

@@ -1,0 +1,2 @@
+// The one workflowsPath module: every workflow the worker runs is exported here.
+export { publishPostWorkflow } from './publish_post.ts';
