@@ -19,9 +19,10 @@ import { type DevServer, startDevServer } from './dev_server.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded_postgres.ts';
 import { ensureTemporalCli, ROOT } from './temporal_cli.ts';
 
-const DATA_DIR = join(ROOT, '.data');
-const TEMPORAL_PORT = 7233;
-const TEMPORAL_UI_PORT = 8233;
+// Knobs of this script only (not of the product): where embedded state lives and the dev server's ports.
+const DATA_DIR = process.env.LIFELINE_DATA_DIR ?? join(ROOT, '.data');
+const TEMPORAL_PORT = Number(process.env.TEMPORAL_DEV_SERVER_PORT ?? 7233);
+const TEMPORAL_UI_PORT = Number(process.env.TEMPORAL_DEV_SERVER_UI_PORT ?? 8233);
 
 const startedAt = Date.now();
 const say = (msg: string) => process.stderr.write(`[lifeline] ${msg}\n`);
@@ -45,7 +46,7 @@ async function main() {
   let temporalUiUrl = config.temporal.uiUrl;
   if (!temporalAddress) {
     const cli = await ensureTemporalCli(say);
-    say('Starting the Temporal dev server (state in .data/temporal.sqlite)...');
+    say(`Starting the Temporal dev server (state in ${DATA_DIR}/temporal.sqlite)...`);
     devServer = await startDevServer({
       cli,
       port: TEMPORAL_PORT,
@@ -60,7 +61,7 @@ async function main() {
 
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    say('Starting embedded Postgres (PGlite, data in .data/pglite)...');
+    say(`Starting embedded Postgres (PGlite, data in ${DATA_DIR}/pglite)...`);
     pglite = await startEmbeddedPostgres(join(DATA_DIR, 'pglite'));
     databaseUrl = pglite.url;
   }
@@ -99,7 +100,7 @@ async function main() {
     `  Editor UI:    ${config.appBaseUrl}/ui`,
     `  API:          ${config.appBaseUrl}/api/v1`,
     `  Temporal UI:  ${temporalUiUrl ?? '(external Temporal; see TEMPORAL_UI_URL)'}`,
-    `  Database:     ${pglite ? 'embedded PGlite (.data/pglite)' : 'DATABASE_URL'}`,
+    `  Database:     ${pglite ? `embedded PGlite (${DATA_DIR}/pglite)` : 'DATABASE_URL'}`,
   ];
   if (generated.adminEmail || generated.apiKey || generated.webhookSecret) {
     lines.push('', 'First run: these credentials are shown once; store them now.');

@@ -1,0 +1,47 @@
+// Web entry (Deno, e.g. Deno Deploy): the same app as main.ts, served by Deno.serve. Wiring only.
+import { createLogger } from './lib/logger.ts';
+import { loadConfigOrExit, requireSetting } from './lib/server/load_config.ts';
+import { prepareDatabase, printGeneratedCredentials } from './lib/server/prepare_database.ts';
+import { createSql } from './lib/stores/sql.ts';
+import { createWebDeps } from './lib/web_deps.ts';
+import { createApp } from './routes/app.ts';
+import { loadStaticFiles } from './routes/static.ts';
+
+declare const Deno: {
+  env: { toObject(): Record<string, string> };
+  serve(
+    options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void>; finished: Promise<void> };
+  addSignalListener(signal: string, handler: () => void): void;
+  exit(code: number): never;
+};
+
+const config = loadConfigOrExit(Deno.env.toObject());
+const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL', 'for the Deno web tier');
+const logger = createLogger({ level: config.logLevel, name: 'lifeline-web-deno' });
+const sql = createSql({
+  url: databaseUrl,
+  max: config.databasePoolSize,
+  applicationName: 'lifeline-web-deno',
+});
+printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
+const deps = await createWebDeps(config, { sql, logger });
+const app = createApp(deps, { staticFiles: await loadStaticFiles() });
+const server = Deno.serve(
+  {
+    port: config.port,
+    hostname: config.host,
+    onListen: ({ port }) => logger.info({ port, runtime: 'deno' }, 'web listening'),
+  },
+  app.fetch,
+);
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  Deno.addSignalListener(signal, async () => {
+    await server.shutdown();
+    await deps.close();
+    await sql.end({ timeout: 5 });
+    Deno.exit(0);
+  });
+}

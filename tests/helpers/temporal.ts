@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { getFreePort, startDevServer } from '../../scripts/dev_server.ts';
+import { ensureTemporalCli } from '../../scripts/temporal_cli.ts';
+
+export interface TestTemporal {
+  address: string;
+  client: Client;
+  nativeConnection: NativeConnection;
+  /** The run's prebuilt workflow bundle (undefined when a file runs alone: workers bundle themselves). */
+  workflowBundle: WorkflowBundleOption | undefined;
+  close(): Promise<void>;
+}
+
+/** A name no other test in the run uses (task queues, workflow IDs). */
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 12)}`;
+}
+
+/**
+ * Connects to the run's shared dev server (scripts/test.ts starts it); a file run on its own starts a
+ * dev server of its own, stopped by close().
+ */
+export async function connectTestTemporal(): Promise<TestTemporal> {
+  let address = process.env.LIFELINE_TEST_TEMPORAL_ADDRESS;
+  let stopServer: (() => Promise<void>) | undefined;
+  if (!address) {
+    const cli = await ensureTemporalCli(() => {});
+    const server = await startDevServer({ cli, port: await getFreePort(), log: () => {} });
+    address = server.address;
+    stopServer = () => server.stop();
+  }
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const bundlePath = process.env.LIFELINE_TEST_WORKFLOW_BUNDLE;
+  return {
+    address,
+    client: new Client({ connection }),
+    nativeConnection,
+    workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
+    async close() {
+      await nativeConnection.close();
+      await connection.close();
+      await stopServer?.();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, parseConfig } from '../../lib/config.ts';
+
+describe('parseConfig', () => {
+  test('needs nothing: embedded defaults from API.md', () => {
+    const config = parseConfig({});
+    assert.equal(config.port, 8000);
+    assert.equal(config.shortBaseUrl, 'http://127.0.0.1:8000');
+    assert.equal(config.appBaseUrl, 'http://127.0.0.1:8000');
+    assert.equal(config.splitHosts, false);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redis, undefined);
+    assert.equal(config.bitly, undefined);
+    assert.equal(config.redirect.status, 301);
+    assert.equal(config.redirect.cacheControl, 'private, max-age=90');
+    assert.equal(config.codeLength, 6);
+    assert.equal(config.temporal.namespace, 'default');
+  });
+
+  test('reads every documented name', () => {
+    const config = parseConfig({
+      PORT: '9000',
+      SHORT_BASE_URL: 'https://sho.rt/',
+      APP_BASE_URL: 'https://links.example.com',
+      DATABASE_URL: 'postgres://u@db/x',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      BITLY_TOKEN: 't',
+      BITLY_DOMAIN: 'sho.rt',
+      BITLY_GROUP_GUID: 'Bg1',
+      REDIRECT_STATUS: '302',
+      UTM_PARAMS: 'utm_source=short',
+      ALLOWED_TARGET_HOSTS: 'News.Example, blog.example',
+      CODE_LENGTH: '8',
+    });
+    assert.equal(config.port, 9000);
+    assert.equal(config.shortBaseUrl, 'https://sho.rt');
+    assert.equal(config.splitHosts, true);
+    assert.deepEqual(config.redis, { kind: 'tcp', url: 'redis://127.0.0.1:6379', keyPrefix: 'lifeline:' });
+    assert.equal(config.bitly?.apiBaseUrl, 'https://api-ssl.bitly.com');
+    assert.equal(config.redirect.status, 302);
+    assert.deepEqual(config.allowedTargetHosts, ['news.example', 'blog.example']);
+    assert.equal(config.codeLength, 8);
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ SHORT_BASE_URL: 'sho.rt' }, 'SHORT_BASE_URL'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIRECT_STATUS: '303' }, 'REDIRECT_STATUS'],
+    [{ CODE_LENGTH: '4' }, 'CODE_LENGTH'],
+    [{ CODE_LENGTH: '13' }, 'CODE_LENGTH'],
+    [{ BITLY_TOKEN: 'x' }, 'BITLY_DOMAIN'],
+    [{ UPSTASH_REDIS_REST_URL: 'https://u.example' }, 'UPSTASH_REDIS_REST_TOKEN'],
+    [{ BOOTSTRAP_API_KEY: 'short' }, 'BOOTSTRAP_API_KEY'],
+    [{ ADMIN_EMAIL: 'not-an-email' }, 'ADMIN_EMAIL'],
+    [{ REDIRECT_CACHE_CONTROL: 'x\r\nSet-Cookie: a=b' }, 'REDIRECT_CACHE_CONTROL'],
+  ];
+  for (const [env, variable] of bad) {
+    test(`a bad ${variable} stops start-up naming it`, () => {
+      assert.throws(
+        () => parseConfig(env),
+        (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.variable === variable),
+      );
+    });
+  }
+});

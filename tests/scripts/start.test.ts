@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { Client, Connection } from '@temporalio/client';
+import { signWebhook } from '../../lib/auth/webhook_signature.ts';
+import { getFreePort } from '../../scripts/dev_server.ts';
+import { ROOT } from '../../scripts/temporal_cli.ts';
+import { eventually } from '../helpers/harness.ts';
+
+// `npm start` as a new user runs it: no configuration, embedded PGlite, its own Temporal dev server.
+const dataDir = mkdtempSync(join(tmpdir(), 'lifeline-start-'));
+const children: ChildProcess[] = [];
+after(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(ports: { web: number; temporal: number; ui: number }) {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    PORT: String(ports.web),
+    LIFELINE_DATA_DIR: dataDir,
+    TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
+    TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
+    LOG_LEVEL: 'warn',
+  };
+  if (process.env.TEMPORAL_CLI) env.TEMPORAL_CLI = process.env.TEMPORAL_CLI;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: ROOT, env });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  child.stdout!.resume();
+  const startedAt = Date.now();
+  await eventually(async () => (stderr.includes('Lifeline is running') ? true : undefined), {
+    timeoutMs: 120_000,
+    intervalMs: 100,
+    what: `npm start's banner; output so far:\n${stderr}`,
+  });
+  return { child, banner: () => stderr, seconds: (Date.now() - startedAt) / 1000 };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start (embedded defaults)', () => {
+  test('serves a redirect and a signed publish, stops cleanly, and finds its data again', async () => {
+    const ports = { web: await getFreePort(), temporal: await getFreePort(), ui: await getFreePort() };
+    const base = `http://127.0.0.1:${ports.web}`;
+    const first = await start(ports);
+    const banner = first.banner();
+    const apiKey = /Admin API key:\s+(\S+)/.exec(banner)?.[1];
+    const secret = /Webhook secret:\s+(\S+)/.exec(banner)?.[1];
+    assert.ok(apiKey && secret, banner);
+    assert.match(banner, /Admin login:\s+admin@lifeline\.local \/ \S+/);
+    assert.match(banner, new RegExp(`Temporal UI:\\s+http://127.0.0.1:${ports.ui}`));
+
+    const created = await fetch(`${base}/api/v1/links`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/embedded' }),
+    });
+    assert.equal(created.status, 201);
+    const { code } = (await created.json()) as { code: string };
+    const redirect = await fetch(`${base}/${code}`, { redirect: 'manual' });
+    assert.equal(redirect.status, 301);
+    assert.equal(redirect.headers.get('location'), 'https://example.com/embedded');
+
+    const event = JSON.stringify({
+      id: 'start-test-1',
+      event: 'post.published',
+      site: 'blog',
+      postId: 7,
+      permalink: 'https://blog.example/hello/',
+      title: 'Hello',
+      occurredAt: new Date().toISOString(),
+    });
+    const hook = await fetch(`${base}/api/v1/hooks/wordpress`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Lifeline-Signature': await signWebhook(secret, event, Date.now() / 1000),
+      },
+      body: event,
+    });
+    assert.equal(hook.status, 202);
+    const postLink = await eventually(async () => {
+      const res = await fetch(`${base}/api/v1/links/by-post/blog/7`, {
+        headers: { Authorization: `Bearer ${apiKey}` },
+      });
+      return res.status === 200 ? ((await res.json()) as { code: string }) : undefined;
+    });
+    // The publish workflow's history is in the dev server (what Temporal UI shows).
+    const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+    const history = await new Client({ connection }).workflow.getHandle('publish:blog:7').fetchHistory();
+    const activities = (history.events ?? [])
+      .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+      .filter(Boolean);
+    assert.deepEqual(activities, ['mintPostLink', 'activateLink']);
+    await connection.close();
+    const ui = await fetch(`http://127.0.0.1:${ports.ui}/`);
+    assert.equal(ui.status, 200);
+
+    const devServerPid = Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8'));
+    assert.equal(await stop(first.child), 0);
+    assert.equal(isAlive(devServerPid), false, 'the dev server must not outlive npm start');
+
+    const second = await start(ports);
+    assert.doesNotMatch(second.banner(), /Admin API key|Webhook secret|Admin login/);
+    const again = await fetch(`${base}/${postLink.code}`, { redirect: 'manual' });
+    assert.equal(again.status, 301);
+    assert.equal(again.headers.get('location'), 'https://blog.example/hello/');
+    assert.equal(await stop(second.child), 0);
+    console.log(
+      `npm start: first start ${first.seconds.toFixed(1)} s, second start ${second.seconds.toFixed(1)} s`,
+    );
+  });
+
+  test('a bad configuration value stops start-up naming the variable', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', REDIRECT_STATUS: '303', LIFELINE_DATA_DIR: dataDir },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.notEqual(code, 0);
+    assert.match(stderr, /REDIRECT_STATUS: must be one of 301, 302, 307, 308/);
+  });
+});
