@@ -63,5 +63,10 @@ export function createLinkActivities(deps: ActivityDeps) {
       await deps.resolver.invalidate(input.code);
       return { status: changed };
     },
+
+    /** Drops every cached copy of a link (in-process caches, serving store) so the next read sees Postgres. */
+    async purgeLinkCaches(input: { code: string }): Promise<void> {
+      await deps.resolver.invalidate(input.code);
+    },
   };
 }

@@ -1,9 +1,10 @@
 import { Connection, WorkflowClient, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { PublishPostInput, publishPostWorkflow } from '../../workflows/publish_post.ts';
+import type { syncLinkWorkflow } from '../../workflows/sync_link.ts';
 import { UnavailableError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { KindKey, PostIdKey, SiteKey } from './search_attributes.ts';
-import { getPublishWorkflowId } from './workflow_ids.ts';
+import { KindKey, LinkCodeKey, PostIdKey, SiteKey } from './search_attributes.ts';
+import { getPublishWorkflowId, getSyncWorkflowId } from './workflow_ids.ts';
 
 /** How long the web tier waits for Temporal to accept work before answering 503. */
 const START_DEADLINE_MS = 5_000;
@@ -12,6 +13,11 @@ const START_DEADLINE_MS = 5_000;
 export interface WorkflowGateway {
   /** Starts (or finds, by business key) the publish workflow of an article. */
   startPublish(input: PublishPostInput): Promise<{ workflowId: string }>;
+  /**
+   * Tells the link's sync workflow that its Postgres row changed (signalWithStart on `sync:{code}`): caches,
+   * the serving store and vendors follow. Call after the Postgres write has committed.
+   */
+  syncLink(code: string, reason: string): Promise<{ workflowId: string }>;
   close(): Promise<void>;
 }
 
@@ -47,6 +53,23 @@ export function createWorkflowGateway(options: {
             { key: SiteKey, value: input.site },
             { key: PostIdKey, value: String(input.postId) },
             { key: KindKey, value: 'publish' },
+          ],
+        }),
+      );
+      return { workflowId };
+    },
+    async syncLink(code, reason) {
+      const workflowId = getSyncWorkflowId(code);
+      await accepted(workflowId, () =>
+        client.signalWithStart<typeof syncLinkWorkflow, [{ reason: string }]>('syncLinkWorkflow', {
+          taskQueue: options.taskQueue,
+          workflowId,
+          args: [{ code, reason }],
+          signal: 'linkChanged',
+          signalArgs: [{ reason }],
+          typedSearchAttributes: [
+            { key: LinkCodeKey, value: code },
+            { key: KindKey, value: 'sync' },
           ],
         }),
       );

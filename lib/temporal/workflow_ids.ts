@@ -4,3 +4,8 @@
 export function getPublishWorkflowId(site: string, postId: number): string {
   return `publish:${site}:${postId}`;
 }
+
+/** The workflow that brings every replica of one link up to date with Postgres. */
+export function getSyncWorkflowId(code: string): string {
+  return `sync:${code}`;
+}

@@ -45,6 +45,8 @@ export interface Harness {
  * the real app (called in-process with Request objects), and real workers on demand. Nothing is mocked.
  */
 export async function createHarness(options: { env?: Record<string, string> } = {}): Promise<Harness> {
+  // The Temporal Runtime must be installed before the first native connection of the process.
+  installTemporalRuntime(createLogger({ level: process.env.LOG_LEVEL ?? 'silent', name: 'temporal' }));
   const db = await createTestDatabase();
   const temporal = await connectTestTemporal();
   const taskQueue = uniqueId('tq');
@@ -63,7 +65,6 @@ export async function createHarness(options: { env?: Record<string, string> } = 
     ...options.env,
   });
   const logger = createLogger({ level: config.logLevel, name: 'test' });
-  installTemporalRuntime(logger);
   await ensureBootstrap(db.sql, config);
   const workflows = createWorkflowGateway({
     address: temporal.address,
