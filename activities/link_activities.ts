@@ -60,13 +60,13 @@ export function createLinkActivities(deps: ActivityDeps) {
         });
         return 'active';
       });
-      await deps.resolver.invalidate(input.code);
+      await deps.resolver.refresh(input.code);
       return { status: changed };
     },
 
-    /** Drops every cached copy of a link (in-process caches, serving store) so the next read sees Postgres. */
+    /** Brings every cached copy of a link (in-process caches, serving store) up to date with Postgres. */
     async purgeLinkCaches(input: { code: string }): Promise<void> {
-      await deps.resolver.invalidate(input.code);
+      await deps.resolver.refresh(input.code);
     },
   };
 }

@@ -9,6 +9,11 @@ export interface LinkResolver {
   resolve(code: string): Promise<ServingRecord | null>;
   /** Forgets anything cached about `code` (after an edit, expiry or block). */
   invalidate(code: string): Promise<void>;
+  /**
+   * Re-reads `code` from Postgres and writes it through every layer (serving store included, so the in-house
+   * resolver stays warm), then tells other instances to drop their copies. Used by activities after a change.
+   */
+  refresh(code: string): Promise<void>;
 }
 
 /** The simplest resolver: every lookup reads Postgres. */
@@ -20,5 +25,6 @@ export function createPostgresResolver(deps: { sql: Db; metrics?: Metrics }): Li
       return row ? toServingRecord(row) : null;
     },
     async invalidate() {},
+    async refresh() {},
   };
 }
