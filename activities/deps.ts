@@ -1,5 +1,6 @@
 import type { LinkResolver } from '../lib/links/resolve.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 
 /** What activities are given by the worker entry (and by tests, with real implementations). */
@@ -9,4 +10,6 @@ export interface ActivityDeps {
   codeLength: number;
   /** Purges cached copies of a link after a change (in-process caches, serving store). */
   resolver: LinkResolver;
+  /** Checks destinations (publish-time scans and scheduled re-scans). */
+  safety: SafetyScanner;
 }

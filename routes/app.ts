@@ -3,8 +3,11 @@ import { requestId } from 'hono/request-id';
 import { AppError, NotFoundError } from '../lib/errors.ts';
 import { problemResponse } from '../lib/http/problem.ts';
 import type { WebDeps } from '../lib/web_deps.ts';
+import { createBlocklistRoutes } from './api/blocklist.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createLinksRoutes } from './api/links.ts';
+import { createOpsRoutes } from './api/ops.ts';
+import { createSafetyRoutes } from './api/safety.ts';
 import type { AppEnv } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
 import { createRedirectRoutes } from './redirect.tsx';
@@ -73,6 +76,9 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/', createHealthRoutes(deps));
   app.route('/api/v1/links', createLinksRoutes(deps));
   app.route('/api/v1/hooks', createHooksRoutes(deps));
+  app.route('/api/v1/blocklist', createBlocklistRoutes(deps));
+  app.route('/api/v1/ops', createOpsRoutes(deps));
+  app.route('/api/v1/safety', createSafetyRoutes(deps));
   if (options.staticFiles) app.route('/', createStaticRoutes(options.staticFiles));
 
   app.get('/', (c) => {

@@ -3,14 +3,17 @@
 // migrations, the worker and the web server, then a banner. Ctrl-C stops them in order.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { loadConfigOrExit } from '../lib/server/load_config.ts';
 import { serveNode } from '../lib/server/node_server.ts';
 import { prepareDatabase } from '../lib/server/prepare_database.ts';
 import { onShutdownSignal } from '../lib/server/shutdown.ts';
 import { createSql } from '../lib/stores/sql.ts';
+import { ensureSchedules } from '../lib/temporal/schedules.ts';
 import { createWebDeps } from '../lib/web_deps.ts';
 import { createApp } from '../routes/app.ts';
 import { loadStaticFiles } from '../routes/static.ts';
@@ -80,9 +83,20 @@ async function main() {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { sql, logger, codeLength: config.codeLength, resolver },
+    deps: {
+      sql,
+      logger,
+      codeLength: config.codeLength,
+      resolver,
+      safety: createConfiguredSafetyScanner(config, { sql, logger }),
+    },
   });
   const workerRun = worker.run();
+  await ensureSchedules(
+    new Client({ connection, namespace: config.temporal.namespace }),
+    { taskQueue: config.temporal.taskQueue, rescanInterval: config.safety.rescanInterval },
+    logger,
+  );
 
   const effective = {
     ...config,

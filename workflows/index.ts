@@ -1,3 +1,6 @@
 // The one workflowsPath module: every workflow the worker runs is exported here.
+
+export { expireLinkWorkflow } from './expire_link.ts';
 export { publishPostWorkflow } from './publish_post.ts';
+export { rescanLinksWorkflow } from './rescan_links.ts';
 export { syncLinkWorkflow } from './sync_link.ts';

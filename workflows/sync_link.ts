@@ -10,7 +10,7 @@ export interface SyncLinkInput {
   reason: string;
 }
 
-const { purgeLinkCaches } = proxyActivities<Activities>({
+const { purgeLinkCaches, ensureExpiryTimer } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: {
     initialInterval: '1s',
@@ -37,6 +37,8 @@ export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: 
     pending = false;
     passes++;
     await purgeLinkCaches({ code: input.code });
+    // Expiry (issue 6): keep the link's durable timer `expire:{code}` in step with expires_at.
+    await ensureExpiryTimer({ code: input.code });
   }
   return { passes };
 }

@@ -25,10 +25,24 @@ export function createLinksRoutes(deps: WebDeps) {
     const input = validate(createLinkInputSchema, await readJson(c));
     const key = c.get('apiKey');
     const { link, created } = await createLink(
-      { sql: deps.sql, codeLength: deps.config.codeLength, targetPolicy: deps.targetPolicy },
+      {
+        sql: deps.sql,
+        codeLength: deps.config.codeLength,
+        targetPolicy: deps.targetPolicy,
+        safety: deps.safety,
+      },
       input,
       { owner: `apikey:${key.id}`, actor: `apikey:${key.id}`, origin: 'api' },
     );
+    // A link that expires needs its durable timer (the sync workflow arms it). Best effort: the link exists
+    // either way, and reconciliation re-arms timers Temporal did not get.
+    if (created && link.expiresAt) {
+      await deps.workflows
+        .syncLink(link.code, 'link created')
+        .catch((err) =>
+          deps.logger.warn({ err, code: link.code }, 'could not start the sync of a new expiring link'),
+        );
+    }
     const body = await respondWithLink(link.code, link);
     return c.json(body, created ? 201 : 200, created ? { Location: `/api/v1/links/${link.code}` } : {});
   });

@@ -7,6 +7,7 @@ import { randomToken } from '../../lib/crypto.ts';
 import { createPostgresResolver } from '../../lib/links/resolve.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createMetrics } from '../../lib/metrics.ts';
+import { createConfiguredSafetyScanner } from '../../lib/safety/safety_scanner.ts';
 import { createWorkflowGateway } from '../../lib/temporal/workflow_gateway.ts';
 import { createWebDeps, type WebDeps } from '../../lib/web_deps.ts';
 import { createApp } from '../../routes/app.ts';
@@ -120,6 +121,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           logger,
           codeLength: config.codeLength,
           resolver: createPostgresResolver({ sql: db.sql }),
+          safety: createConfiguredSafetyScanner(config, { sql: db.sql, logger }),
         },
       });
       const running = worker.run();

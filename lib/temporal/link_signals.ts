@@ -1,0 +1,67 @@
+import { type WorkflowClient, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  type ExpireLinkInput,
+  type expireLinkWorkflow,
+  expiryChangedSignal,
+} from '../../workflows/expire_link.ts';
+import type { syncLinkWorkflow } from '../../workflows/sync_link.ts';
+import { KindKey, LinkCodeKey } from './search_attributes.ts';
+import { getExpireWorkflowId, getSyncWorkflowId } from './workflow_ids.ts';
+
+// Used from activities (Context.current().client): the same signals the web tier's gateway sends.
+
+/** Tells `sync:{code}` the link changed in Postgres (signalWithStart: starts it when it is not running). */
+export async function signalSyncLink(
+  client: WorkflowClient,
+  options: { taskQueue: string; code: string; reason: string },
+): Promise<string> {
+  const workflowId = getSyncWorkflowId(options.code);
+  await client.signalWithStart<typeof syncLinkWorkflow, [{ reason: string }]>('syncLinkWorkflow', {
+    taskQueue: options.taskQueue,
+    workflowId,
+    args: [{ code: options.code, reason: options.reason }],
+    signal: 'linkChanged',
+    signalArgs: [{ reason: options.reason }],
+    typedSearchAttributes: [
+      { key: LinkCodeKey, value: options.code },
+      { key: KindKey, value: 'sync' },
+    ],
+  });
+  return workflowId;
+}
+
+/**
+ * Makes `expire:{code}` know the link's current expiry: starts it with the date (or moves its timer) when
+ * the link expires; tells a running one that the expiry is gone otherwise (nothing to do if none runs).
+ */
+export async function signalExpiry(
+  client: WorkflowClient,
+  options: { taskQueue: string; code: string; expiresAtMs: number | null },
+): Promise<'armed' | 'disarmed' | 'none'> {
+  const workflowId = getExpireWorkflowId(options.code);
+  const payload = { expiresAtMs: options.expiresAtMs };
+  if (options.expiresAtMs === null) {
+    try {
+      await client.getHandle(workflowId).signal(expiryChangedSignal, payload);
+      return 'disarmed';
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return 'none';
+      throw error;
+    }
+  }
+  await client.signalWithStart<typeof expireLinkWorkflow, [{ expiresAtMs: number | null }]>(
+    'expireLinkWorkflow',
+    {
+      taskQueue: options.taskQueue,
+      workflowId,
+      args: [{ code: options.code, expiresAtMs: options.expiresAtMs } satisfies ExpireLinkInput],
+      signal: expiryChangedSignal,
+      signalArgs: [payload],
+      typedSearchAttributes: [
+        { key: LinkCodeKey, value: options.code },
+        { key: KindKey, value: 'expire' },
+      ],
+    },
+  );
+  return 'armed';
+}
