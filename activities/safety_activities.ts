@@ -142,7 +142,10 @@ export function createSafetyActivities(deps: ActivityDeps) {
           ),
         ]);
         const unchanged: string[] = [];
+        // Until the chunk is done, heartbeats keep the last committed position: a retry redoes this chunk.
+        const committed = { cursor, counts: { ...counts } };
         for (const [i, link] of links.entries()) {
+          ctx.heartbeat(committed);
           const result = withReaderReports(results[i]!, reports.get(link.code) ?? 0);
           if (!result.complete) counts.unverified++;
           const change = await applyScanResult(deps.sql, link, result, {

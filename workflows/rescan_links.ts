@@ -34,6 +34,8 @@ export interface RescanLinksInput {
   contains?: string;
   /** Links per activity call; each call heartbeats its cursor every 500 links. */
   linksPerCall?: number;
+  /** Activity calls before continuing as new (a fresh, short history). */
+  callsPerRun?: number;
   // Carried across continue-as-new:
   startedAtMs?: number;
   position?: RescanPosition;
@@ -46,7 +48,8 @@ const CALLS_PER_RUN = 100;
 
 const { rescanLinks } = proxyActivities<Activities>({
   startToCloseTimeout: '15m',
-  heartbeatTimeout: '1m',
+  // A worker that dies mid-run is noticed within this; its successor resumes from the last heartbeat.
+  heartbeatTimeout: '20s',
   retry: {
     initialInterval: '5s',
     backoffCoefficient: 2,
@@ -83,7 +86,7 @@ export async function rescanLinksWorkflow(input: RescanLinksInput = {}): Promise
   }
   let done = false;
   try {
-    for (let calls = 0; calls < CALLS_PER_RUN && !done && !workflowInfo().continueAsNewSuggested; calls++) {
+    for (let calls = 0; calls < (input.callsPerRun ?? CALLS_PER_RUN) && !done && !workflowInfo().continueAsNewSuggested; calls++) {
       const page = await rescanLinks({
         runId: workflowId,
         startedAtMs,
