@@ -7,6 +7,8 @@ import {
   listCodesAuditedSince,
   listLinksToRescan,
   type RescanCursor,
+  type RescanSummary,
+  summarizeRescan,
   touchSafetyCheckedAt,
 } from '../lib/stores/link_lifecycle_store.ts';
 import { getLinkByCode } from '../lib/stores/link_store.ts';
@@ -101,6 +103,7 @@ export function createSafetyActivities(deps: ActivityDeps) {
       input: RescanLinksInput,
     ): Promise<{ cursor: RescanCursor; counts: RescanCounts; done: boolean }> {
       const ctx = Context.current();
+      const reason = rescanAuditReason(input.runId);
       const resumed = ctx.info.heartbeatDetails as { cursor: RescanCursor; counts: RescanCounts } | undefined;
       let cursor = resumed?.cursor ?? input.cursor;
       const counts = resumed?.counts ?? emptyRescanCounts();
@@ -109,7 +112,6 @@ export function createSafetyActivities(deps: ActivityDeps) {
       if (ctx.info.attempt > 1) {
         // A crash between storing a verdict and signalling its sync would leave caches stale, and the link
         // is not scanned again by this run: signal every change this run recorded once more (idempotent).
-        const reason = `re-scan ${input.runId}`;
         for (const code of await listCodesAuditedSince(deps.sql, {
           action: 'link.safety_changed',
           reason,
@@ -150,7 +152,7 @@ export function createSafetyActivities(deps: ActivityDeps) {
           if (!result.complete) counts.unverified++;
           const change = await applyScanResult(deps.sql, link, result, {
             actor: 'system:rescan',
-            reason: `re-scan ${input.runId}`,
+            reason,
             now,
           });
           if (change === 'conflict') counts.conflicts++;
@@ -179,5 +181,23 @@ export function createSafetyActivities(deps: ActivityDeps) {
       });
       return { cursor, counts, done: false };
     },
+
+    /** The run's final counts, read from Postgres (exact even after crashes and retries). */
+    async summarizeRescanRun(input: {
+      runId: string;
+      startedAtMs: number;
+      contains?: string;
+    }): Promise<RescanSummary> {
+      return summarizeRescan(deps.sql, {
+        startedAt: new Date(input.startedAtMs),
+        reason: rescanAuditReason(input.runId),
+        contains: input.contains,
+      });
+    },
   };
+}
+
+/** The audit reason of a re-scan's changes: how its own changes are found again. */
+function rescanAuditReason(runId: string): string {
+  return `re-scan ${runId}`;
 }

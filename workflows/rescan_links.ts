@@ -42,6 +42,16 @@ export interface RescanLinksInput {
   totals?: RescanTotals;
 }
 
+/** What a run reports (also stored in ops_runs.report). */
+export type RescanReport = {
+  verified: number;
+  unverified: number;
+  changedTo: Record<string, number>;
+  work: RescanTotals;
+  durationMs: number;
+  linksPerSecond: number;
+};
+
 const DEFAULT_LINKS_PER_CALL = 5_000;
 // A fresh history every so often keeps replay cheap however many links there are.
 const CALLS_PER_RUN = 100;
@@ -57,7 +67,7 @@ const { rescanLinks } = proxyActivities<Activities>({
     nonRetryableErrorTypes: ['BadInput'],
   },
 });
-const { recordOpsRunStarted, recordOpsRunFinished } = proxyActivities<Activities>({
+const { recordOpsRunStarted, recordOpsRunFinished, summarizeRescanRun } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
@@ -72,7 +82,7 @@ function emptyTotals(): RescanTotals {
  * (`rescan:{taskQueue}`), on demand (`rescan:manual`) or after a blocklist change. A changed verdict is
  * stored, audited, logged and synced by the activity; the run's counts land in ops_runs (kind `rescan`).
  */
-export async function rescanLinksWorkflow(input: RescanLinksInput = {}): Promise<RescanTotals> {
+export async function rescanLinksWorkflow(input: RescanLinksInput = {}): Promise<RescanReport> {
   const { workflowId } = workflowInfo();
   const startedAtMs = input.startedAtMs ?? Date.now();
   let position: RescanPosition = input.position ?? { phase: 'recent', lastClickedAt: null, code: '' };
@@ -86,7 +96,11 @@ export async function rescanLinksWorkflow(input: RescanLinksInput = {}): Promise
   }
   let done = false;
   try {
-    for (let calls = 0; calls < (input.callsPerRun ?? CALLS_PER_RUN) && !done && !workflowInfo().continueAsNewSuggested; calls++) {
+    for (
+      let calls = 0;
+      calls < (input.callsPerRun ?? CALLS_PER_RUN) && !done && !workflowInfo().continueAsNewSuggested;
+      calls++
+    ) {
       const page = await rescanLinks({
         runId: workflowId,
         startedAtMs,
@@ -113,13 +127,20 @@ export async function rescanLinksWorkflow(input: RescanLinksInput = {}): Promise
     throw error;
   }
   if (!done) await continueAsNew<typeof rescanLinksWorkflow>({ ...input, startedAtMs, position, totals });
+  // The counts that matter come from Postgres (exact across crashes); the activities' tallies show the work done.
+  const summary = await summarizeRescanRun({
+    runId: workflowId,
+    startedAtMs,
+    ...(input.contains ? { contains: input.contains } : {}),
+  });
   const durationMs = Date.now() - startedAtMs;
-  const report = {
-    ...totals,
+  const report: RescanReport = {
+    ...summary,
+    work: totals,
     durationMs,
-    linksPerSecond: durationMs > 0 ? (totals.scanned * 1000) / durationMs : 0,
+    linksPerSecond: durationMs > 0 ? Math.round((totals.scanned * 1000) / durationMs) : 0,
   };
   await recordOpsRunFinished({ workflowId, status: 'succeeded', report });
   log.info('re-scan finished', report);
-  return totals;
+  return report;
 }

@@ -85,3 +85,36 @@ export async function listCodesAuditedSince(
       AND code IS NOT NULL`;
   return rows.map((r) => r.code);
 }
+
+/** A re-scan's outcome, read back from Postgres so that retries and crashes can neither lose nor double it. */
+export interface RescanSummary {
+  /** Live links in scope whose verdict was verified since the run started. */
+  verified: number;
+  /** Live links in scope not verified by this run (Safe Browsing unavailable). */
+  unverified: number;
+  /** Verdicts this run changed, by the verdict they changed to. */
+  changedTo: Record<string, number>;
+}
+
+/** Counts what a re-scan run did (see RescanSummary). */
+export async function summarizeRescan(
+  db: Db,
+  options: { startedAt: Date; reason: string; contains?: string | undefined },
+): Promise<RescanSummary> {
+  const scope =
+    options.contains === undefined ? db`` : db`AND position(${options.contains} in lower(target_url)) > 0`;
+  const [counts] = await db<{ verified: number; unverified: number }[]>`
+    SELECT count(*) FILTER (WHERE safety_checked_at >= ${options.startedAt})::int AS verified,
+           count(*) FILTER (WHERE safety_checked_at IS NULL OR safety_checked_at < ${options.startedAt})::int
+             AS unverified
+    FROM links WHERE status IN ('active', 'pending') AND deleted_at IS NULL ${scope}`;
+  const changes = await db<{ safety: string; links: number }[]>`
+    SELECT after->>'safety' AS safety, count(DISTINCT code)::int AS links FROM audit_log
+    WHERE created_at >= ${options.startedAt} AND action = 'link.safety_changed' AND reason = ${options.reason}
+    GROUP BY 1`;
+  return {
+    verified: counts?.verified ?? 0,
+    unverified: counts?.unverified ?? 0,
+    changedTo: Object.fromEntries(changes.map((c) => [c.safety, c.links])),
+  };
+}

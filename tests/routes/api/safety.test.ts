@@ -183,12 +183,13 @@ describe('/api/v1/blocklist', () => {
     const entry = (await added.json()) as { pattern: string; kind: string; rescanWorkflowId: string };
     assert.deepEqual([entry.pattern, entry.kind], ['shady.example', 'host']);
     assert.match(entry.rescanWorkflowId, /^rescan:blocklist:\d+$/);
-    const totals = (await h.temporal.client.workflow.getHandle(entry.rescanWorkflowId).result()) as {
-      scanned: number;
-      blocked: number;
+    const report = (await h.temporal.client.workflow.getHandle(entry.rescanWorkflowId).result()) as {
+      verified: number;
+      changedTo: Record<string, number>;
+      work: { scanned: number };
     };
     // Only the targets that contain the host were read: the two links on it, and the one mentioning it.
-    assert.deepEqual([totals.scanned, totals.blocked], [3, 2]);
+    assert.deepEqual([report.work.scanned, report.verified, report.changedTo], [3, 3, { blocked: 2 }]);
     assert.equal((await h.app.request(`/${onSite}`)).status, 451);
     assert.equal((await h.app.request(`/${onSub}`)).status, 451);
     assert.equal((await h.app.request(`/${elsewhere}`)).status, 301);
@@ -212,7 +213,7 @@ describe('/api/v1/blocklist', () => {
     const run = await h.db
       .sql`SELECT status, report FROM ops_runs WHERE workflow_id = ${entry.rescanWorkflowId}`;
     assert.equal(run[0]!.status, 'succeeded');
-    assert.equal(run[0]!.report.blocked, 2);
+    assert.deepEqual(run[0]!.report.changedTo, { blocked: 2 });
 
     const removed = await h.api(`/api/v1/blocklist/${encodeURIComponent('shady.example')}`, {
       method: 'DELETE',
