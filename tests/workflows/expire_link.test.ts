@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ExpireLinkResult } from '../../workflows/expire_link.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { recordHistory } from '../helpers/histories.ts';
 
 let h: Harness;
 before(async () => {
@@ -75,6 +76,8 @@ describe('expireLinkWorkflow', () => {
           : undefined,
       { what: 'the sync pass after expiry' },
     );
+    await recordHistory('expireLinkWorkflow-expired', `expire:${code}`);
+    await recordHistory('syncLinkWorkflow-expiring', `sync:${code}`);
   });
 
   test('moving the expiry earlier makes it fire earlier; moving it later keeps the link alive past the old date', async () => {
@@ -96,6 +99,7 @@ describe('expireLinkWorkflow', () => {
     assert.equal((await expiry(late).describe()).status.name, 'RUNNING');
     await moveExpiry(late, inMs(500));
     assert.equal(((await expiry(late).result()) as ExpireLinkResult).outcome, 'expired');
+    await recordHistory('expireLinkWorkflow-moved', `expire:${late}`);
   });
 
   test('removing the expiry ends the timer without touching the link', async () => {
@@ -103,6 +107,7 @@ describe('expireLinkWorkflow', () => {
     await eventually(async () => (await queriedExpiry(code)) ?? undefined, { what: 'timer armed' });
     await moveExpiry(code, null);
     assert.equal(((await expiry(code).result()) as ExpireLinkResult).outcome, 'cancelled');
+    await recordHistory('expireLinkWorkflow-cancelled', `expire:${code}`);
     assert.equal(await statusOf(code), 'active');
   });
 
@@ -139,6 +144,7 @@ describe('expireLinkWorkflow', () => {
     await eventually(async () => (await queriedExpiry(code)) ?? undefined, { what: 'timer armed' });
     await h.db.sql`UPDATE links SET status = 'gone', deleted_at = now() WHERE code = ${code}`;
     assert.equal(((await expiry(code).result()) as ExpireLinkResult).outcome, 'not_active');
+    await recordHistory('expireLinkWorkflow-not-active', `expire:${code}`);
     assert.equal(await statusOf(code), 'gone');
   });
 });

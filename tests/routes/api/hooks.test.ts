@@ -5,6 +5,7 @@ import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
+import { recordHistory } from '../../helpers/histories.ts';
 
 let h: Harness;
 before(async () => {
@@ -55,6 +56,7 @@ describe('POST /api/v1/hooks/wordpress', () => {
     assert.equal(link.status, 'active');
     const result = await h.temporal.client.workflow.getHandle(accepted.workflowId).result();
     assert.deepEqual(result, { code: link.code });
+    await recordHistory('publishPostWorkflow-published', accepted.workflowId);
 
     // The short link redirects byte-exactly to WordPress's percent-encoded permalink.
     const redirect = await h.app.request(`/${link.code}`);
