@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { forEachConcurrently } from '../lib/concurrency.ts';
 import type { SafetyVerdict } from '../lib/links/link.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from '../lib/safety/apply_scan_result.ts';
+import { nextSafetyVerdict, type ScanResult } from '../lib/safety/scan_result.ts';
 import {
   countReportsByCode,
   listCodesAuditedSince,
@@ -18,6 +20,8 @@ import type { ActivityDeps } from './deps.ts';
 
 /** Links one Safe Browsing call (and one blocklist query) covers. */
 export const RESCAN_CHUNK_SIZE = 500;
+/** Verdict changes stored and signalled at once (each a transaction and a signal; the pool has 10). */
+const CHANGE_CONCURRENCY = 8;
 
 /** What one re-scan call counted. */
 export interface RescanCounts {
@@ -144,28 +148,31 @@ export function createSafetyActivities(deps: ActivityDeps) {
           ),
         ]);
         const unchanged: string[] = [];
-        // Until the chunk is done, heartbeats keep the last committed position: a retry redoes this chunk.
-        const committed = { cursor, counts: { ...counts } };
+        const candidates: { link: (typeof links)[number]; result: ScanResult }[] = [];
         for (const [i, link] of links.entries()) {
-          ctx.heartbeat(committed);
           const result = withReaderReports(results[i]!, reports.get(link.code) ?? 0);
           if (!result.complete) counts.unverified++;
+          if (nextSafetyVerdict(link.safety, result) !== link.safety) candidates.push({ link, result });
+          else if (result.complete) unchanged.push(link.code);
+        }
+        // Until the chunk is done, heartbeats keep the last committed position: a retry redoes this chunk.
+        const committed = { cursor, counts: { ...counts } };
+        await forEachConcurrently(candidates, CHANGE_CONCURRENCY, async ({ link, result }) => {
+          ctx.heartbeat(committed);
           const change = await applyScanResult(deps.sql, link, result, {
             actor: 'system:rescan',
             reason,
             now,
           });
           if (change === 'conflict') counts.conflicts++;
-          else if (change === null) {
-            if (result.complete) unchanged.push(link.code);
-          } else {
+          else if (change !== null) {
             counts.changed++;
             if (change.after.safety === 'blocked') counts.blocked++;
             else if (change.after.safety === 'warn') counts.warned++;
             else counts.cleared++;
             await announce(change, input.runId);
           }
-        }
+        });
         await touchSafetyCheckedAt(deps.sql, unchanged, now);
         counts.scanned += links.length;
         const last = links.at(-1)!;

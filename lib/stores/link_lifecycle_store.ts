@@ -63,14 +63,20 @@ export async function listLinksToRescan(
 /** Records a complete check of links whose verdict did not change (no version bump: nothing changed). */
 export async function touchSafetyCheckedAt(db: Db, codes: string[], at: Date): Promise<void> {
   if (codes.length === 0) return;
-  await db`UPDATE links SET safety_checked_at = ${at} WHERE code = ANY(${db.array(codes)})`;
+  // A join on unnest, not `code = ANY($1)`: for an array the planner picks the trigram GIN index on code,
+  // measured at ~2.5 s for 500 codes against ~15 ms through the primary key (COLLATE "C" to match it).
+  await db`
+    UPDATE links AS l SET safety_checked_at = ${at}
+    FROM unnest(${db.array(codes)}::text[]) AS t(code) WHERE l.code = t.code COLLATE "C"`;
 }
 
 /** Distinct reader reports per code (codes without reports are absent). */
 export async function countReportsByCode(db: Db, codes: string[]): Promise<Map<string, number>> {
   if (codes.length === 0) return new Map();
   const rows = await db<{ code: string; reports: number }[]>`
-    SELECT code, count(*)::int AS reports FROM reports WHERE code = ANY(${db.array(codes)}) GROUP BY code`;
+    SELECT r.code, count(*)::int AS reports
+    FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN reports AS r ON r.code = t.code COLLATE "C"
+    GROUP BY r.code`;
   return new Map(rows.map((r) => [r.code, r.reports]));
 }
 

@@ -21,13 +21,18 @@ function client(overrides: Partial<Parameters<typeof createSafeBrowsing>[0]> = {
   return createSafeBrowsing({ apiKey: fake.apiKey, apiBaseUrl: fake.baseUrl, ...overrides });
 }
 
-async function rawFind(body: unknown, key = fake.apiKey): Promise<{ status: number; json: any }> {
+interface FindResponse {
+  matches?: { threat: { url: string }; cacheDuration: string }[];
+  error?: { details: { reason: string }[] };
+}
+
+async function rawFind(body: unknown, key = fake.apiKey): Promise<{ status: number; json: FindResponse }> {
   const res = await fetch(`${fake.baseUrl}/v4/threatMatches:find?key=${key}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: (await res.json()) as FindResponse };
 }
 
 const validBody = (urls: string[]) => ({
@@ -44,13 +49,13 @@ describe('the Safe Browsing fake keeps the contract', () => {
   test('clean is {}, a hit echoes the URL with a cacheDuration', async () => {
     assert.deepEqual((await rawFind(validBody(['https://example.com/']))).json, {});
     const hit = await rawFind(validBody([TEST_MALWARE_URL]));
-    assert.equal(hit.json.matches[0].threat.url, TEST_MALWARE_URL);
-    assert.equal(hit.json.matches[0].cacheDuration, '300s');
+    assert.equal(hit.json.matches?.[0]?.threat.url, TEST_MALWARE_URL);
+    assert.equal(hit.json.matches?.[0]?.cacheDuration, '300s');
   });
   test('errors: bad key 400 API_KEY_INVALID, missing entry type 400, over 500 entries 400', async () => {
     const bad = await rawFind(validBody(['https://example.com/']), 'nope');
     assert.equal(bad.status, 400);
-    assert.equal(bad.json.error.details[0].reason, 'API_KEY_INVALID');
+    assert.equal(bad.json.error?.details[0]?.reason, 'API_KEY_INVALID');
     const body = validBody(['https://example.com/']);
     body.threatInfo.threatEntryTypes = [];
     assert.equal((await rawFind(body)).status, 400);
