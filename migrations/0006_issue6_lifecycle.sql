@@ -17,7 +17,13 @@ SELECT gin_clean_pending_list('links_tags_idx'::regclass);
 -- Applies to pages written from now on; `VACUUM FULL links` (an exclusive lock) repacks older ones.
 ALTER TABLE links SET (fillfactor = 80);
 
+-- One change of the active front (failover, failback, drill) at a time: a second running row is refused
+-- by this index, atomically, which the API turns into a 409.
+CREATE UNIQUE INDEX ops_runs_one_front_change ON ops_runs ((true))
+  WHERE status = 'running' AND kind IN ('failover', 'failback', 'drill');
+
 -- Down Migration
+DROP INDEX IF EXISTS ops_runs_one_front_change;
 ALTER TABLE links RESET (fillfactor);
 ALTER INDEX links_tags_idx RESET (fastupdate);
 ALTER INDEX links_code_trgm_idx RESET (fastupdate);
