@@ -53,8 +53,12 @@ describe('POST /api/v1/hooks/wordpress', () => {
     const link = await linkOfPost('news', event.postId);
     assert.equal(link.url, event.permalink);
     assert.equal(link.status, 'active');
-    const result = await h.temporal.client.workflow.getHandle(accepted.workflowId).result();
-    assert.deepEqual(result, { code: link.code });
+    const result = (await h.temporal.client.workflow.getHandle(accepted.workflowId).result()) as {
+      code: string;
+      applied: string[];
+    };
+    assert.equal(result.code, link.code);
+    assert.deepEqual(result.applied, [`post.published: active as ${link.code}`]);
 
     // The short link redirects byte-exactly to WordPress's percent-encoded permalink.
     const redirect = await h.app.request(`/${link.code}`);
