@@ -24,6 +24,8 @@ export type BitlySyncResult =
 
 /** How many times one activity attempt re-reads Postgres when the link changed while Bitly was being updated. */
 const CONVERGE_PASSES = 3;
+/** Tries to archive a stray bitlink (made with the wrong back-half) before leaving it to reconciliation. */
+const DISCARD_ATTEMPTS = 8;
 
 /** Vendor activities: keep each replica (serving store, Bitly) equal to what Postgres says. */
 export function createVendorActivities(deps: ActivityDeps) {
@@ -44,19 +46,31 @@ export function createVendorActivities(deps: ActivityDeps) {
     return Math.round(wait * (1 + Math.random() * 0.2));
   }
 
+  /**
+   * Archives a bitlink Bitly made with the wrong back-half, so it cannot be mistaken for ours. Retried here
+   * (a few quick tries): once this attempt returns, nothing remembers that stray link.
+   */
   async function discard(bitly: BitlyProvider, link: VendorLink, code: string): Promise<void> {
-    try {
-      await bitly.setArchived(link.vendorId, true);
-    } catch (error) {
-      deps.logger.warn(
-        { err: error, code, vendorId: link.vendorId },
-        'could not archive a mismatched bitlink',
-      );
+    const base = deps.vendors?.retryBaseMs ?? 1_000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await bitly.discard(link.vendorId);
+        deps.logger.warn(
+          { code, vendorId: link.vendorId, tag: BITLY_DISCARDED_TAG },
+          'Bitly made a link with another back-half than ours; archived it',
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ProviderError && error.retryable) || attempt >= DISCARD_ATTEMPTS) {
+          deps.logger.error(
+            { alert: 'vendor_stray_link', err: error, code, vendorId: link.vendorId },
+            'could not archive a bitlink made with the wrong back-half; reconciliation must archive it',
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(base * 2 ** (attempt - 1), 5_000)));
+      }
     }
-    deps.logger.warn(
-      { code, vendorId: link.vendorId, tag: BITLY_DISCARDED_TAG },
-      'Bitly made a link with another back-half than ours; archived it',
-    );
   }
 
   /** Brings the bitlink holding `domain/code` to `target`; returns what was done. */

@@ -46,6 +46,8 @@ export interface BitlyProvider extends ShortLinkProvider {
     size?: number;
     archived?: 'on' | 'off' | 'both';
   }): Promise<BitlinkPage>;
+  /** Archives a bitlink we do not want (wrong back-half, replaced) and tags it so nobody mistakes it for ours. */
+  discard(vendorId: string): Promise<void>;
   /** Every bitlink of the group, page by page. */
   iterateLinks(options?: { size?: number; archived?: 'on' | 'off' | 'both' }): AsyncGenerator<VendorLink>;
 }
@@ -247,8 +249,12 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
     (error.kind === 'plan_refused' || (error.kind === 'rejected' && error.details.status === 403));
 
   async function discard(vendorId: string) {
+    await call('PATCH', `/bitlinks/${toPath(vendorId)}`, { archived: true, tags: [BITLY_DISCARDED_TAG] });
+  }
+
+  async function discardQuietly(vendorId: string) {
     try {
-      await call('PATCH', `/bitlinks/${toPath(vendorId)}`, { archived: true, tags: [BITLY_DISCARDED_TAG] });
+      await discard(vendorId);
     } catch (error) {
       options.logger?.warn({ err: error, vendorId }, 'could not archive a discarded bitlink');
     }
@@ -272,7 +278,7 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
       return toVendorLink(custom.bitlink ?? made, custom.custom_bitlink ? [custom.custom_bitlink] : []);
     } catch (error) {
       // The hash-only bitlink would otherwise linger in the group as a stray link.
-      await discard(hashId);
+      await discardQuietly(hashId);
       throw error;
     }
   }
@@ -340,13 +346,15 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
           bitlink_id: newId,
         },
       );
-      if (newId !== toShortId(vendorId)) await discard(vendorId);
+      if (newId !== toShortId(vendorId)) await discardQuietly(vendorId);
       return toVendorLink(moved.bitlink ?? made, [`${domain}/${code}`]);
     },
 
     async setArchived(vendorId, archived) {
       return toVendorLink(await call<BitlinkBody>('PATCH', `/bitlinks/${toPath(vendorId)}`, { archived }));
     },
+
+    discard,
 
     async getClicks(vendorId) {
       const body = await call<{ total_clicks?: number }>(

@@ -75,8 +75,11 @@ export interface BitlyFakeOptions {
 export interface FakeRequest {
   method: string;
   path: string;
+  /** 0 when the request was never answered (hung or dropped). */
   status: number;
   body: unknown;
+  /** When it arrived (epoch ms). */
+  at: number;
 }
 
 const BITLY_DEFAULT_DOMAIN = 'bit.ly';
@@ -678,7 +681,7 @@ export class BitlyFake {
   }
 
   private send(res: ServerResponse, method: string, path: string, answer: HttpAnswer, requestBody: unknown) {
-    this.requests.push({ method, path, status: answer.status, body: requestBody });
+    this.requests.push({ method, path, status: answer.status, body: requestBody, at: Date.now() });
     const payload = JSON.stringify(answer.body);
     res.writeHead(answer.status, {
       'Content-Type': 'application/json',
@@ -764,12 +767,12 @@ export class BitlyFake {
       const delay = (failure?.delayMs ?? 0) + this.latencyMs;
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       if (failure?.hang) {
-        this.requests.push({ method, path, status: 0, body });
+        this.requests.push({ method, path, status: 0, body, at: Date.now() });
         this.hung.push(res);
         return;
       }
       if (failure?.drop) {
-        this.requests.push({ method, path, status: 0, body });
+        this.requests.push({ method, path, status: 0, body, at: Date.now() });
         req.socket.destroy();
         return;
       }
