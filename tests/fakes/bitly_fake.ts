@@ -3,7 +3,8 @@
 // Bitly's documented shapes and error envelope, and has switchable failure modes:
 //   - a taken back-half answered with 409, or SILENTLY with a random back-half (200/201, wrong link);
 //   - 429 and legacy 403 RATE_LIMIT_EXCEEDED rate limits (a per-minute limit, or scripted);
-//   - 5xx, slow responses, hung requests (client timeouts), dropped connections;
+//   - 5xx, slow responses, hung requests (client timeouts), dropped connections, and answers lost after the
+//     request took effect (the client cannot tell whether the link was made);
 //   - PATCH of long_url refused by plan (402 UPGRADE_REQUIRED or 403 FORBIDDEN); keyword-on-create refused;
 //   - the branded-domain monthly quota falling back to bit.ly links;
 //   - more than N concurrent connections refused (Bitly allows 5 per IP).
@@ -50,6 +51,8 @@ export interface FakeFailure {
   hang?: boolean;
   /** Destroy the connection without answering. */
   drop?: boolean;
+  /** Handle the request (its effects happen) but lose the answer: the client sees a dropped connection. */
+  lose?: boolean;
 }
 
 /** Random failures injected into a share of requests (seeded, so a run can be replayed). */
@@ -789,7 +792,13 @@ export class BitlyFake {
         this.send(res, method, path, answer, body);
         return;
       }
-      this.send(res, method, path, this.route(method, path, url.searchParams, body), body);
+      const answer = this.route(method, path, url.searchParams, body);
+      if (failure?.lose) {
+        this.requests.push({ method, path, status: 0, body, at: Date.now() });
+        req.socket.destroy();
+        return;
+      }
+      this.send(res, method, path, answer, body);
     } catch (error) {
       if (!res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'application/json' });

@@ -251,6 +251,22 @@ describe('publishPostWorkflow with Bitly', () => {
     assert.deepEqual(row, { vendorId: now.id, state: 'synced' });
   });
 
+  test('an answer lost after Bitly made the link: the retry adopts it, no second bitlink', async () => {
+    const postId = nextPost++;
+    fake.failNext({ method: 'POST', path: '/bitlinks', lose: true });
+    await send(wordpressEvent('post.published', { postId }));
+    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active');
+    assert.equal(link.vendors[0]?.state, 'synced');
+    assert.deepEqual(
+      fake.requestsTo('POST', '/bitlinks').map((r) => r.status),
+      [0],
+      'one create, whose answer was lost',
+    );
+    assert.equal(fake.listLinks().length, 1);
+    const [row] = await h.db.sql<{ vendorId: string }[]>`SELECT vendor_id AS "vendorId" FROM vendor_links WHERE code = ${link.code}`;
+    assert.equal(row?.vendorId, fake.linkByKeyword(link.code)?.id);
+  });
+
   test('a bad request is recorded, not retried; the link is still published', async () => {
     const postId = nextPost++;
     fake.failNext({ method: 'POST', path: '/bitlinks', status: 400, message: 'INVALID_ARG_LONG_URL' });
