@@ -123,6 +123,8 @@ export class BitlyFake {
   readonly domains: string[];
   /** Every request answered (or dropped: status 0), in order. */
   readonly requests: FakeRequest[] = [];
+  /** Every request as it arrives, before any delay or answer (to act while one is in flight). */
+  readonly arrivals: { method: string; path: string; at: number }[] = [];
 
   /** What a taken keyword gets: a 409, or a silent random back-half (VENDORS.md 1.2, modes a and b). */
   takenKeyword: 'conflict' | 'silent-random' = 'conflict';
@@ -236,6 +238,7 @@ export class BitlyFake {
     this.failures = [];
     this.keywordsToSteal = 0;
     this.requests.length = 0;
+    this.arrivals.length = 0;
     this.takenKeyword = 'conflict';
     this.patchLongUrl = 'allowed';
     this.keywordOnCreate = 'allowed';
@@ -702,6 +705,7 @@ export class BitlyFake {
       const url = new URL(req.url ?? '/', 'http://fake');
       const method = req.method ?? 'GET';
       const path = url.pathname.replace(/^\/v4(?=\/)/, '');
+      this.arrivals.push({ method, path, at: Date.now() });
       let body: Record<string, unknown> = {};
       const raw = Buffer.concat(chunks).toString('utf8');
       if (raw) {
