@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
-import { arabicPermalink, waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../helpers/wordpress_events.ts';
+import {
+  arabicPermalink,
+  waitForPostLink,
+  waitForPostWorkflow,
+  wordpressEvent,
+} from '../helpers/wordpress_events.ts';
 
 // Every failure mode at once, over many links, then a counting check: each link is correct in Postgres AND
 // on the fake, Bitly holds exactly our links under exactly our codes, and no mapping points at a bitlink
@@ -38,7 +43,11 @@ async function publishMany(firstPostId: number) {
       assert.equal(res.status, 202);
     }),
   );
-  await Promise.all(ids.map((postId) => waitForPostLink(h, 'news', postId, (l) => l.status === 'active', { timeoutMs: 120_000 })));
+  await Promise.all(
+    ids.map((postId) =>
+      waitForPostLink(h, 'news', postId, (l) => l.status === 'active', { timeoutMs: 120_000 }),
+    ),
+  );
   await Promise.all(ids.map((postId) => waitForPostWorkflow(h, 'news', postId)));
   return ids;
 }
@@ -46,7 +55,12 @@ async function publishMany(firstPostId: number) {
 describe('Bitly sync under every failure mode (counting check)', () => {
   test(`${2 * POSTS_PER_PHASE} publishes through 5xx, 429, 403 rate limits, timeouts, drops, slow answers, silent random back-halves and 409s`, async () => {
     fake.maxConcurrent = 5;
-    fake.setChaos({ rate: 0.3, kinds: ['5xx', '429', '403-rate', 'timeout', 'drop', 'slow'], seed: 20261121, slowMs: 200 });
+    fake.setChaos({
+      rate: 0.3,
+      kinds: ['5xx', '429', '403-rate', 'timeout', 'drop', 'slow'],
+      seed: 20261121,
+      slowMs: 200,
+    });
 
     // Phase 1: taken back-halves are answered SILENTLY with a random back-half.
     fake.takenKeyword = 'silent-random';
@@ -64,7 +78,16 @@ describe('Bitly sync under every failure mode (counting check)', () => {
     assert.equal(fake.stats.concurrencyRejections, 0, 'never more than 5 requests in flight');
 
     // Postgres: every post has exactly one active link, synced to Bitly, with a recorded vendor id.
-    const rows = await h.db.sql<{ code: string; postId: number; url: string; state: string; vendorId: string | null; syncedUrl: string }[]>`
+    const rows = await h.db.sql<
+      {
+        code: string;
+        postId: number;
+        url: string;
+        state: string;
+        vendorId: string | null;
+        syncedUrl: string;
+      }[]
+    >`
       SELECT l.code, l.post_id AS "postId", l.target_url AS url, v.state, v.vendor_id AS "vendorId", v.synced_url AS "syncedUrl"
       FROM links l LEFT JOIN vendor_links v ON v.code = l.code AND v.vendor = 'bitly'
       WHERE l.site = 'news' AND l.status = 'active'`;
@@ -78,7 +101,11 @@ describe('Bitly sync under every failure mode (counting check)', () => {
       // The fake: our code is the back-half, of the bitlink we recorded, pointing at the permalink.
       const onBitly = fake.linkByKeyword(row.code);
       assert.ok(onBitly, `Bitly holds ${row.code}`);
-      assert.equal(onBitly.id, row.vendorId, `${row.code}: the recorded mapping is the bitlink that answers the code`);
+      assert.equal(
+        onBitly.id,
+        row.vendorId,
+        `${row.code}: the recorded mapping is the bitlink that answers the code`,
+      );
       assert.equal(onBitly.longUrl, row.url);
       assert.equal(onBitly.group, fake.groupGuid);
       assert.equal(onBitly.archived, false);

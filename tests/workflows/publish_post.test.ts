@@ -263,7 +263,9 @@ describe('publishPostWorkflow with Bitly', () => {
       'one create, whose answer was lost',
     );
     assert.equal(fake.listLinks().length, 1);
-    const [row] = await h.db.sql<{ vendorId: string }[]>`SELECT vendor_id AS "vendorId" FROM vendor_links WHERE code = ${link.code}`;
+    const [row] = await h.db.sql<
+      { vendorId: string }[]
+    >`SELECT vendor_id AS "vendorId" FROM vendor_links WHERE code = ${link.code}`;
     assert.equal(row?.vendorId, fake.linkByKeyword(link.code)?.id);
   });
 

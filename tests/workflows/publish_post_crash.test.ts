@@ -64,10 +64,14 @@ describe('publish survives a worker killed mid-workflow', () => {
     fake.failNext({ method: 'POST', path: '/bitlinks', delayMs: 4_000 });
     const res = await h.webhook(wordpressEvent('post.published', { postId }));
     assert.equal(res.status, 202);
-    await eventually(async () => (fake.arrivals.some((a) => a.method === 'POST' && a.path === '/bitlinks') ? true : undefined), {
-      timeoutMs: 60_000,
-      what: 'the Bitly create to be in flight',
-    });
+    await eventually(
+      async () =>
+        fake.arrivals.some((a) => a.method === 'POST' && a.path === '/bitlinks') ? true : undefined,
+      {
+        timeoutMs: 60_000,
+        what: 'the Bitly create to be in flight',
+      },
+    );
     const exited = new Promise((resolve) => first.once('exit', resolve));
     first.kill('SIGKILL');
     await exited;
@@ -80,10 +84,14 @@ describe('publish survives a worker killed mid-workflow', () => {
 
     const killedAt = Date.now();
     await startWorkerProcess();
-    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', { timeoutMs: 90_000 });
+    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', {
+      timeoutMs: 90_000,
+    });
     const result = await waitForPostWorkflow(h, 'news', postId);
     assert.equal(result.code, link.code);
-    process.stderr.write(`  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`);
+    process.stderr.write(
+      `  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`,
+    );
 
     // Exactly one link for the post, and exactly one bitlink: the retry adopted the one Bitly made.
     const rows = await h.db.sql`SELECT code FROM links WHERE site = 'news' AND post_id = ${postId}`;
