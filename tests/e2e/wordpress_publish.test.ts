@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
@@ -199,5 +202,46 @@ describe('WordPress → Lifeline end to end', () => {
     assert.deepEqual(wp.mysql('SELECT COUNT(*) FROM wp_lifeline_outbox'), [['0']]);
     const back = await fetch(`${lifelineUrl}/${delivered.code}`, { redirect: 'manual' });
     assert.equal(back.headers.get('Location'), offline.link);
+  });
+
+  test("the block editor shows the post's short link (real Chromium)", async () => {
+    const post = await createPost('مقال للمحرر');
+    const link = await waitForPostLink(h, SITE, post.id, (l) => l.status === 'active');
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(`${wp.baseUrl}/wp-login.php`);
+      await page.fill('#user_login', 'admin');
+      await page.fill('#user_pass', wp.adminPassword);
+      await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')]);
+      await page.goto(`${wp.baseUrl}/wp-admin/post.php?post=${post.id}&action=edit`);
+      // The panel's toggle, in the document sidebar (CSS, not roles: the welcome guide hides the rest from ARIA).
+      const toggle = page.locator('button.components-panel__body-toggle', { hasText: 'Lifeline short link' });
+      await toggle.waitFor({ timeout: 60_000 });
+      const welcome = page.locator('.edit-post-welcome-guide');
+      if (await welcome.isVisible()) await page.keyboard.press('Escape');
+      await welcome.waitFor({ state: 'hidden' });
+      if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+      const shown = page.locator('.lifeline-shortlink a');
+      await shown.waitFor({ timeout: 30_000 });
+      assert.equal(await shown.textContent(), link.shortUrl);
+      assert.equal(await shown.getAttribute('href'), link.shortUrl);
+      mkdirSync(join(ROOT, '.cache'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, '.cache', 'e2e-wordpress-editor.png') });
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -1,15 +1,13 @@
 /* Lifeline: the post's short link in the block editor's document sidebar (no build step: WordPress globals). */
 ((wp) => {
-  if (!wp || !wp.plugins || !wp.editPost || !wp.element) return;
-  var el = wp.element.createElement;
-  var useState = wp.element.useState;
-  var useEffect = wp.element.useEffect;
-  var useSelect = wp.data.useSelect;
-  var __ = wp.i18n.__;
-  var Button = wp.components.Button;
-  var PluginDocumentSettingPanel = wp.editPost.PluginDocumentSettingPanel;
+  if (!wp?.plugins || !wp.editPost || !wp.element) return;
+  const { createElement: el, useState, useEffect } = wp.element;
+  const { useSelect } = wp.data;
+  const { __ } = wp.i18n;
+  const { Button } = wp.components;
+  const { PluginDocumentSettingPanel } = wp.editPost;
 
-  var MESSAGES = {
+  const MESSAGES = {
     not_published: __('Made when the post is published.', 'lifeline'),
     not_configured: __('Lifeline is not configured (Settings → Lifeline).', 'lifeline'),
     queued: __('Waiting for Lifeline: queued, retried automatically.', 'lifeline'),
@@ -17,24 +15,22 @@
   };
 
   function LifelinePanel() {
-    var post = useSelect((select) => {
-      var editor = select('core/editor');
+    const post = useSelect((select) => {
+      const editor = select('core/editor');
       return {
         id: editor.getCurrentPostId(),
         status: editor.getCurrentPostAttribute('status'),
         saving: editor.isSavingPost(),
       };
     }, []);
-    var state = useState(null);
-    var link = state[0];
-    var setLink = state[1];
+    const [link, setLink] = useState(null);
 
     useEffect(() => {
       if (!post.id || post.saving) return undefined;
-      var cancelled = false;
-      var tries = 0;
+      let cancelled = false;
+      let tries = 0;
       function load() {
-        wp.apiFetch({ path: '/lifeline/v1/posts/' + post.id + '/shortlink' })
+        wp.apiFetch({ path: `/lifeline/v1/posts/${post.id}/shortlink` })
           .then((result) => {
             if (cancelled) return;
             setLink(result);
@@ -51,7 +47,7 @@
       };
     }, [post.id, post.status, post.saving]);
 
-    var body;
+    let body;
     if (!link) body = el('p', null, '…');
     else if (link.shortUrl)
       body = el(
