@@ -8,7 +8,9 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -53,6 +55,22 @@ function mysql(args: string[], input?: string): string {
   });
 }
 
+/** Runs older than this that left their config and database behind (a killed test process) are removed. */
+const STALE_RUN_MS = 6 * 3600_000;
+
+function removeStaleRuns(): void {
+  for (const name of readdirSync('/etc/wordpress')) {
+    const m = /^config-lifeline-e2e-([0-9a-f]{12})\.php$/.exec(name);
+    if (!m) continue;
+    const file = join('/etc/wordpress', name);
+    if (Date.now() - statSync(file).mtimeMs < STALE_RUN_MS) continue;
+    try {
+      mysql(['-e', `DROP DATABASE IF EXISTS \`lifeline_wp_${m[1]}\``]);
+    } catch {}
+    rmSync(file, { force: true });
+  }
+}
+
 /** Installs and serves a fresh WordPress; stop() removes its database, config and processes. */
 export async function startWordPress(options: WordPressOptions): Promise<WordPressSite> {
   if (!existsSync(join(WORDPRESS_ROOT, 'wp-load.php'))) {
@@ -60,6 +78,7 @@ export async function startWordPress(options: WordPressOptions): Promise<WordPre
       'Debian WordPress is missing: run .ci/run (or apt-get install wordpress php-cli php-mysql)',
     );
   }
+  removeStaleRuns();
   const id = randomBytes(6).toString('hex');
   const configName = `lifeline-e2e-${id}`;
   const configFile = `/etc/wordpress/config-${configName}.php`;
