@@ -147,7 +147,9 @@ export function createVendorActivities(deps: ActivityDeps) {
           (holder.longUrl === target.longUrl ||
             (before !== null && before.state !== 'collision' && before.attempts > 0));
         if (!remote) {
-          const holder = await bitly.findByCode(input.code);
+          // A first attempt goes straight to create (one call on the happy path: a taken back-half shows up as
+          // a 409 or a wrong link); a retry first looks for what an earlier attempt may have made.
+          const holder = before !== null || target.archived ? await bitly.findByCode(input.code) : null;
           if (holder && isOurs(holder)) {
             remote = holder;
             action = 'adopted';
