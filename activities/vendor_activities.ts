@@ -1,5 +1,6 @@
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { LinkRow, VendorLinkRow } from '../lib/links/link.ts';
 import { toVendorTarget, type VendorTarget } from '../lib/links/vendor_target.ts';
 import { BITLY_DISCARDED_TAG, type BitlyProvider } from '../lib/providers/bitly.ts';
 import { createInHouseProvider } from '../lib/providers/inhouse.ts';
@@ -88,6 +89,59 @@ export function createVendorActivities(deps: ActivityDeps) {
     return { link, actions };
   }
 
+  type Placement =
+    | { kind: 'found'; remote: VendorLink; action: 'created' | 'adopted' }
+    | { kind: 'mismatch'; answered: string[]; detail: string }
+    | { kind: 'absent' };
+
+  /**
+   * Finds or makes the bitlink that must answer `domain/<code>`. A first attempt goes straight to create (one
+   * call on the happy path; a taken back-half shows up as a 409 or as a link with another back-half); a retry
+   * first looks for what an earlier attempt may have made. A holder is ours when it sits in our group and
+   * either points where we want or an earlier attempt of ours may have made it (timed out, or the worker died
+   * after Bitly answered); anything else holding our back-half is a mismatch. A recorded collision stays one.
+   */
+  async function placeOnBitly(
+    bitly: BitlyProvider,
+    link: LinkRow,
+    target: VendorTarget,
+    before: VendorLinkRow | null,
+  ): Promise<Placement> {
+    const code = link.code;
+    const isOurs = (holder: VendorLink) =>
+      holder.group === bitly.groupGuid &&
+      (holder.longUrl === target.longUrl || (before !== null && before.state !== 'collision'));
+    const holder = before !== null || target.archived ? await bitly.findByCode(code) : null;
+    if (holder && isOurs(holder)) return { kind: 'found', remote: holder, action: 'adopted' };
+    if (holder) {
+      return {
+        kind: 'mismatch',
+        answered: holder.shortIds,
+        detail: `our back-half ${bitly.domain}/${code} is held by ${holder.vendorId}`,
+      };
+    }
+    if (target.archived) return { kind: 'absent' };
+    let made: VendorLink | null = null;
+    try {
+      made = await bitly.create({ code, longUrl: target.longUrl, title: link.title });
+    } catch (error) {
+      if (!(error instanceof ProviderError && error.kind === 'conflict')) throw error;
+    }
+    if (made && holdsBackHalf(made, bitly.domain, code))
+      return { kind: 'found', remote: made, action: 'created' };
+    // 409, or Bitly SILENTLY made a link with another back-half: never keep that mapping.
+    if (made) await discard(bitly, made, code);
+    const holderNow = await bitly.findByCode(code);
+    if (holderNow && isOurs(holderNow)) return { kind: 'found', remote: holderNow, action: 'adopted' };
+    return {
+      kind: 'mismatch',
+      answered: made?.shortIds ?? holderNow?.shortIds ?? [],
+      detail: made
+        ? `Bitly answered ${made.vendorId} instead of ${bitly.domain}/${code}`
+        : `Bitly refused ${bitly.domain}/${code}: the back-half is taken${holderNow ? ` by ${holderNow.vendorId}` : ''}`,
+    };
+  }
+
   return {
     /**
      * The in-house front's replica: re-reads each code from Postgres into the serving store and caches (a code
@@ -119,11 +173,6 @@ export function createVendorActivities(deps: ActivityDeps) {
       if (link.status === 'pending' && !input.publishing) {
         return { outcome: 'skipped', reason: 'its publish workflow syncs a pending link' };
       }
-      const mismatch = (answered: string[], detail: string): BitlySyncResult => ({
-        outcome: 'mismatch',
-        answered,
-        detail,
-      });
       const before = await insertVendorAttempt(deps.sql, input.code, 'bitly');
       // Cancellation (the publish workflow stops waiting) arrives through heartbeats.
       const beat = setInterval(() => heartbeat(), 1_000);
@@ -135,62 +184,22 @@ export function createVendorActivities(deps: ActivityDeps) {
           remote = await bitly.get(before.vendorId);
           if (remote && !holdsBackHalf(remote, bitly.domain, input.code)) remote = null;
         }
-        let target = toVendorTarget(
-          link,
-          { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl },
-          Date.now(),
-        );
-        // Ours if it sits in our group and either points where we want, or an earlier attempt of ours may
-        // have made it (timed out / crashed after Bitly answered). A recorded collision stays one.
-        const isOurs = (holder: VendorLink) =>
-          holder.group === bitly.groupGuid &&
-          (holder.longUrl === target.longUrl ||
-            (before !== null && before.state !== 'collision' && before.attempts > 0));
+        const targetOf = (row: LinkRow) =>
+          toVendorTarget(row, { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl }, Date.now());
+        let target = targetOf(link);
         if (!remote) {
-          // A first attempt goes straight to create (one call on the happy path: a taken back-half shows up as
-          // a 409 or a wrong link); a retry first looks for what an earlier attempt may have made.
-          const holder = before !== null || target.archived ? await bitly.findByCode(input.code) : null;
-          if (holder && isOurs(holder)) {
-            remote = holder;
-            action = 'adopted';
-          } else if (holder) {
-            return mismatch(
-              holder.shortIds,
-              `our back-half ${bitly.domain}/${input.code} is held by ${holder.vendorId}`,
-            );
-          } else if (target.archived) {
+          if (signal.aborted) throw signal.reason;
+          const placed = await placeOnBitly(bitly, link, target, before);
+          if (placed.kind === 'mismatch') {
+            return { outcome: 'mismatch', answered: placed.answered, detail: placed.detail };
+          }
+          if (placed.kind === 'absent') {
             // Nothing on Bitly and nothing to serve: no copy needed.
             await updateVendorSynced(deps.sql, input.code, 'bitly', { vendorId: null, syncedUrl: null });
             return { outcome: 'synced', vendorId: null, action: 'absent' };
-          } else {
-            if (signal.aborted) throw signal.reason;
-            let made: VendorLink | null = null;
-            try {
-              made = await bitly.create({ code: input.code, longUrl: target.longUrl, title: link.title });
-            } catch (error) {
-              if (!(error instanceof ProviderError && error.kind === 'conflict')) throw error;
-            }
-            if (made && holdsBackHalf(made, bitly.domain, input.code)) {
-              remote = made;
-              action = 'created';
-            } else {
-              // 409, or Bitly SILENTLY made a link with another back-half: never keep that mapping.
-              if (made) await discard(bitly, made, input.code);
-              const holderNow = await bitly.findByCode(input.code);
-              if (holderNow && isOurs(holderNow)) {
-                remote = holderNow;
-                action = 'adopted';
-              } else {
-                const answered = made?.shortIds ?? holderNow?.shortIds ?? [];
-                return mismatch(
-                  answered,
-                  made
-                    ? `Bitly answered ${made.vendorId} instead of ${bitly.domain}/${input.code}`
-                    : `Bitly refused ${bitly.domain}/${input.code}: the back-half is taken${holderNow ? ` by ${holderNow.vendorId}` : ''}`,
-                );
-              }
-            }
           }
+          remote = placed.remote;
+          action = placed.action;
         }
         // The link may change while Bitly is being updated: re-read and push again until they agree.
         for (let pass = 0; pass < CONVERGE_PASSES; pass++) {
@@ -202,11 +211,7 @@ export function createVendorActivities(deps: ActivityDeps) {
               action === 'unchanged' ? result.actions.join('+') : `${action}+${result.actions.join('+')}`;
           const latest = await getLinkByCode(deps.sql, input.code);
           if (!latest) break;
-          const latestTarget = toVendorTarget(
-            latest,
-            { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl },
-            Date.now(),
-          );
+          const latestTarget = targetOf(latest);
           if (latestTarget.longUrl === target.longUrl && latestTarget.archived === target.archived) break;
           link = latest;
           target = latestTarget;
