@@ -112,7 +112,7 @@ async function applyEvent(
   }
   const minted = await mintCode(event);
   if (!minted.code) return { code: known, outcome: minted.outcome };
-  upsertSearchAttributes([{ key: LinkCodeKey, value: minted.code }]);
+  if (minted.code !== known) upsertSearchAttributes([{ key: LinkCodeKey, value: minted.code }]);
   if (minted.outcome === 'deleted') return { code: minted.code, outcome: 'deleted' };
   if (minted.outcome === 'pending') {
     // An earlier run stopped before activation: bring the pending link up to this event, then finish.
