@@ -240,6 +240,19 @@ describe('WordPress → Lifeline end to end', () => {
       assert.equal(await shown.getAttribute('href'), link.shortUrl);
       mkdirSync(join(ROOT, '.cache'), { recursive: true });
       await page.screenshot({ path: join(ROOT, '.cache', 'e2e-wordpress-editor.png') });
+
+      // Settings → Lifeline: secrets are never printed back, and "Test connection" proves both credentials.
+      await page.goto(`${wp.baseUrl}/wp-admin/options-general.php?page=lifeline`);
+      const settingsHtml = await page.content();
+      assert.ok(settingsHtml.includes(lifelineUrl), 'the Lifeline URL is shown');
+      assert.ok(!settingsHtml.includes(h.webhookSecret), 'the webhook secret is not printed');
+      assert.ok(!settingsHtml.includes(h.apiKey), 'the API key is not printed');
+      await Promise.all([
+        page.waitForURL(/page=lifeline/),
+        page.getByRole('button', { name: 'Test connection' }).click(),
+      ]);
+      const notice = await page.locator('.notice-info').textContent();
+      assert.match(notice ?? '', /Webhook secret: accepted\. API key: accepted\./);
     } finally {
       await browser.close();
     }
