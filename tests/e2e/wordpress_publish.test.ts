@@ -204,7 +204,7 @@ describe('WordPress → Lifeline end to end', () => {
     assert.equal(back.headers.get('Location'), offline.link);
   });
 
-  test("the block editor shows the post's short link (real Chromium)", async () => {
+  test("the block editor shows the post's short link; the settings page tests the connection (Chromium)", async () => {
     const post = await createPost('مقال للمحرر');
     const link = await waitForPostLink(h, SITE, post.id, (l) => l.status === 'active');
     const browser = await chromium.launch({
