@@ -1,5 +1,6 @@
 import type { LinkResolver } from '../lib/links/resolve.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { VendorDeps } from '../lib/providers/vendor_deps.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 
 /** What activities are given by the worker entry (and by tests, with real implementations). */
@@ -9,4 +10,6 @@ export interface ActivityDeps {
   codeLength: number;
   /** Purges cached copies of a link after a change (in-process caches, serving store). */
   resolver: LinkResolver;
+  /** Vendor replicas (Bitly) and their sync tuning; absent: no vendor is synced. */
+  vendors?: VendorDeps;
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { loadConfigOrExit } from '../lib/server/load_config.ts';
 import { serveNode } from '../lib/server/node_server.ts';
 import { prepareDatabase } from '../lib/server/prepare_database.ts';
@@ -80,7 +81,7 @@ async function main() {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { sql, logger, codeLength: config.codeLength, resolver },
+    deps: { sql, logger, codeLength: config.codeLength, resolver, vendors: createVendorDeps(config, logger) },
   });
   const workerRun = worker.run();
 

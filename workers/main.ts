@@ -2,6 +2,7 @@
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../lib/server/prepare_database.ts';
 import { onShutdownSignal } from '../lib/server/shutdown.ts';
@@ -24,7 +25,13 @@ const worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: { sql, logger, codeLength: config.codeLength, resolver: createPostgresResolver({ sql }) },
+  deps: {
+    sql,
+    logger,
+    codeLength: config.codeLength,
+    resolver: createPostgresResolver({ sql }),
+    vendors: createVendorDeps(config, logger),
+  },
 });
 logger.info({ address, taskQueue: config.temporal.taskQueue }, 'worker running');
 const running = worker.run();
