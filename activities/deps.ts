@@ -1,5 +1,6 @@
 import type { LinkResolver } from '../lib/links/resolve.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { VendorDeps } from '../lib/providers/vendor_deps.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 
@@ -12,4 +13,6 @@ export interface ActivityDeps {
   resolver: LinkResolver;
   /** Checks destinations (publish-time scans and scheduled re-scans). */
   safety: SafetyScanner;
+  /** Vendor replicas (Bitly) and their sync tuning; absent: no vendor is synced. */
+  vendors?: VendorDeps;
 }

@@ -2,7 +2,9 @@ import type { ActivityDeps } from './deps.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createLinkActivities } from './link_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
+import { createPostActivities } from './post_activities.ts';
 import { createSafetyActivities } from './safety_activities.ts';
+import { createVendorActivities } from './vendor_activities.ts';
 
 /** Every activity, bound to its dependencies; registered on the worker. */
 export function createActivities(deps: ActivityDeps) {
@@ -11,5 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSafetyActivities(deps),
     ...createExpiryActivities(deps),
     ...createOpsRunActivities(deps),
+    ...createPostActivities(deps),
+    ...createVendorActivities(deps),
   };
 }

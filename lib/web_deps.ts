@@ -36,7 +36,7 @@ export function createUnavailableGateway(reason: string): WorkflowGateway {
   const fail = async (): Promise<never> => {
     throw new UnavailableError(`Workflows are unavailable here: ${reason}`, 30);
   };
-  return { startPublish: fail, syncLink: fail, close: async () => {} };
+  return { startPublish: fail, sendPostEvent: fail, syncLink: fail, close: async () => {} };
 }
 
 /** Builds the web tier's dependencies from configuration and an open pool. */

@@ -7,6 +7,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { loadConfigOrExit } from '../lib/server/load_config.ts';
 import { serveNode } from '../lib/server/node_server.ts';
@@ -89,6 +90,7 @@ async function main() {
       codeLength: config.codeLength,
       resolver,
       safety: createConfiguredSafetyScanner(config, { sql, logger }),
+      vendors: createVendorDeps(config, logger),
     },
   });
   const workerRun = worker.run();

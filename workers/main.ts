@@ -3,6 +3,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../lib/server/prepare_database.ts';
@@ -33,6 +34,7 @@ const worker = await createLifelineWorker({
     codeLength: config.codeLength,
     resolver: createPostgresResolver({ sql }),
     safety: createConfiguredSafetyScanner(config, { sql, logger }),
+    vendors: createVendorDeps(config, logger),
   },
 });
 await ensureSchedules(

@@ -1,8 +1,21 @@
-import { log, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  continueAsNew,
+  defineSignal,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
 import { LinkCodeKey } from '../lib/temporal/search_attributes.ts';
+import type { PostEvent } from '../lib/wordpress/post_event.ts';
 
-/** One WordPress publish: the article's site, post and canonical permalink. */
+/** A WordPress publish, as the gateway's startPublish receives it. */
 export interface PublishPostInput {
   deliveryId: string;
   site: string;
@@ -12,24 +25,180 @@ export interface PublishPostInput {
   occurredAt: string;
 }
 
-const { mintPostLink, activateLink } = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    nonRetryableErrorTypes: ['BadInput'],
-  },
+/** The post's workflow: its key, and the events it starts with (more arrive as `postEvent` signals). */
+export interface PublishPostWorkflowInput {
+  site: string;
+  postId: number;
+  events: PostEvent[];
+}
+
+/** Signal name on the wire: one more lifecycle event of this post (published, updated, unpublished). */
+export const postEventSignal = defineSignal<[PostEvent]>('postEvent');
+
+/** How many fresh codes a first publish tries when Bitly will not take ours, before giving up on Bitly. */
+export const MAX_REMINTS = 3;
+
+type BitlySync = Awaited<ReturnType<Activities['syncToBitly']>>;
+
+const { mintCode, applyPostUpdate, markGone, remintCode, markActive, requestLinkSync, writeServingStore } =
+  proxyActivities<Activities>({
+    startToCloseTimeout: '30s',
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '1m',
+      nonRetryableErrorTypes: ['BadInput', 'SharedCode'],
+    },
+  });
+
+// Vendor calls retry for as long as it takes; the activity sets each delay (rate limits, backoff) itself.
+const { syncToBitly, recordVendorCollision } = proxyActivities<Activities>({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
 
 /**
- * Publish-time minting: mint the article's one code (or find it), then mark the link active.
- * ID `publish:{site}:{postId}`; every step is an idempotent activity, so a crash resumes where it stopped.
+ * One article's link through its life: `publish:{site}:{postId}`, fed by signalWithStart, so the post's
+ * events are applied one at a time in arrival order (older ones are dropped by `links.source_version`).
+ *
+ * First publish: mintCode → writeServingStore → [safety scan] → syncToBitly (collision assertion) →
+ * markActive. Bitly's back-half must equal our code; while the code was never shared a refusal re-mints
+ * (remintCode, bounded); after sharing it is recorded as a collision and the code never changes.
+ * Later events change Postgres (applyPostUpdate, markGone) and hand replicas to the link's sync workflow.
  */
-export async function publishPostWorkflow(input: PublishPostInput): Promise<{ code: string }> {
-  const { code, created } = await mintPostLink(input);
-  upsertSearchAttributes([{ key: LinkCodeKey, value: code }]);
-  log.info('minted', { code, created });
-  await activateLink({ code, reason: `post ${input.postId} published` });
-  return { code };
+export async function publishPostWorkflow(
+  input: PublishPostWorkflowInput,
+): Promise<{ code: string | null; applied: string[] }> {
+  const queue: PostEvent[] = [...input.events];
+  const seen = new Set<string>();
+  setHandler(postEventSignal, (event) => {
+    queue.push(event);
+  });
+  let code: string | null = null;
+  const applied: string[] = [];
+  while (queue.length > 0) {
+    const event = queue.shift()!;
+    // The starting event also arrives as the signal of signalWithStart; duplicates of a delivery too.
+    if (seen.has(event.deliveryId)) continue;
+    seen.add(event.deliveryId);
+    try {
+      const result = await applyEvent(event, code);
+      code = result.code ?? code;
+      applied.push(`${event.event}: ${result.outcome}`);
+    } catch (error) {
+      // A non-retryable failure of one event (bad input) must not drop the events queued behind it.
+      if (!(error instanceof ActivityFailure && error.cause instanceof ApplicationFailure)) throw error;
+      log.error('post event failed', { deliveryId: event.deliveryId, error: error.cause.message });
+      applied.push(`${event.event}: failed (${error.cause.message})`);
+    }
+    if (workflowInfo().continueAsNewSuggested && queue.length > 0) {
+      await continueAsNew<typeof publishPostWorkflow>({ ...input, events: queue });
+    }
+  }
+  return { code, applied };
+}
+
+async function applyEvent(
+  event: PostEvent,
+  known: string | null,
+): Promise<{ code: string | null; outcome: string }> {
+  if (event.event === 'post.unpublished') {
+    const gone = await markGone(event);
+    if (gone.code && gone.outcome === 'changed') {
+      await requestLinkSync({ code: gone.code, reason: `post ${event.postId} unpublished` });
+    }
+    return { code: gone.code ?? known, outcome: gone.outcome === 'changed' ? 'gone' : gone.outcome };
+  }
+  const minted = await mintCode(event);
+  if (!minted.code) return { code: known, outcome: minted.outcome };
+  if (minted.code !== known) upsertSearchAttributes([{ key: LinkCodeKey, value: minted.code }]);
+  if (minted.outcome === 'deleted') return { code: minted.code, outcome: 'deleted' };
+  if (minted.outcome === 'pending') {
+    // An earlier run stopped before activation: bring the pending link up to this event, then finish.
+    await applyPostUpdate({ event, code: minted.code });
+  }
+  if (minted.outcome === 'minted' || minted.outcome === 'pending') {
+    const code = await publishFirstTime(minted.code, event, minted.plan);
+    return { code, outcome: `active as ${code}` };
+  }
+  const change = await applyPostUpdate({ event, code: minted.code });
+  if (change.outcome === 'changed') {
+    await requestLinkSync({
+      code: minted.code,
+      reason: `${event.event}: ${change.changes.join(', ')} changed`,
+    });
+    return { code: minted.code, outcome: change.changes.join('+') };
+  }
+  return { code: minted.code, outcome: change.outcome };
+}
+
+/** mint → serving store → [scan] → Bitly with the collision assertion → active. Returns the final code. */
+async function publishFirstTime(
+  minted: string,
+  event: PostEvent,
+  plan: Awaited<ReturnType<Activities['mintCode']>>['plan'],
+): Promise<string> {
+  let code = minted;
+  await writeServingStore({ codes: [code] });
+  // ── Safety scan (issue 6) belongs here: check the destination before any vendor or reader sees the code;
+  //    a `blocked` verdict stops before the vendor sync (the link never becomes active). ──
+  let activated = false;
+  if (plan.bitly) {
+    for (let remints = 0; ; remints++) {
+      const sync = await syncBeforeSharing(code, plan);
+      if (sync === 'waited') {
+        // In-house front and Bitly still busy: share the link now; its sync workflow keeps at Bitly.
+        await markActive({ code, reason: `post ${event.postId} published (Bitly still syncing)` });
+        activated = true;
+        await requestLinkSync({ code, reason: 'Bitly sync continues after activation' });
+        break;
+      }
+      if (sync.outcome !== 'mismatch') break;
+      if (remints >= MAX_REMINTS) {
+        await recordVendorCollision({
+          code,
+          vendor: 'bitly',
+          detail: `${sync.detail} (after ${remints} re-mints)`,
+        });
+        break;
+      }
+      // Never shared yet: a fresh code costs nothing, and the same code must hold everywhere.
+      log.warn('Bitly refused our back-half before sharing; re-minting', { code, detail: sync.detail });
+      const fresh = await remintCode({ code, site: event.site, postId: event.postId, reason: sync.detail });
+      code = fresh.code;
+      upsertSearchAttributes([{ key: LinkCodeKey, value: code }]);
+      await writeServingStore({ codes: [fresh.previous, code] });
+    }
+  }
+  if (!activated) await markActive({ code, reason: `post ${event.postId} published` });
+  return code;
+}
+
+/**
+ * Syncs the pending link to Bitly. With Bitly as the active front, as long as it takes (readers reach the
+ * link there); with the in-house front, Bitly is a warm replica: wait at most `publishWaitMs`.
+ */
+async function syncBeforeSharing(
+  code: string,
+  plan: { activeFront: string; publishWaitMs: number },
+): Promise<BitlySync | 'waited'> {
+  if (plan.activeFront === 'bitly') return syncToBitly({ code, publishing: true });
+  const syncScope = new CancellationScope();
+  const timerScope = new CancellationScope();
+  const sync = syncScope.run(() => syncToBitly({ code, publishing: true }));
+  const timer = timerScope
+    .run(() => sleep(plan.publishWaitMs))
+    .then(
+      () => 'waited' as const,
+      () => 'cancelled' as const,
+    );
+  const first = await Promise.race([sync, timer]);
+  if (first === 'waited') {
+    syncScope.cancel();
+    await sync.catch(() => undefined);
+    return 'waited';
+  }
+  timerScope.cancel();
+  return first as BitlySync;
 }

@@ -10,7 +10,7 @@ export interface SyncLinkInput {
   reason: string;
 }
 
-const { purgeLinkCaches, ensureExpiryTimer } = proxyActivities<Activities>({
+const { writeServingStore, ensureExpiryTimer } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: {
     initialInterval: '1s',
@@ -20,11 +20,19 @@ const { purgeLinkCaches, ensureExpiryTimer } = proxyActivities<Activities>({
   },
 });
 
+// Vendor calls retry for as long as it takes; the activity sets each delay (rate limits, backoff) itself.
+const { syncToBitly, recordVendorCollision } = proxyActivities<Activities>({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
+});
+
 /**
- * Propagates a link's current Postgres state to every replica (in-process caches, serving store; vendors
- * and the expiry timer as those land). ID `sync:{code}`, started with signalWithStart: a change that
- * arrives while a pass runs triggers one more pass, so the last change always wins and nothing is lost.
- * Each pass reads the latest row, so passes are idempotent.
+ * Propagates a link's current Postgres state to every replica: the serving store and caches (in-house
+ * front), then Bitly (create if missing, retarget, archive when gone, restore). ID `sync:{code}`, started
+ * with signalWithStart: a change that arrives while a pass runs triggers one more pass, so the last change
+ * always wins and nothing is lost. Each pass reads the latest row, so passes are idempotent. A shared code
+ * Bitly will not hold is recorded as a collision; the code never changes here.
  */
 export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: number }> {
   upsertSearchAttributes([{ key: LinkCodeKey, value: input.code }]);
@@ -36,7 +44,11 @@ export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: 
   while (pending) {
     pending = false;
     passes++;
-    await purgeLinkCaches({ code: input.code });
+    await writeServingStore({ codes: [input.code] });
+    const bitly = await syncToBitly({ code: input.code });
+    if (bitly.outcome === 'mismatch') {
+      await recordVendorCollision({ code: input.code, vendor: 'bitly', detail: bitly.detail });
+    }
     // Expiry (issue 6): keep the link's durable timer `expire:{code}` in step with expires_at.
     await ensureExpiryTimer({ code: input.code });
   }

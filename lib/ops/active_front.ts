@@ -38,7 +38,11 @@ export async function switchActiveFront(
     if (before.workflowId === options.workflowId && before.active === options.to) {
       return { front: before, switched: false };
     }
-    const front: ActiveFront = { active: options.to, since: new Date().toISOString(), workflowId: options.workflowId };
+    const front: ActiveFront = {
+      active: options.to,
+      since: new Date().toISOString(),
+      workflowId: options.workflowId,
+    };
     await upsertSetting(tx, ACTIVE_FRONT_SETTING, front);
     await insertAuditEntry(tx, {
       code: null,

@@ -1,8 +1,9 @@
-import { Connection, WorkflowClient, WorkflowIdConflictPolicy } from '@temporalio/client';
+import { Connection, WorkflowClient } from '@temporalio/client';
 import type { PublishPostInput, publishPostWorkflow } from '../../workflows/publish_post.ts';
 import type { syncLinkWorkflow } from '../../workflows/sync_link.ts';
 import { UnavailableError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { PostEvent } from '../wordpress/post_event.ts';
 import { KindKey, LinkCodeKey, PostIdKey, SiteKey } from './search_attributes.ts';
 import { getPublishWorkflowId, getSyncWorkflowId } from './workflow_ids.ts';
 
@@ -13,6 +14,11 @@ const START_DEADLINE_MS = 5_000;
 export interface WorkflowGateway {
   /** Starts (or finds, by business key) the publish workflow of an article. */
   startPublish(input: PublishPostInput): Promise<{ workflowId: string }>;
+  /**
+   * Hands any WordPress lifecycle event (published, updated, unpublished) to the post's one workflow,
+   * `publish:{site}:{postId}` (signalWithStart): events of one post are applied one at a time, in order.
+   */
+  sendPostEvent(event: PostEvent): Promise<{ workflowId: string }>;
   /**
    * Tells the link's sync workflow that its Postgres row changed (signalWithStart on `sync:{code}`): caches,
    * the serving store and vendors follow. Call after the Postgres write has committed.
@@ -40,43 +46,62 @@ export function createWorkflowGateway(options: {
     }
   }
 
+  async function sendPostEvent(event: PostEvent) {
+    const workflowId = getPublishWorkflowId(event.site, event.postId);
+    await accepted(workflowId, () => signalPostEvent(client, options.taskQueue, event));
+    return { workflowId };
+  }
+
   return {
-    async startPublish(input) {
-      const workflowId = getPublishWorkflowId(input.site, input.postId);
-      await accepted(workflowId, () =>
-        client.start<typeof publishPostWorkflow>('publishPostWorkflow', {
-          taskQueue: options.taskQueue,
-          workflowId,
-          args: [input],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          typedSearchAttributes: [
-            { key: SiteKey, value: input.site },
-            { key: PostIdKey, value: String(input.postId) },
-            { key: KindKey, value: 'publish' },
-          ],
-        }),
-      );
-      return { workflowId };
-    },
+    startPublish: (input) => sendPostEvent({ ...input, event: 'post.published' }),
+    sendPostEvent,
     async syncLink(code, reason) {
       const workflowId = getSyncWorkflowId(code);
-      await accepted(workflowId, () =>
-        client.signalWithStart<typeof syncLinkWorkflow, [{ reason: string }]>('syncLinkWorkflow', {
-          taskQueue: options.taskQueue,
-          workflowId,
-          args: [{ code, reason }],
-          signal: 'linkChanged',
-          signalArgs: [{ reason }],
-          typedSearchAttributes: [
-            { key: LinkCodeKey, value: code },
-            { key: KindKey, value: 'sync' },
-          ],
-        }),
-      );
+      await accepted(workflowId, () => signalLinkSync(client, options.taskQueue, code, reason));
       return { workflowId };
     },
     async close() {
       await connection.close();
     },
   };
+}
+
+/** signalWithStart of `publish:{site}:{postId}` with one post event (the gateway and tests share it). */
+export async function signalPostEvent(
+  client: WorkflowClient,
+  taskQueue: string,
+  event: PostEvent,
+): Promise<void> {
+  await client.signalWithStart<typeof publishPostWorkflow, [PostEvent]>('publishPostWorkflow', {
+    taskQueue,
+    workflowId: getPublishWorkflowId(event.site, event.postId),
+    args: [{ site: event.site, postId: event.postId, events: [event] }],
+    signal: 'postEvent',
+    signalArgs: [event],
+    typedSearchAttributes: [
+      { key: SiteKey, value: event.site },
+      { key: PostIdKey, value: String(event.postId) },
+      { key: KindKey, value: 'publish' },
+    ],
+  });
+}
+
+/** signalWithStart of `sync:{code}`: the gateway and the requestLinkSync activity share it. */
+export async function signalLinkSync(
+  client: WorkflowClient,
+  taskQueue: string,
+  code: string,
+  reason: string,
+): Promise<void> {
+  await client.signalWithStart<typeof syncLinkWorkflow, [{ reason: string }]>('syncLinkWorkflow', {
+    taskQueue,
+    workflowId: getSyncWorkflowId(code),
+    args: [{ code, reason }],
+    signal: 'linkChanged',
+    signalArgs: [{ reason }],
+    typedSearchAttributes: [
+      { key: LinkCodeKey, value: code },
+      { key: KindKey, value: 'sync' },
+    ],
+  });
 }

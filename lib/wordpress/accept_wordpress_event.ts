@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors.ts';
+import type { LinkRow } from '../links/link.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getWebhookDelivery, insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
@@ -11,10 +11,16 @@ export interface AcceptedEvent {
   duplicate: boolean;
 }
 
+/** The post's code, once shared: a pending code may still be re-minted, so it is not handed out. */
+function sharedCode(link: LinkRow | null): { code?: string } {
+  return link && link.status !== 'pending' && !link.deletedAt ? { code: link.code } : {};
+}
+
 /**
- * Hands a verified WordPress event to Temporal. The delivery is recorded only after Temporal accepted the
- * work, so a failure (503) leaves nothing behind and the sender's retry starts it; a replayed delivery id
- * starts nothing new. Workflow IDs are per post, so concurrent duplicates also meet one workflow.
+ * Hands a verified WordPress event (published, updated, unpublished) to the post's workflow. The delivery is
+ * recorded only after Temporal accepted the work, so a failure (503) leaves nothing behind and the sender's
+ * retry starts it; a replayed delivery id starts nothing new. All events of one post meet one workflow
+ * (`publish:{site}:{postId}`), which applies them in order and ignores ones older than the newest applied.
  */
 export async function acceptWordPressEvent(
   deps: { sql: Sql; workflows: WorkflowGateway },
@@ -23,23 +29,17 @@ export async function acceptWordPressEvent(
   const seen = await getWebhookDelivery(deps.sql, event.id);
   if (seen) {
     const link = await getLinkByPost(deps.sql, seen.site, seen.postId);
-    return { workflowId: seen.workflowId, ...(link ? { code: link.code } : {}), duplicate: true };
+    return { workflowId: seen.workflowId, ...sharedCode(link), duplicate: true };
   }
-  let workflowId: string;
-  switch (event.event) {
-    case 'post.published':
-      ({ workflowId } = await deps.workflows.startPublish({
-        deliveryId: event.id,
-        site: event.site,
-        postId: event.postId,
-        permalink: event.permalink!,
-        ...(event.title !== undefined ? { title: event.title } : {}),
-        occurredAt: event.occurredAt,
-      }));
-      break;
-    default:
-      throw new BadRequestError(`The event "${event.event}" is not handled yet.`);
-  }
+  const { workflowId } = await deps.workflows.sendPostEvent({
+    deliveryId: event.id,
+    event: event.event,
+    site: event.site,
+    postId: event.postId,
+    ...(event.permalink !== undefined ? { permalink: event.permalink } : {}),
+    ...(event.title !== undefined ? { title: event.title } : {}),
+    occurredAt: event.occurredAt,
+  });
   await insertWebhookDelivery(deps.sql, {
     deliveryId: event.id,
     site: event.site,
@@ -49,5 +49,5 @@ export async function acceptWordPressEvent(
     workflowId,
   });
   const link = await getLinkByPost(deps.sql, event.site, event.postId);
-  return { workflowId, ...(link ? { code: link.code } : {}), duplicate: false };
+  return { workflowId, ...sharedCode(link), duplicate: false };
 }

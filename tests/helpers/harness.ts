@@ -7,6 +7,7 @@ import { randomToken } from '../../lib/crypto.ts';
 import { createPostgresResolver } from '../../lib/links/resolve.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createMetrics } from '../../lib/metrics.ts';
+import { createVendorDeps, type VendorDepsOverrides } from '../../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../../lib/safety/safety_scanner.ts';
 import { createWorkflowGateway } from '../../lib/temporal/workflow_gateway.ts';
 import { createWebDeps, type WebDeps } from '../../lib/web_deps.ts';
@@ -36,8 +37,10 @@ export interface Harness {
     body: unknown,
     options?: { secret?: string; timestamp?: number; rawBody?: string },
   ): Promise<Response>;
-  /** Starts a real worker on this harness's task queue; stop() drains it. */
-  startWorker(): Promise<{ worker: Worker; stop(): Promise<void> }>;
+  /** Starts a real worker on this harness's task queue; stop() drains it. `vendors` tunes vendor timings. */
+  startWorker(options?: {
+    vendors?: VendorDepsOverrides;
+  }): Promise<{ worker: Worker; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -110,7 +113,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
         body: raw,
       });
     },
-    async startWorker() {
+    async startWorker(workerOptions = {}) {
       const worker = await createLifelineWorker({
         connection: temporal.nativeConnection,
         namespace: config.temporal.namespace,
@@ -122,6 +125,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           codeLength: config.codeLength,
           resolver: createPostgresResolver({ sql: db.sql }),
           safety: createConfiguredSafetyScanner(config, { sql: db.sql, logger }),
+          vendors: createVendorDeps(config, logger, workerOptions.vendors),
         },
       });
       const running = worker.run();

@@ -54,8 +54,12 @@ describe('POST /api/v1/hooks/wordpress', () => {
     const link = await linkOfPost('news', event.postId);
     assert.equal(link.url, event.permalink);
     assert.equal(link.status, 'active');
-    const result = await h.temporal.client.workflow.getHandle(accepted.workflowId).result();
-    assert.deepEqual(result, { code: link.code });
+    const result = (await h.temporal.client.workflow.getHandle(accepted.workflowId).result()) as {
+      code: string;
+      applied: string[];
+    };
+    assert.equal(result.code, link.code);
+    assert.deepEqual(result.applied, [`post.published: active as ${link.code}`]);
     await recordHistory('publishPostWorkflow-published', accepted.workflowId);
 
     // The short link redirects byte-exactly to WordPress's percent-encoded permalink.
@@ -156,5 +160,70 @@ describe('POST /api/v1/hooks/wordpress', () => {
     // The sender retries the same delivery against a healthy tier: it is accepted and the post gets its link.
     assert.equal((await h.webhook(event)).status, 202);
     assert.equal((await linkOfPost('news', event.postId)).status, 'active');
+  });
+
+  test('post.updated and post.unpublished are accepted just as durably (503 + Retry-After when Temporal is down)', async () => {
+    const published = publishEvent();
+    assert.equal((await h.webhook(published)).status, 202);
+    const link = await linkOfPost('news', published.postId);
+    const later = (ms: number) => new Date(Date.parse(published.occurredAt) + ms).toISOString();
+    const updated = {
+      ...published,
+      id: `${published.id}-u`,
+      event: 'post.updated',
+      permalink: `${published.permalink}?v=2`,
+      occurredAt: later(1000),
+    };
+    const unpublished = {
+      id: `${published.id}-x`,
+      event: 'post.unpublished',
+      site: 'news',
+      postId: published.postId,
+      occurredAt: later(2000),
+    };
+
+    const deadPort = await getFreePort();
+    const downGateway = createWorkflowGateway({
+      address: `127.0.0.1:${deadPort}`,
+      namespace: 'default',
+      taskQueue: h.taskQueue,
+      logger: createLogger({ level: 'silent' }),
+    });
+    const downApp = createApp({ ...h.deps, workflows: downGateway });
+    const { signWebhook } = await import('../../../lib/auth/webhook_signature.ts');
+    for (const event of [updated, unpublished]) {
+      const raw = JSON.stringify(event);
+      const res = await downApp.request('/api/v1/hooks/wordpress', {
+        method: 'POST',
+        body: raw,
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Lifeline-Signature': await signWebhook(h.webhookSecret, raw, Date.now() / 1000),
+        },
+      });
+      assert.equal(res.status, 503, event.event);
+      assert.ok(Number(res.headers.get('Retry-After')) > 0);
+      assert.equal(
+        (await h.db.sql`SELECT 1 FROM webhook_deliveries WHERE delivery_id = ${event.id}`).length,
+        0,
+      );
+    }
+    await downGateway.close();
+
+    // The sender's retries against a healthy tier are applied in order: retargeted, then gone; same code.
+    const accepted = await h.webhook(updated);
+    assert.equal(accepted.status, 202);
+    assert.deepEqual(await accepted.json(), {
+      workflowId: `publish:news:${published.postId}`,
+      code: link.code,
+    });
+    await eventually(async () =>
+      (await linkOfPost('news', published.postId)).url === updated.permalink ? true : undefined,
+    );
+    assert.equal((await h.webhook(unpublished)).status, 202);
+    await eventually(async () =>
+      (await linkOfPost('news', published.postId)).status === 'gone' ? true : undefined,
+    );
+    assert.equal((await h.app.request(`/${link.code}`)).status, 410);
   });
 });

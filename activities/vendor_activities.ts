@@ -1,0 +1,273 @@
+import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { LinkRow, VendorLinkRow } from '../lib/links/link.ts';
+import { toVendorTarget, type VendorTarget } from '../lib/links/vendor_target.ts';
+import { BITLY_DISCARDED_TAG, type BitlyProvider } from '../lib/providers/bitly.ts';
+import { createInHouseProvider } from '../lib/providers/inhouse.ts';
+import { holdsBackHalf, ProviderError, type VendorLink } from '../lib/providers/short_link_provider.ts';
+import { insertAuditEntry } from '../lib/stores/audit_store.ts';
+import { getLinkByCode } from '../lib/stores/link_store.ts';
+import {
+  getVendorLink,
+  insertVendorAttempt,
+  updateVendorProblem,
+  updateVendorSynced,
+} from '../lib/stores/vendor_link_store.ts';
+import type { ActivityDeps } from './deps.ts';
+
+/** What syncToBitly did; the workflow decides what a mismatch means (re-mint before sharing, alert after). */
+export type BitlySyncResult =
+  | { outcome: 'disabled' }
+  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'synced'; vendorId: string | null; action: string }
+  | { outcome: 'mismatch'; answered: string[]; detail: string }
+  | { outcome: 'rejected'; error: string };
+
+/** How many times one activity attempt re-reads Postgres when the link changed while Bitly was being updated. */
+const CONVERGE_PASSES = 3;
+/** Tries to archive a stray bitlink (made with the wrong back-half) before leaving it to reconciliation. */
+const DISCARD_ATTEMPTS = 8;
+
+/** Vendor activities: keep each replica (serving store, Bitly) equal to what Postgres says. */
+export function createVendorActivities(deps: ActivityDeps) {
+  const inhouse = createInHouseProvider({
+    resolver: deps.resolver,
+    shortBaseUrl: deps.vendors?.shortBaseUrl ?? 'http://inhouse.invalid',
+  });
+
+  /** Backoff for a transient failure of this attempt: the vendor's wait for rate limits, else doubling. */
+  function retryDelayMs(error: ProviderError): number {
+    const base = deps.vendors?.retryBaseMs ?? 1_000;
+    const max = deps.vendors?.retryMaxMs ?? 300_000;
+    const attempt = activityInfo().attempt;
+    const backoff = Math.min(base * 2 ** Math.min(attempt - 1, 30), max);
+    const wait =
+      error.details.retryAfterMs !== undefined ? Math.max(error.details.retryAfterMs, base) : backoff;
+    // Jitter spreads a burst of rate-limited links so they do not all return in the same second.
+    return Math.round(wait * (1 + Math.random() * 0.2));
+  }
+
+  /**
+   * Archives a bitlink Bitly made with the wrong back-half, so it cannot be mistaken for ours. Retried here
+   * (a few quick tries): once this attempt returns, nothing remembers that stray link.
+   */
+  async function discard(bitly: BitlyProvider, link: VendorLink, code: string): Promise<void> {
+    const base = deps.vendors?.retryBaseMs ?? 1_000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await bitly.discard(link.vendorId);
+        deps.logger.warn(
+          { code, vendorId: link.vendorId, tag: BITLY_DISCARDED_TAG },
+          'Bitly made a link with another back-half than ours; archived it',
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ProviderError && error.retryable) || attempt >= DISCARD_ATTEMPTS) {
+          deps.logger.error(
+            { alert: 'vendor_stray_link', err: error, code, vendorId: link.vendorId },
+            'could not archive a bitlink made with the wrong back-half; reconciliation must archive it',
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(base * 2 ** (attempt - 1), 5_000)));
+      }
+    }
+  }
+
+  /** Brings the bitlink holding `domain/code` to `target`; returns what was done. */
+  async function converge(bitly: BitlyProvider, remote: VendorLink, code: string, target: VendorTarget) {
+    let link = remote;
+    const actions: string[] = [];
+    if (link.longUrl !== target.longUrl) {
+      link = await bitly.updateTarget(link.vendorId, code, target.longUrl);
+      actions.push('retargeted');
+    }
+    if (link.archived !== target.archived) {
+      link = await bitly.setArchived(link.vendorId, target.archived);
+      actions.push(target.archived ? 'archived' : 'restored');
+    }
+    return { link, actions };
+  }
+
+  type Placement =
+    | { kind: 'found'; remote: VendorLink; action: 'created' | 'adopted' }
+    | { kind: 'mismatch'; answered: string[]; detail: string }
+    | { kind: 'absent' };
+
+  /**
+   * Finds or makes the bitlink that must answer `domain/<code>`. A first attempt goes straight to create (one
+   * call on the happy path; a taken back-half shows up as a 409 or as a link with another back-half); a retry
+   * first looks for what an earlier attempt may have made. A holder is ours when it sits in our group and
+   * either points where we want or an earlier attempt of ours may have made it (timed out, or the worker died
+   * after Bitly answered); anything else holding our back-half is a mismatch. A recorded collision stays one.
+   */
+  async function placeOnBitly(
+    bitly: BitlyProvider,
+    link: LinkRow,
+    target: VendorTarget,
+    before: VendorLinkRow | null,
+  ): Promise<Placement> {
+    const code = link.code;
+    const isOurs = (holder: VendorLink) =>
+      holder.group === bitly.groupGuid &&
+      (holder.longUrl === target.longUrl || (before !== null && before.state !== 'collision'));
+    const holder = before !== null || target.archived ? await bitly.findByCode(code) : null;
+    if (holder && isOurs(holder)) return { kind: 'found', remote: holder, action: 'adopted' };
+    if (holder) {
+      return {
+        kind: 'mismatch',
+        answered: holder.shortIds,
+        detail: `our back-half ${bitly.domain}/${code} is held by ${holder.vendorId}`,
+      };
+    }
+    if (target.archived) return { kind: 'absent' };
+    let made: VendorLink | null = null;
+    try {
+      made = await bitly.create({ code, longUrl: target.longUrl, title: link.title });
+    } catch (error) {
+      if (!(error instanceof ProviderError && error.kind === 'conflict')) throw error;
+    }
+    if (made && holdsBackHalf(made, bitly.domain, code))
+      return { kind: 'found', remote: made, action: 'created' };
+    // 409, or Bitly SILENTLY made a link with another back-half: never keep that mapping.
+    if (made) await discard(bitly, made, code);
+    const holderNow = await bitly.findByCode(code);
+    if (holderNow && isOurs(holderNow)) return { kind: 'found', remote: holderNow, action: 'adopted' };
+    return {
+      kind: 'mismatch',
+      answered: made?.shortIds ?? holderNow?.shortIds ?? [],
+      detail: made
+        ? `Bitly answered ${made.vendorId} instead of ${bitly.domain}/${code}`
+        : `Bitly refused ${bitly.domain}/${code}: the back-half is taken${holderNow ? ` by ${holderNow.vendorId}` : ''}`,
+    };
+  }
+
+  return {
+    /**
+     * The in-house front's replica: re-reads each code from Postgres into the serving store and caches (a code
+     * that no longer exists is dropped), and reports what the in-house resolver now answers.
+     */
+    async writeServingStore(input: {
+      codes: string[];
+    }): Promise<{ serves: { code: string; url: string | null }[] }> {
+      const serves = [];
+      for (const code of input.codes) {
+        const link = await inhouse.findByCode(code);
+        serves.push({ code, url: link && !link.archived ? link.longUrl : null });
+      }
+      return { serves };
+    },
+
+    /**
+     * Makes Bitly's copy of the link equal to Postgres: creates it with OUR code as the back-half if missing,
+     * retargets it, archives or restores it. Transient failures (rate limits, 5xx, timeouts) throw retryable
+     * failures with the right delay; refusals are recorded and returned. Never records a mismatch itself:
+     * it returns it, and the workflow decides.
+     */
+    async syncToBitly(input: { code: string; publishing?: boolean }): Promise<BitlySyncResult> {
+      const bitly = deps.vendors?.bitly;
+      if (!bitly || !deps.vendors) return { outcome: 'disabled' };
+      const vendors = deps.vendors;
+      let link = await getLinkByCode(deps.sql, input.code);
+      if (!link) return { outcome: 'skipped', reason: 'no such link (re-minted)' };
+      if (link.status === 'pending' && !input.publishing) {
+        return { outcome: 'skipped', reason: 'its publish workflow syncs a pending link' };
+      }
+      const before = await insertVendorAttempt(deps.sql, input.code, 'bitly');
+      // Cancellation (the publish workflow stops waiting) arrives through heartbeats.
+      const beat = setInterval(() => heartbeat(), 1_000);
+      const signal = cancellationSignal();
+      try {
+        let remote: VendorLink | null = null;
+        let action = 'unchanged';
+        if (before?.vendorId) {
+          remote = await bitly.get(before.vendorId);
+          if (remote && !holdsBackHalf(remote, bitly.domain, input.code)) remote = null;
+        }
+        const targetOf = (row: LinkRow) =>
+          toVendorTarget(row, { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl }, Date.now());
+        let target = targetOf(link);
+        if (!remote) {
+          if (signal.aborted) throw signal.reason;
+          const placed = await placeOnBitly(bitly, link, target, before);
+          if (placed.kind === 'mismatch') {
+            return { outcome: 'mismatch', answered: placed.answered, detail: placed.detail };
+          }
+          if (placed.kind === 'absent') {
+            // Nothing on Bitly and nothing to serve: no copy needed.
+            await updateVendorSynced(deps.sql, input.code, 'bitly', { vendorId: null, syncedUrl: null });
+            return { outcome: 'synced', vendorId: null, action: 'absent' };
+          }
+          remote = placed.remote;
+          action = placed.action;
+        }
+        // The link may change while Bitly is being updated: re-read and push again until they agree.
+        for (let pass = 0; pass < CONVERGE_PASSES; pass++) {
+          if (signal.aborted) throw signal.reason;
+          const result = await converge(bitly, remote, input.code, target);
+          remote = result.link;
+          if (result.actions.length > 0)
+            action =
+              action === 'unchanged' ? result.actions.join('+') : `${action}+${result.actions.join('+')}`;
+          const latest = await getLinkByCode(deps.sql, input.code);
+          if (!latest) break;
+          const latestTarget = targetOf(latest);
+          if (latestTarget.longUrl === target.longUrl && latestTarget.archived === target.archived) break;
+          link = latest;
+          target = latestTarget;
+        }
+        await updateVendorSynced(deps.sql, input.code, 'bitly', {
+          vendorId: remote.vendorId,
+          syncedUrl: target.longUrl,
+        });
+        return { outcome: 'synced', vendorId: remote.vendorId, action };
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        if (error.retryable) {
+          await updateVendorProblem(deps.sql, input.code, 'bitly', {
+            state: 'pending',
+            error: error.message,
+          });
+          throw ApplicationFailure.create({
+            type: error.kind === 'unavailable' ? 'VendorUnavailable' : 'VendorRateLimited',
+            message: error.message,
+            nextRetryDelay: retryDelayMs(error),
+          });
+        }
+        // Refused (bad request, credentials, plan): retrying the same call cannot help. Recorded, visible in
+        // vendors[], and picked up again by the next change or a reconciliation.
+        await updateVendorProblem(deps.sql, input.code, 'bitly', { state: 'failed', error: error.message });
+        deps.logger.error(
+          { code: input.code, err: error.message, kind: error.kind },
+          'Bitly refused the link',
+        );
+        return { outcome: 'rejected', error: error.message };
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /**
+     * The alert for a shared code Bitly will not hold: the vendor copy is marked `collision` (visible in the
+     * API's vendors[]), audited and logged at error level. The code itself never changes.
+     */
+    async recordVendorCollision(input: { code: string; vendor: 'bitly'; detail: string }): Promise<void> {
+      const existing = await getVendorLink(deps.sql, input.code, input.vendor);
+      if (existing?.state === 'collision' && existing.lastError === input.detail) return;
+      await deps.sql.begin(async (tx) => {
+        await updateVendorProblem(tx, input.code, input.vendor, { state: 'collision', error: input.detail });
+        await insertAuditEntry(tx, {
+          code: input.code,
+          actor: 'system:vendor-sync',
+          action: 'vendor.collision',
+          after: { vendor: input.vendor, state: 'collision' },
+          reason: input.detail,
+        });
+      });
+      deps.logger.error(
+        { alert: 'vendor_collision', code: input.code, vendor: input.vendor, detail: input.detail },
+        'ALERT: the vendor will not hold our shared code; the code is kept, the vendor copy needs a human',
+      );
+    },
+  };
+}

@@ -1,0 +1,34 @@
+<?php
+/**
+ * Plugin Name:       Lifeline Short Links
+ * Description:       Gives every published post its one Lifeline short link: signed publish / update / unpublish webhooks that are queued and retried until Lifeline has them, wp_get_shortlink() returning the Lifeline link, and the link shown in the post editor.
+ * Version:           1.0.0
+ * Requires at least: 5.6
+ * Requires PHP:      7.4
+ * Author:            Lifeline
+ * Text Domain:       lifeline
+ *
+ * @package Lifeline
+ */
+
+if ( ! defined( 'ABSPATH' ) ) {
+	exit;
+}
+
+define( 'LIFELINE_PLUGIN_VERSION', '1.0.0' );
+define( 'LIFELINE_PLUGIN_FILE', __FILE__ );
+
+require_once __DIR__ . '/includes/class-lifeline-config.php';
+require_once __DIR__ . '/includes/class-lifeline-client.php';
+require_once __DIR__ . '/includes/class-lifeline-outbox.php';
+require_once __DIR__ . '/includes/class-lifeline-events.php';
+require_once __DIR__ . '/includes/class-lifeline-shortlink.php';
+require_once __DIR__ . '/includes/class-lifeline-settings.php';
+
+register_activation_hook( __FILE__, array( 'Lifeline_Outbox', 'activate' ) );
+register_deactivation_hook( __FILE__, array( 'Lifeline_Outbox', 'deactivate' ) );
+
+Lifeline_Outbox::init();
+Lifeline_Events::init();
+Lifeline_Shortlink::init();
+Lifeline_Settings::init();

@@ -1,0 +1,20 @@
+<?php
+/**
+ * Removes the plugin's table and options when it is deleted from the Plugins screen.
+ *
+ * @package Lifeline
+ */
+
+if ( ! defined( 'WP_UNINSTALL_PLUGIN' ) ) {
+	exit;
+}
+
+global $wpdb;
+$wpdb->query( "DROP TABLE IF EXISTS {$wpdb->prefix}lifeline_outbox" );
+foreach ( array( 'lifeline_endpoint', 'lifeline_site_id', 'lifeline_webhook_secret', 'lifeline_api_key', 'lifeline_db_version' ) as $option ) {
+	delete_option( $option );
+}
+wp_clear_scheduled_hook( 'lifeline_flush_outbox' );
+delete_post_meta_by_key( '_lifeline_short_url' );
+delete_post_meta_by_key( '_lifeline_checked_at' );
+delete_post_meta_by_key( '_lifeline_permalink' );

@@ -1,0 +1,260 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { getFreePort } from '../../scripts/dev_server.ts';
+import { ROOT } from '../../scripts/temporal_cli.ts';
+import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { getPostLink, waitForPostLink } from '../helpers/wordpress_events.ts';
+import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
+
+// A real WordPress (Debian's package, PHP's built-in server, MariaDB) with integrations/wordpress/lifeline
+// installed, talking to a real Lifeline web process (main.ts) and worker, with Bitly as an HTTP fake.
+
+const SITE = 'e2e-news';
+const TITLE = 'عاجل: خبر من القاهرة';
+
+let fake: BitlyFake;
+let h: Harness;
+let wp: WordPressSite;
+let lifelineUrl: string;
+let web: ChildProcess | undefined;
+let worker: { stop(): Promise<void> } | undefined;
+const startedAt = Date.now();
+
+async function startLifeline() {
+  const port = new URL(lifelineUrl).port;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    PORT: port,
+    HOST: '127.0.0.1',
+    SHORT_BASE_URL: lifelineUrl,
+    DATABASE_URL: h.db.url,
+    TEMPORAL_ADDRESS: h.temporal.address,
+    TEMPORAL_TASK_QUEUE: h.taskQueue,
+    BOOTSTRAP_API_KEY: h.apiKey,
+    WORDPRESS_WEBHOOK_SECRET: h.webhookSecret,
+    ADMIN_EMAIL: 'admin@example.test',
+    ADMIN_PASSWORD: 'correct horse battery',
+    LOG_LEVEL: 'info',
+    ...fake.env(),
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: ROOT, env });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out = (out + d).slice(-20_000);
+  });
+  child.stderr!.on('data', (d) => {
+    out = (out + d).slice(-20_000);
+  });
+  web = child;
+  await eventually(async () => (out.includes('web listening') ? true : undefined), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    what: `Lifeline's web process; output:\n${out}`,
+  });
+  worker = await h.startWorker({
+    vendors: { bitly: { timeoutMs: 2_000 }, retryBaseMs: 100, retryMaxMs: 1_000 },
+  });
+}
+
+async function stopLifeline() {
+  if (web && web.exitCode === null) {
+    const exited = new Promise((resolve) => web!.once('exit', resolve));
+    web.kill('SIGTERM');
+    await exited;
+  }
+  web = undefined;
+  await worker?.stop();
+  worker = undefined;
+}
+
+before(async () => {
+  fake = await startBitlyFake({ domains: ['sho.rt'] });
+  lifelineUrl = `http://127.0.0.1:${await getFreePort()}`;
+  h = await createHarness({ env: { ...fake.env(), SHORT_BASE_URL: lifelineUrl } });
+  await startLifeline();
+  wp = await startWordPress({ lifelineUrl, siteId: SITE, secret: h.webhookSecret, apiKey: h.apiKey });
+});
+after(async () => {
+  await stopLifeline();
+  await wp?.stop();
+  await h?.close();
+  await fake?.stop();
+  process.stderr.write(
+    `  e2e run time: ${((Date.now() - startedAt) / 1000).toFixed(1)} s (setup included)\n`,
+  );
+});
+
+interface WpPost {
+  id: number;
+  link: string;
+  slug: string;
+  status: string;
+}
+
+async function createPost(title: string): Promise<WpPost> {
+  const res = await wp.rest<WpPost>('/wp/v2/posts', {
+    method: 'POST',
+    json: { title, content: '<p>نص الخبر.</p>', status: 'publish' },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body;
+}
+
+describe('WordPress → Lifeline end to end', () => {
+  test('publish an Arabic post, change its slug, trash it; an outage in between loses nothing', async () => {
+    // 1. Publish: the plugin signs and sends post.published; the link is minted, synced to Bitly with the
+    //    same back-half, and redirects byte-exactly to WordPress's percent-encoded permalink, which loads.
+    const post = await createPost(TITLE);
+    assert.match(
+      post.link,
+      /%d8%b9%d8%a7%d8%ac%d9%84/,
+      'WordPress emits the slug percent-encoded, lowercase',
+    );
+    const link = await waitForPostLink(
+      h,
+      SITE,
+      post.id,
+      (l) => l.status === 'active' && l.vendors[0]?.state === 'synced',
+    );
+    assert.equal(link.url, post.link);
+    assert.equal(link.shortUrl, `${lifelineUrl}/${link.code}`);
+    const onBitly = fake.linkByKeyword(link.code);
+    assert.ok(onBitly, 'Bitly holds the same back-half');
+    assert.equal(onBitly.longUrl, post.link);
+
+    const redirect = await fetch(`${lifelineUrl}/${link.code}`, { redirect: 'manual' });
+    assert.equal(redirect.status, 301);
+    assert.equal(redirect.headers.get('Location'), post.link, 'byte-exact Location');
+    const page = await fetch(redirect.headers.get('Location')!);
+    const html = await page.text();
+    assert.equal(page.status, 200);
+    assert.ok(html.includes(TITLE), 'the permalink loads the post');
+
+    // wp_get_shortlink() is the Lifeline link (<link rel="shortlink"> in the page head), and the editor's
+    // endpoint shows it.
+    assert.ok(html.includes(`<link rel='shortlink' href='${lifelineUrl}/${link.code}' />`), 'shortlink tag');
+    const editor = await wp.rest<{ shortUrl: string; state: string }>(
+      `/lifeline/v1/posts/${post.id}/shortlink`,
+    );
+    assert.deepEqual(editor.body, { shortUrl: link.shortUrl, state: 'active', queued: 0 });
+
+    // 2. Change the slug: post.updated retargets the link everywhere, same code.
+    const renamed = await wp.rest<WpPost>(`/wp/v2/posts/${post.id}`, {
+      method: 'POST',
+      json: { slug: 'cairo-breaking' },
+    });
+    assert.equal(renamed.status, 200);
+    assert.notEqual(renamed.body.link, post.link);
+    const moved = await waitForPostLink(h, SITE, post.id, (l) => l.url === renamed.body.link);
+    assert.equal(moved.code, link.code);
+    await eventually(
+      async () => (fake.linkByKeyword(link.code)?.longUrl === renamed.body.link ? true : undefined),
+      {
+        what: 'Bitly to follow the new permalink',
+      },
+    );
+    const followed = await fetch(`${lifelineUrl}/${link.code}`, { redirect: 'manual' });
+    assert.equal(followed.headers.get('Location'), renamed.body.link);
+    assert.equal((await fetch(renamed.body.link)).status, 200);
+
+    // 3. Trash it: post.unpublished → 410, archived on Bitly.
+    const trashed = await wp.rest<WpPost>(`/wp/v2/posts/${post.id}`, { method: 'DELETE' });
+    assert.equal(trashed.status, 200);
+    assert.equal(trashed.body.status, 'trash');
+    await waitForPostLink(h, SITE, post.id, (l) => l.status === 'gone');
+    await eventually(async () => {
+      const res = await fetch(`${lifelineUrl}/${link.code}`, { redirect: 'manual' });
+      await res.arrayBuffer();
+      return res.status === 410 ? true : undefined;
+    });
+    await eventually(async () => (fake.linkByKeyword(link.code)?.archived ? true : undefined), {
+      what: 'Bitly to archive the copy',
+    });
+
+    // 4. Lifeline down: publishing still works in WordPress, and the event waits in the plugin's outbox.
+    await stopLifeline();
+    const offline = await createPost('نشر أثناء انقطاع الخدمة');
+    const queued = wp.mysql(
+      `SELECT event, attempts, last_error FROM wp_lifeline_outbox WHERE post_id = ${offline.id}`,
+    );
+    assert.equal(queued.length, 1);
+    assert.equal(queued[0]![0], 'post.published');
+    assert.match(queued[0]![2] ?? '', /connect/i);
+    assert.equal(await getPostLink(h, SITE, offline.id), null);
+
+    // 5. Lifeline back: the next WP-Cron run delivers the queued event and the post gets its link.
+    await startLifeline();
+    const delivered = await eventually(
+      async () => {
+        await wp.runCron();
+        const link = await getPostLink(h, SITE, offline.id);
+        return link?.status === 'active' ? link : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the queued publish to arrive after WP-Cron' },
+    );
+    assert.equal(delivered.url, offline.link);
+    assert.deepEqual(wp.mysql('SELECT COUNT(*) FROM wp_lifeline_outbox'), [['0']]);
+    const back = await fetch(`${lifelineUrl}/${delivered.code}`, { redirect: 'manual' });
+    assert.equal(back.headers.get('Location'), offline.link);
+  });
+
+  test("the block editor shows the post's short link; the settings page tests the connection (Chromium)", async () => {
+    const post = await createPost('مقال للمحرر');
+    const link = await waitForPostLink(h, SITE, post.id, (l) => l.status === 'active');
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(`${wp.baseUrl}/wp-login.php`);
+      await page.fill('#user_login', 'admin');
+      await page.fill('#user_pass', wp.adminPassword);
+      await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')]);
+      await page.goto(`${wp.baseUrl}/wp-admin/post.php?post=${post.id}&action=edit`);
+      // The panel's toggle, in the document sidebar (CSS, not roles: the welcome guide hides the rest from ARIA).
+      const toggle = page.locator('button.components-panel__body-toggle', { hasText: 'Lifeline short link' });
+      await toggle.waitFor({ timeout: 60_000 });
+      const welcome = page.locator('.edit-post-welcome-guide');
+      if (await welcome.isVisible()) await page.keyboard.press('Escape');
+      await welcome.waitFor({ state: 'hidden' });
+      if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+      const shown = page.locator('.lifeline-shortlink a');
+      await shown.waitFor({ timeout: 30_000 });
+      assert.equal(await shown.textContent(), link.shortUrl);
+      assert.equal(await shown.getAttribute('href'), link.shortUrl);
+      mkdirSync(join(ROOT, '.cache'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, '.cache', 'e2e-wordpress-editor.png') });
+
+      // Settings → Lifeline: secrets are never printed back, and "Test connection" proves both credentials.
+      await page.goto(`${wp.baseUrl}/wp-admin/options-general.php?page=lifeline`);
+      const settingsHtml = await page.content();
+      assert.ok(settingsHtml.includes(lifelineUrl), 'the Lifeline URL is shown');
+      assert.ok(!settingsHtml.includes(h.webhookSecret), 'the webhook secret is not printed');
+      assert.ok(!settingsHtml.includes(h.apiKey), 'the API key is not printed');
+      await Promise.all([
+        page.waitForURL(/page=lifeline/),
+        page.getByRole('button', { name: 'Test connection' }).click(),
+      ]);
+      const notice = await page.locator('.notice-info').textContent();
+      assert.match(notice ?? '', /Webhook secret: accepted\. API key: accepted\./);
+    } finally {
+      await browser.close();
+    }
+  });
+});

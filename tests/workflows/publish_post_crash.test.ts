@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { ROOT } from '../../scripts/temporal_cli.ts';
+import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../helpers/wordpress_events.ts';
+
+// The production worker entry (`npm run worker`) in its own process, SIGKILLed while a publish workflow is
+// in the middle of its Bitly call; a new worker then finishes the workflow with exactly one link.
+
+let fake: BitlyFake;
+let h: Harness;
+const children: ChildProcess[] = [];
+before(async () => {
+  fake = await startBitlyFake({ domains: ['sho.rt'] });
+  h = await createHarness({ env: fake.env() });
+});
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await h.close();
+  await fake.stop();
+});
+
+/** Starts `workers/main.ts` against this test's database, task queue and Bitly fake. */
+async function startWorkerProcess(): Promise<ChildProcess> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    DATABASE_URL: h.db.url,
+    TEMPORAL_ADDRESS: h.temporal.address,
+    TEMPORAL_TASK_QUEUE: h.taskQueue,
+    BOOTSTRAP_API_KEY: h.apiKey,
+    WORDPRESS_WEBHOOK_SECRET: h.webhookSecret,
+    ADMIN_EMAIL: 'admin@example.test',
+    ADMIN_PASSWORD: 'correct horse battery',
+    SHORT_BASE_URL: h.config.shortBaseUrl,
+    LOG_LEVEL: 'info',
+    ...fake.env(),
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], { cwd: ROOT, env });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  await eventually(async () => (out.includes('worker running') ? true : undefined), {
+    timeoutMs: 90_000,
+    intervalMs: 100,
+    what: `the worker process to start; output:\n${out}`,
+  });
+  return child;
+}
+
+describe('publish survives a worker killed mid-workflow', () => {
+  test('SIGKILL during the Bitly create; a new worker completes it with exactly one link', async () => {
+    const first = await startWorkerProcess();
+    const postId = 777;
+    // Bitly takes 4 s to answer the create: the worker dies while the request is in flight (Bitly still
+    // makes the link; nobody hears the answer).
+    fake.failNext({ method: 'POST', path: '/bitlinks', delayMs: 4_000 });
+    const res = await h.webhook(wordpressEvent('post.published', { postId }));
+    assert.equal(res.status, 202);
+    await eventually(
+      async () =>
+        fake.arrivals.some((a) => a.method === 'POST' && a.path === '/bitlinks') ? true : undefined,
+      {
+        timeoutMs: 60_000,
+        what: 'the Bitly create to be in flight',
+      },
+    );
+    const exited = new Promise((resolve) => first.once('exit', resolve));
+    first.kill('SIGKILL');
+    await exited;
+    const pending = await h.db.sql<{ status: string }[]>`SELECT status FROM links WHERE post_id = ${postId}`;
+    assert.deepEqual(
+      pending.map((r) => r.status),
+      ['pending'],
+      'killed after mintCode, before markActive',
+    );
+
+    const killedAt = Date.now();
+    await startWorkerProcess();
+    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', {
+      timeoutMs: 90_000,
+    });
+    const result = await waitForPostWorkflow(h, 'news', postId);
+    assert.equal(result.code, link.code);
+    process.stderr.write(
+      `  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`,
+    );
+
+    // Exactly one link for the post, and exactly one bitlink: the retry adopted the one Bitly made.
+    const rows = await h.db.sql`SELECT code FROM links WHERE site = 'news' AND post_id = ${postId}`;
+    assert.equal(rows.length, 1);
+    assert.equal(link.vendors[0]?.state, 'synced');
+    assert.equal(fake.listLinks().length, 1);
+    assert.equal(fake.linkByKeyword(link.code)?.longUrl, link.url);
+    const minted = await h.db.sql`SELECT 1 FROM audit_log WHERE action = 'link.minted'`;
+    assert.equal(minted.length, 1);
+  });
+});
