@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { insertAuditEntry } from '../lib/stores/audit_store.ts';
 import { expireLinkIfDue } from '../lib/stores/link_lifecycle_store.ts';
 import { getLinkByCode } from '../lib/stores/link_store.ts';
-import { signalExpiry, signalSyncLink } from '../lib/temporal/link_signals.ts';
+import { signalExpiry } from '../lib/temporal/expiry_signal.ts';
+import { signalLinkSync } from '../lib/temporal/workflow_gateway.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** Expiry activities: idempotent; Postgres decides, the timer only wakes us. */
@@ -65,11 +66,7 @@ export function createExpiryActivities(deps: ActivityDeps) {
       if (step.kind === 'expired_now') deps.logger.info({ code: input.code }, 'link expired');
       // Also when an earlier attempt committed the expiry but its sync signal may not have gone out.
       const { client, info } = Context.current();
-      await signalSyncLink(client.workflow, {
-        taskQueue: info.taskQueue,
-        code: input.code,
-        reason: 'expired',
-      });
+      await signalLinkSync(client.workflow, info.taskQueue, input.code, 'expired');
       return { outcome: 'expired', expiresAtMs: null };
     },
   };

@@ -15,7 +15,7 @@ import {
 } from '../lib/stores/link_lifecycle_store.ts';
 import { getLinkByCode } from '../lib/stores/link_store.ts';
 import { updateOpsRunReport } from '../lib/stores/ops_run_store.ts';
-import { signalSyncLink } from '../lib/temporal/link_signals.ts';
+import { signalLinkSync } from '../lib/temporal/workflow_gateway.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** Links one Safe Browsing call (and one blocklist query) covers. */
@@ -68,11 +68,12 @@ export function createSafetyActivities(deps: ActivityDeps) {
       'safety verdict changed',
     );
     const { client, info } = Context.current();
-    await signalSyncLink(client.workflow, {
-      taskQueue: info.taskQueue,
-      code: change.code,
-      reason: `safety ${change.before.safety} → ${change.after.safety}`,
-    });
+    await signalLinkSync(
+      client.workflow,
+      info.taskQueue,
+      change.code,
+      `safety ${change.before.safety} → ${change.after.safety}`,
+    );
   }
 
   return {
@@ -94,7 +95,10 @@ export function createSafetyActivities(deps: ActivityDeps) {
       });
       if (change === 'conflict') throw new Error(`link ${row.code} changed during its scan; scanning again`);
       if (change === null && result.complete) await touchSafetyCheckedAt(deps.sql, [row.code], now);
-      if (change) await announce(change, workflowId);
+      // A pending link is being published: its publish workflow writes the replicas (and must be the one to
+      // reach Bitly first); only the serving store needs the new verdict now.
+      if (change && row.status === 'pending') await deps.resolver.refresh(row.code);
+      else if (change) await announce(change, workflowId);
       return { safety: change ? change.after.safety : row.safety, changed: change !== null };
     },
 
@@ -121,7 +125,7 @@ export function createSafetyActivities(deps: ActivityDeps) {
           reason,
           since: startedAt,
         })) {
-          await signalSyncLink(ctx.client.workflow, { taskQueue: ctx.info.taskQueue, code, reason });
+          await signalLinkSync(ctx.client.workflow, ctx.info.taskQueue, code, reason);
         }
       }
 

@@ -4,31 +4,10 @@ import {
   type expireLinkWorkflow,
   expiryChangedSignal,
 } from '../../workflows/expire_link.ts';
-import type { syncLinkWorkflow } from '../../workflows/sync_link.ts';
 import { KindKey, LinkCodeKey } from './search_attributes.ts';
-import { getExpireWorkflowId, getSyncWorkflowId } from './workflow_ids.ts';
+import { getExpireWorkflowId } from './workflow_ids.ts';
 
-// Used from activities (Context.current().client): the same signals the web tier's gateway sends.
-
-/** Tells `sync:{code}` the link changed in Postgres (signalWithStart: starts it when it is not running). */
-export async function signalSyncLink(
-  client: WorkflowClient,
-  options: { taskQueue: string; code: string; reason: string },
-): Promise<string> {
-  const workflowId = getSyncWorkflowId(options.code);
-  await client.signalWithStart<typeof syncLinkWorkflow, [{ reason: string }]>('syncLinkWorkflow', {
-    taskQueue: options.taskQueue,
-    workflowId,
-    args: [{ code: options.code, reason: options.reason }],
-    signal: 'linkChanged',
-    signalArgs: [{ reason: options.reason }],
-    typedSearchAttributes: [
-      { key: LinkCodeKey, value: options.code },
-      { key: KindKey, value: 'sync' },
-    ],
-  });
-  return workflowId;
-}
+// Used from activities (Context.current().client). The sync signal is signalLinkSync in workflow_gateway.ts.
 
 /**
  * Makes `expire:{code}` know the link's current expiry: starts it with the date (or moves its timer) when
