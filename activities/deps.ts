@@ -1,5 +1,6 @@
 import type { LinkResolver } from '../lib/links/resolve.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { ServingReplica } from '../lib/ops/serving_replica.ts';
 import type { VendorDeps } from '../lib/providers/vendor_deps.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Sql } from '../lib/stores/sql.ts';
@@ -15,4 +16,6 @@ export interface ActivityDeps {
   safety: SafetyScanner;
   /** Vendor replicas (Bitly) and their sync tuning; absent: no vendor is synced. */
   vendors?: VendorDeps;
+  /** The serving store, read directly by reconciliation (absent: no serving store configured). */
+  servingStore?: ServingReplica;
 }

@@ -3,6 +3,7 @@ import { createExpiryActivities } from './expiry_activities.ts';
 import { createLinkActivities } from './link_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
 import { createPostActivities } from './post_activities.ts';
+import { createReconcileActivities } from './reconcile_activities.ts';
 import { createSafetyActivities } from './safety_activities.ts';
 import { createVendorActivities } from './vendor_activities.ts';
 
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSafetyActivities(deps),
     ...createExpiryActivities(deps),
     ...createOpsRunActivities(deps),
+    ...createReconcileActivities(deps),
     ...createPostActivities(deps),
     ...createVendorActivities(deps),
   };

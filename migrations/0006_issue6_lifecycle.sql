@@ -22,7 +22,21 @@ ALTER TABLE links SET (fillfactor = 80);
 CREATE UNIQUE INDEX ops_runs_one_front_change ON ops_runs ((true))
   WHERE status = 'running' AND kind IN ('failover', 'failback', 'drill');
 
+-- What a reconciliation run found, one row per (run, side, code): every code seen on the vendor (drift
+-- NULL when it agrees with Postgres), and every drift with whether it was repaired. The run's report is
+-- counted from here at the end, so a crash and a retried page can neither lose nor double a count.
+-- Scratch data of running runs (deleted when a run ends): unlogged, nothing to replicate or recover.
+CREATE UNLOGGED TABLE reconcile_marks (
+  run_id    text NOT NULL,
+  side      text NOT NULL CHECK (side IN ('bitly', 'serving')),
+  code      text COLLATE "C" NOT NULL,
+  drift     text CHECK (drift IN ('missing', 'stale', 'extra', 'collision', 'unimportable')),
+  repaired  boolean NOT NULL DEFAULT false,
+  PRIMARY KEY (run_id, side, code)
+);
+
 -- Down Migration
+DROP TABLE IF EXISTS reconcile_marks;
 DROP INDEX IF EXISTS ops_runs_one_front_change;
 ALTER TABLE links RESET (fillfactor);
 ALTER INDEX links_tags_idx RESET (fastupdate);

@@ -2,5 +2,6 @@
 
 export { expireLinkWorkflow } from './expire_link.ts';
 export { publishPostWorkflow } from './publish_post.ts';
+export { reconcileLinksWorkflow } from './reconcile_links.ts';
 export { rescanLinksWorkflow } from './rescan_links.ts';
 export { syncLinkWorkflow } from './sync_link.ts';

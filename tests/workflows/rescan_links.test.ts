@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { listLinksToRescan } from '../../lib/stores/link_lifecycle_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
 import { getRescanScheduleId } from '../../lib/temporal/workflow_ids.ts';
-import { ROOT } from '../../scripts/temporal_cli.ts';
 import type { RescanLinksInput, RescanReport } from '../../workflows/rescan_links.ts';
 import { type SafeBrowsingFake, startSafeBrowsingFake } from '../fakes/safe_browsing_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { uniqueId } from '../helpers/temporal.ts';
+import { startWorkerProcess } from '../helpers/worker_process.ts';
 
 let h: Harness;
 let fake: SafeBrowsingFake;
@@ -189,7 +188,10 @@ describe('rescanLinksWorkflow', () => {
     fake.addThreat('kill7.example/', 'MALWARE');
     fake.delayNext(800, 12);
 
-    const child = startWorkerProcess();
+    const child = startWorkerProcess({
+      h,
+      env: { SAFE_BROWSING_API_KEY: fake.apiKey, SAFE_BROWSING_API_BASE_URL: fake.baseUrl },
+    });
     try {
       await eventually(async () => (child.ready ? true : undefined), {
         timeoutMs: 60_000,
@@ -250,30 +252,3 @@ describe('rescanLinksWorkflow while Safe Browsing is down', () => {
     assert.deepEqual(report.changedTo, {});
   });
 });
-
-/** The real worker entry (workers/main.ts) in a child process, so a test can SIGKILL it. */
-function startWorkerProcess(): { process: ChildProcess; ready: boolean } {
-  const state = { process: undefined as unknown as ChildProcess, ready: false };
-  state.process = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      DATABASE_URL: h.db.url,
-      TEMPORAL_ADDRESS: h.temporal.address,
-      TEMPORAL_TASK_QUEUE: h.taskQueue,
-      SAFE_BROWSING_API_KEY: fake.apiKey,
-      SAFE_BROWSING_API_BASE_URL: fake.baseUrl,
-      BOOTSTRAP_API_KEY: h.apiKey,
-      WORDPRESS_WEBHOOK_SECRET: h.webhookSecret,
-      ADMIN_EMAIL: 'admin@example.test',
-      ADMIN_PASSWORD: 'correct horse battery',
-      LOG_LEVEL: 'info',
-    },
-  });
-  state.process.stdout?.on('data', (chunk: Buffer) => {
-    if (chunk.toString().includes('worker running')) state.ready = true;
-  });
-  state.process.stderr?.resume();
-  return state;
-}
