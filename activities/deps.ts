@@ -1,5 +1,6 @@
 import type { LinkResolver } from '../lib/links/resolve.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { FrontDeps } from '../lib/ops/front_deps.ts';
 import type { ServingReplica } from '../lib/ops/serving_replica.ts';
 import type { VendorDeps } from '../lib/providers/vendor_deps.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
@@ -18,4 +19,6 @@ export interface ActivityDeps {
   vendors?: VendorDeps;
   /** The serving store, read directly by reconciliation (absent: no serving store configured). */
   servingStore?: ServingReplica;
+  /** Vendor failover (verification, DNS); absent: failover activities refuse to run. */
+  front?: FrontDeps;
 }

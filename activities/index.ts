@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
+import { createFrontActivities } from './front_activities.ts';
 import { createLinkActivities } from './link_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
 import { createPostActivities } from './post_activities.ts';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createExpiryActivities(deps),
     ...createOpsRunActivities(deps),
     ...createReconcileActivities(deps),
+    ...createFrontActivities(deps),
     ...createPostActivities(deps),
     ...createVendorActivities(deps),
   };

@@ -85,6 +85,10 @@ export const envSchema = z
     SAFE_BROWSING_API_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://safebrowsing.googleapis.com'),
     SAFETY_TRUSTED_HOSTS: commaList,
     SAFETY_RESCAN_INTERVAL: duration.default('12h'),
+    RECONCILE_INTERVAL: duration.default('1d'),
+    DNS_ADAPTER_URL: optionalHttpUrl,
+    DNS_ADAPTER_TOKEN: optionalString,
+    FAILOVER_DNS_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     WORDPRESS_WEBHOOK_SECRET: optionalString.pipe(
       z.string().min(16, 'must be at least 16 characters').optional(),
     ),
@@ -172,6 +176,12 @@ export interface Config {
   safeBrowsing: { apiKey: string; apiBaseUrl: string } | undefined;
   /** Hosts exempt from the safety rules (the newsroom's own), and how often every destination is re-checked. */
   safety: { trustedHosts: string[]; rescanInterval: string };
+  /** Reconciliation schedule and vendor failover: the optional DNS adapter and the short domain's DNS TTL. */
+  lifecycle: {
+    reconcileInterval: string;
+    dnsAdapter: { url: string; token: string | undefined } | undefined;
+    dnsTtlSeconds: number;
+  };
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
   admin: { email: string; password: string | undefined } | undefined;
@@ -246,6 +256,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       ? { apiKey: e.SAFE_BROWSING_API_KEY, apiBaseUrl: e.SAFE_BROWSING_API_BASE_URL }
       : undefined,
     safety: { trustedHosts: e.SAFETY_TRUSTED_HOSTS, rescanInterval: e.SAFETY_RESCAN_INTERVAL },
+    lifecycle: {
+      reconcileInterval: e.RECONCILE_INTERVAL,
+      dnsAdapter: e.DNS_ADAPTER_URL ? { url: e.DNS_ADAPTER_URL, token: e.DNS_ADAPTER_TOKEN } : undefined,
+      dnsTtlSeconds: e.FAILOVER_DNS_TTL_SECONDS,
+    },
     wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     admin: e.ADMIN_EMAIL ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,

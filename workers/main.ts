@@ -3,6 +3,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createFrontDeps } from '../lib/ops/front_deps.ts';
 import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
@@ -35,11 +36,16 @@ const worker = await createLifelineWorker({
     resolver: createPostgresResolver({ sql }),
     safety: createConfiguredSafetyScanner(config, { sql, logger }),
     vendors: createVendorDeps(config, logger),
+    front: createFrontDeps(config),
   },
 });
 await ensureSchedules(
   new Client({ connection, namespace: config.temporal.namespace }),
-  { taskQueue: config.temporal.taskQueue, rescanInterval: config.safety.rescanInterval },
+  {
+    taskQueue: config.temporal.taskQueue,
+    rescanInterval: config.safety.rescanInterval,
+    reconcileInterval: config.lifecycle.reconcileInterval,
+  },
   logger,
 );
 logger.info({ address, taskQueue: config.temporal.taskQueue }, 'worker running');

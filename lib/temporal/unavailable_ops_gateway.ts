@@ -6,5 +6,12 @@ export function createUnavailableOpsGateway(reason: string): OpsGateway {
   const fail = async (): Promise<never> => {
     throw new UnavailableError(`Workflows are unavailable here: ${reason}`, 30);
   };
-  return { startRescan: fail, close: async () => {} };
+  return {
+    startRescan: fail,
+    startReconcile: fail,
+    startFrontChange: fail,
+    signalDnsChanged: fail,
+    describeFrontChange: fail,
+    close: async () => {},
+  };
 }

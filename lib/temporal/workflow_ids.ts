@@ -24,3 +24,8 @@ export function getRescanScheduleId(taskQueue: string): string {
 export function getManualRescanWorkflowId(trigger: string): string {
   return `rescan:${trigger}`;
 }
+
+/** The Temporal Schedule that reconciles Postgres, the serving store and Bitly; one per task queue. */
+export function getReconcileScheduleId(taskQueue: string): string {
+  return `reconcile:${taskQueue}`;
+}

@@ -7,6 +7,7 @@ import { randomToken } from '../../lib/crypto.ts';
 import { createPostgresResolver } from '../../lib/links/resolve.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createMetrics } from '../../lib/metrics.ts';
+import { createFrontDeps } from '../../lib/ops/front_deps.ts';
 import { createVendorDeps, type VendorDepsOverrides } from '../../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../../lib/safety/safety_scanner.ts';
 import { createWorkflowGateway } from '../../lib/temporal/workflow_gateway.ts';
@@ -126,6 +127,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           resolver: createPostgresResolver({ sql: db.sql }),
           safety: createConfiguredSafetyScanner(config, { sql: db.sql, logger }),
           vendors: createVendorDeps(config, logger, workerOptions.vendors),
+          front: createFrontDeps(config),
         },
       });
       const running = worker.run();
