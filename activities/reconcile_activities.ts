@@ -9,6 +9,7 @@ import type { VendorLink } from '../lib/providers/short_link_provider.ts';
 import { describeScanResult, nextSafetyVerdict } from '../lib/safety/scan_result.ts';
 import { listVendorLinks } from '../lib/stores/link_store.ts';
 import {
+  analyzeMarks,
   type Drift,
   deleteMarks,
   getLinksByCodes,
@@ -249,6 +250,9 @@ export function createReconcileActivities(deps: ActivityDeps) {
       let cursor = resumed?.cursor ?? input.position.cursor ?? '';
       let read = resumed?.read ?? 0;
       const beat = () => ctx.heartbeat({ cursor, read });
+      // The marks table was just filled: without fresh statistics the planner takes it for empty and joins
+      // it by scanning (seconds per chunk at 10,000 links, against milliseconds).
+      await analyzeMarks(deps.sql);
       while (read < input.budget) {
         const codes = await listUnseenActiveCodes(deps.sql, {
           runId: input.runId,

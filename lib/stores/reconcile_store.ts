@@ -83,6 +83,11 @@ export async function summarizeMarks(
   return summary;
 }
 
+/** Refreshes the planner's statistics of reconcile_marks (it grows by thousands of rows within a run). */
+export async function analyzeMarks(db: Db): Promise<void> {
+  await db`ANALYZE reconcile_marks`;
+}
+
 /** Forgets a finished run's marks. */
 export async function deleteMarks(db: Db, runId: string): Promise<void> {
   await db`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
