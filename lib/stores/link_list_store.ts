@@ -70,11 +70,12 @@ export async function listLinks(
   const backwards = position?.direction === 'before';
   const forward = descending !== backwards;
   if (position) {
+    // ::text first: postgres.js would serialise a timestamptz parameter through a JS Date, losing microseconds.
     const cmp = forward ? db`<` : db`>`;
     conditions.push(
       column === 'code'
         ? db`code ${cmp} ${position.code}`
-        : db`(${db(column)}, code) ${cmp} (${position.value}::timestamptz, ${position.code})`,
+        : db`(${db(column)}, code) ${cmp} (${position.value}::text::timestamptz, ${position.code})`,
     );
   }
   const where = conditions.reduce((acc, cond) => db`${acc} AND ${cond}`);
