@@ -80,7 +80,7 @@ describe('rate limits (Redis-backed)', () => {
       code: string;
     };
     const statuses = await Promise.all(
-      Array.from({ length: 60 }, () => h.app.request(`/${created.code}`).then((r) => r.status)),
+      Array.from({ length: 60 }, async () => (await h.app.request(`/${created.code}`)).status),
     );
     assert.ok(statuses.every((s) => s === 301));
   });
