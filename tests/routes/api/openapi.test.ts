@@ -89,7 +89,7 @@ describe('GET /api/v1/openapi.json', () => {
       occurredAt: new Date().toISOString(),
     });
     // One real call per operation (and some of their documented failures).
-    const calls: Record<string, () => Promise<Response>[]> = {
+    const calls: Record<string, () => (Response | Promise<Response>)[]> = {
       createLink: () => [
         h.app.request('/api/v1/links', {
           method: 'POST',
