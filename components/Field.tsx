@@ -106,7 +106,7 @@ export function ErrorSummary(props: { errors: Record<string, string>; labels: Re
       <ul>
         {entries.map(([field, message]) => (
           <li key={field}>
-            <a href={`#field-${field}`}>{props.labels[field] ?? field}</a>: {message}
+            <a href={`#field-${field}`}>{message}</a>
           </li>
         ))}
       </ul>

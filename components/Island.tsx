@@ -27,7 +27,7 @@ export function Island<P extends object>(props: {
       <script
         type="application/json"
         data-island-props=""
-        // biome-ignore lint/security/noDangerouslySetInnerHtml: escaped JSON data, never executed
+        // Escaped JSON data, never executed (see toScriptJson).
         dangerouslySetInnerHTML={{ __html: toScriptJson(props.props) }}
       />
     </>

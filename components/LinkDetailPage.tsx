@@ -14,6 +14,12 @@ import { LINK_FIELD_LABELS, REDIRECT_OPTIONS } from './NewLinkPage.tsx';
 
 export const STATS_RANGES = [7, 30, 90] as const;
 
+const ORIGIN_TEXT: Record<Link['origin'], string> = {
+  api: 'through the API',
+  ui: 'in the editor',
+  wordpress: 'at publish in WordPress',
+  import: 'imported',
+};
 const VENDOR_NAMES: Record<string, string> = { bitly: 'Bitly', inhouse: 'In-house resolver' };
 const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -100,6 +106,10 @@ export function LinkDetailPage(props: {
     { value: 'gone', label: 'Retired — answers 410 Gone' },
   ];
   const { values, errors } = props.edit;
+  // The creation entry names a person; the owner column only holds an id.
+  const creator =
+    [...props.audit].reverse().find((e) => e.action === 'link.created' || e.action === 'link.minted')
+      ?.actor ?? props.row.owner;
   return (
     <AppLayout title={link.code} session={props.session} section="links">
       <div class="page-header">
@@ -168,7 +178,7 @@ export function LinkDetailPage(props: {
                 {link.redirectStatus ? String(link.redirectStatus) : 'Deployment default'}
               </Fact>
               <Fact label="Made by">
-                {describeActor(props.row.owner)} · {link.origin === 'ui' ? 'editor' : link.origin}
+                {describeActor(creator)} · {ORIGIN_TEXT[link.origin]}
               </Fact>
               {link.site && (
                 <Fact label="Article">

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import CopyButton from '../islands/CopyButton.tsx';
 import { API_KEY_SCOPES } from '../lib/auth/api_keys.ts';
 import type { ApiKey } from '../lib/auth/issue_api_key.ts';
@@ -30,6 +31,19 @@ export interface OpsView {
   keys: ApiKey[];
   users: UserRow[];
   temporalUrl: string | null;
+}
+
+/** A destructive action behind a second click, without JavaScript: the button appears once opened. */
+function Confirm(props: { label: string; confirm: string; children: ComponentChildren }) {
+  return (
+    <details class="confirm">
+      <summary class="btn btn-danger-ghost btn-sm">{props.label}</summary>
+      <div class="confirm-body">
+        <p class="small">{props.confirm}?</p>
+        {props.children}
+      </div>
+    </details>
+  );
 }
 
 function RunCard(props: {
@@ -197,16 +211,14 @@ export function OpsPage(props: {
                     {k.revokedAt ? (
                       <Badge tone="muted" text="Revoked" />
                     ) : (
-                      <form method="post" action={`/ui/ops/keys/${k.id}/revoke`} class="inline-form">
-                        <CsrfField token={session.csrfToken} />
-                        <button
-                          type="submit"
-                          class="btn btn-danger-ghost btn-sm"
-                          aria-label={`Revoke key ${k.name}`}
-                        >
-                          Revoke
-                        </button>
-                      </form>
+                      <Confirm label="Revoke" confirm={`Revoke “${k.name}” now`}>
+                        <form method="post" action={`/ui/ops/keys/${k.id}/revoke`} class="inline-form">
+                          <CsrfField token={session.csrfToken} />
+                          <button type="submit" class="btn btn-danger btn-sm">
+                            Revoke now
+                          </button>
+                        </form>
+                      </Confirm>
                     )}
                   </td>
                 </tr>
@@ -314,25 +326,35 @@ export function OpsPage(props: {
                               {u.role === 'admin' ? 'Make editor' : 'Make admin'}
                             </button>
                           </form>
-                          <form method="post" action={`/ui/ops/users/${u.id}/password`} class="inline-form">
-                            <CsrfField token={session.csrfToken} />
-                            <button type="submit" class="btn btn-ghost btn-sm">
-                              Reset password
-                            </button>
-                          </form>
-                          <form
-                            method="post"
-                            action={`/ui/ops/users/${u.id}/${u.disabledAt ? 'enable' : 'disable'}`}
-                            class="inline-form"
-                          >
-                            <CsrfField token={session.csrfToken} />
-                            <button
-                              type="submit"
-                              class={`btn btn-sm ${u.disabledAt ? 'btn-ghost' : 'btn-danger-ghost'}`}
-                            >
-                              {u.disabledAt ? 'Enable' : 'Disable'}
-                            </button>
-                          </form>
+                          <Confirm label="Reset password" confirm="Sign them out and make a new password">
+                            <form method="post" action={`/ui/ops/users/${u.id}/password`} class="inline-form">
+                              <CsrfField token={session.csrfToken} />
+                              <button type="submit" class="btn btn-danger btn-sm">
+                                Reset now
+                              </button>
+                            </form>
+                          </Confirm>
+                          {u.disabledAt ? (
+                            <form method="post" action={`/ui/ops/users/${u.id}/enable`} class="inline-form">
+                              <CsrfField token={session.csrfToken} />
+                              <button type="submit" class="btn btn-ghost btn-sm">
+                                Enable
+                              </button>
+                            </form>
+                          ) : (
+                            <Confirm label="Disable" confirm="Sign them out everywhere and block sign-in">
+                              <form
+                                method="post"
+                                action={`/ui/ops/users/${u.id}/disable`}
+                                class="inline-form"
+                              >
+                                <CsrfField token={session.csrfToken} />
+                                <button type="submit" class="btn btn-danger btn-sm">
+                                  Disable now
+                                </button>
+                              </form>
+                            </Confirm>
+                          )}
                         </div>
                       )}
                     </td>

@@ -11,6 +11,7 @@ function rememberTimeZone() {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (!zone || document.cookie.includes(`lifeline_tz=${encodeURIComponent(zone)}`)) return;
   const secure = location.protocol === 'https:' ? '; Secure' : '';
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser editors use
   document.cookie = `lifeline_tz=${encodeURIComponent(zone)}; Path=/ui; Max-Age=31536000; SameSite=Lax${secure}`;
 }
 

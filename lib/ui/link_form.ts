@@ -67,3 +67,22 @@ export function toFieldMap(errors: FieldError[] | undefined): Record<string, str
   }
   return map;
 }
+
+/** Messages that read as the end of a sentence whose subject is the field ("is taken", "must be ..."). */
+const PREDICATE = /^(must|is|are|may|was|has|appears|already|belongs|choose|the window)\b/;
+
+/** "is taken" → "Custom alias is taken."; a message that is already a sentence is only capitalised. */
+export function toSentence(label: string, message: string): string {
+  const text = PREDICATE.test(message) ? `${label} ${message}` : message[0]!.toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** Field errors as sentences that name their field, for people. */
+export function toFieldSentences(
+  errors: Record<string, string>,
+  labels: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(errors).map(([field, msg]) => [field, toSentence(labels[field] ?? field, msg)]),
+  );
+}

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { LinkDetailPage, STATS_RANGES } from '../../components/LinkDetailPage.tsx';
+import { LINK_FIELD_LABELS } from '../../components/NewLinkPage.tsx';
 import { AppError, NotFoundError, PreconditionFailedError } from '../../lib/errors.ts';
 import { toFieldErrors } from '../../lib/http/validation.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
@@ -9,7 +10,13 @@ import { type LinkRow, toLink, updateLinkInputSchema } from '../../lib/links/lin
 import { getLinkStats } from '../../lib/links/link_stats.ts';
 import { listAuditEntries } from '../../lib/stores/audit_store.ts';
 import { getLinkByCode, listVendorLinks } from '../../lib/stores/link_store.ts';
-import { type FormValues, toFieldMap, toFormValues, toLinkInput } from '../../lib/ui/link_form.ts';
+import {
+  type FormValues,
+  toFieldMap,
+  toFieldSentences,
+  toFormValues,
+  toLinkInput,
+} from '../../lib/ui/link_form.ts';
 import { toLocalInput } from '../../lib/ui/time_zone.ts';
 import type { WebDeps } from '../../lib/web_deps.ts';
 import { renderPage } from './render_page.ts';
@@ -92,7 +99,14 @@ export function createLinkDetailRoutes(deps: WebDeps) {
         }}
         timeZone={c.get('timeZone')}
         notice={options.notice}
-        edit={options.edit ?? { values: toEditValues(row, c.get('timeZone')), errors: {} }}
+        edit={
+          options.edit
+            ? {
+                values: options.edit.values,
+                errors: toFieldSentences(options.edit.errors, LINK_FIELD_LABELS),
+              }
+            : { values: toEditValues(row, c.get('timeZone')), errors: {} }
+        }
         deleteError={options.deleteError}
       />,
       options.status ?? 200,
@@ -145,7 +159,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       );
       const path = `/ui/links/${encodeURIComponent(code)}`;
       if (!result.changed) return c.redirect(`${path}?unchanged=1`, 303);
-      return c.redirect(`${path}?saved=1${result.sync === 'deferred' ? '&sync=deferred' : ''}#edit`, 303);
+      return c.redirect(`${path}?saved=1${result.sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
     } catch (error) {
       if (error instanceof PreconditionFailedError) {
         const fresh = await loadLink(code);
@@ -172,7 +186,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const row = await loadLink(code);
     const form = toFormValues(await c.req.parseBody());
     if ((form.confirm ?? '').trim() !== code) {
-      return render(c, row, { deleteError: `type the code “${code}” exactly to confirm`, status: 422 });
+      return render(c, row, { deleteError: `Type the code “${code}” exactly to confirm.`, status: 422 });
     }
     await deleteLink(deps, code, `user:${session.user.email}`, form.reason?.trim().slice(0, 500) || null);
     return c.redirect(`/ui/links?deleted=${encodeURIComponent(code)}`, 303);

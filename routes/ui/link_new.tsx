@@ -1,11 +1,17 @@
 import { type Context, Hono } from 'hono';
-import { NewLinkPage } from '../../components/NewLinkPage.tsx';
+import { LINK_FIELD_LABELS, NewLinkPage } from '../../components/NewLinkPage.tsx';
 import { AppError, RateLimitedError } from '../../lib/errors.ts';
 import { toFieldErrors } from '../../lib/http/validation.ts';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinkInputSchema } from '../../lib/links/link.ts';
 import { syncAfterChange } from '../../lib/links/sync_after_change.ts';
-import { type FormValues, toFieldMap, toFormValues, toLinkInput } from '../../lib/ui/link_form.ts';
+import {
+  type FormValues,
+  toFieldMap,
+  toFieldSentences,
+  toFormValues,
+  toLinkInput,
+} from '../../lib/ui/link_form.ts';
 import type { WebDeps } from '../../lib/web_deps.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
@@ -25,7 +31,7 @@ export function createLinkNewRoutes(deps: WebDeps) {
       <NewLinkPage
         session={c.get('session')!}
         values={values}
-        errors={errors}
+        errors={toFieldSentences(errors, LINK_FIELD_LABELS)}
         shortBase={deps.config.shortBaseUrl}
         timeZone={c.get('timeZone')}
       />,

@@ -19,11 +19,19 @@ import { listApiKeys } from '../../lib/stores/api_key_store.ts';
 import { listLatestOpsRuns } from '../../lib/stores/ops_run_store.ts';
 import { getSetting } from '../../lib/stores/settings_store.ts';
 import { listUsers } from '../../lib/stores/user_store.ts';
-import { toFieldMap, toFormValues } from '../../lib/ui/link_form.ts';
+import { toFieldMap, toFieldSentences, toFormValues } from '../../lib/ui/link_form.ts';
 import type { WebDeps } from '../../lib/web_deps.ts';
 import { forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
+
+const OPS_FIELD_LABELS: Record<string, string> = {
+  name: 'The name',
+  scopes: 'Scopes',
+  email: 'The email',
+  password: 'The password',
+  role: 'The role',
+};
 
 type OpsExtras = Omit<Parameters<typeof OpsPage>[0], 'session' | 'view' | 'timeZone'>;
 
@@ -52,8 +60,11 @@ export function createOpsRoutes(deps: WebDeps) {
     c: Context<UiEnv>,
     extras: OpsExtras = {},
     status: 200 | 201 | 404 | 409 | 422 = 200,
-  ) =>
-    renderPage(
+  ) => {
+    for (const form of [extras.keyForm, extras.userForm]) {
+      if (form) form.errors = toFieldSentences(form.errors, OPS_FIELD_LABELS);
+    }
+    return renderPage(
       c,
       <OpsPage
         session={c.get('session')!}
@@ -63,6 +74,7 @@ export function createOpsRoutes(deps: WebDeps) {
       />,
       status,
     );
+  };
   const actorOf = (c: Context<UiEnv>) => {
     const { user } = c.get('session')!;
     return { id: user.id, name: `user:${user.email}` };
@@ -78,7 +90,7 @@ export function createOpsRoutes(deps: WebDeps) {
         const message = error.extra.errors?.[0]?.message ?? error.message;
         return render(
           c,
-          { userForm: { values: {}, errors: { user: `Not done: ${message}.` } } },
+          { userForm: { values: {}, errors: { user: `Not done: ${message}` } } },
           error.status as 422,
         );
       }

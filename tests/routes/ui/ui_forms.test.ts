@@ -68,21 +68,29 @@ describe('signing in and out', () => {
     assert.match(cookie, /Path=\//);
     assert.doesNotMatch(cookie, /Secure/, 'plain http in tests');
     const id = c.cookies.get('lifeline_session')!;
-    const stored = await h.db.sql`SELECT 1 FROM sessions WHERE id_hash = ${await sha256Hex(`lifeline-session:${id}`)}`;
+    const stored = await h.db
+      .sql`SELECT 1 FROM sessions WHERE id_hash = ${await sha256Hex(`lifeline-session:${id}`)}`;
     assert.equal(stored.length, 1);
     assert.equal((await h.db.sql`SELECT 1 FROM sessions WHERE id_hash = ${id}`).length, 0);
 
     assert.equal((await c.get('/ui/links')).status, 200);
     const out = await c.post('/ui/logout', {});
     assert.equal(out.headers.get('Location'), '/ui/login?signedOut=1');
-    assert.equal((await h.db.sql`SELECT 1 FROM sessions WHERE id_hash = ${await sha256Hex(`lifeline-session:${id}`)}`).length, 0);
+    assert.equal(
+      (await h.db.sql`SELECT 1 FROM sessions WHERE id_hash = ${await sha256Hex(`lifeline-session:${id}`)}`)
+        .length,
+      0,
+    );
     // The old cookie, replayed, no longer works.
     const replay = await h.app.request('/ui/links', { headers: { Cookie: `lifeline_session=${id}` } });
     assert.equal(replay.status, 303);
   });
 
   test('on https the cookie is __Host- prefixed and Secure, with HSTS', async () => {
-    const httpsApp = createApp({ ...h.deps, config: { ...h.config, appBaseUrl: 'https://links.example.test' } });
+    const httpsApp = createApp({
+      ...h.deps,
+      config: { ...h.config, appBaseUrl: 'https://links.example.test' },
+    });
     const c = createUiClient(httpsApp as never);
     await c.get('/ui/login');
     const res = await c.post('/ui/login', ADMIN, { headers: { Origin: 'https://links.example.test' } });
@@ -133,7 +141,10 @@ describe('security headers and CSRF', () => {
     }
     const json = await h.app.request('/ui/links/new', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Cookie: `lifeline_session=${admin.cookies.get('lifeline_session')}` },
+      headers: {
+        'Content-Type': 'application/json',
+        Cookie: `lifeline_session=${admin.cookies.get('lifeline_session')}`,
+      },
       body: JSON.stringify(form),
     });
     assert.equal(json.status, 403);
@@ -149,15 +160,22 @@ describe('security headers and CSRF', () => {
 describe('links through forms, without JavaScript', () => {
   test('create: errors come back next to their fields with the values kept; success opens the link', async () => {
     await admin.get('/ui/links/new');
-    const bad = await admin.post('/ui/links/new', { url: 'javascript:alert(1)', alias: 'a', tags: 'ok, has space' });
+    const bad = await admin.post('/ui/links/new', {
+      url: 'javascript:alert(1)',
+      alias: 'a',
+      tags: 'ok, has space',
+    });
     assert.equal(bad.status, 422);
     const html = await bad.text();
     assert.match(textOf(html, 'field-url-message'), /must use http or https/);
     assert.match(textOf(html, 'field-alias-message'), /at least 3/);
-    assert.match(textOf(html, 'field-tags-message'), /tag 2 must not contain spaces/);
+    assert.match(textOf(html, 'field-tags-message'), /Tag 2 must not contain spaces/);
     assert.match(html, /value="javascript:alert\(1\)"/);
 
-    await h.api('/api/v1/links', { method: 'POST', json: { url: 'https://example.com/x', alias: 'ui-taken' } });
+    await h.api('/api/v1/links', {
+      method: 'POST',
+      json: { url: 'https://example.com/x', alias: 'ui-taken' },
+    });
     const taken = await admin.post('/ui/links/new', { url: 'https://example.com/mine', alias: 'ui-taken' });
     assert.equal(taken.status, 409);
     assert.match(textOf(await taken.text(), 'field-alias-message'), /is taken/);
@@ -172,7 +190,9 @@ describe('links through forms, without JavaScript', () => {
     assert.equal(ok.headers.get('Location'), '/ui/links/from-form?created=1');
     const page = await (await admin.get('/ui/links/from-form?created=1')).text();
     assert.match(page, /Short link created/);
-    const row = (await h.db.sql`SELECT origin, owner, tags, redirect_status FROM links WHERE code = 'from-form'`)[0]!;
+    const row = (
+      await h.db.sql`SELECT origin, owner, tags, redirect_status FROM links WHERE code = 'from-form'`
+    )[0]!;
     assert.equal(row.origin, 'ui');
     assert.match(row.owner, /^user:\d+$/);
     assert.deepEqual(row.tags, ['politics', 'city']);
@@ -185,7 +205,10 @@ describe('links through forms, without JavaScript', () => {
     const againA = await admin.post('/ui/links/new', { url: 'https://example.com/dedupe-ui' });
     const againB = await admin.post('/ui/links/new', { url: 'https://example.com/dedupe-ui' });
     assert.match(againA.headers.get('Location')!, /\?created=1$/);
-    assert.equal(againB.headers.get('Location'), againA.headers.get('Location')!.replace('created', 'existing'));
+    assert.equal(
+      againB.headers.get('Location'),
+      againA.headers.get('Location')!.replace('created', 'existing'),
+    );
   });
 
   test('expiry is read in the editor’s time zone', async () => {
@@ -215,7 +238,7 @@ describe('links through forms, without JavaScript', () => {
       version: '1',
     });
     assert.equal(noReason.status, 422);
-    assert.match(textOf(await noReason.text(), 'field-reason-message'), /say why/);
+    assert.match(textOf(await noReason.text(), 'field-reason-message'), /Say why/);
 
     await admin.get('/ui/links/from-form');
     const page = await (await admin.get('/ui/links/from-form')).text();
@@ -232,10 +255,16 @@ describe('links through forms, without JavaScript', () => {
       expiredUrl: '',
     });
     assert.equal(saved.status, 303);
-    assert.equal(saved.headers.get('Location'), '/ui/links/from-form?saved=1#edit');
+    assert.equal(saved.headers.get('Location'), '/ui/links/from-form?saved=1');
     assert.equal((await h.app.request('/from-form')).headers.get('Location'), 'https://example.com/moved');
-    const entry = (await h.db.sql`SELECT actor, action, reason FROM audit_log WHERE code = 'from-form' ORDER BY id DESC LIMIT 1`)[0]!;
-    assert.deepEqual({ ...entry }, { actor: 'user:admin@example.test', action: 'link.retargeted', reason: 'The story moved' });
+    const entry = (
+      await h.db
+        .sql`SELECT actor, action, reason FROM audit_log WHERE code = 'from-form' ORDER BY id DESC LIMIT 1`
+    )[0]!;
+    assert.deepEqual(
+      { ...entry },
+      { actor: 'user:admin@example.test', action: 'link.retargeted', reason: 'The story moved' },
+    );
     const detail = await (await admin.get('/ui/links/from-form')).text();
     assert.match(detail, /Destination changed/);
     assert.match(detail, /The story moved/);
@@ -255,7 +284,10 @@ describe('links through forms, without JavaScript', () => {
   });
 
   test('delete asks for the code, then the link answers 410', async () => {
-    await h.api('/api/v1/links', { method: 'POST', json: { url: 'https://example.com/bye', alias: 'ui-bye' } });
+    await h.api('/api/v1/links', {
+      method: 'POST',
+      json: { url: 'https://example.com/bye', alias: 'ui-bye' },
+    });
     await admin.get('/ui/links/ui-bye');
     const wrong = await admin.post('/ui/links/ui-bye/delete', { confirm: 'ui-by', reason: 'x' });
     assert.equal(wrong.status, 422);
@@ -270,7 +302,10 @@ describe('links through forms, without JavaScript', () => {
 
   test('the list searches, filters and pages like the API', async () => {
     for (let i = 0; i < 55; i++) {
-      await h.api('/api/v1/links', { method: 'POST', json: { url: `https://example.com/many/${i}`, tags: ['many'] } });
+      await h.api('/api/v1/links', {
+        method: 'POST',
+        json: { url: `https://example.com/many/${i}`, tags: ['many'] },
+      });
     }
     const first = await (await admin.get('/ui/links?tag=many')).text();
     assert.equal((first.match(/class="code-link"/g) ?? []).length, 50);
@@ -287,9 +322,18 @@ describe('links through forms, without JavaScript', () => {
 
   test('the live check answers for URL and alias, only to signed-in users', async () => {
     const check = async (c: UiClient, field: string, value: string) =>
-      (await c.get(`/ui/api/check?field=${field}&value=${encodeURIComponent(value)}`)).json() as Promise<{ ok: boolean; message: string }>;
-    assert.deepEqual(await check(admin, 'alias', 'ui-taken'), { ok: false, message: 'sho.rt.test/ui-taken is taken.' });
-    assert.deepEqual(await check(admin, 'alias', 'ui-free-one'), { ok: true, message: 'sho.rt.test/ui-free-one is available.' });
+      (await c.get(`/ui/api/check?field=${field}&value=${encodeURIComponent(value)}`)).json() as Promise<{
+        ok: boolean;
+        message: string;
+      }>;
+    assert.deepEqual(await check(admin, 'alias', 'ui-taken'), {
+      ok: false,
+      message: 'sho.rt.test/ui-taken is taken.',
+    });
+    assert.deepEqual(await check(admin, 'alias', 'ui-free-one'), {
+      ok: true,
+      message: 'sho.rt.test/ui-free-one is available.',
+    });
     assert.equal((await check(admin, 'alias', 'api')).ok, false);
     assert.equal((await check(admin, 'url', 'https://example.com/')).ok, true);
     assert.match((await check(admin, 'url', 'http://sho.rt.test/abc')).message, /short domain/);
@@ -312,7 +356,12 @@ describe('links through forms, without JavaScript', () => {
 describe('roles and the operations page', () => {
   test('admins add users; editors cannot open operations; a disabled user is signed out', async () => {
     await admin.get('/ui/ops');
-    const created = await admin.post('/ui/ops/users', { email: 'Editor@Example.test', name: 'Ed', role: 'editor', password: '' });
+    const created = await admin.post('/ui/ops/users', {
+      email: 'Editor@Example.test',
+      name: 'Ed',
+      role: 'editor',
+      password: '',
+    });
     assert.equal(created.status, 201);
     const html = await created.text();
     const password = /<code class="secret">([^<]+)<\/code>/.exec(html)![1]!;
@@ -322,7 +371,12 @@ describe('roles and the operations page', () => {
     assert.equal((await editor.get('/ui/links/new')).status, 200);
     assert.doesNotMatch(await (await editor.get('/ui/links')).text(), /href="\/ui\/ops"/);
 
-    const dup = await admin.post('/ui/ops/users', { email: 'editor@example.test', name: '', role: 'editor', password: '' });
+    const dup = await admin.post('/ui/ops/users', {
+      email: 'editor@example.test',
+      name: '',
+      role: 'editor',
+      password: '',
+    });
     assert.equal(dup.status, 409);
 
     const id = (await h.db.sql`SELECT id FROM users WHERE email = 'editor@example.test'`)[0]!.id;
@@ -341,15 +395,24 @@ describe('roles and the operations page', () => {
 
   test('admins create API keys (shown once) and revoke them', async () => {
     await admin.get('/ui/ops');
-    const res = await admin.post('/ui/ops/keys', { name: 'Newsletter', scopes: ['links:read', 'links:write'] });
+    const res = await admin.post('/ui/ops/keys', {
+      name: 'Newsletter',
+      scopes: ['links:read', 'links:write'],
+    });
     assert.equal(res.status, 201);
     const key = /<code class="secret">(ll_[^<]+)<\/code>/.exec(await res.text())![1]!;
-    assert.equal((await h.app.request('/api/v1/links', { headers: { Authorization: `Bearer ${key}` } })).status, 200);
+    assert.equal(
+      (await h.app.request('/api/v1/links', { headers: { Authorization: `Bearer ${key}` } })).status,
+      200,
+    );
     const page = await (await admin.get('/ui/ops')).text();
     assert.ok(!page.includes(key), 'the key is shown only once');
     const id = (await h.db.sql`SELECT id FROM api_keys WHERE name = 'Newsletter'`)[0]!.id;
     assert.equal((await admin.post(`/ui/ops/keys/${id}/revoke`, {})).status, 303);
-    assert.equal((await h.app.request('/api/v1/links', { headers: { Authorization: `Bearer ${key}` } })).status, 401);
+    assert.equal(
+      (await h.app.request('/api/v1/links', { headers: { Authorization: `Bearer ${key}` } })).status,
+      401,
+    );
     const none = await admin.post('/ui/ops/keys', { name: 'x' });
     assert.equal(none.status, 422);
     assert.match(await none.text(), /choose at least one scope/);
