@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { UnavailableError } from './errors.ts';
 import type { VendorClickSource } from './links/link_stats.ts';
 import { createPostgresResolver, type LinkResolver } from './links/resolve.ts';
+import { drainBackgroundSyncs } from './links/sync_after_change.ts';
 import { createTargetPolicy, type TargetPolicy } from './links/target_policy.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -77,6 +78,7 @@ export async function createWebDeps(
       return webhookSecret;
     },
     async close() {
+      await drainBackgroundSyncs(workflows);
       await workflows.close();
       await rateLimits.close();
     },

@@ -35,6 +35,25 @@ const SORT_SQL: Record<LinkSort, { column: string; descending: boolean }> = {
   code: { column: 'code', descending: false },
 };
 
+/**
+ * Above this many estimated matches a search walks the sort order (it finds a page of matches quickly);
+ * below it, it gathers the matches through the indexes (a walk would read most of the table to find a
+ * rare one). Measured at 100,000 links: a walk for a one-in-100,000 term took ~430 ms, the index path
+ * ~10-40 ms; for a term in every fifth link the walk took <1 ms and the index path ~250 ms
+ * (docs/API_BENCHMARKS.md).
+ */
+const SEARCH_INDEX_PATH_MAX_ROWS = 2000;
+
+/** The planner's estimate of how many rows a search matches (EXPLAIN only: nothing is executed). */
+async function estimateSearchMatches(db: Db, pattern: string, q: string): Promise<number> {
+  const [row] = await db<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>`
+    EXPLAIN (FORMAT JSON)
+    SELECT code FROM links WHERE code ILIKE ${pattern}
+    UNION ALL SELECT code FROM links WHERE target_url ILIKE ${pattern}
+    UNION ALL SELECT code FROM links WHERE tags @> ${db.array([q])}::text[]`;
+  return row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? Number.POSITIVE_INFINITY;
+}
+
 /** Escapes LIKE wildcards so a search for "50%_off" matches those characters literally. */
 function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
@@ -56,9 +75,17 @@ export async function listLinks(
   const conditions = [db`deleted_at IS NULL`];
   if (filter.q) {
     const pattern = likePattern(filter.q);
-    conditions.push(
-      db`(code ILIKE ${pattern} OR target_url ILIKE ${pattern} OR tags @> ${db.array([filter.q])}::text[])`,
-    );
+    const tag = db.array([filter.q]);
+    if ((await estimateSearchMatches(db, pattern, filter.q)) <= SEARCH_INDEX_PATH_MAX_ROWS) {
+      // Few matches: collect them through the trigram and tag indexes first, then order just those.
+      conditions.push(db`code = ANY(ARRAY(
+        SELECT code FROM links WHERE code ILIKE ${pattern}
+        UNION SELECT code FROM links WHERE target_url ILIKE ${pattern}
+        UNION SELECT code FROM links WHERE tags @> ${tag}::text[]))`);
+    } else {
+      // Many matches: walk the sort order and stop at the page's last row.
+      conditions.push(db`(code ILIKE ${pattern} OR target_url ILIKE ${pattern} OR tags @> ${tag}::text[])`);
+    }
   }
   if (filter.status) conditions.push(db`status = ${filter.status}`);
   if (filter.safety) conditions.push(db`safety = ${filter.safety}`);

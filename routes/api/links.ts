@@ -15,7 +15,7 @@ import {
 } from '../../lib/links/link.ts';
 import { getLinkStats, linkStatsQuerySchema, resolveStatsRange } from '../../lib/links/link_stats.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
-import { syncAfterChange } from '../../lib/links/sync_after_change.ts';
+import { syncAfterChange, syncInBackground } from '../../lib/links/sync_after_change.ts';
 import { getLinkByCode, getLinkByPost, listVendorLinks } from '../../lib/stores/link_store.ts';
 import type { WebDeps } from '../../lib/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
@@ -86,8 +86,8 @@ export function createLinksRoutes(deps: WebDeps) {
     );
     const byCode = new Map<string, typeof vendors>();
     for (const v of vendors) byCode.set(v.code, [...(byCode.get(v.code) ?? []), v]);
-    const sync = await syncMany(deps, createdCodes, `link.created by ${actorOf(c)}`);
-    if (createdCodes.length > 0) c.header('Lifeline-Sync', sync);
+    syncInBackground(deps, createdCodes, `link.created by ${actorOf(c)}`);
+    if (createdCodes.length > 0) c.header('Lifeline-Sync', 'queued');
     return c.json({
       results: results.map((r) =>
         'link' in r
@@ -156,23 +156,4 @@ export function createLinksRoutes(deps: WebDeps) {
   });
 
   return app;
-}
-
-/** How many sync signals a batch sends at once: enough to overlap round trips, few enough to be polite. */
-const SYNC_CONCURRENCY = 16;
-
-/** Signals the sync workflow of each code; `deferred` if any could not be (reconciliation repairs those). */
-async function syncMany(deps: WebDeps, codes: string[], reason: string): Promise<'accepted' | 'deferred'> {
-  let state: 'accepted' | 'deferred' = 'accepted';
-  let next = 0;
-  const worker = async () => {
-    while (next < codes.length) {
-      const code = codes[next++]!;
-      if ((await syncAfterChange(deps, code, reason)) === 'deferred') state = 'deferred';
-      // One failure means Temporal is down: do not wait 5 s for each remaining code.
-      if (state === 'deferred') next = codes.length;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, codes.length) }, worker));
-  return state;
 }

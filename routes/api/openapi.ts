@@ -109,7 +109,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     parameters: [idempotencyKey],
     body: 'CreateLinksBatchInput',
     responses: {
-      200: { description: 'one result per item', schema: 'BatchResult' },
+      200: { description: 'one result per item', schema: 'BatchResult', headers: ['Lifeline-Sync'] },
       400: problem('malformed, empty, or over 1,000 links'),
       ...auth,
       413: problem('body too large'),
@@ -267,8 +267,9 @@ const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
   'Lifeline-Sync': {
     description:
       'accepted: caches and vendors are being updated; deferred: Temporal was unreachable, the change is ' +
-      'saved in Postgres and reconciliation repairs replicas',
-    schema: { type: 'string', enum: ['accepted', 'deferred'] },
+      'saved in Postgres and reconciliation repairs replicas; queued (batches): the sync signals are sent ' +
+      'after this response',
+    schema: { type: 'string', enum: ['accepted', 'deferred', 'queued'] },
   },
 };
 

@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { createLinksBatch } from '../../../lib/links/create_links_batch.ts';
 import type { Link } from '../../../lib/links/link.ts';
 import type { Sql } from '../../../lib/stores/sql.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
+import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem, type Problem } from '../../helpers/problem.ts';
 
 let h: Harness;
@@ -19,6 +19,8 @@ type Result = { index: number; status: number; link?: Link; error?: Problem };
 async function batch(links: unknown[]): Promise<Result[]> {
   const res = await h.api('/api/v1/links/batch', { method: 'POST', json: { links } });
   assert.equal(res.status, 200, await res.clone().text());
+  const created = links.length > 0;
+  if (created) assert.match(res.headers.get('Lifeline-Sync') ?? 'queued', /^(queued)$/);
   return ((await res.json()) as { results: Result[] }).results;
 }
 
@@ -77,6 +79,11 @@ describe('POST /api/v1/links/batch', () => {
     assert.equal(results[11]!.error!.errors![0]!.path, 'colour');
     assert.equal(results[3]!.error!.type, 'urn:lifeline:problem:validation');
     assert.deepEqual(results[0]!.link!.tags, ['batch']);
+    // Their sync workflows are signalled after the response.
+    await eventually(async () => {
+      const d = await h.temporal.client.workflow.getHandle('sync:batch-new').describe();
+      return d.type === 'syncLinkWorkflow' ? true : undefined;
+    });
     // Created links redirect, and each has its audit entry.
     assert.equal((await h.app.request('/batch-new')).headers.get('Location'), 'https://example.com/b3');
     const audited = await h.db.sql`
