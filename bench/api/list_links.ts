@@ -59,7 +59,7 @@ const cases: [string, string][] = [
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const results: { name: string; p50: number; p95: number; items: number }[] = [];
-for (const [name, path] of cases) await get(path); // warm
+for (const [, path] of cases) await get(path); // warm
 for (const [name, path] of cases) {
   const times: number[] = [];
   let items = 0;

@@ -64,8 +64,8 @@ export function syncInBackground(
     if (deferred > 0)
       deps.logger.error({ deferred, total: codes.length, reason }, 'batch sync deferred to reconciliation');
   });
-  let set = inFlight.get(deps.workflows);
-  if (!set) inFlight.set(deps.workflows, (set = new Set()));
+  const set = inFlight.get(deps.workflows) ?? new Set<Promise<void>>();
+  inFlight.set(deps.workflows, set);
   set.add(all);
   all.finally(() => set.delete(all));
 }
