@@ -2,7 +2,7 @@ import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/links/link.ts';
 import { LINK_SORTS } from '../lib/stores/link_list_store.ts';
-import { formatDateTime } from '../lib/ui/time_zone.ts';
+import { formatDate, formatTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SAFETY_TEXT, SafetyBadge, STATUS_TEXT, StatusBadge } from './Badge.tsx';
 import { Notice } from './Field.tsx';
@@ -253,9 +253,11 @@ export function LinksPage(props: {
                   </td>
                   <td data-label="Created" class="nowrap">
                     <time datetime={link.createdAt}>
-                      {formatDateTime(new Date(link.createdAt), props.timeZone)}
+                      {formatDate(new Date(link.createdAt), props.timeZone)}
                     </time>
-                    <span class="muted small">{ORIGIN_TEXT[link.origin]}</span>
+                    <span class="muted small">
+                      {formatTime(new Date(link.createdAt), props.timeZone)} · {ORIGIN_TEXT[link.origin]}
+                    </span>
                   </td>
                 </tr>
               ))}

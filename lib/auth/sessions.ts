@@ -1,5 +1,6 @@
 import { randomToken, sha256Hex, timingSafeEqualString } from '../crypto.ts';
 import {
+  deleteExpiredSessions,
   deleteSession,
   getSessionWithUser,
   insertSession,
@@ -43,6 +44,8 @@ export async function startSession(
   const id = randomToken(43);
   const csrfToken = randomToken(32);
   const expiresAt = new Date(Date.now() + SESSION_IDLE_MS);
+  // Logins are rare enough to sweep expired sessions on each one (no scheduler needed).
+  await deleteExpiredSessions(db);
   await insertSession(db, {
     idHash: await hashSessionId(id),
     userId: user.id,

@@ -85,3 +85,13 @@ export function describeTimeZone(zone: string, at = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return zone === 'UTC' ? 'UTC' : `${zone} (UTC${sign}${p(Math.floor(abs / 60))}:${p(abs % 60)})`;
 }
+
+/** The date part for people: "21 Nov 2026" in `zone`. */
+export function formatDate(date: Date, zone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: zone }).format(date);
+}
+
+/** The time part for people: "09:34" in `zone`. */
+export function formatTime(date: Date, zone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: zone }).format(date);
+}
