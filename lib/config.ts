@@ -120,6 +120,10 @@ export const envSchema = z
     CODE_LENGTH: z.coerce.number().int().min(5).max(12).default(6),
     ROOT_REDIRECT_URL: optionalHttpUrl,
     TRUSTED_COUNTRY_HEADER: optionalString.transform((v) => v?.toLowerCase()),
+    TRUSTED_CLIENT_IP_HEADER: optionalString.transform((v) => v?.toLowerCase()),
+    RATE_LIMIT_CREATE_PER_MINUTE: z.coerce.number().int().min(1).default(2000),
+    RATE_LIMIT_LOGIN_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
+    RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -190,6 +194,10 @@ export interface Config {
   codeLength: number;
   rootRedirectUrl: string | undefined;
   trustedCountryHeader: string | undefined;
+  /** CDN/proxy header carrying the client IP (login rate limits); unset: the socket address. */
+  trustedClientIpHeader: string | undefined;
+  /** Links created per minute per API key or user; failed logins per 15 minutes per account and per IP. */
+  rateLimits: { createPerMinute: number; loginPerAccount: number; loginPerIp: number };
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -273,6 +281,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     codeLength: e.CODE_LENGTH,
     rootRedirectUrl: e.ROOT_REDIRECT_URL,
     trustedCountryHeader: e.TRUSTED_COUNTRY_HEADER,
+    trustedClientIpHeader: e.TRUSTED_CLIENT_IP_HEADER,
+    rateLimits: {
+      createPerMinute: e.RATE_LIMIT_CREATE_PER_MINUTE,
+      loginPerAccount: e.RATE_LIMIT_LOGIN_PER_ACCOUNT,
+      loginPerIp: e.RATE_LIMIT_LOGIN_PER_IP,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

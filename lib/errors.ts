@@ -91,3 +91,9 @@ export class UnavailableError extends AppError {
     });
   }
 }
+
+export class PreconditionFailedError extends AppError {
+  constructor(detail: string) {
+    super(412, 'precondition-failed', 'Precondition failed', detail);
+  }
+}

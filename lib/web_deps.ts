@@ -1,10 +1,13 @@
 import { WEBHOOK_SECRET_SETTING } from './bootstrap.ts';
 import type { Config } from './config.ts';
 import { UnavailableError } from './errors.ts';
+import type { VendorClickSource } from './links/link_stats.ts';
 import { createPostgresResolver, type LinkResolver } from './links/resolve.ts';
+import { drainBackgroundSyncs } from './links/sync_after_change.ts';
 import { createTargetPolicy, type TargetPolicy } from './links/target_policy.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { createRateLimits, type RateLimits } from './rate_limits.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from './safety/safety_scanner.ts';
 import { getSetting } from './stores/settings_store.ts';
 import type { Sql } from './stores/sql.ts';
@@ -25,6 +28,10 @@ export interface WebDeps {
   targetPolicy: TargetPolicy;
   /** Checks destinations at creation (scheme, addresses, look-alikes, blocklist, Safe Browsing). */
   safety: SafetyScanner;
+  /** Limits on link creation and login (Redis-backed when REDIS_URL is set). */
+  rateLimits: RateLimits;
+  /** Clicks a vendor counted for a link (e.g. Bitly), shown beside ours in stats; absent: none. */
+  vendorClicks?: VendorClickSource;
   /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
   getWebhookSecret(): Promise<string>;
   /** Stops background work and closes connections (not the sql pool, which the caller owns). */
@@ -83,6 +90,7 @@ export async function createWebDeps(
     }
   }
   let webhookSecret: string | undefined = config.wordpressWebhookSecret;
+  const rateLimits = createRateLimits(config, base.logger);
   return {
     config,
     sql: base.sql,
@@ -93,14 +101,17 @@ export async function createWebDeps(
     ops,
     targetPolicy: createTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
+    rateLimits,
     async getWebhookSecret() {
       webhookSecret ??= (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING)) ?? undefined;
       if (!webhookSecret) throw new UnavailableError('No webhook secret is configured yet.', 30);
       return webhookSecret;
     },
     async close() {
+      await drainBackgroundSyncs(workflows);
       await workflows.close();
       await ops.close();
+      await rateLimits.close();
     },
   };
 }

@@ -5,13 +5,16 @@ import { problemResponse } from '../lib/http/problem.ts';
 import type { WebDeps } from '../lib/web_deps.ts';
 import { createBlocklistRoutes } from './api/blocklist.ts';
 import { createHooksRoutes } from './api/hooks.ts';
+import { createKeysRoutes } from './api/keys.ts';
 import { createLinksRoutes } from './api/links.ts';
+import { createOpenApiRoutes } from './api/openapi.ts';
 import { createOpsRoutes } from './api/ops.ts';
 import { createSafetyRoutes } from './api/safety.ts';
 import type { AppEnv } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
 import { createRedirectRoutes } from './redirect.tsx';
 import { createStaticRoutes, type StaticFile } from './static.ts';
+import { createUiRoutes } from './ui/index.tsx';
 
 /** Routes only the app host serves when the short host is separate. */
 const APP_HOST_PREFIXES = ['/api/', '/ui'];
@@ -79,6 +82,9 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/blocklist', createBlocklistRoutes(deps));
   app.route('/api/v1/ops', createOpsRoutes(deps));
   app.route('/api/v1/safety', createSafetyRoutes(deps));
+  app.route('/api/v1/keys', createKeysRoutes(deps));
+  app.route('/api/v1', createOpenApiRoutes(deps));
+  app.route('/ui', createUiRoutes(deps));
   if (options.staticFiles) app.route('/', createStaticRoutes(options.staticFiles));
 
   app.get('/', (c) => {

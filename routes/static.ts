@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
+import { buildIslandsBundle } from '../lib/ui/islands_bundle.ts';
 import type { AppEnv } from './app_env.ts';
 
 const STATIC_DIR = fileURLToPath(new URL('../static', import.meta.url));
@@ -20,17 +21,25 @@ export interface StaticFile {
   etag: string;
 }
 
-/** Reads static/ into memory once (a few small files): the same on Node and Deno, no disk on requests. */
+async function toStaticFile(body: Uint8Array, type: string): Promise<StaticFile> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', body as Uint8Array<ArrayBuffer>));
+  const etag = `"${[...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
+  return { body, type, etag };
+}
+
+/**
+ * Reads static/ into memory once (a few small files): the same on Node and Deno, no disk on requests.
+ * The islands bundle is built fresh from islands/ when esbuild can run (a prebuilt one is the fallback).
+ */
 export async function loadStaticFiles(dir = STATIC_DIR): Promise<Map<string, StaticFile>> {
   const files = new Map<string, StaticFile>();
   for (const name of await readdir(dir)) {
     const type = TYPES[extname(name)];
     if (!type) continue;
-    const body = new Uint8Array(await readFile(join(dir, name)));
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', body));
-    const etag = `"${[...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
-    files.set(name, { body, type, etag });
+    files.set(name, await toStaticFile(new Uint8Array(await readFile(join(dir, name))), type));
   }
+  const islands = await buildIslandsBundle();
+  if (islands) files.set('islands.js', await toStaticFile(islands, TYPES['.js']!));
   return files;
 }
 

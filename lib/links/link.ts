@@ -102,23 +102,47 @@ export const siteSchema = z
 
 export const postIdSchema = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/** Every field a caller may set on a link, unrefined (so variants can .pick/.partial/.extend it). */
+export const linkFieldsSchema = z.strictObject({
+  url: targetUrlSchema,
+  alias: aliasSchema.optional(),
+  expiresAt: isoDateTime.optional(),
+  expiredUrl: targetUrlSchema.optional(),
+  redirectStatus: z.union(REDIRECT_STATUSES.map((s) => z.literal(s))).optional(),
+  tags: z.array(tagSchema).max(50, 'at most 50 tags').optional(),
+  site: siteSchema.optional(),
+  postId: postIdSchema.optional(),
+});
+
 /** POST /api/v1/links body. Unknown fields are rejected so typos never pass silently. */
-export const createLinkInputSchema = z
-  .strictObject({
-    url: targetUrlSchema,
-    alias: aliasSchema.optional(),
-    expiresAt: isoDateTime.optional(),
-    expiredUrl: targetUrlSchema.optional(),
-    redirectStatus: z.union(REDIRECT_STATUSES.map((s) => z.literal(s))).optional(),
-    tags: z.array(tagSchema).max(50, 'at most 50 tags').optional(),
-    site: siteSchema.optional(),
-    postId: postIdSchema.optional(),
-  })
-  .refine((v) => (v.site === undefined) === (v.postId === undefined), {
-    message: 'site and postId go together',
-    path: ['postId'],
-  });
+export const createLinkInputSchema = linkFieldsSchema.refine(
+  (v) => (v.site === undefined) === (v.postId === undefined),
+  { message: 'site and postId go together', path: ['postId'] },
+);
 export type CreateLinkInput = z.infer<typeof createLinkInputSchema>;
+
+/** Statuses an editor or integrator may set; expired and blocked are set by workflows only. */
+export const EDITABLE_STATUSES = ['active', 'gone'] as const;
+
+/**
+ * PATCH /api/v1/links/{code} body: every field optional; `null` clears an optional setting (expiry,
+ * fallback, per-link redirect status). `reason` goes to the audit log.
+ */
+export const updateLinkInputSchema = linkFieldsSchema
+  .pick({ url: true, tags: true })
+  .partial()
+  .extend({
+    expiresAt: isoDateTime.nullable().optional(),
+    expiredUrl: targetUrlSchema.nullable().optional(),
+    redirectStatus: linkFieldsSchema.shape.redirectStatus.unwrap().nullable().optional(),
+    status: z.enum(EDITABLE_STATUSES).optional(),
+    reason: z.string().trim().max(500, 'must be at most 500 characters').optional(),
+  })
+  .refine((v) => Object.keys(v).some((k) => k !== 'reason'), {
+    message: 'send at least one field to change',
+    path: ['(body)'],
+  });
+export type UpdateLinkInput = z.infer<typeof updateLinkInputSchema>;
 
 /** A link as stored (one row of `links`). */
 export interface LinkRow {

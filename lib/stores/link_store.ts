@@ -2,7 +2,7 @@ import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict, VendorLinkRow } fr
 import type { Db } from './sql.ts';
 
 /** Every column of `links`, camel-cased into a LinkRow. */
-const LINK_COLUMNS = `
+export const LINK_COLUMNS = `
   code, target_url AS "targetUrl", status, safety, safety_reason AS "safetyReason",
   safety_checked_at AS "safetyCheckedAt", origin, site, post_id AS "postId", title, owner,
   expires_at AS "expiresAt", expired_url AS "expiredUrl", redirect_status AS "redirectStatus", tags,
@@ -88,6 +88,7 @@ export interface LinkChanges {
   tags?: string[];
   sourceVersion?: Date | null;
   deletedAt?: Date | null;
+  dedupeKey?: string | null;
 }
 
 const CHANGE_COLUMNS: Record<keyof LinkChanges, string> = {
@@ -103,6 +104,7 @@ const CHANGE_COLUMNS: Record<keyof LinkChanges, string> = {
   tags: 'tags',
   sourceVersion: 'source_version',
   deletedAt: 'deleted_at',
+  dedupeKey: 'dedupe_key',
 };
 
 /**
@@ -151,4 +153,11 @@ export function groupVendorLinks(rows: VendorLinkRow[]): Map<string, VendorLinkR
     else byCode.set(row.code, [row]);
   }
   return byCode;
+}
+
+/** The row for `code`, locked until the transaction ends (edits read-modify-write under it), or null. */
+export async function getLinkByCodeForUpdate(db: Db, code: string): Promise<LinkRow | null> {
+  const rows = await db<LinkRow[]>`
+    SELECT ${db.unsafe(LINK_COLUMNS)} FROM links WHERE code = ${code} FOR UPDATE`;
+  return rows[0] ?? null;
 }

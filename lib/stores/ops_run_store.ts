@@ -69,3 +69,10 @@ export async function listOpsRuns(
   return db<OpsRunRow[]>`
     SELECT ${db.unsafe(COLUMNS)} FROM ops_runs ${kind} ORDER BY started_at DESC, id DESC LIMIT ${options.limit}`;
 }
+
+/** The latest run of each kind. */
+export async function listLatestOpsRuns(db: Db): Promise<OpsRunRow[]> {
+  return db<OpsRunRow[]>`
+    SELECT DISTINCT ON (kind) ${db.unsafe(COLUMNS)}
+    FROM ops_runs ORDER BY kind, started_at DESC`;
+}

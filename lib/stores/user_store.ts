@@ -54,3 +54,42 @@ export async function countUsers(db: Db): Promise<number> {
   const rows = await db<{ n: number }[]>`SELECT count(*) AS n FROM users`;
   return rows[0]?.n ?? 0;
 }
+
+/** Creates a user; null when the email is already taken. */
+export async function insertUser(
+  db: Db,
+  user: { email: string; name: string | null; passwordHash: string; role: UserRole },
+): Promise<UserRow | null> {
+  const rows = await db<UserRow[]>`
+    INSERT INTO users (email, name, password_hash, role)
+    VALUES (${user.email.toLowerCase()}, ${user.name}, ${user.passwordHash}, ${user.role})
+    ON CONFLICT (email) DO NOTHING
+    RETURNING ${db.unsafe(COLUMNS)}`;
+  return rows[0] ?? null;
+}
+
+/** Applies changes to a user; null when no such user. */
+export async function updateUser(
+  db: Db,
+  id: number,
+  changes: { role?: UserRole; disabledAt?: Date | null; passwordHash?: string; lastLoginAt?: Date },
+): Promise<UserRow | null> {
+  const set: Record<string, unknown> = {};
+  if (changes.role !== undefined) set.role = changes.role;
+  if (changes.disabledAt !== undefined) set.disabled_at = changes.disabledAt;
+  if (changes.passwordHash !== undefined) set.password_hash = changes.passwordHash;
+  if (changes.lastLoginAt !== undefined) set.last_login_at = changes.lastLoginAt;
+  const columns = Object.keys(set);
+  if (columns.length === 0) return getUserById(db, id);
+  const rows = await db<UserRow[]>`
+    UPDATE users SET ${db(set as Record<string, never>, ...columns)}, updated_at = now()
+    WHERE id = ${id} RETURNING ${db.unsafe(COLUMNS)}`;
+  return rows[0] ?? null;
+}
+
+/** How many enabled admins exist (the last one may not be disabled or demoted). */
+export async function countActiveAdmins(db: Db): Promise<number> {
+  const rows = await db<{ n: number }[]>`
+    SELECT count(*) AS n FROM users WHERE role = 'admin' AND disabled_at IS NULL`;
+  return rows[0]?.n ?? 0;
+}

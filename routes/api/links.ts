@@ -1,50 +1,119 @@
-import { Hono } from 'hono';
-import { NotFoundError } from '../../lib/errors.ts';
-import { validate } from '../../lib/http/validation.ts';
+import { type Context, Hono } from 'hono';
+import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../lib/errors.ts';
+import { toFieldErrors, validate } from '../../lib/http/validation.ts';
 import { createLink } from '../../lib/links/create_link.ts';
-import { createLinkInputSchema, postIdSchema, siteSchema, toLink } from '../../lib/links/link.ts';
+import { createLinksBatch, createLinksBatchInputSchema } from '../../lib/links/create_links_batch.ts';
+import { deleteLink } from '../../lib/links/delete_link.ts';
+import { editLink } from '../../lib/links/edit_link.ts';
+import {
+  createLinkInputSchema,
+  type LinkRow,
+  postIdSchema,
+  siteSchema,
+  toLink,
+  updateLinkInputSchema,
+} from '../../lib/links/link.ts';
+import { getLinkStats, linkStatsQuerySchema, resolveStatsRange } from '../../lib/links/link_stats.ts';
+import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
+import { syncAfterChange, syncInBackground } from '../../lib/links/sync_after_change.ts';
 import { getLinkByCode, getLinkByPost, listVendorLinks } from '../../lib/stores/link_store.ts';
 import type { WebDeps } from '../../lib/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
+import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 
 const CREATE_BODY_MAX_BYTES = 64 * 1024;
+/** 1,000 links of up to ~2 KB each, with room for options. */
+const BATCH_BODY_MAX_BYTES = 4 * 1024 * 1024;
+const PATCH_BODY_MAX_BYTES = 16 * 1024;
 
-/** /api/v1/links: the integrators' link API. */
+/** A link's version as an entity tag, for If-Match on PATCH. */
+const toEtag = (row: LinkRow) => `"${row.version}"`;
+
+/** The version an If-Match header names (`"7"` or `W/"7"`), undefined without one. */
+function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const m = /^\s*(?:W\/)?"(\d{1,9})"\s*$/.exec(header);
+  if (!m) throw new PreconditionFailedError('If-Match must be an ETag this API returned, e.g. "3".');
+  return Number(m[1]);
+}
+
+/** /api/v1/links: the integrators' link API (API.md). */
 export function createLinksRoutes(deps: WebDeps) {
   const requireApiKey = createApiKeyAuth(deps);
+  const idempotent = idempotency(deps);
   const app = new Hono<AppEnv>();
+  const createDeps = {
+    sql: deps.sql,
+    codeLength: deps.config.codeLength,
+    targetPolicy: deps.targetPolicy,
+    safety: deps.safety,
+  };
+  const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
 
-  async function respondWithLink(code: string | null, row: Parameters<typeof toLink>[0] | null) {
+  async function respondWithLink(code: string | null, row: LinkRow | null) {
     if (!row || row.deletedAt) throw new NotFoundError(code ? `No link ${code}.` : 'No such link.');
     return toLink(row, deps.config.shortBaseUrl, await listVendorLinks(deps.sql, [row.code]));
   }
 
-  app.post('/', requireApiKey('links:write'), jsonBody(CREATE_BODY_MAX_BYTES), async (c) => {
+  app.post('/', requireApiKey('links:write'), jsonBody(CREATE_BODY_MAX_BYTES), idempotent, async (c) => {
     const input = validate(createLinkInputSchema, await readJson(c));
-    const key = c.get('apiKey');
-    const { link, created } = await createLink(
-      {
-        sql: deps.sql,
-        codeLength: deps.config.codeLength,
-        targetPolicy: deps.targetPolicy,
-        safety: deps.safety,
-      },
-      input,
-      { owner: `apikey:${key.id}`, actor: `apikey:${key.id}`, origin: 'api' },
-    );
-    // A link that expires needs its durable timer (the sync workflow arms it). Best effort: the link exists
-    // either way, and reconciliation re-arms timers Temporal did not get.
-    if (created && link.expiresAt) {
-      await deps.workflows
-        .syncLink(link.code, 'link created')
-        .catch((err) =>
-          deps.logger.warn({ err, code: link.code }, 'could not start the sync of a new expiring link'),
-        );
-    }
+    await deps.rateLimits.consumeCreations(actorOf(c));
+    const { link, created } = await createLink(createDeps, input, {
+      owner: actorOf(c),
+      actor: actorOf(c),
+      origin: 'api',
+    });
+    // New links are synced too: the serving store, the vendor and an expiry timer follow from Postgres.
+    if (created)
+      c.header('Lifeline-Sync', await syncAfterChange(deps, link.code, `link.created by ${actorOf(c)}`));
     const body = await respondWithLink(link.code, link);
+    c.header('ETag', toEtag(link));
     return c.json(body, created ? 201 : 200, created ? { Location: `/api/v1/links/${link.code}` } : {});
+  });
+
+  app.post('/batch', requireApiKey('links:write'), jsonBody(BATCH_BODY_MAX_BYTES), idempotent, async (c) => {
+    // A malformed batch (not an object with 1..1,000 links) is a 400; bad items fail one by one below.
+    const parsed = createLinksBatchInputSchema.safeParse(await readJson(c));
+    if (!parsed.success) throw new BadRequestError('The batch is not valid.', toFieldErrors(parsed.error));
+    const { links } = parsed.data;
+    await deps.rateLimits.consumeCreations(actorOf(c), links.length);
+    const results = await createLinksBatch(createDeps, links, {
+      owner: actorOf(c),
+      actor: actorOf(c),
+      origin: 'api',
+    });
+    const createdCodes = results.flatMap((r) => (r.status === 201 && 'link' in r ? [r.link.code] : []));
+    const vendors = await listVendorLinks(
+      deps.sql,
+      results.flatMap((r) => ('link' in r ? [r.link.code] : [])),
+    );
+    const byCode = new Map<string, typeof vendors>();
+    for (const v of vendors) byCode.set(v.code, [...(byCode.get(v.code) ?? []), v]);
+    syncInBackground(deps, createdCodes, `link.created by ${actorOf(c)}`);
+    if (createdCodes.length > 0) c.header('Lifeline-Sync', 'queued');
+    return c.json({
+      results: results.map((r) =>
+        'link' in r
+          ? {
+              index: r.index,
+              status: r.status,
+              link: toLink(r.link, deps.config.shortBaseUrl, byCode.get(r.link.code)),
+            }
+          : r,
+      ),
+    });
+  });
+
+  app.get('/', requireApiKey('links:read'), async (c) => {
+    const query = validate(linkListQuerySchema, c.req.query());
+    const page = await listLinkPage(deps.sql, query);
+    return c.json({
+      items: page.items.map((row) => toLink(row, deps.config.shortBaseUrl, page.vendors.get(row.code))),
+      nextCursor: page.nextCursor,
+      prevCursor: page.prevCursor,
+    });
   });
 
   app.get('/by-post/:site/:postId', requireApiKey('links:read'), async (c) => {
@@ -56,9 +125,39 @@ export function createLinksRoutes(deps: WebDeps) {
     return c.json(await respondWithLink(null, row));
   });
 
+  app.get('/:code/stats', requireApiKey('links:read'), async (c) => {
+    const code = c.req.param('code');
+    const row = await getLinkByCode(deps.sql, code);
+    if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
+    const range = resolveStatsRange(validate(linkStatsQuerySchema, c.req.query()));
+    return c.json(await getLinkStats(deps.sql, code, range, deps.vendorClicks));
+  });
+
   app.get('/:code', requireApiKey('links:read'), async (c) => {
     const code = c.req.param('code');
-    return c.json(await respondWithLink(code, await getLinkByCode(deps.sql, code)));
+    const row = await getLinkByCode(deps.sql, code);
+    const body = await respondWithLink(code, row);
+    return c.json(body, 200, { ETag: toEtag(row!) });
+  });
+
+  app.patch('/:code', requireApiKey('links:write'), jsonBody(PATCH_BODY_MAX_BYTES), async (c) => {
+    const input = validate(updateLinkInputSchema, await readJson(c));
+    const expectedVersion = parseIfMatch(c.req.header('If-Match'));
+    const result = await editLink(
+      deps,
+      c.req.param('code'),
+      input,
+      actorOf(c),
+      expectedVersion === undefined ? {} : { expectedVersion },
+    );
+    if (result.sync) c.header('Lifeline-Sync', result.sync);
+    return c.json(await respondWithLink(result.link.code, result.link), 200, { ETag: toEtag(result.link) });
+  });
+
+  app.delete('/:code', requireApiKey('links:write'), async (c) => {
+    const reason = c.req.query('reason')?.slice(0, 500) ?? null;
+    const { sync } = await deleteLink(deps, c.req.param('code'), actorOf(c), reason);
+    return c.body(null, 204, { 'Lifeline-Sync': sync });
   });
 
   return app;

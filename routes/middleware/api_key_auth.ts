@@ -9,9 +9,27 @@ import type { AppEnv } from '../app_env.ts';
 /** A revoked key stops working within this long on every instance. */
 export const API_KEY_CACHE_TTL_MS = 10_000;
 
+type KeyCache = LRUCache<string, ApiKeyRow | false>;
+/** One cache per app (keyed by its pool), shared by every route group, so a revocation can clear it. */
+const caches = new WeakMap<object, KeyCache>();
+
+function getCache(sql: object): KeyCache {
+  let cache = caches.get(sql);
+  if (!cache) {
+    cache = new LRUCache<string, ApiKeyRow | false>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
+    caches.set(sql, cache);
+  }
+  return cache;
+}
+
+/** Drops this instance's cached keys (after a revocation); other instances follow within the TTL. */
+export function forgetCachedApiKeys(sql: object): void {
+  caches.get(sql)?.clear();
+}
+
 /** Bearer API-key authentication with a scope check: 401 without a valid key, 403 without the scope. */
 export function createApiKeyAuth(deps: Pick<WebDeps, 'sql' | 'logger'>) {
-  const cache = new LRUCache<string, ApiKeyRow | false>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
+  const cache = getCache(deps.sql);
 
   return function requireApiKey(scope: ApiKeyScope): MiddlewareHandler<AppEnv> {
     return async (c, next) => {

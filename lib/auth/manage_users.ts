@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { randomToken } from '../crypto.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
+import { deleteUserSessions } from '../stores/session_store.ts';
+import type { Db, Sql } from '../stores/sql.ts';
+import {
+  countActiveAdmins,
+  getUserById,
+  insertUser,
+  type UserRole,
+  type UserRow,
+  updateUser,
+} from '../stores/user_store.ts';
+import { hashPassword } from './passwords.ts';
+
+export const USER_ROLES = ['editor', 'admin'] as const;
+export const PASSWORD_MIN_LENGTH = 10;
+
+/** The operations page's "add a user" form. An empty password means "generate one and show it once". */
+export const createUserInputSchema = z.strictObject({
+  email: z
+    .email('must be an email address')
+    .max(254)
+    .transform((e) => e.toLowerCase()),
+  name: z
+    .string()
+    .trim()
+    .max(100, 'must be at most 100 characters')
+    .transform((v) => v || null),
+  role: z.enum(USER_ROLES),
+  password: z
+    .string()
+    .max(200)
+    .refine(
+      (p) => p === '' || p.length >= PASSWORD_MIN_LENGTH,
+      `must be at least ${PASSWORD_MIN_LENGTH} characters`,
+    ),
+});
+export type CreateUserInput = z.infer<typeof createUserInputSchema>;
+
+/** Creates an editor or admin; returns the generated password when none was given (to show once). */
+export async function createUser(
+  sql: Sql,
+  input: CreateUserInput,
+  actor: string,
+): Promise<{ user: UserRow; generatedPassword: string | null }> {
+  const generatedPassword = input.password === '' ? randomToken(20) : null;
+  const passwordHash = await hashPassword(generatedPassword ?? input.password);
+  const user = await sql.begin(async (tx) => {
+    const user = await insertUser(tx, {
+      email: input.email,
+      name: input.name,
+      passwordHash,
+      role: input.role,
+    });
+    if (!user) {
+      throw new ConflictError(`A user with the email ${input.email} exists already.`, [
+        { path: 'email', message: 'belongs to an existing user' },
+      ]);
+    }
+    await insertAuditEntry(tx, {
+      code: null,
+      actor,
+      action: 'user.created',
+      after: { id: user.id, email: user.email, role: user.role },
+    });
+    return user;
+  });
+  return { user, generatedPassword };
+}
+
+/** Makes sure a change leaves at least one enabled admin, and that nobody locks themselves out. */
+async function guard(tx: Db, target: UserRow, actorId: number, losesAdmin: boolean): Promise<void> {
+  if (target.id === actorId) {
+    throw new ValidationError([{ path: 'user', message: 'you cannot disable or demote yourself' }]);
+  }
+  if (losesAdmin && target.role === 'admin' && !target.disabledAt && (await countActiveAdmins(tx)) <= 1) {
+    throw new ValidationError([{ path: 'user', message: 'this is the last administrator' }]);
+  }
+}
+
+async function getOrThrow(tx: Db, id: number): Promise<UserRow> {
+  const user = await getUserById(tx, id);
+  if (!user) throw new NotFoundError(`No user ${id}.`);
+  return user;
+}
+
+/** Disables (signing them out everywhere) or re-enables a user. */
+export async function setUserDisabled(
+  sql: Sql,
+  id: number,
+  disabled: boolean,
+  actor: { id: number; name: string },
+): Promise<UserRow> {
+  return sql.begin(async (tx) => {
+    const user = await getOrThrow(tx, id);
+    if (disabled) await guard(tx, user, actor.id, true);
+    const updated = (await updateUser(tx, id, { disabledAt: disabled ? new Date() : null }))!;
+    if (disabled) await deleteUserSessions(tx, id);
+    await insertAuditEntry(tx, {
+      code: null,
+      actor: actor.name,
+      action: disabled ? 'user.disabled' : 'user.enabled',
+      after: { id, email: user.email },
+    });
+    return updated;
+  });
+}
+
+/** Changes a user's role (never the last admin's, never one's own). */
+export async function setUserRole(
+  sql: Sql,
+  id: number,
+  role: UserRole,
+  actor: { id: number; name: string },
+): Promise<UserRow> {
+  return sql.begin(async (tx) => {
+    const user = await getOrThrow(tx, id);
+    await guard(tx, user, actor.id, role !== 'admin');
+    const updated = (await updateUser(tx, id, { role }))!;
+    await insertAuditEntry(tx, {
+      code: null,
+      actor: actor.name,
+      action: 'user.role_changed',
+      before: { role: user.role },
+      after: { id, email: user.email, role },
+    });
+    return updated;
+  });
+}
+
+/** Gives a user a new generated password (shown once) and signs them out everywhere. */
+export async function resetUserPassword(
+  sql: Sql,
+  id: number,
+  actor: { id: number; name: string },
+): Promise<{ user: UserRow; password: string }> {
+  const password = randomToken(20);
+  const passwordHash = await hashPassword(password);
+  const user = await sql.begin(async (tx) => {
+    const user = await getOrThrow(tx, id);
+    await updateUser(tx, id, { passwordHash });
+    await deleteUserSessions(tx, id);
+    await insertAuditEntry(tx, {
+      code: null,
+      actor: actor.name,
+      action: 'user.password_reset',
+      after: { id, email: user.email },
+    });
+    return user;
+  });
+  return { user, password };
+}

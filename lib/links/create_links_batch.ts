@@ -1,0 +1,258 @@
+import { z } from 'zod';
+import { type AppError, ConflictError, type FieldError, ValidationError } from '../errors.ts';
+import { toProblem } from '../http/problem.ts';
+import { toFieldErrors } from '../http/validation.ts';
+import {
+  insertLinksWithAudit,
+  listCodesByPosts,
+  listExistingCodes,
+  listLinksByDedupeKeys,
+  lockKeys,
+} from '../stores/link_batch_store.ts';
+import type { NewLink } from '../stores/link_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import { assertTargetsAllowed, type Creator } from './create_link.ts';
+import { getDedupeKey } from './dedupe_key.ts';
+import { type CreateLinkInput, createLinkInputSchema, type LinkRow, linkSchema } from './link.ts';
+import { MINT_MAX_ATTEMPTS, mintCode } from './mint.ts';
+import type { TargetPolicy } from './target_policy.ts';
+
+/** Most links one batch request may carry. */
+export const BATCH_MAX_LINKS = 1000;
+
+/** POST /api/v1/links/batch body; items are validated one by one so one bad item fails alone. */
+export const createLinksBatchInputSchema = z.strictObject({
+  links: z
+    .array(z.unknown())
+    .min(1, 'must hold at least one link')
+    .max(BATCH_MAX_LINKS, `must hold at most ${BATCH_MAX_LINKS} links`),
+});
+
+/** RFC 9457 problem details, as every error answer carries them. */
+export const problemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  instance: z.string().optional(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+
+/** POST /api/v1/links/batch answer: one result per input item, in input order. */
+export const batchResultSchema = z.object({
+  results: z.array(
+    z.object({
+      index: z.number().int(),
+      status: z.number().int().describe('201 created, 200 existing (dedupe), 409 conflict, 422 invalid'),
+      link: linkSchema.optional(),
+      error: problemSchema.optional(),
+    }),
+  ),
+});
+
+/** One item's outcome, in input order: 201 created, 200 existing (dedupe), 409 or 422 with a problem. */
+export type BatchItemResult =
+  | { index: number; status: 200 | 201; link: LinkRow }
+  | { index: number; status: number; error: ReturnType<typeof toProblem>['body'] };
+
+interface Pending {
+  index: number;
+  input: CreateLinkInput;
+  dedupeKey: string | null;
+  code: string;
+}
+
+/**
+ * Creates up to BATCH_MAX_LINKS links with per-item results in input order. All valid items go to Postgres
+ * in ONE insert statement (audit entries included); only minted codes that collided are re-minted, in one
+ * more statement per round (rare). Dedupe, aliases and one-link-per-article behave exactly as for single
+ * creation, within the batch too. One transaction: a failure of the database rolls the whole batch back.
+ */
+export async function createLinksBatch(
+  deps: { sql: Sql; codeLength: number; targetPolicy: TargetPolicy; now?: () => Date },
+  items: unknown[],
+  creator: Creator,
+): Promise<BatchItemResult[]> {
+  const results: (BatchItemResult | undefined)[] = new Array(items.length);
+  const fail = (index: number, error: AppError) => {
+    results[index] = { index, status: error.status, error: toProblem(error, `links[${index}]`).body };
+  };
+  const now = deps.now?.() ?? new Date();
+  const valid: Pending[] = [];
+  for (const [index, item] of items.entries()) {
+    const parsed = createLinkInputSchema.safeParse(item);
+    if (!parsed.success) {
+      fail(index, new ValidationError(toFieldErrors(parsed.error)));
+      continue;
+    }
+    const input = parsed.data;
+    try {
+      assertTargetsAllowed(input, deps.targetPolicy);
+    } catch (error) {
+      fail(index, error as AppError);
+      continue;
+    }
+    if (input.expiresAt && new Date(input.expiresAt).getTime() <= now.getTime()) {
+      fail(index, new ValidationError([{ path: 'expiresAt', message: 'must be in the future' }]));
+      continue;
+    }
+    valid.push({ index, input, dedupeKey: await getDedupeKey(input), code: '' });
+  }
+
+  // Within the batch: the first of equal dedupe keys is created, later ones answer with its link;
+  // a repeated alias or article is a conflict, as it would be one request later.
+  const firstByKey = new Map<string, Pending>();
+  const sameAs = new Map<number, Pending>();
+  const aliases = new Set<string>();
+  const posts = new Set<string>();
+  const toCreate: Pending[] = [];
+  for (const p of valid) {
+    if (p.dedupeKey) {
+      const first = firstByKey.get(p.dedupeKey);
+      if (first) {
+        sameAs.set(p.index, first);
+        continue;
+      }
+      firstByKey.set(p.dedupeKey, p);
+    }
+    if (p.input.alias !== undefined) {
+      if (aliases.has(p.input.alias)) {
+        fail(p.index, aliasTaken(p.input.alias));
+        continue;
+      }
+      aliases.add(p.input.alias);
+    }
+    if (p.input.site !== undefined && p.input.postId !== undefined) {
+      const post = `${p.input.site}|${p.input.postId}`;
+      if (posts.has(post)) {
+        fail(p.index, postTaken(p.input.site, p.input.postId, null));
+        continue;
+      }
+      posts.add(post);
+    }
+    toCreate.push(p);
+  }
+
+  const created = new Map<number, LinkRow>();
+  await deps.sql.begin(async (tx) => {
+    const dedupeKeys = toCreate.flatMap((p) => (p.dedupeKey ? [p.dedupeKey] : []));
+    await lockKeys(
+      tx,
+      dedupeKeys.map((k) => `${creator.owner}|${k}`),
+    );
+    const existing = new Map(
+      (await listLinksByDedupeKeys(tx, creator.owner, dedupeKeys)).map((l) => [l.dedupeKey!, l]),
+    );
+    const postCodes = await listCodesByPosts(
+      tx,
+      toCreate.flatMap((p) =>
+        p.input.site !== undefined && p.input.postId !== undefined
+          ? [{ site: p.input.site, postId: p.input.postId }]
+          : [],
+      ),
+    );
+    let round = toCreate.filter((p) => {
+      const found = p.dedupeKey ? existing.get(p.dedupeKey) : undefined;
+      if (found) {
+        results[p.index] = { index: p.index, status: 200, link: found };
+        return false;
+      }
+      if (p.input.site !== undefined && p.input.postId !== undefined) {
+        const code = postCodes.get(`${p.input.site}|${p.input.postId}`);
+        if (code) {
+          fail(p.index, postTaken(p.input.site, p.input.postId, code));
+          return false;
+        }
+      }
+      return true;
+    });
+
+    for (let attempt = 0; round.length > 0; attempt++) {
+      for (const p of round) p.code = p.input.alias ?? mintCode(deps.codeLength);
+      const inserted = await insertLinksWithAudit(
+        tx,
+        round.map((p) => toNewLink(p, creator)),
+        { actor: creator.actor },
+      );
+      const byCode = new Map(inserted.map((l) => [l.code, l]));
+      const missed = round.filter((p) => {
+        const link = byCode.get(p.code);
+        if (link) created.set(p.index, link);
+        return !link;
+      });
+      if (missed.length === 0) break;
+      // Find out why each was skipped: a taken alias, an article another transaction linked first, or
+      // (otherwise) a minted code that collided and gets another draw.
+      const taken = await listExistingCodes(
+        tx,
+        missed.flatMap((p) => (p.input.alias ? [p.code] : [])),
+      );
+      const linkedPosts = await listCodesByPosts(
+        tx,
+        missed.flatMap((p) =>
+          p.input.site !== undefined && p.input.postId !== undefined
+            ? [{ site: p.input.site, postId: p.input.postId }]
+            : [],
+        ),
+      );
+      round = missed.filter((p) => {
+        if (p.input.alias !== undefined && taken.has(p.code)) {
+          fail(p.index, aliasTaken(p.input.alias));
+          return false;
+        }
+        if (p.input.site !== undefined && p.input.postId !== undefined) {
+          const code = linkedPosts.get(`${p.input.site}|${p.input.postId}`);
+          if (code) {
+            fail(p.index, postTaken(p.input.site, p.input.postId, code));
+            return false;
+          }
+        }
+        if (p.input.alias !== undefined || attempt + 1 >= MINT_MAX_ATTEMPTS) {
+          fail(p.index, new ConflictError(`No free code after ${MINT_MAX_ATTEMPTS} attempts; try again.`));
+          return false;
+        }
+        return true;
+      });
+    }
+  });
+
+  for (const [index, link] of created) results[index] = { index, status: 201, link };
+  for (const [index, first] of sameAs) {
+    const prior = results[first.index];
+    if (prior && 'link' in prior) results[index] = { index, status: 200, link: prior.link };
+    else if (prior) results[index] = { ...prior, index };
+  }
+  return results.map((r, index) => {
+    if (!r) throw new Error(`batch item ${index} got no result`);
+    return r;
+  });
+}
+
+function toNewLink(p: Pending, creator: Creator): NewLink {
+  return {
+    code: p.code,
+    targetUrl: p.input.url,
+    status: 'active',
+    origin: creator.origin,
+    site: p.input.site ?? null,
+    postId: p.input.postId ?? null,
+    owner: creator.owner,
+    expiresAt: p.input.expiresAt ? new Date(p.input.expiresAt) : null,
+    expiredUrl: p.input.expiredUrl ?? null,
+    redirectStatus: p.input.redirectStatus ?? null,
+    tags: [...new Set(p.input.tags ?? [])],
+    dedupeKey: p.dedupeKey,
+  };
+}
+
+function aliasTaken(alias: string): ConflictError {
+  const errors: FieldError[] = [{ path: 'alias', message: 'is taken' }];
+  return new ConflictError(`The alias "${alias}" is taken.`, errors);
+}
+
+function postTaken(site: string, postId: number, code: string | null): ConflictError {
+  return new ConflictError(
+    `Post ${postId} of site ${site} already has ${code ? `the link ${code}` : 'a link in this batch'}.`,
+    [{ path: 'postId', message: code ? `already has the link ${code}` : 'appears twice in this batch' }],
+  );
+}

@@ -1,0 +1,167 @@
+import { NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
+import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
+import { getDedupeKey } from './dedupe_key.ts';
+import type { CreateLinkInput, LinkRow, UpdateLinkInput } from './link.ts';
+import { type SyncState, syncAfterChange } from './sync_after_change.ts';
+import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
+
+export interface EditLinkDeps {
+  sql: Sql;
+  targetPolicy: TargetPolicy;
+  workflows: WorkflowGateway;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface EditLinkResult {
+  link: LinkRow;
+  /** False when the input matched the link already: nothing was written, audited or synced. */
+  changed: boolean;
+  /** Null when nothing changed. */
+  sync: SyncState | null;
+}
+
+type Snapshot = Record<string, unknown>;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
+
+/**
+ * Applies an edit (retarget, expiry, fallback, redirect status, tags, status active|gone) in one transaction
+ * with its audit entry (actor, before, after, reason), then tells the sync workflow so caches, the serving
+ * store, vendors and the expiry timer follow. `expectedVersion` (If-Match) refuses to overwrite someone
+ * else's newer edit.
+ */
+export async function editLink(
+  deps: EditLinkDeps,
+  code: string,
+  input: UpdateLinkInput,
+  actor: string,
+  options: { expectedVersion?: number } = {},
+): Promise<EditLinkResult> {
+  const targetErrors: { path: string; message: string }[] = [];
+  for (const [path, value] of [
+    ['url', input.url],
+    ['expiredUrl', input.expiredUrl],
+  ] as const) {
+    const problem = value ? targetPolicyProblem(value, deps.targetPolicy) : null;
+    if (problem) targetErrors.push({ path, message: problem });
+  }
+  if (targetErrors.length > 0) throw new ValidationError(targetErrors, 'The target is not allowed.');
+  const now = deps.now?.() ?? new Date();
+  const result = await deps.sql.begin(async (tx) => {
+    const row = await getLinkByCodeForUpdate(tx, code);
+    if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
+    if (options.expectedVersion !== undefined && options.expectedVersion !== row.version) {
+      throw new PreconditionFailedError(
+        `The link changed since version ${options.expectedVersion} (it is now at ${row.version}); reload and retry.`,
+      );
+    }
+    const changes: LinkChanges = {};
+    const before: Snapshot = {};
+    const after: Snapshot = {};
+    const errors: { path: string; message: string }[] = [];
+
+    if (input.url !== undefined && input.url !== row.targetUrl) {
+      changes.targetUrl = input.url;
+      before.url = row.targetUrl;
+      after.url = input.url;
+      // The verdict was about the old destination; a block stays until a scan clears the new one.
+      if (row.safety !== 'blocked' && row.safety !== 'unknown') {
+        changes.safety = 'unknown';
+        changes.safetyReason = null;
+        changes.safetyCheckedAt = null;
+        before.safety = row.safety;
+        after.safety = 'unknown';
+      }
+    }
+    let expiresAt = row.expiresAt;
+    if (input.expiresAt !== undefined) {
+      const next = input.expiresAt === null ? null : new Date(input.expiresAt);
+      if (next && next.getTime() <= now.getTime()) {
+        errors.push({ path: 'expiresAt', message: 'must be in the future' });
+      } else if (iso(next) !== iso(row.expiresAt)) {
+        changes.expiresAt = next;
+        before.expiresAt = iso(row.expiresAt);
+        after.expiresAt = iso(next);
+        expiresAt = next;
+      }
+    }
+    if (input.expiredUrl !== undefined && input.expiredUrl !== row.expiredUrl) {
+      changes.expiredUrl = input.expiredUrl;
+      before.expiredUrl = row.expiredUrl;
+      after.expiredUrl = input.expiredUrl;
+    }
+    if (input.redirectStatus !== undefined && input.redirectStatus !== row.redirectStatus) {
+      changes.redirectStatus = input.redirectStatus;
+      before.redirectStatus = row.redirectStatus;
+      after.redirectStatus = input.redirectStatus;
+    }
+    if (input.tags !== undefined) {
+      const tags = [...new Set(input.tags)];
+      if (!sameTags(tags, row.tags)) {
+        changes.tags = tags;
+        before.tags = row.tags;
+        after.tags = tags;
+      }
+    }
+    // Moving the expiry of an expired link into the future (or clearing it) brings the link back.
+    let status = input.status;
+    if (status === undefined && row.status === 'expired' && changes.expiresAt !== undefined)
+      status = 'active';
+    if (status !== undefined && status !== row.status) {
+      if (status === 'active' && row.status === 'blocked') {
+        errors.push({
+          path: 'status',
+          message:
+            'the link is blocked by the safety check; it becomes active again only when a scan clears it',
+        });
+      } else if (status === 'active' && row.status === 'pending') {
+        errors.push({ path: 'status', message: 'the link is still being minted; it activates on its own' });
+      } else if (status === 'active' && expiresAt && expiresAt.getTime() <= now.getTime()) {
+        errors.push({
+          path: 'expiresAt',
+          message: 'is in the past; move or clear it to reactivate the link',
+        });
+      } else {
+        changes.status = status;
+        before.status = row.status;
+        after.status = status;
+      }
+    }
+    if (errors.length > 0) throw new ValidationError(errors);
+    if (Object.keys(changes).length === 0) return { link: row, changed: false };
+
+    if (row.dedupeKey !== null) {
+      // Keep "same owner + same url + same options" pointing at what the link now is.
+      const expiredUrl = changes.expiredUrl !== undefined ? changes.expiredUrl : row.expiredUrl;
+      const redirectStatus =
+        changes.redirectStatus !== undefined ? changes.redirectStatus : row.redirectStatus;
+      changes.dedupeKey = await getDedupeKey({
+        url: changes.targetUrl ?? row.targetUrl,
+        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+        ...(expiredUrl ? { expiredUrl } : {}),
+        ...(redirectStatus ? { redirectStatus: redirectStatus as CreateLinkInput['redirectStatus'] } : {}),
+        tags: changes.tags ?? row.tags,
+        ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
+      });
+    }
+    const link = await updateLink(tx, code, changes);
+    if (!link) throw new NotFoundError(`No link ${code}.`);
+    const action =
+      'url' in after
+        ? 'link.retargeted'
+        : Object.keys(after).join() === 'status'
+          ? 'link.status_changed'
+          : 'link.updated';
+    await insertAuditEntry(tx, { code, actor, action, before, after, reason: input.reason || null });
+    return { link, changed: true, action };
+  });
+  if (!result.changed) return { link: result.link, changed: false, sync: null };
+  const sync = await syncAfterChange(deps, code, `${result.action} by ${actor}`);
+  return { link: result.link, changed: true, sync };
+}

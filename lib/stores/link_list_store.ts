@@ -1,0 +1,117 @@
+import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict } from '../links/link.ts';
+import { LINK_COLUMNS } from './link_store.ts';
+import type { Db } from './sql.ts';
+
+/** Filters of a link listing; all optional, combined with AND. Deleted links are never listed. */
+export interface LinkListFilter {
+  /** Substring of the code or the target URL (case-insensitive), or an exact tag. */
+  q?: string;
+  status?: LinkStatus;
+  safety?: SafetyVerdict;
+  origin?: LinkOrigin;
+  tag?: string;
+  site?: string;
+}
+
+/** Orders a listing can take; each is a total order (the code breaks ties) so keyset paging is exact. */
+export const LINK_SORTS = ['newest', 'oldest', 'updated', 'code'] as const;
+export type LinkSort = (typeof LINK_SORTS)[number];
+
+/** Where a page starts: strictly after (or before) the row with this sort value and code. */
+export interface LinkListPosition {
+  /** The sort column's value as Postgres text (timestamps keep their microseconds), or the code. */
+  value: string;
+  code: string;
+  direction: 'after' | 'before';
+}
+
+/** A listed row with its sort value as exact text, for the next cursor. */
+export type ListedLinkRow = LinkRow & { sortValue: string };
+
+const SORT_SQL: Record<LinkSort, { column: string; descending: boolean }> = {
+  newest: { column: 'created_at', descending: true },
+  oldest: { column: 'created_at', descending: false },
+  updated: { column: 'updated_at', descending: true },
+  code: { column: 'code', descending: false },
+};
+
+/**
+ * Above this many estimated matches a search walks the sort order (it finds a page of matches quickly);
+ * below it, it gathers the matches through the indexes (a walk would read most of the table to find a
+ * rare one). Measured at 100,000 links: a walk for a one-in-100,000 term took ~430 ms, the index path
+ * ~10-40 ms; for a term in every fifth link the walk took <1 ms and the index path ~250 ms
+ * (docs/API_BENCHMARKS.md).
+ */
+const SEARCH_INDEX_PATH_MAX_ROWS = 2000;
+
+/** The planner's estimate of how many rows a search matches (EXPLAIN only: nothing is executed). */
+async function estimateSearchMatches(db: Db, pattern: string, q: string): Promise<number> {
+  const [row] = await db<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>`
+    EXPLAIN (FORMAT JSON)
+    SELECT code FROM links WHERE code ILIKE ${pattern}
+    UNION ALL SELECT code FROM links WHERE target_url ILIKE ${pattern}
+    UNION ALL SELECT code FROM links WHERE tags @> ${db.array([q])}::text[]`;
+  return row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? Number.POSITIVE_INFINITY;
+}
+
+/** Escapes LIKE wildcards so a search for "50%_off" matches those characters literally. */
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * One page of links in `sort` order, starting after (or before) `position`: a keyset query on the sort
+ * column and the code, so rows inserted while someone pages never shift or repeat later pages. Returns up
+ * to `limit` rows in display order (a "before" page is read backwards, then reversed).
+ */
+export async function listLinks(
+  db: Db,
+  filter: LinkListFilter,
+  sort: LinkSort,
+  limit: number,
+  position?: LinkListPosition,
+): Promise<ListedLinkRow[]> {
+  const { column, descending } = SORT_SQL[sort];
+  const conditions = [db`deleted_at IS NULL`];
+  if (filter.q) {
+    const pattern = likePattern(filter.q);
+    const tag = db.array([filter.q]);
+    if ((await estimateSearchMatches(db, pattern, filter.q)) <= SEARCH_INDEX_PATH_MAX_ROWS) {
+      // Few matches: collect them through the trigram and tag indexes first, then order just those.
+      conditions.push(db`code = ANY(ARRAY(
+        SELECT code FROM links WHERE code ILIKE ${pattern}
+        UNION SELECT code FROM links WHERE target_url ILIKE ${pattern}
+        UNION SELECT code FROM links WHERE tags @> ${tag}::text[]))`);
+    } else {
+      // Many matches: walk the sort order and stop at the page's last row.
+      conditions.push(db`(code ILIKE ${pattern} OR target_url ILIKE ${pattern} OR tags @> ${tag}::text[])`);
+    }
+  }
+  if (filter.status) conditions.push(db`status = ${filter.status}`);
+  if (filter.safety) conditions.push(db`safety = ${filter.safety}`);
+  if (filter.origin) conditions.push(db`origin = ${filter.origin}`);
+  if (filter.tag) conditions.push(db`tags @> ${db.array([filter.tag])}::text[]`);
+  if (filter.site) conditions.push(db`site = ${filter.site}`);
+
+  // Reading "before" a position walks the order backwards.
+  const backwards = position?.direction === 'before';
+  const forward = descending !== backwards;
+  if (position) {
+    // ::text first: postgres.js would serialise a timestamptz parameter through a JS Date, losing microseconds.
+    const cmp = forward ? db`<` : db`>`;
+    conditions.push(
+      column === 'code'
+        ? db`code ${cmp} ${position.code}`
+        : db`(${db(column)}, code) ${cmp} (${position.value}::text::timestamptz, ${position.code})`,
+    );
+  }
+  const where = conditions.reduce((acc, cond) => db`${acc} AND ${cond}`);
+  const order = forward ? db`DESC` : db`ASC`;
+  const rows = await db<ListedLinkRow[]>`
+    SELECT ${db.unsafe(LINK_COLUMNS)}, ${db(column)}::text AS "sortValue"
+    FROM links
+    WHERE ${where}
+    ORDER BY ${db(column)} ${order}, code ${order}
+    LIMIT ${limit}`;
+  return backwards ? rows.reverse() : rows;
+}

@@ -1,0 +1,88 @@
+import type { FieldError } from '../errors.ts';
+import { fromLocalInput } from './time_zone.ts';
+
+/** A submitted form: every value a string (files are not accepted). */
+export type FormValues = Record<string, string>;
+
+/** Flattens a parsed form body to strings (repeated fields keep their last value; files are dropped). */
+export function toFormValues(body: Record<string, unknown>): FormValues {
+  const out: FormValues = {};
+  for (const [key, value] of Object.entries(body)) {
+    const last = Array.isArray(value) ? value[value.length - 1] : value;
+    if (typeof last === 'string') out[key] = last;
+  }
+  return out;
+}
+
+/** "politics, Election-2026 ,  " → ["politics", "Election-2026"]. */
+export function parseTags(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(/[,\n]/)
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
+
+const blank = (v: string | undefined) => v === undefined || v.trim() === '';
+
+/**
+ * The link form's values as API input: the same zod schemas then judge them, so the UI and the API accept
+ * exactly the same links. Local date-times are read in the editor's time zone. Problems only the form can
+ * have (an unreadable date) come back as field errors.
+ */
+export function toLinkInput(
+  form: FormValues,
+  timeZone: string,
+  mode: 'create' | 'edit',
+): { input: Record<string, unknown>; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const input: Record<string, unknown> = { url: (form.url ?? '').trim() };
+  if (mode === 'create' && !blank(form.alias)) input.alias = form.alias!.trim();
+  if (!blank(form.expiresAt)) {
+    const date = fromLocalInput(form.expiresAt!, timeZone);
+    if (date) input.expiresAt = date.toISOString();
+    else errors.push({ path: 'expiresAt', message: 'must be a date and time' });
+  } else if (mode === 'edit') {
+    input.expiresAt = null;
+  }
+  if (!blank(form.expiredUrl)) input.expiredUrl = form.expiredUrl!.trim();
+  else if (mode === 'edit') input.expiredUrl = null;
+  if (!blank(form.redirectStatus)) input.redirectStatus = Number(form.redirectStatus);
+  else if (mode === 'edit') input.redirectStatus = null;
+  input.tags = parseTags(form.tags);
+  if (mode === 'edit') {
+    if (!blank(form.status)) input.status = form.status;
+    input.reason = (form.reason ?? '').trim();
+  }
+  return { input, errors };
+}
+
+/** Field errors keyed by the form field they belong to (tags.2 → tags); the first message per field wins. */
+export function toFieldMap(errors: FieldError[] | undefined): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const e of errors ?? []) {
+    const field = e.path.split('.')[0] || 'form';
+    const key = field === '(body)' ? 'form' : field;
+    const tag = /^tags\.(\d+)$/.exec(e.path);
+    map[key] ??= tag ? `tag ${Number(tag[1]) + 1} ${e.message}` : e.message;
+  }
+  return map;
+}
+
+/** Messages that read as the end of a sentence whose subject is the field ("is taken", "must be ..."). */
+const PREDICATE = /^(must|is|are|may|was|has|appears|already|belongs|choose|the window)\b/;
+
+/** "is taken" → "Custom alias is taken."; a message that is already a sentence is only capitalised. */
+export function toSentence(label: string, message: string): string {
+  const text = PREDICATE.test(message) ? `${label} ${message}` : message[0]!.toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** Field errors as sentences that name their field, for people. */
+export function toFieldSentences(
+  errors: Record<string, string>,
+  labels: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(errors).map(([field, msg]) => [field, toSentence(labels[field] ?? field, msg)]),
+  );
+}

@@ -1,0 +1,376 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { ApiKeyScope } from '../../lib/auth/api_keys.ts';
+import { apiKeySchema, createApiKeyInputSchema, createdApiKeySchema } from '../../lib/auth/issue_api_key.ts';
+import {
+  batchResultSchema,
+  createLinksBatchInputSchema,
+  problemSchema,
+} from '../../lib/links/create_links_batch.ts';
+import { createLinkInputSchema, linkSchema, updateLinkInputSchema } from '../../lib/links/link.ts';
+import { linkStatsQuerySchema, linkStatsSchema } from '../../lib/links/link_stats.ts';
+import { linkListQuerySchema, linkListSchema } from '../../lib/links/list_links.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import { wordpressEventSchema } from '../../lib/wordpress/wordpress_event.ts';
+import type { AppEnv } from '../app_env.ts';
+
+/** Named schemas, each generated from the zod schema the route validates with or answers with. */
+const SCHEMAS = {
+  Link: linkSchema,
+  CreateLinkInput: createLinkInputSchema,
+  UpdateLinkInput: updateLinkInputSchema,
+  CreateLinksBatchInput: createLinksBatchInputSchema.extend({
+    links: z.array(createLinkInputSchema).min(1).max(1000),
+  }),
+  BatchResult: batchResultSchema,
+  LinkList: linkListSchema,
+  LinkStats: linkStatsSchema,
+  ApiKey: apiKeySchema,
+  ApiKeyList: z.object({ items: z.array(apiKeySchema) }),
+  CreateApiKeyInput: createApiKeyInputSchema,
+  CreatedApiKey: createdApiKeySchema,
+  WordPressEvent: wordpressEventSchema,
+  WebhookAccepted: z.object({ workflowId: z.string(), code: z.string().optional() }),
+  Problem: problemSchema,
+} satisfies Record<string, z.ZodType>;
+type SchemaName = keyof typeof SCHEMAS;
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: z.ZodType;
+}
+
+/** One documented operation; the test checks each exists in the app and behaves as documented. */
+export interface ApiOperation {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI path under /api/v1, e.g. /links/{code}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** The API-key scope required; null for routes authenticated otherwise (or public). */
+  scope: ApiKeyScope | null;
+  parameters?: Parameter[];
+  query?: z.ZodObject;
+  body?: SchemaName;
+  responses: Record<number, { description: string; schema?: SchemaName; headers?: string[] }>;
+}
+
+const code: Parameter = { name: 'code', in: 'path', required: true, schema: z.string() };
+const idempotencyKey: Parameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description: 'Replays the first response for the same key and body (24 h); a different body is a 422.',
+  schema: z.string().min(1).max(255),
+};
+const ifMatch: Parameter = {
+  name: 'If-Match',
+  in: 'header',
+  description: 'The ETag of the version you edited; 412 if the link changed since.',
+  schema: z.string(),
+};
+const problem = (description: string) => ({ description, schema: 'Problem' as const });
+const auth = { 401: problem('no valid API key'), 403: problem('the key lacks the scope') };
+
+/** Every /api/v1 operation this app serves. */
+export const API_OPERATIONS: ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/links',
+    operationId: 'createLink',
+    summary: 'Create a short link (or get the existing one for the same url and options)',
+    scope: 'links:write',
+    parameters: [idempotencyKey],
+    body: 'CreateLinkInput',
+    responses: {
+      201: { description: 'created', schema: 'Link', headers: ['Location', 'ETag', 'Lifeline-Sync'] },
+      200: { description: 'the same owner already has this link (dedupe)', schema: 'Link' },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('alias taken, or the article already has its link'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid, blocked target, or outside ALLOWED_TARGET_HOSTS; or Idempotency-Key reuse'),
+      429: {
+        description: 'creation rate limit; see Retry-After',
+        schema: 'Problem',
+        headers: ['Retry-After'],
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/links/batch',
+    operationId: 'createLinksBatch',
+    summary: 'Create up to 1,000 links; per-item results in input order',
+    scope: 'links:write',
+    parameters: [idempotencyKey],
+    body: 'CreateLinksBatchInput',
+    responses: {
+      200: { description: 'one result per item', schema: 'BatchResult', headers: ['Lifeline-Sync'] },
+      400: problem('malformed, empty, or over 1,000 links'),
+      ...auth,
+      413: problem('body too large'),
+      429: { description: 'creation rate limit', schema: 'Problem', headers: ['Retry-After'] },
+    },
+  },
+  {
+    method: 'get',
+    path: '/links',
+    operationId: 'listLinks',
+    summary: 'List and search links, newest first, with cursor pagination',
+    scope: 'links:read',
+    query: linkListQuerySchema,
+    responses: {
+      200: { description: 'a page of links', schema: 'LinkList' },
+      400: problem('a cursor this server did not issue'),
+      ...auth,
+      422: problem('invalid filter'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/links/by-post/{site}/{postId}',
+    operationId: 'getLinkByPost',
+    summary: "An article's canonical short link",
+    scope: 'links:read',
+    parameters: [
+      { name: 'site', in: 'path', required: true, schema: z.string() },
+      { name: 'postId', in: 'path', required: true, schema: z.int().positive() },
+    ],
+    responses: {
+      200: { description: 'the link', schema: 'Link' },
+      ...auth,
+      404: problem('not minted yet'),
+      422: problem('invalid site or post id'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/links/{code}',
+    operationId: 'getLink',
+    summary: 'One link',
+    scope: 'links:read',
+    parameters: [code],
+    responses: {
+      200: { description: 'the link', schema: 'Link', headers: ['ETag'] },
+      ...auth,
+      404: problem('no such link'),
+    },
+  },
+  {
+    method: 'patch',
+    path: '/links/{code}',
+    operationId: 'updateLink',
+    summary: 'Retarget, change expiry, status (active|gone), redirect status or tags; audited and synced',
+    scope: 'links:write',
+    parameters: [code, ifMatch],
+    body: 'UpdateLinkInput',
+    responses: {
+      200: { description: 'the link after the change', schema: 'Link', headers: ['ETag', 'Lifeline-Sync'] },
+      400: problem('malformed JSON'),
+      ...auth,
+      404: problem('no such link (or deleted)'),
+      412: problem('If-Match names an older version'),
+      422: problem('invalid change'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/links/{code}',
+    operationId: 'deleteLink',
+    summary: 'Delete a link: its code answers 410 forever and is never minted again',
+    scope: 'links:write',
+    parameters: [
+      code,
+      { name: 'reason', in: 'query', description: 'kept in the audit log', schema: z.string().max(500) },
+    ],
+    responses: {
+      204: { description: 'deleted', headers: ['Lifeline-Sync'] },
+      ...auth,
+      404: problem('no such link'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/links/{code}/stats',
+    operationId: 'getLinkStats',
+    summary: 'Clicks of a link: totals by kind, per day, top countries and referrers',
+    scope: 'links:read',
+    parameters: [code],
+    query: linkStatsQuerySchema,
+    responses: {
+      200: { description: 'stats', schema: 'LinkStats' },
+      ...auth,
+      404: problem('no such link'),
+      422: problem('invalid window'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/keys',
+    operationId: 'createApiKey',
+    summary: 'Create an API key (the key is in this response only)',
+    scope: 'admin',
+    parameters: [idempotencyKey],
+    body: 'CreateApiKeyInput',
+    responses: { 201: { description: 'created', schema: 'CreatedApiKey' }, ...auth, 422: problem('invalid') },
+  },
+  {
+    method: 'get',
+    path: '/keys',
+    operationId: 'listApiKeys',
+    summary: 'Every API key, with scopes and last use (never the key)',
+    scope: 'admin',
+    responses: { 200: { description: 'keys', schema: 'ApiKeyList' }, ...auth },
+  },
+  {
+    method: 'delete',
+    path: '/keys/{id}',
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    scope: 'admin',
+    parameters: [{ name: 'id', in: 'path', required: true, schema: z.int().positive() }],
+    responses: { 204: { description: 'revoked' }, ...auth, 404: problem('no live key with this id') },
+  },
+  {
+    method: 'post',
+    path: '/hooks/wordpress',
+    operationId: 'receiveWordPressEvent',
+    summary: 'Signed WordPress webhook (X-Lifeline-Signature: t=<unix>,v1=<hex HMAC-SHA256>)',
+    scope: null,
+    parameters: [{ name: 'X-Lifeline-Signature', in: 'header', required: true, schema: z.string() }],
+    body: 'WordPressEvent',
+    responses: {
+      202: { description: 'accepted durably', schema: 'WebhookAccepted' },
+      400: problem('bad payload'),
+      401: problem('bad, missing or stale signature'),
+      503: { description: 'not durably accepted; retry', schema: 'Problem', headers: ['Retry-After'] },
+    },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    scope: null,
+    responses: { 200: { description: 'OpenAPI 3.1 document' } },
+  },
+];
+
+const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
+  Location: { description: 'where the new resource lives', schema: { type: 'string' } },
+  ETag: { description: 'the link version, for If-Match', schema: { type: 'string' } },
+  'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } },
+  'Lifeline-Sync': {
+    description:
+      'accepted: caches and vendors are being updated; deferred: Temporal was unreachable, the change is ' +
+      'saved in Postgres and reconciliation repairs replicas; queued (batches): the sync signals are sent ' +
+      'after this response',
+    schema: { type: 'string', enum: ['accepted', 'deferred', 'queued'] },
+  },
+};
+
+/** A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema object. */
+function toSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return json;
+}
+
+const INPUT_SCHEMAS = new Set<SchemaName>([
+  'CreateLinkInput',
+  'UpdateLinkInput',
+  'CreateLinksBatchInput',
+  'CreateApiKeyInput',
+  'WordPressEvent',
+]);
+
+/** The OpenAPI 3.1 document, generated from API_OPERATIONS and the zod schemas (never written by hand). */
+export function buildOpenApiDocument(serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of API_OPERATIONS) {
+    const parameters = [
+      ...(op.parameters ?? []).map((p) => ({
+        name: p.name,
+        in: p.in,
+        required: p.in === 'path' ? true : (p.required ?? false),
+        ...(p.description ? { description: p.description } : {}),
+        schema: toSchema(p.schema, 'input'),
+      })),
+      ...Object.entries(op.query?.shape ?? {}).map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: toSchema(schema as z.ZodType, 'input'),
+      })),
+    ];
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(op.responses)) {
+      const type = r.schema === 'Problem' ? 'application/problem+json' : 'application/json';
+      responses[status] = {
+        description: r.description,
+        ...(r.schema
+          ? { content: { [type]: { schema: { $ref: `#/components/schemas/${r.schema}` } } } }
+          : {}),
+        ...(r.headers ? { headers: Object.fromEntries(r.headers.map((h) => [h, HEADER_DOCS[h]!])) } : {}),
+      };
+    }
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
+      operationId: op.operationId,
+      summary: op.summary,
+      security: op.scope ? [{ apiKey: [op.scope] }] : [],
+      ...(op.scope ? { 'x-required-scope': op.scope } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(op.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } },
+            },
+          }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Lifeline API',
+      version: '1.0.0',
+      description:
+        'Branded short links a newsroom owns. Errors are RFC 9457 problem details. Authenticate with ' +
+        '`Authorization: Bearer <api key>`; scopes are links:read, links:write and admin (admin implies all).',
+    },
+    servers: [{ url: `${serverUrl}/api/v1` }],
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key (ll_...)' } },
+      schemas: Object.fromEntries(
+        Object.entries(SCHEMAS).map(([name, schema]) => [
+          name,
+          toSchema(schema, INPUT_SCHEMAS.has(name as SchemaName) ? 'input' : 'output'),
+        ]),
+      ),
+    },
+  };
+}
+
+/** GET /api/v1/openapi.json (public: it describes, it does not grant). */
+export function createOpenApiRoutes(deps: WebDeps) {
+  const app = new Hono<AppEnv>();
+  let document: string | undefined;
+  app.get('/openapi.json', (c) => {
+    document ??= JSON.stringify(buildOpenApiDocument(deps.config.appBaseUrl));
+    return c.body(document, 200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'public, max-age=300',
+    });
+  });
+  return app;
+}

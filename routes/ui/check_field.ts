@@ -1,0 +1,41 @@
+import { Hono } from 'hono';
+import { aliasSchema, targetUrlSchema } from '../../lib/links/link.ts';
+import { targetPolicyProblem } from '../../lib/links/target_policy.ts';
+import { getLinkByCode } from '../../lib/stores/link_store.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import type { UiEnv } from './ui_env.ts';
+
+/**
+ * GET /ui/api/check?field=url|alias&value=...: the live check behind the create form's fields, applying
+ * the very rules the server applies on submit (and, for an alias, whether it is free).
+ */
+export function createCheckFieldRoutes(deps: WebDeps) {
+  const app = new Hono<UiEnv>();
+  const shortBase = deps.config.shortBaseUrl.replace(/^https?:\/\//, '');
+
+  app.get('/check', async (c) => {
+    if (!c.get('session')) return c.json({ ok: false, message: 'Sign in again.' }, 401);
+    const field = c.req.query('field');
+    const value = (c.req.query('value') ?? '').trim();
+    if (field === 'url') {
+      const parsed = targetUrlSchema.safeParse(value);
+      if (!parsed.success)
+        return c.json({ ok: false, message: `The URL ${parsed.error.issues[0]?.message}.` });
+      const problem = targetPolicyProblem(value, deps.targetPolicy);
+      if (problem) return c.json({ ok: false, message: `The URL ${problem}.` });
+      return c.json({ ok: true, message: 'Looks good.' });
+    }
+    if (field === 'alias') {
+      const parsed = aliasSchema.safeParse(value);
+      if (!parsed.success)
+        return c.json({ ok: false, message: `The alias ${parsed.error.issues[0]?.message}.` });
+      // Deleted codes stay taken: a code is never reused.
+      if (await getLinkByCode(deps.sql, value))
+        return c.json({ ok: false, message: `${shortBase}/${value} is taken.` });
+      return c.json({ ok: true, message: `${shortBase}/${value} is available.` });
+    }
+    return c.json({ ok: false, message: 'Unknown field.' }, 400);
+  });
+
+  return app;
+}

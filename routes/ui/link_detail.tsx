@@ -1,0 +1,205 @@
+import { type Context, Hono } from 'hono';
+import { ErrorPage } from '../../components/ErrorPage.tsx';
+import { LinkDetailPage, STATS_RANGES } from '../../components/LinkDetailPage.tsx';
+import { LINK_FIELD_LABELS } from '../../components/NewLinkPage.tsx';
+import { AppError, NotFoundError, PreconditionFailedError } from '../../lib/errors.ts';
+import { toFieldErrors } from '../../lib/http/validation.ts';
+import { deleteLink } from '../../lib/links/delete_link.ts';
+import { editLink } from '../../lib/links/edit_link.ts';
+import { type LinkRow, toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
+import { getLinkStats } from '../../lib/links/link_stats.ts';
+import { listAuditEntries } from '../../lib/stores/audit_store.ts';
+import { getLinkByCode, listVendorLinks } from '../../lib/stores/link_store.ts';
+import {
+  type FormValues,
+  toFieldMap,
+  toFieldSentences,
+  toFormValues,
+  toLinkInput,
+} from '../../lib/ui/link_form.ts';
+import { toLocalInput } from '../../lib/ui/time_zone.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import { renderPage } from './render_page.ts';
+import type { UiEnv } from './ui_env.ts';
+
+const DAY_MS = 86_400_000;
+type Notice = { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string };
+
+const DEFERRED: Notice = {
+  tone: 'warn',
+  title: 'Saved, but caches and vendors could not be told yet',
+  text: 'The change is stored and is the truth. The workflow service was unreachable, so replicas catch up at the next reconciliation (in-process caches expire within minutes on their own).',
+};
+
+/** The edit form's values for a link as stored. */
+function toEditValues(row: LinkRow, timeZone: string): FormValues {
+  const expiresAt = row.expiresAt ? toLocalInput(row.expiresAt, timeZone) : '';
+  return {
+    url: row.targetUrl,
+    status: row.status === 'active' || row.status === 'gone' ? row.status : '',
+    redirectStatus: row.redirectStatus ? String(row.redirectStatus) : '',
+    expiresAt,
+    // The form shows minutes; the original lets an untouched field keep its seconds.
+    expiresAtShown: expiresAt,
+    expiredUrl: row.expiredUrl ?? '',
+    tags: row.tags.join(', '),
+    reason: '',
+  };
+}
+
+/** /ui/links/:code: the link's page, and the edit and delete forms on it. */
+export function createLinkDetailRoutes(deps: WebDeps) {
+  const app = new Hono<UiEnv>();
+
+  async function loadLink(code: string): Promise<LinkRow> {
+    const row = await getLinkByCode(deps.sql, code);
+    if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
+    return row;
+  }
+
+  async function render(
+    c: Context<UiEnv>,
+    row: LinkRow,
+    options: {
+      notice?: Notice;
+      edit?: { values: FormValues; errors: Record<string, string> };
+      deleteError?: string;
+      days?: number;
+      status?: 200 | 409 | 412 | 422;
+    } = {},
+  ) {
+    const days = options.days ?? 30;
+    const now = new Date();
+    const [vendors, stats, audit] = await Promise.all([
+      listVendorLinks(deps.sql, [row.code]),
+      getLinkStats(
+        deps.sql,
+        row.code,
+        { from: new Date(now.getTime() - days * DAY_MS), to: now },
+        deps.vendorClicks,
+      ),
+      listAuditEntries(deps.sql, row.code, 200),
+    ]);
+    const query = `LifelineCode="${row.code}"`;
+    const { uiUrl, namespace } = deps.config.temporal;
+    return renderPage(
+      c,
+      <LinkDetailPage
+        session={c.get('session')!}
+        link={toLink(row, deps.config.shortBaseUrl, vendors)}
+        row={row}
+        stats={stats}
+        days={days}
+        audit={audit}
+        temporal={{
+          url: uiUrl
+            ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`
+            : null,
+          query,
+        }}
+        timeZone={c.get('timeZone')}
+        notice={options.notice}
+        edit={
+          options.edit
+            ? {
+                values: options.edit.values,
+                errors: toFieldSentences(options.edit.errors, LINK_FIELD_LABELS),
+              }
+            : { values: toEditValues(row, c.get('timeZone')), errors: {} }
+        }
+        deleteError={options.deleteError}
+      />,
+      options.status ?? 200,
+    );
+  }
+
+  app.get('/:code', async (c) => {
+    const row = await loadLink(c.req.param('code'));
+    const q = c.req.query();
+    const days = STATS_RANGES.find((d) => String(d) === q.days) ?? 30;
+    let notice: Notice | undefined;
+    if (q.sync === 'deferred') notice = DEFERRED;
+    else if (q.created)
+      notice = { tone: 'good', title: 'Short link created', text: 'Copy it, or download its QR code.' };
+    else if (q.existing) {
+      notice = {
+        tone: 'info',
+        title: 'You already had this link',
+        text: 'You made a link to this URL with the same settings before; here it is, rather than a second one.',
+      };
+    } else if (q.saved)
+      notice = { tone: 'good', title: 'Changes saved', text: 'Caches and vendors are being updated.' };
+    else if (q.unchanged)
+      notice = { tone: 'info', title: 'Nothing to save', text: 'The form matched the link already.' };
+    return render(c, row, { days, ...(notice ? { notice } : {}) });
+  });
+
+  app.post('/:code/edit', async (c) => {
+    const session = c.get('session')!;
+    const code = c.req.param('code');
+    const row = await loadLink(code);
+    const values = toFormValues(await c.req.parseBody());
+    const { input, errors } = toLinkInput(values, c.get('timeZone'), 'edit');
+    // An untouched expiry keeps its exact stored time (the form only shows minutes).
+    if (values.expiresAt && values.expiresAt === values.expiresAtShown) delete input.expiresAt;
+    if (!input.reason) errors.push({ path: 'reason', message: 'say why, for the history' });
+    const parsed = updateLinkInputSchema.safeParse(input);
+    const fieldErrors = [...errors, ...(parsed.success ? [] : toFieldErrors(parsed.error))];
+    if (!parsed.success || fieldErrors.length > 0) {
+      return render(c, row, { edit: { values, errors: toFieldMap(fieldErrors) }, status: 422 });
+    }
+    const version = Number(values.version);
+    try {
+      const result = await editLink(
+        deps,
+        code,
+        parsed.data,
+        `user:${session.user.email}`,
+        Number.isSafeInteger(version) && version > 0 ? { expectedVersion: version } : {},
+      );
+      const path = `/ui/links/${encodeURIComponent(code)}`;
+      if (!result.changed) return c.redirect(`${path}?unchanged=1`, 303);
+      return c.redirect(`${path}?saved=1${result.sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
+    } catch (error) {
+      if (error instanceof PreconditionFailedError) {
+        const fresh = await loadLink(code);
+        return render(c, fresh, {
+          notice: {
+            tone: 'warn',
+            title: 'Someone changed this link while you were editing',
+            text: 'Your edits are still in the form below, and the page now shows their version. Check it, then save again to apply yours on top.',
+          },
+          edit: { values: { ...values, version: String(fresh.version) }, errors: {} },
+          status: 409,
+        });
+      }
+      if (error instanceof AppError && error.status === 422) {
+        return render(c, row, { edit: { values, errors: toFieldMap(error.extra.errors) }, status: 422 });
+      }
+      throw error;
+    }
+  });
+
+  app.post('/:code/delete', async (c) => {
+    const session = c.get('session')!;
+    const code = c.req.param('code');
+    const row = await loadLink(code);
+    const form = toFormValues(await c.req.parseBody());
+    if ((form.confirm ?? '').trim() !== code) {
+      return render(c, row, { deleteError: `Type the code “${code}” exactly to confirm.`, status: 422 });
+    }
+    await deleteLink(deps, code, `user:${session.user.email}`, form.reason?.trim().slice(0, 500) || null);
+    return c.redirect(`/ui/links?deleted=${encodeURIComponent(code)}`, 303);
+  });
+
+  return app;
+}
+
+/** The UI's 404 page for a link that does not exist (or was deleted). */
+export function renderLinkNotFound(c: Context<UiEnv>) {
+  return renderPage(
+    c,
+    <ErrorPage title="No such link" message="This link does not exist, or it was deleted." />,
+    404,
+  );
+}

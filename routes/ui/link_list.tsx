@@ -1,0 +1,71 @@
+import { Hono } from 'hono';
+import { type LinkFilters, LinksPage } from '../../components/LinksPage.tsx';
+import { BadRequestError } from '../../lib/errors.ts';
+import { toFieldErrors } from '../../lib/http/validation.ts';
+import { toLink } from '../../lib/links/link.ts';
+import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
+import { toFieldMap } from '../../lib/ui/link_form.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import { renderPage } from './render_page.ts';
+import type { UiEnv } from './ui_env.ts';
+
+const FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'sort'] as const;
+/** Codes are short; anything longer in `?deleted=` is not ours to echo. */
+const CODE_ECHO_MAX = 64;
+
+/** GET /ui/links: search, filter, sort and page through links (the same query rules as the API). */
+export function createLinkListRoutes(deps: WebDeps) {
+  const app = new Hono<UiEnv>();
+
+  app.get('/', async (c) => {
+    const session = c.get('session')!;
+    const raw = c.req.query();
+    const filters = Object.fromEntries(FILTER_KEYS.map((k) => [k, raw[k] ?? ''])) as unknown as LinkFilters;
+    filters.sort ||= 'newest';
+    const deleted = raw.deleted?.slice(0, CODE_ECHO_MAX);
+    const notice = deleted ? `Deleted ${deleted}. Its short URL now answers “410 Gone”.` : undefined;
+    const parsed = linkListQuerySchema.safeParse({
+      ...filters,
+      ...(raw.cursor ? { cursor: raw.cursor } : {}),
+    });
+    const render = (
+      page: { items: ReturnType<typeof toLink>[]; nextCursor: string | null; prevCursor: string | null },
+      errors?: Record<string, string>,
+      status: 200 | 422 = 200,
+    ) =>
+      renderPage(
+        c,
+        <LinksPage
+          session={session}
+          filters={filters}
+          {...page}
+          timeZone={c.get('timeZone')}
+          notice={notice}
+          {...(errors ? { errors } : {})}
+        />,
+        status,
+      );
+    if (!parsed.success) {
+      return render(
+        { items: [], nextCursor: null, prevCursor: null },
+        toFieldMap(toFieldErrors(parsed.error)),
+        422,
+      );
+    }
+    try {
+      const page = await listLinkPage(deps.sql, parsed.data);
+      return render({
+        items: page.items.map((row) => toLink(row, deps.config.shortBaseUrl, page.vendors.get(row.code))),
+        nextCursor: page.nextCursor,
+        prevCursor: page.prevCursor,
+      });
+    } catch (error) {
+      if (error instanceof BadRequestError) {
+        return render({ items: [], nextCursor: null, prevCursor: null }, toFieldMap(error.extra.errors), 422);
+      }
+      throw error;
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,75 @@
+import { type Context, Hono } from 'hono';
+import { LINK_FIELD_LABELS, NewLinkPage } from '../../components/NewLinkPage.tsx';
+import { AppError, RateLimitedError } from '../../lib/errors.ts';
+import { toFieldErrors } from '../../lib/http/validation.ts';
+import { createLink } from '../../lib/links/create_link.ts';
+import { createLinkInputSchema } from '../../lib/links/link.ts';
+import { syncAfterChange } from '../../lib/links/sync_after_change.ts';
+import {
+  type FormValues,
+  toFieldMap,
+  toFieldSentences,
+  toFormValues,
+  toLinkInput,
+} from '../../lib/ui/link_form.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import { renderPage } from './render_page.ts';
+import type { UiEnv } from './ui_env.ts';
+
+/** GET/POST /ui/links/new: the create form (works without JavaScript; islands add live checks). */
+export function createLinkNewRoutes(deps: WebDeps) {
+  const app = new Hono<UiEnv>();
+
+  const form = (
+    c: Context<UiEnv>,
+    values: FormValues,
+    errors: Record<string, string>,
+    status: 200 | 409 | 422 | 429 = 200,
+  ) =>
+    renderPage(
+      c,
+      <NewLinkPage
+        session={c.get('session')!}
+        values={values}
+        errors={toFieldSentences(errors, LINK_FIELD_LABELS)}
+        shortBase={deps.config.shortBaseUrl}
+        timeZone={c.get('timeZone')}
+      />,
+      status,
+    );
+
+  app.get('/', (c) => form(c, {}, {}));
+
+  app.post('/', async (c) => {
+    const session = c.get('session')!;
+    const values = toFormValues(await c.req.parseBody());
+    const { input, errors } = toLinkInput(values, c.get('timeZone'), 'create');
+    const parsed = createLinkInputSchema.safeParse(input);
+    const fieldErrors = [...errors, ...(parsed.success ? [] : toFieldErrors(parsed.error))];
+    if (!parsed.success || fieldErrors.length > 0) return form(c, values, toFieldMap(fieldErrors), 422);
+    const subject = `user:${session.user.id}`;
+    try {
+      await deps.rateLimits.consumeCreations(subject);
+      const { link, created } = await createLink(
+        { sql: deps.sql, codeLength: deps.config.codeLength, targetPolicy: deps.targetPolicy },
+        parsed.data,
+        { owner: subject, actor: `user:${session.user.email}`, origin: 'ui' },
+      );
+      const path = `/ui/links/${encodeURIComponent(link.code)}`;
+      if (!created) return c.redirect(`${path}?existing=1`, 303);
+      const sync = await syncAfterChange(deps, link.code, `link.created by user:${session.user.email}`);
+      return c.redirect(`${path}?created=1${sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
+    } catch (error) {
+      if (error instanceof RateLimitedError) {
+        return form(c, values, { form: `You are creating links very fast. ${error.message}` }, 429);
+      }
+      if (error instanceof AppError && (error.status === 409 || error.status === 422)) {
+        const errs = error.extra.errors ?? [{ path: 'form', message: error.message }];
+        return form(c, values, toFieldMap(errs), error.status as 409);
+      }
+      throw error;
+    }
+  });
+
+  return app;
+}

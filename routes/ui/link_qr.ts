@@ -1,0 +1,44 @@
+import { type Context, Hono } from 'hono';
+import QRCode from 'qrcode';
+import { NotFoundError } from '../../lib/errors.ts';
+import { getLinkByCode } from '../../lib/stores/link_store.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import type { UiEnv } from './ui_env.ts';
+
+/** Pixels per side of the PNG: sharp enough for print at a few centimetres. */
+const QR_PNG_SIZE = 1024;
+
+/** What a printed code opens: the short URL marked as a QR scan, so scans are counted on their own. */
+export function getQrTarget(shortUrl: string): string {
+  return `${shortUrl}?qr=1`;
+}
+
+/** GET /ui/links/:code/qr.svg and qr.png (`?download=1` to save as a file). */
+export function createLinkQrRoutes(deps: WebDeps) {
+  const app = new Hono<UiEnv>();
+
+  const serve = (format: 'svg' | 'png') => async (c: Context<UiEnv>) => {
+    const code = c.req.param('code') ?? '';
+    const row = await getLinkByCode(deps.sql, code);
+    if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
+    const target = getQrTarget(`${deps.config.shortBaseUrl}/${row.code}`);
+    const png = format === 'png';
+    const headers: Record<string, string> = {
+      'Content-Type': png ? 'image/png' : 'image/svg+xml',
+      'Cache-Control': 'private, max-age=3600',
+    };
+    if (c.req.query('download')) {
+      headers['Content-Disposition'] = `attachment; filename="${row.code}-qr.${png ? 'png' : 'svg'}"`;
+    }
+    const options = { errorCorrectionLevel: 'M' as const, margin: 2 };
+    if (png) {
+      const buffer = await QRCode.toBuffer(target, { ...options, type: 'png', width: QR_PNG_SIZE });
+      return new Response(new Uint8Array(buffer), { headers });
+    }
+    return new Response(await QRCode.toString(target, { ...options, type: 'svg' }), { headers });
+  };
+  app.get('/:code/qr.svg', serve('svg'));
+  app.get('/:code/qr.png', serve('png'));
+
+  return app;
+}

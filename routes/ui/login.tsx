@@ -1,0 +1,107 @@
+import { type Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { LoginPage } from '../../components/LoginPage.tsx';
+import { LoginFailedError, logIn } from '../../lib/auth/log_in.ts';
+import {
+  endSession,
+  getSessionCookieName,
+  SESSION_MAX_AGE_MS,
+  startSession,
+} from '../../lib/auth/sessions.ts';
+import { randomToken } from '../../lib/crypto.ts';
+import { RateLimitedError } from '../../lib/errors.ts';
+import { getClientIp } from '../../lib/http/client_ip.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import { LOGIN_CSRF_COOKIE } from '../middleware/csrf.ts';
+import { renderPage } from './render_page.ts';
+import type { UiEnv } from './ui_env.ts';
+
+/** Where to go after login: only a path inside the UI (never another site: no open redirect). */
+export function toSafeNext(next: unknown): string {
+  return typeof next === 'string' && /^\/ui(?:[/?#]|$)/.test(next) && !/[\\\s]/.test(next)
+    ? next
+    : '/ui/links';
+}
+
+/** /ui/login and /ui/logout. */
+export function createLoginRoutes(deps: WebDeps) {
+  const app = new Hono<UiEnv>();
+  const secure = deps.config.appBaseUrl.startsWith('https:');
+  const sessionCookie = getSessionCookieName(secure);
+
+  /** The login form's CSRF token: a double-submit cookie, since there is no session yet. */
+  function loginCsrfToken(c: Context<UiEnv>): string {
+    const existing = getCookie(c, LOGIN_CSRF_COOKIE);
+    if (existing && existing.length >= 20) return existing;
+    const token = randomToken(32);
+    setCookie(c, LOGIN_CSRF_COOKIE, token, { httpOnly: true, secure, sameSite: 'Strict', path: '/ui/login' });
+    return token;
+  }
+
+  app.get('/login', (c) => {
+    const next = toSafeNext(c.req.query('next'));
+    if (c.get('session')) return c.redirect(next, 303);
+    return renderPage(
+      c,
+      <LoginPage
+        csrfToken={loginCsrfToken(c)}
+        next={next}
+        {...(c.req.query('signedOut') ? { notice: 'You are signed out.' } : {})}
+      />,
+    );
+  });
+
+  app.post('/login', async (c) => {
+    const form = await c.req.parseBody();
+    const email = typeof form.email === 'string' ? form.email.trim() : '';
+    const password = typeof form.password === 'string' ? form.password : '';
+    const next = toSafeNext(form.next);
+    const again = (error: string, status: 401 | 429) =>
+      renderPage(
+        c,
+        <LoginPage csrfToken={loginCsrfToken(c)} email={email} error={error} next={next} />,
+        status,
+      );
+    if (!email || !password) return again('Enter your email and password.', 401);
+    try {
+      const user = await logIn(deps, email, password, getClientIp(c, deps.config.trustedClientIpHeader));
+      const session = await startSession(deps.sql, user, {
+        userAgent: c.req.header('User-Agent') ?? null,
+        ip: getClientIp(c, deps.config.trustedClientIpHeader),
+      });
+      setCookie(c, sessionCookie, session.id, {
+        httpOnly: true,
+        secure,
+        sameSite: 'Lax',
+        path: '/',
+        maxAge: SESSION_MAX_AGE_MS / 1000,
+      });
+      deleteCookie(c, LOGIN_CSRF_COOKIE, { path: '/ui/login', secure });
+      deps.logger.info({ user: user.email, reqId: c.get('requestId') }, 'signed in');
+      return c.redirect(next, 303);
+    } catch (error) {
+      if (error instanceof LoginFailedError) {
+        deps.logger.warn({ account: email.toLowerCase(), reqId: c.get('requestId') }, 'login failed');
+        return again('The email or password is not right.', 401);
+      }
+      if (error instanceof RateLimitedError) {
+        const seconds = Number(error.extra.retryAfter);
+        c.header('Retry-After', String(seconds));
+        return again(
+          `Too many sign-in attempts. Try again in ${seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`}.`,
+          429,
+        );
+      }
+      throw error;
+    }
+  });
+
+  app.post('/logout', async (c) => {
+    const session = c.get('session');
+    if (session) await endSession(deps.sql, session);
+    deleteCookie(c, sessionCookie, { path: '/', secure });
+    return c.redirect('/ui/login?signedOut=1', 303);
+  });
+
+  return app;
+}

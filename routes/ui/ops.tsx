@@ -1,0 +1,187 @@
+import { type Context, Hono } from 'hono';
+import { OpsPage, type OpsView } from '../../components/OpsPage.tsx';
+import {
+  createApiKeyInputSchema,
+  issueApiKey,
+  revokeIssuedApiKey,
+  toApiKey,
+} from '../../lib/auth/issue_api_key.ts';
+import {
+  createUser,
+  createUserInputSchema,
+  resetUserPassword,
+  setUserDisabled,
+  setUserRole,
+} from '../../lib/auth/manage_users.ts';
+import { AppError } from '../../lib/errors.ts';
+import { toFieldErrors } from '../../lib/http/validation.ts';
+import { listApiKeys } from '../../lib/stores/api_key_store.ts';
+import { listLatestOpsRuns } from '../../lib/stores/ops_run_store.ts';
+import { getSetting } from '../../lib/stores/settings_store.ts';
+import { listUsers } from '../../lib/stores/user_store.ts';
+import { toFieldMap, toFieldSentences, toFormValues } from '../../lib/ui/link_form.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import { forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
+import { renderPage } from './render_page.ts';
+import type { UiEnv } from './ui_env.ts';
+
+const OPS_FIELD_LABELS: Record<string, string> = {
+  name: 'The name',
+  scopes: 'Scopes',
+  email: 'The email',
+  password: 'The password',
+  role: 'The role',
+};
+
+type OpsExtras = Omit<Parameters<typeof OpsPage>[0], 'session' | 'view' | 'timeZone'>;
+
+/** /ui/ops (admins only): operations status, API keys and users. */
+export function createOpsRoutes(deps: WebDeps) {
+  const app = new Hono<UiEnv>();
+
+  async function loadView(): Promise<OpsView> {
+    const [front, runs, keys, users] = await Promise.all([
+      getSetting<{ active: string; since: string | null }>(deps.sql, 'active_front'),
+      listLatestOpsRuns(deps.sql),
+      listApiKeys(deps.sql),
+      listUsers(deps.sql),
+    ]);
+    const { uiUrl, namespace } = deps.config.temporal;
+    return {
+      front: front ?? { active: 'inhouse', since: null },
+      runs,
+      keys: keys.map(toApiKey),
+      users,
+      temporalUrl: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows` : null,
+    };
+  }
+
+  const render = async (
+    c: Context<UiEnv>,
+    extras: OpsExtras = {},
+    status: 200 | 201 | 404 | 409 | 422 = 200,
+  ) => {
+    for (const form of [extras.keyForm, extras.userForm]) {
+      if (form) form.errors = toFieldSentences(form.errors, OPS_FIELD_LABELS);
+    }
+    return renderPage(
+      c,
+      <OpsPage
+        session={c.get('session')!}
+        view={await loadView()}
+        timeZone={c.get('timeZone')}
+        {...extras}
+      />,
+      status,
+    );
+  };
+  const actorOf = (c: Context<UiEnv>) => {
+    const { user } = c.get('session')!;
+    return { id: user.id, name: `user:${user.email}` };
+  };
+  const idParam = (c: Context<UiEnv>) => Number(c.req.param('id'));
+  /** Turns a refused user change into the page with the reason at the users table. */
+  async function userAction(c: Context<UiEnv>, action: () => Promise<unknown>, done: string) {
+    try {
+      await action();
+      return c.redirect(`/ui/ops?done=${done}#users`, 303);
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) {
+        const message = error.extra.errors?.[0]?.message ?? error.message;
+        return render(
+          c,
+          { userForm: { values: {}, errors: { user: `Not done: ${message}` } } },
+          error.status as 422,
+        );
+      }
+      throw error;
+    }
+  }
+
+  const DONE: Record<string, string> = {
+    revoked: 'API key revoked. It stops working within seconds on every server.',
+    disabled: 'User disabled and signed out everywhere.',
+    enabled: 'User enabled.',
+    role: 'Role changed.',
+  };
+
+  app.get('/', (c) => {
+    const done = DONE[c.req.query('done') ?? ''];
+    return render(c, done ? { notice: { tone: 'good', title: done } } : {});
+  });
+
+  app.post('/keys', async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const scopes = [body.scopes ?? []].flat().filter((s): s is string => typeof s === 'string');
+    const name = typeof body.name === 'string' ? body.name : '';
+    const parsed = createApiKeyInputSchema.safeParse({ name, scopes });
+    if (!parsed.success) {
+      return render(
+        c,
+        { keyForm: { values: { name, scopes }, errors: toFieldMap(toFieldErrors(parsed.error)) } },
+        422,
+      );
+    }
+    const { row, key } = await issueApiKey(deps.sql, parsed.data, actorOf(c).name);
+    return render(c, { newKey: { name: row.name, key } }, 201);
+  });
+
+  app.post('/keys/:id/revoke', async (c) => {
+    await revokeIssuedApiKey(deps.sql, idParam(c), actorOf(c).name);
+    forgetCachedApiKeys(deps.sql);
+    return c.redirect('/ui/ops?done=revoked#keys', 303);
+  });
+
+  app.post('/users', async (c) => {
+    const values = toFormValues(await c.req.parseBody());
+    const parsed = createUserInputSchema.safeParse({
+      email: (values.email ?? '').trim(),
+      name: values.name ?? '',
+      role: values.role ?? 'editor',
+      password: values.password ?? '',
+    });
+    const shown = { email: values.email ?? '', name: values.name ?? '', role: values.role ?? 'editor' };
+    if (!parsed.success) {
+      return render(c, { userForm: { values: shown, errors: toFieldMap(toFieldErrors(parsed.error)) } }, 422);
+    }
+    try {
+      const { user, generatedPassword } = await createUser(deps.sql, parsed.data, actorOf(c).name);
+      return render(
+        c,
+        {
+          notice: { tone: 'good', title: `${user.email} can now sign in as ${user.role}.` },
+          ...(generatedPassword ? { newPassword: { email: user.email, password: generatedPassword } } : {}),
+        },
+        201,
+      );
+    } catch (error) {
+      if (error instanceof AppError && error.status === 409) {
+        return render(c, { userForm: { values: shown, errors: toFieldMap(error.extra.errors) } }, 409);
+      }
+      throw error;
+    }
+  });
+
+  app.post('/users/:id/disable', (c) =>
+    userAction(c, () => setUserDisabled(deps.sql, idParam(c), true, actorOf(c)), 'disabled'),
+  );
+  app.post('/users/:id/enable', (c) =>
+    userAction(c, () => setUserDisabled(deps.sql, idParam(c), false, actorOf(c)), 'enabled'),
+  );
+  app.post('/users/:id/role', async (c) => {
+    const role = (await c.req.parseBody()).role === 'admin' ? 'admin' : 'editor';
+    return userAction(c, () => setUserRole(deps.sql, idParam(c), role, actorOf(c)), 'role');
+  });
+  app.post('/users/:id/password', async (c) => {
+    try {
+      const { user, password } = await resetUserPassword(deps.sql, idParam(c), actorOf(c));
+      return render(c, { newPassword: { email: user.email, password } });
+    } catch (error) {
+      if (error instanceof AppError && error.status === 404)
+        return render(c, { userForm: { values: {}, errors: { user: error.message } } }, 404);
+      throw error;
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { signWebhook } from '../../../lib/auth/webhook_signature.ts';
+import { API_OPERATIONS } from '../../../routes/api/openapi.ts';
+import { createHarness, type Harness } from '../../helpers/harness.ts';
+
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }>;
+      }
+    >
+  >;
+};
+
+let h: Harness;
+let doc: Doc;
+before(async () => {
+  h = await createHarness();
+  await h.startWorker();
+  const res = await h.app.request('/api/v1/openapi.json');
+  assert.equal(res.status, 200);
+  doc = (await res.json()) as Doc;
+});
+after(async () => {
+  await h.close();
+});
+
+/** `/links/{code}` → `/api/v1/links/:code` (Hono's spelling). */
+const toHonoPath = (path: string) => `/api/v1${path.replace(/\{(\w+)\}/g, ':$1')}`;
+
+describe('GET /api/v1/openapi.json', () => {
+  test('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(doc as never);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+    assert.equal(doc.openapi, '3.1.0');
+  });
+
+  test('every documented operation is a route of the app, and every /api/v1 route is documented', () => {
+    const routes = new Set(
+      h.app.routes
+        .filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/v1'))
+        .map((r) => `${r.method} ${r.path}`),
+    );
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${toHonoPath(path)}`),
+      ),
+    );
+    for (const op of documented) assert.ok(routes.has(op), `documented but not served: ${op}`);
+    for (const route of routes) assert.ok(documented.has(route), `served but not documented: ${route}`);
+  });
+
+  test('every operation answers as documented: a documented status, and a body matching its schema', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(doc, 'openapi.json');
+    const auth = { Authorization: `Bearer ${h.apiKey}` };
+    const json = { ...auth, 'Content-Type': 'application/json' };
+    const created = (await (
+      await h.api('/api/v1/links', {
+        method: 'POST',
+        json: { url: 'https://example.com/doc', site: 'doc', postId: 1 },
+      })
+    ).json()) as { code: string };
+    const doomed = (await (
+      await h.api('/api/v1/links', { method: 'POST', json: { url: 'https://example.com/doomed' } })
+    ).json()) as {
+      code: string;
+    };
+    const key = (await (
+      await h.api('/api/v1/keys', { method: 'POST', json: { name: 'doc', scopes: ['links:read'] } })
+    ).json()) as { id: number };
+    const event = JSON.stringify({
+      id: `doc-${Date.now()}`,
+      event: 'post.published',
+      site: 'doc-site',
+      postId: 9,
+      permalink: 'https://example.com/wp/9',
+      occurredAt: new Date().toISOString(),
+    });
+    // One real call per operation (and some of their documented failures).
+    const calls: Record<string, () => (Response | Promise<Response>)[]> = {
+      createLink: () => [
+        h.app.request('/api/v1/links', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ url: 'https://example.com/doc-2' }),
+        }),
+        h.app.request('/api/v1/links', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ url: 'nope' }),
+        }),
+        h.app.request('/api/v1/links', { method: 'POST', body: '{}' }),
+      ],
+      createLinksBatch: () => [
+        h.app.request('/api/v1/links/batch', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ links: [{ url: 'https://example.com/doc-3' }, { url: 'bad' }] }),
+        }),
+        h.app.request('/api/v1/links/batch', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ links: [] }),
+        }),
+      ],
+      listLinks: () => [
+        h.app.request('/api/v1/links?limit=2', { headers: auth }),
+        h.app.request('/api/v1/links?status=zzz', { headers: auth }),
+      ],
+      getLinkByPost: () => [
+        h.app.request('/api/v1/links/by-post/doc/1', { headers: auth }),
+        h.app.request('/api/v1/links/by-post/doc/2', { headers: auth }),
+      ],
+      getLink: () => [
+        h.app.request(`/api/v1/links/${created.code}`, { headers: auth }),
+        h.app.request('/api/v1/links/unknown-x', { headers: auth }),
+      ],
+      updateLink: () => [
+        h.app.request(`/api/v1/links/${created.code}`, {
+          method: 'PATCH',
+          headers: json,
+          body: JSON.stringify({ tags: ['doc'] }),
+        }),
+        h.app.request(`/api/v1/links/${created.code}`, {
+          method: 'PATCH',
+          headers: json,
+          body: JSON.stringify({ url: 1 }),
+        }),
+      ],
+      deleteLink: () => [h.app.request(`/api/v1/links/${doomed.code}`, { method: 'DELETE', headers: auth })],
+      getLinkStats: () => [
+        h.app.request(`/api/v1/links/${created.code}/stats`, { headers: auth }),
+        h.app.request(`/api/v1/links/${created.code}/stats?from=x`, { headers: auth }),
+      ],
+      createApiKey: () => [
+        h.app.request('/api/v1/keys', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ name: 'k', scopes: ['admin'] }),
+        }),
+      ],
+      listApiKeys: () => [h.app.request('/api/v1/keys', { headers: auth })],
+      revokeApiKey: () => [h.app.request(`/api/v1/keys/${key.id}`, { method: 'DELETE', headers: auth })],
+      receiveWordPressEvent: () => [
+        (async () =>
+          h.app.request('/api/v1/hooks/wordpress', {
+            method: 'POST',
+            headers: {
+              'Content-Type': 'application/json',
+              'X-Lifeline-Signature': await signWebhook(h.webhookSecret, event, Date.now() / 1000),
+            },
+            body: event,
+          }))(),
+        h.app.request('/api/v1/hooks/wordpress', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: event,
+        }),
+      ],
+      getOpenApiDocument: () => [h.app.request('/api/v1/openapi.json')],
+    };
+    const seen = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const make = calls[op.operationId];
+        assert.ok(make, `no call for ${op.operationId}`);
+        seen.add(op.operationId);
+        for (const pending of make()) {
+          const res = await pending;
+          const documented = op.responses[String(res.status)];
+          assert.ok(
+            documented,
+            `${method.toUpperCase()} ${path} answered ${res.status}, which is not documented`,
+          );
+          const content = documented.content;
+          if (!content) continue;
+          const [type, media] = Object.entries(content)[0]!;
+          assert.equal(
+            res.headers.get('Content-Type')?.split(';')[0],
+            type,
+            `${op.operationId} ${res.status}`,
+          );
+          const validate = ajv.getSchema(`openapi.json${media.schema.$ref}`)!;
+          const body = await res.json();
+          assert.ok(validate(body), `${op.operationId} ${res.status}: ${JSON.stringify(validate.errors)}`);
+        }
+      }
+    }
+    assert.deepEqual([...seen].sort(), API_OPERATIONS.map((o) => o.operationId).sort());
+  });
+});
