@@ -95,6 +95,72 @@ describe('safety at creation (POST /api/v1/links)', () => {
   });
 });
 
+describe('safety on edits and batches', () => {
+  test('PATCH to a blocked url is a 422 naming url and changes nothing; a new url gets its own verdict', async () => {
+    const code = (
+      (await (await createLink({ url: 'https://example.com/edit-me' })).json()) as { code: string }
+    ).code;
+    const blocked = await problem(
+      await h.api(`/api/v1/links/${code}`, { method: 'PATCH', json: { url: 'http://10.0.0.5/' } }),
+      422,
+    );
+    assert.equal(blocked.errors?.[0]?.path, 'url');
+    const [row] = await h.db.sql`SELECT target_url, safety FROM links WHERE code = ${code}`;
+    assert.deepEqual([row!.target_url, row!.safety], ['https://example.com/edit-me', 'clean']);
+    const warned = await h.api(`/api/v1/links/${code}`, {
+      method: 'PATCH',
+      json: { url: 'https://gıthub.com/x' },
+    });
+    assert.equal(warned.status, 200, await warned.clone().text());
+    assert.equal(((await warned.json()) as { safety: string }).safety, 'warn');
+    assert.equal((await h.app.request(`/${code}`)).status, 200, 'interstitial');
+    const back = await h.api(`/api/v1/links/${code}`, {
+      method: 'PATCH',
+      json: { url: 'https://example.com/ok' },
+    });
+    assert.equal(((await back.json()) as { safety: string }).safety, 'clean');
+    const fallback = await problem(
+      await h.api(`/api/v1/links/${code}`, { method: 'PATCH', json: { expiredUrl: TEST_MALWARE_URL } }),
+      422,
+    );
+    assert.equal(fallback.errors?.[0]?.path, 'expiredUrl');
+  });
+
+  test('a batch scans all its destinations at once: a blocked item fails alone', async () => {
+    const before = fake.requests.length;
+    const res = await h.api('/api/v1/links/batch', {
+      method: 'POST',
+      json: {
+        links: [
+          { url: 'https://example.com/batch-1' },
+          { url: TEST_MALWARE_URL },
+          { url: 'https://pаypal.com/batch' },
+          { url: 'http://127.0.0.1/batch' },
+        ],
+      },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { results } = (await res.json()) as {
+      results: {
+        index: number;
+        status: number;
+        link?: { safety: string };
+        error?: { errors?: { path: string }[] };
+      }[];
+    };
+    assert.deepEqual(
+      results.map((r) => [r.status, r.link?.safety ?? r.error?.errors?.[0]?.path]),
+      [
+        [201, 'clean'],
+        [422, 'url'],
+        [201, 'warn'],
+        [422, 'url'],
+      ],
+    );
+    assert.equal(fake.requests.length - before, 1, 'one Safe Browsing call for the whole batch');
+  });
+});
+
 describe('/api/v1/blocklist', () => {
   test('needs an admin key: 401 without a key, 403 with a links:write key', async () => {
     await problem(await h.api('/api/v1/blocklist', { headers: { Authorization: '' } }), 401);
