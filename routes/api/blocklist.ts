@@ -13,6 +13,7 @@ import type { AppEnv } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 
+const deleteQuerySchema = z.object({ pattern: z.string().min(1, 'is required').max(2048) });
 const listQuerySchema = z.object({
   cursor: z.string().max(2048).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
@@ -76,13 +77,10 @@ export function createBlocklistRoutes(deps: WebDeps) {
     return c.json({ ...toEntryJson(entry), rescanWorkflowId }, 201);
   });
 
-  // The pattern is percent-encoded in the path (URL prefixes contain slashes).
-  app.delete('/:pattern{.+}', async (c) => {
-    const entry = await removeBlocklistEntry(
-      deps.sql,
-      c.req.param('pattern'),
-      `apikey:${c.get('apiKey').id}`,
-    );
+  // DELETE /api/v1/blocklist?pattern=… (a query parameter: URL prefixes contain slashes).
+  app.delete('/', async (c) => {
+    const { pattern } = validate(deleteQuerySchema, c.req.query());
+    const entry = await removeBlocklistEntry(deps.sql, pattern, `apikey:${c.get('apiKey').id}`);
     const rescanWorkflowId = await rescanAfter(entry, 'removed');
     return c.json({ ...toEntryJson(entry), rescanWorkflowId });
   });

@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { ConflictError } from '../../lib/errors.ts';
 import { parseJsonText, validate } from '../../lib/http/validation.ts';
-import { FRONTS, getActiveFront } from '../../lib/ops/active_front.ts';
+import { getActiveFront } from '../../lib/ops/active_front.ts';
+import { failoverInputSchema, reconcileInputSchema } from '../../lib/ops/ops_schemas.ts';
 import {
   getLastDrill,
   getRunningFrontChange,
@@ -17,11 +18,6 @@ import { jsonBody, readJson } from '../middleware/json_body.ts';
 const runsQuerySchema = z.object({
   kind: z.enum(OPS_RUN_KINDS).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-});
-const failoverInputSchema = z.strictObject({ to: z.enum(FRONTS), drill: z.boolean().optional() });
-const reconcileInputSchema = z.strictObject({
-  repair: z.boolean().optional(),
-  import: z.boolean().optional(),
 });
 
 /** An operations run as the API returns it. */

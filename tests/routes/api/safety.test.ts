@@ -202,7 +202,7 @@ describe('/api/v1/blocklist', () => {
       await h.api('/api/v1/blocklist', { method: 'POST', json: { pattern: 'dup.example' } }),
       409,
     );
-    await problem(await h.api('/api/v1/blocklist/none.example', { method: 'DELETE' }), 404);
+    await problem(await h.api('/api/v1/blocklist?pattern=none.example', { method: 'DELETE' }), 404);
     await problem(
       await h.api('/api/v1/blocklist', {
         method: 'POST',
@@ -281,7 +281,7 @@ describe('/api/v1/blocklist', () => {
     assert.equal(run[0]!.status, 'succeeded');
     assert.deepEqual(run[0]!.report.changedTo, { blocked: 2 });
 
-    const removed = await h.api(`/api/v1/blocklist/${encodeURIComponent('shady.example')}`, {
+    const removed = await h.api(`/api/v1/blocklist?pattern=${encodeURIComponent('shady.example')}`, {
       method: 'DELETE',
     });
     assert.equal(removed.status, 200);
@@ -303,7 +303,9 @@ describe('/api/v1/blocklist', () => {
     assert.deepEqual([entry.pattern, entry.kind], ['https://files.example/bad/', 'url_prefix']);
     await problem(await createLink({ url: 'https://files.example/bad/x.exe' }), 422);
     assert.equal((await createLink({ url: 'https://files.example/good/x.pdf' })).status, 201);
-    const del = await h.api(`/api/v1/blocklist/${encodeURIComponent(entry.pattern)}`, { method: 'DELETE' });
+    const del = await h.api(`/api/v1/blocklist?pattern=${encodeURIComponent(entry.pattern)}`, {
+      method: 'DELETE',
+    });
     assert.equal(del.status, 200);
     assert.equal((await createLink({ url: 'https://files.example/bad/x.exe' })).status, 201);
   });
