@@ -12,7 +12,7 @@ import { ROOT } from './temporal_cli.ts';
 const filters = process.argv.slice(2);
 if (filters.length === 0) {
   for (const name of readdirSync(HISTORIES_DIR))
-    if (name.endsWith('.json')) rmSync(join(HISTORIES_DIR, name));
+    if (name.endsWith('.json') || name.endsWith('.workflow-id')) rmSync(join(HISTORIES_DIR, name));
 }
 const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts', ...filters], {
   cwd: ROOT,

@@ -32,4 +32,6 @@ export async function recordHistory(name: string, workflowId: string, runId?: st
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   writeFileSync(join(HISTORIES_DIR, `${name}.json`), json.endsWith('\n') ? json : `${json}\n`);
+  // Replay must run under the same workflow ID: workflows derive child IDs from it.
+  writeFileSync(join(HISTORIES_DIR, `${name}.workflow-id`), `${workflowId}\n`);
 }

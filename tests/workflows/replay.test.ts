@@ -1,7 +1,7 @@
 // Replays every recorded history (tests/histories, re-recorded by `npm run record:histories`) against the
 // workflow code as it is now: a change that would make running executions non-deterministic fails here.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Worker } from '@temporalio/worker';
@@ -16,6 +16,7 @@ installTemporalRuntime(createLogger({ level: 'silent' }));
 
 interface RecordedHistory {
   name: string;
+  workflowId: string;
   workflowType: string;
   history: { events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[] };
 }
@@ -30,7 +31,10 @@ function loadHistories(): RecordedHistory[] {
       ) as RecordedHistory['history'];
       const workflowType =
         history.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '';
-      return { name: file.replace(/\.json$/, ''), workflowType, history };
+      const name = file.replace(/\.json$/, '');
+      const idFile = join(HISTORIES_DIR, `${name}.workflow-id`);
+      const workflowId = existsSync(idFile) ? readFileSync(idFile, 'utf8').trim() : name;
+      return { name, workflowId, workflowType, history };
     });
 }
 
@@ -54,7 +58,7 @@ describe('workflow replay', { skip: Boolean(process.env.LIFELINE_RECORD_HISTORIE
     let replayed = 0;
     for await (const result of Worker.runReplayHistories(
       replayOptions,
-      histories.map((h) => ({ workflowId: h.name, history: h.history })),
+      histories.map((h) => ({ workflowId: h.workflowId, history: h.history })),
     )) {
       replayed++;
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
@@ -82,7 +86,7 @@ export async function expireLinkWorkflow(input: { code: string; expiresAtMs: num
 `,
     );
     await assert.rejects(
-      Worker.runReplayHistory({ workflowsPath: variant }, expired.history, expired.name),
+      Worker.runReplayHistory({ workflowsPath: variant }, expired.history, expired.workflowId),
       (error: unknown) => error instanceof DeterminismViolationError,
     );
   });
