@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { forEachConcurrently } from '../lib/concurrency.ts';
 import { type LinkRow, type ServingRecord, toServingRecord } from '../lib/links/link.ts';
@@ -14,12 +15,15 @@ import {
   deleteMarks,
   getLinksByCodes,
   insertMarks,
+  listExpiringLinksAfter,
   listLinksAfter,
   listUnseenActiveCodes,
   type ReconcileSideSummary,
   summarizeMarks,
   updateMarksRepaired,
 } from '../lib/stores/reconcile_store.ts';
+import { signalExpiry } from '../lib/temporal/expiry_signal.ts';
+import { getExpireWorkflowId } from '../lib/temporal/workflow_ids.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createVendorActivities } from './vendor_activities.ts';
 
@@ -34,7 +38,7 @@ const REPAIR_ATTEMPTS = 4;
 
 /** Where a reconciliation run stands; carried across activity calls and continue-as-new. */
 export interface ReconcilePosition {
-  phase: 'bitly' | 'missing' | 'serving' | 'done';
+  phase: 'bitly' | 'missing' | 'serving' | 'expiry' | 'done';
   cursor: string | null;
 }
 
@@ -54,6 +58,8 @@ export interface ReconcileStepInput {
 export type ReconcileSummary = {
   bitly: (ReconcileSideSummary & { imported: number }) | null;
   serving: ReconcileSideSummary | null;
+  /** Expiry timers found missing (and re-armed when repairing). */
+  expiry: ReconcileSideSummary;
 };
 
 /** Reconciliation: Postgres ↔ Bitly (with import of Bitly-only links) ↔ the serving store. */
@@ -285,7 +291,7 @@ export function createReconcileActivities(deps: ActivityDeps) {
     ): Promise<{ position: ReconcilePosition; read: number }> {
       const ctx = Context.current();
       const store: ServingReplica | undefined = deps.servingStore;
-      if (!store) return { position: { phase: 'done', cursor: null }, read: 0 };
+      if (!store) return { position: { phase: 'expiry', cursor: '' }, read: 0 };
       const resumed = ctx.info.heartbeatDetails as { cursor: string; read: number } | undefined;
       let cursor = resumed?.cursor ?? input.position.cursor ?? '';
       let read = resumed?.read ?? 0;
@@ -295,7 +301,7 @@ export function createReconcileActivities(deps: ActivityDeps) {
           limit: Math.min(POSTGRES_CHUNK, input.budget - read),
           statuses: ['active', 'expired', 'gone', 'blocked'],
         });
-        if (rows.length === 0) return { position: { phase: 'done', cursor: null }, read };
+        if (rows.length === 0) return { position: { phase: 'expiry', cursor: '' }, read };
         const stored = await store.getMany(rows.map((r) => r.code));
         const marks = rows.map((row, i) => ({ code: row.code, drift: servingDrift(row, stored[i] ?? null) }));
         await insertMarks(
@@ -323,6 +329,58 @@ export function createReconcileActivities(deps: ActivityDeps) {
       return { position: { phase: 'serving', cursor }, read };
     },
 
+    /**
+     * Every live link with an expiry has its durable timer: one that lost it (Temporal restored from an old
+     * backup, a sync deferred while Temporal was down) gets it back, and one already past its date expires
+     * at once. Running timers are only described, never signalled, so their histories do not grow.
+     */
+    async reconcileExpiryTimers(
+      input: ReconcileStepInput,
+    ): Promise<{ position: ReconcilePosition; read: number }> {
+      const ctx = Context.current();
+      const resumed = ctx.info.heartbeatDetails as { cursor: string; read: number } | undefined;
+      let cursor = resumed?.cursor ?? input.position.cursor ?? '';
+      let read = resumed?.read ?? 0;
+      while (read < input.budget) {
+        const rows = await listExpiringLinksAfter(deps.sql, {
+          cursor,
+          limit: Math.min(POSTGRES_CHUNK, input.budget - read),
+        });
+        if (rows.length === 0) return { position: { phase: 'done', cursor: null }, read };
+        const missing: string[] = [];
+        await forEachConcurrently(rows, 8, async (row) => {
+          const running = await ctx.client.workflow
+            .getHandle(getExpireWorkflowId(row.code))
+            .describe()
+            .then((d) => d.status.name === 'RUNNING')
+            .catch((error) => {
+              if (error instanceof WorkflowNotFoundError) return false;
+              throw error;
+            });
+          if (running) return;
+          missing.push(row.code);
+          if (input.repair) {
+            await signalExpiry(ctx.client.workflow, {
+              taskQueue: ctx.info.taskQueue,
+              code: row.code,
+              expiresAtMs: row.expiresAt.getTime(),
+            });
+          }
+        });
+        await insertMarks(
+          deps.sql,
+          input.runId,
+          'expiry',
+          missing.map((code) => ({ code, drift: 'missing' as const })),
+        );
+        if (input.repair) await updateMarksRepaired(deps.sql, input.runId, 'expiry', missing);
+        read += rows.length;
+        cursor = rows.at(-1)!.code;
+        ctx.heartbeat({ cursor, read });
+      }
+      return { position: { phase: 'expiry', cursor }, read };
+    },
+
     /** The run's counts, read from reconcile_marks and the audit log. */
     async summarizeReconcileRun(input: { runId: string }): Promise<ReconcileSummary> {
       const bitly = deps.vendors?.bitly ? await summarizeMarks(deps.sql, input.runId, 'bitly') : null;
@@ -332,6 +390,7 @@ export function createReconcileActivities(deps: ActivityDeps) {
       return {
         bitly: bitly ? { ...bitly, imported: imported?.n ?? 0 } : null,
         serving: deps.servingStore ? await summarizeMarks(deps.sql, input.runId, 'serving') : null,
+        expiry: await summarizeMarks(deps.sql, input.runId, 'expiry'),
       };
     },
 

@@ -28,7 +28,7 @@ CREATE UNIQUE INDEX ops_runs_one_front_change ON ops_runs ((true))
 -- Scratch data of running runs (deleted when a run ends): unlogged, nothing to replicate or recover.
 CREATE UNLOGGED TABLE reconcile_marks (
   run_id    text NOT NULL,
-  side      text NOT NULL CHECK (side IN ('bitly', 'serving')),
+  side      text NOT NULL CHECK (side IN ('bitly', 'serving', 'expiry')),
   code      text COLLATE "C" NOT NULL,
   drift     text CHECK (drift IN ('missing', 'stale', 'extra', 'collision', 'unimportable')),
   repaired  boolean NOT NULL DEFAULT false,

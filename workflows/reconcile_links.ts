@@ -10,7 +10,7 @@ import type { Activities } from '../activities/types.ts';
 
 /** Where a run stands (the shape the reconcile activities page with). */
 export interface ReconcileCursor {
-  phase: 'bitly' | 'missing' | 'serving' | 'done';
+  phase: 'bitly' | 'missing' | 'serving' | 'expiry' | 'done';
   cursor: string | null;
 }
 
@@ -42,12 +42,13 @@ export type ReconcileReport = Awaited<ReturnType<Activities['summarizeReconcileR
 const DEFAULT_PAGES_PER_CALL = 20;
 const CALLS_PER_RUN = 100;
 
-const { reconcileBitlyPages, reconcileMissingOnBitly, reconcileServingStore } = proxyActivities<Activities>({
-  startToCloseTimeout: '30m',
-  // A worker that dies mid-page is noticed within this; its successor resumes from the last heartbeat.
-  heartbeatTimeout: '20s',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
-});
+const { reconcileBitlyPages, reconcileMissingOnBitly, reconcileServingStore, reconcileExpiryTimers } =
+  proxyActivities<Activities>({
+    startToCloseTimeout: '30m',
+    // A worker that dies mid-page is noticed within this; its successor resumes from the last heartbeat.
+    heartbeatTimeout: '20s',
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
+  });
 const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forgetReconcileRun } =
   proxyActivities<Activities>({
     startToCloseTimeout: '1m',
@@ -58,7 +59,8 @@ const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forget
  * Reconciliation: Postgres ↔ Bitly ↔ the serving store, Postgres the tie-breaker. Pages through the group's
  * bitlinks (stale copies re-synced, collisions flagged, Bitly-only links imported under their own
  * back-halves), then through the active links Bitly lacks (created there), then through every link's
- * serving record (rewritten when missing or stale). Activity calls heartbeat their cursor; the run
+ * serving record (rewritten when missing or stale), then through links with an expiry (a lost durable timer
+ * is re-armed; one past its date fires at once). Activity calls heartbeat their cursor; the run
  * continues as new every 100 calls, so an import of any size is resumable. Counts land in ops_runs
  * (kind `reconcile`). IDs: the Schedule's `reconcile:{taskQueue}-…`, `reconcile:manual`, or a failover's
  * preflight `{failoverId}:reconcile`.
@@ -95,7 +97,9 @@ export async function reconcileLinksWorkflow(input: ReconcileLinksInput = {}): P
           ? await reconcileBitlyPages(step)
           : position.phase === 'missing'
             ? await reconcileMissingOnBitly(step)
-            : await reconcileServingStore(step);
+            : position.phase === 'serving'
+              ? await reconcileServingStore(step)
+              : await reconcileExpiryTimers(step);
       position = result.position;
       read += result.read;
     }

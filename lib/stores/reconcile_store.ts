@@ -11,7 +11,7 @@ const COLUMNS = `
   l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion", l.last_clicked_at AS "lastClickedAt",
   l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
 
-export type ReconcileSide = 'bitly' | 'serving';
+export type ReconcileSide = 'bitly' | 'serving' | 'expiry';
 export type Drift = 'missing' | 'stale' | 'extra' | 'collision' | 'unimportable';
 
 /**
@@ -143,4 +143,15 @@ export async function upsertVendorMapping(
     VALUES (${mapping.code}, ${mapping.vendor}, ${mapping.vendorId}, 'synced', ${mapping.syncedUrl}, 0, now())
     ON CONFLICT (code, vendor) DO UPDATE SET vendor_id = EXCLUDED.vendor_id, state = 'synced',
       synced_url = EXCLUDED.synced_url, last_error = NULL, synced_at = now(), updated_at = now()`;
+}
+
+/** Live links (active or pending) with an expiry, by code after `cursor`. */
+export async function listExpiringLinksAfter(
+  db: Db,
+  options: { cursor: string; limit: number },
+): Promise<{ code: string; expiresAt: Date }[]> {
+  return db<{ code: string; expiresAt: Date }[]>`
+    SELECT code, expires_at AS "expiresAt" FROM links
+    WHERE expires_at IS NOT NULL AND status IN ('active', 'pending') AND deleted_at IS NULL AND code > ${options.cursor}
+    ORDER BY code LIMIT ${options.limit}`;
 }

@@ -202,4 +202,23 @@ describe('reconcileLinksWorkflow (Postgres ↔ Bitly, import)', () => {
       child.process.kill('SIGKILL');
     }
   });
+
+  test('a link whose expiry timer was lost gets it back; one already past its date expires', async () => {
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner, expires_at)
+      VALUES ('Timer-Lost', 'https://news.example/later', 'active', 'clean', 'api', 'test', now() + interval '1 hour'),
+             ('Timer-Late', 'https://news.example/late', 'active', 'clean', 'api', 'test', now() - interval '1 minute')`;
+    const { report } = await reconcile({ reason: 'timers', importExtra: false });
+    assert.deepEqual(report.expiry.drift, { missing: 2 });
+    assert.deepEqual(report.expiry.repaired, { missing: 2 });
+    assert.equal(
+      (await h.temporal.client.workflow.getHandle('expire:Timer-Lost').describe()).status.name,
+      'RUNNING',
+    );
+    await h.temporal.client.workflow.getHandle('expire:Timer-Late').result();
+    assert.equal((await h.db.sql`SELECT status FROM links WHERE code = 'Timer-Late'`)[0]!.status, 'expired');
+    // Running timers are left alone.
+    const again = await reconcile({ reason: 'timers again', importExtra: false, repair: false });
+    assert.deepEqual(again.report.expiry.drift, {});
+  });
 });
