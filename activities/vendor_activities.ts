@@ -2,7 +2,7 @@ import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activit
 import { ApplicationFailure } from '@temporalio/common';
 import type { LinkRow, VendorLinkRow } from '../lib/links/link.ts';
 import { toVendorTarget, type VendorTarget } from '../lib/links/vendor_target.ts';
-import { BITLY_DISCARDED_TAG, type BitlyProvider } from '../lib/providers/bitly.ts';
+import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG, type BitlyProvider } from '../lib/providers/bitly.ts';
 import { createInHouseProvider } from '../lib/providers/inhouse.ts';
 import { holdsBackHalf, ProviderError, type VendorLink } from '../lib/providers/short_link_provider.ts';
 import { insertAuditEntry } from '../lib/stores/audit_store.ts';
@@ -89,6 +89,28 @@ export function createVendorActivities(deps: ActivityDeps) {
     return { link, actions };
   }
 
+  /**
+   * A create whose answer was lost (timeout, dropped connection, worker crash) may have left a bitlink that
+   * Bitly SILENTLY made with a random back-half: no later answer mentions it, so look for it. A stray is ours
+   * (`lifeline` tag), holds no keyword, was made since the link was minted, and points where we sent it.
+   * Archived here; what this misses (say, the target changed in between) reconciliation reports as extra.
+   */
+  async function sweepStrays(bitly: BitlyProvider, link: LinkRow, target: VendorTarget): Promise<number> {
+    // One minute of slack for clock skew between Postgres and Bitly (whose times have whole seconds).
+    const since = new Date(link.createdAt.getTime() - 60_000);
+    let swept = 0;
+    for await (const candidate of bitly.iterateLinks({ archived: 'off', createdAfter: since })) {
+      const stray =
+        candidate.tags.includes(BITLY_OWN_TAG) &&
+        candidate.shortIds.every((id) => id === candidate.vendorId) &&
+        (candidate.longUrl === target.longUrl || (link.title !== null && candidate.title === link.title));
+      if (!stray) continue;
+      await discard(bitly, candidate, link.code);
+      swept++;
+    }
+    return swept;
+  }
+
   type Placement =
     | { kind: 'found'; remote: VendorLink; action: 'created' | 'adopted' }
     | { kind: 'mismatch'; answered: string[]; detail: string }
@@ -111,6 +133,8 @@ export function createVendorActivities(deps: ActivityDeps) {
     const isOurs = (holder: VendorLink) =>
       holder.group === bitly.groupGuid &&
       (holder.longUrl === target.longUrl || (before !== null && before.state !== 'collision'));
+    // An earlier attempt that did not end synced may have left a stray: clear it before deciding.
+    if (before !== null && before.state !== 'synced') await sweepStrays(bitly, link, target);
     const holder = before !== null || target.archived ? await bitly.findByCode(code) : null;
     if (holder && isOurs(holder)) return { kind: 'found', remote: holder, action: 'adopted' };
     if (holder) {

@@ -45,11 +45,17 @@ export interface BitlyProvider extends ShortLinkProvider {
     cursor?: string | null;
     size?: number;
     archived?: 'on' | 'off' | 'both';
+    /** Only links created at or after this time (Bitly's `created_after`, whole seconds). */
+    createdAfter?: Date;
   }): Promise<BitlinkPage>;
   /** Archives a bitlink we do not want (wrong back-half, replaced) and tags it so nobody mistakes it for ours. */
   discard(vendorId: string): Promise<void>;
   /** Every bitlink of the group, page by page. */
-  iterateLinks(options?: { size?: number; archived?: 'on' | 'off' | 'both' }): AsyncGenerator<VendorLink>;
+  iterateLinks(options?: {
+    size?: number;
+    archived?: 'on' | 'off' | 'both';
+    createdAfter?: Date;
+  }): AsyncGenerator<VendorLink>;
 }
 
 /** Tag on every bitlink we create, so people (and the importer) can tell ours from hand-made ones. */
@@ -122,6 +128,7 @@ export function toVendorLink(body: BitlinkBody, extraShortIds: string[] = []): V
     group: groupRef ? (groupRef.split('/').pop() ?? null) : null,
     title: body.title ?? null,
     createdAt: body.created_at ?? null,
+    tags: Array.isArray(body.tags) ? body.tags.filter((t): t is string => typeof t === 'string') : [],
   };
 }
 
@@ -369,6 +376,8 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
         size: String(opts.size ?? 100),
         archived: opts.archived ?? 'both',
       });
+      if (opts.createdAfter)
+        params.set('created_after', String(Math.floor(opts.createdAfter.getTime() / 1000)));
       // Current Bitly pages with an opaque search_after token; older deployments only with page numbers.
       if (opts.cursor?.startsWith('page:')) params.set('page', opts.cursor.slice(5));
       else if (opts.cursor) params.set('search_after', opts.cursor);

@@ -28,6 +28,7 @@ export function createInHouseProvider(deps: {
       group: null,
       title: null,
       createdAt: null,
+      tags: [],
     };
   }
 

@@ -16,6 +16,8 @@ export interface VendorLink {
   group: string | null;
   title: string | null;
   createdAt: string | null;
+  /** The vendor's tags on the link (Bitly: `tags`); ours carry `lifeline`. */
+  tags: string[];
 }
 
 /** What the caller wants a vendor's copy of one link to be. */

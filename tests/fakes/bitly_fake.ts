@@ -556,8 +556,10 @@ export class BitlyFake {
       return bitlyError(403, 'FORBIDDEN', 'You are currently forbidden to access this resource.');
     const size = Math.min(Math.max(Number(query.get('size') ?? 50) || 50, 1), 100);
     const archived = query.get('archived') ?? 'off';
+    const createdAfter = Number(query.get('created_after') ?? 0) * 1000;
     const all = [...this.links.values()]
       .filter((l) => l.group === group)
+      .filter((l) => !createdAfter || Date.parse(l.createdAt.replace('+0000', 'Z')) >= createdAfter)
       .filter((l) => archived === 'both' || (archived === 'on' ? l.archived : !l.archived))
       .sort((a, b) => b.seq - a.seq);
     let start = 0;

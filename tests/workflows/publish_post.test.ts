@@ -276,6 +276,29 @@ describe('publishPostWorkflow with Bitly', () => {
     assert.equal(row?.vendorId, fake.linkByKeyword(link.code)?.id);
   });
 
+  test('a silent random back-half whose answer was lost is found and archived; the link re-mints', async () => {
+    // Bitly silently makes a link with a random back-half for our taken code, and the answer never arrives:
+    // no later answer mentions that bitlink, so the retry must look for it rather than leave it live.
+    const postId = nextPost++;
+    fake.takenKeyword = 'silent-random';
+    fake.stealNextKeywords(1);
+    fake.failNext({ method: 'POST', path: '/bitlinks', lose: true });
+    await send(wordpressEvent('post.published', { postId }));
+    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active');
+    assert.equal(link.vendors[0]?.state, 'synced');
+    assert.equal(fake.stats.silentRandom, 1);
+    const live = fake
+      .listLinks()
+      .filter((l) => !l.archived && l.group === fake.groupGuid && l.domain === 'sho.rt');
+    assert.deepEqual(
+      live.map((l) => l.keywords),
+      [[link.code]],
+      'the only live bitlink of ours answers our (re-minted) code',
+    );
+    const stray = fake.listLinks().find((l) => l.keywords.length === 0 && l.longUrl === link.url);
+    assert.ok(stray?.archived, 'the random-back-half bitlink was archived');
+  });
+
   test('a bad request is recorded, not retried; the link is still published', async () => {
     const postId = nextPost++;
     fake.failNext({ method: 'POST', path: '/bitlinks', status: 400, message: 'INVALID_ARG_LONG_URL' });
