@@ -6,6 +6,7 @@ import { type LinkRow, type ServingRecord, toServingRecord } from '../lib/links/
 import { toVendorTarget } from '../lib/links/vendor_target.ts';
 import { importProblem, importVendorLink } from '../lib/ops/import_vendor_link.ts';
 import type { ServingReplica } from '../lib/ops/serving_replica.ts';
+import { BITLY_DISCARDED_TAG } from '../lib/providers/bitly.ts';
 import type { VendorLink } from '../lib/providers/short_link_provider.ts';
 import { describeScanResult, nextSafetyVerdict } from '../lib/safety/scan_result.ts';
 import { listVendorLinks } from '../lib/stores/link_store.ts';
@@ -113,6 +114,8 @@ export function createReconcileActivities(deps: ActivityDeps) {
     const entries: { code: string; link: VendorLink }[] = [];
     let otherDomain = 0;
     for (const link of links) {
+      // A bitlink Bitly made with the wrong back-half was archived and tagged by the sync: never a link of ours.
+      if (link.tags.includes(BITLY_DISCARDED_TAG)) continue;
       const codes = getBackHalves(link, prefix);
       if (codes.length === 0) otherDomain++;
       for (const code of codes) entries.push({ code, link });

@@ -81,6 +81,8 @@ describe('reconcileLinksWorkflow (Postgres ↔ Bitly, import)', () => {
     });
     fake.seed({ keyword: 'api', longUrl: 'https://shop.example/api' });
     fake.seed({ domain: 'bit.ly', longUrl: 'https://shop.example/random' });
+    // A stray the sync archived and tagged (Bitly answered another back-half): never imported.
+    fake.seed({ longUrl: 'https://news.example/stray', archived: true, tags: ['lifeline-discarded'] });
     // Made by hand on the branded domain without a custom back-half: shared under its random hash.
     const hashOnly = fake.seed({ longUrl: 'https://shop.example/hash-only' });
 
