@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { listLinksToRescan } from '../../lib/stores/link_lifecycle_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
-import { getRescanScheduleId } from '../../lib/temporal/workflow_ids.ts';
+import { getReconcileScheduleId, getRescanScheduleId } from '../../lib/temporal/workflow_ids.ts';
 import type { RescanLinksInput, RescanReport } from '../../workflows/rescan_links.ts';
 import { type SafeBrowsingFake, startSafeBrowsingFake } from '../fakes/safe_browsing_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
@@ -60,6 +60,16 @@ describe('rescanLinksWorkflow', () => {
     // A changed interval updates the existing Schedule.
     await ensureSchedules(h.temporal.client, { ...settings, rescanInterval: '6h' }, h.logger);
     assert.equal(Number((await schedule.describe()).spec.intervals?.[0]?.every), 6 * 3_600_000);
+    // The reconciliation Schedule beside it.
+    await ensureSchedules(h.temporal.client, { ...settings, reconcileInterval: '1d' }, h.logger);
+    const reconcileSchedule = h.temporal.client.schedule.getHandle(getReconcileScheduleId(h.taskQueue));
+    const described = await reconcileSchedule.describe();
+    assert.equal(Number(described.spec.intervals?.[0]?.every), 86_400_000);
+    assert.equal(
+      described.action.type === 'startWorkflow' && described.action.workflowType,
+      'reconcileLinksWorkflow',
+    );
+    await reconcileSchedule.delete();
 
     const turning = await createLink('https://news-site.example/story-that-turns');
     const fine = await createLink('https://news-site.example/fine');
