@@ -315,7 +315,10 @@ export function createReconcileActivities(deps: ActivityDeps) {
         );
         const drifted = marks.filter((m) => m.drift !== null).map((m) => m.code);
         if (input.repair && drifted.length > 0) {
-          await forEachConcurrently(drifted, 8, (code) => deps.resolver.refresh(code));
+          await forEachConcurrently(drifted, 8, async (code) => {
+            await store.delete?.(code);
+            await deps.resolver.refresh(code);
+          });
           const after = await store.getMany(drifted);
           const byCode = new Map(rows.map((r) => [r.code, r]));
           await updateMarksRepaired(

@@ -7,4 +7,9 @@ import type { ServingRecord } from '../links/link.ts';
 export interface ServingReplica {
   /** Several records at once, in the order asked; null where the store has none. */
   getMany(codes: string[]): Promise<(ServingRecord | null)[]>;
+  /**
+   * Drops a record. Used before rewriting a stale one: a store that refuses to overwrite a record claiming
+   * a newer version than Postgres's would otherwise keep the wrong answer.
+   */
+  delete?(code: string): Promise<void>;
 }
