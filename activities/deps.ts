@@ -1,6 +1,9 @@
 import type { LinkResolver } from '../lib/links/resolve.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { FrontDeps } from '../lib/ops/front_deps.ts';
+import type { ServingReplica } from '../lib/ops/serving_replica.ts';
 import type { VendorDeps } from '../lib/providers/vendor_deps.ts';
+import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 
 /** What activities are given by the worker entry (and by tests, with real implementations). */
@@ -10,6 +13,12 @@ export interface ActivityDeps {
   codeLength: number;
   /** Purges cached copies of a link after a change (in-process caches, serving store). */
   resolver: LinkResolver;
+  /** Checks destinations (publish-time scans and scheduled re-scans). */
+  safety: SafetyScanner;
   /** Vendor replicas (Bitly) and their sync tuning; absent: no vendor is synced. */
   vendors?: VendorDeps;
+  /** The serving store, read directly by reconciliation (absent: no serving store configured). */
+  servingStore?: ServingReplica;
+  /** Vendor failover (verification, DNS); absent: failover activities refuse to run. */
+  front?: FrontDeps;
 }

@@ -32,6 +32,12 @@ const optionalHttpUrl = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v))
   .pipe(httpUrl.optional());
 
+// A Temporal duration: a whole number of minutes, hours or days.
+const duration = z
+  .string()
+  .trim()
+  .regex(/^[1-9]\d*(m|h|d)$/, 'must be a duration like 30m, 12h or 1d');
+
 const port = z.coerce.number().int().min(0).max(65535);
 
 const commaList = z
@@ -77,6 +83,12 @@ export const envSchema = z
     BITLY_API_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://api-ssl.bitly.com'),
     SAFE_BROWSING_API_KEY: optionalString,
     SAFE_BROWSING_API_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://safebrowsing.googleapis.com'),
+    SAFETY_TRUSTED_HOSTS: commaList,
+    SAFETY_RESCAN_INTERVAL: duration.default('12h'),
+    RECONCILE_INTERVAL: duration.default('1d'),
+    DNS_ADAPTER_URL: optionalHttpUrl,
+    DNS_ADAPTER_TOKEN: optionalString,
+    FAILOVER_DNS_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     WORDPRESS_WEBHOOK_SECRET: optionalString.pipe(
       z.string().min(16, 'must be at least 16 characters').optional(),
     ),
@@ -166,6 +178,14 @@ export interface Config {
   temporal: { address: string | undefined; namespace: string; taskQueue: string; uiUrl: string | undefined };
   bitly: { token: string; domain: string; groupGuid: string; apiBaseUrl: string } | undefined;
   safeBrowsing: { apiKey: string; apiBaseUrl: string } | undefined;
+  /** Hosts exempt from the safety rules (the newsroom's own), and how often every destination is re-checked. */
+  safety: { trustedHosts: string[]; rescanInterval: string };
+  /** Reconciliation schedule and vendor failover: the optional DNS adapter and the short domain's DNS TTL. */
+  lifecycle: {
+    reconcileInterval: string;
+    dnsAdapter: { url: string; token: string | undefined } | undefined;
+    dnsTtlSeconds: number;
+  };
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
   admin: { email: string; password: string | undefined } | undefined;
@@ -243,6 +263,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     safeBrowsing: e.SAFE_BROWSING_API_KEY
       ? { apiKey: e.SAFE_BROWSING_API_KEY, apiBaseUrl: e.SAFE_BROWSING_API_BASE_URL }
       : undefined,
+    safety: { trustedHosts: e.SAFETY_TRUSTED_HOSTS, rescanInterval: e.SAFETY_RESCAN_INTERVAL },
+    lifecycle: {
+      reconcileInterval: e.RECONCILE_INTERVAL,
+      dnsAdapter: e.DNS_ADAPTER_URL ? { url: e.DNS_ADAPTER_URL, token: e.DNS_ADAPTER_TOKEN } : undefined,
+      dnsTtlSeconds: e.FAILOVER_DNS_TTL_SECONDS,
+    },
     wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     admin: e.ADMIN_EMAIL ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,

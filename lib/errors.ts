@@ -53,6 +53,15 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** A destination the safety scanner blocks (or, for a fallback URL, would serve without a warning page). */
+export class TargetBlockedError extends AppError {
+  constructor(errors: FieldError[]) {
+    super(422, 'target-blocked', 'Target blocked', 'The destination is not allowed by the safety rules.', {
+      errors,
+    });
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(detail: string, errors?: FieldError[]) {
     super(409, 'conflict', 'Conflict', detail, errors ? { errors } : {});

@@ -8,8 +8,11 @@ import { createTargetPolicy, type TargetPolicy } from './links/target_policy.ts'
 import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createRateLimits, type RateLimits } from './rate_limits.ts';
+import { createConfiguredSafetyScanner, type SafetyScanner } from './safety/safety_scanner.ts';
 import { getSetting } from './stores/settings_store.ts';
 import type { Sql } from './stores/sql.ts';
+import type { OpsGateway } from './temporal/ops_gateway.ts';
+import { createUnavailableOpsGateway } from './temporal/unavailable_ops_gateway.ts';
 import type { WorkflowGateway } from './temporal/workflow_gateway.ts';
 
 /** Everything the web tier's routes are given; built once per process by createWebDeps. */
@@ -20,7 +23,11 @@ export interface WebDeps {
   metrics: Metrics;
   resolver: LinkResolver;
   workflows: WorkflowGateway;
+  /** Operations workflows: re-scans (and, with issue 6 phase 2, reconciliation and failover). */
+  ops: OpsGateway;
   targetPolicy: TargetPolicy;
+  /** Checks destinations at creation (scheme, addresses, look-alikes, blocklist, Safe Browsing). */
+  safety: SafetyScanner;
   /** Limits on link creation and login (Redis-backed when REDIS_URL is set). */
   rateLimits: RateLimits;
   /** Clicks a vendor counted for a link (e.g. Bitly), shown beside ours in stats; absent: none. */
@@ -42,7 +49,14 @@ export function createUnavailableGateway(reason: string): WorkflowGateway {
 /** Builds the web tier's dependencies from configuration and an open pool. */
 export async function createWebDeps(
   config: Config,
-  base: { sql: Sql; logger: Logger; metrics?: Metrics; workflows?: WorkflowGateway },
+  base: {
+    sql: Sql;
+    logger: Logger;
+    metrics?: Metrics;
+    workflows?: WorkflowGateway;
+    ops?: OpsGateway;
+    safety?: SafetyScanner;
+  },
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
   let workflows = base.workflows;
@@ -61,6 +75,20 @@ export async function createWebDeps(
       workflows = createUnavailableGateway((error as Error).message);
     }
   }
+  let ops = base.ops;
+  if (!ops) {
+    try {
+      const { createOpsGateway } = await import('./temporal/ops_gateway.ts');
+      ops = createOpsGateway({
+        address: config.temporal.address ?? '127.0.0.1:7233',
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        logger: base.logger,
+      });
+    } catch (error) {
+      ops = createUnavailableOpsGateway((error as Error).message);
+    }
+  }
   let webhookSecret: string | undefined = config.wordpressWebhookSecret;
   const rateLimits = createRateLimits(config, base.logger);
   return {
@@ -70,7 +98,9 @@ export async function createWebDeps(
     metrics,
     resolver: createPostgresResolver({ sql: base.sql, metrics }),
     workflows,
+    ops,
     targetPolicy: createTargetPolicy(config),
+    safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
     async getWebhookSecret() {
       webhookSecret ??= (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING)) ?? undefined;
@@ -80,6 +110,7 @@ export async function createWebDeps(
     async close() {
       await drainBackgroundSyncs(workflows);
       await workflows.close();
+      await ops.close();
       await rateLimits.close();
     },
   };

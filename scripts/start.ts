@@ -3,15 +3,19 @@
 // migrations, the worker and the web server, then a banner. Ctrl-C stops them in order.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createFrontDeps } from '../lib/ops/front_deps.ts';
 import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
+import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { loadConfigOrExit } from '../lib/server/load_config.ts';
 import { serveNode } from '../lib/server/node_server.ts';
 import { prepareDatabase } from '../lib/server/prepare_database.ts';
 import { onShutdownSignal } from '../lib/server/shutdown.ts';
 import { createSql } from '../lib/stores/sql.ts';
+import { ensureSchedules } from '../lib/temporal/schedules.ts';
 import { createWebDeps } from '../lib/web_deps.ts';
 import { createApp } from '../routes/app.ts';
 import { loadStaticFiles } from '../routes/static.ts';
@@ -81,9 +85,26 @@ async function main() {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { sql, logger, codeLength: config.codeLength, resolver, vendors: createVendorDeps(config, logger) },
+    deps: {
+      sql,
+      logger,
+      codeLength: config.codeLength,
+      resolver,
+      safety: createConfiguredSafetyScanner(config, { sql, logger }),
+      vendors: createVendorDeps(config, logger),
+      front: createFrontDeps(config),
+    },
   });
   const workerRun = worker.run();
+  await ensureSchedules(
+    new Client({ connection, namespace: config.temporal.namespace }),
+    {
+      taskQueue: config.temporal.taskQueue,
+      rescanInterval: config.safety.rescanInterval,
+      reconcileInterval: config.lifecycle.reconcileInterval,
+    },
+    logger,
+  );
 
   const effective = {
     ...config,

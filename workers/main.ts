@@ -1,12 +1,16 @@
 // Worker entry (Node only: the Temporal worker needs native modules). Wiring only.
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createFrontDeps } from '../lib/ops/front_deps.ts';
 import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
+import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../lib/server/prepare_database.ts';
 import { onShutdownSignal } from '../lib/server/shutdown.ts';
 import { createSql } from '../lib/stores/sql.ts';
+import { ensureSchedules } from '../lib/temporal/schedules.ts';
 import { createLifelineWorker, installTemporalRuntime } from './create_worker.ts';
 
 const config = loadConfigOrExit(process.env);
@@ -30,9 +34,20 @@ const worker = await createLifelineWorker({
     logger,
     codeLength: config.codeLength,
     resolver: createPostgresResolver({ sql }),
+    safety: createConfiguredSafetyScanner(config, { sql, logger }),
     vendors: createVendorDeps(config, logger),
+    front: createFrontDeps(config),
   },
 });
+await ensureSchedules(
+  new Client({ connection, namespace: config.temporal.namespace }),
+  {
+    taskQueue: config.temporal.taskQueue,
+    rescanInterval: config.safety.rescanInterval,
+    reconcileInterval: config.lifecycle.reconcileInterval,
+  },
+  logger,
+);
 logger.info({ address, taskQueue: config.temporal.taskQueue }, 'worker running');
 const running = worker.run();
 

@@ -40,16 +40,24 @@ export const MAX_REMINTS = 3;
 
 type BitlySync = Awaited<ReturnType<Activities['syncToBitly']>>;
 
-const { mintCode, applyPostUpdate, markGone, remintCode, markActive, requestLinkSync, writeServingStore } =
-  proxyActivities<Activities>({
-    startToCloseTimeout: '30s',
-    retry: {
-      initialInterval: '1s',
-      backoffCoefficient: 2,
-      maximumInterval: '1m',
-      nonRetryableErrorTypes: ['BadInput', 'SharedCode'],
-    },
-  });
+const {
+  mintCode,
+  applyPostUpdate,
+  markGone,
+  remintCode,
+  markActive,
+  requestLinkSync,
+  writeServingStore,
+  scanLinkSafety,
+} = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1m',
+    nonRetryableErrorTypes: ['BadInput', 'SharedCode'],
+  },
+});
 
 // Vendor calls retry for as long as it takes; the activity sets each delay (rate limits, backoff) itself.
 const { syncToBitly, recordVendorCollision } = proxyActivities<Activities>({
@@ -119,11 +127,16 @@ async function applyEvent(
     await applyPostUpdate({ event, code: minted.code });
   }
   if (minted.outcome === 'minted' || minted.outcome === 'pending') {
-    const code = await publishFirstTime(minted.code, event, minted.plan);
-    return { code, outcome: `active as ${code}` };
+    const first = await publishFirstTime(minted.code, event, minted.plan);
+    return {
+      code: first.code,
+      outcome: first.blocked ? 'blocked by the safety scan' : `active as ${first.code}`,
+    };
   }
   const change = await applyPostUpdate({ event, code: minted.code });
   if (change.outcome === 'changed') {
+    // A new permalink is a new destination: it gets its own verdict before the replicas follow.
+    if (change.changes.includes('url')) await scanLinkSafety({ code: minted.code });
     await requestLinkSync({
       code: minted.code,
       reason: `${event.event}: ${change.changes.join(', ')} changed`,
@@ -133,16 +146,21 @@ async function applyEvent(
   return { code: minted.code, outcome: change.outcome };
 }
 
-/** mint → serving store → [scan] → Bitly with the collision assertion → active. Returns the final code. */
+/** mint → serving store → scan → Bitly with the collision assertion → active. Returns the final code. */
 async function publishFirstTime(
   minted: string,
   event: PostEvent,
   plan: Awaited<ReturnType<Activities['mintCode']>>['plan'],
-): Promise<string> {
+): Promise<{ code: string; blocked: boolean }> {
   let code = minted;
   await writeServingStore({ codes: [code] });
-  // ── Safety scan (issue 6) belongs here: check the destination before any vendor or reader sees the code;
-  //    a `blocked` verdict stops before the vendor sync (the link never becomes active). ──
+  // The destination is checked before any vendor or reader sees the code: a blocked one stops here (the link
+  // stays pending, its verdict and reason on the link for editors); a warning publishes behind the interstitial.
+  const scan = await scanLinkSafety({ code });
+  if (scan.safety === 'blocked') {
+    log.warn('permalink blocked by the safety scan; the link stays pending', { code, postId: event.postId });
+    return { code, blocked: true };
+  }
   let activated = false;
   if (plan.bitly) {
     for (let remints = 0; ; remints++) {
@@ -172,7 +190,7 @@ async function publishFirstTime(
     }
   }
   if (!activated) await markActive({ code, reason: `post ${event.postId} published` });
-  return code;
+  return { code, blocked: false };
 }
 
 /**

@@ -10,7 +10,7 @@ export interface SyncLinkInput {
   reason: string;
 }
 
-const { writeServingStore } = proxyActivities<Activities>({
+const { writeServingStore, ensureExpiryTimer } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: {
     initialInterval: '1s',
@@ -49,6 +49,8 @@ export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: 
     if (bitly.outcome === 'mismatch') {
       await recordVendorCollision({ code: input.code, vendor: 'bitly', detail: bitly.detail });
     }
+    // Expiry (issue 6): keep the link's durable timer `expire:{code}` in step with expires_at.
+    await ensureExpiryTimer({ code: input.code });
   }
   return { passes };
 }

@@ -1,4 +1,6 @@
 import { ConflictError, ValidationError } from '../errors.ts';
+import type { SafetyScanner } from '../safety/safety_scanner.ts';
+import { type InitialSafety, scanNewTargets } from '../safety/scan_new_targets.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
@@ -18,6 +20,8 @@ export interface CreateLinkDeps {
   sql: Sql;
   codeLength: number;
   targetPolicy: TargetPolicy;
+  /** Scans the destination before insert (blocked → 422, warn → created with the interstitial). */
+  safety?: SafetyScanner;
   now?: () => Date;
 }
 
@@ -58,6 +62,8 @@ export async function createLink(
   if (expiresAt && expiresAt.getTime() <= now.getTime()) {
     throw new ValidationError([{ path: 'expiresAt', message: 'must be in the future' }]);
   }
+  // Outside the transaction: the scan may call Safe Browsing, and no row lock should wait on it.
+  const safety: InitialSafety | null = deps.safety ? await scanNewTargets(deps.safety, input, now) : null;
   const dedupeKey = await getDedupeKey(input);
   return deps.sql.begin(async (tx) => {
     if (dedupeKey) {
@@ -87,12 +93,14 @@ export async function createLink(
       redirectStatus: input.redirectStatus ?? null,
       tags: [...new Set(input.tags ?? [])],
       dedupeKey,
+      ...safety,
     }));
     await insertAuditEntry(tx, {
       code: link.code,
       actor: creator.actor,
       action: 'link.created',
-      after: { url: link.targetUrl, status: link.status, origin: link.origin },
+      after: { url: link.targetUrl, status: link.status, origin: link.origin, safety: link.safety },
+      ...(link.safetyReason ? { reason: `safety ${link.safety}: ${link.safetyReason}` } : {}),
     });
     return { link, created: true };
   });

@@ -1,5 +1,7 @@
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { SafetyScanner } from '../safety/safety_scanner.ts';
+import { scanChangedTargets } from '../safety/scan_new_targets.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
@@ -12,6 +14,8 @@ import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 export interface EditLinkDeps {
   sql: Sql;
   targetPolicy: TargetPolicy;
+  /** Scans a new destination or fallback (blocked → 422; the verdict of a new url is stored with it). */
+  safety?: SafetyScanner;
   workflows: WorkflowGateway;
   logger: Logger;
   now?: () => Date;
@@ -53,6 +57,10 @@ export async function editLink(
   }
   if (targetErrors.length > 0) throw new ValidationError(targetErrors, 'The target is not allowed.');
   const now = deps.now?.() ?? new Date();
+  // Outside the transaction: the scan may call Safe Browsing.
+  const scanned = deps.safety
+    ? await scanChangedTargets(deps.safety, { url: input.url, expiredUrl: input.expiredUrl }, now)
+    : null;
   const result = await deps.sql.begin(async (tx) => {
     const row = await getLinkByCodeForUpdate(tx, code);
     if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
@@ -70,8 +78,17 @@ export async function editLink(
       changes.targetUrl = input.url;
       before.url = row.targetUrl;
       after.url = input.url;
-      // The verdict was about the old destination; a block stays until a scan clears the new one.
-      if (row.safety !== 'blocked' && row.safety !== 'unknown') {
+      if (scanned) {
+        // The new destination's own verdict (the old one was about the old destination).
+        changes.safety = scanned.safety;
+        changes.safetyReason = scanned.safetyReason;
+        changes.safetyCheckedAt = scanned.safetyCheckedAt;
+        if (scanned.safety !== row.safety) {
+          before.safety = row.safety;
+          after.safety = scanned.safety;
+        }
+      } else if (row.safety !== 'blocked' && row.safety !== 'unknown') {
+        // The verdict was about the old destination; a block stays until a scan clears the new one.
         changes.safety = 'unknown';
         changes.safetyReason = null;
         changes.safetyCheckedAt = null;

@@ -189,6 +189,9 @@ export const linkSchema = z.object({
   url: z.string(),
   status: z.enum(LINK_STATUSES),
   safety: z.enum(SAFETY_VERDICTS),
+  /** Why the verdict is what it is (scanner findings, reader reports), and when it was last checked. */
+  safetyReason: z.string().optional(),
+  safetyCheckedAt: z.string().optional(),
   origin: z.enum(LINK_ORIGINS),
   site: z.string().optional(),
   postId: z.number().optional(),
@@ -218,6 +221,8 @@ export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRo
     url: row.targetUrl,
     status: row.status,
     safety: row.safety,
+    ...(row.safetyReason ? { safetyReason: row.safetyReason } : {}),
+    ...(row.safetyCheckedAt ? { safetyCheckedAt: row.safetyCheckedAt.toISOString() } : {}),
     origin: row.origin,
     ...(row.site !== null ? { site: row.site } : {}),
     ...(row.postId !== null ? { postId: row.postId } : {}),

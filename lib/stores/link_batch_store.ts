@@ -27,15 +27,17 @@ export async function insertLinksWithAudit(
         ${column((l) => l.site)}::text[], ${column((l) => l.postId)}::text[], ${column((l) => l.title)}::text[],
         ${column((l) => l.owner)}::text[], ${column((l) => l.expiresAt)}::text[], ${column((l) => l.expiredUrl)}::text[],
         ${column((l) => l.redirectStatus)}::text[], ${column((l) => JSON.stringify(l.tags ?? []))}::text[],
-        ${column((l) => l.dedupeKey)}::text[]
+        ${column((l) => l.dedupeKey)}::text[], ${column((l) => l.safetyReason)}::text[],
+        ${column((l) => l.safetyCheckedAt)}::text[]
       ) AS t(code, target_url, status, safety, origin, site, post_id, title, owner, expires_at, expired_url,
-             redirect_status, tags, dedupe_key)
+             redirect_status, tags, dedupe_key, safety_reason, safety_checked_at)
     ), inserted AS (
       INSERT INTO links (code, target_url, status, safety, origin, site, post_id, title, owner, expires_at,
-                         expired_url, redirect_status, tags, dedupe_key)
+                         expired_url, redirect_status, tags, dedupe_key, safety_reason, safety_checked_at)
       SELECT code, target_url, status, safety, origin, site, post_id::bigint, title, owner,
              expires_at::timestamptz, expired_url, redirect_status::smallint,
-             ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)), dedupe_key
+             ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)), dedupe_key, safety_reason,
+             safety_checked_at::timestamptz
       FROM input
       ON CONFLICT DO NOTHING
       RETURNING ${db.unsafe(LINK_COLUMNS)}

@@ -41,6 +41,8 @@ export interface NewLink {
   targetUrl: string;
   status: LinkStatus;
   safety?: SafetyVerdict;
+  safetyReason?: string | null;
+  safetyCheckedAt?: Date | null;
   origin: LinkOrigin;
   site?: string | null;
   postId?: number | null;
@@ -60,9 +62,10 @@ export interface NewLink {
  */
 export async function insertLink(db: Db, link: NewLink): Promise<LinkRow | null> {
   const rows = await db<LinkRow[]>`
-    INSERT INTO links (code, target_url, status, safety, origin, site, post_id, title, owner, expires_at,
-                       expired_url, redirect_status, tags, dedupe_key, source_version)
-    VALUES (${link.code}, ${link.targetUrl}, ${link.status}, ${link.safety ?? 'unknown'}, ${link.origin},
+    INSERT INTO links (code, target_url, status, safety, safety_reason, safety_checked_at, origin, site, post_id,
+                       title, owner, expires_at, expired_url, redirect_status, tags, dedupe_key, source_version)
+    VALUES (${link.code}, ${link.targetUrl}, ${link.status}, ${link.safety ?? 'unknown'},
+            ${link.safetyReason ?? null}, ${link.safetyCheckedAt ?? null}, ${link.origin},
             ${link.site ?? null}, ${link.postId ?? null}, ${link.title ?? null}, ${link.owner},
             ${link.expiresAt ?? null}, ${link.expiredUrl ?? null}, ${link.redirectStatus ?? null},
             ${db.array(link.tags ?? [])}, ${link.dedupeKey ?? null}, ${link.sourceVersion ?? null})

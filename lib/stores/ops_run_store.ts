@@ -1,21 +1,78 @@
 import type { Db } from './sql.ts';
 
-export type OpsRunKind = 'reconcile' | 'rescan' | 'import' | 'failover' | 'failback' | 'drill';
+export const OPS_RUN_KINDS = ['reconcile', 'rescan', 'import', 'failover', 'failback', 'drill'] as const;
+export type OpsRunKind = (typeof OPS_RUN_KINDS)[number];
+export type OpsRunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface OpsRunRow {
   id: number;
   kind: OpsRunKind;
   workflowId: string;
-  status: 'running' | 'succeeded' | 'failed' | 'cancelled';
+  status: OpsRunStatus;
   report: Record<string, unknown>;
   startedAt: Date;
   finishedAt: Date | null;
 }
 
+const COLUMNS = `id, kind, workflow_id AS "workflowId", status, report, started_at AS "startedAt",
+  finished_at AS "finishedAt"`;
+
+/** Records that a run started; a retry (same workflow ID) finds the row already there and changes nothing. */
+export async function insertOpsRun(
+  db: Db,
+  run: { kind: OpsRunKind; workflowId: string; report?: Record<string, unknown> },
+): Promise<OpsRunRow> {
+  await db`
+    INSERT INTO ops_runs (kind, workflow_id, report)
+    VALUES (${run.kind}, ${run.workflowId}, ${db.json((run.report ?? {}) as never)})
+    ON CONFLICT (workflow_id) DO NOTHING`;
+  return (await getOpsRun(db, run.workflowId))!;
+}
+
+/** The run of a workflow, or null. */
+export async function getOpsRun(db: Db, workflowId: string): Promise<OpsRunRow | null> {
+  const rows = await db<
+    OpsRunRow[]
+  >`SELECT ${db.unsafe(COLUMNS)} FROM ops_runs WHERE workflow_id = ${workflowId}`;
+  return rows[0] ?? null;
+}
+
+/** Merges `report` into a running run's report (progress). */
+export async function updateOpsRunReport(
+  db: Db,
+  workflowId: string,
+  report: Record<string, unknown>,
+): Promise<void> {
+  await db`
+    UPDATE ops_runs SET report = report || ${db.json(report as never)}
+    WHERE workflow_id = ${workflowId} AND status = 'running'`;
+}
+
+/** Closes a run with its final status and report (idempotent: a finished run is left as it is). */
+export async function finishOpsRun(
+  db: Db,
+  workflowId: string,
+  status: Exclude<OpsRunStatus, 'running'>,
+  report: Record<string, unknown>,
+): Promise<void> {
+  await db`
+    UPDATE ops_runs SET status = ${status}, report = report || ${db.json(report as never)}, finished_at = now()
+    WHERE workflow_id = ${workflowId} AND status = 'running'`;
+}
+
+/** The newest runs of a kind (or of every kind), newest first. */
+export async function listOpsRuns(
+  db: Db,
+  options: { kind?: OpsRunKind; limit: number },
+): Promise<OpsRunRow[]> {
+  const kind = options.kind === undefined ? db`` : db`WHERE kind = ${options.kind}`;
+  return db<OpsRunRow[]>`
+    SELECT ${db.unsafe(COLUMNS)} FROM ops_runs ${kind} ORDER BY started_at DESC, id DESC LIMIT ${options.limit}`;
+}
+
 /** The latest run of each kind. */
 export async function listLatestOpsRuns(db: Db): Promise<OpsRunRow[]> {
   return db<OpsRunRow[]>`
-    SELECT DISTINCT ON (kind) id, kind, workflow_id AS "workflowId", status, report,
-           started_at AS "startedAt", finished_at AS "finishedAt"
+    SELECT DISTINCT ON (kind) ${db.unsafe(COLUMNS)}
     FROM ops_runs ORDER BY kind, started_at DESC`;
 }

@@ -9,3 +9,23 @@ export function getPublishWorkflowId(site: string, postId: number): string {
 export function getSyncWorkflowId(code: string): string {
   return `sync:${code}`;
 }
+
+/** The durable expiry timer of one link. */
+export function getExpireWorkflowId(code: string): string {
+  return `expire:${code}`;
+}
+
+/** The Temporal Schedule that re-scans every destination; one per task queue (so per deployment). */
+export function getRescanScheduleId(taskQueue: string): string {
+  return `rescan:${taskQueue}`;
+}
+
+/** An on-demand re-scan: `rescan:manual` (one at a time), or after a blocklist change. */
+export function getManualRescanWorkflowId(trigger: string): string {
+  return `rescan:${trigger}`;
+}
+
+/** The Temporal Schedule that reconciles Postgres, the serving store and Bitly; one per task queue. */
+export function getReconcileScheduleId(taskQueue: string): string {
+  return `reconcile:${taskQueue}`;
+}

@@ -44,7 +44,12 @@ export function createLinksRoutes(deps: WebDeps) {
   const requireApiKey = createApiKeyAuth(deps);
   const idempotent = idempotency(deps);
   const app = new Hono<AppEnv>();
-  const createDeps = { sql: deps.sql, codeLength: deps.config.codeLength, targetPolicy: deps.targetPolicy };
+  const createDeps = {
+    sql: deps.sql,
+    codeLength: deps.config.codeLength,
+    targetPolicy: deps.targetPolicy,
+    safety: deps.safety,
+  };
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
 
   async function respondWithLink(code: string | null, row: LinkRow | null) {

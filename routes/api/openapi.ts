@@ -10,6 +10,18 @@ import {
 import { createLinkInputSchema, linkSchema, updateLinkInputSchema } from '../../lib/links/link.ts';
 import { linkStatsQuerySchema, linkStatsSchema } from '../../lib/links/link_stats.ts';
 import { linkListQuerySchema, linkListSchema } from '../../lib/links/list_links.ts';
+import {
+  activeFrontSchema,
+  blocklistEntrySchema,
+  blocklistInputDocSchema,
+  blocklistListSchema,
+  failoverInputSchema,
+  opsRunListSchema,
+  reconcileInputSchema,
+  safetyCheckInputSchema,
+  safetyCheckResultSchema,
+  workflowAcceptedSchema,
+} from '../../lib/ops/ops_schemas.ts';
 import type { WebDeps } from '../../lib/web_deps.ts';
 import { wordpressEventSchema } from '../../lib/wordpress/wordpress_event.ts';
 import type { AppEnv } from '../app_env.ts';
@@ -32,6 +44,17 @@ const SCHEMAS = {
   WordPressEvent: wordpressEventSchema,
   WebhookAccepted: z.object({ workflowId: z.string(), code: z.string().optional() }),
   Problem: problemSchema,
+  // Safety, blocklist and operations (issue 6).
+  BlocklistInput: blocklistInputDocSchema,
+  BlocklistEntry: blocklistEntrySchema,
+  BlocklistList: blocklistListSchema,
+  SafetyCheckInput: safetyCheckInputSchema,
+  SafetyCheckResult: safetyCheckResultSchema,
+  WorkflowAccepted: workflowAcceptedSchema,
+  OpsRunList: opsRunListSchema,
+  ActiveFront: activeFrontSchema,
+  FailoverInput: failoverInputSchema,
+  ReconcileInput: reconcileInputSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof SCHEMAS;
 
@@ -251,6 +274,148 @@ export const API_OPERATIONS: ApiOperation[] = [
     },
   },
   {
+    method: 'post',
+    path: '/safety/check',
+    operationId: 'checkSafety',
+    summary: 'What the safety scanner says about a destination, without creating anything',
+    scope: 'links:write',
+    body: 'SafetyCheckInput',
+    responses: {
+      200: { description: 'the verdict and its findings', schema: 'SafetyCheckResult' },
+      400: problem('malformed JSON'),
+      ...auth,
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('not an absolute http(s) URL'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/blocklist',
+    operationId: 'listBlocklist',
+    summary: 'The local blocklist, by pattern, with cursor pagination',
+    scope: 'admin',
+    query: z.object({ cursor: z.string().optional(), limit: z.int().min(1).max(500).optional() }),
+    responses: {
+      200: { description: 'a page of entries', schema: 'BlocklistList' },
+      ...auth,
+      422: problem('bad limit'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/blocklist',
+    operationId: 'addBlocklistEntry',
+    summary: 'Block a host (and its subdomains) or a URL prefix; existing links are re-scanned',
+    scope: 'admin',
+    body: 'BlocklistInput',
+    responses: {
+      201: { description: 'listed', schema: 'BlocklistEntry' },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('already listed'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('not a host or an absolute http(s) URL'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/blocklist',
+    operationId: 'removeBlocklistEntry',
+    summary: 'Unblock a pattern; the links it blocked are re-scanned',
+    scope: 'admin',
+    parameters: [{ name: 'pattern', in: 'query', required: true, schema: z.string().min(1).max(2048) }],
+    responses: {
+      200: { description: 'removed', schema: 'BlocklistEntry' },
+      ...auth,
+      404: problem('not listed'),
+      422: problem('no pattern'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/ops/rescan',
+    operationId: 'startRescan',
+    summary: 'Re-check every live destination now (rescan:manual)',
+    scope: 'admin',
+    responses: {
+      202: { description: 'started', schema: 'WorkflowAccepted' },
+      ...auth,
+      409: problem('one is running'),
+      503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
+    },
+  },
+  {
+    method: 'post',
+    path: '/ops/reconcile',
+    operationId: 'startReconcile',
+    summary:
+      'Reconcile Postgres, the serving store and Bitly now (reconcile:manual); import Bitly-only links',
+    scope: 'admin',
+    body: 'ReconcileInput',
+    responses: {
+      202: { description: 'started', schema: 'WorkflowAccepted' },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('one is running'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid options'),
+      503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
+    },
+  },
+  {
+    method: 'get',
+    path: '/ops/runs',
+    operationId: 'listOpsRuns',
+    summary: 'Operations runs (re-scans, reconciliations, failovers, drills) and their reports, newest first',
+    scope: 'admin',
+    query: z.object({
+      kind: z.enum(['reconcile', 'rescan', 'import', 'failover', 'failback', 'drill']).optional(),
+      limit: z.int().min(1).max(100).optional(),
+    }),
+    responses: { 200: { description: 'runs', schema: 'OpsRunList' }, ...auth, 422: problem('bad filter') },
+  },
+  {
+    method: 'get',
+    path: '/ops/front',
+    operationId: 'getActiveFront',
+    summary: 'Who answers the short domain, since when, the last drill and any front change in progress',
+    scope: 'admin',
+    responses: { 200: { description: 'the active front', schema: 'ActiveFront' }, ...auth },
+  },
+  {
+    method: 'post',
+    path: '/ops/failover',
+    operationId: 'startFailover',
+    summary: 'Fail over (to inhouse), fail back (to bitly), or drill either; one at a time',
+    scope: 'admin',
+    body: 'FailoverInput',
+    responses: {
+      202: { description: 'started', schema: 'WorkflowAccepted' },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('one is running, or `to` is already the active front'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid, or Bitly not configured'),
+      503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
+    },
+  },
+  {
+    method: 'post',
+    path: '/ops/front/dns-changed',
+    operationId: 'reportDnsChanged',
+    summary: 'The operator changed the short domain’s DNS: the waiting failover continues',
+    scope: 'admin',
+    responses: {
+      202: { description: 'the failover was told', schema: 'WorkflowAccepted' },
+      ...auth,
+      409: problem('no failover is waiting for DNS'),
+    },
+  },
+  {
     method: 'get',
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
@@ -283,6 +448,10 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unk
 }
 
 const INPUT_SCHEMAS = new Set<SchemaName>([
+  'BlocklistInput',
+  'SafetyCheckInput',
+  'FailoverInput',
+  'ReconcileInput',
   'CreateLinkInput',
   'UpdateLinkInput',
   'CreateLinksBatchInput',

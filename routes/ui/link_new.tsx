@@ -51,7 +51,12 @@ export function createLinkNewRoutes(deps: WebDeps) {
     try {
       await deps.rateLimits.consumeCreations(subject);
       const { link, created } = await createLink(
-        { sql: deps.sql, codeLength: deps.config.codeLength, targetPolicy: deps.targetPolicy },
+        {
+          sql: deps.sql,
+          codeLength: deps.config.codeLength,
+          targetPolicy: deps.targetPolicy,
+          safety: deps.safety,
+        },
         parsed.data,
         { owner: subject, actor: `user:${session.user.email}`, origin: 'ui' },
       );

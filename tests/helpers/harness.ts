@@ -7,7 +7,9 @@ import { randomToken } from '../../lib/crypto.ts';
 import { createPostgresResolver } from '../../lib/links/resolve.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createMetrics } from '../../lib/metrics.ts';
+import { createFrontDeps } from '../../lib/ops/front_deps.ts';
 import { createVendorDeps, type VendorDepsOverrides } from '../../lib/providers/vendor_deps.ts';
+import { createConfiguredSafetyScanner } from '../../lib/safety/safety_scanner.ts';
 import { createWorkflowGateway } from '../../lib/temporal/workflow_gateway.ts';
 import { createWebDeps, type WebDeps } from '../../lib/web_deps.ts';
 import { createApp } from '../../routes/app.ts';
@@ -123,7 +125,9 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           logger,
           codeLength: config.codeLength,
           resolver: createPostgresResolver({ sql: db.sql }),
+          safety: createConfiguredSafetyScanner(config, { sql: db.sql, logger }),
           vendors: createVendorDeps(config, logger, workerOptions.vendors),
+          front: createFrontDeps(config),
         },
       });
       const running = worker.run();

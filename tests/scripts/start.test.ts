@@ -113,7 +113,7 @@ describe('npm start (embedded defaults)', () => {
     const activities = (history.events ?? [])
       .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
       .filter(Boolean);
-    assert.deepEqual(activities, ['mintCode', 'writeServingStore', 'markActive']);
+    assert.deepEqual(activities, ['mintCode', 'writeServingStore', 'scanLinkSafety', 'markActive']);
     await connection.close();
     const ui = await fetch(`http://127.0.0.1:${ports.ui}/`);
     assert.equal(ui.status, 200);

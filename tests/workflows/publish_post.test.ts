@@ -85,7 +85,13 @@ describe('publishPostWorkflow with Bitly', () => {
     const activities = (history.events ?? [])
       .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
       .filter(Boolean);
-    assert.deepEqual(activities, ['mintCode', 'writeServingStore', 'syncToBitly', 'markActive']);
+    assert.deepEqual(activities, [
+      'mintCode',
+      'writeServingStore',
+      'scanLinkSafety',
+      'syncToBitly',
+      'markActive',
+    ]);
 
     // A new permalink (slug change) retargets Postgres, the serving store and Bitly; the code stays.
     const moved = arabicPermalink(postId, '-updated');
@@ -112,6 +118,7 @@ describe('publishPostWorkflow with Bitly', () => {
     assert.equal((await h.app.request(`/${link.code}`)).headers.get('Location'), moved);
     assert.deepEqual(await auditActions(link.code), [
       'link.minted',
+      'link.safety_changed', // unknown → clean: the first scan, before anyone sees the code
       'link.status_changed',
       'link.retargeted',
       'link.status_changed',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createHarness, type Harness } from '../helpers/harness.ts';
+import { recordHistory } from '../helpers/histories.ts';
 
 let h: Harness;
 before(async () => {
@@ -22,6 +23,7 @@ describe('syncLinkWorkflow', () => {
     assert.equal(workflowId, `sync:${code}`);
     const result = (await h.temporal.client.workflow.getHandle(workflowId).result()) as { passes: number };
     assert.ok(result.passes >= 1);
+    await recordHistory('syncLinkWorkflow-one-change', workflowId);
     const description = await h.temporal.client.workflow.getHandle(workflowId).describe();
     assert.equal(
       description.typedSearchAttributes.getAll().find((p) => p.key.name === 'LifelineCode')?.value,

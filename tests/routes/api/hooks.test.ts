@@ -5,6 +5,7 @@ import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
+import { recordHistory } from '../../helpers/histories.ts';
 
 let h: Harness;
 before(async () => {
@@ -59,6 +60,7 @@ describe('POST /api/v1/hooks/wordpress', () => {
     };
     assert.equal(result.code, link.code);
     assert.deepEqual(result.applied, [`post.published: active as ${link.code}`]);
+    await recordHistory('publishPostWorkflow-published', accepted.workflowId);
 
     // The short link redirects byte-exactly to WordPress's percent-encoded permalink.
     const redirect = await h.app.request(`/${link.code}`);

@@ -170,6 +170,45 @@ describe('GET /api/v1/openapi.json', () => {
         }),
       ],
       getOpenApiDocument: () => [h.app.request('/api/v1/openapi.json')],
+      checkSafety: () => [
+        h.app.request('/api/v1/safety/check', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ url: 'https://example.com/check' }),
+        }),
+        h.app.request('/api/v1/safety/check', { method: 'POST', headers: json, body: '{"url":"ftp://x"}' }),
+      ],
+      listBlocklist: () => [h.app.request('/api/v1/blocklist?limit=5', { headers: auth })],
+      addBlocklistEntry: () => [
+        h.app.request('/api/v1/blocklist', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ pattern: 'doc.example', reason: 'docs' }),
+        }),
+        h.app.request('/api/v1/blocklist', { method: 'POST', headers: json, body: '{"pattern":"a b"}' }),
+      ],
+      removeBlocklistEntry: () => [
+        h.app.request('/api/v1/blocklist?pattern=doc.example', { method: 'DELETE', headers: auth }),
+        h.app.request('/api/v1/blocklist?pattern=never.example', { method: 'DELETE', headers: auth }),
+      ],
+      startRescan: () => [h.app.request('/api/v1/ops/rescan', { method: 'POST', headers: auth })],
+      startReconcile: () => [
+        h.app.request('/api/v1/ops/reconcile', { method: 'POST', headers: json, body: '{"repair":false}' }),
+        h.app.request('/api/v1/ops/reconcile', { method: 'POST', headers: json, body: '{"repair":"yes"}' }),
+      ],
+      listOpsRuns: () => [h.app.request('/api/v1/ops/runs?kind=rescan', { headers: auth })],
+      getActiveFront: () => [h.app.request('/api/v1/ops/front', { headers: auth })],
+      startFailover: () => [
+        h.app.request('/api/v1/ops/failover', {
+          method: 'POST',
+          headers: json,
+          body: '{"to":"inhouse","drill":true}',
+        }),
+        h.app.request('/api/v1/ops/failover', { method: 'POST', headers: json, body: '{"to":"nowhere"}' }),
+      ],
+      reportDnsChanged: () => [
+        h.app.request('/api/v1/ops/front/dns-changed', { method: 'POST', headers: auth }),
+      ],
     };
     const seen = new Set<string>();
     for (const [path, ops] of Object.entries(doc.paths)) {

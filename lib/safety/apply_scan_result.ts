@@ -1,0 +1,64 @@
+import type { LinkRow, SafetyVerdict } from '../links/link.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
+import { updateLink } from '../stores/link_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import { describeScanResult, nextSafetyVerdict, type ScanResult, toScanResult } from './scan_result.ts';
+
+/** Distinct reader reports that soft-block a link to `warn` (POST /{code}/report); a re-scan keeps that floor. */
+export const READER_REPORTS_WARN_THRESHOLD = 3;
+
+/** A verdict that changed, as audited and logged. */
+export interface SafetyChange {
+  code: string;
+  before: { safety: SafetyVerdict; reason: string | null };
+  after: { safety: SafetyVerdict; reason: string | null };
+}
+
+/** Adds the reader-report floor to a scan: enough distinct reporters keep a link at `warn` at least. */
+export function withReaderReports(result: ScanResult, reports: number): ScanResult {
+  if (reports < READER_REPORTS_WARN_THRESHOLD) return result;
+  return toScanResult(
+    result.url,
+    [...result.findings, { verdict: 'warn', rule: 'reports', reason: `reported by ${reports} readers` }],
+    result.complete,
+  );
+}
+
+/**
+ * Stores a scan's verdict on a link when it differs from the one held, with an audit entry, in one
+ * transaction. `link.version` guards against a concurrent edit (a new target is scanned by its own edit):
+ * then nothing is written and 'conflict' is returned. Returns null when the verdict is unchanged.
+ */
+export async function applyScanResult(
+  sql: Sql,
+  link: Pick<LinkRow, 'code' | 'safety' | 'safetyReason' | 'version'>,
+  result: ScanResult,
+  options: { actor: string; reason: string; now: Date },
+): Promise<SafetyChange | 'conflict' | null> {
+  const safety = nextSafetyVerdict(link.safety, result);
+  if (safety === link.safety) return null;
+  const reason = describeScanResult(result);
+  return sql.begin(async (tx) => {
+    const updated = await updateLink(
+      tx,
+      link.code,
+      { safety, safetyReason: reason, ...(result.complete ? { safetyCheckedAt: options.now } : {}) },
+      link.version,
+    );
+    if (!updated) return 'conflict' as const;
+    const change: SafetyChange = {
+      code: link.code,
+      before: { safety: link.safety, reason: link.safetyReason },
+      after: { safety, reason },
+    };
+    await insertAuditEntry(tx, {
+      code: link.code,
+      actor: options.actor,
+      action: 'link.safety_changed',
+      before: change.before,
+      after: change.after,
+      reason: options.reason,
+    });
+    return change;
+  });
+}

@@ -1,0 +1,126 @@
+import type { LinkRow } from '../links/link.ts';
+import type { Db } from './sql.ts';
+
+// Link SQL of the lifecycle workflows (expiry, re-scans). Everything else about links is in link_store.ts.
+
+/**
+ * Marks the link `expired` when it is active and Postgres's clock has reached its expires_at; returns the
+ * expiry it had, or null when it was not due (or not active): the caller reads the row to learn why.
+ */
+export async function expireLinkIfDue(db: Db, code: string): Promise<Date | null> {
+  const rows = await db<{ expiresAt: Date }[]>`
+    UPDATE links SET status = 'expired', updated_at = now(), version = version + 1
+    WHERE code = ${code} AND status = 'active' AND deleted_at IS NULL AND expires_at <= now()
+    RETURNING expires_at AS "expiresAt"`;
+  return rows[0]?.expiresAt ?? null;
+}
+
+/** Where a re-scan run stands: links clicked most recently first, then a sweep by code of anything missed. */
+export interface RescanCursor {
+  phase: 'recent' | 'sweep';
+  /** ISO time of the last link's last_clicked_at (null: the never-clicked tail). */
+  lastClickedAt: string | null;
+  code: string;
+}
+
+/**
+ * The next links a re-scan should check: live links (active or pending) whose verdict was not verified
+ * since the run started, after `cursor`, optionally only those whose target contains `contains`.
+ * The `recent` phase walks last_clicked_at DESC NULLS LAST (index links_last_clicked_idx); a link clicked
+ * while the run goes jumps ahead of the cursor, so the `sweep` phase walks codes for whatever is still
+ * unverified.
+ */
+export async function listLinksToRescan(
+  db: Db,
+  options: { cursor: RescanCursor; startedAt: Date; contains?: string | undefined; limit: number },
+): Promise<Pick<LinkRow, 'code' | 'targetUrl' | 'safety' | 'safetyReason' | 'version' | 'lastClickedAt'>[]> {
+  const { cursor } = options;
+  const scope =
+    options.contains === undefined ? db`` : db`AND position(${options.contains} in lower(target_url)) > 0`;
+  const after =
+    cursor.phase === 'sweep'
+      ? db`AND code > ${cursor.code}`
+      : cursor.lastClickedAt === null
+        ? cursor.code === ''
+          ? db``
+          : db`AND last_clicked_at IS NULL AND code > ${cursor.code}`
+        : db`AND (last_clicked_at < ${cursor.lastClickedAt}
+                  OR (last_clicked_at = ${cursor.lastClickedAt} AND code > ${cursor.code})
+                  OR last_clicked_at IS NULL)`;
+  const order =
+    cursor.phase === 'sweep' ? db`ORDER BY code` : db`ORDER BY last_clicked_at DESC NULLS LAST, code`;
+  return db`
+    SELECT code, target_url AS "targetUrl", safety, safety_reason AS "safetyReason", version,
+           last_clicked_at AS "lastClickedAt"
+    FROM links
+    WHERE status IN ('active', 'pending') AND deleted_at IS NULL
+      AND (safety_checked_at IS NULL OR safety_checked_at < ${options.startedAt})
+      ${scope} ${after}
+    ${order}
+    LIMIT ${options.limit}` as never;
+}
+
+/** Records a complete check of links whose verdict did not change (no version bump: nothing changed). */
+export async function touchSafetyCheckedAt(db: Db, codes: string[], at: Date): Promise<void> {
+  if (codes.length === 0) return;
+  // A join on unnest, not `code = ANY($1)`: for an array the planner picks the trigram GIN index on code,
+  // measured at ~2.5 s for 500 codes against ~15 ms through the primary key (COLLATE "C" to match it).
+  await db`
+    UPDATE links AS l SET safety_checked_at = ${at}
+    FROM unnest(${db.array(codes)}::text[]) AS t(code) WHERE l.code = t.code COLLATE "C"`;
+}
+
+/** Distinct reader reports per code (codes without reports are absent). */
+export async function countReportsByCode(db: Db, codes: string[]): Promise<Map<string, number>> {
+  if (codes.length === 0) return new Map();
+  const rows = await db<{ code: string; reports: number }[]>`
+    SELECT r.code, count(*)::int AS reports
+    FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN reports AS r ON r.code = t.code COLLATE "C"
+    GROUP BY r.code`;
+  return new Map(rows.map((r) => [r.code, r.reports]));
+}
+
+/** Codes with an audit entry of `action` and exactly `reason` since `since` (a run's own changes). */
+export async function listCodesAuditedSince(
+  db: Db,
+  options: { action: string; reason: string; since: Date },
+): Promise<string[]> {
+  const rows = await db<{ code: string }[]>`
+    SELECT DISTINCT code FROM audit_log
+    WHERE created_at >= ${options.since} AND action = ${options.action} AND reason = ${options.reason}
+      AND code IS NOT NULL`;
+  return rows.map((r) => r.code);
+}
+
+/** A re-scan's outcome, read back from Postgres so that retries and crashes can neither lose nor double it. */
+export interface RescanSummary {
+  /** Live links in scope whose verdict was verified since the run started. */
+  verified: number;
+  /** Live links in scope not verified by this run (Safe Browsing unavailable). */
+  unverified: number;
+  /** Verdicts this run changed, by the verdict they changed to. */
+  changedTo: Record<string, number>;
+}
+
+/** Counts what a re-scan run did (see RescanSummary). */
+export async function summarizeRescan(
+  db: Db,
+  options: { startedAt: Date; reason: string; contains?: string | undefined },
+): Promise<RescanSummary> {
+  const scope =
+    options.contains === undefined ? db`` : db`AND position(${options.contains} in lower(target_url)) > 0`;
+  const [counts] = await db<{ verified: number; unverified: number }[]>`
+    SELECT count(*) FILTER (WHERE safety_checked_at >= ${options.startedAt})::int AS verified,
+           count(*) FILTER (WHERE safety_checked_at IS NULL OR safety_checked_at < ${options.startedAt})::int
+             AS unverified
+    FROM links WHERE status IN ('active', 'pending') AND deleted_at IS NULL ${scope}`;
+  const changes = await db<{ safety: string; links: number }[]>`
+    SELECT after->>'safety' AS safety, count(DISTINCT code)::int AS links FROM audit_log
+    WHERE created_at >= ${options.startedAt} AND action = 'link.safety_changed' AND reason = ${options.reason}
+    GROUP BY 1`;
+  return {
+    verified: counts?.verified ?? 0,
+    unverified: counts?.unverified ?? 0,
+    changedTo: Object.fromEntries(changes.map((c) => [c.safety, c.links])),
+  };
+}

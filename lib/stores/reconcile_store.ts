@@ -1,0 +1,157 @@
+import type { LinkRow } from '../links/link.ts';
+import type { Db } from './sql.ts';
+
+// SQL of reconciliation runs: reconcile_marks (what a run found and repaired) and the Postgres side of the diff.
+
+/** Every column of `links` (as `l`), camel-cased into a LinkRow. */
+const COLUMNS = `
+  l.code, l.target_url AS "targetUrl", l.status, l.safety, l.safety_reason AS "safetyReason",
+  l.safety_checked_at AS "safetyCheckedAt", l.origin, l.site, l.post_id AS "postId", l.title, l.owner,
+  l.expires_at AS "expiresAt", l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.tags,
+  l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion", l.last_clicked_at AS "lastClickedAt",
+  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
+
+export type ReconcileSide = 'bitly' | 'serving' | 'expiry';
+export type Drift = 'missing' | 'stale' | 'extra' | 'collision' | 'unimportable';
+
+/**
+ * Records what a run found for some codes. The first finding for a (run, side, code) is kept: a page
+ * processed again after a crash finds its earlier repairs in sync and must not erase the drift it repaired.
+ */
+export async function insertMarks(
+  db: Db,
+  runId: string,
+  side: ReconcileSide,
+  marks: { code: string; drift: Drift | null }[],
+): Promise<void> {
+  if (marks.length === 0) return;
+  await db`
+    INSERT INTO reconcile_marks (run_id, side, code, drift)
+    SELECT ${runId}, ${side}, t.code, NULLIF(t.drift, '')
+    FROM unnest(${db.array(marks.map((m) => m.code))}::text[], ${db.array(marks.map((m) => m.drift ?? ''))}::text[])
+      AS t(code, drift)
+    ON CONFLICT DO NOTHING`;
+}
+
+/** Marks drifts of a run as repaired (or found back in sync on a later look). */
+export async function updateMarksRepaired(
+  db: Db,
+  runId: string,
+  side: ReconcileSide,
+  codes: string[],
+): Promise<void> {
+  if (codes.length === 0) return;
+  await db`
+    UPDATE reconcile_marks AS m SET repaired = true
+    FROM unnest(${db.array(codes)}::text[]) AS t(code)
+    WHERE m.run_id = ${runId} AND m.side = ${side} AND m.code = t.code COLLATE "C" AND m.drift IS NOT NULL`;
+}
+
+/** What a side of a run found: codes seen, drifts by kind, repaired by kind, and a few unrepaired codes. */
+export interface ReconcileSideSummary {
+  seen: number;
+  drift: Partial<Record<Drift, number>>;
+  repaired: Partial<Record<Drift, number>>;
+  unrepaired: string[];
+}
+
+/** Counts a run's marks (see insertMarks). */
+export async function summarizeMarks(
+  db: Db,
+  runId: string,
+  side: ReconcileSide,
+): Promise<ReconcileSideSummary> {
+  const rows = await db<{ drift: Drift | null; marks: number; repaired: number }[]>`
+    SELECT drift, count(*)::int AS marks, count(*) FILTER (WHERE repaired)::int AS repaired
+    FROM reconcile_marks WHERE run_id = ${runId} AND side = ${side} GROUP BY drift`;
+  const unrepaired = await db<{ code: string }[]>`
+    SELECT code FROM reconcile_marks
+    WHERE run_id = ${runId} AND side = ${side} AND drift IS NOT NULL AND NOT repaired ORDER BY code LIMIT 20`;
+  const summary: ReconcileSideSummary = {
+    seen: 0,
+    drift: {},
+    repaired: {},
+    unrepaired: unrepaired.map((r) => r.code),
+  };
+  for (const row of rows) {
+    summary.seen += row.marks;
+    if (row.drift) {
+      summary.drift[row.drift] = row.marks;
+      if (row.repaired > 0) summary.repaired[row.drift] = row.repaired;
+    }
+  }
+  return summary;
+}
+
+/** Refreshes the planner's statistics of reconcile_marks (it grows by thousands of rows within a run). */
+export async function analyzeMarks(db: Db): Promise<void> {
+  await db`ANALYZE reconcile_marks`;
+}
+
+/** Forgets a finished run's marks. */
+export async function deleteMarks(db: Db, runId: string): Promise<void> {
+  await db`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
+}
+
+/** The links with these codes (deleted ones included), keyed by code. */
+export async function getLinksByCodes(db: Db, codes: string[]): Promise<Map<string, LinkRow>> {
+  if (codes.length === 0) return new Map();
+  // A join on unnest: for `code = ANY($1)` the planner picks the trigram index (see link_lifecycle_store).
+  const rows = await db<LinkRow[]>`
+    SELECT ${db.unsafe(COLUMNS)}
+    FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN links AS l ON l.code = t.code COLLATE "C"`;
+  return new Map(rows.map((r) => [r.code, r]));
+}
+
+/**
+ * Active links after `cursor` (by code) the vendor was not seen holding in this run: what it lacks. Links
+ * created after the run started are left to their own sync.
+ */
+export async function listUnseenActiveCodes(
+  db: Db,
+  options: { runId: string; startedAt: Date; cursor: string; limit: number },
+): Promise<string[]> {
+  const rows = await db<{ code: string }[]>`
+    SELECT l.code FROM links AS l
+    WHERE l.status = 'active' AND l.deleted_at IS NULL AND l.created_at < ${options.startedAt}
+      AND l.code > ${options.cursor}
+      AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
+                      WHERE m.run_id = ${options.runId} AND m.side = 'bitly' AND m.code = l.code
+                        AND m.drift IS DISTINCT FROM 'missing')
+    ORDER BY l.code LIMIT ${options.limit}`;
+  return rows.map((r) => r.code);
+}
+
+/** Links by code after `cursor` with one of `statuses` (deleted ones excluded). */
+export async function listLinksAfter(
+  db: Db,
+  options: { cursor: string; limit: number; statuses: readonly string[] },
+): Promise<LinkRow[]> {
+  return db<LinkRow[]>`
+    SELECT ${db.unsafe(COLUMNS)} FROM links AS l
+    WHERE l.deleted_at IS NULL AND l.status = ANY(${db.array([...options.statuses])}) AND l.code > ${options.cursor}
+    ORDER BY l.code LIMIT ${options.limit}`;
+}
+
+/** Writes (or refreshes) a vendor mapping as synced: an imported link is already where the vendor has it. */
+export async function upsertVendorMapping(
+  db: Db,
+  mapping: { code: string; vendor: string; vendorId: string; syncedUrl: string },
+): Promise<void> {
+  await db`
+    INSERT INTO vendor_links (code, vendor, vendor_id, state, synced_url, attempts, synced_at)
+    VALUES (${mapping.code}, ${mapping.vendor}, ${mapping.vendorId}, 'synced', ${mapping.syncedUrl}, 0, now())
+    ON CONFLICT (code, vendor) DO UPDATE SET vendor_id = EXCLUDED.vendor_id, state = 'synced',
+      synced_url = EXCLUDED.synced_url, last_error = NULL, synced_at = now(), updated_at = now()`;
+}
+
+/** Live links (active or pending) with an expiry, by code after `cursor`. */
+export async function listExpiringLinksAfter(
+  db: Db,
+  options: { cursor: string; limit: number },
+): Promise<{ code: string; expiresAt: Date }[]> {
+  return db<{ code: string; expiresAt: Date }[]>`
+    SELECT code, expires_at AS "expiresAt" FROM links
+    WHERE expires_at IS NOT NULL AND status IN ('active', 'pending') AND deleted_at IS NULL AND code > ${options.cursor}
+    ORDER BY code LIMIT ${options.limit}`;
+}

@@ -1,0 +1,148 @@
+import {
+  Connection,
+  WorkflowClient,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import {
+  type ChangeFrontInput,
+  type changeFrontWorkflow,
+  dnsChangedSignal,
+  frontChangeStatusQuery,
+} from '../../workflows/change_front.ts';
+import type { ReconcileLinksInput, reconcileLinksWorkflow } from '../../workflows/reconcile_links.ts';
+import type { RescanLinksInput, rescanLinksWorkflow } from '../../workflows/rescan_links.ts';
+import { ConflictError, UnavailableError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { KindKey } from './search_attributes.ts';
+import { getManualRescanWorkflowId } from './workflow_ids.ts';
+
+/** How long the web tier waits for Temporal to accept work before answering 503. */
+const START_DEADLINE_MS = 5_000;
+
+/** Where a running front change stands (its query), or its closed status. */
+export interface FrontChangeState {
+  status: string;
+  step?: string;
+  waitingForDns?: boolean;
+  verified?: number;
+}
+
+/** The web tier's door to operations workflows: re-scans, reconciliation, failover. */
+export interface OpsGateway {
+  /**
+   * Starts a re-scan: `manual` is one at a time (409 while one runs); a blocklist change gets a run of its
+   * own (`rescan:blocklist:{ms}`) limited to the targets it can affect.
+   */
+  startRescan(input: {
+    trigger: 'manual' | 'blocklist';
+    reason: string;
+    contains?: string;
+  }): Promise<{ workflowId: string }>;
+  /** Starts `reconcile:manual` (409 while one runs). */
+  startReconcile(input: ReconcileLinksInput): Promise<{ workflowId: string }>;
+  /** Starts a failover, failback or drill under the ID the caller reserved. */
+  startFrontChange(workflowId: string, input: ChangeFrontInput): Promise<void>;
+  /** Tells a running front change the operator changed DNS; false when no such run is open. */
+  signalDnsChanged(workflowId: string, by: string): Promise<boolean>;
+  /** A front change's state, or null when Temporal does not know the workflow. */
+  describeFrontChange(workflowId: string): Promise<FrontChangeState | null>;
+  close(): Promise<void>;
+}
+
+/** A gateway over a lazily connected Temporal client (the web tier starts while Temporal is down). */
+export function createOpsGateway(options: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  logger: Logger;
+}): OpsGateway {
+  const connection = Connection.lazy({ address: options.address });
+  const client = new WorkflowClient({ connection, namespace: options.namespace });
+
+  async function accepted<T>(what: string, start: () => Promise<T>): Promise<T> {
+    try {
+      return await connection.withDeadline(Date.now() + START_DEADLINE_MS, start);
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new ConflictError(`${what} is already running; wait for it to finish.`);
+      }
+      if (error instanceof WorkflowNotFoundError) throw error;
+      options.logger.error({ err: error, what }, 'Temporal did not accept the work');
+      throw new UnavailableError(`The work could not be durably accepted (${what}); retry later.`, 10);
+    }
+  }
+
+  return {
+    async startRescan(input) {
+      const workflowId = getManualRescanWorkflowId(
+        input.trigger === 'manual' ? 'manual' : `blocklist:${Date.now()}`,
+      );
+      const args: RescanLinksInput = {
+        reason: input.reason,
+        ...(input.contains !== undefined ? { contains: input.contains } : {}),
+      };
+      await accepted(workflowId, () =>
+        client.start<typeof rescanLinksWorkflow>('rescanLinksWorkflow', {
+          taskQueue: options.taskQueue,
+          workflowId,
+          args: [args],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          typedSearchAttributes: [{ key: KindKey, value: 'rescan' }],
+        }),
+      );
+      return { workflowId };
+    },
+    async startReconcile(input) {
+      const workflowId = 'reconcile:manual';
+      await accepted(workflowId, () =>
+        client.start<typeof reconcileLinksWorkflow>('reconcileLinksWorkflow', {
+          taskQueue: options.taskQueue,
+          workflowId,
+          args: [input],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          typedSearchAttributes: [{ key: KindKey, value: 'reconcile' }],
+        }),
+      );
+      return { workflowId };
+    },
+    async startFrontChange(workflowId, input) {
+      const kind = input.drill ? 'drill' : input.to === 'inhouse' ? 'failover' : 'failback';
+      await accepted(workflowId, () =>
+        client.start<typeof changeFrontWorkflow>('changeFrontWorkflow', {
+          taskQueue: options.taskQueue,
+          workflowId,
+          args: [input],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          typedSearchAttributes: [{ key: KindKey, value: kind }],
+        }),
+      );
+    },
+    async signalDnsChanged(workflowId, by) {
+      try {
+        await accepted(workflowId, () => client.getHandle(workflowId).signal(dnsChangedSignal, { by }));
+        return true;
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      }
+    },
+    async describeFrontChange(workflowId) {
+      try {
+        const handle = client.getHandle(workflowId);
+        const description = await accepted(workflowId, () => handle.describe());
+        const status = description.status.name;
+        if (status !== 'RUNNING') return { status };
+        const state = await accepted(workflowId, () => handle.query(frontChangeStatusQuery));
+        return { status, step: state.step, waitingForDns: state.waitingForDns, verified: state.verified };
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return null;
+        throw error;
+      }
+    },
+    async close() {
+      await connection.close();
+    },
+  };
+}

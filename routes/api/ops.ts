@@ -1,0 +1,137 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { ConflictError } from '../../lib/errors.ts';
+import { parseJsonText, validate } from '../../lib/http/validation.ts';
+import { getActiveFront } from '../../lib/ops/active_front.ts';
+import { failoverInputSchema, reconcileInputSchema } from '../../lib/ops/ops_schemas.ts';
+import {
+  getLastDrill,
+  getRunningFrontChange,
+  requestFrontChange,
+} from '../../lib/ops/request_front_change.ts';
+import { listOpsRuns, OPS_RUN_KINDS, type OpsRunRow } from '../../lib/stores/ops_run_store.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import type { AppEnv } from '../app_env.ts';
+import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
+import { jsonBody, readJson } from '../middleware/json_body.ts';
+
+const runsQuerySchema = z.object({
+  kind: z.enum(OPS_RUN_KINDS).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/** An operations run as the API returns it. */
+export function toOpsRunJson(run: OpsRunRow) {
+  return {
+    kind: run.kind,
+    workflowId: run.workflowId,
+    status: run.status,
+    report: run.report,
+    startedAt: run.startedAt.toISOString(),
+    ...(run.finishedAt ? { finishedAt: run.finishedAt.toISOString() } : {}),
+  };
+}
+
+/** A finished drill as GET /ops/front shows it. */
+function toDrillJson(run: OpsRunRow) {
+  const report = run.report as {
+    to?: string;
+    durationMs?: number;
+    estimatedFailoverMs?: number;
+    error?: string;
+  };
+  return {
+    workflowId: run.workflowId,
+    status: run.status,
+    ...(report.to ? { to: report.to } : {}),
+    startedAt: run.startedAt.toISOString(),
+    ...(run.finishedAt ? { finishedAt: run.finishedAt.toISOString() } : {}),
+    ...(report.durationMs !== undefined ? { durationMs: report.durationMs } : {}),
+    ...(report.estimatedFailoverMs !== undefined ? { estimatedFailoverMs: report.estimatedFailoverMs } : {}),
+    ...(report.error ? { error: report.error } : {}),
+  };
+}
+
+/** /api/v1/ops (admin scope): re-scans, reconciliation, the active front and failover, and their reports. */
+export function createOpsRoutes(deps: WebDeps) {
+  const requireApiKey = createApiKeyAuth(deps);
+  const app = new Hono<AppEnv>();
+  app.use(requireApiKey('admin'));
+
+  // Re-checks every live destination now (the Schedule does it every SAFETY_RESCAN_INTERVAL); 409 while one runs.
+  app.post('/rescan', async (c) => {
+    const { workflowId } = await deps.ops.startRescan({
+      trigger: 'manual',
+      reason: `manual, by apikey:${c.get('apiKey').id}`,
+    });
+    return c.json({ workflowId }, 202);
+  });
+
+  // Reconciliation now (the Schedule runs it every RECONCILE_INTERVAL): `repair: false` only reports drift.
+  app.post('/reconcile', jsonBody(4 * 1024), async (c) => {
+    const text = await c.req.text();
+    const input = validate(reconcileInputSchema, text.trim() === '' ? {} : parseJsonText(text));
+    const { workflowId } = await deps.ops.startReconcile({
+      reason: `manual, by apikey:${c.get('apiKey').id}`,
+      repair: input.repair ?? true,
+      importExtra: input.import ?? true,
+    });
+    return c.json({ workflowId }, 202);
+  });
+
+  app.get('/runs', async (c) => {
+    const query = validate(runsQuerySchema, c.req.query());
+    const runs = await listOpsRuns(deps.sql, {
+      limit: query.limit,
+      ...(query.kind ? { kind: query.kind } : {}),
+    });
+    return c.json({ items: runs.map(toOpsRunJson) });
+  });
+
+  // Who answers the short domain; the last drill; the front change in progress (for the UI's button).
+  app.get('/front', async (c) => {
+    const [front, lastDrill, running] = await Promise.all([
+      getActiveFront(deps.sql),
+      getLastDrill(deps.sql),
+      getRunningFrontChange(deps.sql),
+    ]);
+    let inProgress: Record<string, unknown> | undefined;
+    if (running) {
+      const state = await deps.ops.describeFrontChange(running.workflowId).catch(() => null);
+      inProgress = {
+        kind: running.kind,
+        workflowId: running.workflowId,
+        startedAt: running.startedAt.toISOString(),
+        ...(state?.step ? { step: state.step } : {}),
+        ...(state?.waitingForDns !== undefined ? { waitingForDns: state.waitingForDns } : {}),
+      };
+    }
+    return c.json({
+      active: front.active,
+      since: front.since,
+      ...(lastDrill ? { lastDrill: toDrillJson(lastDrill) } : {}),
+      ...(inProgress ? { inProgress } : {}),
+    });
+  });
+
+  app.post('/failover', jsonBody(4 * 1024), async (c) => {
+    const input = validate(failoverInputSchema, await readJson(c));
+    const { workflowId } = await requestFrontChange(
+      { sql: deps.sql, ops: deps.ops, config: deps.config },
+      { to: input.to, drill: input.drill ?? false, requestedBy: `apikey:${c.get('apiKey').id}` },
+    );
+    return c.json({ workflowId }, 202);
+  });
+
+  // The operator changed the short domain's DNS by hand (no DNS adapter): the failover continues.
+  app.post('/front/dns-changed', async (c) => {
+    const running = await getRunningFrontChange(deps.sql);
+    const state = running ? await deps.ops.describeFrontChange(running.workflowId) : null;
+    if (!running || !state?.waitingForDns)
+      throw new ConflictError('No failover is waiting for a DNS change.');
+    await deps.ops.signalDnsChanged(running.workflowId, `apikey:${c.get('apiKey').id}`);
+    return c.json({ workflowId: running.workflowId }, 202);
+  });
+
+  return app;
+}

@@ -1,0 +1,25 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { validate } from '../../lib/http/validation.ts';
+import { targetUrlSchema } from '../../lib/links/link.ts';
+import type { WebDeps } from '../../lib/web_deps.ts';
+import type { AppEnv } from '../app_env.ts';
+import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
+import { jsonBody, readJson } from '../middleware/json_body.ts';
+
+const checkInputSchema = z.strictObject({ url: targetUrlSchema });
+
+/** /api/v1/safety: what the scanner would say about a destination, without creating anything. */
+export function createSafetyRoutes(deps: WebDeps) {
+  const requireApiKey = createApiKeyAuth(deps);
+  const app = new Hono<AppEnv>();
+
+  // links:write, like creation: a check may spend Safe Browsing quota.
+  app.post('/check', requireApiKey('links:write'), jsonBody(8 * 1024), async (c) => {
+    const { url } = validate(checkInputSchema, await readJson(c));
+    const result = await deps.safety.scan(url);
+    return c.json({ url, verdict: result.verdict, findings: result.findings, complete: result.complete });
+  });
+
+  return app;
+}

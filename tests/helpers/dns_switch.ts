@@ -1,0 +1,70 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { BitlyFake } from '../fakes/bitly_fake.ts';
+
+export type SimulatedFront = 'bitly' | 'inhouse';
+
+/**
+ * The short domain as readers reach it, for failover tests: an HTTP server on `port` that answers as
+ * whichever front "DNS" points at. `bitly`: Bitly's redirector (301 to the bitlink's long URL for a custom
+ * back-half on the fake, 404 otherwise, no /healthz of ours). `inhouse`: our web tier (the app itself).
+ * `POST /_dns {front}` with the bearer token is the DNS automation a DNS adapter calls.
+ */
+export async function startDnsSwitch(options: {
+  port: number;
+  app: () => { fetch(request: Request): Response | Promise<Response> };
+  bitly: BitlyFake;
+  token: string;
+  front: SimulatedFront;
+}): Promise<{ front: SimulatedFront; calls: SimulatedFront[]; url: string; close(): Promise<void> }> {
+  const state = { front: options.front, calls: [] as SimulatedFront[] };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${options.port}`);
+    if (url.pathname === '/_dns' && req.method === 'POST') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      if (req.headers.authorization !== `Bearer ${options.token}`) {
+        res.writeHead(401).end();
+        return;
+      }
+      const { front } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { front: SimulatedFront };
+      state.front = front;
+      state.calls.push(front);
+      res.writeHead(204).end();
+      return;
+    }
+    if (state.front === 'bitly') {
+      const link = options.bitly.linkByKeyword(url.pathname.slice(1));
+      if (!link || link.archived) res.writeHead(404).end('Not Found');
+      else res.writeHead(301, { Location: link.longUrl }).end();
+      return;
+    }
+    const answer = await options
+      .app()
+      .fetch(
+        new Request(url, { method: req.method ?? 'GET', headers: { host: `127.0.0.1:${options.port}` } }),
+      );
+    const headers: Record<string, string> = {};
+    answer.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
+    res.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => res.writeHead(500).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
+  return {
+    get front() {
+      return state.front;
+    },
+    calls: state.calls,
+    url: `http://127.0.0.1:${options.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ReconcileLinksInput, ReconcileReport } from '../../workflows/reconcile_links.ts';
+import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { recordHistory } from '../helpers/histories.ts';
+import { uniqueId } from '../helpers/temporal.ts';
+import { startWorkerProcess } from '../helpers/worker_process.ts';
+
+let fake: BitlyFake;
+let h: Harness;
+let worker: { stop(): Promise<void> } | undefined;
+const FAST = {
+  bitly: { timeoutMs: 2_000, rateLimitRetryMs: 300, quotaRetryMs: 300 },
+  retryBaseMs: 50,
+  retryMaxMs: 400,
+  publishWaitMs: 5_000,
+};
+
+before(async () => {
+  fake = await startBitlyFake({ domains: ['sho.rt'] });
+  h = await createHarness({ env: fake.env() });
+  worker = await h.startWorker({ vendors: FAST });
+});
+after(async () => {
+  await h.close();
+  await fake.stop();
+});
+
+/** A link as Postgres holds it, never synced anywhere (the API would sync it at once). */
+async function insertLink(code: string, url: string): Promise<string> {
+  await h.db.sql`
+    INSERT INTO links (code, target_url, status, safety, origin, owner)
+    VALUES (${code}, ${url}, 'active', 'clean', 'api', 'test')`;
+  return code;
+}
+
+async function synced(code: string): Promise<void> {
+  await h.deps.workflows.syncLink(code, 'test');
+  await h.temporal.client.workflow.getHandle(`sync:${code}`).result();
+}
+
+async function reconcile(
+  input: ReconcileLinksInput,
+): Promise<{ workflowId: string; report: ReconcileReport }> {
+  const workflowId = uniqueId('reconcile:test');
+  const report = (await h.temporal.client.workflow.execute('reconcileLinksWorkflow', {
+    taskQueue: h.taskQueue,
+    workflowId,
+    args: [input],
+  })) as ReconcileReport;
+  return { workflowId, report };
+}
+
+/** A human edits a bitlink in Bitly's UI (here: the same API call). */
+async function editOnBitly(code: string, longUrl: string): Promise<void> {
+  const link = fake.linkByKeyword(code);
+  assert.ok(link);
+  const res = await fetch(`${fake.url}/v4/bitlinks/${link.id}`, {
+    method: 'PATCH',
+    headers: { Authorization: `Bearer ${fake.env().BITLY_TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ long_url: longUrl }),
+  });
+  assert.equal(res.status, 200, await res.text());
+}
+
+describe('reconcileLinksWorkflow (Postgres ↔ Bitly, import)', () => {
+  test('reports each kind of drift, repairs it with Postgres winning, imports Bitly-only links', async () => {
+    const inSync = await insertLink('InSync1', 'https://news.example/in-sync');
+    await synced(inSync);
+    const stale = await insertLink('Stale1', 'https://news.example/stale');
+    await synced(stale);
+    await editOnBitly(stale, 'https://elsewhere.example/edited-by-hand');
+    const missing = await insertLink('Missing1', 'https://news.example/missing-on-bitly');
+    const collided = await insertLink('Taken-By-Hand', 'https://news.example/ours');
+    fake.seed({ keyword: 'Taken-By-Hand', longUrl: 'https://theirs.example/' });
+    fake.seed({
+      keyword: 'Spring-Sale',
+      longUrl: 'https://shop.example/spring?utm_source=x',
+      title: 'Made in Bitly',
+    });
+    fake.seed({ keyword: 'api', longUrl: 'https://shop.example/api' });
+    fake.seed({ domain: 'bit.ly', longUrl: 'https://shop.example/random' });
+    // A stray the sync archived and tagged (Bitly answered another back-half): never imported.
+    fake.seed({ longUrl: 'https://news.example/stray', archived: true, tags: ['lifeline-discarded'] });
+    // Made by hand on the branded domain without a custom back-half: shared under its random hash.
+    const hashOnly = fake.seed({ longUrl: 'https://shop.example/hash-only' });
+
+    // A check changes nothing and reports everything.
+    const check = await reconcile({ repair: false, reason: 'check' });
+    assert.deepEqual(check.report.bitly?.drift, {
+      stale: 1,
+      missing: 1,
+      extra: 2,
+      collision: 1,
+      unimportable: 1,
+    });
+    assert.deepEqual(check.report.bitly?.repaired, {});
+    assert.equal(fake.linkByKeyword(stale)?.longUrl, 'https://elsewhere.example/edited-by-hand');
+    assert.equal((await h.app.request('/Spring-Sale')).status, 404);
+
+    // The repair.
+    const { workflowId, report } = await reconcile({ reason: 'repair' });
+    assert.deepEqual(report.bitly?.drift, { stale: 1, missing: 1, extra: 2, collision: 1, unimportable: 1 });
+    assert.deepEqual(report.bitly?.repaired, { stale: 1, missing: 1, extra: 2 });
+    assert.equal(report.bitly?.imported, 2);
+    assert.equal(
+      (await h.app.request(`/${hashOnly.hash}`)).headers.get('Location'),
+      'https://shop.example/hash-only',
+    );
+    assert.deepEqual(report.bitly?.unrepaired.sort(), ['Taken-By-Hand', 'api'].sort());
+    assert.equal(report.serving, null, 'no serving store configured here');
+    // stale: Bitly points where Postgres says again.
+    assert.equal(fake.linkByKeyword(stale)?.longUrl, 'https://news.example/stale');
+    // missing: Bitly now holds our code.
+    assert.equal(fake.linkByKeyword(missing)?.longUrl, 'https://news.example/missing-on-bitly');
+    // extra: imported with its own back-half, and our resolver answers it.
+    const imported = (await (await h.api('/api/v1/links/Spring-Sale')).json()) as {
+      origin: string;
+      url: string;
+      status: string;
+      safety: string;
+      vendors: { name: string; state: string }[];
+    };
+    assert.deepEqual(
+      [imported.origin, imported.url, imported.status, imported.safety],
+      ['import', 'https://shop.example/spring?utm_source=x', 'active', 'clean'],
+    );
+    assert.deepEqual(
+      imported.vendors.map((v) => [v.name, v.state]),
+      [['bitly', 'synced']],
+    );
+    const redirect = await h.app.request('/Spring-Sale');
+    assert.deepEqual(
+      [redirect.status, redirect.headers.get('Location')],
+      [301, 'https://shop.example/spring?utm_source=x'],
+    );
+    // collision: flagged for a human, their link untouched, our code kept.
+    assert.equal(fake.linkByKeyword('Taken-By-Hand')?.longUrl, 'https://theirs.example/');
+    const [mapping] = await h.db
+      .sql`SELECT state FROM vendor_links WHERE code = ${collided} AND vendor = 'bitly'`;
+    assert.equal(mapping?.state, 'collision');
+    // unimportable: a reserved word is never a code of ours.
+    assert.equal((await h.db.sql`SELECT 1 FROM links WHERE code = 'api'`).length, 0);
+    // The run is on record.
+    const [run] = await h.db.sql`SELECT kind, status, report FROM ops_runs WHERE workflow_id = ${workflowId}`;
+    assert.deepEqual([run?.kind, run?.status, run?.report.bitly.imported], ['reconcile', 'succeeded', 2]);
+    assert.equal((await h.db.sql`SELECT 1 FROM reconcile_marks WHERE run_id = ${workflowId}`).length, 0);
+    await recordHistory('reconcileLinksWorkflow-repaired', workflowId);
+
+    // Afterwards only what needs a human is left.
+    const again = await reconcile({ repair: false, reason: 'check again' });
+    assert.deepEqual(again.report.bitly?.drift, { collision: 1, unimportable: 1 });
+    assert.ok((again.report.bitly?.seen ?? 0) >= 6);
+    assert.ok(inSync);
+  });
+
+  test('an import of ten thousand Bitly-only links survives the worker being killed: each imported once', async () => {
+    await worker?.stop();
+    worker = undefined;
+    fake.reset(); // only the bulk links below are Bitly-only (the earlier test's links become "missing")
+    const total = 10_000;
+    for (let i = 0; i < total; i++)
+      fake.seed({ keyword: `bulk-${i}`, longUrl: `https://archive.example/${i}` });
+    const child = startWorkerProcess({ h, env: fake.env() });
+    try {
+      await eventually(async () => (child.ready ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'the worker process',
+      });
+      const workflowId = uniqueId('reconcile:test');
+      const handle = await h.temporal.client.workflow.start('reconcileLinksWorkflow', {
+        taskQueue: h.taskQueue,
+        workflowId,
+        args: [{ reason: 'bulk import', pagesPerCall: 10, callsPerRun: 4 } satisfies ReconcileLinksInput],
+      });
+      const importedNow = async () =>
+        (await h.db.sql`SELECT count(*)::int AS n FROM links WHERE code LIKE 'bulk-%'`)[0]!.n as number;
+      await eventually(async () => ((await importedNow()) >= 2_000 ? true : undefined), {
+        timeoutMs: 120_000,
+        what: 'part of the import',
+      });
+      child.process.kill('SIGKILL');
+      await new Promise((r) => child.process.once('exit', r));
+      const atKill = await importedNow();
+      assert.ok(atKill < total, `killed mid-import (${atKill} imported)`);
+
+      worker = await h.startWorker({ vendors: FAST });
+      const report = (await handle.result()) as ReconcileReport;
+      assert.equal(await importedNow(), total);
+      assert.equal(report.bitly?.imported, total);
+      assert.equal(report.bitly?.drift.extra, total);
+      assert.equal(report.bitly?.repaired.extra, total);
+      const [audit] = await h.db.sql`
+        SELECT count(*)::int AS entries, count(DISTINCT code)::int AS links FROM audit_log
+        WHERE action = 'link.imported' AND code LIKE 'bulk-%'`;
+      assert.deepEqual([audit!.entries, audit!.links], [total, total]);
+      assert.equal(
+        (await h.app.request('/bulk-9999')).headers.get('Location'),
+        'https://archive.example/9999',
+      );
+      assert.notEqual((await handle.describe()).runId, handle.firstExecutionRunId, 'continued as new');
+    } finally {
+      child.process.kill('SIGKILL');
+    }
+  });
+
+  test('a link whose expiry timer was lost gets it back; one already past its date expires', async () => {
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner, expires_at)
+      VALUES ('Timer-Lost', 'https://news.example/later', 'active', 'clean', 'api', 'test', now() + interval '1 hour'),
+             ('Timer-Late', 'https://news.example/late', 'active', 'clean', 'api', 'test', now() - interval '1 minute')`;
+    const { report } = await reconcile({ reason: 'timers', importExtra: false });
+    assert.deepEqual(report.expiry.drift, { missing: 2 });
+    assert.deepEqual(report.expiry.repaired, { missing: 2 });
+    assert.equal(
+      (await h.temporal.client.workflow.getHandle('expire:Timer-Lost').describe()).status.name,
+      'RUNNING',
+    );
+    await h.temporal.client.workflow.getHandle('expire:Timer-Late').result();
+    assert.equal((await h.db.sql`SELECT status FROM links WHERE code = 'Timer-Late'`)[0]!.status, 'expired');
+    // Running timers are left alone.
+    const again = await reconcile({ reason: 'timers again', importExtra: false, repair: false });
+    assert.deepEqual(again.report.expiry.drift, {});
+  });
+});

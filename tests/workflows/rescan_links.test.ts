@@ -1,0 +1,264 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { listLinksToRescan } from '../../lib/stores/link_lifecycle_store.ts';
+import { ensureSchedules } from '../../lib/temporal/schedules.ts';
+import { getReconcileScheduleId, getRescanScheduleId } from '../../lib/temporal/workflow_ids.ts';
+import type { RescanLinksInput, RescanReport } from '../../workflows/rescan_links.ts';
+import { type SafeBrowsingFake, startSafeBrowsingFake } from '../fakes/safe_browsing_fake.ts';
+import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { recordHistory } from '../helpers/histories.ts';
+import { uniqueId } from '../helpers/temporal.ts';
+import { startWorkerProcess } from '../helpers/worker_process.ts';
+
+let h: Harness;
+let fake: SafeBrowsingFake;
+let worker: { stop(): Promise<void> } | undefined;
+before(async () => {
+  fake = await startSafeBrowsingFake();
+  h = await createHarness({
+    env: { SAFE_BROWSING_API_KEY: fake.apiKey, SAFE_BROWSING_API_BASE_URL: fake.baseUrl },
+  });
+  worker = await h.startWorker();
+});
+after(async () => {
+  await h.temporal.client.schedule
+    .getHandle(getRescanScheduleId(h.taskQueue))
+    .delete()
+    .catch(() => {});
+  await h.close();
+  await fake.close();
+});
+
+async function createLink(url: string): Promise<string> {
+  const res = await h.api('/api/v1/links', { method: 'POST', json: { url } });
+  assert.equal(res.status, 201, await res.clone().text());
+  return ((await res.json()) as { code: string }).code;
+}
+
+async function runRescan(input: RescanLinksInput): Promise<{ workflowId: string; report: RescanReport }> {
+  const workflowId = uniqueId('rescan:test');
+  const handle = await h.temporal.client.workflow.start('rescanLinksWorkflow', {
+    taskQueue: h.taskQueue,
+    workflowId,
+    args: [input],
+  });
+  return { workflowId, report: (await handle.result()) as RescanReport };
+}
+
+async function safetyOf(code: string): Promise<string> {
+  const [row] = await h.db.sql`SELECT safety FROM links WHERE code = ${code}`;
+  return row!.safety as string;
+}
+
+describe('rescanLinksWorkflow', () => {
+  test('the Schedule is registered idempotently, and a target that turns malicious is blocked within one run', async () => {
+    const settings = { taskQueue: h.taskQueue, rescanInterval: '12h' };
+    await ensureSchedules(h.temporal.client, settings, h.logger);
+    await ensureSchedules(h.temporal.client, settings, h.logger);
+    const schedule = h.temporal.client.schedule.getHandle(getRescanScheduleId(h.taskQueue));
+    assert.equal(Number((await schedule.describe()).spec.intervals?.[0]?.every), 12 * 3_600_000);
+    // A changed interval updates the existing Schedule.
+    await ensureSchedules(h.temporal.client, { ...settings, rescanInterval: '6h' }, h.logger);
+    assert.equal(Number((await schedule.describe()).spec.intervals?.[0]?.every), 6 * 3_600_000);
+    // The reconciliation Schedule beside it.
+    await ensureSchedules(h.temporal.client, { ...settings, reconcileInterval: '1d' }, h.logger);
+    const reconcileSchedule = h.temporal.client.schedule.getHandle(getReconcileScheduleId(h.taskQueue));
+    const described = await reconcileSchedule.describe();
+    assert.equal(Number(described.spec.intervals?.[0]?.every), 86_400_000);
+    assert.equal(
+      described.action.type === 'startWorkflow' && described.action.workflowType,
+      'reconcileLinksWorkflow',
+    );
+    await reconcileSchedule.delete();
+
+    const turning = await createLink('https://news-site.example/story-that-turns');
+    const fine = await createLink('https://news-site.example/fine');
+    assert.equal(await safetyOf(turning), 'clean');
+    assert.equal((await h.app.request(`/${turning}`)).status, 301);
+
+    fake.addThreat('https://news-site.example/story-that-turns', 'SOCIAL_ENGINEERING');
+    await schedule.trigger();
+    const workflowId = await eventually(
+      async () => {
+        const d = await schedule.describe();
+        return d.info.recentActions[0]?.action.workflow.workflowId;
+      },
+      { what: 'the scheduled re-scan to start' },
+    );
+    assert.match(workflowId, new RegExp(`^rescan:${h.taskQueue}`));
+    const report = (await h.temporal.client.workflow.getHandle(workflowId).result()) as RescanReport;
+    assert.deepEqual(report.changedTo, { blocked: 1 });
+    assert.ok(report.verified >= 2);
+    assert.equal(await safetyOf(turning), 'blocked');
+    assert.equal(await safetyOf(fine), 'clean');
+    assert.equal((await h.app.request(`/${turning}`)).status, 451);
+    const link = (await (await h.api(`/api/v1/links/${turning}`)).json()) as {
+      safety: string;
+      safetyReason: string;
+    };
+    assert.deepEqual(
+      [link.safety, link.safetyReason],
+      ['blocked', 'Google Safe Browsing lists it as SOCIAL_ENGINEERING'],
+    );
+    const [run] = await h.db.sql`SELECT kind, status, report FROM ops_runs WHERE workflow_id = ${workflowId}`;
+    assert.deepEqual([run!.kind, run!.status, run!.report.reason], ['rescan', 'succeeded', 'schedule']);
+    const [audit] = await h.db.sql`
+      SELECT actor, reason FROM audit_log WHERE code = ${turning} AND action = 'link.safety_changed'`;
+    assert.deepEqual([audit!.actor, audit!.reason], ['system:rescan', `re-scan ${workflowId}`]);
+    // Operators find the run by kind.
+    const attrs = (await h.temporal.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes;
+    assert.equal(attrs.getAll().find((p) => p.key.name === 'LifelineKind')?.value, 'rescan');
+    await recordHistory('rescanLinksWorkflow-scheduled', workflowId);
+  });
+
+  test('recently clicked links go first; a long run continues as new and still visits each link once', async () => {
+    const codes: Record<string, string> = {};
+    for (const name of ['r1', 'r2', 'r3', 'r4', 'r5'])
+      codes[name] = await createLink(`https://order.example/${name}`);
+    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '1 minute' WHERE code = ${codes.r3!}`;
+    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '2 minutes' WHERE code = ${codes.r1!}`;
+    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '3 minutes' WHERE code = ${codes.r5!}`;
+    const sent = fake.requests.length;
+    const workflowId = uniqueId('rescan:test');
+    const handle = await h.temporal.client.workflow.start('rescanLinksWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [{ contains: 'order.example', linksPerCall: 1, callsPerRun: 2 } satisfies RescanLinksInput],
+    });
+    const report = (await handle.result()) as RescanReport;
+    const order = fake.requests.slice(sent).flatMap((r) => r.urls);
+    const never = [codes.r2!, codes.r4!].sort().map((c) => (c === codes.r2 ? 'r2' : 'r4'));
+    assert.deepEqual(
+      order,
+      ['r3', 'r1', 'r5', ...never].map((n) => `https://order.example/${n}`),
+    );
+    assert.equal(report.verified, 5);
+    assert.equal(report.work.scanned, 5);
+    assert.notEqual((await handle.describe()).runId, handle.firstExecutionRunId, 'continued as new');
+    await recordHistory('rescanLinksWorkflow-continued-first-run', workflowId, handle.firstExecutionRunId);
+    await recordHistory('rescanLinksWorkflow-continued-last-run', workflowId);
+  });
+
+  test('a link clicked during a run jumps ahead of the cursor and is caught by the sweep', async () => {
+    const a = await createLink('https://sweep.example/a');
+    const b = await createLink('https://sweep.example/b');
+    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '1 minute' WHERE code = ${a}`;
+    const startedAt = new Date(Date.now() + 1_000);
+    const first = await listLinksToRescan(h.db.sql, {
+      cursor: { phase: 'recent', lastClickedAt: null, code: '' },
+      startedAt,
+      contains: 'sweep.example',
+      limit: 1,
+    });
+    assert.equal(first[0]!.code, a);
+    const cursor = {
+      phase: 'recent' as const,
+      lastClickedAt: first[0]!.lastClickedAt!.toISOString(),
+      code: a,
+    };
+    // b is clicked now: it sorts before the cursor and the recent phase no longer sees it...
+    await h.db.sql`UPDATE links SET last_clicked_at = now() WHERE code = ${b}`;
+    const recent = await listLinksToRescan(h.db.sql, {
+      cursor,
+      startedAt,
+      contains: 'sweep.example',
+      limit: 10,
+    });
+    assert.equal(recent.length, 0);
+    // ...the sweep does.
+    const swept = await listLinksToRescan(h.db.sql, {
+      cursor: { phase: 'sweep', lastClickedAt: null, code: '' },
+      startedAt,
+      contains: 'sweep.example',
+      limit: 10,
+    });
+    assert.deepEqual(swept.map((l) => l.code).sort(), [a, b].sort());
+  });
+
+  test('three distinct reader reports keep a link at warn however clean its target scans', async () => {
+    const code = await createLink('https://reported.example/');
+    for (const who of ['r1', 'r2', 'r3']) {
+      await h.db.sql`INSERT INTO reports (code, reporter_hash) VALUES (${code}, ${who})`;
+    }
+    await h.db
+      .sql`UPDATE links SET safety = 'warn', safety_reason = 'reported by 3 readers' WHERE code = ${code}`;
+    const { report } = await runRescan({ contains: 'reported.example' });
+    assert.equal(await safetyOf(code), 'warn');
+    assert.deepEqual(report.changedTo, {});
+  });
+
+  test('killing the worker mid-run: its successor resumes, every link is checked, changes are recorded once', async () => {
+    await worker?.stop();
+    worker = undefined;
+    const total = 3_000;
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner)
+      SELECT 'kill' || i, 'https://kill' || (i % 50) || '.example/p/' || i, 'active', 'clean', 'api', 'test'
+      FROM generate_series(1, ${total}) AS i`;
+    fake.addThreat('kill7.example/', 'MALWARE');
+    fake.delayNext(800, 12);
+
+    const child = startWorkerProcess({
+      h,
+      env: { SAFE_BROWSING_API_KEY: fake.apiKey, SAFE_BROWSING_API_BASE_URL: fake.baseUrl },
+    });
+    try {
+      await eventually(async () => (child.ready ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'the worker process',
+      });
+      const before = fake.requests.length;
+      const workflowId = uniqueId('rescan:test');
+      const handle = await h.temporal.client.workflow.start('rescanLinksWorkflow', {
+        taskQueue: h.taskQueue,
+        workflowId,
+        args: [{ contains: 'example/p/' } satisfies RescanLinksInput],
+      });
+      await eventually(async () => (fake.requests.length - before >= 3 ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'two chunks to complete',
+      });
+      child.process.kill('SIGKILL');
+      await new Promise((r) => child.process.once('exit', r));
+      const checkedBeforeKill = fake.requests.slice(before).length;
+      assert.ok(checkedBeforeKill < 6, 'killed mid-run');
+
+      worker = await h.startWorker();
+      const report = (await handle.result()) as RescanReport;
+      assert.equal(report.verified, total);
+      assert.deepEqual(report.changedTo, { blocked: total / 50 });
+      const urlsSent = fake.requests.slice(before).flatMap((r) => r.urls);
+      assert.equal(new Set(urlsSent).size, total);
+      // At most the chunk in flight when the worker died is checked twice.
+      assert.ok(urlsSent.length <= total + 500, `${urlsSent.length} URLs sent`);
+      const [dupes] = await h.db.sql`
+        SELECT count(*)::int AS entries, count(DISTINCT code)::int AS links FROM audit_log
+        WHERE action = 'link.safety_changed' AND reason = ${`re-scan ${workflowId}`}`;
+      assert.deepEqual([dupes!.entries, dupes!.links], [total / 50, total / 50]);
+      const [unchecked] = await h.db.sql`
+        SELECT count(*)::int AS n FROM links WHERE code LIKE 'kill%' AND safety_checked_at IS NULL`;
+      assert.equal(unchecked!.n, 0);
+      await recordHistory('rescanLinksWorkflow-worker-killed', workflowId);
+    } finally {
+      child.process.kill('SIGKILL');
+    }
+  });
+});
+
+// Last: a Safe Browsing failure puts the worker's client into back-off for the rest of the file.
+describe('rescanLinksWorkflow while Safe Browsing is down', () => {
+  test('an outage never clears a block and never verifies an unknown link', async () => {
+    const blocked = await createLink('https://outage.example/was-bad');
+    const unknown = await createLink('https://outage.example/unverified');
+    await h.db
+      .sql`UPDATE links SET safety = 'blocked', safety_reason = 'Google Safe Browsing lists it as MALWARE'
+                   WHERE code = ${blocked}`;
+    await h.db.sql`UPDATE links SET safety = 'unknown', safety_checked_at = NULL WHERE code = ${unknown}`;
+    fake.failNext(503);
+    const { report } = await runRescan({ contains: 'outage.example' });
+    assert.equal(await safetyOf(blocked), 'blocked');
+    assert.equal(await safetyOf(unknown), 'unknown');
+    assert.equal(report.unverified, 2);
+    assert.deepEqual(report.changedTo, {});
+  });
+});

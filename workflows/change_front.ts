@@ -1,0 +1,262 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineQuery,
+  defineSignal,
+  executeChild,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/types.ts';
+import type { ReconcileLinksInput, ReconcileReport, reconcileLinksWorkflow } from './reconcile_links.ts';
+
+export type Front = 'bitly' | 'inhouse';
+
+export interface ChangeFrontInput {
+  to: Front;
+  /** A drill does everything but the switch (and so the DNS change), and reports how long a real one takes. */
+  drill: boolean;
+  requestedBy: string;
+  /** The short domain's DNS TTL (seconds): the wait a real failover adds for resolvers to follow. */
+  dnsTtlSeconds: number;
+  /** Active links verified per activity call. */
+  verifyPerCall?: number;
+  /** Codes checked through the public short base URL once DNS changed. */
+  publicSample?: number;
+}
+
+/** One step of the run and how long it took. */
+export interface FrontStep {
+  name: string;
+  ms: number;
+}
+
+export type ChangeFrontReport = {
+  to: Front;
+  drill: boolean;
+  steps: FrontStep[];
+  preflight: { repair: ReconcileReport; check: ReconcileReport } | null;
+  verify: {
+    checked: number;
+    mismatched: number;
+    examples: { code: string; expected: string; actual: string }[];
+  };
+  switched: boolean;
+  dns: 'adapter' | 'operator' | 'skipped';
+  /** Automated work (preflight and verification; switch and public check on a real run). */
+  automatedMs: number;
+  /** A drill's estimate of a real failover: the automated work plus the DNS TTL. */
+  estimatedFailoverMs: number;
+  durationMs: number;
+};
+
+/** Signal name on the wire: the operator changed the short domain's DNS (no adapter configured). */
+export const dnsChangedSignal = defineSignal<[{ by: string }]>('dnsChanged');
+/** Query name on the wire: where the run stands, for the API and the UI's button. */
+export const frontChangeStatusQuery = defineQuery<{
+  step: string;
+  to: Front;
+  drill: boolean;
+  waitingForDns: boolean;
+  verified: number;
+}>('frontChangeStatus');
+
+const DEFAULT_VERIFY_PER_CALL = 5_000;
+
+const { verifyInhouseAnswers } = proxyActivities<Activities>({
+  startToCloseTimeout: '30m',
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m' },
+});
+const { switchFront, pointDnsAt, recordOpsRunStarted, recordOpsRunFinished } = proxyActivities<Activities>({
+  startToCloseTimeout: '1m',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1m',
+    nonRetryableErrorTypes: ['BadInput'],
+  },
+});
+// DNS takes its time to follow: keep checking for up to two hours.
+const { verifyPublicFront } = proxyActivities<Activities>({
+  startToCloseTimeout: '2m',
+  scheduleToCloseTimeout: '2h',
+  retry: {
+    initialInterval: '5s',
+    backoffCoefficient: 1.5,
+    maximumInterval: '1m',
+    nonRetryableErrorTypes: ['BadInput'],
+  },
+});
+
+/**
+ * Vendor failover, failback, and drills: preflight reconciliation to 100% (a repair pass, then a check pass
+ * that must find nothing the new front would answer wrongly); proof that the in-house resolver answers every
+ * active code right (failover to in-house; for Bitly the check pass proved its copy); the switch of
+ * `active_front`; the DNS change (the adapter, or the operator's `dnsChanged` signal); a check through the
+ * public short domain; the record in ops_runs. A drill stops before the switch and reports how long a real
+ * run would take. One at a time (the API reserves the ops_runs row). IDs `failover:…`, `failback:…`, `drill:…`.
+ */
+export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<ChangeFrontReport> {
+  const { workflowId } = workflowInfo();
+  const started = Date.now();
+  const kind = input.drill ? 'drill' : input.to === 'inhouse' ? 'failover' : 'failback';
+  const report: ChangeFrontReport = {
+    to: input.to,
+    drill: input.drill,
+    steps: [],
+    preflight: null,
+    verify: { checked: 0, mismatched: 0, examples: [] },
+    switched: false,
+    dns: 'skipped',
+    automatedMs: 0,
+    estimatedFailoverMs: 0,
+    durationMs: 0,
+  };
+  let step = 'preflight';
+  let dnsChanged = false;
+  let waitingForDns = false;
+  setHandler(dnsChangedSignal, ({ by }) => {
+    dnsChanged = true;
+    log.info('operator reports the DNS change', { by });
+  });
+  setHandler(frontChangeStatusQuery, () => ({
+    step,
+    to: input.to,
+    drill: input.drill,
+    waitingForDns,
+    verified: report.verify.checked,
+  }));
+  const timed = async <T>(name: string, automated: boolean, work: () => Promise<T>): Promise<T> => {
+    step = name;
+    const t0 = Date.now();
+    const result = await work();
+    const ms = Date.now() - t0;
+    report.steps.push({ name, ms });
+    if (automated) report.automatedMs += ms;
+    return result;
+  };
+
+  await recordOpsRunStarted({ kind, workflowId, report: { to: input.to, requestedBy: input.requestedBy } });
+  try {
+    // 1. Preflight: repair, then prove nothing is left that the new front would answer wrongly.
+    const reconcile = (suffix: string, args: ReconcileLinksInput) =>
+      executeChild<typeof reconcileLinksWorkflow>('reconcileLinksWorkflow', {
+        workflowId: `${workflowId}:${suffix}`,
+        args: [args],
+      });
+    const repair = await timed('preflight repair', true, () =>
+      reconcile('reconcile', { reason: `preflight of ${workflowId}`, repair: true, importExtra: true }),
+    );
+    const check = await timed('preflight check', true, () =>
+      reconcile('reconcile-check', { reason: `preflight check of ${workflowId}`, repair: false }),
+    );
+    report.preflight = { repair, check };
+    const blocking = getPreflightBlockers(input.to, check);
+    if (blocking.length > 0) {
+      throw ApplicationFailure.nonRetryable(
+        `preflight found drift the ${input.to} front cannot serve: ${blocking.join(', ')}`,
+        'PreflightFailed',
+      );
+    }
+
+    // 2. The in-house resolver answers every active code as Postgres says (Bitly's copy was proved above).
+    if (input.to === 'inhouse') {
+      await timed('verify in-house answers', true, async () => {
+        let progress = {
+          cursor: '',
+          checked: 0,
+          mismatched: 0,
+          examples: [] as ChangeFrontReport['verify']['examples'],
+        };
+        for (let done = false; !done; ) {
+          const result = await verifyInhouseAnswers({
+            progress,
+            budget: input.verifyPerCall ?? DEFAULT_VERIFY_PER_CALL,
+          });
+          progress = result.progress;
+          report.verify = {
+            checked: progress.checked,
+            mismatched: progress.mismatched,
+            examples: progress.examples,
+          };
+          done = result.done;
+        }
+      });
+      if (report.verify.mismatched > 0) {
+        throw ApplicationFailure.nonRetryable(
+          `the in-house resolver answered ${report.verify.mismatched} of ${report.verify.checked} active codes wrongly`,
+          'VerificationFailed',
+        );
+      }
+    }
+
+    if (input.drill) {
+      report.estimatedFailoverMs = report.automatedMs + input.dnsTtlSeconds * 1000;
+    } else {
+      // 3. The switch, once.
+      // switchFront is idempotent per run: a retry finds its own switch done.
+      await timed('switch', true, () => switchFront({ to: input.to, workflowId }));
+      report.switched = true;
+      // 4. DNS: the adapter, or the operator's signal (their time is not ours: not counted as automated).
+      const dns = await timed('DNS change', false, async () => {
+        const { adapter } = await pointDnsAt({ to: input.to, workflowId });
+        if (adapter) return 'adapter' as const;
+        waitingForDns = true;
+        await condition(() => dnsChanged);
+        waitingForDns = false;
+        return 'operator' as const;
+      });
+      report.dns = dns;
+      // 5. Readers reach the new front.
+      await timed('verify public front', true, () =>
+        verifyPublicFront({ to: input.to, sample: input.publicSample ?? 20 }),
+      );
+      report.estimatedFailoverMs = report.automatedMs + input.dnsTtlSeconds * 1000;
+    }
+  } catch (error) {
+    report.durationMs = Date.now() - started;
+    await CancellationScope.nonCancellable(() =>
+      recordOpsRunFinished({
+        workflowId,
+        status: isCancellation(error) ? 'cancelled' : 'failed',
+        report: { ...report, failedAt: step, error: error instanceof Error ? error.message : String(error) },
+      }),
+    );
+    throw error;
+  }
+  step = 'done';
+  report.durationMs = Date.now() - started;
+  await recordOpsRunFinished({ workflowId, status: 'succeeded', report });
+  log.info(`${kind} finished`, {
+    to: input.to,
+    durationMs: report.durationMs,
+    estimatedFailoverMs: report.estimatedFailoverMs,
+  });
+  return report;
+}
+
+/** What in a preflight check stops a change to `to`: drift that front would serve wrongly. */
+export function getPreflightBlockers(to: Front, check: ReconcileReport): string[] {
+  const blockers: string[] = [];
+  const bitly = check.bitly?.drift ?? {};
+  const serving = check.serving?.drift ?? {};
+  if (to === 'inhouse') {
+    // Every link in the wild must be ours, and the serving store must answer it.
+    if (bitly.extra) blockers.push(`${bitly.extra} Bitly-only links not imported`);
+    if (bitly.unimportable)
+      blockers.push(`${bitly.unimportable} Bitly links with back-halves we cannot serve`);
+    if (serving.missing) blockers.push(`${serving.missing} links missing from the serving store`);
+    if (serving.stale) blockers.push(`${serving.stale} stale serving records`);
+  } else {
+    if (!check.bitly) blockers.push('Bitly is not configured');
+    if (bitly.missing) blockers.push(`${bitly.missing} active links missing on Bitly`);
+    if (bitly.stale) blockers.push(`${bitly.stale} stale Bitly copies`);
+    if (bitly.collision) blockers.push(`${bitly.collision} codes Bitly holds for someone else`);
+  }
+  return blockers;
+}

@@ -1,0 +1,79 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/types.ts';
+
+export interface ExpireLinkInput {
+  code: string;
+  /** When the link expires (epoch ms); null: it no longer expires and the timer ends. */
+  expiresAtMs: number | null;
+}
+
+export interface ExpireLinkResult {
+  outcome: 'expired' | 'cancelled' | 'not_active';
+  expiresAtMs: number | null;
+}
+
+/** Signal name on the wire: the link's expires_at changed in Postgres (null: removed). */
+export const expiryChangedSignal = defineSignal<[{ expiresAtMs: number | null }]>('expiryChanged');
+/** Query name on the wire: when this timer will fire. */
+export const expiryQuery = defineQuery<{ expiresAtMs: number | null }>('expiry');
+
+const { expireLink } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1m',
+    nonRetryableErrorTypes: ['BadInput'],
+  },
+});
+
+/**
+ * A durable timer per expiring link, ID `expire:{code}`. Sleeps until expires_at (a condition with a timeout,
+ * so an `expiryChanged` signal moves the deadline without leaking timers); on fire, expireLink marks the link
+ * `expired` if Postgres agrees the time has come, and the sync workflow then purges caches and updates vendors.
+ * A date in the past fires at once.
+ */
+export async function expireLinkWorkflow(input: ExpireLinkInput): Promise<ExpireLinkResult> {
+  let expiresAtMs = input.expiresAtMs;
+  let changed = false;
+  setHandler(expiryChangedSignal, (next) => {
+    expiresAtMs = next.expiresAtMs;
+    changed = true;
+  });
+  setHandler(expiryQuery, () => ({ expiresAtMs }));
+
+  for (;;) {
+    if (expiresAtMs === null) {
+      log.info('expiry removed; timer ends', { code: input.code });
+      return { outcome: 'cancelled', expiresAtMs };
+    }
+    changed = false;
+    const woken = await condition(() => changed, Math.max(expiresAtMs - Date.now(), 1));
+    if (woken) {
+      // Each move adds history; a link moved very often continues as new with its current date.
+      if (workflowInfo().continueAsNewSuggested) {
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof expireLinkWorkflow>({ code: input.code, expiresAtMs });
+      }
+      continue;
+    }
+    const result = await expireLink({ code: input.code });
+    if (result.outcome === 'rescheduled') {
+      // Postgres holds a later date than this timer knew (its signal is on the way): wait for that one.
+      expiresAtMs = result.expiresAtMs;
+      continue;
+    }
+    await condition(allHandlersFinished);
+    return { outcome: result.outcome, expiresAtMs };
+  }
+}

@@ -1,0 +1,133 @@
+import {
+  CancellationScope,
+  continueAsNew,
+  isCancellation,
+  log,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/types.ts';
+
+/** Where a run stands (the shape the reconcile activities page with). */
+export interface ReconcileCursor {
+  phase: 'bitly' | 'missing' | 'serving' | 'expiry' | 'done';
+  cursor: string | null;
+}
+
+export interface ReconcileLinksInput {
+  /** Why: `schedule`, `manual`, `preflight of failover:…` (goes to ops_runs). */
+  reason?: string;
+  /** false: a check that reports drift and changes nothing. Default true: repair, Postgres winning. */
+  repair?: boolean;
+  /** Import links that exist only on Bitly under their own back-halves. Default true. */
+  importExtra?: boolean;
+  /** Bitly pages (100 links) per activity call; Postgres links per call is 50 times this. */
+  pagesPerCall?: number;
+  /** Activity calls before continuing as new. */
+  callsPerRun?: number;
+  // Carried across continue-as-new:
+  startedAtMs?: number;
+  position?: ReconcileCursor;
+  read?: number;
+}
+
+/** What a run reports (also stored in ops_runs.report). */
+export type ReconcileReport = Awaited<ReturnType<Activities['summarizeReconcileRun']>> & {
+  repair: boolean;
+  read: number;
+  durationMs: number;
+  linksPerSecond: number;
+};
+
+const DEFAULT_PAGES_PER_CALL = 20;
+const CALLS_PER_RUN = 100;
+
+const { reconcileBitlyPages, reconcileMissingOnBitly, reconcileServingStore, reconcileExpiryTimers } =
+  proxyActivities<Activities>({
+    startToCloseTimeout: '30m',
+    // A worker that dies mid-page is noticed within this; its successor resumes from the last heartbeat.
+    heartbeatTimeout: '20s',
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
+  });
+const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forgetReconcileRun } =
+  proxyActivities<Activities>({
+    startToCloseTimeout: '1m',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+  });
+
+/**
+ * Reconciliation: Postgres ↔ Bitly ↔ the serving store, Postgres the tie-breaker. Pages through the group's
+ * bitlinks (stale copies re-synced, collisions flagged, Bitly-only links imported under their own
+ * back-halves), then through the active links Bitly lacks (created there), then through every link's
+ * serving record (rewritten when missing or stale), then through links with an expiry (a lost durable timer
+ * is re-armed; one past its date fires at once). Activity calls heartbeat their cursor; the run
+ * continues as new every 100 calls, so an import of any size is resumable. Counts land in ops_runs
+ * (kind `reconcile`). IDs: the Schedule's `reconcile:{taskQueue}-…`, `reconcile:manual`, or a failover's
+ * preflight `{failoverId}:reconcile`.
+ */
+export async function reconcileLinksWorkflow(input: ReconcileLinksInput = {}): Promise<ReconcileReport> {
+  const { workflowId } = workflowInfo();
+  const repair = input.repair ?? true;
+  const startedAtMs = input.startedAtMs ?? Date.now();
+  let position: ReconcileCursor = input.position ?? { phase: 'bitly', cursor: null };
+  let read = input.read ?? 0;
+  if (input.startedAtMs === undefined) {
+    await recordOpsRunStarted({
+      kind: 'reconcile',
+      workflowId,
+      report: { reason: input.reason ?? 'schedule', repair },
+    });
+  }
+  const pages = input.pagesPerCall ?? DEFAULT_PAGES_PER_CALL;
+  try {
+    for (let calls = 0; position.phase !== 'done'; calls++) {
+      if (calls >= (input.callsPerRun ?? CALLS_PER_RUN) || workflowInfo().continueAsNewSuggested) {
+        break;
+      }
+      const step = {
+        runId: workflowId,
+        startedAtMs,
+        position,
+        repair,
+        importExtra: input.importExtra ?? true,
+        budget: position.phase === 'bitly' ? pages : pages * 50,
+      };
+      const result =
+        position.phase === 'bitly'
+          ? await reconcileBitlyPages(step)
+          : position.phase === 'missing'
+            ? await reconcileMissingOnBitly(step)
+            : position.phase === 'serving'
+              ? await reconcileServingStore(step)
+              : await reconcileExpiryTimers(step);
+      position = result.position;
+      read += result.read;
+    }
+  } catch (error) {
+    await CancellationScope.nonCancellable(async () => {
+      await recordOpsRunFinished({
+        workflowId,
+        status: isCancellation(error) ? 'cancelled' : 'failed',
+        report: { read, error: error instanceof Error ? error.message : String(error) },
+      });
+      await forgetReconcileRun({ runId: workflowId });
+    });
+    throw error;
+  }
+  if (position.phase !== 'done') {
+    await continueAsNew<typeof reconcileLinksWorkflow>({ ...input, startedAtMs, position, read });
+  }
+  const summary = await summarizeReconcileRun({ runId: workflowId });
+  const durationMs = Date.now() - startedAtMs;
+  const report: ReconcileReport = {
+    ...summary,
+    repair,
+    read,
+    durationMs,
+    linksPerSecond: durationMs > 0 ? Math.round((read * 1000) / durationMs) : 0,
+  };
+  await recordOpsRunFinished({ workflowId, status: 'succeeded', report });
+  await forgetReconcileRun({ runId: workflowId });
+  log.info('reconciliation finished', { ...report });
+  return report;
+}
