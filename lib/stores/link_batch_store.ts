@@ -54,9 +54,11 @@ export async function insertLinksWithAudit(
 /** Which of `codes` exist (deleted or not). */
 export async function listExistingCodes(db: Db, codes: string[]): Promise<Set<string>> {
   if (codes.length === 0) return new Set();
-  const rows = await db<
-    { code: string }[]
-  >`SELECT code FROM links WHERE code = ANY(${db.array(codes)}::text[])`;
+  // A join on unnest through the primary key: for `code = ANY($1)` the planner picks the trigram GIN index
+  // on code (measured ~210 ms for 500 codes on 100,000 links, against a few ms; see link_lifecycle_store).
+  const rows = await db<{ code: string }[]>`
+    SELECT l.code FROM unnest(${db.array(codes)}::text[]) AS t(code)
+    JOIN links AS l ON l.code = t.code COLLATE "C"`;
   return new Set(rows.map((r) => r.code));
 }
 

@@ -48,7 +48,7 @@ const SEARCH_INDEX_PATH_MAX_ROWS = 2000;
 async function estimateSearchMatches(db: Db, pattern: string, q: string): Promise<number> {
   const [row] = await db<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>`
     EXPLAIN (FORMAT JSON)
-    SELECT code FROM links WHERE code ILIKE ${pattern}
+    SELECT code FROM links WHERE lower(code) LIKE lower(${pattern})
     UNION ALL SELECT code FROM links WHERE target_url ILIKE ${pattern}
     UNION ALL SELECT code FROM links WHERE tags @> ${db.array([q])}::text[]`;
   return row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? Number.POSITIVE_INFINITY;
@@ -79,12 +79,14 @@ export async function listLinks(
     if ((await estimateSearchMatches(db, pattern, filter.q)) <= SEARCH_INDEX_PATH_MAX_ROWS) {
       // Few matches: collect them through the trigram and tag indexes first, then order just those.
       conditions.push(db`code = ANY(ARRAY(
-        SELECT code FROM links WHERE code ILIKE ${pattern}
+        SELECT code FROM links WHERE lower(code) LIKE lower(${pattern})
         UNION SELECT code FROM links WHERE target_url ILIKE ${pattern}
         UNION SELECT code FROM links WHERE tags @> ${tag}::text[]))`);
     } else {
       // Many matches: walk the sort order and stop at the page's last row.
-      conditions.push(db`(code ILIKE ${pattern} OR target_url ILIKE ${pattern} OR tags @> ${tag}::text[])`);
+      conditions.push(
+        db`(lower(code) LIKE lower(${pattern}) OR target_url ILIKE ${pattern} OR tags @> ${tag}::text[])`,
+      );
     }
   }
   if (filter.status) conditions.push(db`status = ${filter.status}`);
