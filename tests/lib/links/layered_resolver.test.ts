@@ -5,7 +5,9 @@ import { createLayeredResolver, type LayeredResolverOptions } from '../../../lib
 import { createMetrics, type Metrics } from '../../../lib/metrics.ts';
 import { createRedisServingStore } from '../../../lib/serving/redis_serving_store.ts';
 import type { ServingStore } from '../../../lib/serving/serving_store.ts';
+import { createUpstashServingStore } from '../../../lib/serving/upstash_serving_store.ts';
 import { insertLink, updateLink } from '../../../lib/stores/link_store.ts';
+import { startUpstashFake } from '../../fakes/upstash_fake.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { eventually } from '../../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../../helpers/private_redis.ts';
@@ -207,6 +209,34 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     });
   });
 
+  test('Upstash (REST) serving store: hits, then a hung and a failing REST endpoint fall through in time', async () => {
+    const fake = await startUpstashFake({ redisUrl: REDIS_URL, token: `tok_${randomUUID()}` });
+    closers.push(() => fake.stop());
+    const store = createUpstashServingStore({
+      url: fake.url,
+      token: fake.token,
+      keyPrefix: `lltest:${randomUUID()}:`,
+    });
+    const code = await createCode('https://example.com/upstash');
+    // Generous timeouts: a REST round trip on a loaded test machine can exceed the 50 ms default.
+    const warm = resolver({ store, cacheMax: 0, storeTimeoutMs: 2_000 });
+    await warm.r.resolve(code);
+    await eventually(async () => ((await store.get(code)) ? true : undefined), { what: 'the refill' });
+    const { r, metrics } = resolver({ store, cacheMax: 0, storeTimeoutMs: 250 });
+    assert.equal((await r.resolve(code))?.url, 'https://example.com/upstash');
+    assert.equal(await count(metrics, 'serving_store', 'hit'), 1);
+    for (const mode of ['hang', 'fail'] as const) {
+      fake.setMode(mode);
+      const started = Date.now();
+      assert.equal((await r.resolve(code))?.url, 'https://example.com/upstash', mode);
+      assert.ok(Date.now() - started < 1_000, `${mode}: ${Date.now() - started} ms`);
+    }
+    fake.setMode('ok');
+    assert.equal(await errors(metrics, 'get_timeout'), 1, 'the hung request timed out');
+    assert.equal(await errors(metrics, 'get'), 1, 'the 500 failed');
+    assert.equal(await count(metrics, 'postgres', 'hit'), 2);
+  });
+
   test('in-flight Postgres lookups never exceed postgresConcurrency; a wait is bounded', async () => {
     const codes = await Promise.all(Array.from({ length: 40 }, () => createCode()));
     const { r } = resolver({ postgresConcurrency: 3, postgresTimeoutMs: 5_000 });
@@ -216,11 +246,15 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
       await lock`BEGIN`;
       await lock`LOCK TABLE links IN ACCESS EXCLUSIVE MODE`;
       const all = Promise.all(codes.map((c) => r.resolve(c)));
+      const waiting = async () => {
+        const [row] = await db.sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM links WHERE code%'`;
+        return row?.n ?? 0;
+      };
+      await eventually(async () => ((await waiting()) === 3 ? true : undefined));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const [row] = await db.sql<{ waiting: number }[]>`
-        SELECT count(*)::int AS waiting FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM links WHERE code%'`;
-      assert.equal(row?.waiting, 3);
+      assert.equal(await waiting(), 3, 'still three: the other 37 wait in the gate, not in the pool');
       await lock`COMMIT`;
       assert.equal((await all).filter(Boolean).length, 40);
     } finally {
