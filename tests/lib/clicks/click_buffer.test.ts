@@ -7,60 +7,13 @@ import { createMetrics, type Metrics } from '../../../lib/metrics.ts';
 import { createSql, type Sql } from '../../../lib/stores/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { eventually } from '../../helpers/harness.ts';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp_proxy.ts';
 
 // The click buffer against the real Postgres, reached through a TCP proxy this test owns and can cut, so a
 // database outage is real (connections reset and refused) without touching the shared server.
 
-/**
- * A TCP proxy in front of Postgres; `cut()` resets every connection and stops listening (connections are
- * refused, as when the server is down) until `restore()` listens on the same port again.
- */
-async function startProxy(targetPort: number) {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(targetPort, '127.0.0.1');
-    sockets.add(client);
-    sockets.add(upstream);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream).pipe(client);
-  });
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  await listen(0);
-  const port = (server.address() as { port: number }).port;
-  return {
-    port,
-    async cut() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-      await closed;
-    },
-    restore: () => listen(port),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        if (!server.listening) resolve();
-        else server.close(() => resolve());
-      }),
-  };
-}
-
 let db: TestDatabase;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let proxy: TcpProxy;
 let viaProxy: Sql;
 const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent', name: 'test' });
 const HOUR = 3_600_000;
@@ -69,7 +22,7 @@ const T0 = Date.UTC(2026, 0, 15, 10, 0, 0);
 before(async () => {
   db = await createTestDatabase();
   const url = new URL(db.url);
-  proxy = await startProxy(Number(url.port || 5432));
+  proxy = await startTcpProxy(Number(url.port || 5432));
   url.port = String(proxy.port);
   viaProxy = createSql({ url: url.toString(), max: 4, applicationName: 'lifeline-test-clicks' });
   await db.sql`
