@@ -1,4 +1,5 @@
 import { isbot } from 'isbot';
+import { LRUCache } from 'lru-cache';
 import type { ClickKind } from '../stores/click_stats_store.ts';
 
 /**
@@ -10,6 +11,12 @@ const PREVIEW_FETCHERS =
 
 /** A user agent longer than this is classified by its first part only (bounded work per request). */
 const USER_AGENT_MAX_LENGTH = 512;
+/**
+ * User agents repeat massively (a handful of browser builds make most traffic), and the bot patterns cost
+ * ~3 µs per test: remember the verdict of recent agents (bounded, so odd agents cannot grow memory).
+ */
+const agentKinds = new LRUCache<string, 'preview' | 'bot' | 'reader'>({ max: 5000 });
+
 /** Longest referrer host kept; a longer one is recorded as '' rather than truncated into a wrong host. */
 export const REFERRER_HOST_MAX_LENGTH = 100;
 
@@ -21,8 +28,12 @@ export function classifyClick(method: string, userAgent: string | undefined, que
   if (method === 'HEAD') return 'head';
   if (!userAgent) return 'bot';
   const ua = userAgent.length > USER_AGENT_MAX_LENGTH ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : userAgent;
-  if (PREVIEW_FETCHERS.test(ua)) return 'preview';
-  if (isbot(ua)) return 'bot';
+  let agent = agentKinds.get(ua);
+  if (agent === undefined) {
+    agent = PREVIEW_FETCHERS.test(ua) ? 'preview' : isbot(ua) ? 'bot' : 'reader';
+    agentKinds.set(ua, agent);
+  }
+  if (agent !== 'reader') return agent;
   if (query !== '' && hasQrMarker(query)) return 'qr';
   return 'human';
 }
