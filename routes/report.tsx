@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { renderToString } from 'preact-render-to-string';
 import { PublicPage } from '../components/PublicPage.tsx';
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../lib/errors.ts';
+import { BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError } from '../lib/errors.ts';
 import { getClientIp } from '../lib/http/client_ip.ts';
 import { parseJsonText, toFieldErrors } from '../lib/http/validation.ts';
 import { isPossibleCode } from '../lib/links/link.ts';
@@ -16,6 +16,10 @@ const REPORT_BODY_MAX_BYTES = 4096;
 /** POST /{code}/report: a reader reports a link (form from the warn/preview page, or JSON `{ reason }`). */
 export function createReportRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
+  const ownOrigins = new Set([
+    new URL(deps.config.shortBaseUrl).origin,
+    new URL(deps.config.appBaseUrl).origin,
+  ]);
   app.post(
     '/:code/report',
     bodyLimit({
@@ -27,6 +31,15 @@ export function createReportRoutes(deps: WebDeps) {
     async (c) => {
       const code = c.req.param('code');
       if (!isPossibleCode(code)) throw new NotFoundError(`No link ${code}.`);
+      // A form post is a "simple" cross-site request: another site could make its visitors report a link
+      // (three visitors would soft-block it). Browsers say where a post comes from; only our pages may.
+      const origin = c.req.header('Origin');
+      if (
+        (origin !== undefined && !ownOrigins.has(origin)) ||
+        c.req.header('Sec-Fetch-Site') === 'cross-site'
+      ) {
+        throw new ForbiddenError("Reports are accepted from this site's own pages or from API clients.");
+      }
       const clientIp = getClientIp(c, deps.config.trustedClientIpHeader);
       await deps.rateLimits.consumeReports(clientIp);
       const { reason, fromForm } = await readReport(c);

@@ -135,6 +135,25 @@ describe('POST /{code}/report', () => {
     assert.equal(stored?.reason, 'Malware or an unwanted download');
   });
 
+  test('a form posted from another site is refused (it could make its visitors report a link)', async () => {
+    const code = await create('https://example.com/csrf');
+    const post = (ip: string, headers: Record<string, string>) =>
+      h.app.request(`/${code}/report`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Test-Client-IP': ip, ...headers },
+        body: 'reason=Other',
+      });
+    assert.equal((await post('192.0.2.81', { Origin: 'https://evil.example' })).status, 403);
+    assert.equal((await post('192.0.2.82', { Origin: 'null' })).status, 403);
+    assert.equal((await post('192.0.2.83', { 'Sec-Fetch-Site': 'cross-site' })).status, 403);
+    assert.equal((await listReports(h.db.sql, code)).length, 0);
+    assert.equal(
+      (await post('192.0.2.84', { Origin: 'http://sho.rt.test', 'Sec-Fetch-Site': 'same-origin' })).status,
+      202,
+    );
+    assert.equal((await post('192.0.2.85', {})).status, 202, 'API clients send no Origin');
+  });
+
   test('a blocked link stays blocked however many readers report it', async () => {
     const code = await create('https://example.com/already-bad');
     await h.db.sql`UPDATE links SET safety = 'blocked' WHERE code = ${code}`;
