@@ -156,14 +156,14 @@ describe('click buffer', () => {
 
     await proxy.cut();
     let recorded = 0;
-    let slowest = 0;
+    let spent = 0;
     const outageEnds = Date.now() + 1500;
     // Clicks keep arriving through the outage while the interval keeps failing to flush.
     while (Date.now() < outageEnds) {
       for (let i = 0; i < 80; i++) {
         const started = performance.now();
         buffer.record(click(codes[i]!, { atMs: at }));
-        slowest = Math.max(slowest, performance.now() - started);
+        spent += performance.now() - started;
         recorded++;
       }
       await new Promise((r) => setTimeout(r, 20));
@@ -172,7 +172,11 @@ describe('click buffer', () => {
       (v) => v.labels.result === 'error',
     )?.value;
     assert.ok((failures ?? 0) >= 1, 'flushes failed during the outage');
-    assert.ok(slowest < 5, `record() took ${slowest} ms during the outage`);
+    // Synchronous and O(1): microseconds on average (the OS may still deschedule any single call).
+    assert.ok(
+      spent / recorded < 0.05,
+      `record() took ${((spent / recorded) * 1000).toFixed(1)} µs on average`,
+    );
     assert.equal(await total(codes), 1, 'nothing reached the database while it was cut');
     // 80 distinct keys are held; 40 new ones fill the buffer to 100 and the last 20 are dropped and counted.
     for (let i = 60; i < 100; i++) buffer.record(click(codes[i]!, { kind: 'bot', atMs: at }));
