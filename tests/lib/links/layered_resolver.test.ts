@@ -298,6 +298,30 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     }
   });
 
+  test('Postgres failing: after five failures lookups answer 503 at once for a moment (no pile-up)', async () => {
+    const code = await createCode('https://example.com/breaker');
+    const { r, metrics } = resolver({ cacheMax: 0, postgresTimeoutMs: 100 });
+    const lock = await db.sql.reserve();
+    try {
+      await lock`BEGIN`;
+      await lock`LOCK TABLE links IN ACCESS EXCLUSIVE MODE`;
+      for (let i = 0; i < 5; i++)
+        await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
+      const started = Date.now();
+      await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
+      assert.ok(Date.now() - started < 50, `${Date.now() - started} ms`);
+      assert.equal(await count(metrics, 'postgres', 'error'), 5);
+      assert.equal(await count(metrics, 'postgres', 'skipped'), 1);
+      await lock`COMMIT`;
+    } finally {
+      lock.release();
+    }
+    // A second later Postgres is tried again.
+    await eventually(async () => ((await r.resolve(code).catch(() => null)) ? true : undefined), {
+      timeoutMs: 3_000,
+    });
+  });
+
   test('an invalidation during a lookup keeps its (possibly old) answer out of the LRU', async () => {
     const code = await createCode('https://example.com/race');
     const { r, metrics } = resolver();
