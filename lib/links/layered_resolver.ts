@@ -15,6 +15,18 @@ export const POSTGRES_LOOKUP_TIMEOUT_MS = 3_000;
 const STORE_BREAKER_FAILURES = 5;
 /** How long a tripped breaker skips the store before trying it again. */
 const STORE_BREAKER_OPEN_MS = 1_000;
+/** Serving-store reads pending at once, at most: a hung store must not pile up requests without bound. */
+const STORE_MAX_IN_FLIGHT = 256;
+/** With Postgres failing too, how long a slow serving-store read may still take. */
+const LATE_STORE_WAIT_MS = 1_000;
+/**
+ * Consecutive Postgres failures after which lookups stop waiting on it for a while: postgres.js queues a
+ * query for many seconds while it cannot connect, so an outage would otherwise hold every slot of the gate.
+ */
+const POSTGRES_BREAKER_FAILURES = 5;
+const POSTGRES_BREAKER_OPEN_MS = 1_000;
+/** A promise that never settles: a race entry that must not win. */
+const NEVER = new Promise<never>(() => {});
 
 export interface LayeredResolverOptions {
   /** The pool lookups and refreshes read (the caller owns it). */
@@ -139,6 +151,12 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   const gate = createGate(Math.max(1, options.postgresConcurrency));
   let storeFailures = 0;
   let storeSkipUntil = 0;
+  let storeInFlight = 0;
+  const settled = () => {
+    storeInFlight--;
+  };
+  let postgresFailures = 0;
+  let postgresSkipUntil = 0;
 
   const count = (layer: string, result: string) => metrics?.lookups.inc({ layer, result });
 
@@ -149,30 +167,63 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     } else lru.set(code, entry);
   }
 
-  /** Reads the store; undefined when the store could not answer (error, timeout, breaker open). */
-  async function readStore(code: string): Promise<ServingRecord | null | undefined> {
-    if (!store) return undefined;
-    if (storeSkipUntil > Date.now()) {
+  /**
+   * Reads the store; `record` is undefined when the store could not answer in time (error, timeout, breaker
+   * open). A read that timed out is handed back as `late`, still running, for use if Postgres fails too.
+   */
+  async function readStore(
+    code: string,
+  ): Promise<{ record: ServingRecord | null | undefined; late?: Promise<ServingRecord | null> }> {
+    if (!store) return { record: undefined };
+    const reading = storeSkipUntil > Date.now() ? undefined : getFromStore(code);
+    if (!reading) {
       count('serving_store', 'skipped');
-      return undefined;
+      return { record: undefined };
     }
     try {
-      const record = await withTimeout(store.get(code), options.storeTimeoutMs, 'serving store read');
+      const record = await withTimeout(reading, options.storeTimeoutMs, 'serving store read');
       storeFailures = 0;
       count('serving_store', record ? 'hit' : 'miss');
-      return record;
+      return { record };
     } catch (err) {
-      metrics?.servingStoreErrors.inc({ operation: err instanceof TimeoutError ? 'get_timeout' : 'get' });
+      const timedOut = err instanceof TimeoutError;
+      metrics?.servingStoreErrors.inc({ operation: timedOut ? 'get_timeout' : 'get' });
       count('serving_store', 'error');
       if (++storeFailures >= STORE_BREAKER_FAILURES) {
         storeSkipUntil = Date.now() + STORE_BREAKER_OPEN_MS;
         storeFailures = 0;
       }
-      return undefined;
+      return { record: undefined, ...(timedOut ? { late: reading } : {}) };
+    }
+  }
+
+  /** A store read, unless too many are pending already (then undefined). */
+  function getFromStore(code: string): Promise<ServingRecord | null> | undefined {
+    if (!store || storeInFlight >= STORE_MAX_IN_FLIGHT) return undefined;
+    storeInFlight++;
+    const reading = store.get(code);
+    reading.then(settled, settled);
+    return reading;
+  }
+
+  /** Postgres failed: waits a bounded time more for the store read still running beside it. */
+  async function readStoreLate(late: Promise<ServingRecord | null>): Promise<ServingRecord | null> {
+    try {
+      const record = await withTimeout(late, LATE_STORE_WAIT_MS, 'late serving store read');
+      if (record) count('serving_store', 'late_hit');
+      return record;
+    } catch {
+      return null;
     }
   }
 
   async function readPostgres(code: string): Promise<ServingRecord | null> {
+    const unavailable = () =>
+      new UnavailableError('The link database is not answering; try again shortly.', 5);
+    if (postgresSkipUntil > Date.now()) {
+      count('postgres', 'skipped');
+      throw unavailable();
+    }
     const deadline = Date.now() + postgresTimeoutMs;
     let row: Awaited<ReturnType<typeof getLinkByCode>>;
     try {
@@ -181,10 +232,15 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
         postgresTimeoutMs,
         'link lookup',
       );
+      postgresFailures = 0;
     } catch (err) {
       count('postgres', 'error');
-      logger?.warn({ err, code }, 'link lookup failed');
-      throw new UnavailableError('The link database is not answering; try again shortly.', 5);
+      if (++postgresFailures >= POSTGRES_BREAKER_FAILURES) {
+        postgresSkipUntil = Date.now() + POSTGRES_BREAKER_OPEN_MS;
+        postgresFailures = 0;
+        logger?.warn({ err }, 'link lookups: Postgres is failing; answering from caches only for a moment');
+      }
+      throw unavailable();
     }
     count('postgres', row ? 'hit' : 'miss');
     return row ? toServingRecord(row) : null;
@@ -192,14 +248,53 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
 
   async function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
     const stored = await readStore(code);
-    if (stored) {
-      remember(code, flight, stored);
-      return stored;
+    if (stored.record) {
+      remember(code, flight, stored.record);
+      return stored.record;
     }
-    const record = await readPostgres(code);
+    // The store gave no clean answer (slow, failing, or skipped by its breaker): keep its read going (or start
+    // one) beside Postgres. A record it returns before Postgres answers is as good an answer, and it is the
+    // only answer when Postgres is down too.
+    const late = stored.record === undefined ? (stored.late ?? getFromStore(code)) : undefined;
+    late?.catch(() => {});
+    const fromPostgres = readPostgres(code);
+    let answer: { record: ServingRecord | null } | { error: unknown };
+    if (late) {
+      const lateRecord = late.then(
+        (record) => (record ? { late: record } : NEVER),
+        () => NEVER,
+      );
+      const first = await Promise.race([
+        fromPostgres.then(
+          (record) => ({ record }),
+          (error: unknown) => ({ error }),
+        ),
+        lateRecord,
+      ]);
+      if ('late' in first) {
+        fromPostgres.catch(() => {});
+        count('serving_store', 'late_hit');
+        remember(code, flight, first.late);
+        return first.late;
+      }
+      answer = first;
+    } else {
+      answer = await fromPostgres.then(
+        (record) => ({ record }),
+        (error: unknown) => ({ error }),
+      );
+    }
+    if ('error' in answer) {
+      // Postgres failed: unless the store said "no such code", a slow store answer beats a 503.
+      const lateAnswer = late ? await readStoreLate(late) : null;
+      if (!lateAnswer) throw answer.error;
+      remember(code, flight, lateAnswer);
+      return lateAnswer;
+    }
+    const record = answer.record;
     remember(code, flight, record ?? NOT_FOUND);
     // Refill the store in the background; only after a clean miss (a failing store is not given more work).
-    if (record && store && stored === null) {
+    if (record && store && stored.record === null) {
       store.put(record).catch(() => metrics?.servingStoreErrors.inc({ operation: 'refill' }));
     }
     return record;

@@ -1,5 +1,31 @@
 import type { Logger } from '../logger.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
+import type { LinkResolver } from './resolve.ts';
+
+/** The web tier's own refresh after a change waits this long at most (the sync workflow refreshes again). */
+const REFRESH_WAIT_MS = 1_000;
+
+/**
+ * Brings caches up to date at once, from the request that made the change: this instance's LRU, the serving
+ * store and (through the bus) every other instance, even when Temporal is down. Best effort and bounded; the
+ * sync workflow's activity refreshes again, with retries.
+ */
+async function refreshNow(deps: { logger: Logger; resolver?: LinkResolver }, code: string): Promise<void> {
+  if (!deps.resolver) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      deps.resolver.refresh(code),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, REFRESH_WAIT_MS);
+      }),
+    ]);
+  } catch (err) {
+    deps.logger.warn({ err, code }, 'link changed; refreshing caches now failed (the sync workflow retries)');
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Whether replicas were told about a change: `accepted` (the sync workflow has it), `deferred` (Temporal
@@ -13,10 +39,11 @@ export type SyncState = 'accepted' | 'deferred' | 'queued';
  * replicas catch up at the next reconciliation (caches also expire on their own TTL).
  */
 export async function syncAfterChange(
-  deps: { workflows: WorkflowGateway; logger: Logger },
+  deps: { workflows: WorkflowGateway; logger: Logger; resolver?: LinkResolver },
   code: string,
   reason: string,
 ): Promise<'accepted' | 'deferred'> {
+  await refreshNow(deps, code);
   try {
     await deps.workflows.syncLink(code, reason);
     return 'accepted';
@@ -40,7 +67,7 @@ const inFlight = new WeakMap<WorkflowGateway, Set<Promise<void>>>();
  * a signal lost to a crash is repaired by reconciliation. drainBackgroundSyncs waits for them on shutdown.
  */
 export function syncInBackground(
-  deps: { workflows: WorkflowGateway; logger: Logger },
+  deps: { workflows: WorkflowGateway; logger: Logger; resolver?: LinkResolver },
   codes: string[],
   reason: string,
 ): void {

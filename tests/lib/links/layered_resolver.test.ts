@@ -58,7 +58,8 @@ function resolver(overrides: Partial<LayeredResolverOptions> = {}) {
     cacheMax: 1000,
     cacheTtlMs: 60_000,
     negativeTtlMs: 5_000,
-    storeTimeoutMs: 50,
+    // Generous: these tests are about behaviour, not timing (the timeout tests set their own).
+    storeTimeoutMs: 1_000,
     postgresConcurrency: 4,
     ...overrides,
   });
@@ -169,7 +170,7 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     const code = await createCode('https://example.com/dead-store');
     const dead = createRedisServingStore({ url: 'redis://127.0.0.1:1', keyPrefix: 'x:' });
     closers.push(() => dead.close());
-    const { r, metrics } = resolver({ store: dead, cacheMax: 0 });
+    const { r, metrics } = resolver({ store: dead, cacheMax: 0, storeTimeoutMs: 50 });
     const started = Date.now();
     for (let i = 0; i < 3; i++) assert.equal((await r.resolve(code))?.url, 'https://example.com/dead-store');
     assert.ok(Date.now() - started < 1_000);
@@ -235,6 +236,24 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     assert.equal(await errors(metrics, 'get_timeout'), 1, 'the hung request timed out');
     assert.equal(await errors(metrics, 'get'), 1, 'the 500 failed');
     assert.equal(await count(metrics, 'postgres', 'hit'), 2);
+
+    // Slow store AND Postgres not answering: the slow store answer is used rather than a 503.
+    const both = resolver({ store, cacheMax: 0, storeTimeoutMs: 50, postgresTimeoutMs: 200 });
+    fake.setDelayMs(400);
+    const lock = await db.sql.reserve();
+    try {
+      await lock`BEGIN`;
+      await lock`LOCK TABLE links IN ACCESS EXCLUSIVE MODE`;
+      assert.equal((await both.r.resolve(code))?.url, 'https://example.com/upstash');
+      assert.equal(await count(both.metrics, 'serving_store', 'late_hit'), 1);
+      assert.equal(await count(both.metrics, 'postgres', 'error'), 1);
+      // Unknown to the store as well: a 503, not a wrong 404.
+      await assert.rejects(both.r.resolve('not-in-store'), (e: { status?: number }) => e.status === 503);
+      await lock`COMMIT`;
+    } finally {
+      lock.release();
+      fake.setDelayMs(0);
+    }
   });
 
   test('in-flight Postgres lookups never exceed postgresConcurrency; a wait is bounded', async () => {
@@ -277,6 +296,30 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     } finally {
       holder.release();
     }
+  });
+
+  test('Postgres failing: after five failures lookups answer 503 at once for a moment (no pile-up)', async () => {
+    const code = await createCode('https://example.com/breaker');
+    const { r, metrics } = resolver({ cacheMax: 0, postgresTimeoutMs: 100 });
+    const lock = await db.sql.reserve();
+    try {
+      await lock`BEGIN`;
+      await lock`LOCK TABLE links IN ACCESS EXCLUSIVE MODE`;
+      for (let i = 0; i < 5; i++)
+        await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
+      const started = Date.now();
+      await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
+      assert.ok(Date.now() - started < 50, `${Date.now() - started} ms`);
+      assert.equal(await count(metrics, 'postgres', 'error'), 5);
+      assert.equal(await count(metrics, 'postgres', 'skipped'), 1);
+      await lock`COMMIT`;
+    } finally {
+      lock.release();
+    }
+    // A second later Postgres is tried again.
+    await eventually(async () => ((await r.resolve(code).catch(() => null)) ? true : undefined), {
+      timeoutMs: 3_000,
+    });
   });
 
   test('an invalidation during a lookup keeps its (possibly old) answer out of the LRU', async () => {
