@@ -262,6 +262,8 @@ interface PathSpec {
   env: Record<string, string>;
   codes: number;
   threshold: { rps: number; p99?: number };
+  /** Also measure main.ts without the Node fast path (bench/redirect/hono_only_server.ts). */
+  honoOnly?: boolean;
 }
 
 const PATHS: PathSpec[] = [
@@ -271,6 +273,7 @@ const PATHS: PathSpec[] = [
     env: { REDIS_URL: '', RESOLVER_CACHE_MAX: '100000' },
     codes: 10_000,
     threshold: { rps: 0.8, p99: 1.5 },
+    honoOnly: true,
   },
   {
     key: 'serving_store',
@@ -288,8 +291,10 @@ const PATHS: PathSpec[] = [
   },
 ];
 
+type ServerName = 'ours' | 'bare' | 'hono-only';
+
 interface RoundResult {
-  server: 'ours' | 'bare';
+  server: ServerName;
   round: number;
   rps: number;
   p50: number;
@@ -314,9 +319,13 @@ async function benchPath(spec: PathSpec) {
   const serverEnv = withoutEmpty(spec.env);
   const ours = await startServer('ours', 'main.ts', serverEnv);
   const bare = await startServer('bare', 'bench/redirect/bare_server.ts', serverEnv);
+  const hono = spec.honoOnly
+    ? await startServer('hono-only', 'bench/redirect/hono_only_server.ts', serverEnv)
+    : undefined;
+  const servers = [ours, bare, ...(hono ? [hono] : [])];
   try {
     // Warm-up: every code once (fills the LRU or the serving store), then a short random burst for the JIT.
-    for (const s of [ours, bare]) {
+    for (const s of servers) {
       await wrk(s.url, Math.max(3, Math.ceil(spec.codes / 2000)), { codes: spec.codes, order: 'seq' });
       await sleep(500);
       await wrk(s.url, 3, { codes: spec.codes, order: 'random' });
@@ -324,18 +333,18 @@ async function benchPath(spec: PathSpec) {
     const before = await lookups(ours);
     const rounds: RoundResult[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      // Alternate which server goes first, so neither always follows the other's garbage or cache state.
-      const order = round % 2 ? [ours, bare] : [bare, ours];
+      // Rotate which server goes first, so none always follows another's garbage or cache state.
+      const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
       for (const s of order) {
         const r = await wrk(s.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
         const result: RoundResult = {
-          server: s === ours ? 'ours' : 'bare',
+          server: s.name as ServerName,
           round,
           rps: r.rps,
           p50: r.p50_us,
           p99: r.p99_us,
           errors: r.non_3xx + r.connect_errors + r.read_errors + r.write_errors + r.timeouts,
-          ...(s === ours ? { rss: rssMiB(s.child.pid!) } : {}),
+          ...(s !== bare ? { rss: rssMiB(s.child.pid!) } : {}),
         };
         rounds.push(result);
         say(
@@ -345,8 +354,8 @@ async function benchPath(spec: PathSpec) {
       }
     }
     const layers = diff(await lookups(ours), before);
-    const pick = (who: 'ours' | 'bare') => rounds.filter((r) => r.server === who);
-    const summary = (who: 'ours' | 'bare') => ({
+    const pick = (who: ServerName) => rounds.filter((r) => r.server === who);
+    const summary = (who: ServerName) => ({
       rps: median(pick(who).map((r) => r.rps)),
       p50: median(pick(who).map((r) => r.p50)),
       p99: median(pick(who).map((r) => r.p99)),
@@ -354,6 +363,7 @@ async function benchPath(spec: PathSpec) {
     });
     const o = summary('ours');
     const b = summary('bare');
+    const h = hono ? summary('hono-only') : undefined;
     const rpsRatio = o.rps / b.rps;
     const p99Ratio = o.p99 / b.p99;
     const pass =
@@ -366,6 +376,7 @@ async function benchPath(spec: PathSpec) {
       rounds,
       ours: o,
       bare: b,
+      honoOnly: h,
       rpsRatio,
       p99Ratio,
       pass,
@@ -373,8 +384,7 @@ async function benchPath(spec: PathSpec) {
       rss: Math.max(...pick('ours').map((r) => r.rss ?? 0)),
     };
   } finally {
-    await stopServer(ours);
-    await stopServer(bare);
+    for (const s of servers) await stopServer(s);
   }
 }
 
