@@ -27,6 +27,9 @@ const SCOPE_TEXT: Record<(typeof API_KEY_SCOPES)[number], string> = {
 
 export interface OpsView {
   front: { active: string; since: string | null };
+  bitlyConfigured: boolean;
+  /** The failover, failback or drill now running, with its current step. */
+  frontChange: { kind: string; workflowId: string; step: string | null; waitingForDns: boolean } | null;
   runs: OpsRunRow[];
   keys: ApiKey[];
   users: UserRow[];
@@ -101,6 +104,90 @@ function RunCard(props: {
   );
 }
 
+/** Buttons for the operations workflows: drill, failover/failback, the DNS confirmation, reconcile, re-scan. */
+function OpsActions(props: { view: OpsView; csrfToken: string }) {
+  const { view, csrfToken } = props;
+  const other = view.front.active === 'inhouse' ? 'bitly' : 'inhouse';
+  const canSwitch = other === 'inhouse' || view.bitlyConfigured;
+  const change = view.frontChange;
+  return (
+    <section class="card" id="actions" aria-labelledby="actions-title">
+      <h2 id="actions-title">Actions</h2>
+      {change ? (
+        <div class="subform" role="status">
+          <p>
+            <Badge tone="neutral" text="Running" /> {change.kind}{' '}
+            <span class="mono small">{change.workflowId}</span>
+            {change.step ? ` · step: ${change.step}` : ''}
+          </p>
+          {change.waitingForDns && (
+            <form method="post" action="/ui/ops/front/dns-changed">
+              <CsrfField token={csrfToken} />
+              <p class="small">
+                Waiting for the short domain's DNS to point at {FRONT_NAMES[other] ?? other}. Change it at
+                your DNS provider, then confirm here.
+              </p>
+              <button type="submit" class="btn btn-primary">
+                I changed the DNS
+              </button>
+            </form>
+          )}
+        </div>
+      ) : (
+        <div class="grid-2">
+          <form method="post" action="/ui/ops/front" class="subform">
+            <CsrfField token={csrfToken} />
+            <input type="hidden" name="to" value={other} />
+            <input type="hidden" name="drill" value="true" />
+            <h3>Failover drill</h3>
+            <p class="small muted">
+              Reconciles, proves {FRONT_NAMES[other] ?? other} answers every active link correctly and
+              estimates the failover time — everything except the switch.
+            </p>
+            <button type="submit" class="btn btn-secondary" disabled={!canSwitch}>
+              Run a drill
+            </button>
+          </form>
+          <form method="post" action="/ui/ops/front" class="subform">
+            <CsrfField token={csrfToken} />
+            <input type="hidden" name="to" value={other} />
+            <h3>{other === 'inhouse' ? 'Fail over to the in-house resolver' : 'Fail back to Bitly'}</h3>
+            {canSwitch ? (
+              <>
+                <label class="checkbox small">
+                  <input type="checkbox" name="confirm" value="yes" required /> I understand the short domain
+                  will be repointed to {FRONT_NAMES[other] ?? other}.
+                </label>
+                <button type="submit" class="btn btn-danger-ghost">
+                  Switch the front
+                </button>
+              </>
+            ) : (
+              <p class="small muted">
+                Bitly is not configured (BITLY_TOKEN), so there is nothing to fail back to.
+              </p>
+            )}
+          </form>
+        </div>
+      )}
+      <div class="actions-row">
+        <form method="post" action="/ui/ops/reconcile" class="inline-form">
+          <CsrfField token={csrfToken} />
+          <button type="submit" class="btn btn-secondary btn-sm">
+            Reconcile now
+          </button>
+        </form>
+        <form method="post" action="/ui/ops/rescan" class="inline-form">
+          <CsrfField token={csrfToken} />
+          <button type="submit" class="btn btn-secondary btn-sm">
+            Re-scan destinations now
+          </button>
+        </form>
+      </div>
+    </section>
+  );
+}
+
 /** Operations (admins): the active front, the last reconciliation and drill, API keys and users. */
 export function OpsPage(props: {
   session: UiSession;
@@ -162,6 +249,8 @@ export function OpsPage(props: {
           empty="No drill has run yet."
         />
       </div>
+
+      <OpsActions view={view} csrfToken={session.csrfToken} />
 
       <section class="card" id="keys" aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>

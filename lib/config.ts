@@ -73,6 +73,10 @@ export const envSchema = z
     REDIS_KEY_PREFIX: z.string().default('lifeline:'),
     UPSTASH_REDIS_REST_URL: optionalHttpUrl,
     UPSTASH_REDIS_REST_TOKEN: optionalString,
+    RESOLVER_CACHE_MAX: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
+    RESOLVER_CACHE_TTL_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
+    RESOLVER_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+    SERVING_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
     TEMPORAL_ADDRESS: optionalString,
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('lifeline'),
@@ -175,6 +179,11 @@ export interface Config {
     | { kind: 'tcp'; url: string; keyPrefix: string }
     | { kind: 'upstash'; url: string; token: string; keyPrefix: string }
     | undefined;
+  /**
+   * The redirect lookup ladder: in-process LRU entries (0 disables it) and their TTL, the TTL of "no such
+   * code" answers, and how long a serving-store read may take before falling through to Postgres.
+   */
+  resolver: { cacheMax: number; cacheTtlMs: number; negativeTtlMs: number; servingStoreTimeoutMs: number };
   temporal: { address: string | undefined; namespace: string; taskQueue: string; uiUrl: string | undefined };
   bitly: { token: string; domain: string; groupGuid: string; apiBaseUrl: string } | undefined;
   safeBrowsing: { apiKey: string; apiBaseUrl: string } | undefined;
@@ -245,6 +254,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redis,
+    resolver: {
+      cacheMax: e.RESOLVER_CACHE_MAX,
+      cacheTtlMs: e.RESOLVER_CACHE_TTL_MS,
+      negativeTtlMs: e.RESOLVER_NEGATIVE_TTL_MS,
+      servingStoreTimeoutMs: e.SERVING_STORE_TIMEOUT_MS,
+    },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

@@ -39,13 +39,15 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     }),
     lookups: new Counter({
       name: 'lifeline_link_lookups_total',
-      help: 'Resolver lookups by layer (lru, serving_store, postgres) and result (hit, miss, negative).',
+      help:
+        'Resolver lookups by layer (lru, serving_store, postgres, singleflight) and result (hit, miss, ' +
+        'negative, error, skipped: serving store bypassed while failing; shared: joined a lookup in flight).',
       labelNames: ['layer', 'result'],
       registers: [registry],
     }),
     servingStoreErrors: new Counter({
       name: 'lifeline_serving_store_errors_total',
-      help: 'Serving-store calls that failed or timed out and fell through.',
+      help: 'Serving-store calls that failed and fell through, by operation (get, get_timeout, refill).',
       labelNames: ['operation'],
       registers: [registry],
     }),

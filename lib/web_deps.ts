@@ -1,14 +1,17 @@
 import { WEBHOOK_SECRET_SETTING } from './bootstrap.ts';
 import type { Config } from './config.ts';
 import { UnavailableError } from './errors.ts';
+import type { LayeredResolver } from './links/layered_resolver.ts';
 import type { VendorClickSource } from './links/link_stats.ts';
-import { createPostgresResolver, type LinkResolver } from './links/resolve.ts';
+import type { LinkResolver } from './links/resolve.ts';
 import { drainBackgroundSyncs } from './links/sync_after_change.ts';
 import { createTargetPolicy, type TargetPolicy } from './links/target_policy.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createRateLimits, type RateLimits } from './rate_limits.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from './safety/safety_scanner.ts';
+import { createConfiguredResolver } from './serving/create_resolver.ts';
+import type { ServingStore } from './serving/serving_store.ts';
 import { getSetting } from './stores/settings_store.ts';
 import type { Sql } from './stores/sql.ts';
 import type { OpsGateway } from './temporal/ops_gateway.ts';
@@ -22,6 +25,8 @@ export interface WebDeps {
   logger: Logger;
   metrics: Metrics;
   resolver: LinkResolver;
+  /** The serving store behind the resolver (REDIS_URL or Upstash), if any; reconciliation reads it. */
+  servingStore?: ServingStore;
   workflows: WorkflowGateway;
   /** Operations workflows: re-scans (and, with issue 6 phase 2, reconciliation and failover). */
   ops: OpsGateway;
@@ -56,9 +61,15 @@ export async function createWebDeps(
     workflows?: WorkflowGateway;
     ops?: OpsGateway;
     safety?: SafetyScanner;
+    /** A resolver shared with a worker in the same process (the caller closes it); default: built here. */
+    resolver?: LayeredResolver;
   },
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
+  const ownResolver = base.resolver
+    ? undefined
+    : createConfiguredResolver(config, { sql: base.sql, metrics, logger: base.logger, role: 'web' });
+  const resolver = base.resolver ?? ownResolver!;
   let workflows = base.workflows;
   if (!workflows) {
     try {
@@ -96,7 +107,8 @@ export async function createWebDeps(
     sql: base.sql,
     logger: base.logger,
     metrics,
-    resolver: createPostgresResolver({ sql: base.sql, metrics }),
+    resolver,
+    servingStore: resolver.store,
     workflows,
     ops,
     targetPolicy: createTargetPolicy(config),
@@ -112,6 +124,7 @@ export async function createWebDeps(
       await workflows.close();
       await ops.close();
       await rateLimits.close();
+      await ownResolver?.close();
     },
   };
 }

@@ -5,8 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createMetrics } from '../lib/metrics.ts';
 import { createFrontDeps } from '../lib/ops/front_deps.ts';
 import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
@@ -14,6 +14,7 @@ import { loadConfigOrExit } from '../lib/server/load_config.ts';
 import { serveNode } from '../lib/server/node_server.ts';
 import { prepareDatabase } from '../lib/server/prepare_database.ts';
 import { onShutdownSignal } from '../lib/server/shutdown.ts';
+import { createConfiguredResolver } from '../lib/serving/create_resolver.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
 import { createWebDeps } from '../lib/web_deps.ts';
@@ -80,7 +81,17 @@ async function main() {
 
   installTemporalRuntime(logger);
   const connection = await NativeConnection.connect({ address: temporalAddress });
-  const resolver = createPostgresResolver({ sql });
+  // Worker and web share this process and one resolver: a refresh drops the LRU entry directly. The bus
+  // still tells other instances on the same database or Redis (none with embedded PGlite: local only).
+  const metrics = createMetrics({ defaults: true });
+  const resolver = createConfiguredResolver(config, {
+    sql,
+    metrics,
+    logger,
+    role: 'web',
+    bus: pglite ? 'local' : 'shared',
+    poolSize: pglite ? 8 : config.databasePoolSize,
+  });
   const worker = await createLifelineWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -90,6 +101,7 @@ async function main() {
       logger,
       codeLength: config.codeLength,
       resolver,
+      ...(resolver.store ? { servingStore: resolver.store } : {}),
       safety: createConfiguredSafetyScanner(config, { sql, logger }),
       vendors: createVendorDeps(config, logger),
       front: createFrontDeps(config),
@@ -111,7 +123,7 @@ async function main() {
     databaseUrl,
     temporal: { ...config.temporal, address: temporalAddress, uiUrl: temporalUiUrl },
   };
-  const deps = await createWebDeps(effective, { sql, logger });
+  const deps = await createWebDeps(effective, { sql, logger, metrics, resolver });
   const app = createApp(deps, { staticFiles: await loadStaticFiles() });
   const server = await serveNode(app.fetch, { port: config.port, host: config.host, fastPath: deps });
 
@@ -140,6 +152,7 @@ async function main() {
     await deps.close();
     worker.shutdown();
     await workerRun;
+    await resolver.close();
     await connection.close();
     await sql.end({ timeout: 5 });
     if (pglite) await pglite.stop();

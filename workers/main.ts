@@ -1,7 +1,6 @@
 // Worker entry (Node only: the Temporal worker needs native modules). Wiring only.
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createPostgresResolver } from '../lib/links/resolve.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createFrontDeps } from '../lib/ops/front_deps.ts';
 import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
@@ -9,6 +8,7 @@ import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../lib/server/prepare_database.ts';
 import { onShutdownSignal } from '../lib/server/shutdown.ts';
+import { createConfiguredResolver } from '../lib/serving/create_resolver.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
 import { createLifelineWorker, installTemporalRuntime } from './create_worker.ts';
@@ -25,6 +25,8 @@ const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicat
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
 const address = config.temporal.address ?? '127.0.0.1:7233';
 const connection = await NativeConnection.connect({ address });
+// No cache here: the worker's refreshes write the serving store and announce changes to the web instances.
+const resolver = createConfiguredResolver(config, { sql, logger, role: 'worker' });
 const worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
@@ -33,7 +35,8 @@ const worker = await createLifelineWorker({
     sql,
     logger,
     codeLength: config.codeLength,
-    resolver: createPostgresResolver({ sql }),
+    resolver,
+    ...(resolver.store ? { servingStore: resolver.store } : {}),
     safety: createConfiguredSafetyScanner(config, { sql, logger }),
     vendors: createVendorDeps(config, logger),
     front: createFrontDeps(config),
@@ -55,6 +58,7 @@ onShutdownSignal(
   async () => {
     worker.shutdown();
     await running;
+    await resolver.close();
     await connection.close();
     await sql.end({ timeout: 5 });
   },

@@ -13,8 +13,10 @@ import {
   setUserDisabled,
   setUserRole,
 } from '../../lib/auth/manage_users.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, ConflictError } from '../../lib/errors.ts';
 import { toFieldErrors } from '../../lib/http/validation.ts';
+import { FRONTS } from '../../lib/ops/active_front.ts';
+import { getRunningFrontChange, requestFrontChange } from '../../lib/ops/request_front_change.ts';
 import { listApiKeys } from '../../lib/stores/api_key_store.ts';
 import { listLatestOpsRuns } from '../../lib/stores/ops_run_store.ts';
 import { getSetting } from '../../lib/stores/settings_store.ts';
@@ -40,15 +42,26 @@ export function createOpsRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 
   async function loadView(): Promise<OpsView> {
-    const [front, runs, keys, users] = await Promise.all([
+    const [front, runs, keys, users, running] = await Promise.all([
       getSetting<{ active: string; since: string | null }>(deps.sql, 'active_front'),
       listLatestOpsRuns(deps.sql),
       listApiKeys(deps.sql),
       listUsers(deps.sql),
+      getRunningFrontChange(deps.sql),
     ]);
     const { uiUrl, namespace } = deps.config.temporal;
+    const state = running ? await deps.ops.describeFrontChange(running.workflowId).catch(() => null) : null;
     return {
       front: front ?? { active: 'inhouse', since: null },
+      bitlyConfigured: deps.config.bitly !== undefined,
+      frontChange: running
+        ? {
+            kind: running.kind,
+            workflowId: running.workflowId,
+            step: state?.step ?? null,
+            waitingForDns: state?.waitingForDns ?? false,
+          }
+        : null,
       runs,
       keys: keys.map(toApiKey),
       users,
@@ -59,7 +72,7 @@ export function createOpsRoutes(deps: WebDeps) {
   const render = async (
     c: Context<UiEnv>,
     extras: OpsExtras = {},
-    status: 200 | 201 | 404 | 409 | 422 = 200,
+    status: 200 | 201 | 404 | 409 | 422 | 503 = 200,
   ) => {
     for (const form of [extras.keyForm, extras.userForm]) {
       if (form) form.errors = toFieldSentences(form.errors, OPS_FIELD_LABELS);
@@ -103,7 +116,81 @@ export function createOpsRoutes(deps: WebDeps) {
     disabled: 'User disabled and signed out everywhere.',
     enabled: 'User enabled.',
     role: 'Role changed.',
+    drill: 'Drill started: it rehearses the whole failover except the switch. Its report appears here.',
+    failover: 'Failover started. Follow its steps here or in Temporal UI.',
+    failback: 'Failback started. Follow its steps here or in Temporal UI.',
+    dns: 'DNS change recorded: the failover verifies the new front and finishes.',
+    reconcile: 'Reconciliation started: Postgres, the serving store and Bitly are compared and repaired.',
+    rescan: 'Safety re-scan started: every live destination is checked again.',
   };
+
+  /** Runs an operations action; a refusal (conflict, validation, Temporal down) is shown on the page. */
+  async function opsAction(c: Context<UiEnv>, action: () => Promise<unknown>, done: string) {
+    try {
+      await action();
+      return c.redirect(`/ui/ops?done=${done}#actions`, 303);
+    } catch (error) {
+      if (error instanceof AppError) {
+        const reason = error.extra.errors?.[0]?.message;
+        const title = `Not started: ${error.message}${reason ? ` (${reason})` : ''}`;
+        const status = error.status === 409 || error.status === 503 ? error.status : 422;
+        return render(c, { notice: { tone: 'bad', title } }, status);
+      }
+      throw error;
+    }
+  }
+
+  // Failover (to the in-house resolver), failback (to Bitly) or a drill; one front change at a time.
+  app.post('/front', async (c) => {
+    const body = await c.req.parseBody();
+    const drill = body.drill === 'true';
+    const to = FRONTS.find((f) => f === body.to);
+    return opsAction(
+      c,
+      async () => {
+        if (!to) throw new ConflictError('choose Bitly or the in-house resolver.');
+        if (!drill && body.confirm !== 'yes') {
+          throw new ConflictError('tick the box to confirm a real switch of the short domain.');
+        }
+        await requestFrontChange(
+          { sql: deps.sql, ops: deps.ops, config: deps.config },
+          { to, drill, requestedBy: actorOf(c).name },
+        );
+      },
+      drill ? 'drill' : to === 'inhouse' ? 'failover' : 'failback',
+    );
+  });
+
+  // The operator changed the short domain's DNS by hand: the waiting failover continues.
+  app.post('/front/dns-changed', (c) =>
+    opsAction(
+      c,
+      async () => {
+        const running = await getRunningFrontChange(deps.sql);
+        const state = running ? await deps.ops.describeFrontChange(running.workflowId) : null;
+        if (!running || !state?.waitingForDns) throw new ConflictError('no failover is waiting for DNS.');
+        await deps.ops.signalDnsChanged(running.workflowId, actorOf(c).name);
+      },
+      'dns',
+    ),
+  );
+
+  app.post('/reconcile', (c) =>
+    opsAction(
+      c,
+      () =>
+        deps.ops.startReconcile({ reason: `manual, by ${actorOf(c).name}`, repair: true, importExtra: true }),
+      'reconcile',
+    ),
+  );
+
+  app.post('/rescan', (c) =>
+    opsAction(
+      c,
+      () => deps.ops.startRescan({ trigger: 'manual', reason: `manual, by ${actorOf(c).name}` }),
+      'rescan',
+    ),
+  );
 
   app.get('/', (c) => {
     const done = DONE[c.req.query('done') ?? ''];

@@ -4,7 +4,6 @@ import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { ensureBootstrap } from '../../lib/bootstrap.ts';
 import { type Config, parseConfig } from '../../lib/config.ts';
 import { randomToken } from '../../lib/crypto.ts';
-import { createPostgresResolver } from '../../lib/links/resolve.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { createFrontDeps } from '../../lib/ops/front_deps.ts';
@@ -124,7 +123,10 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           sql: db.sql,
           logger,
           codeLength: config.codeLength,
-          resolver: createPostgresResolver({ sql: db.sql }),
+          // One process: the worker shares the web tier's resolver, so a refresh drops this process's LRU
+          // entry before the activity completes (and still writes the serving store and publishes).
+          resolver: deps.resolver,
+          ...(deps.servingStore ? { servingStore: deps.servingStore } : {}),
           safety: createConfiguredSafetyScanner(config, { sql: db.sql, logger }),
           vendors: createVendorDeps(config, logger, workerOptions.vendors),
           front: createFrontDeps(config),

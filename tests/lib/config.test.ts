@@ -18,6 +18,38 @@ describe('parseConfig', () => {
     assert.equal(config.temporal.namespace, 'default');
   });
 
+  test('resolver ladder: defaults, overrides, 0 disables the LRU, nonsense rejected', () => {
+    assert.deepEqual(parseConfig({}).resolver, {
+      cacheMax: 100_000,
+      cacheTtlMs: 60_000,
+      negativeTtlMs: 5_000,
+      servingStoreTimeoutMs: 50,
+    });
+    const tuned = parseConfig({
+      RESOLVER_CACHE_MAX: '0',
+      RESOLVER_CACHE_TTL_MS: '1500',
+      RESOLVER_NEGATIVE_TTL_MS: '0',
+      SERVING_STORE_TIMEOUT_MS: '20',
+    });
+    assert.deepEqual(tuned.resolver, {
+      cacheMax: 0,
+      cacheTtlMs: 1500,
+      negativeTtlMs: 0,
+      servingStoreTimeoutMs: 20,
+    });
+    for (const [variable, value] of [
+      ['RESOLVER_CACHE_MAX', '-1'],
+      ['RESOLVER_CACHE_TTL_MS', '0'],
+      ['RESOLVER_NEGATIVE_TTL_MS', 'soon'],
+      ['SERVING_STORE_TIMEOUT_MS', '0'],
+    ] as const) {
+      assert.throws(
+        () => parseConfig({ [variable]: value }),
+        (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.variable === variable),
+      );
+    }
+  });
+
   test('reads every documented name', () => {
     const config = parseConfig({
       PORT: '9000',

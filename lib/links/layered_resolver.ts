@@ -1,0 +1,282 @@
+import { LRUCache } from 'lru-cache';
+import { UnavailableError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import type { InvalidationBus } from '../serving/invalidation_bus.ts';
+import type { ServingStore } from '../serving/serving_store.ts';
+import { getLinkByCode } from '../stores/link_store.ts';
+import type { Db } from '../stores/sql.ts';
+import { type ServingRecord, toServingRecord } from './link.ts';
+import type { LinkResolver } from './resolve.ts';
+
+/** A Postgres lookup (waiting for a slot included) that takes longer than this answers 503 instead. */
+export const POSTGRES_LOOKUP_TIMEOUT_MS = 3_000;
+/** Consecutive serving-store failures after which reads skip the store for a while (a tripped breaker). */
+const STORE_BREAKER_FAILURES = 5;
+/** How long a tripped breaker skips the store before trying it again. */
+const STORE_BREAKER_OPEN_MS = 1_000;
+
+export interface LayeredResolverOptions {
+  /** The pool lookups and refreshes read (the caller owns it). */
+  sql: Db;
+  metrics?: Metrics;
+  logger?: Logger;
+  /** The shared serving store; absent: LRU → Postgres. The resolver closes it. */
+  store?: ServingStore;
+  /** Where refreshes are announced and (with `subscribe`) heard; absent: this process only. Closed by us. */
+  bus?: InvalidationBus;
+  /** Listen on the bus (web instances); a worker that only announces changes leaves it off. */
+  subscribe?: boolean;
+  /** LRU entries (0: no LRU) and their TTL; TTL of "no such code" entries (0: none kept). */
+  cacheMax: number;
+  cacheTtlMs: number;
+  negativeTtlMs: number;
+  /** A serving-store read slower than this falls through to Postgres. */
+  storeTimeoutMs: number;
+  /** Hot-path queries in flight at once: at most the pool size (DESIGN.md, "Known trap"). */
+  postgresConcurrency: number;
+  postgresTimeoutMs?: number;
+}
+
+/** The production resolver: bounded LRU → serving store → Postgres (DESIGN.md, "The redirect hot path"). */
+export interface LayeredResolver extends LinkResolver {
+  readonly store: ServingStore | undefined;
+  /** Drops every in-process entry (after a missed-message window on the bus). */
+  clear(): void;
+  /** Entries in the LRU now (positive and negative). */
+  cachedEntries(): number;
+  /** Unsubscribes, then closes the bus and the store (not the pool). */
+  close(): Promise<void>;
+}
+
+/** "No such code", cached for negativeTtlMs. */
+const NOT_FOUND = Object.freeze({ notFound: true as const });
+type CacheEntry = ServingRecord | typeof NOT_FOUND;
+
+/** One lookup in flight for a code; `stale` is set when the code changed meanwhile (do not cache its answer). */
+interface Flight {
+  promise: Promise<ServingRecord | null>;
+  stale: boolean;
+}
+
+class TimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} took longer than ${ms} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A counting semaphore whose waits are bounded: a waiter that gives up is skipped when its turn comes (no
+ * scan of the queue; the trap this guards against is exactly such a scan inside postgres.js).
+ */
+function createGate(limit: number) {
+  let active = 0;
+  let queue: { grant: () => void; cancelled: boolean }[] = [];
+  let head = 0;
+  const release = () => {
+    while (head < queue.length) {
+      const waiter = queue[head++]!;
+      if (!waiter.cancelled) {
+        waiter.grant();
+        return;
+      }
+    }
+    active--;
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+  };
+  return {
+    /** Runs `fn` once a slot is free; rejects if no slot frees up before `deadline` (epoch ms). */
+    async run<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
+      if (active < limit) active++;
+      else {
+        await new Promise<void>((resolve, reject) => {
+          const waiter = {
+            cancelled: false,
+            grant: () => {
+              clearTimeout(timer);
+              resolve();
+            },
+          };
+          const timer = setTimeout(
+            () => {
+              waiter.cancelled = true;
+              reject(new TimeoutError('waiting for a database connection', POSTGRES_LOOKUP_TIMEOUT_MS));
+            },
+            Math.max(0, deadline - Date.now()),
+          );
+          queue.push(waiter);
+        });
+      }
+      // The slot is held until the query itself settles, even when the caller stopped waiting for it.
+      const running = fn();
+      running.then(release, release);
+      return running;
+    },
+  };
+}
+
+/** Builds the layered resolver; with `subscribe`, it starts listening on the bus at once. */
+export function createLayeredResolver(options: LayeredResolverOptions): LayeredResolver {
+  const { sql, metrics, logger, store, bus } = options;
+  const postgresTimeoutMs = options.postgresTimeoutMs ?? POSTGRES_LOOKUP_TIMEOUT_MS;
+  const lru =
+    options.cacheMax > 0
+      ? new LRUCache<string, CacheEntry>({ max: options.cacheMax, ttl: options.cacheTtlMs })
+      : undefined;
+  const flights = new Map<string, Flight>();
+  const gate = createGate(Math.max(1, options.postgresConcurrency));
+  let storeFailures = 0;
+  let storeSkipUntil = 0;
+
+  const count = (layer: string, result: string) => metrics?.lookups.inc({ layer, result });
+
+  function remember(code: string, flight: Flight, entry: CacheEntry) {
+    if (!lru || flight.stale) return;
+    if (entry === NOT_FOUND) {
+      if (options.negativeTtlMs > 0) lru.set(code, entry, { ttl: options.negativeTtlMs });
+    } else lru.set(code, entry);
+  }
+
+  /** Reads the store; undefined when the store could not answer (error, timeout, breaker open). */
+  async function readStore(code: string): Promise<ServingRecord | null | undefined> {
+    if (!store) return undefined;
+    if (storeSkipUntil > Date.now()) {
+      count('serving_store', 'skipped');
+      return undefined;
+    }
+    try {
+      const record = await withTimeout(store.get(code), options.storeTimeoutMs, 'serving store read');
+      storeFailures = 0;
+      count('serving_store', record ? 'hit' : 'miss');
+      return record;
+    } catch (err) {
+      metrics?.servingStoreErrors.inc({ operation: err instanceof TimeoutError ? 'get_timeout' : 'get' });
+      count('serving_store', 'error');
+      if (++storeFailures >= STORE_BREAKER_FAILURES) {
+        storeSkipUntil = Date.now() + STORE_BREAKER_OPEN_MS;
+        storeFailures = 0;
+      }
+      return undefined;
+    }
+  }
+
+  async function readPostgres(code: string): Promise<ServingRecord | null> {
+    const deadline = Date.now() + postgresTimeoutMs;
+    let row: Awaited<ReturnType<typeof getLinkByCode>>;
+    try {
+      row = await withTimeout(
+        gate.run(() => getLinkByCode(sql, code), deadline),
+        postgresTimeoutMs,
+        'link lookup',
+      );
+    } catch (err) {
+      count('postgres', 'error');
+      logger?.warn({ err, code }, 'link lookup failed');
+      throw new UnavailableError('The link database is not answering; try again shortly.', 5);
+    }
+    count('postgres', row ? 'hit' : 'miss');
+    return row ? toServingRecord(row) : null;
+  }
+
+  async function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
+    const stored = await readStore(code);
+    if (stored) {
+      remember(code, flight, stored);
+      return stored;
+    }
+    const record = await readPostgres(code);
+    remember(code, flight, record ?? NOT_FOUND);
+    // Refill the store in the background; only after a clean miss (a failing store is not given more work).
+    if (record && store && stored === null) {
+      store.put(record).catch(() => metrics?.servingStoreErrors.inc({ operation: 'refill' }));
+    }
+    return record;
+  }
+
+  function drop(code: string) {
+    lru?.delete(code);
+    const flight = flights.get(code);
+    if (flight) {
+      flight.stale = true;
+      flights.delete(code);
+    }
+  }
+
+  function clear() {
+    lru?.clear();
+    for (const flight of flights.values()) flight.stale = true;
+    flights.clear();
+  }
+
+  if (bus && options.subscribe) {
+    bus.subscribe({
+      onCode: (code) => drop(code),
+      onResync: () => clear(),
+    });
+  }
+
+  return {
+    store,
+    resolve(code) {
+      const cached = lru?.get(code);
+      if (cached !== undefined) {
+        if (cached === NOT_FOUND) {
+          count('lru', 'negative');
+          return Promise.resolve(null);
+        }
+        count('lru', 'hit');
+        return Promise.resolve(cached as ServingRecord);
+      }
+      if (lru) count('lru', 'miss');
+      const inFlight = flights.get(code);
+      if (inFlight) {
+        count('singleflight', 'shared');
+        return inFlight.promise;
+      }
+      const flight: Flight = { promise: Promise.resolve(null), stale: false };
+      flight.promise = lookup(code, flight).finally(() => {
+        if (flights.get(code) === flight) flights.delete(code);
+      });
+      flights.set(code, flight);
+      return flight.promise;
+    },
+
+    async invalidate(code) {
+      drop(code);
+    },
+
+    async refresh(code) {
+      const row = await getLinkByCode(sql, code);
+      if (store) {
+        if (row) await store.put(toServingRecord(row));
+        else await store.delete(code);
+      }
+      drop(code);
+      await bus?.publish(code);
+    },
+
+    clear,
+
+    cachedEntries() {
+      return lru?.size ?? 0;
+    },
+
+    async close() {
+      clear();
+      await bus?.close();
+      await store?.close();
+    },
+  };
+}

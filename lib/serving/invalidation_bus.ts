@@ -1,0 +1,17 @@
+/**
+ * Tells every web instance that a code changed, so each drops its in-process copy. Delivery is at most once:
+ * a subscriber that loses its connection misses messages, so it is told to resync (drop everything) when it
+ * is listening again; the LRU's TTL bounds whatever slips through.
+ */
+export interface InvalidationBus {
+  readonly kind: 'redis' | 'postgres';
+  /** Announces that `code` changed; rejects when the message could not be sent. */
+  publish(code: string): Promise<void>;
+  /**
+   * Starts listening (in the background: never blocks start-up). `onCode` gets every announced code;
+   * `onResync` runs each time the subscription is (re)established, since messages may have been missed.
+   */
+  subscribe(handlers: { onCode(code: string): void; onResync(): void }): void;
+  /** Unsubscribes and closes the bus's connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { ReconcileReport } from '../../../workflows/reconcile_links.ts';
+import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
+import { uniqueId } from '../../helpers/temporal.ts';
+
+const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+let h: Harness;
+let worker: { stop(): Promise<void> } | undefined;
+before(async () => {
+  // A unique key prefix: the shared Redis is never flushed.
+  h = await createHarness({ env: { REDIS_URL, REDIS_KEY_PREFIX: `lltest:${randomUUID()}:` } });
+  worker = await h.startWorker();
+});
+after(async () => {
+  await worker?.stop();
+  await h.close();
+});
+
+async function insert(code: string, url: string) {
+  await h.db.sql`
+    INSERT INTO links (code, target_url, status, safety, origin, owner)
+    VALUES (${code}, ${url}, 'active', 'clean', 'api', 'test')`;
+}
+
+async function reconcile(repair: boolean): Promise<ReconcileReport> {
+  return (await h.temporal.client.workflow.execute('reconcileLinksWorkflow', {
+    taskQueue: h.taskQueue,
+    workflowId: uniqueId('reconcile:serving'),
+    args: [{ reason: repair ? 'repair' : 'check', repair }],
+  })) as ReconcileReport;
+}
+
+describe('reconciliation of the serving store (REDIS_URL)', () => {
+  test('finds missing and stale records (even one claiming a newer version) and rewrites them', async () => {
+    const store = h.deps.servingStore;
+    assert.ok(store, 'REDIS_URL gives the web tier a serving store');
+    await eventually(async () => ((await store.get('probe')) === null ? true : undefined));
+    await insert('srv-fine', 'https://news.example/fine');
+    await insert('srv-missing', 'https://news.example/missing');
+    await insert('srv-stale', 'https://news.example/truth');
+    await h.deps.resolver.refresh('srv-fine');
+    // A drifted record that claims a newer version than Postgres: a versioned put alone could not fix it.
+    await store.put({
+      code: 'srv-stale',
+      url: 'https://wrong.example/',
+      status: 'active',
+      safety: 'clean',
+      redirectStatus: null,
+      expiresAt: null,
+      expiredUrl: null,
+      version: 99,
+    });
+    assert.equal(
+      (await h.app.request('/srv-stale')).headers.get('Location'),
+      'https://wrong.example/',
+      'the hot path trusts the store',
+    );
+
+    const check = await reconcile(false);
+    assert.deepEqual(check.serving?.drift, { missing: 1, stale: 1 });
+    assert.deepEqual(check.serving?.repaired, {});
+    assert.equal(await store.get('srv-missing'), null, 'a check changes nothing');
+
+    const repair = await reconcile(true);
+    assert.deepEqual(repair.serving?.drift, { missing: 1, stale: 1 });
+    assert.deepEqual(repair.serving?.repaired, { missing: 1, stale: 1 });
+    assert.equal((await store.get('srv-missing'))?.url, 'https://news.example/missing');
+    assert.equal((await store.get('srv-stale'))?.url, 'https://news.example/truth');
+    // The repair went through the resolver: this instance's cached wrong answer was dropped too.
+    assert.equal((await h.app.request('/srv-stale')).headers.get('Location'), 'https://news.example/truth');
+    assert.deepEqual((await reconcile(false)).serving?.drift, {});
+  });
+});
