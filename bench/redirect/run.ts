@@ -17,7 +17,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { cpus, totalmem, userInfo } from 'node:os';
+import { cpus, loadavg, totalmem, userInfo } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { createClient } from 'redis';
@@ -489,6 +489,9 @@ function machine(): string {
     `- Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; commit ${commit}`,
     `- Machine: nproc ${cpus().length} (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM; ` +
       `Node ${process.version}; ${wrkVersion.replace(/ Copyright.*/, '')}`,
+    `- Machine load average when written (1/5/15 min; the 2 cores are shared with other work): ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')}`,
     `- Load: wrk -t1 -c${CONNECTIONS}, keep-alive, random codes (Lua), loopback; ` +
       `${ROUNDS} rounds × ${ROUND_SECONDS} s per server per path, alternated; medians over rounds.`,
   ].join('\n');
@@ -567,6 +570,8 @@ function writeSection(name: string, body: string): void {
   const b = doc.indexOf(end);
   if (a < 0 || b < a) throw new Error(`docs/BENCHMARKS.md lacks the ${start} … ${end} markers`);
   writeFileSync(DOC, `${doc.slice(0, a + start.length)}\n${body}\n${doc.slice(b)}`);
+  // The house formatter aligns Markdown tables; keep the file as `npx biome check .` wants it.
+  execFileSync(join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', DOC], { stdio: 'ignore' });
   say(`wrote the ${name} section of docs/BENCHMARKS.md`);
 }
 
