@@ -5,6 +5,7 @@
 //   npm run bench:redirect -- memory       1,000,000 links, random codes for minutes, RSS every 10 s
 //   npm run bench:redirect -- stampede     only the stampede check
 //   npm run bench:redirect -- paths        only the three paths
+//   npm run bench:redirect -- profile [bare]  our (or the bare) server under the LRU-hit load, --cpu-prof
 //
 // Knobs (environment): BENCH_ROUNDS (4), BENCH_ROUND_SECONDS (20), BENCH_CONNECTIONS (50),
 // BENCH_MEMORY_SECONDS (240), BENCH_ADMIN_URL (Postgres admin URL; default as the tests' harness),
@@ -99,9 +100,14 @@ interface Server {
   url: string;
 }
 
-async function startServer(name: string, entry: string, extraEnv: Record<string, string>): Promise<Server> {
+async function startServer(
+  name: string,
+  entry: string,
+  extraEnv: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<Server> {
   const port = await getFreePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: {
       PATH: env.PATH ?? '',
@@ -345,7 +351,7 @@ async function benchPath(spec: PathSpec) {
           p50: r.p50_us,
           p99: r.p99_us,
           errors: r.non_3xx + r.connect_errors + r.read_errors + r.write_errors + r.timeouts,
-          ...(s !== bare ? { rss: rssMiB(s.child.pid!) } : {}),
+          rss: rssMiB(s.child.pid!),
         };
         rounds.push(result);
         say(
@@ -383,6 +389,7 @@ async function benchPath(spec: PathSpec) {
       pass,
       layers,
       rss: Math.max(...pick('ours').map((r) => r.rss ?? 0)),
+      bareRss: Math.max(...pick('bare').map((r) => r.rss ?? 0)),
     };
   } finally {
     for (const s of servers) await stopServer(s);
@@ -469,6 +476,27 @@ async function benchMemory(links: number) {
   }
 }
 
+// --------------------------------------------------------------------------------------------- profile
+
+/** A server under the LRU-hit load with `node --cpu-prof`; the profile lands in .cache/cpu-profiles/<which>/. */
+async function profileLru(which: string): Promise<string> {
+  const spec = PATHS[0]!;
+  const dir = join(ROOT, '.cache/cpu-profiles', which);
+  const entry = which === 'bare' ? 'bench/redirect/bare_server.ts' : 'main.ts';
+  const ours = await startServer(which, entry, withoutEmpty(spec.env), [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+  ]);
+  try {
+    await wrk(ours.url, 5, { codes: spec.codes, order: 'seq' });
+    const r = await wrk(ours.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
+    say(`profile: ${Math.round(r.rps)} req/s under --cpu-prof`);
+  } finally {
+    await stopServer(ours);
+  }
+  return dir;
+}
+
 // ---------------------------------------------------------------------------------------------- report
 
 function machine(): string {
@@ -501,15 +529,15 @@ function pathsSection(results: Awaited<ReturnType<typeof benchPath>>[]): string 
   const lines = [
     machine(),
     '',
-    '| Path | Ours req/s | Bare req/s | Ratio | Ours p50 / p99 (ms) | Bare p50 / p99 (ms) | p99 ratio | Ours RSS | Threshold | Result |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---|---|',
+    '| Path | Ours req/s | Bare req/s | Ratio | Ours p50 / p99 (ms) | Bare p50 / p99 (ms) | p99 ratio | Ours RSS | Bare RSS | Threshold | Result |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
   ];
   for (const r of results) {
     const t = r.spec.threshold;
     lines.push(
       `| ${r.spec.title} | ${Math.round(r.ours.rps)} | ${Math.round(r.bare.rps)} | ${(r.rpsRatio * 100).toFixed(1)}% | ` +
         `${ms(r.ours.p50)} / ${ms(r.ours.p99)} | ${ms(r.bare.p50)} / ${ms(r.bare.p99)} | ${r.p99Ratio.toFixed(2)}× | ` +
-        `${r.rss} MiB | ≥${t.rps * 100}%${t.p99 ? `, p99 ≤${t.p99}×` : ''} | ${r.pass ? 'PASS' : 'FAIL'} |`,
+        `${r.rss} MiB | ${r.bareRss} MiB | ≥${t.rps * 100}%${t.p99 ? `, p99 ≤${t.p99}×` : ''} | ${r.pass ? 'PASS' : 'FAIL'} |`,
     );
   }
   lines.push(
@@ -579,14 +607,17 @@ function writeSection(name: string, body: string): void {
 
 async function main() {
   const mode = process.argv[2] ?? 'all';
-  if (!['all', 'paths', 'stampede', 'memory'].includes(mode)) {
-    throw new Error(`unknown mode "${mode}" (all | paths | stampede | memory)`);
+  if (!['all', 'paths', 'stampede', 'memory', 'profile'].includes(mode)) {
+    throw new Error(`unknown mode "${mode}" (all | paths | stampede | memory | profile)`);
   }
   const started = Date.now();
   let failed = false;
   try {
     await clearBenchRedis();
-    if (mode === 'memory') {
+    if (mode === 'profile') {
+      await createBenchDatabase(100_000);
+      say(`CPU profile written under ${await profileLru(process.argv[3] === 'bare' ? 'bare' : 'ours')}`);
+    } else if (mode === 'memory') {
       await createBenchDatabase(1_000_000);
       writeSection('memory', memorySection(await benchMemory(1_000_000)));
     } else {

@@ -110,39 +110,40 @@ export function createNodeListener(
       hono(incoming, outgoing);
       return;
     }
-    answerFast(fastPath, incoming, outgoing, method, target.code, target.query).catch(() =>
-      outgoing.destroy(),
-    );
+    answerFast(fastPath, incoming, outgoing, method, target.code, target.query);
   };
 }
 
-async function answerFast(
+/** The fast path proper: one promise (the lookup's) between the parsed request and the socket write. */
+function answerFast(
   deps: FastPathDeps,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   method: 'GET' | 'HEAD',
   code: string,
   query: string,
-): Promise<void> {
+): void {
   const headers = incoming.headers;
-  try {
-    const answer = await answerRedirect(deps, {
-      method,
-      code,
-      query,
-      header: (name) => {
-        const value = headers[name.toLowerCase()];
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
-    });
-    writeAnswer(outgoing, answer, method);
-  } catch (error) {
-    if (!(error instanceof AppError)) {
-      deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
-    }
+  const fail = (error: unknown) => {
+    if (!(error instanceof AppError)) deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
     if (outgoing.headersSent) outgoing.destroy();
     else writeProblem(outgoing, error, `/${code}`, method);
-  }
+  };
+  answerRedirect(deps, {
+    method,
+    code,
+    query,
+    header: (name) => {
+      const value = headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  })
+    .then((answer) => writeAnswer(outgoing, answer, method), fail)
+    .catch((error: unknown) => {
+      // writeAnswer or writeProblem threw (e.g. an invalid header value): never leave the socket hanging.
+      deps.logger.error({ err: error, path: `/${code}` }, 'could not write the answer');
+      outgoing.destroy();
+    });
 }
 
 /**
