@@ -159,6 +159,13 @@ function rssMiB(pid: number): number {
   return Math.round((kib / 1024) * 10) / 10;
 }
 
+/** CPU time (user + system) the process has used, in microseconds (clock ticks of 10 ms on Linux). */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 function get(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { agent: false }, (res) => {
@@ -308,6 +315,8 @@ interface RoundResult {
   p99: number;
   errors: number;
   rss?: number;
+  /** Server CPU (user + system) per request, µs: what decides throughput when the CPU is the limit. */
+  cpuPerRequest: number;
 }
 
 const median = (xs: number[]) => {
@@ -343,8 +352,11 @@ async function benchPath(spec: PathSpec) {
       // Rotate which server goes first, so none always follows another's garbage or cache state.
       const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
       for (const s of order) {
+        const cpuBefore = cpuMicros(s.child.pid!);
         const r = await wrk(s.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
+        const cpuPerRequest = (cpuMicros(s.child.pid!) - cpuBefore) / r.requests;
         const result: RoundResult = {
+          cpuPerRequest,
           server: s.name as ServerName,
           round,
           rps: r.rps,
@@ -356,7 +368,8 @@ async function benchPath(spec: PathSpec) {
         rounds.push(result);
         say(
           `${spec.key} round ${round} ${result.server}: ${Math.round(r.rps)} req/s, p50 ${ms(r.p50_us)} ms, ` +
-            `p99 ${ms(r.p99_us)} ms, errors ${result.errors}${result.rss ? `, RSS ${result.rss} MiB` : ''}`,
+            `p99 ${ms(r.p99_us)} ms, CPU ${cpuPerRequest.toFixed(1)} µs/req, errors ${result.errors}` +
+            `${result.rss ? `, RSS ${result.rss} MiB` : ''}`,
         );
       }
     }
@@ -367,6 +380,7 @@ async function benchPath(spec: PathSpec) {
       p50: median(pick(who).map((r) => r.p50)),
       p99: median(pick(who).map((r) => r.p99)),
       errors: pick(who).reduce((n, r) => n + r.errors, 0),
+      cpu: median(pick(who).map((r) => r.cpuPerRequest)),
     });
     const o = summary('ours');
     const b = summary('bare');
@@ -529,15 +543,15 @@ function pathsSection(results: Awaited<ReturnType<typeof benchPath>>[]): string 
   const lines = [
     machine(),
     '',
-    '| Path | Ours req/s | Bare req/s | Ratio | Ours p50 / p99 (ms) | Bare p50 / p99 (ms) | p99 ratio | Ours RSS | Bare RSS | Threshold | Result |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+    '| Path | Ours req/s | Bare req/s | Ratio | Ours p50 / p99 (ms) | Bare p50 / p99 (ms) | p99 ratio | CPU µs/req ours / bare | Ours RSS | Bare RSS | Threshold | Result |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
   ];
   for (const r of results) {
     const t = r.spec.threshold;
     lines.push(
       `| ${r.spec.title} | ${Math.round(r.ours.rps)} | ${Math.round(r.bare.rps)} | ${(r.rpsRatio * 100).toFixed(1)}% | ` +
         `${ms(r.ours.p50)} / ${ms(r.ours.p99)} | ${ms(r.bare.p50)} / ${ms(r.bare.p99)} | ${r.p99Ratio.toFixed(2)}× | ` +
-        `${r.rss} MiB | ${r.bareRss} MiB | ≥${t.rps * 100}%${t.p99 ? `, p99 ≤${t.p99}×` : ''} | ${r.pass ? 'PASS' : 'FAIL'} |`,
+        `${r.ours.cpu.toFixed(1)} / ${r.bare.cpu.toFixed(1)} | ${r.rss} MiB | ${r.bareRss} MiB | ≥${t.rps * 100}%${t.p99 ? `, p99 ≤${t.p99}×` : ''} | ${r.pass ? 'PASS' : 'FAIL'} |`,
     );
   }
   lines.push(
@@ -550,13 +564,13 @@ function pathsSection(results: Awaited<ReturnType<typeof benchPath>>[]): string 
     '',
     '<details><summary>Every round</summary>',
     '',
-    '| Path | Round | Server | req/s | p50 ms | p99 ms | errors | RSS MiB |',
-    '|---|---:|---|---:|---:|---:|---:|---:|',
+    '| Path | Round | Server | req/s | p50 ms | p99 ms | CPU µs/req | errors | RSS MiB |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
   );
   for (const r of results) {
     for (const x of r.rounds) {
       lines.push(
-        `| ${r.spec.key} | ${x.round} | ${x.server} | ${Math.round(x.rps)} | ${ms(x.p50)} | ${ms(x.p99)} | ${x.errors} | ${x.rss ?? ''} |`,
+        `| ${r.spec.key} | ${x.round} | ${x.server} | ${Math.round(x.rps)} | ${ms(x.p50)} | ${ms(x.p99)} | ${x.cpuPerRequest.toFixed(1)} | ${x.errors} | ${x.rss ?? ''} |`,
       );
     }
   }
@@ -588,6 +602,15 @@ function memorySection(r: Awaited<ReturnType<typeof benchMemory>>): string {
     `|---|${r.series.map(() => '---:').join('|')}|`,
     `| RSS (MiB) | ${r.series.map((s) => s.rss).join(' | ')} |`,
   ].join('\n');
+}
+
+/** Appends one line to the run history (kept across runs, so a later noisy run never hides an earlier one). */
+function appendHistory(line: string): void {
+  const doc = readFileSync(DOC, 'utf8');
+  const end = '<!-- /bench:history -->';
+  const at = doc.indexOf(end);
+  if (at < 0) throw new Error(`docs/BENCHMARKS.md lacks the ${end} marker`);
+  writeFileSync(DOC, `${doc.slice(0, at)}${line}\n${doc.slice(at)}`);
 }
 
 function writeSection(name: string, body: string): void {
@@ -636,6 +659,15 @@ async function main() {
           );
         }
         writeSection('paths', pathsSection(results));
+        appendHistory(
+          `- ${new Date().toISOString().slice(0, 16)}Z, load ${loadavg()[0]!.toFixed(1)}, ${ROUNDS}×${ROUND_SECONDS} s: ` +
+            results
+              .map(
+                (r) =>
+                  `${r.spec.key} ${(r.rpsRatio * 100).toFixed(1)}% / p99 ${r.p99Ratio.toFixed(2)}× ${r.pass ? 'pass' : 'FAIL'}`,
+              )
+              .join('; '),
+        );
         failed ||= results.some((r) => !r.pass);
       }
       if (mode === 'all' || mode === 'stampede') {
