@@ -37,11 +37,26 @@ const server = Deno.serve(
   app.fetch,
 );
 
+// Stop accepting, finish in-flight requests, flush buffered clicks (deps.close), close the pool, exit.
+// A second signal exits at once; a failing step still exits (non-zero) rather than hang.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {
   Deno.addSignalListener(signal, async () => {
-    await server.shutdown();
-    await deps.close();
-    await sql.end({ timeout: 5 });
-    Deno.exit(0);
+    if (stopping) {
+      logger.warn({ signal }, 'signal again: exiting now');
+      Deno.exit(130);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await server.shutdown();
+      await deps.close();
+      await sql.end({ timeout: 5 });
+      logger.info('stopped');
+      Deno.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      Deno.exit(1);
+    }
   });
 }

@@ -1,5 +1,6 @@
 import type { RedirectDecision } from '../lib/links/redirect_policy.ts';
 import { PublicPage } from './PublicPage.tsx';
+import { ReportForm } from './ReportForm.tsx';
 
 type Page = NonNullable<RedirectDecision['page']>;
 
@@ -23,7 +24,7 @@ const TEXT: Record<Page['kind'], { title: string; body: string }> = {
   },
 };
 
-/** The page the short host shows instead of redirecting (404, 410, 451, the warn interstitial). */
+/** The page the short host shows instead of redirecting (404, 410, 451, the warn interstitial with a report form). */
 export function StatusPage(props: { page: Page }) {
   const text = TEXT[props.page.kind];
   return (
@@ -41,6 +42,7 @@ export function StatusPage(props: { page: Page }) {
               Continue to the site
             </a>
           </p>
+          <ReportForm code={props.page.code} />
         </>
       )}
     </PublicPage>

@@ -120,6 +120,20 @@ export const envSchema = z
         }, 'must be a query string like utm_source=short&utm_medium=social')
         .optional(),
     ),
+    FORWARD_QUERY_PARAMS: z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine((names) => names.every((n) => /^[A-Za-z0-9_.-]{1,64}$/.test(n) && n !== 'qr'), {
+        message: 'must be a comma list of query parameter names (letters, digits, "_", ".", "-"; not qr)',
+      }),
+    CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    CLICK_BUFFER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(50_000),
     ALLOWED_TARGET_HOSTS: commaList,
     CODE_LENGTH: z.coerce.number().int().min(5).max(12).default(6),
     ROOT_REDIRECT_URL: optionalHttpUrl,
@@ -128,6 +142,7 @@ export const envSchema = z
     RATE_LIMIT_CREATE_PER_MINUTE: z.coerce.number().int().min(1).default(2000),
     RATE_LIMIT_LOGIN_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
+    RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -198,7 +213,15 @@ export interface Config {
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
   admin: { email: string; password: string | undefined } | undefined;
-  redirect: { status: RedirectStatus; cacheControl: string; utmParams: string | undefined };
+  redirect: {
+    status: RedirectStatus;
+    cacheControl: string;
+    utmParams: string | undefined;
+    /** Request query parameters forwarded to targets (FORWARD_QUERY_PARAMS); empty: none. */
+    forwardQueryParams: string[];
+  };
+  /** The click buffer: how often it is written to click_counts, and how many distinct aggregates it holds. */
+  clicks: { flushIntervalMs: number; maxKeys: number };
   allowedTargetHosts: string[];
   codeLength: number;
   rootRedirectUrl: string | undefined;
@@ -206,7 +229,13 @@ export interface Config {
   /** CDN/proxy header carrying the client IP (login rate limits); unset: the socket address. */
   trustedClientIpHeader: string | undefined;
   /** Links created per minute per API key or user; failed logins per 15 minutes per account and per IP. */
-  rateLimits: { createPerMinute: number; loginPerAccount: number; loginPerIp: number };
+  rateLimits: {
+    createPerMinute: number;
+    loginPerAccount: number;
+    loginPerIp: number;
+    /** Reader reports (POST /{code}/report) per client IP per hour. */
+    reportsPerHour: number;
+  };
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -291,7 +320,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       status: e.REDIRECT_STATUS as RedirectStatus,
       cacheControl: e.REDIRECT_CACHE_CONTROL,
       utmParams: e.UTM_PARAMS,
+      forwardQueryParams: e.FORWARD_QUERY_PARAMS,
     },
+    clicks: { flushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS, maxKeys: e.CLICK_BUFFER_MAX_KEYS },
     allowedTargetHosts: e.ALLOWED_TARGET_HOSTS,
     codeLength: e.CODE_LENGTH,
     rootRedirectUrl: e.ROOT_REDIRECT_URL,
@@ -301,6 +332,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       createPerMinute: e.RATE_LIMIT_CREATE_PER_MINUTE,
       loginPerAccount: e.RATE_LIMIT_LOGIN_PER_ACCOUNT,
       loginPerIp: e.RATE_LIMIT_LOGIN_PER_IP,
+      reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
     },
     logLevel: e.LOG_LEVEL,
   };

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The Prometheus metrics of one process; each app gets its own registry so tests can run several. */
 export interface Metrics {
@@ -9,6 +9,9 @@ export interface Metrics {
   lookups: Counter<'layer' | 'result'>;
   servingStoreErrors: Counter<'operation'>;
   clicksDropped: Counter;
+  clickFlushes: Counter<'result'>;
+  clickFlushSeconds: Histogram;
+  clickBufferKeys: Gauge;
   webhooks: Counter<'event' | 'outcome'>;
 }
 
@@ -54,6 +57,23 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     clicksDropped: new Counter({
       name: 'lifeline_clicks_dropped_total',
       help: 'Clicks dropped because the in-memory buffer was full.',
+      registers: [registry],
+    }),
+    clickFlushes: new Counter({
+      name: 'lifeline_click_flushes_total',
+      help: 'Click buffer batches written to click_counts, by result (ok, error: kept and retried).',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    clickFlushSeconds: new Histogram({
+      name: 'lifeline_click_flush_duration_seconds',
+      help: 'Time to write one batch of click aggregates.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers: [registry],
+    }),
+    clickBufferKeys: new Gauge({
+      name: 'lifeline_click_buffer_keys',
+      help: 'Distinct click aggregates waiting in memory after the last flush.',
       registers: [registry],
     }),
     webhooks: new Counter({

@@ -14,6 +14,8 @@ import type { Logger } from './logger.ts';
 export const CREATE_WINDOW_SECONDS = 60;
 /** Window of the login limits (failed attempts per account and per IP). */
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
+/** Window of the reader-report limit (POST /{code}/report, per client IP). */
+export const REPORT_WINDOW_SECONDS = 60 * 60;
 /** A Redis call slower than this falls back to the in-process limiter rather than delaying the request. */
 const REDIS_TIMEOUT_MS = 250;
 
@@ -30,6 +32,8 @@ export interface RateLimits {
   beginLogin(account: string, ip: string): Promise<void>;
   /** A successful login gives its attempt back: only failures use up the budget. */
   endLoginSuccessfully(account: string, ip: string): Promise<void>;
+  /** Counts one reader report from `ip` (POST /{code}/report); 429 when over the hour's budget. */
+  consumeReports(ip: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +48,7 @@ function toRateLimited(error: unknown): never {
  * Upstash REST is not supported by the limiter library, so edge deployments limit per instance.
  */
 export function createRateLimits(config: Config, logger: Logger): RateLimits {
-  const { createPerMinute, loginPerAccount, loginPerIp } = config.rateLimits;
+  const { createPerMinute, loginPerAccount, loginPerIp, reportsPerHour } = config.rateLimits;
   let redis: ReturnType<typeof createClient> | undefined;
   if (config.redis?.kind === 'tcp') {
     redis = createClient({
@@ -83,6 +87,7 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
   const creations = limiter('create', createPerMinute, CREATE_WINDOW_SECONDS);
   const loginAccount = limiter('login-account', loginPerAccount, LOGIN_WINDOW_SECONDS);
   const loginIp = limiter('login-ip', loginPerIp, LOGIN_WINDOW_SECONDS);
+  const reports = limiter('report-ip', reportsPerHour, REPORT_WINDOW_SECONDS);
 
   return {
     backend: redis ? 'redis' : 'memory',
@@ -104,6 +109,9 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
     },
     async endLoginSuccessfully(account, ip) {
       await Promise.allSettled([loginAccount.delete(account.toLowerCase()), loginIp.reward(ip, 1)]);
+    },
+    async consumeReports(ip) {
+      await reports.consume(ip).catch(toRateLimited);
     },
     async close() {
       try {

@@ -1,4 +1,5 @@
 import { WEBHOOK_SECRET_SETTING } from './bootstrap.ts';
+import { type ClickRecorder, createClickBuffer } from './clicks/click_buffer.ts';
 import type { Config } from './config.ts';
 import { UnavailableError } from './errors.ts';
 import type { LayeredResolver } from './links/layered_resolver.ts';
@@ -27,6 +28,8 @@ export interface WebDeps {
   resolver: LinkResolver;
   /** The serving store behind the resolver (REDIS_URL or Upstash), if any; reconciliation reads it. */
   servingStore?: ServingStore;
+  /** The click buffer: redirects record into it, it writes click_counts in batches (flushed in close()). */
+  clicks: ClickRecorder;
   workflows: WorkflowGateway;
   /** Operations workflows: re-scans (and, with issue 6 phase 2, reconciliation and failover). */
   ops: OpsGateway;
@@ -102,6 +105,13 @@ export async function createWebDeps(
   }
   let webhookSecret: string | undefined = config.wordpressWebhookSecret;
   const rateLimits = createRateLimits(config, base.logger);
+  const clicks = createClickBuffer({
+    sql: base.sql,
+    metrics,
+    logger: base.logger,
+    flushIntervalMs: config.clicks.flushIntervalMs,
+    maxKeys: config.clicks.maxKeys,
+  });
   return {
     config,
     sql: base.sql,
@@ -109,6 +119,7 @@ export async function createWebDeps(
     metrics,
     resolver,
     servingStore: resolver.store,
+    clicks,
     workflows,
     ops,
     targetPolicy: createTargetPolicy(config),
@@ -120,6 +131,7 @@ export async function createWebDeps(
       return webhookSecret;
     },
     async close() {
+      await clicks.close();
       await drainBackgroundSyncs(workflows);
       await workflows.close();
       await ops.close();

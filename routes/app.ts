@@ -13,6 +13,7 @@ import { createSafetyRoutes } from './api/safety.ts';
 import type { AppEnv } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
 import { createRedirectRoutes } from './redirect.tsx';
+import { createReportRoutes } from './report.tsx';
 import { createStaticRoutes, type StaticFile } from './static.ts';
 import { createUiRoutes } from './ui/index.tsx';
 
@@ -95,6 +96,8 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
     return c.redirect('/ui', 302);
   });
 
+  // Reader reports (POST /{code}/report), before the catch-all code route.
+  app.route('/', createReportRoutes(deps));
   // Last: any other single path segment is a code.
   app.route('/', createRedirectRoutes(deps));
   return app;

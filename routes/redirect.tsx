@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
 import { renderToString } from 'preact-render-to-string';
+import { type LinkPreview, PreviewPage } from '../components/PreviewPage.tsx';
 import { StatusPage } from '../components/StatusPage.tsx';
-import { isPossibleCode } from '../lib/links/link.ts';
+import { classifyClick, countryOf, referrerHostOf } from '../lib/clicks/classify_click.ts';
+import { isPossibleCode, type ServingRecord } from '../lib/links/link.ts';
 import { decideRedirect, type RedirectDecision } from '../lib/links/redirect_policy.ts';
 import type { WebDeps } from '../lib/web_deps.ts';
 import type { AppEnv } from './app_env.ts';
@@ -9,7 +11,10 @@ import type { AppEnv } from './app_env.ts';
 /** One short-host request as the hot path needs it, independent of the runtime and framework serving it. */
 export interface RedirectRequest {
   method: string;
-  /** The single path segment after `/` (a real code is plain ASCII, so decoding never matters). */
+  /**
+   * The single path segment after `/` (a real code is plain ASCII, so decoding never matters); a trailing
+   * `+` asks for the preview page.
+   */
   code: string;
   /** The raw query string without `?` ('' when none). */
   query: string;
@@ -25,7 +30,9 @@ export interface RedirectAnswer {
 }
 
 /** What answering a redirect needs from the web tier's dependencies. */
-export type RedirectDeps = Pick<WebDeps, 'resolver' | 'config' | 'metrics'>;
+export type RedirectDeps = Pick<WebDeps, 'resolver' | 'config' | 'metrics' | 'clicks'>;
+
+const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'";
 
 /** Renders a decision; HEAD gets the same status and headers without a body. */
 export function toRedirectAnswer(decision: RedirectDecision, method: string): RedirectAnswer {
@@ -39,19 +46,90 @@ export function toRedirectAnswer(decision: RedirectDecision, method: string): Re
     return { status: decision.status, headers, body: null };
   }
   headers['Content-Type'] = 'text/html; charset=utf-8';
-  headers['Content-Security-Policy'] =
-    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'";
+  headers['Content-Security-Policy'] = PAGE_CSP;
   const body = decision.page ? `<!doctype html>${renderToString(<StatusPage page={decision.page} />)}` : '';
   return { status: decision.status, headers, body: method === 'HEAD' ? null : body };
 }
 
-/** THE HOT PATH, runtime-neutral: resolve the code and answer per lib/links/redirect_policy. */
+/**
+ * THE HOT PATH, runtime-neutral: resolve the code and answer per lib/links/redirect_policy, then count the
+ * click in memory (lib/clicks; written to click_counts in batches, never awaited). Counted: answers that
+ * send a reader on — redirects to the target, expired links' 302 to their fallback, and the warn
+ * interstitial. Not counted: 404, 410, 451 and the `{code}+` preview page.
+ */
 export async function answerRedirect(deps: RedirectDeps, request: RedirectRequest): Promise<RedirectAnswer> {
-  const code = request.code;
+  const segment = request.code;
+  const preview = segment.length > 1 && segment.charCodeAt(segment.length - 1) === 43; /* + */
+  const code = preview ? segment.slice(0, -1) : segment;
   const record = isPossibleCode(code) ? await deps.resolver.resolve(code) : null;
-  const decision = decideRedirect(code, record, Date.now(), deps.config.redirect);
+  const now = Date.now();
+  if (preview) return answerPreview(deps, code, record, now, request.method);
+  const decision = decideRedirect(code, record, now, deps.config.redirect, request.query);
   deps.metrics.redirects.inc({ outcome: decision.outcome });
+  if (decision.outcome === 'redirect' || decision.outcome === 'warn' || decision.location !== undefined) {
+    deps.clicks.record({
+      code,
+      kind: classifyClick(request.method, request.header('user-agent'), request.query),
+      country: deps.config.trustedCountryHeader
+        ? countryOf(request.header(deps.config.trustedCountryHeader))
+        : '',
+      referrerHost: referrerHostOf(request.header('referer')),
+      atMs: now,
+    });
+  }
   return toRedirectAnswer(decision, request.method);
+}
+
+const OUTCOME_TEXT: Record<RedirectDecision['outcome'], string> = {
+  redirect: 'Redirects to the destination',
+  warn: 'Shows a warning page naming the destination, with a link to continue',
+  expired: 'The link has expired',
+  gone: 'Nothing: the link was retired (410 Gone)',
+  blocked: 'Nothing: the link is blocked (451)',
+  not_found: 'Nothing: no such link',
+};
+
+/** `GET /{code}+`: where the link leads and what following it does; no redirect and no click. */
+function answerPreview(
+  deps: RedirectDeps,
+  code: string,
+  record: ServingRecord | null,
+  now: number,
+  method: string,
+): RedirectAnswer {
+  const decision = decideRedirect(code, record, now, deps.config.redirect);
+  if (!record || decision.outcome === 'not_found') {
+    deps.metrics.redirects.inc({ outcome: 'not_found' });
+    return toRedirectAnswer(decision, method);
+  }
+  deps.metrics.redirects.inc({ outcome: 'preview' });
+  const destination = decision.location ?? decision.page?.destination;
+  const preview: LinkPreview = {
+    code,
+    shortUrl: `${deps.config.shortBaseUrl}/${code}`,
+    status: decision.outcome === 'expired' ? 'expired' : record.status,
+    safety: record.safety,
+    ...(destination !== undefined ? { destination } : {}),
+    outcome:
+      decision.outcome === 'expired'
+        ? decision.location !== undefined
+          ? `The link has expired: redirects (${decision.status}) to its fallback page`
+          : 'Nothing: the link has expired (410 Gone)'
+        : decision.outcome === 'redirect'
+          ? `${OUTCOME_TEXT.redirect} (HTTP ${decision.status})`
+          : OUTCOME_TEXT[decision.outcome],
+  };
+  return {
+    status: 200,
+    headers: {
+      'Cache-Control': 'no-store',
+      'X-Robots-Tag': 'noindex',
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': PAGE_CSP,
+      'Referrer-Policy': 'no-referrer',
+    },
+    body: method === 'HEAD' ? null : `<!doctype html>${renderToString(<PreviewPage preview={preview} />)}`,
+  };
 }
 
 /** GET|HEAD /:code on Hono (Deno, tests, and Node requests the fast path does not take). */

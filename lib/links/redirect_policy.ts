@@ -1,10 +1,12 @@
 import type { ServingRecord } from './link.ts';
 
-/** How this deployment answers redirects (REDIRECT_STATUS, REDIRECT_CACHE_CONTROL, UTM_PARAMS). */
+/** How this deployment answers redirects (REDIRECT_STATUS, REDIRECT_CACHE_CONTROL, UTM_PARAMS, FORWARD_QUERY_PARAMS). */
 export interface RedirectSettings {
   status: number;
   cacheControl: string;
   utmParams: string | undefined;
+  /** Request query parameters passed on to the target (exact, case-sensitive names); empty: none. */
+  forwardQueryParams?: readonly string[];
 }
 
 /** What the short host answers for one request: runtime-neutral, turned into a Response by an adapter. */
@@ -32,6 +34,7 @@ export function decideRedirect(
   record: ServingRecord | null,
   nowMs: number,
   settings: RedirectSettings,
+  requestQuery = '',
 ): RedirectDecision {
   if (!record || record.status === 'pending') {
     return {
@@ -59,7 +62,11 @@ export function decideRedirect(
     }
     return { status: 410, outcome: 'expired', cacheControl: NO_STORE, page: { kind: 'expired', code } };
   }
-  const target = toLocation(appendUtmParams(record.url, settings.utmParams));
+  const forwarded =
+    settings.forwardQueryParams && settings.forwardQueryParams.length > 0 && requestQuery !== ''
+      ? forwardedQuery(requestQuery, settings.forwardQueryParams)
+      : '';
+  const target = toLocation(appendUtmParams(appendUtmParams(record.url, forwarded), settings.utmParams));
   if (record.safety === 'warn') {
     return {
       status: 200,
@@ -116,6 +123,38 @@ export function appendUtmParams(target: string, utmParams: string | undefined): 
   if (additions.length === 0) return target;
   const separator = queryAt < 0 ? '?' : query === '' || query.endsWith('&') ? '' : '&';
   return `${beforeHash}${separator}${additions.join('&')}${fragment}`;
+}
+
+/** A forwarded value longer than this is dropped (a Location header must stay bounded). */
+export const FORWARDED_VALUE_MAX_LENGTH = 256;
+/** The QR-scan marker (`?qr=1`) counts the click as a scan and is never passed on to the target. */
+export const QR_MARKER = 'qr';
+
+/**
+ * The request's allowed query parameters (first value of each), re-encoded so the result is plain
+ * `name=value` pairs of printable ASCII without `#`, `/`, `?`, backslash or CR/LF: appended to the target's query,
+ * it can never change the target's scheme, host, path or fragment. Malformed escapes drop the pair.
+ */
+export function forwardedQuery(requestQuery: string, allowed: readonly string[]): string {
+  const pairs: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of requestQuery.split('&')) {
+    if (!raw) continue;
+    const eq = raw.indexOf('=');
+    let key: string;
+    let value: string;
+    try {
+      key = decodeURIComponent((eq < 0 ? raw : raw.slice(0, eq)).replace(/\+/g, ' '));
+      value = eq < 0 ? '' : decodeURIComponent(raw.slice(eq + 1).replace(/\+/g, ' '));
+    } catch {
+      continue;
+    }
+    if (key === QR_MARKER || seen.has(key) || !allowed.includes(key)) continue;
+    if (value.length > FORWARDED_VALUE_MAX_LENGTH) continue;
+    seen.add(key);
+    pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
+  }
+  return pairs.join('&');
 }
 
 const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;

@@ -75,7 +75,28 @@ describe('parseConfig', () => {
     assert.equal(config.codeLength, 8);
   });
 
+  test('hot-path settings: forwarded query parameters, the click buffer, the report limit', () => {
+    const defaults = parseConfig({});
+    assert.deepEqual(defaults.redirect.forwardQueryParams, []);
+    assert.deepEqual(defaults.clicks, { flushIntervalMs: 5000, maxKeys: 50_000 });
+    assert.equal(defaults.rateLimits.reportsPerHour, 20);
+    const config = parseConfig({
+      FORWARD_QUERY_PARAMS: 'ref, utm_Campaign',
+      CLICK_FLUSH_INTERVAL_MS: '1000',
+      CLICK_BUFFER_MAX_KEYS: '1000',
+      RATE_LIMIT_REPORTS_PER_HOUR: '3',
+    });
+    assert.deepEqual(config.redirect.forwardQueryParams, ['ref', 'utm_Campaign'], 'names keep their case');
+    assert.deepEqual(config.clicks, { flushIntervalMs: 1000, maxKeys: 1000 });
+    assert.equal(config.rateLimits.reportsPerHour, 3);
+  });
+
   const bad: [Record<string, string>, string][] = [
+    [{ FORWARD_QUERY_PARAMS: 'qr' }, 'FORWARD_QUERY_PARAMS'],
+    [{ FORWARD_QUERY_PARAMS: 'a=b' }, 'FORWARD_QUERY_PARAMS'],
+    [{ CLICK_FLUSH_INTERVAL_MS: '10' }, 'CLICK_FLUSH_INTERVAL_MS'],
+    [{ CLICK_BUFFER_MAX_KEYS: 'many' }, 'CLICK_BUFFER_MAX_KEYS'],
+    [{ RATE_LIMIT_REPORTS_PER_HOUR: '0' }, 'RATE_LIMIT_REPORTS_PER_HOUR'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ SHORT_BASE_URL: 'sho.rt' }, 'SHORT_BASE_URL'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],

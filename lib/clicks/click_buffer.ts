@@ -1,0 +1,164 @@
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import { addClickCounts, type ClickCountRow } from '../stores/click_counts_store.ts';
+import type { ClickKind } from '../stores/click_stats_store.ts';
+import type { Sql } from '../stores/sql.ts';
+
+const HOUR_MS = 3_600_000;
+/** Aggregates written per statement; reaching this many distinct keys also starts a flush early. */
+export const CLICK_FLUSH_BATCH_ROWS = 1000;
+/** A failed flush is logged at most this often (the database may be down for a while). */
+const FAILURE_LOG_INTERVAL_MS = 30_000;
+
+/** One answered request worth counting. */
+export interface Click {
+  code: string;
+  kind: ClickKind;
+  country: string;
+  referrerHost: string;
+  atMs: number;
+}
+
+/** Records clicks in memory (never waiting on anything) and writes them to click_counts in batches. */
+export interface ClickRecorder {
+  /** Counts one click: O(1), synchronous, never throws; a full buffer drops it and counts the drop. */
+  record(click: Click): void;
+  /** Writes what is buffered now; a failure keeps the aggregates for the next flush and resolves anyway. */
+  flush(): Promise<void>;
+  /** Distinct aggregates waiting to be written. */
+  readonly pendingKeys: number;
+  /** Stops the timer and flushes once more (shutdown). */
+  close(): Promise<void>;
+}
+
+export interface ClickBufferOptions {
+  sql: Sql;
+  metrics: Metrics;
+  logger: Logger;
+  /** CLICK_FLUSH_INTERVAL_MS. */
+  flushIntervalMs: number;
+  /** CLICK_BUFFER_MAX_KEYS: distinct (code, hour, kind, country, referrer) aggregates held at most. */
+  maxKeys: number;
+  /** Rows per upsert statement (default CLICK_FLUSH_BATCH_ROWS). */
+  batchRows?: number;
+}
+
+/**
+ * The in-memory click buffer: clicks aggregate by (code, UTC hour, kind, country, referrer host) so memory
+ * grows with distinct keys, not with traffic. Every `flushIntervalMs`, or as soon as `batchRows` keys are
+ * waiting, one flush (never two at once) swaps the buffer out and upserts it in batches. When the database
+ * fails, the unwritten aggregates go back into the buffer (bounded by `maxKeys`; what does not fit is
+ * dropped and counted) and the next interval retries, so an outage loses nothing it has room for.
+ */
+export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
+  const batchRows = options.batchRows ?? CLICK_FLUSH_BATCH_ROWS;
+  let buffer = new Map<string, ClickCountRow>();
+  let flushing: Promise<void> | null = null;
+  let closed = false;
+  let lastFailureLog = 0;
+
+  const timer = setInterval(() => void flush(), options.flushIntervalMs);
+  (timer as { unref?: () => void }).unref?.();
+
+  function drop(clicks: number): void {
+    options.metrics.clicksDropped.inc(clicks);
+  }
+
+  function merge(row: ClickCountRow): void {
+    const key = keyOf(row.code, row.hourMs, row.kind, row.country, row.referrerHost);
+    const held = buffer.get(key);
+    if (held) {
+      held.clicks += row.clicks;
+      if (row.lastClickMs > held.lastClickMs) held.lastClickMs = row.lastClickMs;
+    } else if (buffer.size < options.maxKeys) {
+      buffer.set(key, row);
+    } else {
+      drop(row.clicks);
+    }
+  }
+
+  async function writeOut(): Promise<void> {
+    const rows = [...buffer.values()];
+    buffer = new Map();
+    for (let i = 0; i < rows.length; i += batchRows) {
+      const batch = rows.slice(i, i + batchRows);
+      const started = performance.now();
+      try {
+        await addClickCounts(options.sql, batch);
+        options.metrics.clickFlushes.inc({ result: 'ok' });
+        options.metrics.clickFlushSeconds.observe((performance.now() - started) / 1000);
+      } catch (err) {
+        options.metrics.clickFlushes.inc({ result: 'error' });
+        const kept = rows.slice(i);
+        for (const row of kept) merge(row);
+        if (Date.now() - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
+          lastFailureLog = Date.now();
+          options.logger.warn(
+            { err, aggregates: kept.length, buffered: buffer.size },
+            'click flush failed; clicks kept in memory and retried at the next flush',
+          );
+        }
+        return;
+      }
+    }
+  }
+
+  function flush(): Promise<void> {
+    if (flushing) return flushing;
+    if (buffer.size === 0) return Promise.resolve();
+    flushing = writeOut().finally(() => {
+      flushing = null;
+      options.metrics.clickBufferKeys.set(buffer.size);
+    });
+    return flushing;
+  }
+
+  return {
+    record(click) {
+      const hourMs = click.atMs - (click.atMs % HOUR_MS);
+      const key = keyOf(click.code, hourMs, click.kind, click.country, click.referrerHost);
+      const held = buffer.get(key);
+      if (held) {
+        held.clicks++;
+        if (click.atMs > held.lastClickMs) held.lastClickMs = click.atMs;
+        return;
+      }
+      if (buffer.size >= options.maxKeys) {
+        drop(1);
+        return;
+      }
+      buffer.set(key, {
+        code: click.code,
+        hourMs,
+        kind: click.kind,
+        country: click.country,
+        referrerHost: click.referrerHost,
+        clicks: 1,
+        lastClickMs: click.atMs,
+      });
+      if (buffer.size >= batchRows && !flushing && !closed) void flush();
+    },
+    flush: async () => {
+      // A flush already running wrote an older snapshot: run once more for what arrived since.
+      if (flushing) await flushing;
+      await flush();
+    },
+    get pendingKeys() {
+      return buffer.size;
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      if (flushing) await flushing;
+      await flush();
+      if (buffer.size > 0) {
+        const clicks = [...buffer.values()].reduce((n, r) => n + r.clicks, 0);
+        options.logger.error({ aggregates: buffer.size, clicks }, 'clicks could not be written at shutdown');
+      }
+    },
+  };
+}
+
+function keyOf(code: string, hourMs: number, kind: string, country: string, referrerHost: string): string {
+  return `${code}\n${hourMs}\n${kind}\n${country}\n${referrerHost}`;
+}

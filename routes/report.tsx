@@ -1,0 +1,84 @@
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { renderToString } from 'preact-render-to-string';
+import { PublicPage } from '../components/PublicPage.tsx';
+import { BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError } from '../lib/errors.ts';
+import { getClientIp } from '../lib/http/client_ip.ts';
+import { parseJsonText, toFieldErrors } from '../lib/http/validation.ts';
+import { isPossibleCode } from '../lib/links/link.ts';
+import { reportInputSchema, reportLink } from '../lib/links/report_link.ts';
+import type { WebDeps } from '../lib/web_deps.ts';
+import type { AppEnv } from './app_env.ts';
+
+/** A report body is a short reason: anything larger is refused before it is read. */
+const REPORT_BODY_MAX_BYTES = 4096;
+
+/** POST /{code}/report: a reader reports a link (form from the warn/preview page, or JSON `{ reason }`). */
+export function createReportRoutes(deps: WebDeps) {
+  const app = new Hono<AppEnv>();
+  const ownOrigins = new Set([
+    new URL(deps.config.shortBaseUrl).origin,
+    new URL(deps.config.appBaseUrl).origin,
+  ]);
+  app.post(
+    '/:code/report',
+    bodyLimit({
+      maxSize: REPORT_BODY_MAX_BYTES,
+      onError: () => {
+        throw new PayloadTooLargeError(`The request body is larger than ${REPORT_BODY_MAX_BYTES} bytes.`);
+      },
+    }),
+    async (c) => {
+      const code = c.req.param('code');
+      if (!isPossibleCode(code)) throw new NotFoundError(`No link ${code}.`);
+      // A form post is a "simple" cross-site request: another site could make its visitors report a link
+      // (three visitors would soft-block it). Browsers say where a post comes from; only our pages may.
+      const origin = c.req.header('Origin');
+      if (
+        (origin !== undefined && !ownOrigins.has(origin)) ||
+        c.req.header('Sec-Fetch-Site') === 'cross-site'
+      ) {
+        throw new ForbiddenError("Reports are accepted from this site's own pages or from API clients.");
+      }
+      const clientIp = getClientIp(c, deps.config.trustedClientIpHeader);
+      await deps.rateLimits.consumeReports(clientIp);
+      const { reason, fromForm } = await readReport(c);
+      const outcome = await reportLink(deps, { code, clientIp, reason });
+      c.header('Cache-Control', 'no-store');
+      c.header('X-Robots-Tag', 'noindex');
+      if (fromForm) {
+        const page = (
+          <PublicPage title="Thank you">
+            <h1>Thank you</h1>
+            <p>Your report was received. We review links that readers report.</p>
+          </PublicPage>
+        );
+        return c.html(`<!doctype html>${renderToString(page)}`, 202);
+      }
+      return c.json({ code, accepted: true, counted: outcome.counted }, 202);
+    },
+  );
+  return app;
+}
+
+/** The reason from a JSON or form body; anything else is a 400 problem. */
+async function readReport(c: Context<AppEnv>): Promise<{ reason: string; fromForm: boolean }> {
+  const type = (c.req.header('Content-Type') ?? '').toLowerCase();
+  let value: unknown;
+  let fromForm = false;
+  if (/^application\/([\w.+-]+\+)?json\s*(;|$)/.test(type)) {
+    value = parseJsonText(await c.req.text());
+  } else if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
+    fromForm = true;
+    try {
+      value = { ...(await c.req.parseBody()) };
+    } catch {
+      throw new BadRequestError('The form body could not be read.');
+    }
+  } else {
+    throw new BadRequestError('Send a form or a JSON body { "reason": "..." }.');
+  }
+  const parsed = reportInputSchema.safeParse(value);
+  if (!parsed.success) throw new BadRequestError('The report is not valid.', toFieldErrors(parsed.error));
+  return { reason: parsed.data.reason, fromForm };
+}

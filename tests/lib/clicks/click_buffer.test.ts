@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type Click, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
+import { createLogger } from '../../../lib/logger.ts';
+import { createMetrics, type Metrics } from '../../../lib/metrics.ts';
+import { createSql, type Sql } from '../../../lib/stores/sql.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { eventually } from '../../helpers/harness.ts';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp_proxy.ts';
+
+// The click buffer against the real Postgres, reached through a TCP proxy this test owns and can cut, so a
+// database outage is real (connections reset and refused) without touching the shared server.
+
+let db: TestDatabase;
+let proxy: TcpProxy;
+let viaProxy: Sql;
+const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent', name: 'test' });
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 15, 10, 0, 0);
+
+before(async () => {
+  db = await createTestDatabase();
+  const url = new URL(db.url);
+  proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(url.port || 5432) });
+  url.port = String(proxy.port);
+  viaProxy = createSql({ url: url.toString(), max: 4, applicationName: 'lifeline-test-clicks' });
+  await db.sql`
+    INSERT INTO links (code, target_url, status, safety, origin, owner)
+    SELECT 'c' || i, 'https://example.com/' || i, 'active', 'clean', 'api', 'test'
+    FROM generate_series(0, 299) AS i`;
+});
+after(async () => {
+  await viaProxy?.end({ timeout: 1 });
+  await proxy?.close();
+  await db?.drop();
+});
+
+function click(code: string, overrides: Partial<Click> = {}): Click {
+  return { code, kind: 'human', country: '', referrerHost: '', atMs: T0, ...overrides };
+}
+
+async function countsOf(codes: string[]) {
+  return db.sql<
+    { code: string; hour: Date; kind: string; country: string; referrerHost: string; clicks: number }[]
+  >`
+    SELECT code, hour, kind, country, referrer_host AS "referrerHost", clicks FROM click_counts
+    WHERE code = ANY(${db.sql.array(codes)}) ORDER BY code, hour, kind, country, referrer_host`;
+}
+
+async function total(codes: string[]): Promise<number> {
+  const [row] = await db.sql<{ n: number }[]>`
+    SELECT coalesce(sum(clicks), 0)::bigint AS n FROM click_counts WHERE code = ANY(${db.sql.array(codes)})`;
+  return row!.n;
+}
+
+function dropped(metrics: Metrics): Promise<number> {
+  return metrics.clicksDropped.get().then((m) => m.values[0]?.value ?? 0);
+}
+
+describe('click buffer', () => {
+  test('aggregates by (code, hour, kind, country, referrer), upserts, and moves last_clicked_at forward', async () => {
+    const metrics = createMetrics();
+    const buffer = createClickBuffer({
+      sql: db.sql,
+      metrics,
+      logger,
+      flushIntervalMs: 60_000,
+      maxKeys: 1000,
+    });
+    for (let i = 0; i < 5; i++) buffer.record(click('c1', { atMs: T0 + i * 1000 }));
+    buffer.record(click('c1', { kind: 'qr', country: 'DE', referrerHost: 't.co', atMs: T0 + 10 }));
+    buffer.record(click('c1', { atMs: T0 + HOUR + 5 })); // the next hour
+    buffer.record(click('c2', { kind: 'bot' }));
+    assert.equal(buffer.pendingKeys, 4);
+    await buffer.flush();
+    assert.equal(buffer.pendingKeys, 0);
+    // A second flush adds to the same rows rather than inserting new ones.
+    buffer.record(click('c1', { atMs: T0 + 20 }));
+    await buffer.flush();
+    await buffer.close();
+    const rows = await countsOf(['c1', 'c2']);
+    assert.deepEqual(
+      rows.map((r) => [r.code, r.hour.getTime() - T0, r.kind, r.country, r.referrerHost, r.clicks]),
+      [
+        ['c1', 0, 'human', '', '', 6],
+        ['c1', 0, 'qr', 'DE', 't.co', 1],
+        ['c1', HOUR, 'human', '', '', 1],
+        ['c2', 0, 'bot', '', '', 1],
+      ],
+    );
+    const links = await db.sql<{ code: string; at: Date | null }[]>`
+      SELECT code, last_clicked_at AS at FROM links WHERE code IN ('c1', 'c2', 'c3') ORDER BY code`;
+    assert.deepEqual(
+      links.map((l) => [l.code, l.at?.getTime() ?? null]),
+      [
+        ['c1', T0 + HOUR + 5],
+        ['c2', T0],
+        ['c3', null],
+      ],
+    );
+  });
+
+  test('a full buffer drops new keys and counts them; keys already held keep counting', async () => {
+    const metrics = createMetrics();
+    const buffer = createClickBuffer({ sql: db.sql, metrics, logger, flushIntervalMs: 60_000, maxKeys: 100 });
+    for (let i = 0; i < 150; i++) buffer.record(click(`c${i}`, { kind: 'head', atMs: T0 + 2 * HOUR }));
+    for (let i = 0; i < 10; i++) buffer.record(click('c0', { kind: 'head', atMs: T0 + 2 * HOUR }));
+    assert.equal(buffer.pendingKeys, 100);
+    assert.equal(await dropped(metrics), 50);
+    await buffer.close();
+    const [row] = await db.sql<{ n: number; keys: number }[]>`
+      SELECT sum(clicks)::bigint AS n, count(*)::int AS keys FROM click_counts WHERE kind = 'head'`;
+    assert.deepEqual(row, { n: 110, keys: 100 });
+  });
+
+  test('reaching the batch size starts a flush without waiting for the interval', async () => {
+    const metrics = createMetrics();
+    const buffer = createClickBuffer({
+      sql: db.sql,
+      metrics,
+      logger,
+      flushIntervalMs: 600_000,
+      maxKeys: 1000,
+      batchRows: 50,
+    });
+    const codes = Array.from({ length: 50 }, (_, i) => `c${i}`);
+    for (const code of codes) buffer.record(click(code, { kind: 'preview', atMs: T0 + 3 * HOUR }));
+    await eventually(async () => ((await total(codes)) >= 50 ? true : undefined), { what: 'a size flush' });
+    await buffer.close();
+  });
+
+  test('the interval flushes on its own', async () => {
+    const buffer = createClickBuffer({
+      sql: db.sql,
+      metrics: createMetrics(),
+      logger,
+      flushIntervalMs: 100,
+      maxKeys: 1000,
+    });
+    buffer.record(click('c250', { atMs: T0 + 4 * HOUR }));
+    await eventually(async () => ((await total(['c250'])) === 1 ? true : undefined), {
+      what: 'an interval flush',
+    });
+    await buffer.close();
+  });
+
+  test('a database outage keeps the aggregates (bounded), record() stays instant, and nothing is lost after', async () => {
+    const metrics = createMetrics();
+    const buffer = createClickBuffer({ sql: viaProxy, metrics, logger, flushIntervalMs: 50, maxKeys: 100 });
+    const codes = Array.from({ length: 100 }, (_, i) => `c${100 + i}`);
+    const at = T0 + 5 * HOUR;
+    buffer.record(click(codes[0]!, { atMs: at }));
+    await buffer.flush(); // the pool is connected through the proxy
+    assert.equal(await total(codes), 1);
+
+    await proxy.cut();
+    let recorded = 0;
+    let spent = 0;
+    const outageEnds = Date.now() + 1500;
+    // Clicks keep arriving through the outage while the interval keeps failing to flush.
+    while (Date.now() < outageEnds) {
+      for (let i = 0; i < 80; i++) {
+        const started = performance.now();
+        buffer.record(click(codes[i]!, { atMs: at }));
+        spent += performance.now() - started;
+        recorded++;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const failures = (await metrics.clickFlushes.get()).values.find(
+      (v) => v.labels.result === 'error',
+    )?.value;
+    assert.ok((failures ?? 0) >= 1, 'flushes failed during the outage');
+    // Synchronous and O(1): microseconds on average (the OS may still deschedule any single call).
+    assert.ok(
+      spent / recorded < 0.05,
+      `record() took ${((spent / recorded) * 1000).toFixed(1)} µs on average`,
+    );
+    assert.equal(await total(codes), 1, 'nothing reached the database while it was cut');
+    // 80 distinct keys are held; 40 new ones fill the buffer to 100 and the last 20 are dropped and counted.
+    for (let i = 60; i < 100; i++) buffer.record(click(codes[i]!, { kind: 'bot', atMs: at }));
+    assert.equal(await dropped(metrics), 20);
+
+    await proxy.restore();
+    const expected = 1 + recorded + 20;
+    await eventually(async () => ((await total(codes)) === expected ? true : undefined), {
+      what: `all ${expected} clicks after the outage`,
+      timeoutMs: 20_000,
+    });
+    await buffer.close();
+    assert.equal(await total(codes), expected, 'no click counted twice');
+  });
+
+  test('close() flushes what is buffered (shutdown)', async () => {
+    const buffer = createClickBuffer({
+      sql: db.sql,
+      metrics: createMetrics(),
+      logger,
+      flushIntervalMs: 600_000,
+      maxKeys: 1000,
+    });
+    for (let i = 0; i < 7; i++) buffer.record(click('c260', { kind: 'qr', atMs: T0 + 6 * HOUR }));
+    await buffer.close();
+    assert.equal(await total(['c260']), 7);
+  });
+});
