@@ -20,7 +20,7 @@ const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicat
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
 const deps = await createWebDeps(config, { sql, logger });
 const app = createApp(deps, { staticFiles: await loadStaticFiles() });
-const server = await serveNode(app.fetch, { port: config.port, host: config.host });
+const server = await serveNode(app.fetch, { port: config.port, host: config.host, fastPath: deps });
 logger.info(
   { port: server.port, shortBaseUrl: config.shortBaseUrl, appBaseUrl: config.appBaseUrl },
   'web listening',

@@ -125,7 +125,7 @@ async function main() {
   };
   const deps = await createWebDeps(effective, { sql, logger, metrics, resolver });
   const app = createApp(deps, { staticFiles: await loadStaticFiles() });
-  const server = await serveNode(app.fetch, { port: config.port, host: config.host });
+  const server = await serveNode(app.fetch, { port: config.port, host: config.host, fastPath: deps });
 
   const lines = [
     '',

@@ -1,7 +1,12 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { answerRedirect, type RedirectAnswer, type RedirectDeps } from '../../routes/redirect.tsx';
+import { AppError } from '../errors.ts';
+import { PROBLEM_CONTENT_TYPE, toProblem } from '../http/problem.ts';
+import { isPossibleCode } from '../links/link.ts';
+import type { Logger } from '../logger.ts';
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -12,12 +17,144 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Serves a fetch handler on node:http. */
+/** What the Node fast path needs: the redirect hot path's dependencies and a logger for unexpected errors. */
+export type FastPathDeps = RedirectDeps & { logger: Pick<Logger, 'error'> };
+
+/**
+ * The single path segment of a short-host request the fast path may answer, or null to leave it to Hono:
+ * `/<code>` or `/<code>+` (the preview) where the code passes isPossibleCode. Reserved words (`/ui`,
+ * `/healthz`, `/metrics`, `/api`…), percent-encoded or multi-segment paths and absolute-form URLs all
+ * return null, so Hono answers them exactly as before.
+ */
+export function fastPathCode(url: string): { code: string; query: string } | null {
+  if (url.charCodeAt(0) !== 47 /* / */) return null;
+  const queryAt = url.indexOf('?');
+  const pathEnd = queryAt < 0 ? url.length : queryAt;
+  if (url.indexOf('/', 1) !== -1 && url.indexOf('/', 1) < pathEnd) return null;
+  const code = url.slice(1, pathEnd);
+  const bare = code.charCodeAt(code.length - 1) === 43 /* + */ ? code.slice(0, -1) : code;
+  if (!isPossibleCode(bare)) return null;
+  return { code, query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
+}
+
+function byLowerCase(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Writes an answer with the same node:http calls the Hono node adapter makes for the route's Response (headers
+ * as given, in order; a body's Content-Length computed by node; no body: end() right after writeHead), so the
+ * bytes are identical (tests/lib/server/node_server.test.ts compares raw responses) and which path answered
+ * is invisible.
+ */
+function writeAnswer(outgoing: ServerResponse, answer: RedirectAnswer, method: string): void {
+  if (method === 'HEAD') {
+    // Hono answers HEAD with `new Response(null, getResponse)`: a Headers object, so lower-case names, sorted.
+    const sorted: string[] = [];
+    for (const name of Object.keys(answer.headers).sort(byLowerCase)) {
+      sorted.push(name.toLowerCase(), answer.headers[name] as string);
+    }
+    outgoing.writeHead(answer.status, sorted);
+    outgoing.end();
+    return;
+  }
+  if (answer.body === null) {
+    outgoing.writeHead(answer.status, answer.headers);
+    outgoing.end();
+    return;
+  }
+  outgoing.statusCode = answer.status;
+  for (const name in answer.headers) outgoing.setHeader(name, answer.headers[name] as string);
+  outgoing.end(answer.body);
+}
+
+/** An unexpected failure answered like the Hono app's onError: problem+json (a 500 reveals nothing). */
+function writeProblem(outgoing: ServerResponse, error: unknown, path: string, method: string): void {
+  const { body, headers } = toProblem(error, path);
+  writeAnswer(
+    outgoing,
+    {
+      status: body.status,
+      headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...headers },
+      body: JSON.stringify(body),
+    },
+    method,
+  );
+}
+
+/**
+ * A node:http listener: GET/HEAD of a possible code on the short host goes straight to answerRedirect and is
+ * written to the socket (no Request/Response objects, no router); everything else goes to the Hono listener.
+ * With split hosts, a request for the app host is always Hono's (which 404s codes there).
+ */
+export function createNodeListener(
+  fetch: FetchHandler,
+  fastPath?: FastPathDeps,
+): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+  const hono = getRequestListener(fetch);
+  if (!fastPath) return hono;
+  const appHost = fastPath.config.splitHosts ? new URL(fastPath.config.appBaseUrl).host.toLowerCase() : null;
+  return (incoming, outgoing) => {
+    const method = incoming.method;
+    const target =
+      (method === 'GET' || method === 'HEAD') && incoming.url !== undefined
+        ? fastPathCode(incoming.url)
+        : null;
+    if (
+      (method !== 'GET' && method !== 'HEAD') ||
+      target === null ||
+      (appHost !== null && (incoming.headers.host ?? '').toLowerCase() === appHost)
+    ) {
+      hono(incoming, outgoing);
+      return;
+    }
+    answerFast(fastPath, incoming, outgoing, method, target.code, target.query);
+  };
+}
+
+/** The fast path proper: one promise (the lookup's) between the parsed request and the socket write. */
+function answerFast(
+  deps: FastPathDeps,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  method: 'GET' | 'HEAD',
+  code: string,
+  query: string,
+): void {
+  const headers = incoming.headers;
+  const fail = (error: unknown) => {
+    if (!(error instanceof AppError)) deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
+    if (outgoing.headersSent) outgoing.destroy();
+    else writeProblem(outgoing, error, `/${code}`, method);
+  };
+  answerRedirect(deps, {
+    method,
+    code,
+    query,
+    header: (name) => {
+      const value = headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  })
+    .then((answer) => writeAnswer(outgoing, answer, method), fail)
+    .catch((error: unknown) => {
+      // writeAnswer or writeProblem threw (e.g. an invalid header value): never leave the socket hanging.
+      deps.logger.error({ err: error, path: `/${code}` }, 'could not write the answer');
+      outgoing.destroy();
+    });
+}
+
+/**
+ * Serves a fetch handler on node:http. With `fastPath`, redirects skip the fetch handler (see
+ * createNodeListener); the answers are the same bytes either way.
+ */
 export async function serveNode(
   fetch: FetchHandler,
-  options: { port: number; host: string },
+  options: { port: number; host: string; fastPath?: FastPathDeps },
 ): Promise<RunningServer> {
-  const server = createServer(getRequestListener(fetch));
+  const server = createServer(createNodeListener(fetch, options.fastPath));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {

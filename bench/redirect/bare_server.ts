@@ -1,0 +1,49 @@
+// The baseline of bench/redirect: a bare node:http server doing the same lookup as the product (the resolver
+// createWebDeps builds from the same environment: same ladder, same pool size) and writing a 301 with the
+// target as Location (404 when unknown). No router, no policy, no pages: what "nearly as fast as a bare
+// server" is measured against. Started by bench/redirect/run.ts with the same environment as main.ts.
+import { createServer } from 'node:http';
+import { parseConfig } from '../../lib/config.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { createSql } from '../../lib/stores/sql.ts';
+import { createWebDeps } from '../../lib/web_deps.ts';
+
+const config = parseConfig(process.env);
+if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
+const logger = createLogger({ level: config.logLevel, name: 'bench-bare' });
+const sql = createSql({
+  url: config.databaseUrl,
+  max: config.databasePoolSize,
+  applicationName: 'bench-bare',
+});
+const { resolver } = await createWebDeps(config, { sql, logger });
+
+const server = createServer((req, res) => {
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const code = url.slice(1, queryAt < 0 ? url.length : queryAt);
+  resolver.resolve(code).then(
+    (record) => {
+      if (record) {
+        res.writeHead(301, { Location: record.url });
+        res.end();
+      } else {
+        res.writeHead(404);
+        res.end();
+      }
+    },
+    () => {
+      res.writeHead(500);
+      res.end();
+    },
+  );
+});
+server.keepAliveTimeout = 65_000;
+server.listen(config.port, config.host, () => {
+  process.stderr.write(`bare server listening on ${config.host}:${config.port}\n`);
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void sql.end({ timeout: 1 }).then(() => process.exit(0));
+});
