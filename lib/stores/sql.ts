@@ -20,7 +20,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 export interface SqlOptions {
   url: string;
   max?: number;
-  /** PGlite behind pglite-socket multiplexes sockets onto one session, so named statements would collide. */
+  /** Embedded PGlite serves every socket from one session, so named statements would collide: false there. */
   prepare?: boolean;
   applicationName?: string;
 }
