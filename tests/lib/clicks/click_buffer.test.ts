@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Click, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { createLogger } from '../../../lib/logger.ts';
