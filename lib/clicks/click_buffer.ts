@@ -37,7 +37,10 @@ export interface ClickBufferOptions {
   logger: Logger;
   /** CLICK_FLUSH_INTERVAL_MS. */
   flushIntervalMs: number;
-  /** CLICK_BUFFER_MAX_KEYS: distinct (code, hour, kind, country, referrer) aggregates held at most. */
+  /**
+   * CLICK_BUFFER_MAX_KEYS: distinct (code, hour, kind, country, referrer) aggregates held at most (plus, after
+   * a failed flush, the one batch of at most `batchRows` kept for its retry).
+   */
   maxKeys: number;
   /** Rows per upsert statement (default CLICK_FLUSH_BATCH_ROWS). */
   batchRows?: number;
@@ -46,13 +49,21 @@ export interface ClickBufferOptions {
 /**
  * The in-memory click buffer: clicks aggregate by (code, UTC hour, kind, country, referrer host) so memory
  * grows with distinct keys, not with traffic. Every `flushIntervalMs`, or as soon as `batchRows` keys are
- * waiting, one flush (never two at once) swaps the buffer out and upserts it in batches. When the database
- * fails, the unwritten aggregates go back into the buffer (bounded by `maxKeys`; what does not fit is
- * dropped and counted) and the next interval retries, so an outage loses nothing it has room for.
+ * waiting, one flush (never two at once) swaps the buffer out and upserts it in batches, each under a fresh
+ * id. When the database fails, the failed batch is kept as is and retried under its id first (so a batch that
+ * did commit before the connection died is not counted twice), batches never sent go back into the buffer,
+ * and the next interval retries; everything held stays within `maxKeys` (what does not fit is dropped and
+ * counted), so an outage loses nothing it has room for and counts nothing twice.
  */
 export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   const batchRows = options.batchRows ?? CLICK_FLUSH_BATCH_ROWS;
   let buffer = new Map<string, ClickCountRow>();
+  /**
+   * A batch whose write failed: it may or may not have committed (a connection lost at commit time cannot
+   * tell), so it is retried as is, under the same id, before anything else (at most one; ≤ batchRows rows).
+   */
+  let retry: { id: string; rows: ClickCountRow[] } | null = null;
+  const heldKeys = () => buffer.size + (retry ? retry.rows.length : 0);
   let flushing: Promise<void> | null = null;
   let closed = false;
   let lastFailureLog = 0;
@@ -70,34 +81,47 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     if (held) {
       held.clicks += row.clicks;
       if (row.lastClickMs > held.lastClickMs) held.lastClickMs = row.lastClickMs;
-    } else if (buffer.size < options.maxKeys) {
+    } else if (heldKeys() < options.maxKeys) {
       buffer.set(key, row);
     } else {
       drop(row.clicks);
     }
   }
 
+  async function write(id: string, rows: ClickCountRow[]): Promise<boolean> {
+    const started = performance.now();
+    try {
+      await addClickCounts(options.sql, id, rows);
+      options.metrics.clickFlushes.inc({ result: 'ok' });
+      options.metrics.clickFlushSeconds.observe((performance.now() - started) / 1000);
+      return true;
+    } catch (err) {
+      options.metrics.clickFlushes.inc({ result: 'error' });
+      if (Date.now() - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
+        lastFailureLog = Date.now();
+        options.logger.warn(
+          { err, buffered: heldKeys() },
+          'click flush failed; clicks kept in memory and retried at the next flush',
+        );
+      }
+      return false;
+    }
+  }
+
   async function writeOut(): Promise<void> {
+    if (retry) {
+      if (!(await write(retry.id, retry.rows))) return;
+      retry = null;
+    }
     const rows = [...buffer.values()];
     buffer = new Map();
     for (let i = 0; i < rows.length; i += batchRows) {
       const batch = rows.slice(i, i + batchRows);
-      const started = performance.now();
-      try {
-        await addClickCounts(options.sql, batch);
-        options.metrics.clickFlushes.inc({ result: 'ok' });
-        options.metrics.clickFlushSeconds.observe((performance.now() - started) / 1000);
-      } catch (err) {
-        options.metrics.clickFlushes.inc({ result: 'error' });
-        const kept = rows.slice(i);
-        for (const row of kept) merge(row);
-        if (Date.now() - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
-          lastFailureLog = Date.now();
-          options.logger.warn(
-            { err, aggregates: kept.length, buffered: buffer.size },
-            'click flush failed; clicks kept in memory and retried at the next flush',
-          );
-        }
+      const id = crypto.randomUUID();
+      if (!(await write(id, batch))) {
+        retry = { id, rows: batch };
+        // Batches never sent go back into the buffer (new clicks may have joined their keys meanwhile).
+        for (const row of rows.slice(i + batchRows)) merge(row);
         return;
       }
     }
@@ -105,10 +129,10 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   function flush(): Promise<void> {
     if (flushing) return flushing;
-    if (buffer.size === 0) return Promise.resolve();
+    if (buffer.size === 0 && !retry) return Promise.resolve();
     flushing = writeOut().finally(() => {
       flushing = null;
-      options.metrics.clickBufferKeys.set(buffer.size);
+      options.metrics.clickBufferKeys.set(heldKeys());
     });
     return flushing;
   }
@@ -123,7 +147,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
         if (click.atMs > held.lastClickMs) held.lastClickMs = click.atMs;
         return;
       }
-      if (buffer.size >= options.maxKeys) {
+      if (heldKeys() >= options.maxKeys) {
         drop(1);
         return;
       }
@@ -144,16 +168,17 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
       await flush();
     },
     get pendingKeys() {
-      return buffer.size;
+      return heldKeys();
     },
     async close() {
       closed = true;
       clearInterval(timer);
       if (flushing) await flushing;
       await flush();
-      if (buffer.size > 0) {
-        const clicks = [...buffer.values()].reduce((n, r) => n + r.clicks, 0);
-        options.logger.error({ aggregates: buffer.size, clicks }, 'clicks could not be written at shutdown');
+      if (heldKeys() > 0) {
+        const rows = [...buffer.values(), ...(retry?.rows ?? [])];
+        const clicks = rows.reduce((n, r) => n + r.clicks, 0);
+        options.logger.error({ aggregates: rows.length, clicks }, 'clicks could not be written at shutdown');
       }
     },
   };

@@ -1,5 +1,5 @@
 import type { ClickKind } from './click_stats_store.ts';
-import type { Db, Sql } from './sql.ts';
+import type { Db } from './sql.ts';
 
 /** Clicks of one (code, hour, kind, country, referrer host) aggregate, as the click buffer flushes them. */
 export interface ClickCountRow {
@@ -16,39 +16,60 @@ export interface ClickCountRow {
   lastClickMs: number;
 }
 
-/**
- * Adds many aggregates to click_counts with one multi-row upsert, and moves links.last_clicked_at forward,
- * in one transaction (all or nothing, so a failed flush can be retried without counting twice). Rows are
- * written in key order so concurrent flushes from several web instances cannot deadlock.
- */
-export async function addClickCounts(sql: Sql, rows: readonly ClickCountRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const sorted = [...rows].sort(compareRows);
-  const lastByCode = new Map<string, number>();
-  for (const r of sorted) lastByCode.set(r.code, Math.max(lastByCode.get(r.code) ?? 0, r.lastClickMs));
-  const codes = [...lastByCode.keys()].sort();
-  await sql.begin(async (tx) => {
-    await upsertClickCounts(tx, sorted);
-    await tx`
-      UPDATE links AS l SET last_clicked_at = t.at
-      FROM unnest(${tx.array(codes)}::text[], ${tx.array(codes.map((c) => new Date(lastByCode.get(c)!).toISOString()))}::timestamptz[]) AS t(code, at)
-      WHERE l.code = t.code COLLATE "C" AND (l.last_clicked_at IS NULL OR l.last_clicked_at < t.at)`;
-  });
-}
+/** How long a flushed batch's id is remembered (a retry comes within seconds or minutes). */
+const BATCH_ID_RETENTION = '1 day';
 
-async function upsertClickCounts(db: Db, rows: readonly ClickCountRow[]): Promise<void> {
-  await db`
-    INSERT INTO click_counts (code, hour, kind, country, referrer_host, clicks)
-    SELECT * FROM unnest(
-      ${db.array(rows.map((r) => r.code))}::text[],
-      ${db.array(rows.map((r) => new Date(r.hourMs).toISOString()))}::timestamptz[],
-      ${db.array(rows.map((r) => r.kind))}::text[],
-      ${db.array(rows.map((r) => r.country))}::text[],
-      ${db.array(rows.map((r) => r.referrerHost))}::text[],
-      ${db.array(rows.map((r) => String(r.clicks)))}::bigint[]
+/**
+ * Adds one batch of aggregates to click_counts with a multi-row upsert and moves links.last_clicked_at
+ * forward, in ONE statement (data-modifying CTEs): atomic without an explicit transaction. `batchId` makes
+ * it idempotent: a batch whose id is already in click_flush_batches changes nothing, so a flush that lost its
+ * connection at commit time can retry the same batch without counting twice; returns false for such a
+ * replay. Deliberately not sql.begin(): postgres.js 3.4.9 can throw an uncatchable TypeError (`socket.write` on a closed connection, porsager/postgres#1154, #1208) when a connection dies
+ * inside a transaction, which would take the web process down during a database outage. Rows go in key
+ * order so concurrent flushes from several instances take row locks in the same order.
+ */
+export async function addClickCounts(
+  db: Db,
+  batchId: string,
+  rows: readonly ClickCountRow[],
+): Promise<boolean> {
+  if (rows.length === 0) return true;
+  const sorted = [...rows].sort(compareRows);
+  // One jsonb parameter rather than parallel arrays: postgres.js 3.4.9 mis-serialises a one-element array
+  // parameter on a statement's first (unprepared) run ("malformed array literal").
+  const input = sorted.map((r) => ({
+    code: r.code,
+    hour: new Date(r.hourMs).toISOString(),
+    kind: r.kind,
+    country: r.country,
+    referrer_host: r.referrerHost,
+    clicks: r.clicks,
+    last_at: new Date(r.lastClickMs).toISOString(),
+  }));
+  const [result] = await db<{ counted: boolean }[]>`
+    WITH claim AS (
+      INSERT INTO click_flush_batches (id) VALUES (${batchId}) ON CONFLICT (id) DO NOTHING RETURNING id
+    ), pruned AS (
+      DELETE FROM click_flush_batches WHERE id IN (
+        SELECT id FROM click_flush_batches WHERE flushed_at < now() - ${BATCH_ID_RETENTION}::interval LIMIT 1000)
+    ), input AS (
+      SELECT * FROM jsonb_to_recordset(${db.json(input)}::jsonb)
+        AS t(code text, hour timestamptz, kind text, country text, referrer_host text, clicks bigint,
+             last_at timestamptz)
+      WHERE EXISTS (SELECT 1 FROM claim)
+    ), counted AS (
+      INSERT INTO click_counts (code, hour, kind, country, referrer_host, clicks)
+      SELECT code, hour, kind, country, referrer_host, clicks FROM input
+      ON CONFLICT (code, hour, kind, country, referrer_host)
+      DO UPDATE SET clicks = click_counts.clicks + EXCLUDED.clicks
     )
-    ON CONFLICT (code, hour, kind, country, referrer_host)
-    DO UPDATE SET clicks = click_counts.clicks + EXCLUDED.clicks`;
+    , touched AS (
+      UPDATE links AS l SET last_clicked_at = m.at
+      FROM (SELECT code, max(last_at) AS at FROM input GROUP BY code) AS m
+      WHERE l.code = m.code COLLATE "C" AND (l.last_clicked_at IS NULL OR l.last_clicked_at < m.at)
+    )
+    SELECT EXISTS (SELECT 1 FROM claim) AS counted`;
+  return result?.counted ?? false;
 }
 
 function compareRows(a: ClickCountRow, b: ClickCountRow): number {

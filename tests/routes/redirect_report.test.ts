@@ -89,7 +89,7 @@ describe('POST /{code}/report', () => {
     const audit = await listAuditEntries(h.db.sql, code);
     const change = audit.find((a) => a.action === 'link.safety_changed');
     assert.equal(change?.actor, 'system:reader-reports');
-    assert.deepEqual((change?.after as { safety: string }).safety, 'warn');
+    assert.deepEqual((change?.after as { safety: string } | undefined)?.safety, 'warn');
     assert.equal(await toldSync(code), true, 'the sync workflow (vendors, serving store) was told');
 
     // Reporters are stored as keyed hashes: neither the IP nor its plain SHA-256 is in the table.

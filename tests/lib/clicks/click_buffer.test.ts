@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Click, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { createMetrics, type Metrics } from '../../../lib/metrics.ts';
+import { addClickCounts } from '../../../lib/stores/click_counts_store.ts';
 import { createSql, type Sql } from '../../../lib/stores/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { eventually } from '../../helpers/harness.ts';
@@ -57,6 +57,27 @@ async function total(codes: string[]): Promise<number> {
 function dropped(metrics: Metrics): Promise<number> {
   return metrics.clicksDropped.get().then((m) => m.values[0]?.value ?? 0);
 }
+
+describe('addClickCounts', () => {
+  test('one batch id counts once: a replayed batch (its commit was not acknowledged) changes nothing', async () => {
+    const id = crypto.randomUUID();
+    const rows = [
+      {
+        code: 'c270',
+        hourMs: T0,
+        kind: 'human' as const,
+        country: 'SE',
+        referrerHost: '',
+        clicks: 4,
+        lastClickMs: T0,
+      },
+    ];
+    assert.equal(await addClickCounts(db.sql, id, rows), true);
+    assert.equal(await addClickCounts(db.sql, id, rows), false);
+    assert.equal(await addClickCounts(db.sql, crypto.randomUUID(), rows), true);
+    assert.equal(await total(['c270']), 8);
+  });
+});
 
 describe('click buffer', () => {
   test('aggregates by (code, hour, kind, country, referrer), upserts, and moves last_clicked_at forward', async () => {
@@ -147,8 +168,16 @@ describe('click buffer', () => {
 
   test('a database outage keeps the aggregates (bounded), record() stays instant, and nothing is lost after', async () => {
     const metrics = createMetrics();
-    const buffer = createClickBuffer({ sql: viaProxy, metrics, logger, flushIntervalMs: 50, maxKeys: 100 });
+    const buffer = createClickBuffer({
+      sql: viaProxy,
+      metrics,
+      logger,
+      flushIntervalMs: 50,
+      maxKeys: 100,
+      batchRows: 50,
+    });
     const codes = Array.from({ length: 100 }, (_, i) => `c${100 + i}`);
+    let most = 0;
     const at = T0 + 5 * HOUR;
     buffer.record(click(codes[0]!, { atMs: at }));
     await buffer.flush(); // the pool is connected through the proxy
@@ -165,6 +194,7 @@ describe('click buffer', () => {
         buffer.record(click(codes[i]!, { atMs: at }));
         spent += performance.now() - started;
         recorded++;
+        most = Math.max(most, buffer.pendingKeys);
       }
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -178,12 +208,18 @@ describe('click buffer', () => {
       `record() took ${((spent / recorded) * 1000).toFixed(1)} µs on average`,
     );
     assert.equal(await total(codes), 1, 'nothing reached the database while it was cut');
-    // 80 distinct keys are held; 40 new ones fill the buffer to 100 and the last 20 are dropped and counted.
-    for (let i = 60; i < 100; i++) buffer.record(click(codes[i]!, { kind: 'bot', atMs: at }));
-    assert.equal(await dropped(metrics), 20);
+    // New keys while full are dropped and counted; memory stays within maxKeys + one retried batch.
+    for (let i = 0; i < 100; i++) {
+      buffer.record(click(codes[i]!, { kind: 'bot', atMs: at }));
+      most = Math.max(most, buffer.pendingKeys);
+    }
+    const droppedClicks = await dropped(metrics);
+    assert.ok(droppedClicks > 0, 'a full buffer dropped new keys');
+    assert.ok(most <= 100 + 50, `held ${most} aggregates`);
 
     await proxy.restore();
-    const expected = 1 + recorded + 20;
+    // Every click is either stored exactly once or counted as dropped.
+    const expected = 1 + recorded + 100 - droppedClicks;
     await eventually(async () => ((await total(codes)) === expected ? true : undefined), {
       what: `all ${expected} clicks after the outage`,
       timeoutMs: 20_000,
