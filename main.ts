@@ -1,5 +1,7 @@
 // Web entry (Node): parse config, build dependencies, serve. Wiring only.
+
 import { createLogger } from './lib/logger.ts';
+import { guardKnownDriverFaults } from './lib/server/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from './lib/server/load_config.ts';
 import { serveNode } from './lib/server/node_server.ts';
 import { prepareDatabase, printGeneratedCredentials } from './lib/server/prepare_database.ts';
@@ -16,6 +18,8 @@ const databaseUrl = requireSetting(
   'for `npm run web` (only `npm start` embeds one)',
 );
 const logger = createLogger({ level: config.logLevel, name: 'lifeline-web' });
+// A database outage must not kill the process through a postgres.js fault (lib/server/driver_faults.ts).
+guardKnownDriverFaults(logger);
 const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-web' });
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
 const deps = await createWebDeps(config, { sql, logger });

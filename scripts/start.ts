@@ -1,6 +1,7 @@
 // `npm start`: the whole product on one machine with no configuration at all (DESIGN.md, "Processes").
 // A Temporal dev server (SQLite under .data/, UI on 8233), embedded PGlite unless DATABASE_URL is set,
 // migrations, the worker and the web server, then a banner. Ctrl-C stops them in order.
+
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
@@ -10,6 +11,7 @@ import { createMetrics } from '../lib/metrics.ts';
 import { createFrontDeps } from '../lib/ops/front_deps.ts';
 import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
+import { guardKnownDriverFaults } from '../lib/server/driver_faults.ts';
 import { loadConfigOrExit } from '../lib/server/load_config.ts';
 import { serveNode } from '../lib/server/node_server.ts';
 import { prepareDatabase } from '../lib/server/prepare_database.ts';
@@ -34,6 +36,8 @@ const startedAt = Date.now();
 const say = (msg: string) => process.stderr.write(`[lifeline] ${msg}\n`);
 const config = loadConfigOrExit(process.env);
 const logger = createLogger({ level: config.logLevel, name: 'lifeline' });
+// A database outage must not kill the process through a postgres.js fault (lib/server/driver_faults.ts).
+guardKnownDriverFaults(logger);
 mkdirSync(DATA_DIR, { recursive: true });
 
 let devServer: DevServer | undefined;

@@ -1,10 +1,12 @@
 // Worker entry (Node only: the Temporal worker needs native modules). Wiring only.
+
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createLogger } from '../lib/logger.ts';
 import { createFrontDeps } from '../lib/ops/front_deps.ts';
 import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
 import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
+import { guardKnownDriverFaults } from '../lib/server/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../lib/server/prepare_database.ts';
 import { onShutdownSignal } from '../lib/server/shutdown.ts';
@@ -20,6 +22,8 @@ const databaseUrl = requireSetting(
   'for `npm run worker` (only `npm start` embeds one)',
 );
 const logger = createLogger({ level: config.logLevel, name: 'lifeline-worker' });
+// A database outage must not kill the process through a postgres.js fault (lib/server/driver_faults.ts).
+guardKnownDriverFaults(logger);
 installTemporalRuntime(logger);
 const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-worker' });
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
