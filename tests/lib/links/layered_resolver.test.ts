@@ -200,10 +200,16 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
         for (let i = 0; i < 8; i++) {
           const started = Date.now();
           assert.equal((await r.resolve(code))?.url, 'https://example.com/hung');
-          assert.ok(Date.now() - started < 500, `lookup ${i} took ${Date.now() - started} ms`);
+          // Bounded (a frozen Redis never answers); generous for a loaded CI machine.
+          assert.ok(Date.now() - started < 2_000, `lookup ${i} took ${Date.now() - started} ms`);
         }
-        assert.equal(await errors(metrics, 'get_timeout'), 5, 'five timeouts trip the breaker');
-        assert.equal(await count(metrics, 'serving_store', 'skipped'), 3);
+        const timeouts = await errors(metrics, 'get_timeout');
+        const skipped = await count(metrics, 'serving_store', 'skipped');
+        // Five timeouts trip the breaker, which then skips the store for a second (a very slow machine may
+        // see it close again and time out once more).
+        assert.ok(timeouts >= 5, `${timeouts} timeouts`);
+        assert.ok(skipped >= 1, `${skipped} skipped`);
+        assert.equal(timeouts + skipped, 8);
       } finally {
         redis.thaw();
       }
