@@ -173,7 +173,7 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     const { r, metrics } = resolver({ store: dead, cacheMax: 0, storeTimeoutMs: 50 });
     const started = Date.now();
     for (let i = 0; i < 3; i++) assert.equal((await r.resolve(code))?.url, 'https://example.com/dead-store');
-    assert.ok(Date.now() - started < 1_000);
+    assert.ok(Date.now() - started < 2_000);
     assert.equal(await errors(metrics, 'get'), 3);
     assert.equal(await count(metrics, 'postgres', 'hit'), 3);
   });
@@ -200,10 +200,16 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
         for (let i = 0; i < 8; i++) {
           const started = Date.now();
           assert.equal((await r.resolve(code))?.url, 'https://example.com/hung');
-          assert.ok(Date.now() - started < 500, `lookup ${i} took ${Date.now() - started} ms`);
+          // Bounded (a frozen Redis never answers); generous for a loaded CI machine.
+          assert.ok(Date.now() - started < 2_000, `lookup ${i} took ${Date.now() - started} ms`);
         }
-        assert.equal(await errors(metrics, 'get_timeout'), 5, 'five timeouts trip the breaker');
-        assert.equal(await count(metrics, 'serving_store', 'skipped'), 3);
+        const timeouts = await errors(metrics, 'get_timeout');
+        const skipped = await count(metrics, 'serving_store', 'skipped');
+        // Five timeouts trip the breaker, which then skips the store for a second (a very slow machine may
+        // see it close again and time out once more).
+        assert.ok(timeouts >= 5, `${timeouts} timeouts`);
+        assert.ok(skipped >= 1, `${skipped} skipped`);
+        assert.equal(timeouts + skipped, 8);
       } finally {
         redis.thaw();
       }
@@ -230,7 +236,7 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
       fake.setMode(mode);
       const started = Date.now();
       assert.equal((await r.resolve(code))?.url, 'https://example.com/upstash', mode);
-      assert.ok(Date.now() - started < 1_000, `${mode}: ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 2_000, `${mode}: ${Date.now() - started} ms`);
     }
     fake.setMode('ok');
     assert.equal(await errors(metrics, 'get_timeout'), 1, 'the hung request timed out');
@@ -300,7 +306,7 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
 
   test('Postgres failing: after five failures lookups answer 503 at once for a moment (no pile-up)', async () => {
     const code = await createCode('https://example.com/breaker');
-    const { r, metrics } = resolver({ cacheMax: 0, postgresTimeoutMs: 100 });
+    const { r, metrics } = resolver({ cacheMax: 0, postgresTimeoutMs: 500 });
     const lock = await db.sql.reserve();
     try {
       await lock`BEGIN`;
@@ -309,7 +315,7 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
         await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
       const started = Date.now();
       await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
-      assert.ok(Date.now() - started < 50, `${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 250, `no 500 ms wait: ${Date.now() - started} ms`);
       assert.equal(await count(metrics, 'postgres', 'error'), 5);
       assert.equal(await count(metrics, 'postgres', 'skipped'), 1);
       await lock`COMMIT`;
