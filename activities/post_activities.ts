@@ -12,7 +12,7 @@ import { insertWebhookDelivery } from '../lib/stores/webhook_delivery_store.ts';
 import { signalLinkSync } from '../lib/temporal/workflow_gateway.ts';
 import { getPublishWorkflowId } from '../lib/temporal/workflow_ids.ts';
 import type { PostEvent } from '../lib/wordpress/post_event.ts';
-import type { ActivityDeps } from './deps.ts';
+import { type ActivityDeps, refreshCaches } from './deps.ts';
 
 /** Which fronts a first publish must wait for (read once per publish; settings.active_front). */
 export interface VendorPlan {
@@ -128,7 +128,7 @@ export function createPostActivities(deps: ActivityDeps) {
     async applyPostUpdate(input: { event: PostEvent; code: string }): Promise<PostChangeResult> {
       const { event } = input;
       const permalink = assertPermalink(event);
-      return deps.sql.begin(async (tx) => {
+      const result = await deps.sql.begin(async (tx): Promise<PostChangeResult> => {
         await lockPost(tx, event.site, event.postId);
         const row = await getLinkByPost(tx, event.site, event.postId);
         if (!row || row.code !== input.code) return { outcome: 'missing', changes: [] };
@@ -170,6 +170,8 @@ export function createPostActivities(deps: ActivityDeps) {
         }
         return { outcome: 'changed', changes, status: nextStatus };
       });
+      if (result.outcome === 'changed') await refreshCaches(deps, input.code);
+      return result;
     },
 
     /**
@@ -179,7 +181,8 @@ export function createPostActivities(deps: ActivityDeps) {
     async markGone(
       event: PostEvent,
     ): Promise<{ code: string | null; outcome: PostChangeResult['outcome'] | 'no-link' }> {
-      return deps.sql.begin(async (tx) => {
+      type Marked = { code: string | null; outcome: PostChangeResult['outcome'] | 'no-link' };
+      const result = await deps.sql.begin(async (tx): Promise<Marked> => {
         await lockPost(tx, event.site, event.postId);
         const row = await getLinkByPost(tx, event.site, event.postId);
         if (!row) {
@@ -212,6 +215,8 @@ export function createPostActivities(deps: ActivityDeps) {
         });
         return { code: row.code, outcome: 'changed' };
       });
+      if (result.outcome === 'changed' && result.code) await refreshCaches(deps, result.code);
+      return result;
     },
 
     /**

@@ -16,7 +16,7 @@ import {
 import { getLinkByCode } from '../lib/stores/link_store.ts';
 import { updateOpsRunReport } from '../lib/stores/ops_run_store.ts';
 import { signalLinkSync } from '../lib/temporal/workflow_gateway.ts';
-import type { ActivityDeps } from './deps.ts';
+import { type ActivityDeps, refreshCaches } from './deps.ts';
 
 /** Links one Safe Browsing call (and one blocklist query) covers. */
 export const RESCAN_CHUNK_SIZE = 500;
@@ -67,6 +67,7 @@ export function createSafetyActivities(deps: ActivityDeps) {
       },
       'safety verdict changed',
     );
+    await refreshCaches(deps, change.code);
     const { client, info } = Context.current();
     await signalLinkSync(
       client.workflow,
