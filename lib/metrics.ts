@@ -84,3 +84,27 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     }),
   };
 }
+
+const boundChildren = new WeakMap<object, Map<string, { inc(): void }>>();
+
+/**
+ * Increments a labelled counter through a child bound once per label set: prom-client otherwise sorts and
+ * hashes the labels on every call, which shows on the redirect hot path. `key` must identify `labels`.
+ */
+export function incBound<L extends string>(
+  counter: Counter<L>,
+  key: string,
+  labels: Record<L, string>,
+): void {
+  let children = boundChildren.get(counter);
+  if (!children) {
+    children = new Map();
+    boundChildren.set(counter, children);
+  }
+  let child = children.get(key);
+  if (!child) {
+    child = counter.labels(labels);
+    children.set(key, child);
+  }
+  child.inc();
+}

@@ -5,6 +5,7 @@ import { StatusPage } from '../components/StatusPage.tsx';
 import { classifyClick, countryOf, referrerHostOf } from '../lib/clicks/classify_click.ts';
 import { isPossibleCode, type ServingRecord } from '../lib/links/link.ts';
 import { decideRedirect, type RedirectDecision } from '../lib/links/redirect_policy.ts';
+import { incBound } from '../lib/metrics.ts';
 import type { WebDeps } from '../lib/web_deps.ts';
 import type { AppEnv } from './app_env.ts';
 
@@ -65,7 +66,7 @@ export async function answerRedirect(deps: RedirectDeps, request: RedirectReques
   const now = Date.now();
   if (preview) return answerPreview(deps, code, record, now, request.method);
   const decision = decideRedirect(code, record, now, deps.config.redirect, request.query);
-  deps.metrics.redirects.inc({ outcome: decision.outcome });
+  incBound(deps.metrics.redirects, decision.outcome, { outcome: decision.outcome });
   if (decision.outcome === 'redirect' || decision.outcome === 'warn' || decision.location !== undefined) {
     deps.clicks.record({
       code,

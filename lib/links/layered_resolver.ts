@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { UnavailableError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { Metrics } from '../metrics.ts';
+import { incBound, type Metrics } from '../metrics.ts';
 import type { InvalidationBus } from '../serving/invalidation_bus.ts';
 import type { ServingStore } from '../serving/serving_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
@@ -158,7 +158,9 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   let postgresFailures = 0;
   let postgresSkipUntil = 0;
 
-  const count = (layer: string, result: string) => metrics?.lookups.inc({ layer, result });
+  const count = (layer: string, result: string) => {
+    if (metrics) incBound(metrics.lookups, `${layer}:${result}`, { layer, result });
+  };
 
   function remember(code: string, flight: Flight, entry: CacheEntry) {
     if (!lru || flight.stale) return;
