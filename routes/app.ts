@@ -75,7 +75,12 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
     }
     return problemResponse(error, c.req.path);
   });
-  app.notFound((c) => problemResponse(new NotFoundError(`Nothing at ${c.req.path}.`), c.req.path));
+  // Unknown paths (e.g. /a/b on the short host) are not pages for search engines either.
+  app.notFound((c) => {
+    const response = problemResponse(new NotFoundError(`Nothing at ${c.req.path}.`), c.req.path);
+    response.headers.set('X-Robots-Tag', 'noindex');
+    return response;
+  });
 
   app.route('/', createHealthRoutes(deps));
   app.route('/api/v1/links', createLinksRoutes(deps));

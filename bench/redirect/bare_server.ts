@@ -17,6 +17,7 @@ const sql = createSql({
   applicationName: 'bench-bare',
 });
 const { resolver } = await createWebDeps(config, { sql, logger });
+const CACHE_CONTROL = config.redirect.cacheControl;
 
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
@@ -25,7 +26,14 @@ const server = createServer((req, res) => {
   resolver.resolve(code).then(
     (record) => {
       if (record) {
-        res.writeHead(301, { Location: record.url });
+        // The same response bytes as ours for an active link (status, Location and the fixed headers), so the
+        // ratio measures the product's work (policy, clicks, metrics, routing), not a shorter answer.
+        res.writeHead(301, {
+          'Cache-Control': CACHE_CONTROL,
+          'X-Robots-Tag': 'noindex',
+          'Referrer-Policy': 'unsafe-url',
+          Location: record.url,
+        });
         res.end();
       } else {
         res.writeHead(404);

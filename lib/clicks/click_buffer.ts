@@ -48,7 +48,7 @@ export interface ClickBufferOptions {
 
 /**
  * The in-memory click buffer: clicks aggregate by (code, UTC hour, kind, country, referrer host) so memory
- * grows with distinct keys, not with traffic. Every `flushIntervalMs`, or as soon as `batchRows` keys are
+ * grows with distinct keys, not with traffic. Every `flushIntervalMs`, or as soon as half of `maxKeys` keys are
  * waiting, one flush (never two at once) swaps the buffer out and upserts it in batches, each under a fresh
  * id. When the database fails, the failed batch is kept as is and retried under its id first (so a batch that
  * did commit before the connection died is not counted twice), batches never sent go back into the buffer,
@@ -57,6 +57,10 @@ export interface ClickBufferOptions {
  */
 export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   const batchRows = options.batchRows ?? CLICK_FLUSH_BATCH_ROWS;
+  // Aggregation is the point: under a flood of distinct codes, flushing every `batchRows` keys would turn each
+  // redirect into database work (measured: ~30 upserts of 1,000 rows a second at 30k req/s). Flush early only
+  // when half the buffer is used, so drops stay rare; otherwise on the interval.
+  const flushAtKeys = Math.max(batchRows, Math.floor(options.maxKeys / 2));
   let buffer = new Map<string, ClickCountRow>();
   /**
    * A batch whose write failed: it may or may not have committed (a connection lost at commit time cannot
@@ -160,7 +164,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
         clicks: 1,
         lastClickMs: click.atMs,
       });
-      if (buffer.size >= batchRows && !flushing && !closed) void flush();
+      if (buffer.size >= flushAtKeys && !flushing && !closed) void flush();
     },
     flush: async () => {
       // A flush already running wrote an older snapshot: run once more for what arrived since.

@@ -311,6 +311,14 @@ describe('the rest of the short host', () => {
     assert.match(metrics, /lifeline_redirects_total\{outcome="preview"\} \d+/);
   });
 
+  test('paths that are not a code (several segments) are 404s that search engines are told not to index', async () => {
+    for (const path of ['/a/b', '/abc/def/ghi', '/abc/']) {
+      const res = await h.app.request(path);
+      assert.equal(res.status, 404, path);
+      assert.equal(res.headers.get('X-Robots-Tag'), 'noindex', path);
+    }
+  });
+
   test('every response carries a request id', async () => {
     const res = await h.app.request('/healthz');
     assert.match(res.headers.get('X-Request-Id') ?? '', /.+/);

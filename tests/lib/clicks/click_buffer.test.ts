@@ -135,15 +135,15 @@ describe('click buffer', () => {
     assert.deepEqual(row, { n: 110, keys: 100 });
   });
 
-  test('reaching the batch size starts a flush without waiting for the interval', async () => {
+  test('filling half the buffer starts a flush without waiting for the interval', async () => {
     const metrics = createMetrics();
     const buffer = createClickBuffer({
       sql: db.sql,
       metrics,
       logger,
       flushIntervalMs: 600_000,
-      maxKeys: 1000,
-      batchRows: 50,
+      maxKeys: 100,
+      batchRows: 20,
     });
     const codes = Array.from({ length: 50 }, (_, i) => `c${i}`);
     for (const code of codes) buffer.record(click(code, { kind: 'preview', atMs: T0 + 3 * HOUR }));
