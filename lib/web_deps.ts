@@ -14,7 +14,7 @@ import { createConfiguredSafetyScanner, type SafetyScanner } from './safety/safe
 import { createConfiguredResolver } from './serving/create_resolver.ts';
 import type { ServingStore } from './serving/serving_store.ts';
 import { getSetting } from './stores/settings_store.ts';
-import type { Sql } from './stores/sql.ts';
+import { createSql, type Sql } from './stores/sql.ts';
 import type { OpsGateway } from './temporal/ops_gateway.ts';
 import { createUnavailableOpsGateway } from './temporal/unavailable_ops_gateway.ts';
 import type { WorkflowGateway } from './temporal/workflow_gateway.ts';
@@ -105,8 +105,13 @@ export async function createWebDeps(
   }
   let webhookSecret: string | undefined = config.wordpressWebhookSecret;
   const rateLimits = createRateLimits(config, base.logger);
+  // Clicks write through their own single connection, so a flush never holds a connection the redirect path
+  // is waiting for (measured: flushes on the shared pool took the Postgres path's p99 from ~20 ms to ~250 ms).
+  const clicksSql = config.databaseUrl
+    ? createSql({ url: config.databaseUrl, max: 1, prepare: false, applicationName: 'lifeline-clicks' })
+    : undefined;
   const clicks = createClickBuffer({
-    sql: base.sql,
+    sql: clicksSql ?? base.sql,
     metrics,
     logger: base.logger,
     flushIntervalMs: config.clicks.flushIntervalMs,
@@ -132,6 +137,7 @@ export async function createWebDeps(
     },
     async close() {
       await clicks.close();
+      await clicksSql?.end({ timeout: 5 });
       await drainBackgroundSyncs(workflows);
       await workflows.close();
       await ops.close();

@@ -53,6 +53,32 @@ export function toRedirectAnswer(decision: RedirectDecision, method: string): Re
 }
 
 /**
+ * Answers that depend on nothing but the record: an active, clean link with no expiry, when no request query
+ * parameters are forwarded. Keyed by the record object the resolver's LRU hands out (a changed link is a new
+ * object), so an LRU hit skips the decision and the header building; the answer is shared and never mutated.
+ */
+const constantAnswers = new WeakMap<object, WeakMap<ServingRecord, RedirectAnswer>>();
+
+/** The memo for one deployment's redirect settings (answers differ between settings, e.g. in tests). */
+function answersFor(deps: RedirectDeps): WeakMap<ServingRecord, RedirectAnswer> {
+  let memo = constantAnswers.get(deps.config.redirect);
+  if (!memo) {
+    memo = new WeakMap();
+    constantAnswers.set(deps.config.redirect, memo);
+  }
+  return memo;
+}
+
+function answersAlike(record: ServingRecord, deps: RedirectDeps): boolean {
+  return (
+    record.status === 'active' &&
+    record.expiresAt === null &&
+    (record.safety === 'clean' || record.safety === 'unknown') &&
+    deps.config.redirect.forwardQueryParams.length === 0
+  );
+}
+
+/**
  * THE HOT PATH, runtime-neutral: resolve the code and answer per lib/links/redirect_policy, then count the
  * click in memory (lib/clicks; written to click_counts in batches, never awaited). Counted: answers that
  * send a reader on — redirects to the target, expired links' 302 to their fallback, and the warn
@@ -65,9 +91,18 @@ export async function answerRedirect(deps: RedirectDeps, request: RedirectReques
   const record = isPossibleCode(code) ? await deps.resolver.resolve(code) : null;
   const now = Date.now();
   if (preview) return answerPreview(deps, code, record, now, request.method);
-  const decision = decideRedirect(code, record, now, deps.config.redirect, request.query);
-  incBound(deps.metrics.redirects, decision.outcome, { outcome: decision.outcome });
-  if (decision.outcome === 'redirect' || decision.outcome === 'warn' || decision.location !== undefined) {
+  const alike = record !== null && answersAlike(record, deps);
+  const memo = alike ? answersFor(deps) : undefined;
+  let answer = memo?.get(record!);
+  let outcome: RedirectDecision['outcome'] = 'redirect';
+  if (!answer) {
+    const decision = decideRedirect(code, record, now, deps.config.redirect, request.query);
+    outcome = decision.outcome;
+    answer = toRedirectAnswer(decision, request.method);
+    if (memo && outcome === 'redirect') memo.set(record!, answer);
+  }
+  incBound(deps.metrics.redirects, outcome, { outcome });
+  if (outcome === 'redirect' || outcome === 'warn' || answer.headers.Location !== undefined) {
     deps.clicks.record({
       code,
       kind: classifyClick(request.method, request.header('user-agent'), request.query),
@@ -78,7 +113,7 @@ export async function answerRedirect(deps: RedirectDeps, request: RedirectReques
       atMs: now,
     });
   }
-  return toRedirectAnswer(decision, request.method);
+  return answer;
 }
 
 const OUTCOME_TEXT: Record<RedirectDecision['outcome'], string> = {
@@ -100,10 +135,10 @@ function answerPreview(
 ): RedirectAnswer {
   const decision = decideRedirect(code, record, now, deps.config.redirect);
   if (!record || decision.outcome === 'not_found') {
-    deps.metrics.redirects.inc({ outcome: 'not_found' });
+    incBound(deps.metrics.redirects, 'not_found', { outcome: 'not_found' });
     return toRedirectAnswer(decision, method);
   }
-  deps.metrics.redirects.inc({ outcome: 'preview' });
+  incBound(deps.metrics.redirects, 'preview', { outcome: 'preview' });
   const destination = decision.location ?? decision.page?.destination;
   const preview: LinkPreview = {
     code,
