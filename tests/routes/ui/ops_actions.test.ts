@@ -119,8 +119,16 @@ describe('operations actions in the UI', () => {
   });
 
   test('reconcile and re-scan buttons start their workflows', async () => {
-    await admin.get('/ui/ops');
-    assert.equal((await admin.post('/ui/ops/reconcile', {})).status, 303);
+    // The failover above may still be finishing its own reconciliation: one at a time, so a 409 page says so.
+    await eventually(
+      async () => {
+        await admin.get('/ui/ops');
+        const res = await admin.post('/ui/ops/reconcile', {});
+        if (res.status === 409) assert.match(await res.text(), /Not started/);
+        return res.status === 303 ? true : undefined;
+      },
+      { timeoutMs: 60_000, what: 'a reconciliation to be started from the page' },
+    );
     await admin.get('/ui/ops');
     assert.equal((await admin.post('/ui/ops/rescan', {})).status, 303);
     await eventually(async () => ((await runs('reconcile'))[0]?.status === 'succeeded' ? true : undefined), {
