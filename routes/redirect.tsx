@@ -71,6 +71,8 @@ function answersFor(deps: RedirectDeps): WeakMap<ServingRecord, RedirectAnswer> 
 
 function answersAlike(record: ServingRecord, deps: RedirectDeps): boolean {
   return (
+    // Without the LRU every lookup is a new object: memoising would only add a WeakMap entry per request.
+    deps.config.resolver.cacheMax > 0 &&
     record.status === 'active' &&
     record.expiresAt === null &&
     (record.safety === 'clean' || record.safety === 'unknown') &&

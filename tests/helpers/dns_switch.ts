@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { BitlyFake } from '../fakes/bitly_fake.ts';
+import { upsertSetting } from '../../lib/stores/settings_store.ts';
+import { getFreePort } from '../../scripts/dev_server.ts';
+import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
+import { createHarness, type Harness } from './harness.ts';
 
 export type SimulatedFront = 'bitly' | 'inhouse';
 
@@ -66,5 +69,33 @@ export async function startDnsSwitch(options: {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A harness whose short domain Bitly answers (the active front), with the Bitly fake, a DNS switch that has no
+ * adapter (the operator flips it and says so) and a running worker: the setting of operator-driven failovers.
+ */
+export async function startOperatorFailoverSetup(): Promise<{
+  fake: BitlyFake;
+  h: Harness;
+  dns: Awaited<ReturnType<typeof startDnsSwitch>>;
+  close(): Promise<void>;
+}> {
+  const fake = await startBitlyFake({ domains: ['sho.rt'] });
+  const port = await getFreePort();
+  const h = await createHarness({ env: { ...fake.env(), SHORT_BASE_URL: `http://127.0.0.1:${port}` } });
+  const dns = await startDnsSwitch({ port, app: () => h.app, bitly: fake, token: 'unused', front: 'bitly' });
+  await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+  await h.startWorker();
+  return {
+    fake,
+    h,
+    dns,
+    async close() {
+      await h.close();
+      await dns.close();
+      await fake.stop();
+    },
   };
 }

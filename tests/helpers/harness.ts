@@ -171,3 +171,14 @@ export async function eventually<T>(
   }
   throw new Error(`timed out waiting for ${options.what ?? 'a condition'}${last ? `: ${last}` : ''}`);
 }
+
+/** Creates a link through the API (201, or 200 for a deduplicated one) and returns its code. */
+export async function createLinkCode(
+  h: Pick<Harness, 'api'>,
+  json: Record<string, unknown>,
+): Promise<string> {
+  const res = await h.api('/api/v1/links', { method: 'POST', json });
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`create failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { code: string }).code;
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../lib/config.ts';
 import { createApp } from '../../routes/app.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
 
 // Every row of API.md's short-host table, in-process (see redirect_open_redirect.test.ts for real HTTP).
 let h: Harness;
@@ -13,11 +13,7 @@ after(async () => {
   await h.close();
 });
 
-async function create(json: Record<string, unknown>) {
-  const res = await h.api('/api/v1/links', { method: 'POST', json });
-  assert.ok(res.status === 201 || res.status === 200, await res.clone().text());
-  return ((await res.json()) as { code: string }).code;
-}
+const create = (json: Record<string, unknown>) => createLinkCode(h, json);
 
 /** Puts a link into a state only workflows reach (expired, blocked, a safety verdict), then refreshes caches. */
 async function setLink(code: string, values: Record<string, unknown>) {

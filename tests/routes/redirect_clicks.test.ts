@@ -4,7 +4,7 @@ import { createClickBuffer } from '../../lib/clicks/click_buffer.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
 import { createApp } from '../../routes/app.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
 
 // Clicks end to end: the redirect records them in memory, the buffer writes click_counts, the stats API
@@ -22,11 +22,7 @@ after(async () => {
   await h.close();
 });
 
-async function create(json: Record<string, unknown>) {
-  const res = await h.api('/api/v1/links', { method: 'POST', json });
-  assert.ok(res.status === 201 || res.status === 200, await res.clone().text());
-  return ((await res.json()) as { code: string }).code;
-}
+const create = (json: Record<string, unknown>) => createLinkCode(h, json);
 
 interface Stats {
   clicks: number;

@@ -1,30 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { upsertSetting } from '../../lib/stores/settings_store.ts';
-import { getFreePort } from '../../scripts/dev_server.ts';
 import type { ChangeFrontReport } from '../../workflows/change_front.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { startDnsSwitch } from '../helpers/dns_switch.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import type { BitlyFake } from '../fakes/bitly_fake.ts';
+import { type startDnsSwitch, startOperatorFailoverSetup } from '../helpers/dns_switch.ts';
+import { eventually, type Harness } from '../helpers/harness.ts';
 import { recordHistory } from '../helpers/histories.ts';
 
 // Failover without a DNS adapter: the run waits for the operator, who changes DNS by hand and says so.
 let fake: BitlyFake;
 let h: Harness;
 let dns: Awaited<ReturnType<typeof startDnsSwitch>>;
+let setup: Awaited<ReturnType<typeof startOperatorFailoverSetup>>;
 
 before(async () => {
-  fake = await startBitlyFake({ domains: ['sho.rt'] });
-  const port = await getFreePort();
-  h = await createHarness({ env: { ...fake.env(), SHORT_BASE_URL: `http://127.0.0.1:${port}` } });
-  dns = await startDnsSwitch({ port, app: () => h.app, bitly: fake, token: 'unused', front: 'bitly' });
-  await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
-  await h.startWorker();
+  setup = await startOperatorFailoverSetup();
+  ({ fake, h, dns } = setup);
 });
 after(async () => {
-  await h.close();
-  await dns.close();
-  await fake.stop();
+  await setup.close();
 });
 
 async function problem(res: Response, status: number) {

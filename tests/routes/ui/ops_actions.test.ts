@@ -1,35 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUser } from '../../../lib/auth/manage_users.ts';
-import { upsertSetting } from '../../../lib/stores/settings_store.ts';
-import { getFreePort } from '../../../scripts/dev_server.ts';
-import { type BitlyFake, startBitlyFake } from '../../fakes/bitly_fake.ts';
-import { startDnsSwitch } from '../../helpers/dns_switch.ts';
-import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
+import { type startDnsSwitch, startOperatorFailoverSetup } from '../../helpers/dns_switch.ts';
+import { eventually, type Harness } from '../../helpers/harness.ts';
 import { createUiClient, type UiClient } from '../../helpers/ui_client.ts';
 
 // The operations page drives the same workflows as /api/v1/ops: drills, failover with the operator's DNS
 // confirmation, reconciliation and re-scans, behind the session, the admin role and the CSRF token.
-let fake: BitlyFake;
 let h: Harness;
 let dns: Awaited<ReturnType<typeof startDnsSwitch>>;
+let setup: Awaited<ReturnType<typeof startOperatorFailoverSetup>>;
 let admin: UiClient;
 const ADMIN = { email: 'admin@example.test', password: 'correct horse battery' };
 
 before(async () => {
-  fake = await startBitlyFake({ domains: ['sho.rt'] });
-  const port = await getFreePort();
-  h = await createHarness({ env: { ...fake.env(), SHORT_BASE_URL: `http://127.0.0.1:${port}` } });
-  dns = await startDnsSwitch({ port, app: () => h.app, bitly: fake, token: 'unused', front: 'bitly' });
-  await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
-  await h.startWorker();
+  setup = await startOperatorFailoverSetup();
+  ({ h, dns } = setup);
   admin = createUiClient(h.app as never);
   assert.equal((await admin.login(ADMIN.email, ADMIN.password)).status, 303);
 });
 after(async () => {
-  await h.close();
-  await dns.close();
-  await fake.stop();
+  await setup.close();
 });
 
 const runs = async (kind: string) =>
