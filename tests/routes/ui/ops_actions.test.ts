@@ -28,6 +28,28 @@ const runs = async (kind: string) =>
     SELECT status, report FROM ops_runs WHERE kind = ${kind} ORDER BY id`;
 
 describe('operations actions in the UI', () => {
+  test('reconcile and re-scan buttons start their workflows', async () => {
+    // One reconciliation at a time: a 409 page says so (e.g. while a Schedule-started one runs).
+    await eventually(
+      async () => {
+        await admin.get('/ui/ops');
+        const res = await admin.post('/ui/ops/reconcile', {});
+        if (res.status === 409) assert.match(await res.text(), /Not started/);
+        return res.status === 303 ? true : undefined;
+      },
+      { timeoutMs: 60_000, what: 'a reconciliation to be started from the page' },
+    );
+    await admin.get('/ui/ops');
+    assert.equal((await admin.post('/ui/ops/rescan', {})).status, 303);
+    await eventually(async () => ((await runs('reconcile'))[0]?.status === 'succeeded' ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'the reconciliation to finish',
+    });
+    await eventually(async () => ((await runs('rescan'))[0] ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'the re-scan to be recorded',
+    });
+  });
   test('editors cannot start them, and a post without the CSRF token is refused', async () => {
     const password = 'editor password long';
     await createUser(
@@ -107,28 +129,5 @@ describe('operations actions in the UI', () => {
     const again = await admin.post('/ui/ops/front/dns-changed', {});
     assert.equal(again.status, 409);
     assert.match(await again.text(), /no failover is waiting for DNS/);
-  });
-
-  test('reconcile and re-scan buttons start their workflows', async () => {
-    // The failover above may still be finishing its own reconciliation: one at a time, so a 409 page says so.
-    await eventually(
-      async () => {
-        await admin.get('/ui/ops');
-        const res = await admin.post('/ui/ops/reconcile', {});
-        if (res.status === 409) assert.match(await res.text(), /Not started/);
-        return res.status === 303 ? true : undefined;
-      },
-      { timeoutMs: 60_000, what: 'a reconciliation to be started from the page' },
-    );
-    await admin.get('/ui/ops');
-    assert.equal((await admin.post('/ui/ops/rescan', {})).status, 303);
-    await eventually(async () => ((await runs('reconcile'))[0]?.status === 'succeeded' ? true : undefined), {
-      timeoutMs: 60_000,
-      what: 'the reconciliation to finish',
-    });
-    await eventually(async () => ((await runs('rescan'))[0] ? true : undefined), {
-      timeoutMs: 30_000,
-      what: 'the re-scan to be recorded',
-    });
   });
 });
