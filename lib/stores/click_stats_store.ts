@@ -19,9 +19,10 @@ export async function listDailyClicks(db: Db, code: string, from: Date, to: Date
     GROUP BY 1, 2 ORDER BY 1, 2`;
 }
 
-/** The top countries (ISO code, '' when unknown) by clicks of the given kinds within [from, to). */
-export async function listTopCountries(
+/** The top values of one click dimension by clicks of the given kinds within [from, to). */
+async function listTopBy(
   db: Db,
+  column: 'country' | 'referrer_host',
   code: string,
   kinds: ClickKind[],
   from: Date,
@@ -29,22 +30,31 @@ export async function listTopCountries(
   limit: number,
 ): Promise<{ key: string; clicks: number }[]> {
   return db<{ key: string; clicks: number }[]>`
-    SELECT country AS key, sum(clicks)::bigint AS clicks FROM click_counts
+    SELECT ${db(column)} AS key, sum(clicks)::bigint AS clicks FROM click_counts
     WHERE code = ${code} AND hour >= ${from} AND hour < ${to} AND kind = ANY(${db.array(kinds)})
-    GROUP BY country ORDER BY 2 DESC, 1 LIMIT ${limit}`;
+    GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${limit}`;
+}
+
+/** The top countries (ISO code, '' when unknown) by clicks of the given kinds within [from, to). */
+export function listTopCountries(
+  db: Db,
+  code: string,
+  kinds: ClickKind[],
+  from: Date,
+  to: Date,
+  limit: number,
+) {
+  return listTopBy(db, 'country', code, kinds, from, to, limit);
 }
 
 /** The top referrer hosts ('' when none was sent) by clicks of the given kinds within [from, to). */
-export async function listTopReferrers(
+export function listTopReferrers(
   db: Db,
   code: string,
   kinds: ClickKind[],
   from: Date,
   to: Date,
   limit: number,
-): Promise<{ key: string; clicks: number }[]> {
-  return db<{ key: string; clicks: number }[]>`
-    SELECT referrer_host AS key, sum(clicks)::bigint AS clicks FROM click_counts
-    WHERE code = ${code} AND hour >= ${from} AND hour < ${to} AND kind = ANY(${db.array(kinds)})
-    GROUP BY referrer_host ORDER BY 2 DESC, 1 LIMIT ${limit}`;
+) {
+  return listTopBy(db, 'referrer_host', code, kinds, from, to, limit);
 }
