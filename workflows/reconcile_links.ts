@@ -62,7 +62,7 @@ const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forget
  * serving record (rewritten when missing or stale), then through links with an expiry (a lost durable timer
  * is re-armed; one past its date fires at once). Activity calls heartbeat their cursor; the run
  * continues as new every 100 calls, so an import of any size is resumable. Counts land in ops_runs
- * (kind `reconcile`). IDs: the Schedule's `reconcile:{taskQueue}-…`, `reconcile:manual`, or a failover's
+ * (kind `reconcile`). IDs: the Schedule's `reconcile:{taskQueue}-…`, `reconcile:manual:{taskQueue}`, or a failover's
  * preflight `{failoverId}:reconcile`.
  */
 export async function reconcileLinksWorkflow(input: ReconcileLinksInput = {}): Promise<ReconcileReport> {

@@ -16,7 +16,7 @@ import type { RescanLinksInput, rescanLinksWorkflow } from '../../workflows/resc
 import { ConflictError, UnavailableError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { KindKey } from './search_attributes.ts';
-import { getManualRescanWorkflowId } from './workflow_ids.ts';
+import { getManualReconcileWorkflowId, getManualRescanWorkflowId } from './workflow_ids.ts';
 
 /** How long the web tier waits for Temporal to accept work before answering 503. */
 const START_DEADLINE_MS = 5_000;
@@ -40,7 +40,7 @@ export interface OpsGateway {
     reason: string;
     contains?: string;
   }): Promise<{ workflowId: string }>;
-  /** Starts `reconcile:manual` (409 while one runs). */
+  /** Starts `reconcile:manual:{taskQueue}` (409 while one runs). */
   startReconcile(input: ReconcileLinksInput): Promise<{ workflowId: string }>;
   /** Starts a failover, failback or drill under the ID the caller reserved. */
   startFrontChange(workflowId: string, input: ChangeFrontInput): Promise<void>;
@@ -95,7 +95,7 @@ export function createOpsGateway(options: {
       return { workflowId };
     },
     async startReconcile(input) {
-      const workflowId = 'reconcile:manual';
+      const workflowId = getManualReconcileWorkflowId(options.taskQueue);
       await accepted(workflowId, () =>
         client.start<typeof reconcileLinksWorkflow>('reconcileLinksWorkflow', {
           taskQueue: options.taskQueue,

@@ -29,3 +29,11 @@ export function getManualRescanWorkflowId(trigger: string): string {
 export function getReconcileScheduleId(taskQueue: string): string {
   return `reconcile:${taskQueue}`;
 }
+
+/**
+ * An on-demand reconciliation: one at a time per task queue (`reconcile:manual:{taskQueue}`), so deployments or
+ * test runs sharing a Temporal namespace on different task queues never refuse each other's.
+ */
+export function getManualReconcileWorkflowId(taskQueue: string): string {
+  return `reconcile:manual:${taskQueue}`;
+}

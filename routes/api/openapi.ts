@@ -351,7 +351,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: '/ops/reconcile',
     operationId: 'startReconcile',
     summary:
-      'Reconcile Postgres, the serving store and Bitly now (reconcile:manual); import Bitly-only links',
+      'Reconcile Postgres, the serving store and Bitly now (reconcile:manual:{taskQueue}); import Bitly-only links',
     scope: 'admin',
     body: 'ReconcileInput',
     responses: {
