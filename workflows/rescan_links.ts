@@ -79,7 +79,7 @@ function emptyTotals(): RescanTotals {
 /**
  * Re-checks every live destination (links clicked most recently first), in activity calls of a few thousand
  * links that heartbeat their cursor, continuing as new every 100 calls. Started by the re-scan Schedule
- * (`rescan:{taskQueue}`), on demand (`rescan:manual`) or after a blocklist change. A changed verdict is
+ * (`rescan:{taskQueue}`), on demand (`rescan:manual:{taskQueue}`) or after a blocklist change. A changed verdict is
  * stored, audited, logged and synced by the activity; the run's counts land in ops_runs (kind `rescan`).
  */
 export async function rescanLinksWorkflow(input: RescanLinksInput = {}): Promise<RescanReport> {

@@ -78,6 +78,7 @@ export function createOpsGateway(options: {
     async startRescan(input) {
       const workflowId = getManualRescanWorkflowId(
         input.trigger === 'manual' ? 'manual' : `blocklist:${Date.now()}`,
+        options.taskQueue,
       );
       const args: RescanLinksInput = {
         reason: input.reason,

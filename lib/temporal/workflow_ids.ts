@@ -20,9 +20,12 @@ export function getRescanScheduleId(taskQueue: string): string {
   return `rescan:${taskQueue}`;
 }
 
-/** An on-demand re-scan: `rescan:manual` (one at a time), or after a blocklist change. */
-export function getManualRescanWorkflowId(trigger: string): string {
-  return `rescan:${trigger}`;
+/**
+ * An on-demand re-scan: `rescan:manual:{taskQueue}` (one at a time per task queue, like the manual
+ * reconciliation), or after a blocklist change.
+ */
+export function getManualRescanWorkflowId(trigger: string, taskQueue: string): string {
+  return `rescan:${trigger}:${taskQueue}`;
 }
 
 /** The Temporal Schedule that reconciles Postgres, the serving store and Bitly; one per task queue. */

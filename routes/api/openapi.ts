@@ -337,7 +337,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     method: 'post',
     path: '/ops/rescan',
     operationId: 'startRescan',
-    summary: 'Re-check every live destination now (rescan:manual)',
+    summary: 'Re-check every live destination now (rescan:manual:{taskQueue})',
     scope: 'admin',
     responses: {
       202: { description: 'started', schema: 'WorkflowAccepted' },
