@@ -22,10 +22,10 @@ export function getRescanScheduleId(taskQueue: string): string {
 
 /**
  * An on-demand re-scan: `rescan:manual:{taskQueue}` (one at a time per task queue, like the manual
- * reconciliation), or after a blocklist change.
+ * reconciliation), or after a blocklist change (`rescan:blocklist:{ms}`, already unique).
  */
 export function getManualRescanWorkflowId(trigger: string, taskQueue: string): string {
-  return `rescan:${trigger}:${taskQueue}`;
+  return trigger === 'manual' ? `rescan:manual:${taskQueue}` : `rescan:${trigger}`;
 }
 
 /** The Temporal Schedule that reconciles Postgres, the serving store and Bitly; one per task queue. */
