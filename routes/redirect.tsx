@@ -5,7 +5,7 @@ import { StatusPage } from '../components/StatusPage.tsx';
 import { classifyClick, countryOf, referrerHostOf } from '../lib/clicks/classify_click.ts';
 import { isPossibleCode, type ServingRecord } from '../lib/links/link.ts';
 import { decideRedirect, type RedirectDecision } from '../lib/links/redirect_policy.ts';
-import { incBound } from '../lib/metrics.ts';
+import { type Tally, tally } from '../lib/metrics.ts';
 import type { WebDeps } from '../lib/web_deps.ts';
 import type { AppEnv } from './app_env.ts';
 
@@ -52,70 +52,109 @@ export function toRedirectAnswer(decision: RedirectDecision, method: string): Re
   return { status: decision.status, headers, body: method === 'HEAD' ? null : body };
 }
 
-/**
- * Answers that depend on nothing but the record: an active, clean link with no expiry, when no request query
- * parameters are forwarded. Keyed by the record object the resolver's LRU hands out (a changed link is a new
- * object), so an LRU hit skips the decision and the header building; the answer is shared and never mutated.
- */
-const constantAnswers = new WeakMap<object, WeakMap<ServingRecord, RedirectAnswer>>();
+type Outcome = RedirectDecision['outcome'] | 'preview';
+const OUTCOMES: readonly Outcome[] = [
+  'redirect',
+  'warn',
+  'expired',
+  'gone',
+  'blocked',
+  'not_found',
+  'preview',
+];
 
-/** The memo for one deployment's redirect settings (answers differ between settings, e.g. in tests). */
-function answersFor(deps: RedirectDeps): WeakMap<ServingRecord, RedirectAnswer> {
-  let memo = constantAnswers.get(deps.config.redirect);
-  if (!memo) {
-    memo = new WeakMap();
-    constantAnswers.set(deps.config.redirect, memo);
-  }
-  return memo;
-}
-
-function answersAlike(record: ServingRecord, deps: RedirectDeps): boolean {
-  return (
-    // Without the LRU every lookup is a new object: memoising would only add a WeakMap entry per request.
-    deps.config.resolver.cacheMax > 0 &&
-    record.status === 'active' &&
-    record.expiresAt === null &&
-    (record.safety === 'clean' || record.safety === 'unknown') &&
-    deps.config.redirect.forwardQueryParams.length === 0
-  );
-}
-
-/**
- * THE HOT PATH, runtime-neutral: resolve the code and answer per lib/links/redirect_policy, then count the
- * click in memory (lib/clicks; written to click_counts in batches, never awaited). Counted: answers that
- * send a reader on — redirects to the target, expired links' 302 to their fallback, and the warn
- * interstitial. Not counted: 404, 410, 451 and the `{code}+` preview page.
- */
-export async function answerRedirect(deps: RedirectDeps, request: RedirectRequest): Promise<RedirectAnswer> {
-  const segment = request.code;
+/** A request's path segment: the code, and whether a trailing `+` asks for the preview page. */
+function splitSegment(segment: string): { code: string; preview: boolean } {
   const preview = segment.length > 1 && segment.charCodeAt(segment.length - 1) === 43; /* + */
-  const code = preview ? segment.slice(0, -1) : segment;
-  const record = isPossibleCode(code) ? await deps.resolver.resolve(code) : null;
-  const now = Date.now();
-  if (preview) return answerPreview(deps, code, record, now, request.method);
-  const alike = record !== null && answersAlike(record, deps);
-  const memo = alike ? answersFor(deps) : undefined;
-  let answer = memo?.get(record!);
-  let outcome: RedirectDecision['outcome'] = 'redirect';
-  if (!answer) {
-    const decision = decideRedirect(code, record, now, deps.config.redirect, request.query);
-    outcome = decision.outcome;
-    answer = toRedirectAnswer(decision, request.method);
-    if (memo && outcome === 'redirect') memo.set(record!, answer);
+  return { code: preview ? segment.slice(0, -1) : segment, preview };
+}
+
+/** Answers short-host requests for one deployment (its settings, resolver, metrics and click buffer). */
+export interface RedirectAnswerer {
+  /**
+   * THE HOT PATH, runtime-neutral: resolve the code and answer per lib/links/redirect_policy, then count the
+   * click in memory (lib/clicks; written to click_counts in batches, never awaited). Counted: answers that
+   * send a reader on — redirects to the target, expired links' 302 to their fallback, and the warn
+   * interstitial. Not counted: 404, 410, 451 and the `{code}+` preview page.
+   */
+  answer(request: RedirectRequest): Promise<RedirectAnswer>;
+  /**
+   * `answer` without the lookup, synchronously, when the resolver's LRU already holds the record
+   * (`resolver.peek`); undefined otherwise. Lets the Node fast path answer an LRU hit with no promise between
+   * the parsed request and the socket. `request.code` must already be a possible code (a `+` may follow).
+   */
+  answerPeeked(request: RedirectRequest): RedirectAnswer | undefined;
+}
+
+/**
+ * Builds the answerer; everything per deployment (tallies, settings, the answer memo) is looked up here once,
+ * so a request costs the lookup, the policy and the click, nothing more.
+ */
+export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
+  const { resolver, clicks, config } = deps;
+  const settings = config.redirect;
+  const countryHeader = config.trustedCountryHeader;
+  const counted = Object.fromEntries(
+    OUTCOMES.map((outcome) => [outcome, tally(deps.metrics.redirects, { outcome })]),
+  ) as Record<Outcome, Tally>;
+  /**
+   * Answers that depend on nothing but the record: an active, clean link with no expiry, when no request query
+   * parameters are forwarded. Keyed by the record object the resolver's LRU hands out (a changed link is a new
+   * object), so an LRU hit skips the decision and the header building; an answer is shared and never mutated.
+   * Without the LRU every lookup is a new object: memoising would only add an entry per request.
+   */
+  const memo =
+    config.resolver.cacheMax > 0 && settings.forwardQueryParams.length === 0
+      ? new WeakMap<ServingRecord, RedirectAnswer>()
+      : undefined;
+
+  function answerResolved(
+    request: RedirectRequest,
+    code: string,
+    preview: boolean,
+    record: ServingRecord | null,
+  ): RedirectAnswer {
+    const now = Date.now();
+    if (preview) return answerPreview(deps, counted, code, record, now, request.method);
+    const alike =
+      memo !== undefined &&
+      record !== null &&
+      record.status === 'active' &&
+      record.expiresAt === null &&
+      (record.safety === 'clean' || record.safety === 'unknown');
+    let answer = alike ? memo.get(record) : undefined;
+    let outcome: RedirectDecision['outcome'] = 'redirect';
+    if (answer === undefined) {
+      const decision = decideRedirect(code, record, now, settings, request.query);
+      outcome = decision.outcome;
+      answer = toRedirectAnswer(decision, request.method);
+      if (alike && outcome === 'redirect') memo.set(record, answer);
+    }
+    counted[outcome].n++;
+    if (outcome === 'redirect' || outcome === 'warn' || answer.headers.Location !== undefined) {
+      clicks.record({
+        code,
+        kind: classifyClick(request.method, request.header('user-agent'), request.query),
+        country: countryHeader ? countryOf(request.header(countryHeader)) : '',
+        referrerHost: referrerHostOf(request.header('referer')),
+        atMs: now,
+      });
+    }
+    return answer;
   }
-  incBound(deps.metrics.redirects, outcome, { outcome });
-  if (outcome === 'redirect' || outcome === 'warn' || answer.headers.Location !== undefined) {
-    deps.clicks.record({
-      code,
-      kind: classifyClick(request.method, request.header('user-agent'), request.query),
-      country: deps.config.trustedCountryHeader
-        ? countryOf(request.header(deps.config.trustedCountryHeader))
-        : '',
-      referrerHost: referrerHostOf(request.header('referer')),
-      atMs: now,
-    });
-  }
-  return answer;
+
+  return {
+    async answer(request) {
+      const { code, preview } = splitSegment(request.code);
+      const record = isPossibleCode(code) ? await resolver.resolve(code) : null;
+      return answerResolved(request, code, preview, record);
+    },
+    answerPeeked(request) {
+      const { code, preview } = splitSegment(request.code);
+      const record = resolver.peek?.(code);
+      return record === undefined ? undefined : answerResolved(request, code, preview, record);
+    },
+  };
 }
 
 const OUTCOME_TEXT: Record<RedirectDecision['outcome'], string> = {
@@ -130,6 +169,7 @@ const OUTCOME_TEXT: Record<RedirectDecision['outcome'], string> = {
 /** `GET /{code}+`: where the link leads and what following it does; no redirect and no click. */
 function answerPreview(
   deps: RedirectDeps,
+  counted: Record<Outcome, Tally>,
   code: string,
   record: ServingRecord | null,
   now: number,
@@ -137,10 +177,10 @@ function answerPreview(
 ): RedirectAnswer {
   const decision = decideRedirect(code, record, now, deps.config.redirect);
   if (!record || decision.outcome === 'not_found') {
-    incBound(deps.metrics.redirects, 'not_found', { outcome: 'not_found' });
+    counted.not_found.n++;
     return toRedirectAnswer(decision, method);
   }
-  incBound(deps.metrics.redirects, 'preview', { outcome: 'preview' });
+  counted.preview.n++;
   const destination = decision.location ?? decision.page?.destination;
   const preview: LinkPreview = {
     code,
@@ -173,10 +213,11 @@ function answerPreview(
 /** GET|HEAD /:code on Hono (Deno, tests, and Node requests the fast path does not take). */
 export function createRedirectRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
+  const answerer = createRedirectAnswerer(deps);
   app.on(['GET', 'HEAD'], '/:code', async (c) => {
     const url = c.req.url;
     const queryAt = url.indexOf('?');
-    const answer = await answerRedirect(deps, {
+    const answer = await answerer.answer({
       method: c.req.method,
       code: c.req.param('code'),
       query: queryAt < 0 ? '' : url.slice(queryAt + 1),

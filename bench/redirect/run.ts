@@ -502,9 +502,12 @@ async function profileLru(which: string): Promise<string> {
     `--cpu-prof-dir=${dir}`,
   ]);
   try {
-    await wrk(ours.url, 5, { codes: spec.codes, order: 'seq' });
+    const warm = await wrk(ours.url, 5, { codes: spec.codes, order: 'seq' });
     const r = await wrk(ours.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
-    say(`profile: ${Math.round(r.rps)} req/s under --cpu-prof`);
+    say(
+      `profile: ${Math.round(r.rps)} req/s under --cpu-prof; ${warm.requests + r.requests} requests in all ` +
+        '(divide the profile by this to compare per request)',
+    );
   } finally {
     await stopServer(ours);
   }

@@ -61,13 +61,15 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   // redirect into database work (measured: ~30 upserts of 1,000 rows a second at 30k req/s). Flush early only
   // when half the buffer is used, so drops stay rare; otherwise on the interval.
   const flushAtKeys = Math.max(batchRows, Math.floor(options.maxKeys / 2));
-  let buffer = new Map<string, ClickCountRow>();
+  /** Aggregates by code (looking a code up hashes a few characters; no key string is built per click). */
+  let buffer = new Map<string, CodeRows>();
+  let bufferedKeys = 0;
   /**
    * A batch whose write failed: it may or may not have committed (a connection lost at commit time cannot
    * tell), so it is retried as is, under the same id, before anything else (at most one; ≤ batchRows rows).
    */
   let retry: { id: string; rows: ClickCountRow[] } | null = null;
-  const heldKeys = () => buffer.size + (retry ? retry.rows.length : 0);
+  const heldKeys = () => bufferedKeys + (retry ? retry.rows.length : 0);
   let flushing: Promise<void> | null = null;
   let closed = false;
   let lastFailureLog = 0;
@@ -79,17 +81,43 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     options.metrics.clicksDropped.inc(clicks);
   }
 
+  /** Adds a new aggregate (the caller checked there is room and that its key is not held yet). */
+  function insert(codeRows: CodeRows | undefined, row: ClickCountRow): void {
+    bufferedKeys++;
+    if (!codeRows) {
+      buffer.set(row.code, { rows: [row], byKey: undefined });
+      return;
+    }
+    codeRows.rows.push(row);
+    if (codeRows.byKey)
+      codeRows.byKey.set(restKeyOf(row.hourMs, row.kind, row.country, row.referrerHost), row);
+    else if (codeRows.rows.length > SCAN_MAX_ROWS) {
+      codeRows.byKey = new Map(
+        codeRows.rows.map((r) => [restKeyOf(r.hourMs, r.kind, r.country, r.referrerHost), r]),
+      );
+    }
+  }
+
   function merge(row: ClickCountRow): void {
-    const key = keyOf(row.code, row.hourMs, row.kind, row.country, row.referrerHost);
-    const held = buffer.get(key);
+    const codeRows = buffer.get(row.code);
+    const held = codeRows && heldRow(codeRows, row.hourMs, row.kind, row.country, row.referrerHost);
     if (held) {
       held.clicks += row.clicks;
       if (row.lastClickMs > held.lastClickMs) held.lastClickMs = row.lastClickMs;
     } else if (heldKeys() < options.maxKeys) {
-      buffer.set(key, row);
+      insert(codeRows, row);
     } else {
       drop(row.clicks);
     }
+  }
+
+  /** Every aggregate buffered now, and an empty buffer in its place. */
+  function takeAll(): ClickCountRow[] {
+    const rows: ClickCountRow[] = [];
+    for (const codeRows of buffer.values()) for (const row of codeRows.rows) rows.push(row);
+    buffer = new Map();
+    bufferedKeys = 0;
+    return rows;
   }
 
   async function write(id: string, rows: ClickCountRow[]): Promise<boolean> {
@@ -117,8 +145,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
       if (!(await write(retry.id, retry.rows))) return;
       retry = null;
     }
-    const rows = [...buffer.values()];
-    buffer = new Map();
+    const rows = takeAll();
     for (let i = 0; i < rows.length; i += batchRows) {
       const batch = rows.slice(i, i + batchRows);
       const id = crypto.randomUUID();
@@ -133,7 +160,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   function flush(): Promise<void> {
     if (flushing) return flushing;
-    if (buffer.size === 0 && !retry) return Promise.resolve();
+    if (bufferedKeys === 0 && !retry) return Promise.resolve();
     flushing = writeOut().finally(() => {
       flushing = null;
       options.metrics.clickBufferKeys.set(heldKeys());
@@ -144,8 +171,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   return {
     record(click) {
       const hourMs = click.atMs - (click.atMs % HOUR_MS);
-      const key = keyOf(click.code, hourMs, click.kind, click.country, click.referrerHost);
-      const held = buffer.get(key);
+      const codeRows = buffer.get(click.code);
+      const held = codeRows && heldRow(codeRows, hourMs, click.kind, click.country, click.referrerHost);
       if (held) {
         held.clicks++;
         if (click.atMs > held.lastClickMs) held.lastClickMs = click.atMs;
@@ -155,7 +182,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
         drop(1);
         return;
       }
-      buffer.set(key, {
+      insert(codeRows, {
         code: click.code,
         hourMs,
         kind: click.kind,
@@ -164,7 +191,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
         clicks: 1,
         lastClickMs: click.atMs,
       });
-      if (buffer.size >= flushAtKeys && !flushing && !closed) void flush();
+      if (bufferedKeys >= flushAtKeys && !flushing && !closed) void flush();
     },
     flush: async () => {
       // A flush already running wrote an older snapshot: run once more for what arrived since.
@@ -180,7 +207,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
       if (flushing) await flushing;
       await flush();
       if (heldKeys() > 0) {
-        const rows = [...buffer.values(), ...(retry?.rows ?? [])];
+        const rows = [...takeAll(), ...(retry?.rows ?? [])];
         const clicks = rows.reduce((n, r) => n + r.clicks, 0);
         options.logger.error({ aggregates: rows.length, clicks }, 'clicks could not be written at shutdown');
       }
@@ -188,6 +215,39 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   };
 }
 
-function keyOf(code: string, hourMs: number, kind: string, country: string, referrerHost: string): string {
-  return `${code}\n${hourMs}\n${kind}\n${country}\n${referrerHost}`;
+/**
+ * A code's aggregates in the buffer. A code usually has a handful within one flush interval (kinds, a few
+ * referrers), found by comparing fields; past SCAN_MAX_ROWS (a link shared widely: many countries and
+ * referrers) they are also indexed by a key string, so a lookup never scans a long list.
+ */
+interface CodeRows {
+  rows: ClickCountRow[];
+  byKey: Map<string, ClickCountRow> | undefined;
+}
+
+const SCAN_MAX_ROWS = 8;
+
+function heldRow(
+  codeRows: CodeRows,
+  hourMs: number,
+  kind: string,
+  country: string,
+  referrerHost: string,
+): ClickCountRow | undefined {
+  if (codeRows.byKey) return codeRows.byKey.get(restKeyOf(hourMs, kind, country, referrerHost));
+  for (const row of codeRows.rows) {
+    if (
+      row.hourMs === hourMs &&
+      row.kind === kind &&
+      row.country === country &&
+      row.referrerHost === referrerHost
+    ) {
+      return row;
+    }
+  }
+  return undefined;
+}
+
+function restKeyOf(hourMs: number, kind: string, country: string, referrerHost: string): string {
+  return `${hourMs}\n${kind}\n${country}\n${referrerHost}`;
 }

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { UnavailableError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { incBound, type Metrics } from '../metrics.ts';
+import { type Metrics, type Tally, tally } from '../metrics.ts';
 import type { InvalidationBus } from '../serving/invalidation_bus.ts';
 import type { ServingStore } from '../serving/serving_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
@@ -59,6 +59,29 @@ export interface LayeredResolver extends LinkResolver {
   cachedEntries(): number;
   /** Unsubscribes, then closes the bus and the store (not the pool). */
   close(): Promise<void>;
+}
+
+/** Every lookup result counted in lifeline_link_lookups_total, by layer. */
+const LOOKUP_RESULTS = {
+  lru: ['hit', 'negative', 'miss'],
+  singleflight: ['shared'],
+  serving_store: ['hit', 'miss', 'late_hit', 'error', 'skipped'],
+  postgres: ['hit', 'miss', 'error', 'skipped'],
+} as const;
+type LookupTallies = {
+  [L in keyof typeof LOOKUP_RESULTS]: Record<(typeof LOOKUP_RESULTS)[L][number], Tally>;
+};
+
+/** The resolver's counters, fetched once: a lookup adds to a tally (no label objects or keys per request). */
+function lookupTallies(metrics: Metrics | undefined): LookupTallies {
+  const out: Record<string, Record<string, Tally>> = {};
+  for (const [layer, results] of Object.entries(LOOKUP_RESULTS)) {
+    out[layer] = {};
+    for (const result of results) {
+      out[layer][result] = metrics ? tally(metrics.lookups, { layer, result }) : { n: 0 };
+    }
+  }
+  return out as LookupTallies;
 }
 
 /** "No such code", cached for negativeTtlMs. */
@@ -158,9 +181,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   let postgresFailures = 0;
   let postgresSkipUntil = 0;
 
-  const count = (layer: string, result: string) => {
-    if (metrics) incBound(metrics.lookups, `${layer}:${result}`, { layer, result });
-  };
+  const counted = lookupTallies(metrics);
 
   function remember(code: string, flight: Flight, entry: CacheEntry) {
     if (!lru || flight.stale) return;
@@ -179,18 +200,18 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     if (!store) return { record: undefined };
     const reading = storeSkipUntil > Date.now() ? undefined : getFromStore(code);
     if (!reading) {
-      count('serving_store', 'skipped');
+      counted.serving_store.skipped.n++;
       return { record: undefined };
     }
     try {
       const record = await withTimeout(reading, options.storeTimeoutMs, 'serving store read');
       storeFailures = 0;
-      count('serving_store', record ? 'hit' : 'miss');
+      counted.serving_store[record ? 'hit' : 'miss'].n++;
       return { record };
     } catch (err) {
       const timedOut = err instanceof TimeoutError;
       metrics?.servingStoreErrors.inc({ operation: timedOut ? 'get_timeout' : 'get' });
-      count('serving_store', 'error');
+      counted.serving_store.error.n++;
       if (++storeFailures >= STORE_BREAKER_FAILURES) {
         storeSkipUntil = Date.now() + STORE_BREAKER_OPEN_MS;
         storeFailures = 0;
@@ -212,7 +233,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   async function readStoreLate(late: Promise<ServingRecord | null>): Promise<ServingRecord | null> {
     try {
       const record = await withTimeout(late, LATE_STORE_WAIT_MS, 'late serving store read');
-      if (record) count('serving_store', 'late_hit');
+      if (record) counted.serving_store.late_hit.n++;
       return record;
     } catch {
       return null;
@@ -223,7 +244,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     const unavailable = () =>
       new UnavailableError('The link database is not answering; try again shortly.', 5);
     if (postgresSkipUntil > Date.now()) {
-      count('postgres', 'skipped');
+      counted.postgres.skipped.n++;
       throw unavailable();
     }
     const deadline = Date.now() + postgresTimeoutMs;
@@ -236,7 +257,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       );
       postgresFailures = 0;
     } catch (err) {
-      count('postgres', 'error');
+      counted.postgres.error.n++;
       if (++postgresFailures >= POSTGRES_BREAKER_FAILURES) {
         postgresSkipUntil = Date.now() + POSTGRES_BREAKER_OPEN_MS;
         postgresFailures = 0;
@@ -244,7 +265,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       }
       throw unavailable();
     }
-    count('postgres', row ? 'hit' : 'miss');
+    counted.postgres[row ? 'hit' : 'miss'].n++;
     return row ? toServingRecord(row) : null;
   }
 
@@ -275,7 +296,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       ]);
       if ('late' in first) {
         fromPostgres.catch(() => {});
-        count('serving_store', 'late_hit');
+        counted.serving_store.late_hit.n++;
         remember(code, flight, first.late);
         return first.late;
       }
@@ -317,6 +338,18 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     flights.clear();
   }
 
+  /** The LRU's answer, counted as a hit or negative hit; undefined when it has none (not counted). */
+  function peek(code: string): ServingRecord | null | undefined {
+    const cached = lru?.get(code);
+    if (cached === undefined) return undefined;
+    if (cached === NOT_FOUND) {
+      counted.lru.negative.n++;
+      return null;
+    }
+    counted.lru.hit.n++;
+    return cached as ServingRecord;
+  }
+
   if (bus && options.subscribe) {
     bus.subscribe({
       onCode: (code) => drop(code),
@@ -326,20 +359,15 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
 
   return {
     store,
+    peek,
+
     resolve(code) {
-      const cached = lru?.get(code);
-      if (cached !== undefined) {
-        if (cached === NOT_FOUND) {
-          count('lru', 'negative');
-          return Promise.resolve(null);
-        }
-        count('lru', 'hit');
-        return Promise.resolve(cached as ServingRecord);
-      }
-      if (lru) count('lru', 'miss');
+      const cached = peek(code);
+      if (cached !== undefined) return Promise.resolve(cached);
+      if (lru) counted.lru.miss.n++;
       const inFlight = flights.get(code);
       if (inFlight) {
-        count('singleflight', 'shared');
+        counted.singleflight.shared.n++;
         return inFlight.promise;
       }
       const flight: Flight = { promise: Promise.resolve(null), stale: false };

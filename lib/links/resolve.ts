@@ -7,6 +7,11 @@ import { type ServingRecord, toServingRecord } from './link.ts';
 export interface LinkResolver {
   /** The serving record for `code`, or null when no such link exists. */
   resolve(code: string): Promise<ServingRecord | null>;
+  /**
+   * What an in-process cache already knows, synchronously: the record, null for a cached "no such code", or
+   * undefined when only `resolve` can tell. Lets the Node fast path answer an LRU hit without a promise.
+   */
+  peek?(code: string): ServingRecord | null | undefined;
   /** Forgets anything cached about `code` (after an edit, expiry or block). */
   invalidate(code: string): Promise<void>;
   /**

@@ -1,8 +1,14 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { answerRedirect, type RedirectAnswer, type RedirectDeps } from '../../routes/redirect.tsx';
+import {
+  createRedirectAnswerer,
+  type RedirectAnswer,
+  type RedirectAnswerer,
+  type RedirectDeps,
+  type RedirectRequest,
+} from '../../routes/redirect.tsx';
 import { AppError } from '../errors.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../http/problem.ts';
 import { isPossibleCode } from '../links/link.ts';
@@ -85,7 +91,7 @@ function writeProblem(outgoing: ServerResponse, error: unknown, path: string, me
 }
 
 /**
- * A node:http listener: GET/HEAD of a possible code on the short host goes straight to answerRedirect and is
+ * A node:http listener: GET/HEAD of a possible code on the short host goes straight to the redirect answerer and is
  * written to the socket (no Request/Response objects, no router); everything else goes to the Hono listener.
  * With split hosts, a request for the app host is always Hono's (which 404s codes there).
  */
@@ -96,6 +102,7 @@ export function createNodeListener(
   const hono = getRequestListener(fetch);
   if (!fastPath) return hono;
   const appHost = fastPath.config.splitHosts ? new URL(fastPath.config.appBaseUrl).host.toLowerCase() : null;
+  const answerer = createRedirectAnswerer(fastPath);
   return (incoming, outgoing) => {
     const method = incoming.method;
     const target =
@@ -110,40 +117,91 @@ export function createNodeListener(
       hono(incoming, outgoing);
       return;
     }
-    answerFast(fastPath, incoming, outgoing, method, target.code, target.query);
+    answerFast(fastPath, answerer, incoming, outgoing, method, target.code, target.query);
   };
 }
 
-/** The fast path proper: one promise (the lookup's) between the parsed request and the socket write. */
+/** A node:http request as the hot path reads it (one small object; headers read only when needed). */
+class NodeRedirectRequest implements RedirectRequest {
+  constructor(
+    readonly method: 'GET' | 'HEAD',
+    readonly code: string,
+    readonly query: string,
+    private readonly headers: IncomingHttpHeaders,
+  ) {}
+
+  header(name: string): string | undefined {
+    const value = this.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+/**
+ * The fast path proper. An LRU hit is answered synchronously (answerPeeked: no promise between the parsed
+ * request and the socket write); anything else waits for the lookup, one promise.
+ */
 function answerFast(
   deps: FastPathDeps,
+  answerer: RedirectAnswerer,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   method: 'GET' | 'HEAD',
   code: string,
   query: string,
 ): void {
-  const headers = incoming.headers;
-  const fail = (error: unknown) => {
-    if (!(error instanceof AppError)) deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
-    if (outgoing.headersSent) outgoing.destroy();
-    else writeProblem(outgoing, error, `/${code}`, method);
-  };
-  answerRedirect(deps, {
-    method,
-    code,
-    query,
-    header: (name) => {
-      const value = headers[name.toLowerCase()];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-  })
-    .then((answer) => writeAnswer(outgoing, answer, method), fail)
-    .catch((error: unknown) => {
-      // writeAnswer or writeProblem threw (e.g. an invalid header value): never leave the socket hanging.
-      deps.logger.error({ err: error, path: `/${code}` }, 'could not write the answer');
-      outgoing.destroy();
-    });
+  const request = new NodeRedirectRequest(method, code, query, incoming.headers);
+  let answer: RedirectAnswer | undefined;
+  try {
+    answer = answerer.answerPeeked(request);
+  } catch (error) {
+    failFast(deps, outgoing, error, code, method);
+    return;
+  }
+  if (answer !== undefined) {
+    writeOrDestroy(deps, outgoing, answer, code, method);
+    return;
+  }
+  answerer.answer(request).then(
+    (resolved) => writeOrDestroy(deps, outgoing, resolved, code, method),
+    (error: unknown) => failFast(deps, outgoing, error, code, method),
+  );
+}
+
+/** Writes the answer; if writing throws (e.g. an invalid header value), never leaves the socket hanging. */
+function writeOrDestroy(
+  deps: FastPathDeps,
+  outgoing: ServerResponse,
+  answer: RedirectAnswer,
+  code: string,
+  method: string,
+): void {
+  try {
+    writeAnswer(outgoing, answer, method);
+  } catch (error) {
+    deps.logger.error({ err: error, path: `/${code}` }, 'could not write the answer');
+    outgoing.destroy();
+  }
+}
+
+/** An unexpected failure while answering: logged (unless an AppError) and answered as problem+json. */
+function failFast(
+  deps: FastPathDeps,
+  outgoing: ServerResponse,
+  error: unknown,
+  code: string,
+  method: string,
+): void {
+  if (!(error instanceof AppError)) deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
+  if (outgoing.headersSent) {
+    outgoing.destroy();
+    return;
+  }
+  try {
+    writeProblem(outgoing, error, `/${code}`, method);
+  } catch (writeError) {
+    deps.logger.error({ err: writeError, path: `/${code}` }, 'could not write the answer');
+    outgoing.destroy();
+  }
 }
 
 /**

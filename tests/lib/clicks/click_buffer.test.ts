@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Click, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { createMetrics, type Metrics } from '../../../lib/metrics.ts';
-import { addClickCounts } from '../../../lib/stores/click_counts_store.ts';
+import { addClickCounts, LAST_CLICK_PRECISION_MINUTES } from '../../../lib/stores/click_counts_store.ts';
 import { createSql, type Sql } from '../../../lib/stores/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { eventually } from '../../helpers/harness.ts';
@@ -77,6 +77,37 @@ describe('addClickCounts', () => {
     assert.equal(await addClickCounts(db.sql, crypto.randomUUID(), rows), true);
     assert.equal(await total(['c270']), 8);
   });
+
+  test('last_clicked_at moves only when it is LAST_CLICK_PRECISION_MINUTES behind (clicks always count)', async () => {
+    const precision = LAST_CLICK_PRECISION_MINUTES * 60_000;
+    const lastClicked = async () => {
+      const [row] = await db.sql<
+        { at: Date | null }[]
+      >`SELECT last_clicked_at AS at FROM links WHERE code = 'c271'`;
+      return row?.at?.getTime() ?? null;
+    };
+    const add = (atMs: number) =>
+      addClickCounts(db.sql, crypto.randomUUID(), [
+        {
+          code: 'c271',
+          hourMs: T0,
+          kind: 'human',
+          country: '',
+          referrerHost: '',
+          clicks: 1,
+          lastClickMs: atMs,
+        },
+      ]);
+    await add(T0);
+    assert.equal(await lastClicked(), T0, 'never clicked: set at once');
+    await add(T0 + precision - 1);
+    assert.equal(await lastClicked(), T0, 'within the precision: left as is');
+    await add(T0 + precision);
+    assert.equal(await lastClicked(), T0 + precision, 'a precision behind: moved');
+    await add(T0 + 1);
+    assert.equal(await lastClicked(), T0 + precision, 'never moves backwards');
+    assert.equal(await total(['c271']), 4);
+  });
 });
 
 describe('click buffer', () => {
@@ -120,6 +151,28 @@ describe('click buffer', () => {
         ['c3', null],
       ],
     );
+  });
+
+  test('a code with many aggregates (countries × referrers) keeps them apart and counts each', async () => {
+    const buffer = createClickBuffer({
+      sql: db.sql,
+      metrics: createMetrics(),
+      logger,
+      flushIntervalMs: 60_000,
+      maxKeys: 1000,
+    });
+    // 40 aggregates for one code: past the few a code's list is scanned for, they are found by key.
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 40; i++) {
+        buffer.record(click('c272', { country: i % 2 ? 'SE' : 'DE', referrerHost: `r${i}.example` }));
+      }
+    }
+    assert.equal(buffer.pendingKeys, 40);
+    await buffer.close();
+    const rows = await countsOf(['c272']);
+    assert.equal(rows.length, 40);
+    assert.ok(rows.every((r) => r.clicks === 3));
+    assert.equal(rows.find((r) => r.referrerHost === 'r7.example')?.country, 'SE');
   });
 
   test('a full buffer drops new keys and counts them; keys already held keep counting', async () => {
