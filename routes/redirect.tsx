@@ -19,6 +19,7 @@ export interface RedirectRequest {
   code: string;
   /** The raw query string without `?` ('' when none). */
   query: string;
+  /** A request header by its lower-case name (callers always pass one). */
   header(name: string): string | undefined;
 }
 
@@ -63,10 +64,9 @@ const OUTCOMES: readonly Outcome[] = [
   'preview',
 ];
 
-/** A request's path segment: the code, and whether a trailing `+` asks for the preview page. */
-function splitSegment(segment: string): { code: string; preview: boolean } {
-  const preview = segment.length > 1 && segment.charCodeAt(segment.length - 1) === 43; /* + */
-  return { code: preview ? segment.slice(0, -1) : segment, preview };
+/** True when a request's path segment asks for the preview page: the code followed by `+`. */
+function isPreview(segment: string): boolean {
+  return segment.length > 1 && segment.charCodeAt(segment.length - 1) === 43; /* + */
 }
 
 /** Answers short-host requests for one deployment (its settings, resolver, metrics and click buffer). */
@@ -93,7 +93,7 @@ export interface RedirectAnswerer {
 export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
   const { resolver, clicks, config } = deps;
   const settings = config.redirect;
-  const countryHeader = config.trustedCountryHeader;
+  const countryHeader = config.trustedCountryHeader?.toLowerCase();
   const counted = Object.fromEntries(
     OUTCOMES.map((outcome) => [outcome, tally(deps.metrics.redirects, { outcome })]),
   ) as Record<Outcome, Tally>;
@@ -123,34 +123,35 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       record.expiresAt === null &&
       (record.safety === 'clean' || record.safety === 'unknown');
     let answer = alike ? memo.get(record) : undefined;
-    let outcome: RedirectDecision['outcome'] = 'redirect';
-    if (answer === undefined) {
+    if (answer !== undefined) {
+      counted.redirect.n++;
+    } else {
       const decision = decideRedirect(code, record, now, settings, request.query);
-      outcome = decision.outcome;
       answer = toRedirectAnswer(decision, request.method);
-      if (alike && outcome === 'redirect') memo.set(record, answer);
+      counted[decision.outcome].n++;
+      if (alike && decision.outcome === 'redirect') memo.set(record, answer);
+      if (decision.outcome !== 'warn' && answer.headers.Location === undefined) return answer;
     }
-    counted[outcome].n++;
-    if (outcome === 'redirect' || outcome === 'warn' || answer.headers.Location !== undefined) {
-      clicks.record({
-        code,
-        kind: classifyClick(request.method, request.header('user-agent'), request.query),
-        country: countryHeader ? countryOf(request.header(countryHeader)) : '',
-        referrerHost: referrerHostOf(request.header('referer')),
-        atMs: now,
-      });
-    }
+    clicks.record({
+      code,
+      kind: classifyClick(request.method, request.header('user-agent'), request.query),
+      country: countryHeader ? countryOf(request.header(countryHeader)) : '',
+      referrerHost: referrerHostOf(request.header('referer')),
+      atMs: now,
+    });
     return answer;
   }
 
   return {
     async answer(request) {
-      const { code, preview } = splitSegment(request.code);
+      const preview = isPreview(request.code);
+      const code = preview ? request.code.slice(0, -1) : request.code;
       const record = isPossibleCode(code) ? await resolver.resolve(code) : null;
       return answerResolved(request, code, preview, record);
     },
     answerPeeked(request) {
-      const { code, preview } = splitSegment(request.code);
+      const preview = isPreview(request.code);
+      const code = preview ? request.code.slice(0, -1) : request.code;
       const record = resolver.peek?.(code);
       return record === undefined ? undefined : answerResolved(request, code, preview, record);
     },

@@ -64,6 +64,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   /** Aggregates by code (looking a code up hashes a few characters; no key string is built per click). */
   let buffer = new Map<string, CodeRows>();
   let bufferedKeys = 0;
+  /** The UTC hour of the latest click recorded (epoch ms). */
+  let hourStart = 0;
   /**
    * A batch whose write failed: it may or may not have committed (a connection lost at commit time cannot
    * tell), so it is retried as is, under the same id, before anything else (at most one; ≤ batchRows rows).
@@ -170,7 +172,11 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   return {
     record(click) {
-      const hourMs = click.atMs - (click.atMs % HOUR_MS);
+      // The hour of a click: almost always the current one, so the division is done once an hour.
+      if (click.atMs < hourStart || click.atMs >= hourStart + HOUR_MS) {
+        hourStart = click.atMs - (click.atMs % HOUR_MS);
+      }
+      const hourMs = hourStart;
       const codeRows = buffer.get(click.code);
       const held = codeRows && heldRow(codeRows, hourMs, click.kind, click.country, click.referrerHost);
       if (held) {

@@ -36,17 +36,31 @@ export const RESERVED_CODES: ReadonlySet<string> = new Set([
   'well-known',
 ]);
 
+/** The characters of a code or alias (the alias schema's rule; isPossibleCode checks the same by hand). */
 const CODE_CHARS = /^[A-Za-z0-9_-]+$/;
 
-/** True when `code` could name a link: charset, length, not reserved, not `_`-prefixed. Cheap; no lookup. */
+/** Longest reserved word: shorter codes are the only ones that need the reserved-word check. */
+const RESERVED_MAX_LENGTH = Math.max(...[...RESERVED_CODES].map((word) => word.length));
+
+/**
+ * True when `code` could name a link: charset [A-Za-z0-9_-], length, not reserved, not `_`-prefixed. Cheap (it
+ * runs on every short-host request): a character loop, and a lower-cased copy only for codes short enough to
+ * be a reserved word.
+ */
 export function isPossibleCode(code: string): boolean {
-  return (
-    code.length > 0 &&
-    code.length <= CODE_MAX_LENGTH &&
-    CODE_CHARS.test(code) &&
-    code.charCodeAt(0) !== 95 /* _ */ &&
-    !RESERVED_CODES.has(code.toLowerCase())
-  );
+  const length = code.length;
+  if (length === 0 || length > CODE_MAX_LENGTH || code.charCodeAt(0) === 95 /* _ */) return false;
+  for (let i = 0; i < length; i++) {
+    const c = code.charCodeAt(i);
+    const allowed =
+      (c >= 97 && c <= 122) /* a-z */ ||
+      (c >= 65 && c <= 90) /* A-Z */ ||
+      (c >= 48 && c <= 57) /* 0-9 */ ||
+      c === 45 /* - */ ||
+      c === 95; /* _ */
+    if (!allowed) return false;
+  }
+  return length > RESERVED_MAX_LENGTH || !RESERVED_CODES.has(code.toLowerCase());
 }
 
 export const aliasSchema = z

@@ -131,7 +131,7 @@ class NodeRedirectRequest implements RedirectRequest {
   ) {}
 
   header(name: string): string | undefined {
-    const value = this.headers[name.toLowerCase()];
+    const value = this.headers[name]; // node:http lower-cases header names; so do our callers
     return Array.isArray(value) ? value.join(', ') : value;
   }
 }

@@ -50,4 +50,23 @@ describe('isPossibleCode', () => {
     }
     for (const code of ['a', 'Abc-_9', 'x'.repeat(64)]) assert.equal(isPossibleCode(code), true, code);
   });
+
+  test('agrees with its definition (charset regex, length, reserved words, `_` prefix) on random strings', () => {
+    const definition = (code: string) =>
+      /^[A-Za-z0-9_-]{1,64}$/.test(code) &&
+      !code.startsWith('_') &&
+      !['api', 'ui', 'healthz', 'metrics', 'static', 'assets', 'admin', 'login', 'logout', 'docs', 'openapi']
+        .concat(['robots', 'favicon', 'well-known'])
+        .includes(code.toLowerCase());
+    // Every character next to a range boundary of the charset, plus reserved words in mixed case.
+    const pool = [...'/09:@AZ[`az{-_.+%~ \u0000\u00e9\uff11'];
+    const words = ['Well-Known', 'METRICS', 'robots', 'Favicon', 'docs'];
+    for (let i = 0; i < 5000; i++) {
+      let code = i % 10 === 0 ? words[i % words.length]! : '';
+      const length = Math.floor(Math.random() * (i % 50 === 0 ? 70 : 8));
+      for (let j = 0; j < length; j++) code += pool[Math.floor(Math.random() * pool.length)];
+      assert.equal(isPossibleCode(code), definition(code), JSON.stringify(code));
+    }
+    for (const word of words) assert.equal(isPossibleCode(word), false, word);
+  });
 });
