@@ -159,11 +159,11 @@ function rssMiB(pid: number): number {
   return Math.round((kib / 1024) * 10) / 10;
 }
 
-/** CPU time (user + system) the process has used, in microseconds (clock ticks of 10 ms on Linux). */
-function cpuMicros(pid: number): number {
+/** CPU time the process has used in user space and in the kernel (socket calls), in microseconds. */
+function cpuSplitMicros(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
 function get(url: string): Promise<{ status: number; body: string }> {
@@ -352,9 +352,12 @@ async function benchPath(spec: PathSpec) {
       // Rotate which server goes first, so none always follows another's garbage or cache state.
       const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
       for (const s of order) {
-        const cpuBefore = cpuMicros(s.child.pid!);
+        const cpuBefore = cpuSplitMicros(s.child.pid!);
         const r = await wrk(s.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
-        const cpuPerRequest = (cpuMicros(s.child.pid!) - cpuBefore) / r.requests;
+        const cpuAfter = cpuSplitMicros(s.child.pid!);
+        const userPerRequest = (cpuAfter.user - cpuBefore.user) / r.requests;
+        const systemPerRequest = (cpuAfter.system - cpuBefore.system) / r.requests;
+        const cpuPerRequest = userPerRequest + systemPerRequest;
         const result: RoundResult = {
           cpuPerRequest,
           server: s.name as ServerName,
@@ -368,7 +371,8 @@ async function benchPath(spec: PathSpec) {
         rounds.push(result);
         say(
           `${spec.key} round ${round} ${result.server}: ${Math.round(r.rps)} req/s, p50 ${ms(r.p50_us)} ms, ` +
-            `p99 ${ms(r.p99_us)} ms, CPU ${cpuPerRequest.toFixed(1)} µs/req, errors ${result.errors}` +
+            `p99 ${ms(r.p99_us)} ms, CPU ${cpuPerRequest.toFixed(1)} µs/req ` +
+            `(user ${userPerRequest.toFixed(1)}, kernel ${systemPerRequest.toFixed(1)}), errors ${result.errors}` +
             `${result.rss ? `, RSS ${result.rss} MiB` : ''}`,
         );
       }

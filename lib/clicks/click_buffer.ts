@@ -1,10 +1,16 @@
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
-import { addClickCounts, type ClickCountRow } from '../stores/click_counts_store.ts';
+import {
+  addClickCounts,
+  type ClickCountRow,
+  LAST_CLICK_PRECISION_MINUTES,
+} from '../stores/click_counts_store.ts';
 import type { ClickKind } from '../stores/click_stats_store.ts';
 import type { Sql } from '../stores/sql.ts';
 
 const HOUR_MS = 3_600_000;
+const LAST_CLICK_PRECISION_MS = LAST_CLICK_PRECISION_MINUTES * 60_000;
 /** Aggregates written per statement; reaching this many distinct keys also starts a flush early. */
 export const CLICK_FLUSH_BATCH_ROWS = 1000;
 /** A failed flush is logged at most this often (the database may be down for a while). */
@@ -72,6 +78,12 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
    */
   let retry: { id: string; rows: ClickCountRow[] } | null = null;
   const heldKeys = () => bufferedKeys + (retry ? retry.rows.length : 0);
+  /**
+   * When this buffer last moved each code's links.last_clicked_at (the latest click it wrote): a batch asks
+   * Postgres to move it again only once it may be a precision behind (bounded; a forgotten code is simply
+   * asked again).
+   */
+  const lastMoved = new LRUCache<string, number>({ max: Math.max(1000, options.maxKeys) });
   let flushing: Promise<void> | null = null;
   let closed = false;
   let lastFailureLog = 0;
@@ -124,8 +136,18 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   async function write(id: string, rows: ClickCountRow[]): Promise<boolean> {
     const started = performance.now();
+    const touch = new Set<string>();
+    for (const row of rows) {
+      const moved = lastMoved.get(row.code);
+      if (moved === undefined || row.lastClickMs >= moved + LAST_CLICK_PRECISION_MS) touch.add(row.code);
+    }
     try {
-      await addClickCounts(options.sql, id, rows);
+      await addClickCounts(options.sql, id, rows, touch);
+      for (const row of rows) {
+        if (touch.has(row.code) && row.lastClickMs > (lastMoved.get(row.code) ?? 0)) {
+          lastMoved.set(row.code, row.lastClickMs);
+        }
+      }
       options.metrics.clickFlushes.inc({ result: 'ok' });
       options.metrics.clickFlushSeconds.observe((performance.now() - started) / 1000);
       return true;

@@ -153,6 +153,36 @@ describe('click buffer', () => {
     );
   });
 
+  test('a code whose last_clicked_at it moved lately is not sent to be moved again within the precision', async () => {
+    const precision = LAST_CLICK_PRECISION_MINUTES * 60_000;
+    const buffer = createClickBuffer({
+      sql: db.sql,
+      metrics: createMetrics(),
+      logger,
+      flushIntervalMs: 60_000,
+      maxKeys: 1000,
+    });
+    const lastClicked = async () => {
+      const [row] = await db.sql<
+        { at: Date | null }[]
+      >`SELECT last_clicked_at AS at FROM links WHERE code = 'c273'`;
+      return row?.at?.getTime() ?? null;
+    };
+    buffer.record(click('c273', { atMs: T0 }));
+    await buffer.flush();
+    assert.equal(await lastClicked(), T0);
+    // Cleared behind the buffer's back: only a batch that asks to move it would set it again.
+    await db.sql`UPDATE links SET last_clicked_at = NULL WHERE code = 'c273'`;
+    buffer.record(click('c273', { atMs: T0 + precision - 1 }));
+    await buffer.flush();
+    assert.equal(await lastClicked(), null, 'within the precision: not asked');
+    buffer.record(click('c273', { atMs: T0 + precision }));
+    await buffer.flush();
+    assert.equal(await lastClicked(), T0 + precision, 'a precision later: asked and moved');
+    await buffer.close();
+    assert.equal(await total(['c273']), 3);
+  });
+
   test('a code with many aggregates (countries × referrers) keeps them apart and counts each', async () => {
     const buffer = createClickBuffer({
       sql: db.sql,
