@@ -15,7 +15,7 @@
 // It creates (and at the end drops) its own database, lifeline_bench, migrated with lib/stores/migrate.ts, and
 // rewrites the generated sections of docs/BENCHMARKS.md (between <!-- bench:NAME --> markers).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { cpus, loadavg, totalmem, userInfo } from 'node:os';
@@ -496,21 +496,50 @@ async function benchMemory(links: number) {
 
 // --------------------------------------------------------------------------------------------- profile
 
-/** A server under the LRU-hit load with `node --cpu-prof`; the profile lands in .cache/cpu-profiles/<which>/. */
+/**
+ * A server under the LRU-hit load with `node --cpu-prof`; the profile lands in .cache/cpu-profiles/<which>/.
+ * With BENCH_PROFILER=perf, Linux `perf record` samples the whole process instead (native code, the kernel's
+ * socket work and GC included; JS frames named through --perf-basic-prof): .cache/cpu-profiles/<which>/perf.data,
+ * read with `perf report -i <file> --no-children --sort sym`.
+ */
 async function profileLru(which: string): Promise<string> {
   const spec = PATHS[0]!;
   const dir = join(ROOT, '.cache/cpu-profiles', which);
+  mkdirSync(dir, { recursive: true });
+  const usePerf = env.BENCH_PROFILER === 'perf';
   const entry = which === 'bare' ? 'bench/redirect/bare_server.ts' : 'main.ts';
-  const ours = await startServer(which, entry, withoutEmpty(spec.env), [
-    '--cpu-prof',
-    `--cpu-prof-dir=${dir}`,
-  ]);
+  const ours = await startServer(
+    which,
+    entry,
+    withoutEmpty(spec.env),
+    usePerf ? ['--perf-basic-prof'] : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  );
   try {
     const warm = await wrk(ours.url, 5, { codes: spec.codes, order: 'seq' });
+    const perf = usePerf
+      ? spawn(
+          'perf',
+          [
+            'record',
+            '-F',
+            '499',
+            '-g',
+            '-p',
+            String(ours.child.pid),
+            '-o',
+            join(dir, 'perf.data'),
+            '--',
+            'sleep',
+            String(ROUND_SECONDS),
+          ],
+          { stdio: 'ignore' },
+        )
+      : undefined;
     const r = await wrk(ours.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
+    if (perf && perf.exitCode === null) await new Promise((resolve) => perf.once('exit', resolve));
     say(
-      `profile: ${Math.round(r.rps)} req/s under --cpu-prof; ${warm.requests + r.requests} requests in all ` +
-        '(divide the profile by this to compare per request)',
+      `profile: ${Math.round(r.rps)} req/s under ${usePerf ? 'perf' : '--cpu-prof'}; ` +
+        `${warm.requests + r.requests} requests in all (divide the profile by this to compare per request)`,
     );
   } finally {
     await stopServer(ours);

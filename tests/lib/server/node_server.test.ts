@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createPostgresResolver } from '../../../lib/links/resolve.ts';
 import {
   createNodeListener,
   fastPathCode,
   type RunningServer,
+  rawHeader,
   serveNode,
 } from '../../../lib/server/node_server.ts';
 import { createSql } from '../../../lib/stores/sql.ts';
@@ -244,5 +246,39 @@ describe('Node fast path', () => {
       assert.equal(fastPathCode(url), null, url);
     }
     assert.equal(typeof createNodeListener(h.app.fetch), 'function');
+  });
+
+  test('rawHeader reads a header as incoming.headers would, duplicates included', async () => {
+    const names = [
+      'user-agent',
+      'referer',
+      'host',
+      'cf-ipcountry',
+      'x-forwarded-for',
+      'cookie',
+      'from',
+      'accept',
+    ];
+    const seen = await new Promise<{ raw: string[]; headers: Record<string, unknown> }>((resolve, reject) => {
+      const server = createServer((req, res) => {
+        // rawHeaders first: reading it does not build req.headers, which is compared after.
+        const raw = [...req.rawHeaders];
+        resolve({ raw, headers: { ...req.headers } });
+        res.end();
+        server.close();
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => {
+          socket.write(
+            'GET /abc HTTP/1.1\r\nHost: a.example\r\nhost: b.example\r\nUser-Agent: UA-1\r\nuser-agent: UA-2\r\n' +
+              'Referer: https://r1.example/\r\nREFERER: https://r2.example/\r\nCF-IPCountry: SE\r\ncf-ipcountry: DE\r\n' +
+              'X-Forwarded-For: 1.1.1.1\r\nCookie: a=1\r\nCookie: b=2\r\nFrom: f1\r\nFrom: f2\r\n\r\n',
+          );
+          socket.on('data', () => socket.end());
+        });
+        socket.on('error', reject);
+      });
+    });
+    for (const name of names) assert.equal(rawHeader(seen.raw, name), seen.headers[name], name);
   });
 });
