@@ -3,6 +3,7 @@ import { renderToString } from 'preact-render-to-string';
 import { type LinkPreview, PreviewPage } from '../components/PreviewPage.tsx';
 import { StatusPage } from '../components/StatusPage.tsx';
 import { classifyClick, countryOf, referrerHostOf } from '../lib/clicks/classify_click.ts';
+import type { Click, ClickHint } from '../lib/clicks/click_buffer.ts';
 import { isPossibleCode, type ServingRecord } from '../lib/links/link.ts';
 import { decideRedirect, type RedirectDecision } from '../lib/links/redirect_policy.ts';
 import { type Tally, tally } from '../lib/metrics.ts';
@@ -101,11 +102,12 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
    * Answers that depend on nothing but the record: an active, clean link with no expiry, when no request query
    * parameters are forwarded. Keyed by the record object the resolver's LRU hands out (a changed link is a new
    * object), so an LRU hit skips the decision and the header building; an answer is shared and never mutated.
+   * Beside it, the click buffer's hint for the code (so counting the click skips the lookup by code too).
    * Without the LRU every lookup is a new object: memoising would only add an entry per request.
    */
   const memo =
     config.resolver.cacheMax > 0 && settings.forwardQueryParams.length === 0
-      ? new WeakMap<ServingRecord, RedirectAnswer>()
+      ? new WeakMap<ServingRecord, { answer: RedirectAnswer; hint: ClickHint | undefined }>()
       : undefined;
 
   function answerResolved(
@@ -122,23 +124,30 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       record.status === 'active' &&
       record.expiresAt === null &&
       (record.safety === 'clean' || record.safety === 'unknown');
-    let answer = alike ? memo.get(record) : undefined;
-    if (answer !== undefined) {
+    let memoised = alike ? memo.get(record) : undefined;
+    let answer: RedirectAnswer;
+    if (memoised !== undefined) {
+      answer = memoised.answer;
       counted.redirect.n++;
     } else {
       const decision = decideRedirect(code, record, now, settings, request.query);
       answer = toRedirectAnswer(decision, request.method);
       counted[decision.outcome].n++;
-      if (alike && decision.outcome === 'redirect') memo.set(record, answer);
+      if (alike && decision.outcome === 'redirect') {
+        memoised = { answer, hint: undefined };
+        memo.set(record, memoised);
+      }
       if (decision.outcome !== 'warn' && answer.headers.Location === undefined) return answer;
     }
-    clicks.record({
+    const click: Click = {
       code,
       kind: classifyClick(request.method, request.header('user-agent'), request.query),
       country: countryHeader ? countryOf(request.header(countryHeader)) : '',
       referrerHost: referrerHostOf(request.header('referer')),
       atMs: now,
-    });
+    };
+    if (memoised !== undefined) memoised.hint = clicks.recordHinted(click, memoised.hint);
+    else clicks.record(click);
     return answer;
   }
 

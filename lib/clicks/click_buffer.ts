@@ -11,8 +11,11 @@ import type { Sql } from '../stores/sql.ts';
 
 const HOUR_MS = 3_600_000;
 const LAST_CLICK_PRECISION_MS = LAST_CLICK_PRECISION_MINUTES * 60_000;
-/** Aggregates written per statement; reaching this many distinct keys also starts a flush early. */
-export const CLICK_FLUSH_BATCH_ROWS = 1000;
+/**
+ * Aggregates written per statement. Preparing one (sort, JSON) runs between redirects, so it is kept small:
+ * ~0.4 ms for 250 rows against ~1.5–2 ms for 1,000, which showed in the LRU-hit path's p99.
+ */
+export const CLICK_FLUSH_BATCH_ROWS = 250;
 /** A failed flush is logged at most this often (the database may be down for a while). */
 const FAILURE_LOG_INTERVAL_MS = 30_000;
 
@@ -29,6 +32,12 @@ export interface Click {
 export interface ClickRecorder {
   /** Counts one click: O(1), synchronous, never throws; a full buffer drops it and counts the drop. */
   record(click: Click): void;
+  /**
+   * `record`, plus a hint that makes the next click of the same code cheaper (no lookup by code while the
+   * buffer has not been flushed since): pass back what the previous call for this code returned. The hot
+   * path keeps it beside its memoised answer for a cached link.
+   */
+  recordHinted(click: Click, hint: ClickHint | undefined): ClickHint | undefined;
   /** Writes what is buffered now; a failure keeps the aggregates for the next flush and resolves anyway. */
   flush(): Promise<void>;
   /** Distinct aggregates waiting to be written. */
@@ -70,6 +79,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   /** Aggregates by code (looking a code up hashes a few characters; no key string is built per click). */
   let buffer = new Map<string, CodeRows>();
   let bufferedKeys = 0;
+  /** Bumped whenever the buffer is swapped out: a hint from an older generation is stale. */
+  let generation = 0;
   /** The UTC hour of the latest click recorded (epoch ms). */
   let hourStart = 0;
   /**
@@ -99,7 +110,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   function insert(codeRows: CodeRows | undefined, row: ClickCountRow): void {
     bufferedKeys++;
     if (!codeRows) {
-      buffer.set(row.code, { rows: [row], byKey: undefined });
+      buffer.set(row.code, { rows: [row], byKey: undefined, generation });
       return;
     }
     codeRows.rows.push(row);
@@ -131,6 +142,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     for (const codeRows of buffer.values()) for (const row of codeRows.rows) rows.push(row);
     buffer = new Map();
     bufferedKeys = 0;
+    generation++;
     return rows;
   }
 
@@ -182,6 +194,36 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
   }
 
+  /** Counts a click into its code's aggregates (`codeRows`: the code's, if held); returns them. */
+  function recordInto(codeRows: CodeRows | undefined, click: Click): CodeRows | undefined {
+    // The hour of a click: almost always the current one, so the division is done once an hour.
+    if (click.atMs < hourStart || click.atMs >= hourStart + HOUR_MS) {
+      hourStart = click.atMs - (click.atMs % HOUR_MS);
+    }
+    const hourMs = hourStart;
+    const held = codeRows && heldRow(codeRows, hourMs, click.kind, click.country, click.referrerHost);
+    if (held) {
+      held.clicks++;
+      if (click.atMs > held.lastClickMs) held.lastClickMs = click.atMs;
+      return codeRows;
+    }
+    if (heldKeys() >= options.maxKeys) {
+      drop(1);
+      return codeRows;
+    }
+    insert(codeRows, {
+      code: click.code,
+      hourMs,
+      kind: click.kind,
+      country: click.country,
+      referrerHost: click.referrerHost,
+      clicks: 1,
+      lastClickMs: click.atMs,
+    });
+    if (bufferedKeys >= flushAtKeys && !flushing && !closed) void flush();
+    return codeRows ?? buffer.get(click.code);
+  }
+
   function flush(): Promise<void> {
     if (flushing) return flushing;
     if (bufferedKeys === 0 && !retry) return Promise.resolve();
@@ -194,32 +236,14 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   return {
     record(click) {
-      // The hour of a click: almost always the current one, so the division is done once an hour.
-      if (click.atMs < hourStart || click.atMs >= hourStart + HOUR_MS) {
-        hourStart = click.atMs - (click.atMs % HOUR_MS);
-      }
-      const hourMs = hourStart;
-      const codeRows = buffer.get(click.code);
-      const held = codeRows && heldRow(codeRows, hourMs, click.kind, click.country, click.referrerHost);
-      if (held) {
-        held.clicks++;
-        if (click.atMs > held.lastClickMs) held.lastClickMs = click.atMs;
-        return;
-      }
-      if (heldKeys() >= options.maxKeys) {
-        drop(1);
-        return;
-      }
-      insert(codeRows, {
-        code: click.code,
-        hourMs,
-        kind: click.kind,
-        country: click.country,
-        referrerHost: click.referrerHost,
-        clicks: 1,
-        lastClickMs: click.atMs,
-      });
-      if (bufferedKeys >= flushAtKeys && !flushing && !closed) void flush();
+      recordInto(buffer.get(click.code), click);
+    },
+    recordHinted(click, hint) {
+      const held = hint as CodeRows | undefined;
+      return recordInto(
+        held !== undefined && held.generation === generation ? held : buffer.get(click.code),
+        click,
+      );
     },
     flush: async () => {
       // A flush already running wrote an older snapshot: run once more for what arrived since.
@@ -251,6 +275,13 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 interface CodeRows {
   rows: ClickCountRow[];
   byKey: Map<string, ClickCountRow> | undefined;
+  /** The buffer generation these rows belong to (see recordHinted). */
+  generation: number;
+}
+
+/** What recordHinted hands back: opaque to callers. */
+export interface ClickHint {
+  readonly generation: number;
 }
 
 const SCAN_MAX_ROWS = 8;

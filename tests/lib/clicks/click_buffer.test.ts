@@ -183,6 +183,33 @@ describe('click buffer', () => {
     assert.equal(await total(['c273']), 3);
   });
 
+  test('recordHinted counts like record, across flushes (a hint from before a flush is not used after it)', async () => {
+    const buffer = createClickBuffer({
+      sql: db.sql,
+      metrics: createMetrics(),
+      logger,
+      flushIntervalMs: 60_000,
+      maxKeys: 1000,
+    });
+    let hint = buffer.recordHinted(click('c274'), undefined);
+    assert.ok(hint);
+    for (let i = 0; i < 4; i++)
+      hint = buffer.recordHinted(click('c274', { kind: i % 2 ? 'qr' : 'human' }), hint);
+    await buffer.flush();
+    // The old hint is stale now: counting through it must land in the new buffer, not in the flushed rows.
+    for (let i = 0; i < 3; i++) hint = buffer.recordHinted(click('c274'), hint);
+    assert.equal(buffer.pendingKeys, 1);
+    await buffer.close();
+    const rows = await countsOf(['c274']);
+    assert.deepEqual(
+      rows.map((r) => [r.kind, r.clicks]),
+      [
+        ['human', 6],
+        ['qr', 2],
+      ],
+    );
+  });
+
   test('a code with many aggregates (countries × referrers) keeps them apart and counts each', async () => {
     const buffer = createClickBuffer({
       sql: db.sql,
