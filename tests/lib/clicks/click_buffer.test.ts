@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Click, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
+import { type Click, type ClickBufferOptions, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { createMetrics, type Metrics } from '../../../lib/metrics.ts';
 import { addClickCounts, LAST_CLICK_PRECISION_MINUTES } from '../../../lib/stores/click_counts_store.ts';
@@ -35,6 +35,18 @@ after(async () => {
   await proxy?.close();
   await db?.drop();
 });
+
+/** A buffer on the test database that flushes only when told to (options override the defaults). */
+function newBuffer(options: Partial<ClickBufferOptions> = {}) {
+  return createClickBuffer({
+    sql: db.sql,
+    metrics: createMetrics(),
+    logger,
+    flushIntervalMs: 600_000,
+    maxKeys: 1000,
+    ...options,
+  });
+}
 
 function click(code: string, overrides: Partial<Click> = {}): Click {
   return { code, kind: 'human', country: '', referrerHost: '', atMs: T0, ...overrides };
@@ -113,13 +125,7 @@ describe('addClickCounts', () => {
 describe('click buffer', () => {
   test('aggregates by (code, hour, kind, country, referrer), upserts, and moves last_clicked_at forward', async () => {
     const metrics = createMetrics();
-    const buffer = createClickBuffer({
-      sql: db.sql,
-      metrics,
-      logger,
-      flushIntervalMs: 60_000,
-      maxKeys: 1000,
-    });
+    const buffer = newBuffer({ metrics });
     for (let i = 0; i < 5; i++) buffer.record(click('c1', { atMs: T0 + i * 1000 }));
     buffer.record(click('c1', { kind: 'qr', country: 'DE', referrerHost: 't.co', atMs: T0 + 10 }));
     buffer.record(click('c1', { atMs: T0 + HOUR + 5 })); // the next hour
@@ -155,13 +161,7 @@ describe('click buffer', () => {
 
   test('a code whose last_clicked_at it moved lately is not sent to be moved again within the precision', async () => {
     const precision = LAST_CLICK_PRECISION_MINUTES * 60_000;
-    const buffer = createClickBuffer({
-      sql: db.sql,
-      metrics: createMetrics(),
-      logger,
-      flushIntervalMs: 60_000,
-      maxKeys: 1000,
-    });
+    const buffer = newBuffer();
     const lastClicked = async () => {
       const [row] = await db.sql<
         { at: Date | null }[]
@@ -184,13 +184,7 @@ describe('click buffer', () => {
   });
 
   test('recordHinted counts like record, across flushes (a hint from before a flush is not used after it)', async () => {
-    const buffer = createClickBuffer({
-      sql: db.sql,
-      metrics: createMetrics(),
-      logger,
-      flushIntervalMs: 60_000,
-      maxKeys: 1000,
-    });
+    const buffer = newBuffer();
     let hint = buffer.recordHinted(click('c274'), undefined);
     assert.ok(hint);
     for (let i = 0; i < 4; i++)
@@ -211,13 +205,7 @@ describe('click buffer', () => {
   });
 
   test('a code with many aggregates (countries × referrers) keeps them apart and counts each', async () => {
-    const buffer = createClickBuffer({
-      sql: db.sql,
-      metrics: createMetrics(),
-      logger,
-      flushIntervalMs: 60_000,
-      maxKeys: 1000,
-    });
+    const buffer = newBuffer();
     // 40 aggregates for one code: past the few a code's list is scanned for, they are found by key.
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 40; i++) {
@@ -339,13 +327,7 @@ describe('click buffer', () => {
   });
 
   test('close() flushes what is buffered (shutdown)', async () => {
-    const buffer = createClickBuffer({
-      sql: db.sql,
-      metrics: createMetrics(),
-      logger,
-      flushIntervalMs: 600_000,
-      maxKeys: 1000,
-    });
+    const buffer = newBuffer();
     for (let i = 0; i < 7; i++) buffer.record(click('c260', { kind: 'qr', atMs: T0 + 6 * HOUR }));
     await buffer.close();
     assert.equal(await total(['c260']), 7);
