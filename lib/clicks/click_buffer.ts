@@ -123,17 +123,48 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
   }
 
+  /** Puts back an aggregate that was not written (its key may have been counted again meanwhile). */
   function merge(row: ClickCountRow): void {
-    const codeRows = buffer.get(row.code);
-    const held = codeRows && heldRow(codeRows, row.hourMs, row.kind, row.country, row.referrerHost);
+    add(
+      buffer.get(row.code),
+      row.code,
+      row.hourMs,
+      row.kind,
+      row.country,
+      row.referrerHost,
+      row.clicks,
+      row.lastClickMs,
+    );
+  }
+
+  /**
+   * Adds clicks to the aggregate of (code, hour, kind, country, referrer) — held in `codeRows`, the code's
+   * aggregates if any — or starts one if there is room (else drops and counts them); returns the code's
+   * aggregates.
+   */
+  function add(
+    codeRows: CodeRows | undefined,
+    code: string,
+    hourMs: number,
+    kind: ClickKind,
+    country: string,
+    referrerHost: string,
+    clicks: number,
+    lastClickMs: number,
+  ): CodeRows | undefined {
+    const held = codeRows && heldRow(codeRows, hourMs, kind, country, referrerHost);
     if (held) {
-      held.clicks += row.clicks;
-      if (row.lastClickMs > held.lastClickMs) held.lastClickMs = row.lastClickMs;
-    } else if (heldKeys() < options.maxKeys) {
-      insert(codeRows, row);
-    } else {
-      drop(row.clicks);
+      held.clicks += clicks;
+      if (lastClickMs > held.lastClickMs) held.lastClickMs = lastClickMs;
+      return codeRows;
     }
+    if (heldKeys() >= options.maxKeys) {
+      drop(clicks);
+      return codeRows;
+    }
+    insert(codeRows, { code, hourMs, kind, country, referrerHost, clicks, lastClickMs });
+    if (bufferedKeys >= flushAtKeys && !flushing && !closed) void flush();
+    return codeRows ?? buffer.get(code);
   }
 
   /** Every aggregate buffered now, and an empty buffer in its place. */
@@ -200,28 +231,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     if (click.atMs < hourStart || click.atMs >= hourStart + HOUR_MS) {
       hourStart = click.atMs - (click.atMs % HOUR_MS);
     }
-    const hourMs = hourStart;
-    const held = codeRows && heldRow(codeRows, hourMs, click.kind, click.country, click.referrerHost);
-    if (held) {
-      held.clicks++;
-      if (click.atMs > held.lastClickMs) held.lastClickMs = click.atMs;
-      return codeRows;
-    }
-    if (heldKeys() >= options.maxKeys) {
-      drop(1);
-      return codeRows;
-    }
-    insert(codeRows, {
-      code: click.code,
-      hourMs,
-      kind: click.kind,
-      country: click.country,
-      referrerHost: click.referrerHost,
-      clicks: 1,
-      lastClickMs: click.atMs,
-    });
-    if (bufferedKeys >= flushAtKeys && !flushing && !closed) void flush();
-    return codeRows ?? buffer.get(click.code);
+    return add(codeRows, click.code, hourStart, click.kind, click.country, click.referrerHost, 1, click.atMs);
   }
 
   function flush(): Promise<void> {
