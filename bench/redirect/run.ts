@@ -159,6 +159,18 @@ function rssMiB(pid: number): number {
   return Math.round((kib / 1024) * 10) / 10;
 }
 
+/**
+ * Context switches of the process's main thread (the event loop): `slept` when it waited for work (epoll),
+ * `preempted` when the scheduler took the CPU away (e.g. to run the woken load generator on the same core).
+ */
+function switches(pid: number): { slept: number; preempted: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return {
+    slept: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+    preempted: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
+  };
+}
+
 /** CPU time the process has used in user space and in the kernel (socket calls), in microseconds. */
 function cpuSplitMicros(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -353,8 +365,11 @@ async function benchPath(spec: PathSpec) {
       const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
       for (const s of order) {
         const cpuBefore = cpuSplitMicros(s.child.pid!);
+        const switchesBefore = switches(s.child.pid!);
         const r = await wrk(s.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
         const cpuAfter = cpuSplitMicros(s.child.pid!);
+        const switchesAfter = switches(s.child.pid!);
+        const perK = (n: number) => ((n * 1000) / r.requests).toFixed(1);
         const userPerRequest = (cpuAfter.user - cpuBefore.user) / r.requests;
         const systemPerRequest = (cpuAfter.system - cpuBefore.system) / r.requests;
         const cpuPerRequest = userPerRequest + systemPerRequest;
@@ -372,7 +387,9 @@ async function benchPath(spec: PathSpec) {
         say(
           `${spec.key} round ${round} ${result.server}: ${Math.round(r.rps)} req/s, p50 ${ms(r.p50_us)} ms, ` +
             `p99 ${ms(r.p99_us)} ms, CPU ${cpuPerRequest.toFixed(1)} µs/req ` +
-            `(user ${userPerRequest.toFixed(1)}, kernel ${systemPerRequest.toFixed(1)}), errors ${result.errors}` +
+            `(user ${userPerRequest.toFixed(1)}, kernel ${systemPerRequest.toFixed(1)}), switches per 1k req: ` +
+            `slept ${perK(switchesAfter.slept - switchesBefore.slept)}, ` +
+            `preempted ${perK(switchesAfter.preempted - switchesBefore.preempted)}, errors ${result.errors}` +
             `${result.rss ? `, RSS ${result.rss} MiB` : ''}`,
         );
       }
