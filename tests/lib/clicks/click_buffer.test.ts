@@ -183,25 +183,54 @@ describe('click buffer', () => {
     assert.equal(await total(['c273']), 3);
   });
 
-  test('recordHinted counts like record, across flushes (a hint from before a flush is not used after it)', async () => {
+  test('a cell counts like record: mixed with record() and across kinds, hours and flushes, one row per key', async () => {
     const buffer = newBuffer();
-    let hint = buffer.recordHinted(click('c274'), undefined);
-    assert.ok(hint);
-    for (let i = 0; i < 4; i++)
-      hint = buffer.recordHinted(click('c274', { kind: i % 2 ? 'qr' : 'human' }), hint);
+    const cell = buffer.cell('c274');
+    for (let i = 0; i < 4; i++) buffer.recordInCell(cell, 'human', '', '', T0 + i);
+    // Another key for the same code: the running count moves into the buffer, the cell counts the new key.
+    buffer.recordInCell(cell, 'qr', '', '', T0 + 10);
+    buffer.recordInCell(cell, 'human', 'SE', 'news.example', T0 + 11);
+    buffer.recordInCell(cell, 'human', '', '', T0 + 12);
+    // record() for the same code and key as the cell's running count: merged at the flush, not two rows.
+    buffer.record(click('c274', { atMs: T0 + 13 }));
+    // The next hour: the old hour's count is kept apart.
+    buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 1);
+    buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 2);
+    assert.equal(buffer.pendingKeys, 4, "the hour's 3 keys in the buffer and the cell's running count");
     await buffer.flush();
-    // The old hint is stale now: counting through it must land in the new buffer, not in the flushed rows.
-    for (let i = 0; i < 3; i++) hint = buffer.recordHinted(click('c274'), hint);
+    assert.equal(buffer.pendingKeys, 0);
+    // The same cell after a flush counts into the next batch.
+    for (let i = 0; i < 3; i++) buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 3);
     assert.equal(buffer.pendingKeys, 1);
     await buffer.close();
     const rows = await countsOf(['c274']);
     assert.deepEqual(
-      rows.map((r) => [r.kind, r.clicks]),
+      rows.map((r) => [r.hour.getTime() - T0, r.kind, r.country, r.referrerHost, r.clicks]),
       [
-        ['human', 6],
-        ['qr', 2],
+        [0, 'human', '', '', 6],
+        [0, 'human', 'SE', 'news.example', 1],
+        [0, 'qr', '', '', 1],
+        [HOUR, 'human', '', '', 5],
       ],
     );
+    const [link] = await db.sql<{ at: Date }[]>`SELECT last_clicked_at AS at FROM links WHERE code = 'c274'`;
+    // The first flush's latest click; the second's is within LAST_CLICK_PRECISION_MINUTES of it.
+    assert.equal(link!.at.getTime(), T0 + HOUR + 2);
+  });
+
+  test('cells count towards maxKeys: a new running count with no room is dropped and counted', async () => {
+    const metrics = createMetrics();
+    // (Batches of the default 250 rows: an early flush starts only at 250 keys, so nothing leaves the buffer here.)
+    const buffer = newBuffer({ metrics, maxKeys: 4 });
+    const cells = ['c275', 'c276', 'c277', 'c278', 'c279'].map((code) => buffer.cell(code));
+    for (const cell of cells) buffer.recordInCell(cell, 'human', '', '', T0);
+    assert.equal(buffer.pendingKeys, 4);
+    assert.equal(await dropped(metrics), 1);
+    // Cells already counting keep counting.
+    buffer.recordInCell(cells[0]!, 'human', '', '', T0);
+    await buffer.close();
+    assert.equal(await total(['c275']), 2);
+    assert.equal(await total(['c279']), 0);
   });
 
   test('a code with many aggregates (countries × referrers) keeps them apart and counts each', async () => {
