@@ -32,8 +32,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Kills a dev server a previous run left behind (its pid file survived a hard kill). */
-function killStale(pidFile: string, log: (msg: string) => void): void {
+/**
+ * Kills a dev server a previous run left behind (its pid file survived a hard kill, or a second Ctrl-C made
+ * that run exit without waiting for the dev server's own shutdown), and waits until it is gone: its ports are
+ * free only then.
+ */
+async function killStale(pidFile: string, log: (msg: string) => void): Promise<void> {
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
   if (pid > 0 && isAlive(pid)) {
@@ -41,8 +45,12 @@ function killStale(pidFile: string, log: (msg: string) => void): void {
     try {
       process.kill(-pid, 'SIGKILL');
     } catch {
-      process.kill(pid, 'SIGKILL');
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
     }
+    const deadline = Date.now() + 10_000;
+    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   }
   rmSync(pidFile, { force: true });
 }
@@ -84,7 +92,7 @@ export async function startDevServer(options: {
   log: (msg: string) => void;
   output?: 'inherit' | 'ignore';
 }): Promise<DevServer> {
-  if (options.pidFile) killStale(options.pidFile, options.log);
+  if (options.pidFile) await killStale(options.pidFile, options.log);
   for (const port of [options.port, options.uiPort].filter((p): p is number => p !== undefined)) {
     if (!(await isPortFree(port))) {
       throw new Error(

@@ -133,6 +133,26 @@ describe('npm start (embedded defaults)', () => {
     );
   });
 
+  test('Ctrl-C twice exits at once, and the next start clears the dev server that was left stopping', async () => {
+    const ports = { web: await getFreePort(), temporal: await getFreePort(), ui: await getFreePort() };
+    const first = await start(ports);
+    const devServerPid = Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8'));
+    const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
+    first.child.kill('SIGINT');
+    await eventually(async () => (first.banner().includes('SIGINT: shutting down') ? true : undefined), {
+      intervalMs: 10,
+    });
+    first.child.kill('SIGINT');
+    assert.equal(await exited, 130);
+    // Started again at once, on the same ports, while that dev server may still be shutting down.
+    const second = await start(ports);
+    assert.match(second.banner(), /Stopping a Temporal dev server left running by an earlier start/);
+    assert.equal(isAlive(devServerPid), false);
+    const health = await fetch(`http://127.0.0.1:${ports.web}/healthz`);
+    assert.equal(health.status, 200);
+    assert.equal(await stop(second.child), 0);
+  });
+
   test('a bad configuration value stops start-up naming the variable', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: ROOT,
