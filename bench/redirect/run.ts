@@ -490,21 +490,43 @@ async function benchStampede() {
 
 // ---------------------------------------------------------------------------------------------- memory
 
+/** V8 heap used and reserved (MiB), from the server's default process metrics: what of the RSS is live JS data. */
+async function heapMiB(server: Server): Promise<{ used: number; total: number }> {
+  const { body } = await get(`${server.url}/metrics`);
+  const read = (name: string) => {
+    const m = new RegExp(`^lifeline_nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(body);
+    return m ? Math.round((Number(m[1]) / 1048576) * 10) / 10 : Number.NaN;
+  };
+  return { used: read('used'), total: read('total') };
+}
+
 async function benchMemory(links: number) {
   say(`— memory: ${links.toLocaleString('en')} links, random codes for ${MEMORY_SECONDS} s, RSS every 10 s`);
   const ours = await startServer('ours', 'main.ts', {});
-  const series: { t: number; rss: number }[] = [{ t: 0, rss: rssMiB(ours.child.pid!) }];
+  type Sample = { t: number; rss: number; heapUsed: number; heapTotal: number };
+  const series: Sample[] = [];
+  const started = Date.now();
+  const sample = async () => {
+    const heap = await heapMiB(ours);
+    series.push({
+      t: Math.round((Date.now() - started) / 1000),
+      rss: rssMiB(ours.child.pid!),
+      heapUsed: heap.used,
+      heapTotal: heap.total,
+    });
+  };
   try {
-    const started = Date.now();
-    const sampler = setInterval(() => {
-      series.push({ t: Math.round((Date.now() - started) / 1000), rss: rssMiB(ours.child.pid!) });
-    }, 10_000);
+    await sample();
+    const pending: Promise<void>[] = [];
+    const sampler = setInterval(() => pending.push(sample()), 10_000);
     const r = await wrk(ours.url, MEMORY_SECONDS, { codes: links, order: 'random' });
     clearInterval(sampler);
-    series.push({ t: Math.round((Date.now() - started) / 1000), rss: rssMiB(ours.child.pid!) });
+    await Promise.all(pending);
+    await sample();
     const layers = await lookups(ours);
     const errors = r.non_3xx + r.connect_errors + r.read_errors + r.write_errors + r.timeouts;
     say(`memory: ${Math.round(r.rps)} req/s, ${r.requests} requests, errors ${errors}`);
+    series.sort((a, b) => a.t - b.t);
     return { links, series, requests: r.requests, rps: r.rps, errors, layers };
   } finally {
     await stopServer(ours);
@@ -649,11 +671,14 @@ function memorySection(r: Awaited<ReturnType<typeof benchMemory>>): string {
     machine().split('\n').slice(0, 2).join('\n'),
     `- ${r.links.toLocaleString('en')} links in Postgres; wrk -t1 -c${CONNECTIONS} requesting uniformly random codes for ${MEMORY_SECONDS} s (${r.requests.toLocaleString('en')} requests, ${Math.round(r.rps)} req/s, ${r.errors} errors); default LRU settings.`,
     `- RSS of our server: start ${r.series[0]!.rss} MiB, peak ${peak} MiB, last third within ${tailSpread.toFixed(1)} MiB (last ${r.series.at(-1)!.rss} MiB).`,
+    `- V8 heap at the end: ${r.series.at(-1)!.heapUsed} MiB used of ${r.series.at(-1)!.heapTotal} MiB reserved (the rest of the RSS: code, native buffers and memory the allocator keeps).`,
     `- Lookup counters at the end: \`${JSON.stringify(r.layers)}\``,
     '',
     `| t (s) | ${r.series.map((s) => s.t).join(' | ')} |`,
     `|---|${r.series.map(() => '---:').join('|')}|`,
     `| RSS (MiB) | ${r.series.map((s) => s.rss).join(' | ')} |`,
+    `| V8 heap used (MiB) | ${r.series.map((s) => s.heapUsed).join(' | ')} |`,
+    `| V8 heap reserved (MiB) | ${r.series.map((s) => s.heapTotal).join(' | ')} |`,
   ].join('\n');
 }
 
