@@ -502,7 +502,9 @@ async function heapMiB(server: Server): Promise<{ used: number; total: number }>
 
 async function benchMemory(links: number) {
   say(`— memory: ${links.toLocaleString('en')} links, random codes for ${MEMORY_SECONDS} s, RSS every 10 s`);
-  const ours = await startServer('ours', 'main.ts', {});
+  // BENCH_SERVER_NODE_OPTIONS (e.g. --max-old-space-size=256): what a deployment that caps the heap would see.
+  const nodeOptions = env.BENCH_SERVER_NODE_OPTIONS;
+  const ours = await startServer('ours', 'main.ts', nodeOptions ? { NODE_OPTIONS: nodeOptions } : {});
   type Sample = { t: number; rss: number; heapUsed: number; heapTotal: number };
   const series: Sample[] = [];
   const started = Date.now();
@@ -669,7 +671,7 @@ function memorySection(r: Awaited<ReturnType<typeof benchMemory>>): string {
   const tailSpread = Math.max(...tail.map((s) => s.rss)) - Math.min(...tail.map((s) => s.rss));
   return [
     machine().split('\n').slice(0, 2).join('\n'),
-    `- ${r.links.toLocaleString('en')} links in Postgres; wrk -t1 -c${CONNECTIONS} requesting uniformly random codes for ${MEMORY_SECONDS} s (${r.requests.toLocaleString('en')} requests, ${Math.round(r.rps)} req/s, ${r.errors} errors); default LRU settings.`,
+    `- ${r.links.toLocaleString('en')} links in Postgres; wrk -t1 -c${CONNECTIONS} requesting uniformly random codes for ${MEMORY_SECONDS} s (${r.requests.toLocaleString('en')} requests, ${Math.round(r.rps)} req/s, ${r.errors} errors); default LRU settings${env.BENCH_SERVER_NODE_OPTIONS ? `; server NODE_OPTIONS=${env.BENCH_SERVER_NODE_OPTIONS}` : ''}.`,
     `- RSS of our server: start ${r.series[0]!.rss} MiB, peak ${peak} MiB, last third within ${tailSpread.toFixed(1)} MiB (last ${r.series.at(-1)!.rss} MiB).`,
     `- V8 heap at the end: ${r.series.at(-1)!.heapUsed} MiB used of ${r.series.at(-1)!.heapTotal} MiB reserved (the rest of the RSS: code, native buffers and memory the allocator keeps).`,
     `- Lookup counters at the end: \`${JSON.stringify(r.layers)}\``,
