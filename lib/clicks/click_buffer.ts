@@ -88,9 +88,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   // redirect into database work (measured: ~30 upserts of 1,000 rows a second at 30k req/s). Flush early only
   // when half the buffer is used, so drops stay rare; otherwise on the interval.
   const flushAtKeys = Math.max(batchRows, Math.floor(options.maxKeys / 2));
-  /** Aggregates by code (looking a code up hashes a few characters; no key string is built per click). */
-  let buffer = new Map<string, CodeRows>();
-  let bufferedKeys = 0;
+  /** Aggregates by their key (keyOf). */
+  let buffer = new Map<string, ClickCountRow>();
   /** Cells holding a running count (or that held one since the last flush); each counts as one held key. */
   let cells: Cell[] = [];
   /** The UTC hour of the latest click recorded (epoch ms). */
@@ -100,7 +99,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
    * tell), so it is retried as is, under the same id, before anything else (at most one; ≤ batchRows rows).
    */
   let retry: { id: string; rows: ClickCountRow[] } | null = null;
-  const heldKeys = () => bufferedKeys + cells.length + (retry ? retry.rows.length : 0);
+  const heldKeys = () => buffer.size + cells.length + (retry ? retry.rows.length : 0);
   /**
    * When this buffer last moved each code's links.last_clicked_at (the latest click it wrote): a batch asks
    * Postgres to move it again only once it may be a precision behind (bounded; a forgotten code is simply
@@ -118,43 +117,13 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     options.metrics.clicksDropped.inc(clicks);
   }
 
-  /** Adds a new aggregate (the caller checked there is room and that its key is not held yet). */
-  function insert(codeRows: CodeRows | undefined, row: ClickCountRow): void {
-    bufferedKeys++;
-    if (!codeRows) {
-      buffer.set(row.code, { rows: [row], byKey: undefined });
-      return;
-    }
-    codeRows.rows.push(row);
-    if (codeRows.byKey)
-      codeRows.byKey.set(restKeyOf(row.hourMs, row.kind, row.country, row.referrerHost), row);
-    else if (codeRows.rows.length > SCAN_MAX_ROWS) {
-      codeRows.byKey = new Map(
-        codeRows.rows.map((r) => [restKeyOf(r.hourMs, r.kind, r.country, r.referrerHost), r]),
-      );
-    }
-  }
-
-  /** Puts back an aggregate that was not written (its key may have been counted again meanwhile). */
+  /** Adds an aggregate's clicks into the buffer (an unwritten one put back, or a cell's running count). */
   function merge(row: ClickCountRow): void {
-    add(
-      buffer.get(row.code),
-      row.code,
-      row.hourMs,
-      row.kind,
-      row.country,
-      row.referrerHost,
-      row.clicks,
-      row.lastClickMs,
-    );
+    add(row.code, row.hourMs, row.kind, row.country, row.referrerHost, row.clicks, row.lastClickMs);
   }
 
-  /**
-   * Adds clicks to the aggregate of (code, hour, kind, country, referrer) — held in `codeRows`, the code's
-   * aggregates if any — or starts one if there is room (else drops and counts them).
-   */
+  /** Adds clicks to the aggregate of (code, hour, kind, country, referrer), or starts one if there is room. */
   function add(
-    codeRows: CodeRows | undefined,
     code: string,
     hourMs: number,
     kind: ClickKind,
@@ -163,24 +132,22 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     clicks: number,
     lastClickMs: number,
   ): void {
-    const held = codeRows && heldRow(codeRows, hourMs, kind, country, referrerHost);
+    const key = keyOf(code, hourMs, kind, country, referrerHost);
+    const held = buffer.get(key);
     if (held) {
       held.clicks += clicks;
       if (lastClickMs > held.lastClickMs) held.lastClickMs = lastClickMs;
-      return;
-    }
-    if (heldKeys() >= options.maxKeys) {
+    } else if (heldKeys() < options.maxKeys) {
+      buffer.set(key, { code, hourMs, kind, country, referrerHost, clicks, lastClickMs });
+    } else {
       drop(clicks);
-      return;
     }
-    insert(codeRows, { code, hourMs, kind, country, referrerHost, clicks, lastClickMs });
   }
 
   /** Moves a cell's running count into the buffer (the cell keeps its place in `cells`). */
   function spill(cell: Cell): void {
-    const { code, hourMs, kind, country, referrerHost, clicks, lastClickMs } = cell;
+    merge(cell);
     cell.clicks = 0;
-    add(buffer.get(code), code, hourMs, kind, country, referrerHost, clicks, lastClickMs);
   }
 
   /** The UTC hour of a click: almost always the current one, so the division is done once an hour. */
@@ -191,7 +158,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   /** Starts a flush early when half of maxKeys is used (see flushAtKeys). */
   function flushIfFilling(): void {
-    if (bufferedKeys + cells.length >= flushAtKeys && !flushing && !closed) void flush();
+    if (buffer.size + cells.length >= flushAtKeys && !flushing && !closed) void flush();
   }
 
   /** Every aggregate held now (cells' running counts merged in), and an empty buffer in its place. */
@@ -202,10 +169,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
       cell.listed = false;
       if (cell.clicks > 0) spill(cell);
     }
-    const rows: ClickCountRow[] = [];
-    for (const codeRows of buffer.values()) for (const row of codeRows.rows) rows.push(row);
+    const rows = [...buffer.values()];
     buffer = new Map();
-    bufferedKeys = 0;
     return rows;
   }
 
@@ -259,7 +224,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   function flush(): Promise<void> {
     if (flushing) return flushing;
-    if (bufferedKeys === 0 && cells.length === 0 && !retry) return Promise.resolve();
+    if (buffer.size === 0 && cells.length === 0 && !retry) return Promise.resolve();
     flushing = writeOut().finally(() => {
       flushing = null;
       options.metrics.clickBufferKeys.set(heldKeys());
@@ -269,9 +234,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   return {
     record(click) {
-      const hourMs = hourOf(click.atMs);
-      const { code } = click;
-      add(buffer.get(code), code, hourMs, click.kind, click.country, click.referrerHost, 1, click.atMs);
+      const { code, kind, country, referrerHost, atMs } = click;
+      add(code, hourOf(atMs), kind, country, referrerHost, 1, atMs);
       flushIfFilling();
     },
     cell(code) {
@@ -339,16 +303,6 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   };
 }
 
-/**
- * A code's aggregates in the buffer. A code usually has a handful within one flush interval (kinds, a few
- * referrers), found by comparing fields; past SCAN_MAX_ROWS (a link shared widely: many countries and
- * referrers) they are also indexed by a key string, so a lookup never scans a long list.
- */
-interface CodeRows {
-  rows: ClickCountRow[];
-  byKey: Map<string, ClickCountRow> | undefined;
-}
-
 /** What `cell` hands out: opaque to callers. */
 export interface ClickCell {
   readonly code: string;
@@ -359,29 +313,6 @@ interface Cell extends ClickCountRow {
   listed: boolean;
 }
 
-const SCAN_MAX_ROWS = 8;
-
-function heldRow(
-  codeRows: CodeRows,
-  hourMs: number,
-  kind: string,
-  country: string,
-  referrerHost: string,
-): ClickCountRow | undefined {
-  if (codeRows.byKey) return codeRows.byKey.get(restKeyOf(hourMs, kind, country, referrerHost));
-  for (const row of codeRows.rows) {
-    if (
-      row.hourMs === hourMs &&
-      row.kind === kind &&
-      row.country === country &&
-      row.referrerHost === referrerHost
-    ) {
-      return row;
-    }
-  }
-  return undefined;
-}
-
-function restKeyOf(hourMs: number, kind: string, country: string, referrerHost: string): string {
-  return `${hourMs}\n${kind}\n${country}\n${referrerHost}`;
+function keyOf(code: string, hourMs: number, kind: string, country: string, referrerHost: string): string {
+  return `${code}\n${hourMs}\n${kind}\n${country}\n${referrerHost}`;
 }
