@@ -36,7 +36,8 @@ export function fastPathCode(url: string): { code: string; query: string } | nul
   if (url.charCodeAt(0) !== 47 /* / */) return null;
   const queryAt = url.indexOf('?');
   const pathEnd = queryAt < 0 ? url.length : queryAt;
-  if (url.indexOf('/', 1) !== -1 && url.indexOf('/', 1) < pathEnd) return null;
+  const slash = url.indexOf('/', 1);
+  if (slash !== -1 && slash < pathEnd) return null;
   const code = url.slice(1, pathEnd);
   const bare = code.charCodeAt(code.length - 1) === 43 /* + */ ? code.slice(0, -1) : code;
   if (!isPossibleCode(bare)) return null;
