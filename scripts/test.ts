@@ -37,6 +37,7 @@ async function main() {
   );
   if (files.length === 0) throw new Error(`no test files match ${filters.join(' ')}`);
 
+  say(`Node ${process.version} (${process.execPath})`);
   const services = await ensureTestServices(say);
   const cli = await ensureTemporalCli(say);
   const runId = `${process.pid}_${Date.now().toString(36)}`;
