@@ -1,10 +1,10 @@
-import type { LinkResolver } from '../lib/links/resolve.ts';
-import type { Logger } from '../lib/logger.ts';
-import type { FrontDeps } from '../lib/ops/front_deps.ts';
-import type { ServingReplica } from '../lib/ops/serving_replica.ts';
-import type { VendorDeps } from '../lib/providers/vendor_deps.ts';
+import type { FrontDeps } from '../lib/failover/front_deps.ts';
+import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
+import type { Logger } from '../lib/shared/logger.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import type { VendorDeps } from '../lib/vendors/vendor_deps.ts';
 
 /** What activities are given by the worker entry (and by tests, with real implementations). */
 export interface ActivityDeps {

@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { forEachConcurrently } from '../lib/concurrency.ts';
+import { type Front, switchActiveFront } from '../lib/failover/active_front.ts';
+import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import { type LinkRow, toServingRecord } from '../lib/links/link.ts';
-import { decideRedirect, type RedirectDecision } from '../lib/links/redirect_policy.ts';
-import { type Front, switchActiveFront } from '../lib/ops/active_front.ts';
-import type { FrontDeps } from '../lib/ops/front_deps.ts';
+import { decideRedirect, type RedirectDecision } from '../lib/redirect/redirect_policy.ts';
+import { forEachConcurrently } from '../lib/shared/concurrency.ts';
 import { listLinksAfter } from '../lib/stores/reconcile_store.ts';
 import type { ActivityDeps } from './deps.ts';
 

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { insertWithMint } from '../lib/links/create_link.ts';
 import { targetUrlProblem } from '../lib/links/link.ts';
 import { mintCode as drawCode, MINT_MAX_ATTEMPTS } from '../lib/links/mint.ts';
+import type { PostEvent } from '../lib/publishing/post_event.ts';
 import { insertAuditEntry } from '../lib/stores/audit_store.ts';
 import { getLinkByCode, getLinkByPost, updateLink } from '../lib/stores/link_store.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
@@ -11,7 +12,6 @@ import { deleteVendorLinks } from '../lib/stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../lib/stores/webhook_delivery_store.ts';
 import { signalLinkSync } from '../lib/temporal/workflow_gateway.ts';
 import { getPublishWorkflowId } from '../lib/temporal/workflow_ids.ts';
-import type { PostEvent } from '../lib/wordpress/post_event.ts';
 import { type ActivityDeps, refreshCaches } from './deps.ts';
 
 /** Which fronts a first publish must wait for (read once per publish; settings.active_front). */

@@ -1,14 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { forEachConcurrently } from '../lib/concurrency.ts';
 import { type LinkRow, type ServingRecord, toServingRecord } from '../lib/links/link.ts';
-import { toVendorTarget } from '../lib/links/vendor_target.ts';
-import { importProblem, importVendorLink } from '../lib/ops/import_vendor_link.ts';
-import type { ServingReplica } from '../lib/ops/serving_replica.ts';
-import { BITLY_DISCARDED_TAG } from '../lib/providers/bitly.ts';
-import type { VendorLink } from '../lib/providers/short_link_provider.ts';
+import { importProblem, importVendorLink } from '../lib/reconcile/import_vendor_link.ts';
+import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
 import { describeScanResult, nextSafetyVerdict } from '../lib/safety/scan_result.ts';
+import { forEachConcurrently } from '../lib/shared/concurrency.ts';
 import { listVendorLinks } from '../lib/stores/link_store.ts';
 import {
   analyzeMarks,
@@ -25,6 +22,9 @@ import {
 } from '../lib/stores/reconcile_store.ts';
 import { signalExpiry } from '../lib/temporal/expiry_signal.ts';
 import { getExpireWorkflowId } from '../lib/temporal/workflow_ids.ts';
+import { BITLY_DISCARDED_TAG } from '../lib/vendors/bitly.ts';
+import type { VendorLink } from '../lib/vendors/short_link_provider.ts';
+import { toVendorTarget } from '../lib/vendors/vendor_target.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createVendorActivities } from './vendor_activities.ts';
 

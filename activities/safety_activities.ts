@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { forEachConcurrently } from '../lib/concurrency.ts';
 import type { SafetyVerdict } from '../lib/links/link.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from '../lib/safety/apply_scan_result.ts';
 import { nextSafetyVerdict, type ScanResult } from '../lib/safety/scan_result.ts';
+import { forEachConcurrently } from '../lib/shared/concurrency.ts';
 import {
   countReportsByCode,
   listCodesAuditedSince,

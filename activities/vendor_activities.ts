@@ -1,10 +1,6 @@
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { LinkRow, VendorLinkRow } from '../lib/links/link.ts';
-import { toVendorTarget, type VendorTarget } from '../lib/links/vendor_target.ts';
-import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG, type BitlyProvider } from '../lib/providers/bitly.ts';
-import { createInHouseProvider } from '../lib/providers/inhouse.ts';
-import { holdsBackHalf, ProviderError, type VendorLink } from '../lib/providers/short_link_provider.ts';
 import { insertAuditEntry } from '../lib/stores/audit_store.ts';
 import { getLinkByCode } from '../lib/stores/link_store.ts';
 import {
@@ -13,6 +9,10 @@ import {
   updateVendorProblem,
   updateVendorSynced,
 } from '../lib/stores/vendor_link_store.ts';
+import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG, type BitlyProvider } from '../lib/vendors/bitly.ts';
+import { createInHouseProvider } from '../lib/vendors/inhouse.ts';
+import { holdsBackHalf, ProviderError, type VendorLink } from '../lib/vendors/short_link_provider.ts';
+import { toVendorTarget, type VendorTarget } from '../lib/vendors/vendor_target.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** What syncToBitly did; the workflow decides what a mismatch means (re-mint before sharing, alert after). */

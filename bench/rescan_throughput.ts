@@ -6,7 +6,7 @@
 // 500) over the same URLs, with no Postgres writes and no Temporal. The ratio shows what the durable
 // workflow (paging, heartbeats, verdict writes, audit, sync signals) costs on top of the checks themselves.
 import { performance } from 'node:perf_hooks';
-import { createSafeBrowsing } from '../lib/providers/safe_browsing.ts';
+import { createSafeBrowsing } from '../lib/safety/safe_browsing.ts';
 import { createSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { startSafeBrowsingFake } from '../tests/fakes/safe_browsing_fake.ts';
 import { createHarness } from '../tests/helpers/harness.ts';

@@ -1,4 +1,4 @@
-import type { LinkStats } from '../lib/links/link_stats.ts';
+import type { LinkStats } from '../lib/clicks/link_stats.ts';
 
 const WIDTH = 720;
 const HEIGHT = 240;

@@ -1,7 +1,7 @@
 import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
+import type { LinkStats } from '../lib/clicks/link_stats.ts';
 import type { Link, LinkRow } from '../lib/links/link.ts';
-import type { LinkStats } from '../lib/links/link_stats.ts';
 import type { AuditRow } from '../lib/stores/audit_store.ts';
 import { describeTimeZone, formatDateTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';

@@ -1,4 +1,4 @@
-import type { RedirectDecision } from '../lib/links/redirect_policy.ts';
+import type { RedirectDecision } from '../lib/redirect/redirect_policy.ts';
 import { PublicPage } from './PublicPage.tsx';
 import { ReportForm } from './ReportForm.tsx';
 

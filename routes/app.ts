@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
-import { AppError, NotFoundError } from '../lib/errors.ts';
-import { problemResponse } from '../lib/http/problem.ts';
-import type { WebDeps } from '../lib/web_deps.ts';
+import { AppError, NotFoundError } from '../lib/shared/errors.ts';
+import { problemResponse } from '../lib/shared/problem.ts';
+import type { WebDeps } from '../server/web_deps.ts';
 import { createBlocklistRoutes } from './api/blocklist.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createKeysRoutes } from './api/keys.ts';

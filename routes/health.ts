@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { WebDeps } from '../lib/web_deps.ts';
+import type { WebDeps } from '../server/web_deps.ts';
 import type { AppEnv } from './app_env.ts';
 
 const HEALTH_TIMEOUT_MS = 1_000;

@@ -5,9 +5,9 @@ import { StatusPage } from '../components/StatusPage.tsx';
 import { classifyClick, countryOf, referrerHostOf } from '../lib/clicks/classify_click.ts';
 import type { ClickCell } from '../lib/clicks/click_buffer.ts';
 import { isPossibleCode, type ServingRecord } from '../lib/links/link.ts';
-import { decideRedirect, type RedirectDecision } from '../lib/links/redirect_policy.ts';
-import { type Tally, tally } from '../lib/metrics.ts';
-import type { WebDeps } from '../lib/web_deps.ts';
+import { decideRedirect, type RedirectDecision } from '../lib/redirect/redirect_policy.ts';
+import { type Tally, tally } from '../lib/shared/metrics.ts';
+import type { WebDeps } from '../server/web_deps.ts';
 import type { AppEnv } from './app_env.ts';
 
 /** One short-host request as the hot path needs it, independent of the runtime and framework serving it. */

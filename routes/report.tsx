@@ -2,12 +2,17 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { renderToString } from 'preact-render-to-string';
 import { PublicPage } from '../components/PublicPage.tsx';
-import { BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError } from '../lib/errors.ts';
-import { getClientIp } from '../lib/http/client_ip.ts';
-import { parseJsonText, toFieldErrors } from '../lib/http/validation.ts';
 import { isPossibleCode } from '../lib/links/link.ts';
-import { reportInputSchema, reportLink } from '../lib/links/report_link.ts';
-import type { WebDeps } from '../lib/web_deps.ts';
+import { reportInputSchema, reportLink } from '../lib/safety/report_link.ts';
+import { getClientIp } from '../lib/shared/client_ip.ts';
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from '../lib/shared/errors.ts';
+import { parseJsonText, toFieldErrors } from '../lib/shared/validation.ts';
+import type { WebDeps } from '../server/web_deps.ts';
 import type { AppEnv } from './app_env.ts';
 
 /** A report body is a short reason: anything larger is refused before it is read. */

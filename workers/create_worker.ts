@@ -9,7 +9,7 @@ import {
 } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
-import type { Logger } from '../lib/logger.ts';
+import type { Logger } from '../lib/shared/logger.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 

@@ -2,17 +2,17 @@
 
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createLogger } from '../lib/logger.ts';
-import { createFrontDeps } from '../lib/ops/front_deps.ts';
-import { createVendorDeps } from '../lib/providers/vendor_deps.ts';
+import { createFrontDeps } from '../lib/failover/front_deps.ts';
+import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
-import { guardKnownDriverFaults } from '../lib/server/driver_faults.ts';
-import { loadConfigOrExit, requireSetting } from '../lib/server/load_config.ts';
-import { prepareDatabase, printGeneratedCredentials } from '../lib/server/prepare_database.ts';
-import { onShutdownSignal } from '../lib/server/shutdown.ts';
-import { createConfiguredResolver } from '../lib/serving/create_resolver.ts';
+import { createLogger } from '../lib/shared/logger.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
+import { createVendorDeps } from '../lib/vendors/vendor_deps.ts';
+import { guardKnownDriverFaults } from '../server/driver_faults.ts';
+import { loadConfigOrExit, requireSetting } from '../server/load_config.ts';
+import { prepareDatabase, printGeneratedCredentials } from '../server/prepare_database.ts';
+import { onShutdownSignal } from '../server/shutdown.ts';
 import { createLifelineWorker, installTemporalRuntime } from './create_worker.ts';
 
 const config = loadConfigOrExit(process.env);
@@ -22,7 +22,7 @@ const databaseUrl = requireSetting(
   'for `npm run worker` (only `npm start` embeds one)',
 );
 const logger = createLogger({ level: config.logLevel, name: 'lifeline-worker' });
-// A database outage must not kill the process through a postgres.js fault (lib/server/driver_faults.ts).
+// A database outage must not kill the process through a postgres.js fault (server/driver_faults.ts).
 guardKnownDriverFaults(logger);
 installTemporalRuntime(logger);
 const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-worker' });

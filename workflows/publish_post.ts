@@ -12,8 +12,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
+import type { PostEvent } from '../lib/publishing/post_event.ts';
 import { LinkCodeKey } from '../lib/temporal/search_attributes.ts';
-import type { PostEvent } from '../lib/wordpress/post_event.ts';
 
 /** A WordPress publish, as the gateway's startPublish receives it. */
 export interface PublishPostInput {

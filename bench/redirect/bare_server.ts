@@ -3,10 +3,10 @@
 // target as Location (404 when unknown). No router, no policy, no pages: what "nearly as fast as a bare
 // server" is measured against. Started by bench/redirect/run.ts with the same environment as main.ts.
 import { createServer } from 'node:http';
-import { parseConfig } from '../../lib/config.ts';
-import { createLogger } from '../../lib/logger.ts';
+import { parseConfig } from '../../lib/shared/config.ts';
+import { createLogger } from '../../lib/shared/logger.ts';
 import { createSql } from '../../lib/stores/sql.ts';
-import { createWebDeps } from '../../lib/web_deps.ts';
+import { createWebDeps } from '../../server/web_deps.ts';
 
 const config = parseConfig(process.env);
 if (!config.databaseUrl) throw new Error('DATABASE_URL is required');

@@ -1,4 +1,4 @@
-import { randomToken, sha256Hex } from '../crypto.ts';
+import { randomToken, sha256Hex } from '../shared/crypto.ts';
 
 export const API_KEY_SCOPES = ['links:read', 'links:write', 'admin'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../shared/errors.ts';
 import { type ApiKeyRow, insertApiKey, revokeApiKey } from '../stores/api_key_store.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { Sql } from '../stores/sql.ts';

@@ -1,5 +1,5 @@
-import { AppError } from '../errors.ts';
-import type { RateLimits } from '../rate_limits.ts';
+import { AppError } from '../shared/errors.ts';
+import type { RateLimits } from '../shared/rate_limits.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getUserByEmail, type UserRow, updateUser } from '../stores/user_store.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';

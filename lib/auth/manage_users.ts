@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { randomToken } from '../crypto.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { randomToken } from '../shared/crypto.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { deleteUserSessions } from '../stores/session_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';

@@ -1,4 +1,4 @@
-import { randomToken, sha256Hex, timingSafeEqualString } from '../crypto.ts';
+import { randomToken, sha256Hex, timingSafeEqualString } from '../shared/crypto.ts';
 import {
   deleteExpiredSessions,
   deleteSession,

@@ -1,4 +1,4 @@
-import { hmacSha256Hex, timingSafeEqualString } from '../crypto.ts';
+import { hmacSha256Hex, timingSafeEqualString } from '../shared/crypto.ts';
 
 /** Deliveries signed more than this far from now (either way) are rejected as stale or replayed. */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;

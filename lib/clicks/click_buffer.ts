@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Logger } from '../logger.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import {
   addClickCounts,
   type ClickCountRow,

@@ -1,6 +1,6 @@
-import { ConflictError, ValidationError } from '../errors.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, scanNewTargets } from '../safety/scan_new_targets.ts';
+import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { type AppError, ConflictError, type FieldError, ValidationError } from '../errors.ts';
-import { toProblem } from '../http/problem.ts';
-import { toFieldErrors } from '../http/validation.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, judgeNewTargets } from '../safety/scan_new_targets.ts';
+import { type AppError, ConflictError, type FieldError, ValidationError } from '../shared/errors.ts';
+import { toProblem } from '../shared/problem.ts';
+import { toFieldErrors } from '../shared/validation.ts';
 import {
   insertLinksWithAudit,
   listCodesByPosts,

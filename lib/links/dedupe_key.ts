@@ -1,4 +1,4 @@
-import { sha256Hex } from '../crypto.ts';
+import { sha256Hex } from '../shared/crypto.ts';
 import type { CreateLinkInput } from './link.ts';
 
 /**

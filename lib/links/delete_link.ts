@@ -1,5 +1,5 @@
-import { NotFoundError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { getLinkByCodeForUpdate, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';

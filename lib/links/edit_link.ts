@@ -1,7 +1,7 @@
-import { NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { scanChangedTargets } from '../safety/scan_new_targets.ts';
+import { NotFoundError, PreconditionFailedError, ValidationError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BadRequestError } from '../errors.ts';
+import { BadRequestError } from '../shared/errors.ts';
 import {
   LINK_SORTS,
   type LinkListFilter,

@@ -1,4 +1,4 @@
-import { CODE_ALPHABET } from '../config.ts';
+import { CODE_ALPHABET } from '../shared/config.ts';
 import { isPossibleCode } from './link.ts';
 
 /** How many fresh codes one creation tries before giving up (a UNIQUE violation each time). */

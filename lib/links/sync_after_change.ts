@@ -1,6 +1,6 @@
-import type { Logger } from '../logger.ts';
+import type { LinkResolver } from '../redirect/link_resolver.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
-import type { LinkResolver } from './resolve.ts';
 
 /** The web tier's own refresh after a change waits this long at most (the sync workflow refreshes again). */
 const REFRESH_WAIT_MS = 1_000;

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { deleteBlocklistEntry, insertBlocklistEntry } from '../stores/blocklist_store.ts';
 import type { Sql } from '../stores/sql.ts';

@@ -1,10 +1,10 @@
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
-import { createSafeBrowsing, type SafeBrowsing } from '../providers/safe_browsing.ts';
+import type { Config } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
 import { listBlocklistCandidates } from '../stores/blocklist_store.ts';
 import type { Db } from '../stores/sql.ts';
 import { getHostSuffixes, matchBlocklist } from './blocklist_entry.ts';
 import { checkLookalikeHost } from './lookalike_host.ts';
+import { createSafeBrowsing, type SafeBrowsing } from './safe_browsing.ts';
 import { type ScanFinding, type ScanResult, type ScanVerdict, toScanResult } from './scan_result.ts';
 import { checkUrlRules, getNormalisedHost, isHostOrSubdomain } from './url_rules.ts';
 

@@ -13,8 +13,8 @@ import {
 } from '../../workflows/change_front.ts';
 import type { ReconcileLinksInput, reconcileLinksWorkflow } from '../../workflows/reconcile_links.ts';
 import type { RescanLinksInput, rescanLinksWorkflow } from '../../workflows/rescan_links.ts';
-import { ConflictError, UnavailableError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { ConflictError, UnavailableError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
 import { KindKey } from './search_attributes.ts';
 import { getManualReconcileWorkflowId, getManualRescanWorkflowId } from './workflow_ids.ts';
 

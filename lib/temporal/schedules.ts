@@ -1,5 +1,5 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { KindKey } from './search_attributes.ts';
 import { getReconcileScheduleId, getRescanScheduleId } from './workflow_ids.ts';
 

@@ -1,4 +1,4 @@
-import { UnavailableError } from '../errors.ts';
+import { UnavailableError } from '../shared/errors.ts';
 import type { OpsGateway } from './ops_gateway.ts';
 
 /** An ops gateway that refuses everything: used where no Temporal client can be loaded (503 + Retry-After). */

@@ -1,9 +1,9 @@
 import { Connection, WorkflowClient } from '@temporalio/client';
 import type { PublishPostInput, publishPostWorkflow } from '../../workflows/publish_post.ts';
 import type { syncLinkWorkflow } from '../../workflows/sync_link.ts';
-import { UnavailableError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import type { PostEvent } from '../wordpress/post_event.ts';
+import type { PostEvent } from '../publishing/post_event.ts';
+import { UnavailableError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
 import { KindKey, LinkCodeKey, PostIdKey, SiteKey } from './search_attributes.ts';
 import { getPublishWorkflowId, getSyncWorkflowId } from './workflow_ids.ts';
 

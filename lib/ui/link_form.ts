@@ -1,4 +1,4 @@
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../shared/errors.ts';
 import { fromLocalInput } from './time_zone.ts';
 
 /** A submitted form: every value a string (files are not accepted). */

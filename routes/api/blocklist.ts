@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { validate } from '../../lib/http/validation.ts';
 import { type BlocklistEntry, blocklistInputSchema } from '../../lib/safety/blocklist_entry.ts';
 import {
   addBlocklistEntry,
   getBlocklistRescanScope,
   removeBlocklistEntry,
 } from '../../lib/safety/manage_blocklist.ts';
+import { validate } from '../../lib/shared/validation.ts';
 import { listBlocklistEntries } from '../../lib/stores/blocklist_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';

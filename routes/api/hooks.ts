@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { verifyWebhookSignature } from '../../lib/auth/webhook_signature.ts';
-import { BadRequestError, UnauthorizedError } from '../../lib/errors.ts';
-import { parseJsonText, toFieldErrors } from '../../lib/http/validation.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
-import { acceptWordPressEvent } from '../../lib/wordpress/accept_wordpress_event.ts';
-import { wordpressEventSchema } from '../../lib/wordpress/wordpress_event.ts';
+import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_event.ts';
+import { wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
+import { BadRequestError, UnauthorizedError } from '../../lib/shared/errors.ts';
+import { parseJsonText, toFieldErrors } from '../../lib/shared/validation.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 import { jsonBody } from '../middleware/json_body.ts';
 

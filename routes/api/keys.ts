@@ -5,10 +5,10 @@ import {
   revokeIssuedApiKey,
   toApiKey,
 } from '../../lib/auth/issue_api_key.ts';
-import { NotFoundError } from '../../lib/errors.ts';
-import { validate } from '../../lib/http/validation.ts';
+import { NotFoundError } from '../../lib/shared/errors.ts';
+import { validate } from '../../lib/shared/validation.ts';
 import { listApiKeys } from '../../lib/stores/api_key_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 import { createApiKeyAuth, forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';

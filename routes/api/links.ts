@@ -1,6 +1,5 @@
 import { type Context, Hono } from 'hono';
-import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../lib/errors.ts';
-import { toFieldErrors, validate } from '../../lib/http/validation.ts';
+import { getLinkStats, linkStatsQuerySchema, resolveStatsRange } from '../../lib/clicks/link_stats.ts';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinksBatch, createLinksBatchInputSchema } from '../../lib/links/create_links_batch.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
@@ -13,11 +12,12 @@ import {
   toLink,
   updateLinkInputSchema,
 } from '../../lib/links/link.ts';
-import { getLinkStats, linkStatsQuerySchema, resolveStatsRange } from '../../lib/links/link_stats.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
 import { syncAfterChange, syncInBackground } from '../../lib/links/sync_after_change.ts';
+import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
+import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
 import { getLinkByCode, getLinkByPost, listVendorLinks } from '../../lib/stores/link_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';

@@ -2,13 +2,13 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiKeyScope } from '../../lib/auth/api_keys.ts';
 import { apiKeySchema, createApiKeyInputSchema, createdApiKeySchema } from '../../lib/auth/issue_api_key.ts';
+import { linkStatsQuerySchema, linkStatsSchema } from '../../lib/clicks/link_stats.ts';
 import {
   batchResultSchema,
   createLinksBatchInputSchema,
   problemSchema,
 } from '../../lib/links/create_links_batch.ts';
 import { createLinkInputSchema, linkSchema, updateLinkInputSchema } from '../../lib/links/link.ts';
-import { linkStatsQuerySchema, linkStatsSchema } from '../../lib/links/link_stats.ts';
 import { linkListQuerySchema, linkListSchema } from '../../lib/links/list_links.ts';
 import {
   activeFrontSchema,
@@ -21,9 +21,9 @@ import {
   safetyCheckInputSchema,
   safetyCheckResultSchema,
   workflowAcceptedSchema,
-} from '../../lib/ops/ops_schemas.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
-import { wordpressEventSchema } from '../../lib/wordpress/wordpress_event.ts';
+} from '../../lib/operations/ops_schemas.ts';
+import { wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 
 /** Named schemas, each generated from the zod schema the route validates with or answers with. */

@@ -1,16 +1,16 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { ConflictError } from '../../lib/errors.ts';
-import { parseJsonText, validate } from '../../lib/http/validation.ts';
-import { getActiveFront } from '../../lib/ops/active_front.ts';
-import { failoverInputSchema, reconcileInputSchema } from '../../lib/ops/ops_schemas.ts';
+import { getActiveFront } from '../../lib/failover/active_front.ts';
 import {
   getLastDrill,
   getRunningFrontChange,
   requestFrontChange,
-} from '../../lib/ops/request_front_change.ts';
+} from '../../lib/failover/request_front_change.ts';
+import { failoverInputSchema, reconcileInputSchema } from '../../lib/operations/ops_schemas.ts';
+import { ConflictError } from '../../lib/shared/errors.ts';
+import { parseJsonText, validate } from '../../lib/shared/validation.ts';
 import { listOpsRuns, OPS_RUN_KINDS, type OpsRunRow } from '../../lib/stores/ops_run_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';

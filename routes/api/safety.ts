@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { validate } from '../../lib/http/validation.ts';
 import { targetUrlSchema } from '../../lib/links/link.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import { validate } from '../../lib/shared/validation.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { LRUCache } from 'lru-cache';
 import { type ApiKeyScope, hashApiKey, hasScope } from '../../lib/auth/api_keys.ts';
-import { ForbiddenError, UnauthorizedError } from '../../lib/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../lib/shared/errors.ts';
 import { type ApiKeyRow, getActiveApiKeyByHash, touchApiKey } from '../../lib/stores/api_key_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 
 /** A revoked key stops working within this long on every instance. */

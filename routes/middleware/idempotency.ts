@@ -1,13 +1,13 @@
 import type { MiddlewareHandler } from 'hono';
-import { sha256Hex } from '../../lib/crypto.ts';
-import { AppError, BadRequestError, ConflictError } from '../../lib/errors.ts';
+import { sha256Hex } from '../../lib/shared/crypto.ts';
+import { AppError, BadRequestError, ConflictError } from '../../lib/shared/errors.ts';
 import {
   claimIdempotencyKey,
   deleteExpiredIdempotencyKeys,
   releaseIdempotencyKey,
   saveIdempotentResponse,
 } from '../../lib/stores/idempotency_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

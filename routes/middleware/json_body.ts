@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { AppError, PayloadTooLargeError } from '../../lib/errors.ts';
-import { parseJsonText } from '../../lib/http/validation.ts';
+import { AppError, PayloadTooLargeError } from '../../lib/shared/errors.ts';
+import { parseJsonText } from '../../lib/shared/validation.ts';
 
 /** Limits the body to `maxBytes` (413 beyond) and refuses declared non-JSON bodies (415). */
 export function jsonBody(maxBytes: number): MiddlewareHandler {

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { aliasSchema, targetUrlSchema } from '../../lib/links/link.ts';
 import { targetPolicyProblem } from '../../lib/links/target_policy.ts';
 import { getLinkByCode } from '../../lib/stores/link_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { UiEnv } from './ui_env.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
-import { AppError } from '../../lib/errors.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import { AppError } from '../../lib/shared/errors.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import { csrfProtection } from '../middleware/csrf.ts';
 import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
 import { requireUser, uiSession } from '../middleware/ui_session.ts';

@@ -2,12 +2,12 @@ import { type Context, Hono } from 'hono';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { LinkDetailPage, STATS_RANGES } from '../../components/LinkDetailPage.tsx';
 import { LINK_FIELD_LABELS } from '../../components/NewLinkPage.tsx';
-import { AppError, NotFoundError, PreconditionFailedError } from '../../lib/errors.ts';
-import { toFieldErrors } from '../../lib/http/validation.ts';
+import { getLinkStats } from '../../lib/clicks/link_stats.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
 import { type LinkRow, toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
-import { getLinkStats } from '../../lib/links/link_stats.ts';
+import { AppError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
+import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { listAuditEntries } from '../../lib/stores/audit_store.ts';
 import { getLinkByCode, listVendorLinks } from '../../lib/stores/link_store.ts';
 import {
@@ -18,7 +18,7 @@ import {
   toLinkInput,
 } from '../../lib/ui/link_form.ts';
 import { toLocalInput } from '../../lib/ui/time_zone.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { type LinkFilters, LinksPage } from '../../components/LinksPage.tsx';
-import { BadRequestError } from '../../lib/errors.ts';
-import { toFieldErrors } from '../../lib/http/validation.ts';
 import { toLink } from '../../lib/links/link.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
+import { BadRequestError } from '../../lib/shared/errors.ts';
+import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { toFieldMap } from '../../lib/ui/link_form.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 

@@ -1,10 +1,10 @@
 import { type Context, Hono } from 'hono';
 import { LINK_FIELD_LABELS, NewLinkPage } from '../../components/NewLinkPage.tsx';
-import { AppError, RateLimitedError } from '../../lib/errors.ts';
-import { toFieldErrors } from '../../lib/http/validation.ts';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinkInputSchema } from '../../lib/links/link.ts';
 import { syncAfterChange } from '../../lib/links/sync_after_change.ts';
+import { AppError, RateLimitedError } from '../../lib/shared/errors.ts';
+import { toFieldErrors } from '../../lib/shared/validation.ts';
 import {
   type FormValues,
   toFieldMap,
@@ -12,7 +12,7 @@ import {
   toFormValues,
   toLinkInput,
 } from '../../lib/ui/link_form.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 

@@ -1,8 +1,8 @@
 import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
-import { NotFoundError } from '../../lib/errors.ts';
+import { NotFoundError } from '../../lib/shared/errors.ts';
 import { getLinkByCode } from '../../lib/stores/link_store.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import type { UiEnv } from './ui_env.ts';
 
 /** Pixels per side of the PNG: sharp enough for print at a few centimetres. */

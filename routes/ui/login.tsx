@@ -8,10 +8,10 @@ import {
   SESSION_MAX_AGE_MS,
   startSession,
 } from '../../lib/auth/sessions.ts';
-import { randomToken } from '../../lib/crypto.ts';
-import { RateLimitedError } from '../../lib/errors.ts';
-import { getClientIp } from '../../lib/http/client_ip.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import { getClientIp } from '../../lib/shared/client_ip.ts';
+import { randomToken } from '../../lib/shared/crypto.ts';
+import { RateLimitedError } from '../../lib/shared/errors.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import { LOGIN_CSRF_COOKIE } from '../middleware/csrf.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';

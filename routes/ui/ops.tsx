@@ -13,16 +13,16 @@ import {
   setUserDisabled,
   setUserRole,
 } from '../../lib/auth/manage_users.ts';
-import { AppError, ConflictError } from '../../lib/errors.ts';
-import { toFieldErrors } from '../../lib/http/validation.ts';
-import { FRONTS } from '../../lib/ops/active_front.ts';
-import { getRunningFrontChange, requestFrontChange } from '../../lib/ops/request_front_change.ts';
+import { FRONTS } from '../../lib/failover/active_front.ts';
+import { getRunningFrontChange, requestFrontChange } from '../../lib/failover/request_front_change.ts';
+import { AppError, ConflictError } from '../../lib/shared/errors.ts';
+import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { listApiKeys } from '../../lib/stores/api_key_store.ts';
 import { listLatestOpsRuns } from '../../lib/stores/ops_run_store.ts';
 import { getSetting } from '../../lib/stores/settings_store.ts';
 import { listUsers } from '../../lib/stores/user_store.ts';
 import { toFieldMap, toFieldSentences, toFormValues } from '../../lib/ui/link_form.ts';
-import type { WebDeps } from '../../lib/web_deps.ts';
+import type { WebDeps } from '../../server/web_deps.ts';
 import { forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { randomToken } from '../../lib/crypto.ts';
+import { randomToken } from '../../lib/shared/crypto.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // The same web tier under Deno (`deno task web`: main_deno.ts on Deno.serve) against this file's own clone

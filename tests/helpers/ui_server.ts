@@ -1,5 +1,5 @@
-import { serveNode } from '../../lib/server/node_server.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
+import { serveNode } from '../../server/node_server.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 export interface UiServer {

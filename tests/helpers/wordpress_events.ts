@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WordPressEventName } from '../../lib/wordpress/wordpress_event.ts';
+import type { WordPressEventName } from '../../lib/publishing/wordpress_event.ts';
 import { eventually, type Harness } from './harness.ts';
 
 /** A WordPress webhook body (API.md) for a post; times increase with each call unless given. */

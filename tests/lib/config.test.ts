@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, parseConfig } from '../../lib/config.ts';
+import { ConfigError, parseConfig } from '../../lib/shared/config.ts';
 
 describe('parseConfig', () => {
   test('needs nothing: embedded defaults from API.md', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../lib/config.ts';
+import type { Config } from '../../lib/shared/config.ts';
 import { createApp } from '../../routes/app.ts';
 import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClickBuffer } from '../../lib/clicks/click_buffer.ts';
-import { createMetrics } from '../../lib/metrics.ts';
+import { createMetrics } from '../../lib/shared/metrics.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
 import { createApp } from '../../routes/app.ts';
 import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';

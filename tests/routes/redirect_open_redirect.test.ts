@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type RunningServer, serveNode } from '../../lib/server/node_server.ts';
 import { createApp } from '../../routes/app.ts';
+import { type RunningServer, serveNode } from '../../server/node_server.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 
 // Nothing in a request may change where a link leads: not its path, not its query, not its headers. Checked
@@ -321,7 +321,7 @@ describe('FORWARD_QUERY_PARAMS', () => {
   });
 
   test('FORWARD_QUERY_PARAMS parses as a list of names and refuses qr and odd names', async () => {
-    const { parseConfig } = await import('../../lib/config.ts');
+    const { parseConfig } = await import('../../lib/shared/config.ts');
     assert.deepEqual(
       parseConfig({ FORWARD_QUERY_PARAMS: ' ref, utm_campaign ,' }).redirect.forwardQueryParams,
       ['ref', 'utm_campaign'],

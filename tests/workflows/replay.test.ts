@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { createLogger } from '../../lib/logger.ts';
+import { createLogger } from '../../lib/shared/logger.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { installTemporalRuntime, WORKFLOWS_PATH } from '../../workers/create_worker.ts';
 import * as workflows from '../../workflows/index.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Click, type ClickBufferOptions, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
-import { createLogger } from '../../../lib/logger.ts';
-import { createMetrics, type Metrics } from '../../../lib/metrics.ts';
+import { createLogger } from '../../../lib/shared/logger.ts';
+import { createMetrics, type Metrics } from '../../../lib/shared/metrics.ts';
 import { addClickCounts, LAST_CLICK_PRECISION_MINUTES } from '../../../lib/stores/click_counts_store.ts';
 import { createSql, type Sql } from '../../../lib/stores/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';

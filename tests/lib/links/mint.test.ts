@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CODE_ALPHABET } from '../../../lib/config.ts';
 import { isPossibleCode } from '../../../lib/links/link.ts';
 import { mintCode } from '../../../lib/links/mint.ts';
+import { CODE_ALPHABET } from '../../../lib/shared/config.ts';
 
 describe('mintCode', () => {
   test('draws codes of the configured length from the 64-letter alphabet, never reserved or _-prefixed', () => {

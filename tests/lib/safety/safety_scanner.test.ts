@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createSafeBrowsing } from '../../../lib/providers/safe_browsing.ts';
+import { createSafeBrowsing } from '../../../lib/safety/safe_browsing.ts';
 import { createSafetyScanner } from '../../../lib/safety/safety_scanner.ts';
 import { nextSafetyVerdict, toScanResult } from '../../../lib/safety/scan_result.ts';
 import { insertBlocklistEntry } from '../../../lib/stores/blocklist_store.ts';

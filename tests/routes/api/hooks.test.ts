@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createLogger } from '../../../lib/logger.ts';
+import { createLogger } from '../../../lib/shared/logger.ts';
 import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts';
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';

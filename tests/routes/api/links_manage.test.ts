@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../../lib/auth/api_keys.ts';
+import type { LinkStats } from '../../../lib/clicks/link_stats.ts';
 import type { Link } from '../../../lib/links/link.ts';
-import type { LinkStats } from '../../../lib/links/link_stats.ts';
-import { createLogger } from '../../../lib/logger.ts';
+import { createLogger } from '../../../lib/shared/logger.ts';
 import { insertApiKey } from '../../../lib/stores/api_key_store.ts';
 import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts';
 import { createApp } from '../../../routes/app.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sha256Hex } from '../../../lib/crypto.ts';
+import { sha256Hex } from '../../../lib/shared/crypto.ts';
 import { createApp } from '../../../routes/app.ts';
 import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { createUiClient, type UiClient } from '../../helpers/ui_client.ts';

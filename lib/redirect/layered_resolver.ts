@@ -1,0 +1,407 @@
+import { LRUCache } from 'lru-cache';
+import { type ServingRecord, toServingRecord } from '../links/link.ts';
+import { UnavailableError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
+import { getLinkByCode } from '../stores/link_store.ts';
+import type { Db } from '../stores/sql.ts';
+import type { InvalidationBus } from './invalidation_bus.ts';
+import type { LinkResolver } from './link_resolver.ts';
+import type { ServingStore } from './serving_store.ts';
+
+/** A Postgres lookup (waiting for a slot included) that takes longer than this answers 503 instead. */
+export const POSTGRES_LOOKUP_TIMEOUT_MS = 3_000;
+/** Consecutive serving-store failures after which reads skip the store for a while (a tripped breaker). */
+const STORE_BREAKER_FAILURES = 5;
+/** How long a tripped breaker skips the store before trying it again. */
+const STORE_BREAKER_OPEN_MS = 1_000;
+/** Serving-store reads pending at once, at most: a hung store must not pile up requests without bound. */
+const STORE_MAX_IN_FLIGHT = 256;
+/** With Postgres failing too, how long a slow serving-store read may still take. */
+const LATE_STORE_WAIT_MS = 1_000;
+/**
+ * Consecutive Postgres failures after which lookups stop waiting on it for a while: postgres.js queues a
+ * query for many seconds while it cannot connect, so an outage would otherwise hold every slot of the gate.
+ */
+const POSTGRES_BREAKER_FAILURES = 5;
+const POSTGRES_BREAKER_OPEN_MS = 1_000;
+/** A promise that never settles: a race entry that must not win. */
+const NEVER = new Promise<never>(() => {});
+
+export interface LayeredResolverOptions {
+  /** The pool lookups and refreshes read (the caller owns it). */
+  sql: Db;
+  metrics?: Metrics;
+  logger?: Logger;
+  /** The shared serving store; absent: LRU → Postgres. The resolver closes it. */
+  store?: ServingStore;
+  /** Where refreshes are announced and (with `subscribe`) heard; absent: this process only. Closed by us. */
+  bus?: InvalidationBus;
+  /** Listen on the bus (web instances); a worker that only announces changes leaves it off. */
+  subscribe?: boolean;
+  /** LRU entries (0: no LRU) and their TTL; TTL of "no such code" entries (0: none kept). */
+  cacheMax: number;
+  cacheTtlMs: number;
+  negativeTtlMs: number;
+  /** A serving-store read slower than this falls through to Postgres. */
+  storeTimeoutMs: number;
+  /** Hot-path queries in flight at once: at most the pool size (DESIGN.md, "Known trap"). */
+  postgresConcurrency: number;
+  postgresTimeoutMs?: number;
+}
+
+/** The production resolver: bounded LRU → serving store → Postgres (DESIGN.md, "The redirect hot path"). */
+export interface LayeredResolver extends LinkResolver {
+  readonly store: ServingStore | undefined;
+  /** Drops every in-process entry (after a missed-message window on the bus). */
+  clear(): void;
+  /** Entries in the LRU now (positive and negative). */
+  cachedEntries(): number;
+  /** Unsubscribes, then closes the bus and the store (not the pool). */
+  close(): Promise<void>;
+}
+
+/** Every lookup result counted in lifeline_link_lookups_total, by layer. */
+const LOOKUP_RESULTS = {
+  lru: ['hit', 'negative', 'miss'],
+  singleflight: ['shared'],
+  serving_store: ['hit', 'miss', 'late_hit', 'error', 'skipped'],
+  postgres: ['hit', 'miss', 'error', 'skipped'],
+} as const;
+type LookupTallies = {
+  [L in keyof typeof LOOKUP_RESULTS]: Record<(typeof LOOKUP_RESULTS)[L][number], Tally>;
+};
+
+/** The resolver's counters, fetched once: a lookup adds to a tally (no label objects or keys per request). */
+function lookupTallies(metrics: Metrics | undefined): LookupTallies {
+  const out: Record<string, Record<string, Tally>> = {};
+  for (const [layer, results] of Object.entries(LOOKUP_RESULTS)) {
+    out[layer] = {};
+    for (const result of results) {
+      out[layer][result] = metrics ? tally(metrics.lookups, { layer, result }) : { n: 0 };
+    }
+  }
+  return out as LookupTallies;
+}
+
+/** "No such code", cached for negativeTtlMs. */
+const NOT_FOUND = Object.freeze({ notFound: true as const });
+type CacheEntry = ServingRecord | typeof NOT_FOUND;
+
+/** One lookup in flight for a code; `stale` is set when the code changed meanwhile (do not cache its answer). */
+interface Flight {
+  promise: Promise<ServingRecord | null>;
+  stale: boolean;
+}
+
+class TimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} took longer than ${ms} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A counting semaphore whose waits are bounded: a waiter that gives up is skipped when its turn comes (no
+ * scan of the queue; the trap this guards against is exactly such a scan inside postgres.js).
+ */
+function createGate(limit: number) {
+  let active = 0;
+  let queue: { grant: () => void; cancelled: boolean }[] = [];
+  let head = 0;
+  const release = () => {
+    while (head < queue.length) {
+      const waiter = queue[head++]!;
+      if (!waiter.cancelled) {
+        waiter.grant();
+        return;
+      }
+    }
+    active--;
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+  };
+  return {
+    /** Runs `fn` once a slot is free; rejects if no slot frees up before `deadline` (epoch ms). */
+    async run<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
+      if (active < limit) active++;
+      else {
+        await new Promise<void>((resolve, reject) => {
+          const waiter = {
+            cancelled: false,
+            grant: () => {
+              clearTimeout(timer);
+              resolve();
+            },
+          };
+          const timer = setTimeout(
+            () => {
+              waiter.cancelled = true;
+              reject(new TimeoutError('waiting for a database connection', POSTGRES_LOOKUP_TIMEOUT_MS));
+            },
+            Math.max(0, deadline - Date.now()),
+          );
+          queue.push(waiter);
+        });
+      }
+      // The slot is held until the query itself settles, even when the caller stopped waiting for it.
+      const running = fn();
+      running.then(release, release);
+      return running;
+    },
+  };
+}
+
+/** Builds the layered resolver; with `subscribe`, it starts listening on the bus at once. */
+export function createLayeredResolver(options: LayeredResolverOptions): LayeredResolver {
+  const { sql, metrics, logger, store, bus } = options;
+  const postgresTimeoutMs = options.postgresTimeoutMs ?? POSTGRES_LOOKUP_TIMEOUT_MS;
+  const lru =
+    options.cacheMax > 0
+      ? new LRUCache<string, CacheEntry>({ max: options.cacheMax, ttl: options.cacheTtlMs })
+      : undefined;
+  const flights = new Map<string, Flight>();
+  const gate = createGate(Math.max(1, options.postgresConcurrency));
+  let storeFailures = 0;
+  let storeSkipUntil = 0;
+  let storeInFlight = 0;
+  const settled = () => {
+    storeInFlight--;
+  };
+  let postgresFailures = 0;
+  let postgresSkipUntil = 0;
+
+  const counted = lookupTallies(metrics);
+
+  function remember(code: string, flight: Flight, entry: CacheEntry) {
+    if (!lru || flight.stale) return;
+    if (entry === NOT_FOUND) {
+      if (options.negativeTtlMs > 0) lru.set(code, entry, { ttl: options.negativeTtlMs });
+    } else lru.set(code, entry);
+  }
+
+  /**
+   * Reads the store; `record` is undefined when the store could not answer in time (error, timeout, breaker
+   * open). A read that timed out is handed back as `late`, still running, for use if Postgres fails too.
+   */
+  async function readStore(
+    code: string,
+  ): Promise<{ record: ServingRecord | null | undefined; late?: Promise<ServingRecord | null> }> {
+    if (!store) return { record: undefined };
+    const reading = storeSkipUntil > Date.now() ? undefined : getFromStore(code);
+    if (!reading) {
+      counted.serving_store.skipped.n++;
+      return { record: undefined };
+    }
+    try {
+      const record = await withTimeout(reading, options.storeTimeoutMs, 'serving store read');
+      storeFailures = 0;
+      counted.serving_store[record ? 'hit' : 'miss'].n++;
+      return { record };
+    } catch (err) {
+      const timedOut = err instanceof TimeoutError;
+      metrics?.servingStoreErrors.inc({ operation: timedOut ? 'get_timeout' : 'get' });
+      counted.serving_store.error.n++;
+      if (++storeFailures >= STORE_BREAKER_FAILURES) {
+        storeSkipUntil = Date.now() + STORE_BREAKER_OPEN_MS;
+        storeFailures = 0;
+      }
+      return { record: undefined, ...(timedOut ? { late: reading } : {}) };
+    }
+  }
+
+  /** A store read, unless too many are pending already (then undefined). */
+  function getFromStore(code: string): Promise<ServingRecord | null> | undefined {
+    if (!store || storeInFlight >= STORE_MAX_IN_FLIGHT) return undefined;
+    storeInFlight++;
+    const reading = store.get(code);
+    reading.then(settled, settled);
+    return reading;
+  }
+
+  /** Postgres failed: waits a bounded time more for the store read still running beside it. */
+  async function readStoreLate(late: Promise<ServingRecord | null>): Promise<ServingRecord | null> {
+    try {
+      const record = await withTimeout(late, LATE_STORE_WAIT_MS, 'late serving store read');
+      if (record) counted.serving_store.late_hit.n++;
+      return record;
+    } catch {
+      return null;
+    }
+  }
+
+  async function readPostgres(code: string): Promise<ServingRecord | null> {
+    const unavailable = () =>
+      new UnavailableError('The link database is not answering; try again shortly.', 5);
+    if (postgresSkipUntil > Date.now()) {
+      counted.postgres.skipped.n++;
+      throw unavailable();
+    }
+    const deadline = Date.now() + postgresTimeoutMs;
+    let row: Awaited<ReturnType<typeof getLinkByCode>>;
+    try {
+      row = await withTimeout(
+        gate.run(() => getLinkByCode(sql, code), deadline),
+        postgresTimeoutMs,
+        'link lookup',
+      );
+      postgresFailures = 0;
+    } catch (err) {
+      counted.postgres.error.n++;
+      if (++postgresFailures >= POSTGRES_BREAKER_FAILURES) {
+        postgresSkipUntil = Date.now() + POSTGRES_BREAKER_OPEN_MS;
+        postgresFailures = 0;
+        logger?.warn({ err }, 'link lookups: Postgres is failing; answering from caches only for a moment');
+      }
+      throw unavailable();
+    }
+    counted.postgres[row ? 'hit' : 'miss'].n++;
+    return row ? toServingRecord(row) : null;
+  }
+
+  async function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
+    const stored = await readStore(code);
+    if (stored.record) {
+      remember(code, flight, stored.record);
+      return stored.record;
+    }
+    // The store gave no clean answer (slow, failing, or skipped by its breaker): keep its read going (or start
+    // one) beside Postgres. A record it returns before Postgres answers is as good an answer, and it is the
+    // only answer when Postgres is down too.
+    const late = stored.record === undefined ? (stored.late ?? getFromStore(code)) : undefined;
+    late?.catch(() => {});
+    const fromPostgres = readPostgres(code);
+    let answer: { record: ServingRecord | null } | { error: unknown };
+    if (late) {
+      const lateRecord = late.then(
+        (record) => (record ? { late: record } : NEVER),
+        () => NEVER,
+      );
+      const first = await Promise.race([
+        fromPostgres.then(
+          (record) => ({ record }),
+          (error: unknown) => ({ error }),
+        ),
+        lateRecord,
+      ]);
+      if ('late' in first) {
+        fromPostgres.catch(() => {});
+        counted.serving_store.late_hit.n++;
+        remember(code, flight, first.late);
+        return first.late;
+      }
+      answer = first;
+    } else {
+      answer = await fromPostgres.then(
+        (record) => ({ record }),
+        (error: unknown) => ({ error }),
+      );
+    }
+    if ('error' in answer) {
+      // Postgres failed: unless the store said "no such code", a slow store answer beats a 503.
+      const lateAnswer = late ? await readStoreLate(late) : null;
+      if (!lateAnswer) throw answer.error;
+      remember(code, flight, lateAnswer);
+      return lateAnswer;
+    }
+    const record = answer.record;
+    remember(code, flight, record ?? NOT_FOUND);
+    // Refill the store in the background; only after a clean miss (a failing store is not given more work).
+    if (record && store && stored.record === null) {
+      store.put(record).catch(() => metrics?.servingStoreErrors.inc({ operation: 'refill' }));
+    }
+    return record;
+  }
+
+  function drop(code: string) {
+    lru?.delete(code);
+    const flight = flights.get(code);
+    if (flight) {
+      flight.stale = true;
+      flights.delete(code);
+    }
+  }
+
+  function clear() {
+    lru?.clear();
+    for (const flight of flights.values()) flight.stale = true;
+    flights.clear();
+  }
+
+  /** The LRU's answer, counted as a hit or negative hit; undefined when it has none (not counted). */
+  function peek(code: string): ServingRecord | null | undefined {
+    const cached = lru?.get(code);
+    if (cached === undefined) return undefined;
+    if (cached === NOT_FOUND) {
+      counted.lru.negative.n++;
+      return null;
+    }
+    counted.lru.hit.n++;
+    return cached as ServingRecord;
+  }
+
+  if (bus && options.subscribe) {
+    bus.subscribe({
+      onCode: (code) => drop(code),
+      onResync: () => clear(),
+    });
+  }
+
+  return {
+    store,
+    peek,
+
+    resolve(code) {
+      const cached = peek(code);
+      if (cached !== undefined) return Promise.resolve(cached);
+      if (lru) counted.lru.miss.n++;
+      const inFlight = flights.get(code);
+      if (inFlight) {
+        counted.singleflight.shared.n++;
+        return inFlight.promise;
+      }
+      const flight: Flight = { promise: Promise.resolve(null), stale: false };
+      flight.promise = lookup(code, flight).finally(() => {
+        if (flights.get(code) === flight) flights.delete(code);
+      });
+      flights.set(code, flight);
+      return flight.promise;
+    },
+
+    async invalidate(code) {
+      drop(code);
+    },
+
+    async refresh(code) {
+      const row = await getLinkByCode(sql, code);
+      if (store) {
+        if (row) await store.put(toServingRecord(row));
+        else await store.delete(code);
+      }
+      drop(code);
+      await bus?.publish(code);
+    },
+
+    clear,
+
+    cachedEntries() {
+      return lru?.size ?? 0;
+    },
+
+    async close() {
+      clear();
+      await bus?.close();
+      await store?.close();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { type ServingRecord, toServingRecord } from '../links/link.ts';
+import type { Metrics } from '../shared/metrics.ts';
+import { getLinkByCode } from '../stores/link_store.ts';
+import type { Db } from '../stores/sql.ts';
+
+/** Answers "what does this code point to" for the redirect hot path. */
+export interface LinkResolver {
+  /** The serving record for `code`, or null when no such link exists. */
+  resolve(code: string): Promise<ServingRecord | null>;
+  /**
+   * What an in-process cache already knows, synchronously: the record, null for a cached "no such code", or
+   * undefined when only `resolve` can tell. Lets the Node fast path answer an LRU hit without a promise.
+   */
+  peek?(code: string): ServingRecord | null | undefined;
+  /** Forgets anything cached about `code` (after an edit, expiry or block). */
+  invalidate(code: string): Promise<void>;
+  /**
+   * Re-reads `code` from Postgres and writes it through every layer (serving store included, so the in-house
+   * resolver stays warm), then tells other instances to drop their copies. Used by activities after a change.
+   */
+  refresh(code: string): Promise<void>;
+}
+
+/** The simplest resolver: every lookup reads Postgres. */
+export function createPostgresResolver(deps: { sql: Db; metrics?: Metrics }): LinkResolver {
+  return {
+    async resolve(code) {
+      const row = await getLinkByCode(deps.sql, code);
+      deps.metrics?.lookups.inc({ layer: 'postgres', result: row ? 'hit' : 'miss' });
+      return row ? toServingRecord(row) : null;
+    },
+    async invalidate() {},
+    async refresh() {},
+  };
+}

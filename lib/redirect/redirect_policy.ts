@@ -1,0 +1,178 @@
+import type { ServingRecord } from '../links/link.ts';
+
+/** How this deployment answers redirects (REDIRECT_STATUS, REDIRECT_CACHE_CONTROL, UTM_PARAMS, FORWARD_QUERY_PARAMS). */
+export interface RedirectSettings {
+  status: number;
+  cacheControl: string;
+  utmParams: string | undefined;
+  /** Request query parameters passed on to the target (exact, case-sensitive names); empty: none. */
+  forwardQueryParams?: readonly string[];
+}
+
+/** What the short host answers for one request: runtime-neutral, turned into a Response by an adapter. */
+export interface RedirectDecision {
+  status: number;
+  /** Metric label: redirect, not_found, gone, expired, blocked, warn. */
+  outcome: 'redirect' | 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn';
+  location?: string;
+  cacheControl: string;
+  /** The page to render for non-redirect answers. */
+  page?: { kind: 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn'; code: string; destination?: string };
+}
+
+/** Short negative answers are cacheable briefly so a CDN absorbs floods of unknown codes. */
+const NOT_FOUND_CACHE_CONTROL = 'public, max-age=60';
+const GONE_CACHE_CONTROL = 'public, max-age=300';
+const NO_STORE = 'no-store';
+
+/**
+ * Decides the answer for a code from its serving record (null: unknown). Pure: the same record, time and
+ * settings always give the same answer; the caller has already rejected impossible codes.
+ */
+export function decideRedirect(
+  code: string,
+  record: ServingRecord | null,
+  nowMs: number,
+  settings: RedirectSettings,
+  requestQuery = '',
+): RedirectDecision {
+  if (!record || record.status === 'pending') {
+    return {
+      status: 404,
+      outcome: 'not_found',
+      cacheControl: NOT_FOUND_CACHE_CONTROL,
+      page: { kind: 'not_found', code },
+    };
+  }
+  const expired = record.status === 'expired' || (record.expiresAt !== null && record.expiresAt <= nowMs);
+  if (record.status === 'blocked' || record.safety === 'blocked') {
+    return { status: 451, outcome: 'blocked', cacheControl: NO_STORE, page: { kind: 'blocked', code } };
+  }
+  if (record.status === 'gone') {
+    return { status: 410, outcome: 'gone', cacheControl: GONE_CACHE_CONTROL, page: { kind: 'gone', code } };
+  }
+  if (expired) {
+    if (record.expiredUrl) {
+      return {
+        status: 302,
+        outcome: 'expired',
+        cacheControl: NO_STORE,
+        location: toLocation(record.expiredUrl),
+      };
+    }
+    return { status: 410, outcome: 'expired', cacheControl: NO_STORE, page: { kind: 'expired', code } };
+  }
+  const forwarded =
+    settings.forwardQueryParams && settings.forwardQueryParams.length > 0 && requestQuery !== ''
+      ? forwardedQuery(requestQuery, settings.forwardQueryParams)
+      : '';
+  const target = toLocation(appendUtmParams(appendUtmParams(record.url, forwarded), settings.utmParams));
+  if (record.safety === 'warn') {
+    return {
+      status: 200,
+      outcome: 'warn',
+      cacheControl: NO_STORE,
+      page: { kind: 'warn', code, destination: target },
+    };
+  }
+  // A link that expires soon must not be cached past its expiry.
+  let cacheControl = settings.cacheControl;
+  if (record.expiresAt !== null) {
+    const secondsLeft = Math.floor((record.expiresAt - nowMs) / 1000);
+    cacheControl = `private, max-age=${Math.max(0, Math.min(secondsLeft, maxAgeOf(settings.cacheControl)))}`;
+  }
+  return {
+    status: record.redirectStatus ?? settings.status,
+    outcome: 'redirect',
+    cacheControl,
+    location: target,
+  };
+}
+
+function maxAgeOf(cacheControl: string): number {
+  const m = /max-age=(\d+)/.exec(cacheControl);
+  return m ? Number(m[1]) : 0;
+}
+
+/**
+ * Appends configured UTM parameters to a target, never replacing a key the target already has, and
+ * keeping every existing byte (including the fragment) as stored.
+ */
+export function appendUtmParams(target: string, utmParams: string | undefined): string {
+  if (!utmParams) return target;
+  const hashAt = target.indexOf('#');
+  const beforeHash = hashAt < 0 ? target : target.slice(0, hashAt);
+  const fragment = hashAt < 0 ? '' : target.slice(hashAt);
+  const queryAt = beforeHash.indexOf('?');
+  const query = queryAt < 0 ? '' : beforeHash.slice(queryAt + 1);
+  const present = new Set<string>();
+  for (const pair of query.split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+    try {
+      present.add(decodeURIComponent(rawKey.replace(/\+/g, ' ')));
+    } catch {
+      present.add(rawKey);
+    }
+  }
+  const additions: string[] = [];
+  for (const [key, value] of new URLSearchParams(utmParams)) {
+    if (!present.has(key)) additions.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
+  }
+  if (additions.length === 0) return target;
+  const separator = queryAt < 0 ? '?' : query === '' || query.endsWith('&') ? '' : '&';
+  return `${beforeHash}${separator}${additions.join('&')}${fragment}`;
+}
+
+/** A forwarded value longer than this is dropped (a Location header must stay bounded). */
+export const FORWARDED_VALUE_MAX_LENGTH = 256;
+/** The QR-scan marker (`?qr=1`) counts the click as a scan and is never passed on to the target. */
+export const QR_MARKER = 'qr';
+
+/**
+ * The request's allowed query parameters (first value of each), re-encoded so the result is plain
+ * `name=value` pairs of printable ASCII without `#`, `/`, `?`, backslash or CR/LF: appended to the target's query,
+ * it can never change the target's scheme, host, path or fragment. Malformed escapes drop the pair.
+ */
+export function forwardedQuery(requestQuery: string, allowed: readonly string[]): string {
+  const pairs: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of requestQuery.split('&')) {
+    if (!raw) continue;
+    const eq = raw.indexOf('=');
+    let key: string;
+    let value: string;
+    try {
+      key = decodeURIComponent((eq < 0 ? raw : raw.slice(0, eq)).replace(/\+/g, ' '));
+      value = eq < 0 ? '' : decodeURIComponent(raw.slice(eq + 1).replace(/\+/g, ' '));
+    } catch {
+      continue;
+    }
+    if (key === QR_MARKER || seen.has(key) || !allowed.includes(key)) continue;
+    if (value.length > FORWARDED_VALUE_MAX_LENGTH) continue;
+    seen.add(key);
+    pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
+  }
+  return pairs.join('&');
+}
+
+const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
+
+/**
+ * The Location header for a stored target: byte-exact when the target is printable ASCII (as WordPress's
+ * percent-encoded permalinks are); otherwise an IDN host becomes punycode and any other non-ASCII character
+ * is UTF-8 percent-encoded, while existing %XX escapes are left exactly as they are (never double-encoded).
+ */
+export function toLocation(target: string): string {
+  if (PRINTABLE_ASCII.test(target)) return target;
+  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^/?#]*)(.*)$/s.exec(target);
+  if (!m) return encodeNonAscii(target);
+  const [, scheme, authority, rest] = m as unknown as [string, string, string, string];
+  const host = PRINTABLE_ASCII.test(authority) ? authority : new URL(target).host;
+  return `${scheme}${host}${encodeNonAscii(rest)}`;
+}
+
+function encodeNonAscii(value: string): string {
+  return value.replace(/[^\x21-\x7e]/gu, (ch) => encodeURIComponent(ch));
+}

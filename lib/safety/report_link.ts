@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { SafetyVerdict } from '../links/link.ts';
+import { syncAfterChange } from '../links/sync_after_change.ts';
+import type { LinkResolver } from '../redirect/link_resolver.ts';
+import { hmacSha256Hex, randomToken } from '../shared/crypto.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import { countReportsByCode } from '../stores/link_lifecycle_store.ts';
+import { getLinkByCode } from '../stores/link_store.ts';
+import { insertReport } from '../stores/report_store.ts';
+import { insertSettingIfAbsent } from '../stores/settings_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
+import { applyScanResult, READER_REPORTS_WARN_THRESHOLD, withReaderReports } from './apply_scan_result.ts';
+import { toScanResult } from './scan_result.ts';
+
+/** The settings row holding the key that turns client IPs into reporter hashes (generated on first use). */
+export const REPORTER_HASH_KEY_SETTING = 'reporter_hash_key';
+/** Longest reason a reader may give. */
+export const REPORT_REASON_MAX_LENGTH = 500;
+/** Concurrent edits are retried this many times before the report is left to the next re-scan. */
+const CONFLICT_ATTEMPTS = 3;
+
+/** POST /{code}/report body (JSON or form). */
+export const reportInputSchema = z.strictObject({
+  reason: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(REPORT_REASON_MAX_LENGTH, `must be at most ${REPORT_REASON_MAX_LENGTH} characters`),
+});
+
+export interface ReportDeps {
+  sql: Sql;
+  resolver: LinkResolver;
+  workflows: WorkflowGateway;
+  logger: Logger;
+}
+
+export interface ReportOutcome {
+  /** False when this reporter had already reported the link (nothing new stored). */
+  counted: boolean;
+  /** Distinct reporters of the link so far. */
+  reporters: number;
+  safety: SafetyVerdict;
+}
+
+const hashKeys = new WeakMap<Sql, Promise<string>>();
+
+/**
+ * A reporter's identity: HMAC-SHA256 of the code and the client IP under a per-deployment secret kept in
+ * settings, so the raw IP is never stored and the hash cannot be reversed by enumerating addresses, nor
+ * correlated across links.
+ */
+export async function reporterHash(sql: Sql, code: string, clientIp: string): Promise<string> {
+  let key = hashKeys.get(sql);
+  if (!key) {
+    key = insertSettingIfAbsent(sql, REPORTER_HASH_KEY_SETTING, randomToken(43));
+    key.catch(() => hashKeys.delete(sql));
+    hashKeys.set(sql, key);
+  }
+  return hmacSha256Hex(await key, `${code}\n${clientIp}`);
+}
+
+/**
+ * Stores a reader's report (one per reporter per link). Once READER_REPORTS_WARN_THRESHOLD distinct readers
+ * have reported a link whose verdict is better than `warn`, the link is soft-blocked to `warn` through the
+ * same path a scan takes (audited, version-guarded), its caches are refreshed and its sync workflow told
+ * (vendors follow). A re-scan keeps that floor (withReaderReports).
+ */
+export async function reportLink(
+  deps: ReportDeps,
+  input: { code: string; clientIp: string; reason: string },
+): Promise<ReportOutcome> {
+  let link = await getLinkByCode(deps.sql, input.code);
+  if (!link || link.status === 'pending') throw new NotFoundError(`No link ${input.code}.`);
+  const counted = await insertReport(deps.sql, {
+    code: link.code,
+    reporterHash: await reporterHash(deps.sql, link.code, input.clientIp),
+    reason: input.reason,
+  });
+  const reporters = (await countReportsByCode(deps.sql, [link.code])).get(link.code) ?? 0;
+  if (reporters < READER_REPORTS_WARN_THRESHOLD) return { counted, reporters, safety: link.safety };
+
+  for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
+    if (link.safety === 'warn' || link.safety === 'blocked') break;
+    // No scan ran: an incomplete result can only make the verdict worse, never clear anything.
+    const result = withReaderReports(toScanResult(link.targetUrl, [], false), reporters);
+    const change = await applyScanResult(deps.sql, link, result, {
+      actor: 'system:reader-reports',
+      reason: `reported by ${reporters} readers`,
+      now: new Date(),
+    });
+    if (change === 'conflict') {
+      link = await getLinkByCode(deps.sql, input.code);
+      if (!link) throw new NotFoundError(`No link ${input.code}.`);
+      continue;
+    }
+    if (change) {
+      deps.logger.warn(
+        { code: link.code, before: change.before.safety, after: change.after.safety, reporters },
+        'link soft-blocked after reader reports',
+      );
+      // The verdict is committed: a cache that cannot be refreshed now is repaired by the sync workflow.
+      await deps.resolver.refresh(link.code).catch((err: unknown) => {
+        deps.logger.error({ err, code: link?.code }, 'cache refresh after reader reports failed');
+      });
+      await syncAfterChange(deps, link.code, `safety ${change.before.safety} → warn after reader reports`);
+      return { counted, reporters, safety: change.after.safety };
+    }
+    break;
+  }
+  return { counted, reporters, safety: link.safety };
+}

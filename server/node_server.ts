@@ -1,0 +1,280 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { isPossibleCode } from '../lib/links/link.ts';
+import { AppError } from '../lib/shared/errors.ts';
+import type { Logger } from '../lib/shared/logger.ts';
+import { PROBLEM_CONTENT_TYPE, toProblem } from '../lib/shared/problem.ts';
+import {
+  createRedirectAnswerer,
+  type RedirectAnswer,
+  type RedirectAnswerer,
+  type RedirectDeps,
+  type RedirectRequest,
+} from '../routes/redirect.tsx';
+
+type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes idle sockets. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** What the Node fast path needs: the redirect hot path's dependencies and a logger for unexpected errors. */
+export type FastPathDeps = RedirectDeps & { logger: Pick<Logger, 'error'> };
+
+/**
+ * The single path segment of a short-host request the fast path may answer, or null to leave it to Hono:
+ * `/<code>` or `/<code>+` (the preview) where the code passes isPossibleCode. Reserved words (`/ui`,
+ * `/healthz`, `/metrics`, `/api`…), percent-encoded or multi-segment paths and absolute-form URLs all
+ * return null, so Hono answers them exactly as before.
+ */
+export function fastPathCode(url: string): { code: string; query: string } | null {
+  if (url.charCodeAt(0) !== 47 /* / */) return null;
+  const queryAt = url.indexOf('?');
+  const pathEnd = queryAt < 0 ? url.length : queryAt;
+  const slash = url.indexOf('/', 1);
+  if (slash !== -1 && slash < pathEnd) return null;
+  const code = url.slice(1, pathEnd);
+  const bare = code.charCodeAt(code.length - 1) === 43 /* + */ ? code.slice(0, -1) : code;
+  if (!isPossibleCode(bare)) return null;
+  return { code, query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
+}
+
+function byLowerCase(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Writes an answer with the same node:http calls the Hono node adapter makes for the route's Response (headers
+ * as given, in order; a body's Content-Length computed by node; no body: end() right after writeHead), so the
+ * bytes are identical (tests/server/node_server.test.ts compares raw responses) and which path answered
+ * is invisible.
+ */
+function writeAnswer(outgoing: ServerResponse, answer: RedirectAnswer, method: string): void {
+  if (method === 'HEAD') {
+    // Hono answers HEAD with `new Response(null, getResponse)`: a Headers object, so lower-case names, sorted.
+    const sorted: string[] = [];
+    for (const name of Object.keys(answer.headers).sort(byLowerCase)) {
+      sorted.push(name.toLowerCase(), answer.headers[name] as string);
+    }
+    outgoing.writeHead(answer.status, sorted);
+    outgoing.end();
+    return;
+  }
+  if (answer.body === null) {
+    outgoing.writeHead(answer.status, answer.headers);
+    outgoing.end();
+    return;
+  }
+  outgoing.statusCode = answer.status;
+  for (const name in answer.headers) outgoing.setHeader(name, answer.headers[name] as string);
+  outgoing.end(answer.body);
+}
+
+/** An unexpected failure answered like the Hono app's onError: problem+json (a 500 reveals nothing). */
+function writeProblem(outgoing: ServerResponse, error: unknown, path: string, method: string): void {
+  const { body, headers } = toProblem(error, path);
+  writeAnswer(
+    outgoing,
+    {
+      status: body.status,
+      headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...headers },
+      body: JSON.stringify(body),
+    },
+    method,
+  );
+}
+
+/**
+ * A node:http listener: GET/HEAD of a possible code on the short host goes straight to the redirect answerer and is
+ * written to the socket (no Request/Response objects, no router); everything else goes to the Hono listener.
+ * With split hosts, a request for the app host is always Hono's (which 404s codes there).
+ */
+export function createNodeListener(
+  fetch: FetchHandler,
+  fastPath?: FastPathDeps,
+): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+  const hono = getRequestListener(fetch);
+  if (!fastPath) return hono;
+  const appHost = fastPath.config.splitHosts ? new URL(fastPath.config.appBaseUrl).host.toLowerCase() : null;
+  const answerer = createRedirectAnswerer(fastPath);
+  return (incoming, outgoing) => {
+    const method = incoming.method;
+    const target =
+      (method === 'GET' || method === 'HEAD') && incoming.url !== undefined
+        ? fastPathCode(incoming.url)
+        : null;
+    if (
+      (method !== 'GET' && method !== 'HEAD') ||
+      target === null ||
+      (appHost !== null && (rawHeader(incoming.rawHeaders, 'host') ?? '').toLowerCase() === appHost)
+    ) {
+      hono(incoming, outgoing);
+      return;
+    }
+    answerFast(fastPath, answerer, incoming, outgoing, method, target.code, target.query);
+  };
+}
+
+/** Headers of which node:http keeps only the first occurrence (others are joined with ", "; cookie with "; "). */
+const FIRST_WINS = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
+
+/**
+ * A header from `incoming.rawHeaders` as `incoming.headers[name]` gives it (`name` lower-case; duplicates merged
+ * as node:http merges them; set-cookie joined with ", "), without making node build `incoming.headers`: that
+ * builds an object of every header for each request (measured with `perf`: ~6% of the server's CPU on the
+ * LRU-hit path, in object-literal property definitions).
+ */
+export function rawHeader(rawHeaders: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const field = rawHeaders[i]!;
+    if (field.length !== name.length || field.toLowerCase() !== name) continue;
+    if (value === undefined) {
+      value = rawHeaders[i + 1]!;
+      if (FIRST_WINS.has(name)) return value;
+    } else value = `${value}${name === 'cookie' ? '; ' : ', '}${rawHeaders[i + 1]!}`;
+  }
+  return value;
+}
+
+/** A node:http request as the hot path reads it: headers only when asked for (see rawHeader). */
+class NodeRedirectRequest implements RedirectRequest {
+  constructor(
+    readonly method: 'GET' | 'HEAD',
+    readonly code: string,
+    readonly query: string,
+    private readonly rawHeaders: string[],
+  ) {}
+
+  header(name: string): string | undefined {
+    return rawHeader(this.rawHeaders, name);
+  }
+}
+
+/**
+ * The fast path proper. An LRU hit is answered synchronously (answerPeeked: no promise between the parsed
+ * request and the socket write); anything else waits for the lookup, one promise.
+ */
+function answerFast(
+  deps: FastPathDeps,
+  answerer: RedirectAnswerer,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  method: 'GET' | 'HEAD',
+  code: string,
+  query: string,
+): void {
+  const request = new NodeRedirectRequest(method, code, query, incoming.rawHeaders);
+  let answer: RedirectAnswer | undefined;
+  try {
+    answer = answerer.answerPeeked(request);
+  } catch (error) {
+    failFast(deps, outgoing, error, code, method);
+    return;
+  }
+  if (answer !== undefined) {
+    writeOrDestroy(deps, outgoing, answer, code, method);
+    return;
+  }
+  answerer.answer(request).then(
+    (resolved) => writeOrDestroy(deps, outgoing, resolved, code, method),
+    (error: unknown) => failFast(deps, outgoing, error, code, method),
+  );
+}
+
+/** Writes the answer; if writing throws (e.g. an invalid header value), never leaves the socket hanging. */
+function writeOrDestroy(
+  deps: FastPathDeps,
+  outgoing: ServerResponse,
+  answer: RedirectAnswer,
+  code: string,
+  method: string,
+): void {
+  try {
+    writeAnswer(outgoing, answer, method);
+  } catch (error) {
+    deps.logger.error({ err: error, path: `/${code}` }, 'could not write the answer');
+    outgoing.destroy();
+  }
+}
+
+/** An unexpected failure while answering: logged (unless an AppError) and answered as problem+json. */
+function failFast(
+  deps: FastPathDeps,
+  outgoing: ServerResponse,
+  error: unknown,
+  code: string,
+  method: string,
+): void {
+  if (!(error instanceof AppError)) deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
+  if (outgoing.headersSent) {
+    outgoing.destroy();
+    return;
+  }
+  try {
+    writeProblem(outgoing, error, `/${code}`, method);
+  } catch (writeError) {
+    deps.logger.error({ err: writeError, path: `/${code}` }, 'could not write the answer');
+    outgoing.destroy();
+  }
+}
+
+/**
+ * Serves a fetch handler on node:http. With `fastPath`, redirects skip the fetch handler (see
+ * createNodeListener); the answers are the same bytes either way.
+ */
+export async function serveNode(
+  fetch: FetchHandler,
+  options: { port: number; host: string; fastPath?: FastPathDeps },
+): Promise<RunningServer> {
+  const server = createServer(createNodeListener(fetch, options.fastPath));
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: (graceMs = 10_000) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

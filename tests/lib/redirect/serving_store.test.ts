@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from '@upstash/redis';
+import { createClient } from 'redis';
+import type { ServingRecord } from '../../../lib/links/link.ts';
+import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';
+import {
+  decodeServingRecord,
+  encodeServingRecord,
+  type ServingStore,
+  servingKey,
+} from '../../../lib/redirect/serving_store.ts';
+import { createUpstashServingStore } from '../../../lib/redirect/upstash_serving_store.ts';
+import { startUpstashFake, type UpstashFake } from '../../fakes/upstash_fake.ts';
+import { eventually } from '../../helpers/harness.ts';
+
+const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+function record(code: string, version: number, overrides: Partial<ServingRecord> = {}): ServingRecord {
+  return {
+    code,
+    url: `https://example.com/${code}/v${version}?q=ü&x=%2F`,
+    status: 'active',
+    safety: 'clean',
+    redirectStatus: null,
+    expiresAt: null,
+    expiredUrl: null,
+    version,
+    ...overrides,
+  };
+}
+
+describe('serving record encoding', () => {
+  test('round-trips every field, byte-exact; unreadable values are misses', () => {
+    const r = record('abc', 7, {
+      url: 'https://例え.jp/パス?a=%E2%9C%93',
+      status: 'expired',
+      safety: 'warn',
+      redirectStatus: 307,
+      expiresAt: 1_700_000_000_000,
+      expiredUrl: 'https://example.com/gone',
+    });
+    const raw = encodeServingRecord(r);
+    assert.ok(raw.startsWith('7|'));
+    assert.deepEqual(decodeServingRecord('abc', raw), r);
+    for (const bad of [null, '', 'x|[]', '7|{', '7|["u","nonsense","clean",null,null,null]', '7'])
+      assert.equal(decodeServingRecord('abc', bad), null, String(bad));
+  });
+});
+
+let fake: UpstashFake;
+before(async () => {
+  fake = await startUpstashFake({ redisUrl: REDIS_URL, token: `tok_${randomUUID()}` });
+});
+after(async () => {
+  await fake.stop();
+});
+
+const implementations: [string, (prefix: string) => Promise<ServingStore>][] = [
+  [
+    'Redis (TCP)',
+    async (prefix) => {
+      const store = createRedisServingStore({ url: REDIS_URL, keyPrefix: prefix });
+      await eventually(async () => ((await store.get('probe')) === null ? true : undefined));
+      return store;
+    },
+  ],
+  [
+    'Upstash (REST, against the fake)',
+    async (prefix) => createUpstashServingStore({ url: fake.url, token: fake.token, keyPrefix: prefix }),
+  ],
+];
+
+for (const [name, open] of implementations) {
+  describe(`ServingStore contract: ${name}`, () => {
+    let store: ServingStore;
+    let prefix: string;
+    before(async () => {
+      // A unique prefix: the shared Redis is never flushed.
+      prefix = `lltest:${randomUUID()}:`;
+      store = await open(prefix);
+    });
+    after(async () => {
+      await store.close();
+    });
+
+    test('get of a missing code is null; put then get round-trips the record', async () => {
+      assert.equal(await store.get('missing'), null);
+      const r = record('one', 1, { redirectStatus: 302, expiresAt: 1_800_000_000_000 });
+      assert.equal(await store.put(r), true);
+      assert.deepEqual(await store.get('one'), r);
+    });
+
+    test('versioned writes: an older version never overwrites a newer one; equal or newer does', async () => {
+      assert.equal(await store.put(record('ver', 5)), true);
+      assert.equal(await store.put(record('ver', 4)), false);
+      assert.equal((await store.get('ver'))?.version, 5);
+      assert.equal(await store.put(record('ver', 5, { url: 'https://example.com/same' })), true);
+      assert.equal((await store.get('ver'))?.url, 'https://example.com/same');
+      assert.equal(await store.put(record('ver', 12)), true, 'compared as numbers, not strings');
+      assert.equal(await store.put(record('ver', 9)), false);
+      assert.equal((await store.get('ver'))?.version, 12);
+    });
+
+    test('concurrent writes of many versions settle on the newest', async () => {
+      const versions = Array.from({ length: 40 }, (_, i) => i + 1).sort(() => Math.random() - 0.5);
+      await Promise.all(versions.map((v) => store.put(record('race', v))));
+      assert.equal((await store.get('race'))?.version, 40);
+    });
+
+    test('getMany answers in order with nulls; delete drops a record (then any version may be written)', async () => {
+      await store.put(record('m1', 1));
+      await store.put(record('m2', 3));
+      const got = await store.getMany(['m1', 'nope', 'm2']);
+      assert.deepEqual(
+        got.map((r) => r?.version ?? null),
+        [1, null, 3],
+      );
+      assert.deepEqual(await store.getMany([]), []);
+      await store.delete('m2');
+      assert.equal(await store.get('m2'), null);
+      assert.equal(await store.put(record('m2', 1)), true);
+    });
+
+    test('records live under {prefix}link:{code}, compactly', async () => {
+      const probe = createClient({ url: REDIS_URL });
+      await probe.connect();
+      try {
+        await store.put(record('compact', 2));
+        const raw = (await probe.get(servingKey(prefix, 'compact'))) ?? '';
+        assert.ok(raw.startsWith('2|["https://example.com/compact/v2'), raw);
+        assert.ok(raw.length < 120, `${raw.length} bytes`);
+      } finally {
+        await probe.close();
+      }
+    });
+  });
+}
+
+describe('the Upstash fake speaks what @upstash/redis expects', () => {
+  test('a wrong token is 401; pipelines and transactions work; errors come back as errors', async () => {
+    const wrong = new Redis({ url: fake.url, token: 'wrong', retry: false, enableTelemetry: false });
+    await assert.rejects(wrong.get('x'), /Unauthorized/);
+    const redis = new Redis({ url: fake.url, token: fake.token, retry: false, enableTelemetry: false });
+    const key = `lltest:${randomUUID()}:k`;
+    const p = redis.pipeline();
+    p.set(key, 'ü value');
+    p.get(key);
+    p.incr(`${key}:n`);
+    assert.deepEqual(await p.exec(), ['OK', 'ü value', 1]);
+    const m = redis.multi();
+    m.incr(`${key}:n`);
+    m.get(key);
+    assert.deepEqual(await m.exec(), [2, 'ü value']);
+    await assert.rejects(redis.incr(key), /not an integer/);
+    await redis.del(key, `${key}:n`);
+  });
+});
