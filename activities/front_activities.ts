@@ -2,9 +2,10 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { type Front, switchActiveFront } from '../lib/failover/active_front.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
-import { type LinkRow, toServingRecord } from '../lib/links/link.ts';
 import { decideRedirect, type RedirectDecision } from '../lib/redirect/redirect_policy.ts';
+import { toServingRecord } from '../lib/redirect/serving_record.ts';
 import { forEachConcurrently } from '../lib/shared/concurrency.ts';
+import type { LinkRow } from '../lib/stores/link_rows.ts';
 import { listLinksAfter } from '../lib/stores/reconcile_store.ts';
 import type { ActivityDeps } from './deps.ts';
 

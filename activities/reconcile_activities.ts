@@ -1,11 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { type LinkRow, type ServingRecord, toServingRecord } from '../lib/links/link.ts';
 import { importProblem, importVendorLink } from '../lib/reconcile/import_vendor_link.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import { type ServingRecord, toServingRecord } from '../lib/redirect/serving_record.ts';
 import { describeScanResult, nextSafetyVerdict } from '../lib/safety/scan_result.ts';
 import { forEachConcurrently } from '../lib/shared/concurrency.ts';
+import type { LinkRow } from '../lib/stores/link_rows.ts';
 import { listVendorLinks } from '../lib/stores/link_store.ts';
 import {
   analyzeMarks,

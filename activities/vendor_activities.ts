@@ -1,7 +1,7 @@
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { LinkRow, VendorLinkRow } from '../lib/links/link.ts';
 import { insertAuditEntry } from '../lib/stores/audit_store.ts';
+import type { LinkRow, VendorLinkRow } from '../lib/stores/link_rows.ts';
 import { getLinkByCode } from '../lib/stores/link_store.ts';
 import {
   getVendorLink,

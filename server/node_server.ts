@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { isPossibleCode } from '../lib/links/link.ts';
+import { isPossibleCode } from '../lib/links/code_rules.ts';
 import { AppError } from '../lib/shared/errors.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../lib/shared/problem.ts';

@@ -2,10 +2,11 @@ import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, scanNewTargets } from '../safety/scan_new_targets.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
 import { getDedupeKey } from './dedupe_key.ts';
-import type { CreateLinkInput, LinkOrigin, LinkRow } from './link.ts';
+import type { CreateLinkInput, LinkOrigin } from './link.ts';
 import { MINT_MAX_ATTEMPTS, mintCode } from './mint.ts';
 import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 

@@ -11,11 +11,12 @@ import {
   listLinksByDedupeKeys,
   lockKeys,
 } from '../stores/link_batch_store.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import type { NewLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
-import { type CreateLinkInput, createLinkInputSchema, type LinkRow, linkSchema } from './link.ts';
+import { type CreateLinkInput, createLinkInputSchema, linkSchema } from './link.ts';
 import { MINT_MAX_ATTEMPTS, mintCode } from './mint.ts';
 import type { TargetPolicy } from './target_policy.ts';
 

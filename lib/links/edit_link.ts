@@ -3,11 +3,12 @@ import { scanChangedTargets } from '../safety/scan_new_targets.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { getDedupeKey } from './dedupe_key.ts';
-import type { CreateLinkInput, LinkRow, UpdateLinkInput } from './link.ts';
+import type { CreateLinkInput, UpdateLinkInput } from './link.ts';
 import { type SyncState, syncAfterChange } from './sync_after_change.ts';
 import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 

@@ -1,75 +1,30 @@
 import { z } from 'zod';
+import {
+  LINK_ORIGINS,
+  LINK_STATUSES,
+  type LinkRow,
+  SAFETY_VERDICTS,
+  VENDOR_STATES,
+  type VendorLinkRow,
+} from '../stores/link_rows.ts';
+import { aliasSchema } from './code_rules.ts';
 
-/** Longest code or alias we ever store or look up; anything longer is impossible and 404s unread. */
-export const CODE_MAX_LENGTH = 64;
-/** Shortest custom alias accepted at creation. */
-export const ALIAS_MIN_LENGTH = 3;
+// The link model: what a caller may send (zod schemas shared by the API, forms, webhooks and islands) and what
+// the API returns. The stored row and its enumerations are defined with the stores (lib/stores/link_rows.ts).
+export {
+  LINK_ORIGINS,
+  LINK_STATUSES,
+  type LinkOrigin,
+  type LinkStatus,
+  SAFETY_VERDICTS,
+  type SafetyVerdict,
+  VENDOR_STATES,
+  type VendorState,
+} from '../stores/link_rows.ts';
+
 /** Longest target URL in UTF-8 bytes. */
 export const TARGET_URL_MAX_BYTES = 2048;
-
-export const LINK_STATUSES = ['pending', 'active', 'expired', 'gone', 'blocked'] as const;
-export const SAFETY_VERDICTS = ['unknown', 'clean', 'warn', 'blocked'] as const;
-export const LINK_ORIGINS = ['api', 'ui', 'wordpress', 'import'] as const;
-export const VENDOR_STATES = ['pending', 'synced', 'failed', 'collision'] as const;
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
-
-export type LinkStatus = (typeof LINK_STATUSES)[number];
-export type SafetyVerdict = (typeof SAFETY_VERDICTS)[number];
-export type LinkOrigin = (typeof LINK_ORIGINS)[number];
-export type VendorState = (typeof VENDOR_STATES)[number];
-
-/** Path segments that belong to the product, never to a code (compared case-insensitively). */
-export const RESERVED_CODES: ReadonlySet<string> = new Set([
-  'api',
-  'ui',
-  'healthz',
-  'metrics',
-  'static',
-  'assets',
-  'admin',
-  'login',
-  'logout',
-  'docs',
-  'openapi',
-  'robots',
-  'favicon',
-  'well-known',
-]);
-
-/** The characters of a code or alias (the alias schema's rule; isPossibleCode checks the same by hand). */
-const CODE_CHARS = /^[A-Za-z0-9_-]+$/;
-
-/** Longest reserved word: shorter codes are the only ones that need the reserved-word check. */
-const RESERVED_MAX_LENGTH = Math.max(...[...RESERVED_CODES].map((word) => word.length));
-
-/**
- * True when `code` could name a link: charset [A-Za-z0-9_-], length, not reserved, not `_`-prefixed. Cheap (it
- * runs on every short-host request): a character loop, and a lower-cased copy only for codes short enough to
- * be a reserved word.
- */
-export function isPossibleCode(code: string): boolean {
-  const length = code.length;
-  if (length === 0 || length > CODE_MAX_LENGTH || code.charCodeAt(0) === 95 /* _ */) return false;
-  for (let i = 0; i < length; i++) {
-    const c = code.charCodeAt(i);
-    const allowed =
-      (c >= 97 && c <= 122) /* a-z */ ||
-      (c >= 65 && c <= 90) /* A-Z */ ||
-      (c >= 48 && c <= 57) /* 0-9 */ ||
-      c === 45 /* - */ ||
-      c === 95; /* _ */
-    if (!allowed) return false;
-  }
-  return length > RESERVED_MAX_LENGTH || !RESERVED_CODES.has(code.toLowerCase());
-}
-
-export const aliasSchema = z
-  .string()
-  .min(ALIAS_MIN_LENGTH, `must be at least ${ALIAS_MIN_LENGTH} characters`)
-  .max(CODE_MAX_LENGTH, `must be at most ${CODE_MAX_LENGTH} characters`)
-  .regex(CODE_CHARS, 'may contain only letters, digits, "-" and "_"')
-  .refine((v) => !v.startsWith('_'), 'must not start with "_"')
-  .refine((v) => !RESERVED_CODES.has(v.toLowerCase()), 'is a reserved word');
 
 const utf8 = new TextEncoder();
 
@@ -158,44 +113,6 @@ export const updateLinkInputSchema = linkFieldsSchema
   });
 export type UpdateLinkInput = z.infer<typeof updateLinkInputSchema>;
 
-/** A link as stored (one row of `links`). */
-export interface LinkRow {
-  code: string;
-  targetUrl: string;
-  status: LinkStatus;
-  safety: SafetyVerdict;
-  safetyReason: string | null;
-  safetyCheckedAt: Date | null;
-  origin: LinkOrigin;
-  site: string | null;
-  postId: number | null;
-  title: string | null;
-  owner: string;
-  expiresAt: Date | null;
-  expiredUrl: string | null;
-  redirectStatus: number | null;
-  tags: string[];
-  dedupeKey: string | null;
-  sourceVersion: Date | null;
-  lastClickedAt: Date | null;
-  deletedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-  version: number;
-}
-
-export interface VendorLinkRow {
-  code: string;
-  vendor: string;
-  vendorId: string | null;
-  state: VendorState;
-  syncedUrl: string | null;
-  lastError: string | null;
-  attempts: number;
-  syncedAt: Date | null;
-  updatedAt: Date;
-}
-
 /** A link as the API returns it (API.md). */
 export const linkSchema = z.object({
   code: z.string(),
@@ -253,35 +170,5 @@ export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRo
       ...(v.syncedAt ? { syncedAt: v.syncedAt.toISOString() } : {}),
       ...(v.lastError ? { error: v.lastError } : {}),
     })),
-  };
-}
-
-/**
- * What the resolver needs to answer a redirect: small, serialisable, the same in the LRU and the
- * serving store. Times are epoch milliseconds.
- */
-export const servingRecordSchema = z.object({
-  code: z.string(),
-  url: z.string(),
-  status: z.enum(LINK_STATUSES),
-  safety: z.enum(SAFETY_VERDICTS),
-  redirectStatus: z.number().nullable(),
-  expiresAt: z.number().nullable(),
-  expiredUrl: z.string().nullable(),
-  version: z.number(),
-});
-export type ServingRecord = z.infer<typeof servingRecordSchema>;
-
-/** Projects a stored row to its serving record. */
-export function toServingRecord(row: LinkRow): ServingRecord {
-  return {
-    code: row.code,
-    url: row.targetUrl,
-    status: row.status,
-    safety: row.safety,
-    redirectStatus: row.redirectStatus,
-    expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
-    expiredUrl: row.expiredUrl,
-    version: row.version,
   };
 }

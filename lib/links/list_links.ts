@@ -7,18 +7,10 @@ import {
   type LinkSort,
   listLinks,
 } from '../stores/link_list_store.ts';
+import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { groupVendorLinks, listVendorLinks } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
-import {
-  LINK_ORIGINS,
-  LINK_STATUSES,
-  type LinkRow,
-  linkSchema,
-  SAFETY_VERDICTS,
-  siteSchema,
-  tagSchema,
-  type VendorLinkRow,
-} from './link.ts';
+import { LINK_ORIGINS, LINK_STATUSES, linkSchema, SAFETY_VERDICTS, siteSchema, tagSchema } from './link.ts';
 
 export const LIST_LIMIT_DEFAULT = 50;
 export const LIST_LIMIT_MAX = 200;

@@ -1,5 +1,5 @@
 import { CODE_ALPHABET } from '../shared/config.ts';
-import { isPossibleCode } from './link.ts';
+import { isPossibleCode } from './code_rules.ts';
 
 /** How many fresh codes one creation tries before giving up (a UNIQUE violation each time). */
 export const MINT_MAX_ATTEMPTS = 8;

@@ -1,4 +1,4 @@
-import type { LinkRow } from '../links/link.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getWebhookDelivery, insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';

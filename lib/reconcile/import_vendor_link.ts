@@ -1,5 +1,5 @@
-import type { SafetyVerdict } from '../links/link.ts';
-import { isPossibleCode, targetUrlProblem } from '../links/link.ts';
+import { isPossibleCode } from '../links/code_rules.ts';
+import { type SafetyVerdict, targetUrlProblem } from '../links/link.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { insertLink } from '../stores/link_store.ts';
 import { upsertVendorMapping } from '../stores/reconcile_store.ts';

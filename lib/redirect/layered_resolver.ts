@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import { type ServingRecord, toServingRecord } from '../links/link.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
@@ -7,6 +6,7 @@ import { getLinkByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
 import type { LinkResolver } from './link_resolver.ts';
+import { type ServingRecord, toServingRecord } from './serving_record.ts';
 import type { ServingStore } from './serving_store.ts';
 
 /** A Postgres lookup (waiting for a slot included) that takes longer than this answers 503 instead. */

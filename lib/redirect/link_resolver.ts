@@ -1,7 +1,7 @@
-import { type ServingRecord, toServingRecord } from '../links/link.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
+import { type ServingRecord, toServingRecord } from './serving_record.ts';
 
 /** Answers "what does this code point to" for the redirect hot path. */
 export interface LinkResolver {

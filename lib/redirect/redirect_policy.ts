@@ -1,4 +1,4 @@
-import type { ServingRecord } from '../links/link.ts';
+import type { ServingRecord } from './serving_record.ts';
 
 /** How this deployment answers redirects (REDIRECT_STATUS, REDIRECT_CACHE_CONTROL, UTM_PARAMS, FORWARD_QUERY_PARAMS). */
 export interface RedirectSettings {

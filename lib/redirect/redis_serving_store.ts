@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
-import type { ServingRecord } from '../links/link.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { ServingRecord } from './serving_record.ts';
 import {
   decodeServingRecord,
   encodeServingRecord,

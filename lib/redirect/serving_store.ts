@@ -1,5 +1,5 @@
-import { type ServingRecord, servingRecordSchema } from '../links/link.ts';
 import type { ServingReplica } from '../reconcile/serving_replica.ts';
+import { type ServingRecord, servingRecordSchema } from './serving_record.ts';
 
 /**
  * The shared serving store between the web tier's in-process caches and Postgres (Redis over TCP, or Upstash

@@ -1,5 +1,5 @@
 import { Redis } from '@upstash/redis';
-import type { ServingRecord } from '../links/link.ts';
+import type { ServingRecord } from './serving_record.ts';
 import {
   decodeServingRecord,
   encodeServingRecord,

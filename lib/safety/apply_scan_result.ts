@@ -1,5 +1,6 @@
-import type { LinkRow, SafetyVerdict } from '../links/link.ts';
+import type { SafetyVerdict } from '../links/link.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { describeScanResult, nextSafetyVerdict, type ScanResult, toScanResult } from './scan_result.ts';

@@ -1,4 +1,4 @@
-import type { LinkRow } from '../links/link.ts';
+import type { LinkRow } from './link_rows.ts';
 import { LINK_COLUMNS, type NewLink } from './link_store.ts';
 import type { Db } from './sql.ts';
 

@@ -1,4 +1,4 @@
-import type { LinkRow } from '../links/link.ts';
+import type { LinkRow } from './link_rows.ts';
 import type { Db } from './sql.ts';
 
 // Link SQL of the lifecycle workflows (expiry, re-scans). Everything else about links is in link_store.ts.

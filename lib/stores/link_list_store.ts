@@ -1,4 +1,4 @@
-import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict } from '../links/link.ts';
+import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict } from './link_rows.ts';
 import { LINK_COLUMNS } from './link_store.ts';
 import type { Db } from './sql.ts';
 

@@ -1,4 +1,4 @@
-import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict, VendorLinkRow } from '../links/link.ts';
+import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict, VendorLinkRow } from './link_rows.ts';
 import type { Db } from './sql.ts';
 
 /** Every column of `links`, camel-cased into a LinkRow. */

@@ -1,4 +1,4 @@
-import type { LinkRow } from '../links/link.ts';
+import type { LinkRow } from './link_rows.ts';
 import type { Db } from './sql.ts';
 
 // SQL of reconciliation runs: reconcile_marks (what a run found and repaired) and the Postgres side of the diff.

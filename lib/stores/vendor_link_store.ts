@@ -1,4 +1,4 @@
-import type { VendorLinkRow, VendorState } from '../links/link.ts';
+import type { VendorLinkRow, VendorState } from './link_rows.ts';
 import type { Db } from './sql.ts';
 
 // vendor_links: one row per (code, vendor), the state of that vendor's replica of the link.

@@ -1,5 +1,5 @@
-import type { ServingRecord } from '../links/link.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
+import type { ServingRecord } from '../redirect/serving_record.ts';
 import type { ShortLinkProvider, VendorLink } from './short_link_provider.ts';
 
 /**

@@ -1,5 +1,6 @@
-import { type LinkRow, toServingRecord } from '../links/link.ts';
 import { decideRedirect, type RedirectSettings } from '../redirect/redirect_policy.ts';
+import { toServingRecord } from '../redirect/serving_record.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 
 /** What a vendor's copy of a link must be so readers who reach the vendor get what our resolver answers. */
 export interface VendorTarget {

@@ -6,7 +6,6 @@ import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
 import {
   createLinkInputSchema,
-  type LinkRow,
   postIdSchema,
   siteSchema,
   toLink,
@@ -16,6 +15,7 @@ import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts
 import { syncAfterChange, syncInBackground } from '../../lib/links/sync_after_change.ts';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
+import type { LinkRow } from '../../lib/stores/link_rows.ts';
 import { getLinkByCode, getLinkByPost, listVendorLinks } from '../../lib/stores/link_store.ts';
 import type { WebDeps } from '../../server/web_deps.ts';
 import type { AppEnv } from '../app_env.ts';

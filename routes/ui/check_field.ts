@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { aliasSchema, targetUrlSchema } from '../../lib/links/link.ts';
+import { aliasSchema } from '../../lib/links/code_rules.ts';
+import { targetUrlSchema } from '../../lib/links/link.ts';
 import { targetPolicyProblem } from '../../lib/links/target_policy.ts';
 import { getLinkByCode } from '../../lib/stores/link_store.ts';
 import type { WebDeps } from '../../server/web_deps.ts';

@@ -5,10 +5,11 @@ import { LINK_FIELD_LABELS } from '../../components/NewLinkPage.tsx';
 import { getLinkStats } from '../../lib/clicks/link_stats.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
-import { type LinkRow, toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
+import { toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
 import { AppError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { listAuditEntries } from '../../lib/stores/audit_store.ts';
+import type { LinkRow } from '../../lib/stores/link_rows.ts';
 import { getLinkByCode, listVendorLinks } from '../../lib/stores/link_store.ts';
 import {
   type FormValues,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isPossibleCode } from '../../../lib/links/link.ts';
+import { isPossibleCode } from '../../../lib/links/code_rules.ts';
 import { mintCode } from '../../../lib/links/mint.ts';
 import { CODE_ALPHABET } from '../../../lib/shared/config.ts';
 

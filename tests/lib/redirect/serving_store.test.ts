@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from '@upstash/redis';
 import { createClient } from 'redis';
-import type { ServingRecord } from '../../../lib/links/link.ts';
 import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';
+import type { ServingRecord } from '../../../lib/redirect/serving_record.ts';
 import {
   decodeServingRecord,
   encodeServingRecord,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { LinkRow } from '../../../lib/links/link.ts';
+import type { LinkRow } from '../../../lib/stores/link_rows.ts';
 import { toVendorTarget } from '../../../lib/vendors/vendor_target.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');

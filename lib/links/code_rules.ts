@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+// What a code (minted or a custom alias) may look like. The redirect hot path asks isPossibleCode before any
+// lookup; minting and the alias schema follow the same rules.
+
+/** Longest code or alias we ever store or look up; anything longer is impossible and 404s unread. */
+export const CODE_MAX_LENGTH = 64;
+/** Shortest custom alias accepted at creation. */
+export const ALIAS_MIN_LENGTH = 3;
+/** Longest target URL in UTF-8 bytes. */
+/** Path segments that belong to the product, never to a code (compared case-insensitively). */
+export const RESERVED_CODES: ReadonlySet<string> = new Set([
+  'api',
+  'ui',
+  'healthz',
+  'metrics',
+  'static',
+  'assets',
+  'admin',
+  'login',
+  'logout',
+  'docs',
+  'openapi',
+  'robots',
+  'favicon',
+  'well-known',
+]);
+
+/** The characters of a code or alias (the alias schema's rule; isPossibleCode checks the same by hand). */
+const CODE_CHARS = /^[A-Za-z0-9_-]+$/;
+
+/** Longest reserved word: shorter codes are the only ones that need the reserved-word check. */
+const RESERVED_MAX_LENGTH = Math.max(...[...RESERVED_CODES].map((word) => word.length));
+
+/**
+ * True when `code` could name a link: charset [A-Za-z0-9_-], length, not reserved, not `_`-prefixed. Cheap (it
+ * runs on every short-host request): a character loop, and a lower-cased copy only for codes short enough to
+ * be a reserved word.
+ */
+export function isPossibleCode(code: string): boolean {
+  const length = code.length;
+  if (length === 0 || length > CODE_MAX_LENGTH || code.charCodeAt(0) === 95 /* _ */) return false;
+  for (let i = 0; i < length; i++) {
+    const c = code.charCodeAt(i);
+    const allowed =
+      (c >= 97 && c <= 122) /* a-z */ ||
+      (c >= 65 && c <= 90) /* A-Z */ ||
+      (c >= 48 && c <= 57) /* 0-9 */ ||
+      c === 45 /* - */ ||
+      c === 95; /* _ */
+    if (!allowed) return false;
+  }
+  return length > RESERVED_MAX_LENGTH || !RESERVED_CODES.has(code.toLowerCase());
+}
+
+export const aliasSchema = z
+  .string()
+  .min(ALIAS_MIN_LENGTH, `must be at least ${ALIAS_MIN_LENGTH} characters`)
+  .max(CODE_MAX_LENGTH, `must be at most ${CODE_MAX_LENGTH} characters`)
+  .regex(CODE_CHARS, 'may contain only letters, digits, "-" and "_"')
+  .refine((v) => !v.startsWith('_'), 'must not start with "_"')
+  .refine((v) => !RESERVED_CODES.has(v.toLowerCase()), 'is a reserved word');

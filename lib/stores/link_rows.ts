@@ -1,0 +1,50 @@
+// The rows of `links` and `vendor_links` as the stores read and write them, with the enumerations the schema
+// constrains (migrations/0001_data_model.sql). lib/links/link.ts builds the link model on top of these.
+
+export const LINK_STATUSES = ['pending', 'active', 'expired', 'gone', 'blocked'] as const;
+export const SAFETY_VERDICTS = ['unknown', 'clean', 'warn', 'blocked'] as const;
+export const LINK_ORIGINS = ['api', 'ui', 'wordpress', 'import'] as const;
+export const VENDOR_STATES = ['pending', 'synced', 'failed', 'collision'] as const;
+
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+export type SafetyVerdict = (typeof SAFETY_VERDICTS)[number];
+export type LinkOrigin = (typeof LINK_ORIGINS)[number];
+export type VendorState = (typeof VENDOR_STATES)[number];
+
+/** A link as stored (one row of `links`). */
+export interface LinkRow {
+  code: string;
+  targetUrl: string;
+  status: LinkStatus;
+  safety: SafetyVerdict;
+  safetyReason: string | null;
+  safetyCheckedAt: Date | null;
+  origin: LinkOrigin;
+  site: string | null;
+  postId: number | null;
+  title: string | null;
+  owner: string;
+  expiresAt: Date | null;
+  expiredUrl: string | null;
+  redirectStatus: number | null;
+  tags: string[];
+  dedupeKey: string | null;
+  sourceVersion: Date | null;
+  lastClickedAt: Date | null;
+  deletedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+}
+
+export interface VendorLinkRow {
+  code: string;
+  vendor: string;
+  vendorId: string | null;
+  state: VendorState;
+  syncedUrl: string | null;
+  lastError: string | null;
+  attempts: number;
+  syncedAt: Date | null;
+  updatedAt: Date;
+}
