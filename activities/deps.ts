@@ -6,7 +6,7 @@ import type { Logger } from '../lib/shared/logger.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import type { VendorDeps } from '../lib/vendors/vendor_deps.ts';
 
-/** What activities are given by the worker entry (and by tests, with real implementations). */
+/** What activities are given: built once by workers/worker_deps.ts (worker, `npm start`, tests). */
 export interface ActivityDeps {
   sql: Sql;
   logger: Logger;
@@ -21,20 +21,4 @@ export interface ActivityDeps {
   servingStore?: ServingReplica;
   /** Vendor failover (verification, DNS); absent: failover activities refuse to run. */
   front?: FrontDeps;
-}
-
-/**
- * Drops and rewrites a changed link's cached copies right after its change commits, so readers see it at once
- * rather than when the link's sync workflow runs. Best effort: a store or bus outage is logged, and the sync
- * workflow's own refresh (which retries) and reconciliation still bring every copy in line.
- */
-export async function refreshCaches(deps: ActivityDeps, code: string): Promise<void> {
-  try {
-    await deps.resolver.refresh(code);
-  } catch (error) {
-    deps.logger.warn(
-      { err: error, code },
-      'cache refresh after a change failed; the sync workflow retries it',
-    );
-  }
 }

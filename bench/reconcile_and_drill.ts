@@ -11,8 +11,7 @@ import { createBitlyProvider } from '../lib/vendors/bitly.ts';
 import { startBitlyFake } from '../tests/fakes/bitly_fake.ts';
 import { createHarness } from '../tests/helpers/harness.ts';
 import { uniqueId } from '../tests/helpers/temporal.ts';
-import type { ChangeFrontInput, ChangeFrontReport } from '../workflows/change_front.ts';
-import type { ReconcileReport } from '../workflows/reconcile_links.ts';
+import type { ChangeFrontInput, ChangeFrontReport, ReconcileReport } from '../workflows/contract.ts';
 
 const links = Number(process.argv[2] ?? 10_000);
 const bitlyOnly = Number(process.argv[3] ?? 5_000);

@@ -11,7 +11,7 @@ import { createSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { startSafeBrowsingFake } from '../tests/fakes/safe_browsing_fake.ts';
 import { createHarness } from '../tests/helpers/harness.ts';
 import { uniqueId } from '../tests/helpers/temporal.ts';
-import type { RescanReport } from '../workflows/rescan_links.ts';
+import type { RescanReport } from '../workflows/contract.ts';
 
 const links = Number(process.argv[2] ?? 20_000);
 const maliciousPercent = Number(process.argv[3] ?? 1);

@@ -6,14 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
-import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createMetrics } from '../lib/shared/metrics.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
-import { createVendorDeps } from '../lib/vendors/vendor_deps.ts';
 import { createApp } from '../routes/app.ts';
 import { loadStaticFiles } from '../routes/static.ts';
 import { guardKnownDriverFaults } from '../server/driver_faults.ts';
@@ -23,6 +20,7 @@ import { prepareDatabase } from '../server/prepare_database.ts';
 import { onShutdownSignal } from '../server/shutdown.ts';
 import { createWebDeps } from '../server/web_deps.ts';
 import { createLifelineWorker, installTemporalRuntime } from '../workers/create_worker.ts';
+import { createWorkerDeps } from '../workers/worker_deps.ts';
 import { type DevServer, startDevServer } from './dev_server.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded_postgres.ts';
 import { ensureTemporalCli, ROOT } from './temporal_cli.ts';
@@ -100,16 +98,7 @@ async function main() {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: {
-      sql,
-      logger,
-      codeLength: config.codeLength,
-      resolver,
-      ...(resolver.store ? { servingStore: resolver.store } : {}),
-      safety: createConfiguredSafetyScanner(config, { sql, logger }),
-      vendors: createVendorDeps(config, logger),
-      front: createFrontDeps(config),
-    },
+    deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
   });
   const workerRun = worker.run();
   await ensureSchedules(

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SEARCH_ATTRIBUTE_KEYS } from '../lib/temporal/search_attributes.ts';
+import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/contract.ts';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const TOOLS_BIN = join(ROOT, '.tools', 'bin');

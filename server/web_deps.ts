@@ -16,7 +16,11 @@ import { createRateLimits, type RateLimits } from '../lib/shared/rate_limits.ts'
 import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
-import { createUnavailableOpsGateway } from '../lib/temporal/unavailable_ops_gateway.ts';
+import type { TemporalClient } from '../lib/temporal/temporal_client.ts';
+import {
+  createUnavailableGateway,
+  createUnavailableOpsGateway,
+} from '../lib/temporal/unavailable_gateways.ts';
 import type { WorkflowGateway } from '../lib/temporal/workflow_gateway.ts';
 
 /** Everything the web tier's routes are given; built once per process by createWebDeps. */
@@ -46,14 +50,6 @@ export interface WebDeps {
   close(): Promise<void>;
 }
 
-/** A gateway that refuses everything: used where no Temporal client can be loaded. */
-export function createUnavailableGateway(reason: string): WorkflowGateway {
-  const fail = async (): Promise<never> => {
-    throw new UnavailableError(`Workflows are unavailable here: ${reason}`, 30);
-  };
-  return { startPublish: fail, sendPostEvent: fail, syncLink: fail, close: async () => {} };
-}
-
 /** Builds the web tier's dependencies from configuration and an open pool. */
 export async function createWebDeps(
   config: Config,
@@ -73,34 +69,27 @@ export async function createWebDeps(
     ? undefined
     : createConfiguredResolver(config, { sql: base.sql, metrics, logger: base.logger, role: 'web' });
   const resolver = base.resolver ?? ownResolver!;
+  // One Temporal connection for the process, shared by both gateways; imported lazily: the web tier must
+  // start (and redirect) even where the Temporal client cannot load.
+  let temporal: TemporalClient | undefined;
   let workflows = base.workflows;
-  if (!workflows) {
+  let ops = base.ops;
+  if (!workflows || !ops) {
     try {
-      // Imported lazily: the web tier must start (and redirect) even where the Temporal client cannot load.
+      const { createTemporalClient } = await import('../lib/temporal/temporal_client.ts');
       const { createWorkflowGateway } = await import('../lib/temporal/workflow_gateway.ts');
-      workflows = createWorkflowGateway({
+      const { createOpsGateway } = await import('../lib/temporal/ops_gateway.ts');
+      temporal = createTemporalClient({
         address: config.temporal.address ?? '127.0.0.1:7233',
         namespace: config.temporal.namespace,
-        taskQueue: config.temporal.taskQueue,
-        logger: base.logger,
       });
+      const seam = { temporal, taskQueue: config.temporal.taskQueue, logger: base.logger };
+      workflows ??= createWorkflowGateway(seam);
+      ops ??= createOpsGateway(seam);
     } catch (error) {
       base.logger.error({ err: error }, 'Temporal client unavailable; webhooks will answer 503');
-      workflows = createUnavailableGateway((error as Error).message);
-    }
-  }
-  let ops = base.ops;
-  if (!ops) {
-    try {
-      const { createOpsGateway } = await import('../lib/temporal/ops_gateway.ts');
-      ops = createOpsGateway({
-        address: config.temporal.address ?? '127.0.0.1:7233',
-        namespace: config.temporal.namespace,
-        taskQueue: config.temporal.taskQueue,
-        logger: base.logger,
-      });
-    } catch (error) {
-      ops = createUnavailableOpsGateway((error as Error).message);
+      workflows ??= createUnavailableGateway((error as Error).message);
+      ops ??= createUnavailableOpsGateway((error as Error).message);
     }
   }
   let webhookSecret: string | undefined = config.wordpressWebhookSecret;
@@ -141,6 +130,7 @@ export async function createWebDeps(
       await drainBackgroundSyncs(workflows);
       await workflows.close();
       await ops.close();
+      await temporal?.close();
       await rateLimits.close();
       await ownResolver?.close();
     },

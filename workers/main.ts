@@ -2,18 +2,16 @@
 
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
-import { createConfiguredSafetyScanner } from '../lib/safety/safety_scanner.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
-import { createVendorDeps } from '../lib/vendors/vendor_deps.ts';
 import { guardKnownDriverFaults } from '../server/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from '../server/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../server/prepare_database.ts';
 import { onShutdownSignal } from '../server/shutdown.ts';
 import { createLifelineWorker, installTemporalRuntime } from './create_worker.ts';
+import { createWorkerDeps } from './worker_deps.ts';
 
 const config = loadConfigOrExit(process.env);
 const databaseUrl = requireSetting(
@@ -35,16 +33,7 @@ const worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: {
-    sql,
-    logger,
-    codeLength: config.codeLength,
-    resolver,
-    ...(resolver.store ? { servingStore: resolver.store } : {}),
-    safety: createConfiguredSafetyScanner(config, { sql, logger }),
-    vendors: createVendorDeps(config, logger),
-    front: createFrontDeps(config),
-  },
+  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
 });
 await ensureSchedules(
   new Client({ connection, namespace: config.temporal.namespace }),

@@ -2,8 +2,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  defineQuery,
-  defineSignal,
   executeChild,
   isCancellation,
   log,
@@ -12,58 +10,17 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
-import type { ReconcileLinksInput, ReconcileReport, reconcileLinksWorkflow } from './reconcile_links.ts';
-
-export type Front = 'bitly' | 'inhouse';
-
-export interface ChangeFrontInput {
-  to: Front;
-  /** A drill does everything but the switch (and so the DNS change), and reports how long a real one takes. */
-  drill: boolean;
-  requestedBy: string;
-  /** The short domain's DNS TTL (seconds): the wait a real failover adds for resolvers to follow. */
-  dnsTtlSeconds: number;
-  /** Active links verified per activity call. */
-  verifyPerCall?: number;
-  /** Codes checked through the public short base URL once DNS changed. */
-  publicSample?: number;
-}
-
-/** One step of the run and how long it took. */
-export interface FrontStep {
-  name: string;
-  ms: number;
-}
-
-export type ChangeFrontReport = {
-  to: Front;
-  drill: boolean;
-  steps: FrontStep[];
-  preflight: { repair: ReconcileReport; check: ReconcileReport } | null;
-  verify: {
-    checked: number;
-    mismatched: number;
-    examples: { code: string; expected: string; actual: string }[];
-  };
-  switched: boolean;
-  dns: 'adapter' | 'operator' | 'skipped';
-  /** Automated work (preflight and verification; switch and public check on a real run). */
-  automatedMs: number;
-  /** A drill's estimate of a real failover: the automated work plus the DNS TTL. */
-  estimatedFailoverMs: number;
-  durationMs: number;
-};
-
-/** Signal name on the wire: the operator changed the short domain's DNS (no adapter configured). */
-export const dnsChangedSignal = defineSignal<[{ by: string }]>('dnsChanged');
-/** Query name on the wire: where the run stands, for the API and the UI's button. */
-export const frontChangeStatusQuery = defineQuery<{
-  step: string;
-  to: Front;
-  drill: boolean;
-  waitingForDns: boolean;
-  verified: number;
-}>('frontChangeStatus');
+import {
+  type ChangeFrontInput,
+  type ChangeFrontReport,
+  dnsChangedSignal,
+  type Front,
+  type FrontStep,
+  frontChangeStatusQuery,
+  type ReconcileLinksInput,
+  type ReconcileReport,
+} from './contract.ts';
+import type { reconcileLinksWorkflow } from './reconcile_links.ts';
 
 const DEFAULT_VERIFY_PER_CALL = 5_000;
 

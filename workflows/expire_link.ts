@@ -2,30 +2,13 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   log,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
-
-export interface ExpireLinkInput {
-  code: string;
-  /** When the link expires (epoch ms); null: it no longer expires and the timer ends. */
-  expiresAtMs: number | null;
-}
-
-export interface ExpireLinkResult {
-  outcome: 'expired' | 'cancelled' | 'not_active';
-  expiresAtMs: number | null;
-}
-
-/** Signal name on the wire: the link's expires_at changed in Postgres (null: removed). */
-export const expiryChangedSignal = defineSignal<[{ expiresAtMs: number | null }]>('expiryChanged');
-/** Query name on the wire: when this timer will fire. */
-export const expiryQuery = defineQuery<{ expiresAtMs: number | null }>('expiry');
+import { type ExpireLinkInput, type ExpireLinkResult, expiryChangedSignal, expiryQuery } from './contract.ts';
 
 const { expireLink } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

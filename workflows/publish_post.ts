@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   continueAsNew,
-  defineSignal,
   log,
   proxyActivities,
   setHandler,
@@ -12,28 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
-import type { PostEvent } from '../lib/publishing/post_event.ts';
-import { LinkCodeKey } from '../lib/temporal/search_attributes.ts';
-
-/** A WordPress publish, as the gateway's startPublish receives it. */
-export interface PublishPostInput {
-  deliveryId: string;
-  site: string;
-  postId: number;
-  permalink: string;
-  title?: string;
-  occurredAt: string;
-}
-
-/** The post's workflow: its key, and the events it starts with (more arrive as `postEvent` signals). */
-export interface PublishPostWorkflowInput {
-  site: string;
-  postId: number;
-  events: PostEvent[];
-}
-
-/** Signal name on the wire: one more lifecycle event of this post (published, updated, unpublished). */
-export const postEventSignal = defineSignal<[PostEvent]>('postEvent');
+import { LinkCodeKey, type PostEvent, type PublishPostWorkflowInput, postEventSignal } from './contract.ts';
 
 /** How many fresh codes a first publish tries when Bitly will not take ours, before giving up on Bitly. */
 export const MAX_REMINTS = 3;

@@ -7,37 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
-
-/** Where a run stands (the shape the reconcile activities page with). */
-export interface ReconcileCursor {
-  phase: 'bitly' | 'missing' | 'serving' | 'expiry' | 'done';
-  cursor: string | null;
-}
-
-export interface ReconcileLinksInput {
-  /** Why: `schedule`, `manual`, `preflight of failover:…` (goes to ops_runs). */
-  reason?: string;
-  /** false: a check that reports drift and changes nothing. Default true: repair, Postgres winning. */
-  repair?: boolean;
-  /** Import links that exist only on Bitly under their own back-halves. Default true. */
-  importExtra?: boolean;
-  /** Bitly pages (100 links) per activity call; Postgres links per call is 50 times this. */
-  pagesPerCall?: number;
-  /** Activity calls before continuing as new. */
-  callsPerRun?: number;
-  // Carried across continue-as-new:
-  startedAtMs?: number;
-  position?: ReconcileCursor;
-  read?: number;
-}
-
-/** What a run reports (also stored in ops_runs.report). */
-export type ReconcileReport = Awaited<ReturnType<Activities['summarizeReconcileRun']>> & {
-  repair: boolean;
-  read: number;
-  durationMs: number;
-  linksPerSecond: number;
-};
+import type { ReconcileCursor, ReconcileLinksInput, ReconcileReport } from './contract.ts';
 
 const DEFAULT_PAGES_PER_CALL = 20;
 const CALLS_PER_RUN = 100;

@@ -7,50 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
-
-/** Where a run stands (the shape the rescanLinks activity pages with). */
-export interface RescanPosition {
-  phase: 'recent' | 'sweep';
-  lastClickedAt: string | null;
-  code: string;
-}
-
-export interface RescanTotals {
-  scanned: number;
-  changed: number;
-  blocked: number;
-  warned: number;
-  cleared: number;
-  unverified: number;
-  conflicts: number;
-  /** Activity calls made so far (across continue-as-new). */
-  calls: number;
-}
-
-export interface RescanLinksInput {
-  /** Why: `schedule`, `manual`, `blocklist added example.com`… (goes to ops_runs). */
-  reason?: string;
-  /** Only targets containing this lower-cased text (a blocklist change); all links when absent. */
-  contains?: string;
-  /** Links per activity call; each call heartbeats its cursor every 500 links. */
-  linksPerCall?: number;
-  /** Activity calls before continuing as new (a fresh, short history). */
-  callsPerRun?: number;
-  // Carried across continue-as-new:
-  startedAtMs?: number;
-  position?: RescanPosition;
-  totals?: RescanTotals;
-}
-
-/** What a run reports (also stored in ops_runs.report). */
-export type RescanReport = {
-  verified: number;
-  unverified: number;
-  changedTo: Record<string, number>;
-  work: RescanTotals;
-  durationMs: number;
-  linksPerSecond: number;
-};
+import type { RescanLinksInput, RescanPosition, RescanReport, RescanTotals } from './contract.ts';
 
 const DEFAULT_LINKS_PER_CALL = 5_000;
 // A fresh history every so often keeps replay cheap however many links there are.

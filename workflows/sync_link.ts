@@ -1,14 +1,6 @@
-import { defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
-import { LinkCodeKey } from '../lib/temporal/search_attributes.ts';
-
-/** Signal name on the wire: "the link changed in Postgres; bring every replica up to date". */
-export const linkChangedSignal = defineSignal<[{ reason: string }]>('linkChanged');
-
-export interface SyncLinkInput {
-  code: string;
-  reason: string;
-}
+import { LinkCodeKey, linkChangedSignal, type SyncLinkInput } from './contract.ts';
 
 const { writeServingStore, ensureExpiryTimer } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

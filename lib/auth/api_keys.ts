@@ -1,7 +1,8 @@
 import { randomToken, sha256Hex } from '../shared/crypto.ts';
 
-export const API_KEY_SCOPES = ['links:read', 'links:write', 'admin'] as const;
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+import { API_KEY_SCOPES, type ApiKeyScope } from '../stores/api_key_store.ts';
+
+export { API_KEY_SCOPES, type ApiKeyScope };
 
 /** Every new key starts with this, so leaked keys are easy to spot in logs and secret scanners. */
 export const API_KEY_PREFIX = 'll_';

@@ -7,7 +7,7 @@ import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '..
 import type { Sql, Tx } from '../stores/sql.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, LinkOrigin } from './link.ts';
-import { MINT_MAX_ATTEMPTS, mintCode } from './mint.ts';
+import { MINT_MAX_ATTEMPTS, mintOneCode } from './mint.ts';
 import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 
 /** Who is creating: `owner` scopes dedupe; `actor` goes to the audit log. */
@@ -108,7 +108,7 @@ export async function createLink(
 }
 
 /**
- * Inserts with `alias`, or with freshly minted codes until one is free (at most MINT_MAX_ATTEMPTS).
+ * Inserts with `alias`, or with freshly minted codes until one is free (the minting loop, lib/links/mint.ts).
  * A taken alias is a 409; so is a (site, post) pair that another transaction took first.
  */
 export async function insertWithMint(
@@ -117,22 +117,34 @@ export async function insertWithMint(
   alias: string | undefined,
   build: (code: string) => Parameters<typeof insertLink>[1],
 ): Promise<LinkRow> {
-  for (let attempt = 0; attempt < (alias ? 1 : MINT_MAX_ATTEMPTS); attempt++) {
-    const values = build(alias ?? mintCode(codeLength));
-    const link = await insertLink(tx, values);
-    if (link) return link;
-    if (
-      values.site != null &&
-      values.postId != null &&
-      (await getLinkByPost(tx, values.site, values.postId))
-    ) {
-      throw new ConflictError(`Post ${values.postId} of site ${values.site} already has a link.`);
-    }
-    if (alias && (await getLinkByCode(tx, alias))) {
-      throw new ConflictError(`The alias "${alias}" is taken.`, [{ path: 'alias', message: 'is taken' }]);
-    }
-  }
-  throw new ConflictError(
+  const { claimed } = await mintOneCode<LinkRow>({
+    codeLength,
+    alias,
+    async claim(code) {
+      const values = build(code);
+      const link = await insertLink(tx, values);
+      if (link) return { claimed: link };
+      if (
+        values.site != null &&
+        values.postId != null &&
+        (await getLinkByPost(tx, values.site, values.postId))
+      ) {
+        return {
+          refused: new ConflictError(`Post ${values.postId} of site ${values.site} already has a link.`),
+        };
+      }
+      if (alias && !(await getLinkByCode(tx, alias))) return { refused: noFreeCode() };
+      return { taken: true };
+    },
+    aliasTaken: (taken) =>
+      new ConflictError(`The alias "${taken}" is taken.`, [{ path: 'alias', message: 'is taken' }]),
+    exhausted: noFreeCode,
+  });
+  return claimed;
+}
+
+function noFreeCode(): ConflictError {
+  return new ConflictError(
     `No free code after ${MINT_MAX_ATTEMPTS} attempts; try again or raise CODE_LENGTH.`,
   );
 }

@@ -17,7 +17,7 @@ import type { Sql } from '../stores/sql.ts';
 import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import { type CreateLinkInput, createLinkInputSchema, linkSchema } from './link.ts';
-import { MINT_MAX_ATTEMPTS, mintCode } from './mint.ts';
+import { type ClaimOutcome, MINT_MAX_ATTEMPTS, mintCodes } from './mint.ts';
 import type { TargetPolicy } from './target_policy.ts';
 
 /** Most links one batch request may carry. */
@@ -182,7 +182,7 @@ export async function createLinksBatch(
           : [],
       ),
     );
-    let round = toCreate.filter((p) => {
+    const round = toCreate.filter((p) => {
       const found = p.dedupeKey ? existing.get(p.dedupeKey) : undefined;
       if (found) {
         results[p.index] = { index: p.index, status: 200, link: found };
@@ -198,52 +198,50 @@ export async function createLinksBatch(
       return true;
     });
 
-    for (let attempt = 0; round.length > 0; attempt++) {
-      for (const p of round) p.code = p.input.alias ?? mintCode(deps.codeLength);
-      const inserted = await insertLinksWithAudit(
-        tx,
-        round.map((p) => toNewLink(p, creator)),
-        { actor: creator.actor },
-      );
-      const byCode = new Map(inserted.map((l) => [l.code, l]));
-      const missed = round.filter((p) => {
-        const link = byCode.get(p.code);
-        if (link) created.set(p.index, link);
-        return !link;
-      });
-      if (missed.length === 0) break;
-      // Find out why each was skipped: a taken alias, an article another transaction linked first, or
-      // (otherwise) a minted code that collided and gets another draw.
-      const taken = await listExistingCodes(
-        tx,
-        missed.flatMap((p) => (p.input.alias ? [p.code] : [])),
-      );
-      const linkedPosts = await listCodesByPosts(
-        tx,
-        missed.flatMap((p) =>
-          p.input.site !== undefined && p.input.postId !== undefined
-            ? [{ site: p.input.site, postId: p.input.postId }]
-            : [],
-        ),
-      );
-      round = missed.filter((p) => {
-        if (p.input.alias !== undefined && taken.has(p.code)) {
-          fail(p.index, aliasTaken(p.input.alias));
-          return false;
-        }
-        if (p.input.site !== undefined && p.input.postId !== undefined) {
-          const code = linkedPosts.get(`${p.input.site}|${p.input.postId}`);
-          if (code) {
-            fail(p.index, postTaken(p.input.site, p.input.postId, code));
-            return false;
+    const outcomes = await mintCodes(round, {
+      codeLength: deps.codeLength,
+      aliasOf: (p) => p.input.alias,
+      async claim(candidates) {
+        for (const c of candidates) c.claimant.code = c.code;
+        const inserted = await insertLinksWithAudit(
+          tx,
+          candidates.map((c) => toNewLink(c.claimant, creator)),
+          { actor: creator.actor },
+        );
+        const byCode = new Map(inserted.map((l) => [l.code, l]));
+        const missed = candidates.filter((c) => !byCode.has(c.code)).map((c) => c.claimant);
+        // Find out why each was skipped: a taken alias, an article another transaction linked first, or
+        // (otherwise) a minted code that collided and gets another draw.
+        const taken = await listExistingCodes(
+          tx,
+          missed.flatMap((p) => (p.input.alias ? [p.code] : [])),
+        );
+        const linkedPosts = await listCodesByPosts(
+          tx,
+          missed.flatMap((p) =>
+            p.input.site !== undefined && p.input.postId !== undefined
+              ? [{ site: p.input.site, postId: p.input.postId }]
+              : [],
+          ),
+        );
+        return candidates.map(({ claimant: p, code }): ClaimOutcome<LinkRow, AppError> => {
+          const link = byCode.get(code);
+          if (link) return { claimed: link };
+          if (p.input.alias !== undefined && taken.has(code)) return { taken: true };
+          if (p.input.site !== undefined && p.input.postId !== undefined) {
+            const linked = linkedPosts.get(`${p.input.site}|${p.input.postId}`);
+            if (linked) return { refused: postTaken(p.input.site, p.input.postId, linked) };
           }
-        }
-        if (p.input.alias !== undefined || attempt + 1 >= MINT_MAX_ATTEMPTS) {
-          fail(p.index, new ConflictError(`No free code after ${MINT_MAX_ATTEMPTS} attempts; try again.`));
-          return false;
-        }
-        return true;
-      });
+          return p.input.alias !== undefined ? { refused: noFreeCode() } : { taken: true };
+        });
+      },
+      aliasTaken,
+      exhausted: noFreeCode,
+    });
+    for (const [i, outcome] of outcomes.entries()) {
+      const p = round[i]!;
+      if ('refused' in outcome) fail(p.index, outcome.refused);
+      else created.set(p.index, outcome.claimed);
     }
   });
 
@@ -287,4 +285,8 @@ function postTaken(site: string, postId: number, code: string | null): ConflictE
     `Post ${postId} of site ${site} already has ${code ? `the link ${code}` : 'a link in this batch'}.`,
     [{ path: 'postId', message: code ? `already has the link ${code}` : 'appears twice in this batch' }],
   );
+}
+
+function noFreeCode(): ConflictError {
+  return new ConflictError(`No free code after ${MINT_MAX_ATTEMPTS} attempts; try again.`);
 }

@@ -1,18 +1,10 @@
 import { z } from 'zod';
+import { BLOCKLIST_KINDS, type BlocklistEntry, type BlocklistKind } from '../stores/blocklist_store.ts';
 import { getNormalisedHost, isHostOrSubdomain } from './url_rules.ts';
 
-export const BLOCKLIST_KINDS = ['host', 'url_prefix'] as const;
-export type BlocklistKind = (typeof BLOCKLIST_KINDS)[number];
-const PATTERN_MAX_LENGTH = 2048;
+export { BLOCKLIST_KINDS, type BlocklistEntry, type BlocklistKind };
 
-/** One row of the local blocklist. */
-export interface BlocklistEntry {
-  pattern: string;
-  kind: BlocklistKind;
-  reason: string | null;
-  createdBy: string;
-  createdAt: Date;
-}
+const PATTERN_MAX_LENGTH = 2048;
 
 /**
  * A pattern as stored and compared: a host in the URL parser's form (lower case, punycode, no trailing

@@ -97,3 +97,32 @@ export class PreconditionFailedError extends AppError {
     super(412, 'precondition-failed', 'Precondition failed', detail);
   }
 }
+
+/**
+ * Work that can never succeed as asked (bad input, a request to change a shared code): a workflow step fails
+ * at once instead of retrying. `kind` names it for the workflow (its non-retryable error types).
+ */
+export class PermanentFailure extends Error {
+  constructor(
+    message: string,
+    readonly kind = 'BadInput',
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Work that failed for now (a vendor's rate limit or outage, no free code this time): retried, after
+ * `retryAfterMs` when the failure says how long to wait.
+ */
+export class TransientFailure extends Error {
+  constructor(
+    message: string,
+    readonly kind: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}

@@ -1,5 +1,7 @@
-import type { ApiKeyScope } from '../auth/api_keys.ts';
 import type { Db } from './sql.ts';
+
+export const API_KEY_SCOPES = ['links:read', 'links:write', 'admin'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export interface ApiKeyRow {
   id: number;

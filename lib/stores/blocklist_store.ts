@@ -1,5 +1,16 @@
-import type { BlocklistEntry, BlocklistInput } from '../safety/blocklist_entry.ts';
 import type { Db } from './sql.ts';
+
+export const BLOCKLIST_KINDS = ['host', 'url_prefix'] as const;
+export type BlocklistKind = (typeof BLOCKLIST_KINDS)[number];
+
+/** One row of the local blocklist. */
+export interface BlocklistEntry {
+  pattern: string;
+  kind: BlocklistKind;
+  reason: string | null;
+  createdBy: string;
+  createdAt: Date;
+}
 
 const COLUMNS = `pattern, kind, reason, created_by AS "createdBy", created_at AS "createdAt"`;
 
@@ -24,7 +35,7 @@ export async function getBlocklistEntry(db: Db, pattern: string): Promise<Blockl
 /** Adds an entry; null (adding nothing) when the pattern is already listed. */
 export async function insertBlocklistEntry(
   db: Db,
-  entry: BlocklistInput & { createdBy: string },
+  entry: { pattern: string; kind: BlocklistKind; reason: string | null; createdBy: string },
 ): Promise<BlocklistEntry | null> {
   const rows = await db<BlocklistEntry[]>`
     INSERT INTO blocklist (pattern, kind, reason, created_by)

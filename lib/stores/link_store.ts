@@ -161,3 +161,10 @@ export async function getLinkByCodeForUpdate(db: Db, code: string): Promise<Link
     SELECT ${db.unsafe(LINK_COLUMNS)} FROM links WHERE code = ${code} FOR UPDATE`;
   return rows[0] ?? null;
 }
+
+/** A random sample of live active links (the failover's check through the public short domain). */
+export async function listRandomActiveLinks(db: Db, limit: number): Promise<LinkRow[]> {
+  return db<LinkRow[]>`
+    SELECT ${db.unsafe(LINK_COLUMNS)} FROM links
+    WHERE status = 'active' AND deleted_at IS NULL ORDER BY random() LIMIT ${limit}`;
+}

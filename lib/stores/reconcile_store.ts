@@ -155,3 +155,10 @@ export async function listExpiringLinksAfter(
     WHERE expires_at IS NOT NULL AND status IN ('active', 'pending') AND deleted_at IS NULL AND code > ${options.cursor}
     ORDER BY code LIMIT ${options.limit}`;
 }
+
+/** How many links a reconciliation run imported (their audit entries carry the run's reason). */
+export async function countImportedLinks(db: Db, reason: string): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM audit_log WHERE action = 'link.imported' AND reason = ${reason}`;
+  return row?.n ?? 0;
+}

@@ -1,25 +1,23 @@
 import {
-  Connection,
-  WorkflowClient,
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import {
   type ChangeFrontInput,
-  type changeFrontWorkflow,
   dnsChangedSignal,
   frontChangeStatusQuery,
-} from '../../workflows/change_front.ts';
-import type { ReconcileLinksInput, reconcileLinksWorkflow } from '../../workflows/reconcile_links.ts';
-import type { RescanLinksInput, rescanLinksWorkflow } from '../../workflows/rescan_links.ts';
+  getManualReconcileWorkflowId,
+  getManualRescanWorkflowId,
+  KindKey,
+  type ReconcileLinksInput,
+  type RescanLinksInput,
+  WORKFLOW_TYPES,
+} from '../../workflows/contract.ts';
 import { ConflictError, UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { KindKey } from './search_attributes.ts';
-import { getManualReconcileWorkflowId, getManualRescanWorkflowId } from './workflow_ids.ts';
-
-/** How long the web tier waits for Temporal to accept work before answering 503. */
-const START_DEADLINE_MS = 5_000;
+import type { TemporalClient } from './temporal_client.ts';
+import { START_DEADLINE_MS } from './workflow_gateway.ts';
 
 /** Where a running front change stands (its query), or its closed status. */
 export interface FrontChangeState {
@@ -51,19 +49,17 @@ export interface OpsGateway {
   close(): Promise<void>;
 }
 
-/** A gateway over a lazily connected Temporal client (the web tier starts while Temporal is down). */
+/** A gateway over the process's Temporal client (lazily connected: the web tier starts while Temporal is down). */
 export function createOpsGateway(options: {
-  address: string;
-  namespace: string;
+  temporal: TemporalClient;
   taskQueue: string;
   logger: Logger;
 }): OpsGateway {
-  const connection = Connection.lazy({ address: options.address });
-  const client = new WorkflowClient({ connection, namespace: options.namespace });
+  const client = options.temporal.client.workflow;
 
   async function accepted<T>(what: string, start: () => Promise<T>): Promise<T> {
     try {
-      return await connection.withDeadline(Date.now() + START_DEADLINE_MS, start);
+      return await options.temporal.withDeadline(START_DEADLINE_MS, start);
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
         throw new ConflictError(`${what} is already running; wait for it to finish.`);
@@ -85,7 +81,7 @@ export function createOpsGateway(options: {
         ...(input.contains !== undefined ? { contains: input.contains } : {}),
       };
       await accepted(workflowId, () =>
-        client.start<typeof rescanLinksWorkflow>('rescanLinksWorkflow', {
+        client.start(WORKFLOW_TYPES.rescanLinks, {
           taskQueue: options.taskQueue,
           workflowId,
           args: [args],
@@ -98,7 +94,7 @@ export function createOpsGateway(options: {
     async startReconcile(input) {
       const workflowId = getManualReconcileWorkflowId(options.taskQueue);
       await accepted(workflowId, () =>
-        client.start<typeof reconcileLinksWorkflow>('reconcileLinksWorkflow', {
+        client.start(WORKFLOW_TYPES.reconcileLinks, {
           taskQueue: options.taskQueue,
           workflowId,
           args: [input],
@@ -111,7 +107,7 @@ export function createOpsGateway(options: {
     async startFrontChange(workflowId, input) {
       const kind = input.drill ? 'drill' : input.to === 'inhouse' ? 'failover' : 'failback';
       await accepted(workflowId, () =>
-        client.start<typeof changeFrontWorkflow>('changeFrontWorkflow', {
+        client.start(WORKFLOW_TYPES.changeFront, {
           taskQueue: options.taskQueue,
           workflowId,
           args: [input],
@@ -142,8 +138,7 @@ export function createOpsGateway(options: {
         throw error;
       }
     },
-    async close() {
-      await connection.close();
-    },
+    // The connection belongs to the process (server/web_deps.ts closes it once).
+    async close() {},
   };
 }

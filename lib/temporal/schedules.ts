@@ -1,7 +1,11 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import {
+  getReconcileScheduleId,
+  getRescanScheduleId,
+  KindKey,
+  WORKFLOW_TYPES,
+} from '../../workflows/contract.ts';
 import type { Logger } from '../shared/logger.ts';
-import { KindKey } from './search_attributes.ts';
-import { getReconcileScheduleId, getRescanScheduleId } from './workflow_ids.ts';
 
 export interface ScheduleSettings {
   taskQueue: string;
@@ -33,7 +37,7 @@ export async function ensureSchedules(
     {
       scheduleId: getRescanScheduleId(settings.taskQueue),
       every: settings.rescanInterval,
-      workflowType: 'rescanLinksWorkflow',
+      workflowType: WORKFLOW_TYPES.rescanLinks,
       kind: 'rescan',
       args: [{ reason: 'schedule' }],
     },
@@ -42,7 +46,7 @@ export async function ensureSchedules(
     specs.push({
       scheduleId: getReconcileScheduleId(settings.taskQueue),
       every: settings.reconcileInterval,
-      workflowType: 'reconcileLinksWorkflow',
+      workflowType: WORKFLOW_TYPES.reconcileLinks,
       kind: 'reconcile',
       args: [{ reason: 'schedule' }],
     });

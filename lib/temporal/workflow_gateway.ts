@@ -1,14 +1,12 @@
-import { Connection, WorkflowClient } from '@temporalio/client';
-import type { PublishPostInput, publishPostWorkflow } from '../../workflows/publish_post.ts';
-import type { syncLinkWorkflow } from '../../workflows/sync_link.ts';
-import type { PostEvent } from '../publishing/post_event.ts';
+import type { PostEvent, PublishPostInput } from '../../workflows/contract.ts';
+import { getPublishWorkflowId, getSyncWorkflowId } from '../../workflows/contract.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { KindKey, LinkCodeKey, PostIdKey, SiteKey } from './search_attributes.ts';
-import { getPublishWorkflowId, getSyncWorkflowId } from './workflow_ids.ts';
+import { signalLinkSync, signalPostEvent } from './link_signals.ts';
+import type { TemporalClient } from './temporal_client.ts';
 
 /** How long the web tier waits for Temporal to accept work before answering 503. */
-const START_DEADLINE_MS = 5_000;
+export const START_DEADLINE_MS = 5_000;
 
 /** The web tier's door to Temporal: starts workflows and reports when Temporal cannot take them. */
 export interface WorkflowGateway {
@@ -27,28 +25,36 @@ export interface WorkflowGateway {
   close(): Promise<void>;
 }
 
-/** A gateway over a lazily connected Temporal client: the web tier starts even while Temporal is down. */
+/**
+ * Runs `start` within the acceptance deadline; anything but success is a 503 (UnavailableError) the caller's
+ * sender retries, so nothing is recorded as accepted that Temporal did not take.
+ */
+export async function acceptedByTemporal<T>(
+  temporal: TemporalClient,
+  logger: Logger,
+  what: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await temporal.withDeadline(START_DEADLINE_MS, start);
+  } catch (error) {
+    logger.error({ err: error, what }, 'Temporal did not accept the work');
+    throw new UnavailableError(`The work could not be durably accepted (${what}); retry later.`, 10);
+  }
+}
+
+/** A gateway over the process's Temporal client (lazily connected: the web tier starts while Temporal is down). */
 export function createWorkflowGateway(options: {
-  address: string;
-  namespace: string;
+  temporal: TemporalClient;
   taskQueue: string;
   logger: Logger;
 }): WorkflowGateway {
-  const connection = Connection.lazy({ address: options.address });
-  const client = new WorkflowClient({ connection, namespace: options.namespace });
-
-  async function accepted<T>(what: string, start: () => Promise<T>): Promise<T> {
-    try {
-      return await connection.withDeadline(Date.now() + START_DEADLINE_MS, start);
-    } catch (error) {
-      options.logger.error({ err: error, what }, 'Temporal did not accept the work');
-      throw new UnavailableError(`The work could not be durably accepted (${what}); retry later.`, 10);
-    }
-  }
+  const { temporal, taskQueue, logger } = options;
+  const workflow = temporal.client.workflow;
 
   async function sendPostEvent(event: PostEvent) {
     const workflowId = getPublishWorkflowId(event.site, event.postId);
-    await accepted(workflowId, () => signalPostEvent(client, options.taskQueue, event));
+    await acceptedByTemporal(temporal, logger, workflowId, () => signalPostEvent(workflow, taskQueue, event));
     return { workflowId };
   }
 
@@ -57,51 +63,12 @@ export function createWorkflowGateway(options: {
     sendPostEvent,
     async syncLink(code, reason) {
       const workflowId = getSyncWorkflowId(code);
-      await accepted(workflowId, () => signalLinkSync(client, options.taskQueue, code, reason));
+      await acceptedByTemporal(temporal, logger, workflowId, () =>
+        signalLinkSync(workflow, taskQueue, code, reason),
+      );
       return { workflowId };
     },
-    async close() {
-      await connection.close();
-    },
+    // The connection belongs to the process (server/web_deps.ts closes it once).
+    async close() {},
   };
-}
-
-/** signalWithStart of `publish:{site}:{postId}` with one post event (the gateway and tests share it). */
-export async function signalPostEvent(
-  client: WorkflowClient,
-  taskQueue: string,
-  event: PostEvent,
-): Promise<void> {
-  await client.signalWithStart<typeof publishPostWorkflow, [PostEvent]>('publishPostWorkflow', {
-    taskQueue,
-    workflowId: getPublishWorkflowId(event.site, event.postId),
-    args: [{ site: event.site, postId: event.postId, events: [event] }],
-    signal: 'postEvent',
-    signalArgs: [event],
-    typedSearchAttributes: [
-      { key: SiteKey, value: event.site },
-      { key: PostIdKey, value: String(event.postId) },
-      { key: KindKey, value: 'publish' },
-    ],
-  });
-}
-
-/** signalWithStart of `sync:{code}`: the gateway and the requestLinkSync activity share it. */
-export async function signalLinkSync(
-  client: WorkflowClient,
-  taskQueue: string,
-  code: string,
-  reason: string,
-): Promise<void> {
-  await client.signalWithStart<typeof syncLinkWorkflow, [{ reason: string }]>('syncLinkWorkflow', {
-    taskQueue,
-    workflowId: getSyncWorkflowId(code),
-    args: [{ code, reason }],
-    signal: 'linkChanged',
-    signalArgs: [{ reason }],
-    typedSearchAttributes: [
-      { key: LinkCodeKey, value: code },
-      { key: KindKey, value: 'sync' },
-    ],
-  });
 }

@@ -2,19 +2,17 @@ import type { Worker } from '@temporalio/worker';
 import type { Hono } from 'hono';
 import { ensureBootstrap } from '../../lib/auth/bootstrap.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
-import { createFrontDeps } from '../../lib/failover/front_deps.ts';
-import { createConfiguredSafetyScanner } from '../../lib/safety/safety_scanner.ts';
 import { type Config, parseConfig } from '../../lib/shared/config.ts';
 import { randomToken } from '../../lib/shared/crypto.ts';
 import { createLogger, type Logger } from '../../lib/shared/logger.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
-import { createWorkflowGateway } from '../../lib/temporal/workflow_gateway.ts';
-import { createVendorDeps, type VendorDepsOverrides } from '../../lib/vendors/vendor_deps.ts';
+import type { VendorDepsOverrides } from '../../lib/vendors/vendor_deps.ts';
 import { createApp } from '../../routes/app.ts';
 import type { AppEnv } from '../../routes/app_env.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
 import { createWebDeps, type WebDeps } from '../../server/web_deps.ts';
 import { createLifelineWorker, installTemporalRuntime } from '../../workers/create_worker.ts';
+import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { connectTestTemporal, type TestTemporal, uniqueId } from './temporal.ts';
 
@@ -70,13 +68,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
   });
   const logger = createLogger({ level: config.logLevel, name: 'test' });
   await ensureBootstrap(db.sql, config);
-  const workflows = createWorkflowGateway({
-    address: temporal.address,
-    namespace: config.temporal.namespace,
-    taskQueue,
-    logger,
-  });
-  const deps = await createWebDeps(config, { sql: db.sql, logger, metrics: createMetrics(), workflows });
+  const deps = await createWebDeps(config, { sql: db.sql, logger, metrics: createMetrics() });
   const app = createApp(deps, { staticFiles: await loadStaticFiles() });
   const workers = new Set<{ stop(): Promise<void> }>();
 
@@ -119,18 +111,15 @@ export async function createHarness(options: { env?: Record<string, string> } = 
         namespace: config.temporal.namespace,
         taskQueue,
         ...(temporal.workflowBundle ? { workflowBundle: temporal.workflowBundle } : {}),
-        deps: {
+        // One process: the worker shares the web tier's resolver, so a refresh drops this process's LRU
+        // entry before the activity completes (and still writes the serving store and publishes).
+        deps: createWorkerDeps(config, {
           sql: db.sql,
           logger,
-          codeLength: config.codeLength,
-          // One process: the worker shares the web tier's resolver, so a refresh drops this process's LRU
-          // entry before the activity completes (and still writes the serving store and publishes).
           resolver: deps.resolver,
-          ...(deps.servingStore ? { servingStore: deps.servingStore } : {}),
-          safety: createConfiguredSafetyScanner(config, { sql: db.sql, logger }),
-          vendors: createVendorDeps(config, logger, workerOptions.vendors),
-          front: createFrontDeps(config),
-        },
+          servingStore: deps.servingStore,
+          ...(workerOptions.vendors ? { vendors: workerOptions.vendors } : {}),
+        }),
       });
       const running = worker.run();
       const handle = {

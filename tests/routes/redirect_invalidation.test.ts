@@ -5,11 +5,14 @@ import type { Hono } from 'hono';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { createMetrics, type Metrics } from '../../lib/shared/metrics.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
-import { createUnavailableOpsGateway } from '../../lib/temporal/unavailable_ops_gateway.ts';
+import {
+  createUnavailableGateway,
+  createUnavailableOpsGateway,
+} from '../../lib/temporal/unavailable_gateways.ts';
 import { createApp } from '../../routes/app.ts';
 import type { AppEnv } from '../../routes/app_env.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
-import { createUnavailableGateway, createWebDeps, type WebDeps } from '../../server/web_deps.ts';
+import { createWebDeps, type WebDeps } from '../../server/web_deps.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 
 const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -9,11 +9,14 @@ import { createLogger } from '../../lib/shared/logger.ts';
 import { createMetrics, type Metrics } from '../../lib/shared/metrics.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
-import { createUnavailableOpsGateway } from '../../lib/temporal/unavailable_ops_gateway.ts';
+import {
+  createUnavailableGateway,
+  createUnavailableOpsGateway,
+} from '../../lib/temporal/unavailable_gateways.ts';
 import { createApp } from '../../routes/app.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
 import { type RunningServer, serveNode } from '../../server/node_server.ts';
-import { createUnavailableGateway, createWebDeps, type WebDeps } from '../../server/web_deps.ts';
+import { createWebDeps, type WebDeps } from '../../server/web_deps.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { eventually } from '../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private_redis.ts';

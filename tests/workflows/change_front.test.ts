@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { upsertSetting } from '../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import type { ChangeFrontInput, ChangeFrontReport } from '../../workflows/change_front.ts';
+import type { ChangeFrontInput, ChangeFrontReport } from '../../workflows/contract.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { startDnsSwitch } from '../helpers/dns_switch.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ChangeFrontReport } from '../../workflows/change_front.ts';
+import type { ChangeFrontReport } from '../../workflows/contract.ts';
 import type { BitlyFake } from '../fakes/bitly_fake.ts';
 import { type startDnsSwitch, startOperatorFailoverSetup } from '../helpers/dns_switch.ts';
 import { eventually, type Harness } from '../helpers/harness.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ExpireLinkResult } from '../../workflows/expire_link.ts';
+import type { ExpireLinkResult } from '../../workflows/contract.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { recordHistory } from '../helpers/histories.ts';
 

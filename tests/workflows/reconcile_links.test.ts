@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ReconcileLinksInput, ReconcileReport } from '../../workflows/reconcile_links.ts';
+import type { ReconcileLinksInput, ReconcileReport } from '../../workflows/contract.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { recordHistory } from '../helpers/histories.ts';

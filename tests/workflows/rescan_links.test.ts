@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { listLinksToRescan } from '../../lib/stores/link_lifecycle_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
-import { getReconcileScheduleId, getRescanScheduleId } from '../../lib/temporal/workflow_ids.ts';
-import type { RescanLinksInput, RescanReport } from '../../workflows/rescan_links.ts';
+import {
+  getReconcileScheduleId,
+  getRescanScheduleId,
+  type RescanLinksInput,
+  type RescanReport,
+} from '../../workflows/contract.ts';
 import { type SafeBrowsingFake, startSafeBrowsingFake } from '../fakes/safe_browsing_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { recordHistory } from '../helpers/histories.ts';

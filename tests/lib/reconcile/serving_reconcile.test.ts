@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { ReconcileReport } from '../../../workflows/reconcile_links.ts';
+import type { ReconcileReport } from '../../../workflows/contract.ts';
 import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
 import { uniqueId } from '../../helpers/temporal.ts';
 

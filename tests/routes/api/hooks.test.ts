@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createLogger } from '../../../lib/shared/logger.ts';
+import { createTemporalClient } from '../../../lib/temporal/temporal_client.ts';
 import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts';
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
@@ -134,8 +135,7 @@ describe('POST /api/v1/hooks/wordpress', () => {
   test('when Temporal cannot take the work: 503 with Retry-After, nothing recorded, and a retry succeeds', async () => {
     const deadPort = await getFreePort();
     const downGateway = createWorkflowGateway({
-      address: `127.0.0.1:${deadPort}`,
-      namespace: 'default',
+      temporal: createTemporalClient({ address: `127.0.0.1:${deadPort}`, namespace: 'default' }),
       taskQueue: h.taskQueue,
       logger: createLogger({ level: 'silent' }),
     });
@@ -184,8 +184,7 @@ describe('POST /api/v1/hooks/wordpress', () => {
 
     const deadPort = await getFreePort();
     const downGateway = createWorkflowGateway({
-      address: `127.0.0.1:${deadPort}`,
-      namespace: 'default',
+      temporal: createTemporalClient({ address: `127.0.0.1:${deadPort}`, namespace: 'default' }),
       taskQueue: h.taskQueue,
       logger: createLogger({ level: 'silent' }),
     });

@@ -5,6 +5,7 @@ import type { LinkStats } from '../../../lib/clicks/link_stats.ts';
 import type { Link } from '../../../lib/links/link.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
 import { insertApiKey } from '../../../lib/stores/api_key_store.ts';
+import { createTemporalClient } from '../../../lib/temporal/temporal_client.ts';
 import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts';
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
@@ -341,8 +342,7 @@ describe('PATCH /api/v1/links/{code}', () => {
   test('when Temporal is down the change is still saved (Postgres is the truth) and says so: Lifeline-Sync: deferred', async () => {
     const link = await create({ url: 'https://example.com/temporal-down' });
     const down = createWorkflowGateway({
-      address: `127.0.0.1:${await getFreePort()}`,
-      namespace: 'default',
+      temporal: createTemporalClient({ address: `127.0.0.1:${await getFreePort()}`, namespace: 'default' }),
       taskQueue: h.taskQueue,
       logger: createLogger({ level: 'silent' }),
     });

@@ -1,0 +1,22 @@
+import type { Front } from '../lib/failover/active_front.ts';
+import {
+  pointDnsAt,
+  switchFront,
+  type VerifyProgress,
+  verifyInhouseAnswers,
+  verifyPublicFront,
+} from '../lib/failover/verify_fronts.ts';
+import type { ActivityDeps } from './deps.ts';
+import { currentTaskContext, runStep } from './task_context.ts';
+
+/** Failover (lib/failover): verification, the switch of the active front, DNS, and the public check. */
+export function createFailoverActivities(deps: ActivityDeps) {
+  return {
+    verifyInhouseAnswers: (input: { progress: VerifyProgress; budget: number }) =>
+      runStep(() => verifyInhouseAnswers(deps, input, currentTaskContext())),
+    switchFront: (input: { to: Front; workflowId: string }) => runStep(() => switchFront(deps, input)),
+    pointDnsAt: (input: { to: Front; workflowId: string }) => runStep(() => pointDnsAt(deps, input)),
+    verifyPublicFront: (input: { to: Front; sample: number }) =>
+      runStep(() => verifyPublicFront(deps, input)),
+  };
+}

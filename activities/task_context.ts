@@ -1,0 +1,51 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { PermanentFailure, TransientFailure } from '../lib/shared/errors.ts';
+import type { TaskContext } from '../lib/shared/task_context.ts';
+import { createExpiryTimers, createLinkSyncRequester } from '../lib/temporal/link_signals.ts';
+
+/** The running activity as lib/ sees long work: heartbeats, resume details, attempt, cancellation, sleep. */
+export function currentTaskContext(): TaskContext {
+  const ctx = Context.current();
+  return {
+    heartbeat: (details) => ctx.heartbeat(details),
+    resumed: ctx.info.heartbeatDetails,
+    attempt: ctx.info.attempt,
+    signal: ctx.cancellationSignal,
+    sleep: (ms) => ctx.sleep(ms),
+  };
+}
+
+/** The workflow that runs this activity (audit reasons), or `direct` outside one. */
+export function currentWorkflowId(): string {
+  return Context.current().info.workflowExecution?.workflowId ?? 'direct';
+}
+
+/** Signals sent from an activity go through the worker's client, to this activity's task queue. */
+export function currentSignals() {
+  const { client, info } = Context.current();
+  return {
+    sync: createLinkSyncRequester(client.workflow, info.taskQueue),
+    timers: createExpiryTimers(client.workflow, info.taskQueue),
+  };
+}
+
+/**
+ * Runs one lib/ function as an activity: its typed failures become Temporal's (PermanentFailure: not retried,
+ * under its kind; TransientFailure: retried, after its delay). Anything else stays retryable as thrown.
+ */
+export async function runStep<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof PermanentFailure) throw ApplicationFailure.nonRetryable(error.message, error.kind);
+    if (error instanceof TransientFailure) {
+      throw ApplicationFailure.create({
+        type: error.kind,
+        message: error.message,
+        ...(error.retryAfterMs !== undefined ? { nextRetryDelay: error.retryAfterMs } : {}),
+      });
+    }
+    throw error;
+  }
+}

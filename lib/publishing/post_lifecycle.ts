@@ -1,0 +1,282 @@
+// How a WordPress post's events change its one link (the publish workflow's steps, workflows/publish_post.ts):
+// mint a pending code, apply an update, retire it when unpublished, re-mint a code a vendor refused before it
+// was shared, and activate it. Every step is idempotent and serialised per article (lockPost).
+import { type Front, getActiveFront } from '../failover/active_front.ts';
+import { insertWithMint } from '../links/create_link.ts';
+import { targetUrlProblem } from '../links/link.ts';
+import { mintOneCode } from '../links/mint.ts';
+import type { LinkResolver } from '../redirect/link_resolver.ts';
+import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
+import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
+import { getLinkByCode, getLinkByPost, updateLink } from '../stores/link_store.ts';
+import {
+  hasNewerUnpublish,
+  isOlderThanSourceVersion,
+  lockPost,
+  updateDeliveryOccurredAt,
+  updateLinkCode,
+  updateSourceVersion,
+} from '../stores/post_link_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
+import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
+import type { VendorDeps } from '../vendors/vendor_deps.ts';
+import type { PostEvent } from './post_event.ts';
+
+export interface PostLifecycleDeps {
+  sql: Sql;
+  logger: Logger;
+  codeLength: number;
+  resolver: LinkResolver;
+  vendors?: Pick<VendorDeps, 'bitly' | 'publishWaitMs'> | undefined;
+}
+
+/** Which fronts a first publish must wait for (read once per publish from the active-front setting). */
+export interface VendorPlan {
+  activeFront: Front;
+  bitly: boolean;
+  /** With the in-house front: how long to wait for Bitly before activating anyway. */
+  publishWaitMs: number;
+}
+
+export interface MintPostCodeResult {
+  code: string | null;
+  /**
+   * minted: a new pending link; pending: a pending link from an earlier run; existing: the post's link
+   * (already shared); deleted: its link was deleted and never comes back; superseded: a newer unpublish
+   * of this post was already seen, so nothing is minted.
+   */
+  outcome: 'minted' | 'pending' | 'existing' | 'deleted' | 'superseded';
+  plan: VendorPlan;
+}
+
+export interface PostChangeResult {
+  outcome: 'changed' | 'unchanged' | 'stale' | 'deleted' | 'missing';
+  /** Which fields changed: url, status, title. */
+  changes: string[];
+  status?: string;
+}
+
+const actorOf = (event: PostEvent) => `wordpress:${event.site}`;
+const reasonOf = (event: PostEvent) => `${event.event} (delivery ${event.deliveryId})`;
+
+async function readPlan(deps: PostLifecycleDeps): Promise<VendorPlan> {
+  return {
+    activeFront: (await getActiveFront(deps.sql)).active,
+    bitly: deps.vendors?.bitly !== undefined,
+    publishWaitMs: deps.vendors?.publishWaitMs ?? 20_000,
+  };
+}
+
+function requirePermalink(event: PostEvent): string {
+  const problem = event.permalink === undefined ? 'is missing' : targetUrlProblem(event.permalink);
+  if (problem) throw new PermanentFailure(`permalink ${problem}`);
+  return event.permalink!;
+}
+
+/**
+ * Mints the article's one code as a `pending` link (not yet shared), or returns the code it already has:
+ * a retry, a duplicate delivery or a republish never mints a second one. Also reads the vendor plan.
+ */
+export async function mintPostCode(deps: PostLifecycleDeps, event: PostEvent): Promise<MintPostCodeResult> {
+  const permalink = requirePermalink(event);
+  const plan = await readPlan(deps);
+  return deps.sql.begin(async (tx) => {
+    await lockPost(tx, event.site, event.postId);
+    const existing = await getLinkByPost(tx, event.site, event.postId);
+    if (existing) {
+      const outcome = existing.deletedAt ? 'deleted' : existing.status === 'pending' ? 'pending' : 'existing';
+      return { code: existing.code, outcome, plan };
+    }
+    // An unpublish newer than this event arrived first (out of order): the post is not public any more.
+    if (await hasNewerUnpublish(tx, event)) return { code: null, outcome: 'superseded', plan };
+    const link = await insertWithMint(tx, deps.codeLength, undefined, (code) => ({
+      code,
+      targetUrl: permalink,
+      status: 'pending',
+      origin: 'wordpress',
+      site: event.site,
+      postId: event.postId,
+      title: event.title ?? null,
+      owner: actorOf(event),
+    }));
+    await updateSourceVersion(tx, link.code, event.occurredAt);
+    await insertAuditEntry(tx, {
+      code: link.code,
+      actor: actorOf(event),
+      action: 'link.minted',
+      after: { url: link.targetUrl, status: link.status, postId: event.postId },
+      reason: reasonOf(event),
+    });
+    return { code: link.code, outcome: 'minted', plan };
+  });
+}
+
+/**
+ * Applies a published/updated event to the post's existing link, unless a newer event was applied already:
+ * a new permalink retargets it; `post.published` brings an unpublished (`gone`) link back with the same
+ * code. Postgres (and this process's caches); replicas follow through the link's sync workflow.
+ */
+export async function applyPostUpdate(
+  deps: PostLifecycleDeps,
+  input: { event: PostEvent; code: string },
+): Promise<PostChangeResult> {
+  const { event } = input;
+  const permalink = requirePermalink(event);
+  const result = await deps.sql.begin(async (tx): Promise<PostChangeResult> => {
+    await lockPost(tx, event.site, event.postId);
+    const row = await getLinkByPost(tx, event.site, event.postId);
+    if (!row || row.code !== input.code) return { outcome: 'missing', changes: [] };
+    if (row.deletedAt) return { outcome: 'deleted', changes: [], status: row.status };
+    if (await isOlderThanSourceVersion(tx, row.code, event.occurredAt))
+      return { outcome: 'stale', changes: [], status: row.status };
+    const changes: string[] = [];
+    const nextStatus = event.event === 'post.published' && row.status === 'gone' ? 'active' : row.status;
+    if (permalink !== row.targetUrl) changes.push('url');
+    if (nextStatus !== row.status) changes.push('status');
+    if (event.title !== undefined && event.title !== row.title) changes.push('title');
+    await updateSourceVersion(tx, row.code, event.occurredAt);
+    if (changes.length === 0) return { outcome: 'unchanged', changes, status: row.status };
+    await updateLink(tx, row.code, {
+      targetUrl: permalink,
+      status: nextStatus,
+      ...(event.title !== undefined ? { title: event.title } : {}),
+    });
+    if (changes.includes('url')) {
+      await insertAuditEntry(tx, {
+        code: row.code,
+        actor: actorOf(event),
+        action: 'link.retargeted',
+        before: { url: row.targetUrl },
+        after: { url: permalink },
+        reason: reasonOf(event),
+      });
+    }
+    if (changes.includes('status')) {
+      await insertAuditEntry(tx, {
+        code: row.code,
+        actor: actorOf(event),
+        action: 'link.status_changed',
+        before: { status: row.status },
+        after: { status: nextStatus },
+        reason: reasonOf(event),
+      });
+    }
+    return { outcome: 'changed', changes, status: nextStatus };
+  });
+  if (result.outcome === 'changed') await refreshAfterChange(deps, input.code);
+  return result;
+}
+
+/**
+ * `post.unpublished`: the link answers 410 (`gone`), keeping its code for a republish. With no link yet
+ * (the unpublish overtook its publish), the delivery is recorded so the older publish mints nothing.
+ */
+export async function markPostGone(
+  deps: PostLifecycleDeps,
+  event: PostEvent & { workflowId: string },
+): Promise<{ code: string | null; outcome: PostChangeResult['outcome'] | 'no-link' }> {
+  type Marked = { code: string | null; outcome: PostChangeResult['outcome'] | 'no-link' };
+  const result = await deps.sql.begin(async (tx): Promise<Marked> => {
+    await lockPost(tx, event.site, event.postId);
+    const row = await getLinkByPost(tx, event.site, event.postId);
+    if (!row) {
+      await insertWebhookDelivery(tx, {
+        deliveryId: event.deliveryId,
+        site: event.site,
+        postId: event.postId,
+        event: event.event,
+        occurredAt: new Date(event.occurredAt),
+        workflowId: event.workflowId,
+      });
+      await updateDeliveryOccurredAt(tx, event.deliveryId, event.occurredAt);
+      return { code: null, outcome: 'no-link' };
+    }
+    if (row.deletedAt) return { code: row.code, outcome: 'deleted' };
+    if (await isOlderThanSourceVersion(tx, row.code, event.occurredAt))
+      return { code: row.code, outcome: 'stale' };
+    await updateSourceVersion(tx, row.code, event.occurredAt);
+    // Blocked and expired keep their more specific answers (451, expiry page); they are not live either.
+    if (row.status !== 'active' && row.status !== 'pending') return { code: row.code, outcome: 'unchanged' };
+    await updateLink(tx, row.code, { status: 'gone' });
+    await insertAuditEntry(tx, {
+      code: row.code,
+      actor: actorOf(event),
+      action: 'link.status_changed',
+      before: { status: row.status },
+      after: { status: 'gone' },
+      reason: reasonOf(event),
+    });
+    return { code: row.code, outcome: 'changed' };
+  });
+  if (result.outcome === 'changed' && result.code) await refreshAfterChange(deps, result.code);
+  return result;
+}
+
+/**
+ * Replaces a never-shared (`pending`) code with a fresh one after a vendor refused ours. Refuses to touch a
+ * shared code. Idempotent: a retry after a lost result finds the post's new code.
+ */
+export async function remintPendingCode(
+  deps: PostLifecycleDeps,
+  input: { code: string; site: string; postId: number; reason: string },
+): Promise<{ code: string; previous: string }> {
+  return deps.sql.begin(async (tx) => {
+    await lockPost(tx, input.site, input.postId);
+    const row = await getLinkByCode(tx, input.code);
+    if (!row) {
+      const current = await getLinkByPost(tx, input.site, input.postId);
+      if (current) return { code: current.code, previous: input.code };
+      throw new PermanentFailure(`no link ${input.code}`);
+    }
+    if (row.status !== 'pending') {
+      throw new PermanentFailure(
+        `${input.code} was shared (${row.status}); it is never changed`,
+        'SharedCode',
+      );
+    }
+    await deleteVendorLinks(tx, input.code);
+    const { code } = await mintOneCode({
+      codeLength: deps.codeLength,
+      claim: async (fresh) =>
+        (await updateLinkCode(tx, input.code, fresh)) ? { claimed: fresh } : { taken: true },
+      aliasTaken: () => new PermanentFailure('a re-mint never uses an alias'),
+      exhausted: () => new TransientFailure('no free code; will try again', 'MintExhausted'),
+    });
+    await insertAuditEntry(tx, {
+      code,
+      actor: 'system:publish',
+      action: 'link.reminted',
+      before: { code: input.code },
+      after: { code },
+      reason: input.reason,
+    });
+    return { code, previous: input.code };
+  });
+}
+
+/** Marks a pending link active: from now on the code is shared and never changes. */
+export async function activatePostLink(
+  deps: PostLifecycleDeps,
+  input: { code: string; reason: string },
+): Promise<{ status: string }> {
+  const status = await deps.sql.begin(async (tx) => {
+    const before = await getLinkByCode(tx, input.code);
+    if (!before) throw new PermanentFailure(`no link ${input.code}`);
+    if (before.deletedAt || before.status !== 'pending') return before.status;
+    await updateLink(tx, input.code, { status: 'active' });
+    await insertAuditEntry(tx, {
+      code: input.code,
+      actor: 'system:publish',
+      action: 'link.status_changed',
+      before: { status: 'pending' },
+      after: { status: 'active' },
+      reason: input.reason,
+    });
+    return 'active';
+  });
+  await deps.resolver.refresh(input.code);
+  return { status };
+}

@@ -1,0 +1,272 @@
+// The Bitly leg of reconciliation: every bitlink on our branded domain classified against Postgres (in sync,
+// stale, a collision, or Bitly-only: imported), then every active link Bitly was not seen holding.
+
+import { describeScanResult, nextSafetyVerdict } from '../safety/scan_result.ts';
+import { forEachConcurrently } from '../shared/concurrency.ts';
+import { TransientFailure } from '../shared/errors.ts';
+import type { TaskContext } from '../shared/task_context.ts';
+import { throwIfCancelled } from '../shared/task_context.ts';
+import { listVendorLinks } from '../stores/link_store.ts';
+import {
+  analyzeMarks,
+  type Drift,
+  getLinksByCodes,
+  insertMarks,
+  listUnseenActiveCodes,
+  updateMarksRepaired,
+} from '../stores/reconcile_store.ts';
+import { BITLY_DISCARDED_TAG } from '../vendors/bitly.ts';
+import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
+import type { VendorLink } from '../vendors/short_link_provider.ts';
+import { syncToBitly } from '../vendors/sync_to_bitly.ts';
+import { toVendorTarget } from '../vendors/vendor_target.ts';
+import { importProblem, importVendorLink } from './import_vendor_link.ts';
+import {
+  importReason,
+  POSTGRES_CHUNK,
+  type ReconcileDeps,
+  type ReconcileStepInput,
+  type ReconcileStepResult,
+} from './reconcile_run.ts';
+
+/** Bitly's page size for the group listing (its maximum is 100). */
+const BITLY_PAGE_SIZE = 100;
+/** Repairs (each a few vendor calls) in flight at once; Bitly allows 5 connections per IP. */
+const REPAIR_CONCURRENCY = 4;
+/** Transient vendor failures a single repair waits out before it is left to the next run. */
+const REPAIR_ATTEMPTS = 4;
+
+/**
+ * The back-halves a bitlink answers on our branded domain, as readers know them: its custom back-halves
+ * (keyword overrides) when it has any, else its own random hash (a link made by hand in Bitly's UI on the
+ * branded domain without a custom back-half is shared under that hash).
+ */
+export function getBackHalves(link: VendorLink, prefix: string): string[] {
+  const onDomain = link.shortIds.filter((id) => id.startsWith(prefix));
+  const keywords = onDomain.filter((id) => id !== link.vendorId);
+  return (keywords.length > 0 ? keywords : onDomain).map((id) => id.slice(prefix.length));
+}
+
+/** Runs the sync of one link inline, waiting out transient vendor failures a few times. */
+async function syncInline(
+  deps: ReconcileDeps,
+  code: string,
+  context: TaskContext,
+  heartbeat: () => void,
+): Promise<'synced' | 'collision' | 'failed'> {
+  // The sync's own keep-alive heartbeats must carry the reconciliation's position, not erase it.
+  const inner: TaskContext = { ...context, heartbeat };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await syncToBitly(deps, { code }, inner);
+      if (result.outcome === 'mismatch') {
+        await recordVendorCollision(deps, { code, vendor: 'bitly', detail: result.detail });
+        return 'collision';
+      }
+      return result.outcome === 'synced' || result.outcome === 'skipped' ? 'synced' : 'failed';
+    } catch (error) {
+      if (!(error instanceof TransientFailure) || attempt >= REPAIR_ATTEMPTS) {
+        deps.logger.warn({ code, err: (error as Error).message }, 'reconciliation could not repair a link');
+        return 'failed';
+      }
+      await context.sleep(Math.min(error.retryAfterMs ?? 1_000, 30_000));
+    }
+  }
+}
+
+async function repairAll(
+  deps: ReconcileDeps,
+  runId: string,
+  codes: string[],
+  context: TaskContext,
+  heartbeat: () => void,
+): Promise<void> {
+  const repaired: string[] = [];
+  await forEachConcurrently(codes, REPAIR_CONCURRENCY, async (code) => {
+    heartbeat();
+    if ((await syncInline(deps, code, context, heartbeat)) === 'synced') repaired.push(code);
+  });
+  await updateMarksRepaired(deps.sql, runId, 'bitly', repaired);
+}
+
+/** Imports Bitly-only links (scanned first, like any new destination) and warms the serving store. */
+async function importLinks(
+  deps: ReconcileDeps,
+  input: ReconcileStepInput,
+  links: { code: string; link: VendorLink }[],
+): Promise<{ codes: string[]; blocked: string[] }> {
+  const results = await deps.safety.scanMany(links.map((l) => l.link.longUrl));
+  const codes: string[] = [];
+  const blocked: string[] = [];
+  const now = new Date();
+  await forEachConcurrently(links, 8, async ({ code, link }, i) => {
+    const result = results[i]!;
+    const safety = {
+      safety: nextSafetyVerdict('unknown', result),
+      safetyReason: describeScanResult(result),
+      safetyCheckedAt: result.complete ? now : null,
+    };
+    const inserted = await importVendorLink(deps.sql, {
+      code,
+      vendor: 'bitly',
+      link,
+      safety,
+      reason: importReason(input.runId),
+    });
+    // Inserted now, or by an earlier attempt of this page: either way the link is ours and served.
+    await deps.resolver.refresh(code);
+    codes.push(code);
+    if (inserted && safety.safety === 'blocked') blocked.push(code);
+  });
+  return { codes, blocked };
+}
+
+/** Classifies one page of Bitly links against Postgres; repairs and imports when asked. */
+async function reconcileBitlyLinks(
+  deps: ReconcileDeps,
+  input: ReconcileStepInput,
+  links: VendorLink[],
+  context: TaskContext,
+  heartbeat: () => void,
+): Promise<{ otherDomain: number }> {
+  const bitly = deps.vendors!.bitly!;
+  const prefix = `${bitly.domain}/`;
+  const entries: { code: string; link: VendorLink }[] = [];
+  let otherDomain = 0;
+  for (const link of links) {
+    // A bitlink Bitly made with the wrong back-half was archived and tagged by the sync: never a link of ours.
+    if (link.tags.includes(BITLY_DISCARDED_TAG)) continue;
+    const codes = getBackHalves(link, prefix);
+    if (codes.length === 0) otherDomain++;
+    for (const code of codes) entries.push({ code, link });
+  }
+  const codes = entries.map((e) => e.code);
+  const rows = await getLinksByCodes(deps.sql, codes);
+  const mappings = new Map(
+    (await listVendorLinks(deps.sql, codes)).filter((v) => v.vendor === 'bitly').map((v) => [v.code, v]),
+  );
+  const settings = { ...deps.vendors!.redirect, shortBaseUrl: deps.vendors!.shortBaseUrl };
+  const marks: { code: string; drift: Drift | null }[] = [];
+  const inSync: string[] = [];
+  const toRepair: string[] = [];
+  const toImport: { code: string; link: VendorLink }[] = [];
+  for (const { code, link } of entries) {
+    const row = rows.get(code);
+    if (!row) {
+      const problem = importProblem(code, link.longUrl);
+      marks.push({ code, drift: problem ? 'unimportable' : 'extra' });
+      if (problem)
+        deps.logger.warn({ code, vendorId: link.vendorId, problem }, 'a Bitly-only link cannot be imported');
+      else toImport.push({ code, link });
+      continue;
+    }
+    // A pending link is being published; its publish workflow places it on Bitly.
+    if (row.status === 'pending') {
+      marks.push({ code, drift: null });
+      continue;
+    }
+    const target = toVendorTarget(row, settings, Date.now());
+    const mapping = mappings.get(code);
+    const ours =
+      link.group === bitly.groupGuid &&
+      (link.longUrl === target.longUrl || (mapping !== undefined && mapping.state !== 'collision'));
+    if (!ours) {
+      marks.push({ code, drift: 'collision' });
+      if (input.repair && mapping?.state !== 'collision') {
+        await recordVendorCollision(deps, {
+          code,
+          vendor: 'bitly',
+          detail: `our back-half ${bitly.domain}/${code} is held by ${link.vendorId} (found by reconciliation)`,
+        });
+      }
+      continue;
+    }
+    const stale =
+      link.longUrl !== target.longUrl ||
+      link.archived !== target.archived ||
+      mapping === undefined ||
+      mapping.state !== 'synced' ||
+      mapping.vendorId !== link.vendorId;
+    marks.push({ code, drift: stale ? 'stale' : null });
+    if (stale) toRepair.push(code);
+    else inSync.push(code);
+  }
+  await insertMarks(deps.sql, input.runId, 'bitly', marks);
+  // A page processed again after a crash finds what the first attempt repaired in sync.
+  await updateMarksRepaired(deps.sql, input.runId, 'bitly', inSync);
+  if (input.repair) await repairAll(deps, input.runId, toRepair, context, heartbeat);
+  if (input.repair && input.importExtra && toImport.length > 0) {
+    const imported = await importLinks(deps, input, toImport);
+    await updateMarksRepaired(deps.sql, input.runId, 'bitly', imported.codes);
+    // A blocked import is now ours to answer 451 for; the Bitly copy must stop redirecting too.
+    await repairAll(deps, input.runId, imported.blocked, context, heartbeat);
+  }
+  return { otherDomain };
+}
+
+/**
+ * Pages through the group's bitlinks from `position.cursor` (Bitly's own paging token), classifying each link
+ * on our branded domain against Postgres: in sync, stale, a collision, or Bitly-only (extra: imported).
+ * Heartbeats the Bitly cursor after every page, so a retry resumes at that page.
+ */
+export async function reconcileBitlyPages(
+  deps: ReconcileDeps,
+  input: ReconcileStepInput,
+  context: TaskContext,
+): Promise<ReconcileStepResult> {
+  const bitly = deps.vendors?.bitly;
+  if (!bitly) return { position: { phase: 'missing', cursor: '' }, read: 0 };
+  const resumed = context.resumed as { cursor: string | null; read: number } | undefined;
+  let cursor = resumed?.cursor ?? input.position.cursor;
+  let read = resumed?.read ?? 0;
+  const beat = () => context.heartbeat({ cursor, read });
+  for (let pages = 0; pages < input.budget; pages++) {
+    throwIfCancelled(context);
+    const page = await bitly.listLinks({ cursor, size: BITLY_PAGE_SIZE, archived: 'both' });
+    await reconcileBitlyLinks(deps, input, page.links, context, beat);
+    read += page.links.length;
+    cursor = page.nextCursor;
+    beat();
+    if (!cursor) return { position: { phase: 'missing', cursor: '' }, read };
+  }
+  return { position: { phase: 'bitly', cursor }, read };
+}
+
+/**
+ * Active links Bitly was not seen holding (after the Bitly pass): marked `missing` and, when repairing,
+ * created there through the same sync the per-link workflow runs. Pages by code, heartbeating.
+ */
+export async function reconcileMissingOnBitly(
+  deps: ReconcileDeps,
+  input: ReconcileStepInput,
+  context: TaskContext,
+): Promise<ReconcileStepResult> {
+  if (!deps.vendors?.bitly) return { position: { phase: 'serving', cursor: '' }, read: 0 };
+  const resumed = context.resumed as { cursor: string; read: number } | undefined;
+  let cursor = resumed?.cursor ?? input.position.cursor ?? '';
+  let read = resumed?.read ?? 0;
+  const beat = () => context.heartbeat({ cursor, read });
+  // The marks table was just filled: without fresh statistics the planner takes it for empty and joins it by
+  // scanning (seconds per chunk at 10,000 links, against milliseconds).
+  await analyzeMarks(deps.sql);
+  while (read < input.budget) {
+    const codes = await listUnseenActiveCodes(deps.sql, {
+      runId: input.runId,
+      startedAt: new Date(input.startedAtMs),
+      cursor,
+      limit: Math.min(POSTGRES_CHUNK, input.budget - read),
+    });
+    if (codes.length === 0) return { position: { phase: 'serving', cursor: '' }, read };
+    await insertMarks(
+      deps.sql,
+      input.runId,
+      'bitly',
+      codes.map((code) => ({ code, drift: 'missing' as const })),
+    );
+    if (input.repair) await repairAll(deps, input.runId, codes, context, beat);
+    read += codes.length;
+    cursor = codes.at(-1)!;
+    beat();
+  }
+  return { position: { phase: 'missing', cursor }, read };
+}

@@ -1,0 +1,86 @@
+// One reconciliation run (DESIGN.md, "Reconciliation"): Postgres ↔ Bitly (importing Bitly-only links) ↔ the
+// serving store ↔ expiry timers, Postgres winning. The run's position, input and summary; each leg is its own
+// module (reconcile_bitly.ts, reconcile_serving_store.ts, reconcile_expiry_timers.ts).
+
+import type { ExpiryTimers } from '../links/expire_link.ts';
+import type { LinkResolver } from '../redirect/link_resolver.ts';
+import type { SafetyScanner } from '../safety/safety_scanner.ts';
+import type { Logger } from '../shared/logger.ts';
+import {
+  countImportedLinks,
+  deleteMarks,
+  type ReconcileSideSummary,
+  summarizeMarks,
+} from '../stores/reconcile_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import type { VendorDeps } from '../vendors/vendor_deps.ts';
+import type { ServingReplica } from './serving_replica.ts';
+
+export interface ReconcileDeps {
+  sql: Sql;
+  logger: Logger;
+  resolver: LinkResolver;
+  safety: SafetyScanner;
+  vendors?: VendorDeps | undefined;
+  /** The serving store read directly (absent: none configured, the leg is skipped). */
+  servingStore?: ServingReplica | undefined;
+  timers: ExpiryTimers;
+}
+
+/** Links read from Postgres per step of the passes over it. */
+export const POSTGRES_CHUNK = 500;
+
+/** Where a reconciliation run stands; carried across activity calls and continue-as-new. */
+export interface ReconcilePosition {
+  phase: 'bitly' | 'missing' | 'serving' | 'expiry' | 'done';
+  cursor: string | null;
+}
+
+export interface ReconcileStepInput {
+  runId: string;
+  startedAtMs: number;
+  position: ReconcilePosition;
+  /** false: report drift only (a check); true: repair it, Postgres winning. */
+  repair: boolean;
+  /** Import links that exist only on Bitly (under their own back-half). */
+  importExtra: boolean;
+  /** Work per call: Bitly pages, or Postgres links. */
+  budget: number;
+}
+
+/** What one step read and where the run stands after it. */
+export interface ReconcileStepResult {
+  position: ReconcilePosition;
+  read: number;
+}
+
+/** The drift a run reports, per side (counted from reconcile_marks: exact across crashes). */
+export type ReconcileSummary = {
+  bitly: (ReconcileSideSummary & { imported: number }) | null;
+  serving: ReconcileSideSummary | null;
+  /** Expiry timers found missing (and re-armed when repairing). */
+  expiry: ReconcileSideSummary;
+};
+
+/** The audit reason of a run's imports: how its imports are counted. */
+export function importReason(runId: string): string {
+  return `import ${runId}`;
+}
+
+/** The run's counts, read from reconcile_marks and the audit log. */
+export async function summarizeReconcileRun(
+  deps: Pick<ReconcileDeps, 'sql' | 'vendors' | 'servingStore'>,
+  runId: string,
+): Promise<ReconcileSummary> {
+  const bitly = deps.vendors?.bitly ? await summarizeMarks(deps.sql, runId, 'bitly') : null;
+  return {
+    bitly: bitly ? { ...bitly, imported: await countImportedLinks(deps.sql, importReason(runId)) } : null,
+    serving: deps.servingStore ? await summarizeMarks(deps.sql, runId, 'serving') : null,
+    expiry: await summarizeMarks(deps.sql, runId, 'expiry'),
+  };
+}
+
+/** Drops a finished run's scratch marks. */
+export async function forgetReconcileRun(deps: { sql: Sql }, runId: string): Promise<void> {
+  await deleteMarks(deps.sql, runId);
+}

@@ -1,0 +1,24 @@
+import { Client, Connection } from '@temporalio/client';
+
+/**
+ * The one Temporal client connection of a web process, shared by every gateway (STYLE.md: one connection per
+ * process). Lazily connected, so the web tier starts (and redirects) while Temporal is down; work handed to it
+ * is bounded by `withDeadline` so a request never waits on Temporal for long.
+ */
+export interface TemporalClient {
+  client: Client;
+  /** Runs `fn` with a gRPC deadline `ms` from now. */
+  withDeadline<T>(ms: number, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Opens (lazily) the process's Temporal client. */
+export function createTemporalClient(options: { address: string; namespace: string }): TemporalClient {
+  const connection = Connection.lazy({ address: options.address });
+  const client = new Client({ connection, namespace: options.namespace });
+  return {
+    client,
+    withDeadline: (ms, fn) => connection.withDeadline(Date.now() + ms, fn),
+    close: () => connection.close(),
+  };
+}

@@ -1,0 +1,41 @@
+import type { ActivityDeps } from '../activities/deps.ts';
+import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
+import { createFrontDeps } from '../lib/failover/front_deps.ts';
+import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
+import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
+import type { Config } from '../lib/shared/config.ts';
+import type { Logger } from '../lib/shared/logger.ts';
+import type { Sql } from '../lib/stores/sql.ts';
+import { createVendorDeps, type VendorDepsOverrides } from '../lib/vendors/vendor_deps.ts';
+
+/**
+ * THE builder of the activities' dependencies from configuration, used by the worker entry, `npm start` and the
+ * test harness alike (each passes its pool and resolver; tests pass shorter vendor timings).
+ */
+export function createWorkerDeps(
+  config: Config,
+  base: {
+    sql: Sql;
+    logger: Logger;
+    /** The resolver whose refreshes write the serving store and announce changes (shared with the web tier
+     * when both run in one process, so a refresh also drops this process's LRU entry). */
+    resolver: LinkResolver;
+    /** The serving store behind the resolver, read directly by reconciliation. */
+    servingStore?: ServingReplica | undefined;
+    vendors?: VendorDepsOverrides;
+    dnsAdapter?: DnsAdapter;
+    safety?: SafetyScanner;
+  },
+): ActivityDeps {
+  return {
+    sql: base.sql,
+    logger: base.logger,
+    codeLength: config.codeLength,
+    resolver: base.resolver,
+    ...(base.servingStore ? { servingStore: base.servingStore } : {}),
+    safety: base.safety ?? createConfiguredSafetyScanner(config, { sql: base.sql, logger: base.logger }),
+    vendors: createVendorDeps(config, base.logger, base.vendors),
+    front: createFrontDeps(config, base.dnsAdapter ? { dnsAdapter: base.dnsAdapter } : {}),
+  };
+}

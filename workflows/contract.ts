@@ -1,0 +1,258 @@
+// The public face of Lifeline's workflows: their type names, business-key IDs, search attributes, signals,
+// queries, inputs and reports. Workflows (inside the sandbox) and their callers (the web tier's gateways in
+// lib/temporal, activities, tests, scripts) both import this file, and nothing else of workflows/: callers never
+// depend on workflow code, and no string signal or query name appears anywhere else.
+// Plain data and Temporal definitions only: no I/O, no Node built-ins (it runs in the workflow sandbox too).
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { Front } from '../lib/failover/active_front.ts';
+import type { PostEvent } from '../lib/publishing/post_event.ts';
+import type { ReconcilePosition, ReconcileSummary } from '../lib/reconcile/reconcile_run.ts';
+
+export type { Front, PostEvent };
+
+// ------------------------------------------------------------------------------------------ workflow types
+
+export const WORKFLOW_TYPES = {
+  publishPost: 'publishPostWorkflow',
+  syncLink: 'syncLinkWorkflow',
+  expireLink: 'expireLinkWorkflow',
+  rescanLinks: 'rescanLinksWorkflow',
+  reconcileLinks: 'reconcileLinksWorkflow',
+  changeFront: 'changeFrontWorkflow',
+} as const;
+
+// ------------------------------------------------------------------------------- IDs (business keys)
+// A retry or a duplicate webhook finds the same workflow, never a second one.
+
+/** The publish-time minting workflow of one article. */
+export function getPublishWorkflowId(site: string, postId: number): string {
+  return `publish:${site}:${postId}`;
+}
+
+/** The workflow that brings every replica of one link up to date with Postgres. */
+export function getSyncWorkflowId(code: string): string {
+  return `sync:${code}`;
+}
+
+/** The durable expiry timer of one link. */
+export function getExpireWorkflowId(code: string): string {
+  return `expire:${code}`;
+}
+
+/** The Temporal Schedule that re-scans every destination; one per task queue (so per deployment). */
+export function getRescanScheduleId(taskQueue: string): string {
+  return `rescan:${taskQueue}`;
+}
+
+/**
+ * An on-demand re-scan: `rescan:manual:{taskQueue}` (one at a time per task queue, like the manual
+ * reconciliation), or after a blocklist change (`rescan:blocklist:{ms}`, already unique).
+ */
+export function getManualRescanWorkflowId(trigger: string, taskQueue: string): string {
+  return trigger === 'manual' ? `rescan:manual:${taskQueue}` : `rescan:${trigger}`;
+}
+
+/** The Temporal Schedule that reconciles Postgres, the serving store and Bitly; one per task queue. */
+export function getReconcileScheduleId(taskQueue: string): string {
+  return `reconcile:${taskQueue}`;
+}
+
+/**
+ * An on-demand reconciliation: one at a time per task queue (`reconcile:manual:{taskQueue}`), so deployments or
+ * test runs sharing a Temporal namespace on different task queues never refuse each other's.
+ */
+export function getManualReconcileWorkflowId(taskQueue: string): string {
+  return `reconcile:manual:${taskQueue}`;
+}
+
+// ------------------------------------------------------------------------------- search attributes
+// Operators find a link's workflows in Temporal UI with e.g. `LifelineCode = "9Kx2a"`.
+
+export const LinkCodeKey = defineSearchAttributeKey('LifelineCode', SearchAttributeType.KEYWORD);
+export const SiteKey = defineSearchAttributeKey('LifelineSite', SearchAttributeType.KEYWORD);
+export const PostIdKey = defineSearchAttributeKey('LifelinePostId', SearchAttributeType.KEYWORD);
+export const KindKey = defineSearchAttributeKey('LifelineKind', SearchAttributeType.KEYWORD);
+
+/** Registered on the dev server at start (scripts/dev_server.ts) and once on a production cluster. */
+export const SEARCH_ATTRIBUTE_KEYS = [LinkCodeKey, SiteKey, PostIdKey, KindKey];
+
+// ------------------------------------------------------------------------------- publish (one per post)
+
+/** A WordPress publish, as the gateway's startPublish receives it. */
+export interface PublishPostInput {
+  deliveryId: string;
+  site: string;
+  postId: number;
+  permalink: string;
+  title?: string;
+  occurredAt: string;
+}
+
+/** The post's workflow: its key, and the events it starts with (more arrive as `postEvent` signals). */
+export interface PublishPostWorkflowInput {
+  site: string;
+  postId: number;
+  events: PostEvent[];
+}
+
+/** Signal name on the wire: one more lifecycle event of this post (published, updated, unpublished). */
+export const postEventSignal = defineSignal<[PostEvent]>('postEvent');
+
+// ------------------------------------------------------------------------------- sync (one per link)
+
+export interface SyncLinkInput {
+  code: string;
+  reason: string;
+}
+
+/** Signal name on the wire: "the link changed in Postgres; bring every replica up to date". */
+export const linkChangedSignal = defineSignal<[{ reason: string }]>('linkChanged');
+
+// ------------------------------------------------------------------------------- expiry (one per link)
+
+export interface ExpireLinkInput {
+  code: string;
+  /** When the link expires (epoch ms); null: it no longer expires and the timer ends. */
+  expiresAtMs: number | null;
+}
+
+export interface ExpireLinkResult {
+  outcome: 'expired' | 'cancelled' | 'not_active';
+  expiresAtMs: number | null;
+}
+
+/** Signal name on the wire: the link's expires_at changed in Postgres (null: removed). */
+export const expiryChangedSignal = defineSignal<[{ expiresAtMs: number | null }]>('expiryChanged');
+/** Query name on the wire: when this timer will fire. */
+export const expiryQuery = defineQuery<{ expiresAtMs: number | null }>('expiry');
+
+// ------------------------------------------------------------------------------- safety re-scan
+
+/** Where a run stands (the shape the rescanLinks activity pages with). */
+export interface RescanPosition {
+  phase: 'recent' | 'sweep';
+  lastClickedAt: string | null;
+  code: string;
+}
+
+export interface RescanTotals {
+  scanned: number;
+  changed: number;
+  blocked: number;
+  warned: number;
+  cleared: number;
+  unverified: number;
+  conflicts: number;
+  /** Activity calls made so far (across continue-as-new). */
+  calls: number;
+}
+
+export interface RescanLinksInput {
+  /** Why: `schedule`, `manual`, `blocklist added example.com`… (goes to ops_runs). */
+  reason?: string;
+  /** Only targets containing this lower-cased text (a blocklist change); all links when absent. */
+  contains?: string;
+  /** Links per activity call; each call heartbeats its cursor every 500 links. */
+  linksPerCall?: number;
+  /** Activity calls before continuing as new (a fresh, short history). */
+  callsPerRun?: number;
+  // Carried across continue-as-new:
+  startedAtMs?: number;
+  position?: RescanPosition;
+  totals?: RescanTotals;
+}
+
+/** What a run reports (also stored in ops_runs.report). */
+export type RescanReport = {
+  verified: number;
+  unverified: number;
+  changedTo: Record<string, number>;
+  work: RescanTotals;
+  durationMs: number;
+  linksPerSecond: number;
+};
+
+// ------------------------------------------------------------------------------- reconciliation
+
+/** Where a run stands (the shape the reconcile activities page with). */
+export type ReconcileCursor = ReconcilePosition;
+
+export interface ReconcileLinksInput {
+  /** Why: `schedule`, `manual`, `preflight of failover:…` (goes to ops_runs). */
+  reason?: string;
+  /** false: a check that reports drift and changes nothing. Default true: repair, Postgres winning. */
+  repair?: boolean;
+  /** Import links that exist only on Bitly under their own back-halves. Default true. */
+  importExtra?: boolean;
+  /** Bitly pages (100 links) per activity call; Postgres links per call is 50 times this. */
+  pagesPerCall?: number;
+  /** Activity calls before continuing as new. */
+  callsPerRun?: number;
+  // Carried across continue-as-new:
+  startedAtMs?: number;
+  position?: ReconcileCursor;
+  read?: number;
+}
+
+/** What a run reports (also stored in ops_runs.report). */
+export type ReconcileReport = ReconcileSummary & {
+  repair: boolean;
+  read: number;
+  durationMs: number;
+  linksPerSecond: number;
+};
+
+// ------------------------------------------------------------------------------- failover, failback, drills
+
+export interface ChangeFrontInput {
+  to: Front;
+  /** A drill does everything but the switch (and so the DNS change), and reports how long a real one takes. */
+  drill: boolean;
+  requestedBy: string;
+  /** The short domain's DNS TTL (seconds): the wait a real failover adds for resolvers to follow. */
+  dnsTtlSeconds: number;
+  /** Active links verified per activity call. */
+  verifyPerCall?: number;
+  /** Codes checked through the public short base URL once DNS changed. */
+  publicSample?: number;
+}
+
+/** One step of the run and how long it took. */
+export interface FrontStep {
+  name: string;
+  ms: number;
+}
+
+export type ChangeFrontReport = {
+  to: Front;
+  drill: boolean;
+  steps: FrontStep[];
+  preflight: { repair: ReconcileReport; check: ReconcileReport } | null;
+  verify: {
+    checked: number;
+    mismatched: number;
+    examples: { code: string; expected: string; actual: string }[];
+  };
+  switched: boolean;
+  dns: 'adapter' | 'operator' | 'skipped';
+  /** Automated work (preflight and verification; switch and public check on a real run). */
+  automatedMs: number;
+  /** A drill's estimate of a real failover: the automated work plus the DNS TTL. */
+  estimatedFailoverMs: number;
+  durationMs: number;
+};
+
+/** Where a running front change stands. */
+export interface FrontChangeStatus {
+  step: string;
+  to: Front;
+  drill: boolean;
+  waitingForDns: boolean;
+  verified: number;
+}
+
+/** Signal name on the wire: the operator changed the short domain's DNS (no adapter configured). */
+export const dnsChangedSignal = defineSignal<[{ by: string }]>('dnsChanged');
+/** Query name on the wire: where the run stands, for the API and the UI's button. */
+export const frontChangeStatusQuery = defineQuery<FrontChangeStatus>('frontChangeStatus');
