@@ -1,18 +1,8 @@
-import type { LinkStatus, SafetyVerdict } from '../lib/links/link.ts';
+import type { SafetyVerdict } from '../lib/links/link.ts';
+import type { LinkPreview } from '../lib/redirect/preview.ts';
+
 import { PublicPage } from './PublicPage.tsx';
 import { ReportForm } from './ReportForm.tsx';
-
-/** What `GET /{code}+` shows: where the link leads and what following it would do, without going there. */
-export interface LinkPreview {
-  code: string;
-  shortUrl: string;
-  status: LinkStatus;
-  safety: SafetyVerdict;
-  /** Where following the link leads now (absent when it leads nowhere: gone, blocked, expired without fallback). */
-  destination?: string;
-  /** What following the link does, in words. */
-  outcome: string;
-}
 
 const SAFETY_TEXT: Record<SafetyVerdict, string> = {
   clean: 'No problems found',

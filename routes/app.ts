@@ -2,7 +2,6 @@ import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import { AppError, NotFoundError } from '../lib/shared/errors.ts';
 import { problemResponse } from '../lib/shared/problem.ts';
-import type { WebDeps } from '../server/web_deps.ts';
 import { createBlocklistRoutes } from './api/blocklist.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createKeysRoutes } from './api/keys.ts';
@@ -10,21 +9,17 @@ import { createLinksRoutes } from './api/links.ts';
 import { createOpenApiRoutes } from './api/openapi.ts';
 import { createOpsRoutes } from './api/ops.ts';
 import { createSafetyRoutes } from './api/safety.ts';
-import type { AppEnv } from './app_env.ts';
+import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
 import { createRedirectRoutes } from './redirect.tsx';
 import { createReportRoutes } from './report.tsx';
 import { createStaticRoutes, type StaticFile } from './static.ts';
 import { createUiRoutes } from './ui/index.tsx';
 
-/** Routes only the app host serves when the short host is separate. */
-const APP_HOST_PREFIXES = ['/api/', '/ui'];
-
 /** The whole web tier as one Hono app; the same app runs on Node and Deno. */
 export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, StaticFile> } = {}) {
   const app = new Hono<AppEnv>();
-  const shortHost = new URL(deps.config.shortBaseUrl).host.toLowerCase();
-  const appHost = new URL(deps.config.appBaseUrl).host.toLowerCase();
+  const routing = deps.hostRouting;
 
   app.use(requestId({ limitLength: 100 }));
 
@@ -50,21 +45,10 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
     );
   });
 
-  // With separate hosts, each serves only its own routes.
-  if (deps.config.splitHosts) {
+  // With separate hosts, each serves only its own routes (lib/redirect/host_routing.ts decides which).
+  if (routing.split) {
     app.use(async (c, next) => {
-      const host = (c.req.header('Host') ?? '').toLowerCase();
-      const path = c.req.path;
-      const appOnly = APP_HOST_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p));
-      if (host === shortHost && appOnly) throw new NotFoundError();
-      if (
-        host === appHost &&
-        !appOnly &&
-        !['/', '/healthz', '/metrics'].includes(path) &&
-        !path.startsWith('/static/')
-      ) {
-        throw new NotFoundError();
-      }
+      if (!routing.serves(c.req.header('Host') ?? '', c.req.path)) throw new NotFoundError();
       await next();
     });
   }
@@ -94,8 +78,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   if (options.staticFiles) app.route('/', createStaticRoutes(options.staticFiles));
 
   app.get('/', (c) => {
-    const host = (c.req.header('Host') ?? '').toLowerCase();
-    if (deps.config.splitHosts && host === shortHost) {
+    if (routing.isShortHost(c.req.header('Host') ?? '')) {
       return deps.config.rootRedirectUrl ? c.redirect(deps.config.rootRedirectUrl, 302) : c.notFound();
     }
     return c.redirect('/ui', 302);

@@ -1,9 +1,55 @@
-import type { ApiKeyRow } from '../lib/stores/api_key_store.ts';
+import type { ApiKey } from '../lib/auth/api_keys.ts';
+import type { ClickRecorder } from '../lib/clicks/click_buffer.ts';
+import type { VendorClickSource } from '../lib/clicks/link_stats.ts';
+import type { TargetPolicy } from '../lib/links/target_policy.ts';
+import type { RedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
+import type { HostRouting } from '../lib/redirect/host_routing.ts';
+import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
+import type { ServingStore } from '../lib/redirect/serving_store.ts';
+import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
+import type { Config } from '../lib/shared/config.ts';
+import type { Logger } from '../lib/shared/logger.ts';
+import type { Metrics } from '../lib/shared/metrics.ts';
+import type { RateLimits } from '../lib/shared/rate_limits.ts';
+import type { Sql } from '../lib/stores/sql.ts';
+import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
+import type { WorkflowGateway } from '../lib/temporal/workflow_gateway.ts';
 
 /** Per-request values routes share through Hono's context. */
 export interface AppEnv {
   Variables: {
     requestId: string;
-    apiKey: ApiKeyRow;
+    apiKey: ApiKey;
   };
+}
+
+/** Everything the web tier's routes are given; built once per process by server/web_deps.ts. */
+export interface WebDeps {
+  config: Config;
+  /** THE hot path: answers short-host requests (the Hono route here and the Node fast path share it). */
+  redirects: RedirectAnswerer;
+  /** Which host serves which path (split short and app hosts). */
+  hostRouting: HostRouting;
+  sql: Sql;
+  logger: Logger;
+  metrics: Metrics;
+  resolver: LinkResolver;
+  /** The serving store behind the resolver (REDIS_URL or Upstash), if any; reconciliation reads it. */
+  servingStore?: ServingStore;
+  /** The click buffer: redirects record into it, it writes click_counts in batches (flushed in close()). */
+  clicks: ClickRecorder;
+  workflows: WorkflowGateway;
+  /** Operations workflows: re-scans (and, with issue 6 phase 2, reconciliation and failover). */
+  ops: OpsGateway;
+  targetPolicy: TargetPolicy;
+  /** Checks destinations at creation (scheme, addresses, look-alikes, blocklist, Safe Browsing). */
+  safety: SafetyScanner;
+  /** Limits on link creation and login (Redis-backed when REDIS_URL is set). */
+  rateLimits: RateLimits;
+  /** Clicks a vendor counted for a link (e.g. Bitly), shown beside ours in stats; absent: none. */
+  vendorClicks?: VendorClickSource;
+  /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
+  getWebhookSecret(): Promise<string>;
+  /** Stops background work and closes connections (not the sql pool, which the caller owns). */
+  close(): Promise<void>;
 }

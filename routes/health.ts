@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
-import type { WebDeps } from '../server/web_deps.ts';
-import type { AppEnv } from './app_env.ts';
+import type { AppEnv, WebDeps } from './app_env.ts';
 
 const HEALTH_TIMEOUT_MS = 1_000;
 

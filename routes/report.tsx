@@ -12,8 +12,7 @@ import {
   PayloadTooLargeError,
 } from '../lib/shared/errors.ts';
 import { parseJsonText, toFieldErrors } from '../lib/shared/validation.ts';
-import type { WebDeps } from '../server/web_deps.ts';
-import type { AppEnv } from './app_env.ts';
+import type { AppEnv, WebDeps } from './app_env.ts';
 
 /** A report body is a short reason: anything larger is refused before it is read. */
 const REPORT_BODY_MAX_BYTES = 4096;

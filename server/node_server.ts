@@ -3,16 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { isPossibleCode } from '../lib/links/code_rules.ts';
+import type { RedirectAnswer, RedirectAnswerer, RedirectRequest } from '../lib/redirect/answer_redirect.ts';
+import type { HostRouting } from '../lib/redirect/host_routing.ts';
 import { AppError } from '../lib/shared/errors.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../lib/shared/problem.ts';
-import {
-  createRedirectAnswerer,
-  type RedirectAnswer,
-  type RedirectAnswerer,
-  type RedirectDeps,
-  type RedirectRequest,
-} from '../routes/redirect.tsx';
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -23,8 +18,12 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** What the Node fast path needs: the redirect hot path's dependencies and a logger for unexpected errors. */
-export type FastPathDeps = RedirectDeps & { logger: Pick<Logger, 'error'> };
+/** What the Node fast path needs: the deployment's redirect answerer, its host routing, a logger for surprises. */
+export interface FastPathDeps {
+  redirects: RedirectAnswerer;
+  hostRouting: HostRouting;
+  logger: Pick<Logger, 'error'>;
+}
 
 /**
  * The single path segment of a short-host request the fast path may answer, or null to leave it to Hono:
@@ -102,8 +101,8 @@ export function createNodeListener(
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const hono = getRequestListener(fetch);
   if (!fastPath) return hono;
-  const appHost = fastPath.config.splitHosts ? new URL(fastPath.config.appBaseUrl).host.toLowerCase() : null;
-  const answerer = createRedirectAnswerer(fastPath);
+  const routing = fastPath.hostRouting;
+  const answerer = fastPath.redirects;
   return (incoming, outgoing) => {
     const method = incoming.method;
     const target =
@@ -113,7 +112,7 @@ export function createNodeListener(
     if (
       (method !== 'GET' && method !== 'HEAD') ||
       target === null ||
-      (appHost !== null && (rawHeader(incoming.rawHeaders, 'host') ?? '').toLowerCase() === appHost)
+      (routing.split && routing.isAppHost(rawHeader(incoming.rawHeaders, 'host') ?? ''))
     ) {
       hono(incoming, outgoing);
       return;

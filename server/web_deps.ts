@@ -3,7 +3,9 @@ import { type ClickRecorder, createClickBuffer } from '../lib/clicks/click_buffe
 import type { VendorClickSource } from '../lib/clicks/link_stats.ts';
 import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
 import { createTargetPolicy, type TargetPolicy } from '../lib/links/target_policy.ts';
+import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
+import { createHostRouting } from '../lib/redirect/host_routing.ts';
 import type { LayeredResolver } from '../lib/redirect/layered_resolver.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import type { ServingStore } from '../lib/redirect/serving_store.ts';
@@ -22,33 +24,10 @@ import {
   createUnavailableOpsGateway,
 } from '../lib/temporal/unavailable_gateways.ts';
 import type { WorkflowGateway } from '../lib/temporal/workflow_gateway.ts';
+import type { WebDeps } from '../routes/app_env.ts';
+import { redirectPages } from '../routes/redirect.tsx';
 
-/** Everything the web tier's routes are given; built once per process by createWebDeps. */
-export interface WebDeps {
-  config: Config;
-  sql: Sql;
-  logger: Logger;
-  metrics: Metrics;
-  resolver: LinkResolver;
-  /** The serving store behind the resolver (REDIS_URL or Upstash), if any; reconciliation reads it. */
-  servingStore?: ServingStore;
-  /** The click buffer: redirects record into it, it writes click_counts in batches (flushed in close()). */
-  clicks: ClickRecorder;
-  workflows: WorkflowGateway;
-  /** Operations workflows: re-scans (and, with issue 6 phase 2, reconciliation and failover). */
-  ops: OpsGateway;
-  targetPolicy: TargetPolicy;
-  /** Checks destinations at creation (scheme, addresses, look-alikes, blocklist, Safe Browsing). */
-  safety: SafetyScanner;
-  /** Limits on link creation and login (Redis-backed when REDIS_URL is set). */
-  rateLimits: RateLimits;
-  /** Clicks a vendor counted for a link (e.g. Bitly), shown beside ours in stats; absent: none. */
-  vendorClicks?: VendorClickSource;
-  /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
-  getWebhookSecret(): Promise<string>;
-  /** Stops background work and closes connections (not the sql pool, which the caller owns). */
-  close(): Promise<void>;
-}
+export type { WebDeps };
 
 /** Builds the web tier's dependencies from configuration and an open pool. */
 export async function createWebDeps(
@@ -106,7 +85,7 @@ export async function createWebDeps(
     flushIntervalMs: config.clicks.flushIntervalMs,
     maxKeys: config.clicks.maxKeys,
   });
-  return {
+  return rewireWebDeps({
     config,
     sql: base.sql,
     logger: base.logger,
@@ -134,5 +113,20 @@ export async function createWebDeps(
       await rateLimits.close();
       await ownResolver?.close();
     },
+  });
+}
+
+/**
+ * Builds the parts derived from the others: the redirect answerer (shared by the Hono route and the Node fast
+ * path, so one memo and one set of tallies per process) and the host routing. Tests that swap the
+ * configuration, metrics or click buffer call it again on their variant.
+ */
+export function rewireWebDeps<T extends Omit<WebDeps, 'redirects' | 'hostRouting'>>(
+  deps: T,
+): T & Pick<WebDeps, 'redirects' | 'hostRouting'> {
+  return {
+    ...deps,
+    redirects: createRedirectAnswerer({ ...deps, pages: redirectPages }),
+    hostRouting: createHostRouting(deps.config),
   };
 }

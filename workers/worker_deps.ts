@@ -1,8 +1,8 @@
 import type { ActivityDeps } from '../activities/deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
-import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';

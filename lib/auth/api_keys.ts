@@ -1,8 +1,10 @@
 import { randomToken, sha256Hex } from '../shared/crypto.ts';
 
-import { API_KEY_SCOPES, type ApiKeyScope } from '../stores/api_key_store.ts';
+import { API_KEY_SCOPES, type ApiKeyRow, type ApiKeyScope } from '../stores/api_key_store.ts';
 
 export { API_KEY_SCOPES, type ApiKeyScope };
+/** An API key as the web tier knows it (never its secret: only a hash is stored). */
+export type ApiKey = ApiKeyRow;
 
 /** Every new key starts with this, so leaked keys are easy to spot in logs and secret scanners. */
 export const API_KEY_PREFIX = 'll_';

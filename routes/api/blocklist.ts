@@ -8,8 +8,7 @@ import {
 } from '../../lib/safety/manage_blocklist.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import { listBlocklistEntries } from '../../lib/stores/blocklist_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 

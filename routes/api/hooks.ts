@@ -4,8 +4,7 @@ import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_even
 import { wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
 import { BadRequestError, UnauthorizedError } from '../../lib/shared/errors.ts';
 import { parseJsonText, toFieldErrors } from '../../lib/shared/validation.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 import { jsonBody } from '../middleware/json_body.ts';
 
 const WEBHOOK_BODY_MAX_BYTES = 64 * 1024;

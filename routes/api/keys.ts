@@ -8,8 +8,7 @@ import {
 import { NotFoundError } from '../../lib/shared/errors.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import { listApiKeys } from '../../lib/stores/api_key_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth, forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';

@@ -17,8 +17,7 @@ import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../l
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
 import type { LinkRow } from '../../lib/stores/link_rows.ts';
 import { getLinkByCode, getLinkByPost, listVendorLinks } from '../../lib/stores/link_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';

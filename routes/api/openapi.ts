@@ -23,8 +23,7 @@ import {
   workflowAcceptedSchema,
 } from '../../lib/operations/ops_schemas.ts';
 import { wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 
 /** Named schemas, each generated from the zod schema the route validates with or answers with. */
 const SCHEMAS = {

@@ -10,8 +10,7 @@ import { failoverInputSchema, reconcileInputSchema } from '../../lib/operations/
 import { ConflictError } from '../../lib/shared/errors.ts';
 import { parseJsonText, validate } from '../../lib/shared/validation.ts';
 import { listOpsRuns, OPS_RUN_KINDS, type OpsRunRow } from '../../lib/stores/ops_run_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 

@@ -3,8 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { type ApiKeyScope, hashApiKey, hasScope } from '../../lib/auth/api_keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../../lib/shared/errors.ts';
 import { type ApiKeyRow, getActiveApiKeyByHash, touchApiKey } from '../../lib/stores/api_key_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 
 /** A revoked key stops working within this long on every instance. */
 export const API_KEY_CACHE_TTL_MS = 10_000;

@@ -7,8 +7,7 @@ import {
   releaseIdempotencyKey,
   saveIdempotentResponse,
 } from '../../lib/stores/idempotency_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
-import type { AppEnv } from '../app_env.ts';
+import type { AppEnv, WebDeps } from '../app_env.ts';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** Response headers worth replaying (the body and status are always kept). */

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { getSessionCookieName, loadSession } from '../../lib/auth/sessions.ts';
 import { toTimeZone } from '../../lib/ui/time_zone.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from '../ui/ui_env.ts';
 
 /** Loads the signed-in user (if any) and the reader's time zone for every UI request. */

@@ -3,7 +3,7 @@ import { aliasSchema } from '../../lib/links/code_rules.ts';
 import { targetUrlSchema } from '../../lib/links/link.ts';
 import { targetPolicyProblem } from '../../lib/links/target_policy.ts';
 import { getLinkByCode } from '../../lib/stores/link_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 
 /**

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { AppError } from '../../lib/shared/errors.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import { csrfProtection } from '../middleware/csrf.ts';
 import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
 import { requireUser, uiSession } from '../middleware/ui_session.ts';

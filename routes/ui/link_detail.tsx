@@ -19,7 +19,7 @@ import {
   toLinkInput,
 } from '../../lib/ui/link_form.ts';
 import { toLocalInput } from '../../lib/ui/time_zone.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 

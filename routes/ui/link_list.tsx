@@ -5,7 +5,7 @@ import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts
 import { BadRequestError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { toFieldMap } from '../../lib/ui/link_form.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 

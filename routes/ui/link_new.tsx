@@ -12,7 +12,7 @@ import {
   toFormValues,
   toLinkInput,
 } from '../../lib/ui/link_form.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 

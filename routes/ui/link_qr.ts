@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
 import { NotFoundError } from '../../lib/shared/errors.ts';
 import { getLinkByCode } from '../../lib/stores/link_store.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 
 /** Pixels per side of the PNG: sharp enough for print at a few centimetres. */

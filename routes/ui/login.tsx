@@ -11,7 +11,7 @@ import {
 import { getClientIp } from '../../lib/shared/client_ip.ts';
 import { randomToken } from '../../lib/shared/crypto.ts';
 import { RateLimitedError } from '../../lib/shared/errors.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import { LOGIN_CSRF_COOKIE } from '../middleware/csrf.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';

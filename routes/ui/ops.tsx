@@ -22,7 +22,7 @@ import { listLatestOpsRuns } from '../../lib/stores/ops_run_store.ts';
 import { getSetting } from '../../lib/stores/settings_store.ts';
 import { listUsers } from '../../lib/stores/user_store.ts';
 import { toFieldMap, toFieldSentences, toFormValues } from '../../lib/ui/link_form.ts';
-import type { WebDeps } from '../../server/web_deps.ts';
+import type { WebDeps } from '../app_env.ts';
 import { forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';

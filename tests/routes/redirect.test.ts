@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../lib/shared/config.ts';
 import { createApp } from '../../routes/app.ts';
+import { rewireWebDeps } from '../../server/web_deps.ts';
 import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
 
 // Every row of API.md's short-host table, in-process (see redirect_open_redirect.test.ts for real HTTP).
@@ -24,7 +25,9 @@ async function setLink(code: string, values: Record<string, unknown>) {
 
 /** The same web tier with other redirect settings (the same dependencies, another parsed configuration). */
 function appWith(redirect: Partial<Config['redirect']>) {
-  return createApp({ ...h.deps, config: { ...h.config, redirect: { ...h.config.redirect, ...redirect } } });
+  return createApp(
+    rewireWebDeps({ ...h.deps, config: { ...h.config, redirect: { ...h.config.redirect, ...redirect } } }),
+  );
 }
 
 function headersOf(res: Response): Record<string, string> {

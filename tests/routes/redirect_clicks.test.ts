@@ -4,6 +4,7 @@ import { createClickBuffer } from '../../lib/clicks/click_buffer.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
 import { createApp } from '../../routes/app.ts';
+import { rewireWebDeps } from '../../server/web_deps.ts';
 import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
 
@@ -153,7 +154,7 @@ describe('a click database outage', () => {
       flushIntervalMs: 50,
       maxKeys: 1000,
     });
-    const app = createApp({ ...h.deps, metrics, clicks });
+    const app = createApp(rewireWebDeps({ ...h.deps, metrics, clicks }));
     const code = await create({ url: 'https://example.com/outage' });
 
     async function burst(n: number): Promise<number[]> {

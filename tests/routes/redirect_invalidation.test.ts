@@ -10,9 +10,9 @@ import {
   createUnavailableOpsGateway,
 } from '../../lib/temporal/unavailable_gateways.ts';
 import { createApp } from '../../routes/app.ts';
-import type { AppEnv } from '../../routes/app_env.ts';
+import type { AppEnv, WebDeps } from '../../routes/app_env.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
-import { createWebDeps, type WebDeps } from '../../server/web_deps.ts';
+import { createWebDeps } from '../../server/web_deps.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 
 const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../routes/app.ts';
 import { type RunningServer, serveNode } from '../../server/node_server.ts';
+import { rewireWebDeps } from '../../server/web_deps.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 
 // Nothing in a request may change where a link leads: not its path, not its query, not its headers. Checked
@@ -28,13 +29,15 @@ before(async () => {
   bare = await createLink('https://news.example/plain');
   fragmentOnly = await createLink('https://news.example/frag#top');
   plain = await serveNode(h.app.fetch, { port: 0, host: '127.0.0.1' });
-  const forwardingApp = createApp({
-    ...h.deps,
-    config: {
-      ...h.config,
-      redirect: { ...h.config.redirect, forwardQueryParams: ['ref', 'utm_campaign', 'id'] },
-    },
-  });
+  const forwardingApp = createApp(
+    rewireWebDeps({
+      ...h.deps,
+      config: {
+        ...h.config,
+        redirect: { ...h.config.redirect, forwardQueryParams: ['ref', 'utm_campaign', 'id'] },
+      },
+    }),
+  );
   forwarding = await serveNode(forwardingApp.fetch, { port: 0, host: '127.0.0.1' });
 });
 after(async () => {
@@ -243,13 +246,15 @@ describe('FORWARD_QUERY_PARAMS', () => {
           via === 'http'
             ? (await raw(forwarding.port, `/${c}${query}`)).headers.get('location')?.[0]
             : (
-                await createApp({
-                  ...h.deps,
-                  config: {
-                    ...h.config,
-                    redirect: { ...h.config.redirect, forwardQueryParams: ['ref', 'utm_campaign', 'id'] },
-                  },
-                }).request(`/${c}${query}`)
+                await createApp(
+                  rewireWebDeps({
+                    ...h.deps,
+                    config: {
+                      ...h.config,
+                      redirect: { ...h.config.redirect, forwardQueryParams: ['ref', 'utm_campaign', 'id'] },
+                    },
+                  }),
+                ).request(`/${c}${query}`)
               ).headers.get('Location');
         assert.equal(got, location, `${via} ${query}`);
         const target =

@@ -14,9 +14,10 @@ import {
   createUnavailableOpsGateway,
 } from '../../lib/temporal/unavailable_gateways.ts';
 import { createApp } from '../../routes/app.ts';
+import type { WebDeps } from '../../routes/app_env.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
 import { type RunningServer, serveNode } from '../../server/node_server.ts';
-import { createWebDeps, type WebDeps } from '../../server/web_deps.ts';
+import { createWebDeps } from '../../server/web_deps.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { eventually } from '../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private_redis.ts';

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createRedirectAnswerer } from '../../lib/redirect/answer_redirect.ts';
+import { createHostRouting } from '../../lib/redirect/host_routing.ts';
 import { createPostgresResolver } from '../../lib/redirect/link_resolver.ts';
 import { createSql } from '../../lib/stores/sql.ts';
 import { createApp } from '../../routes/app.ts';
+import { redirectPages } from '../../routes/redirect.tsx';
 import {
   createNodeListener,
   fastPathCode,
@@ -142,7 +145,12 @@ describe('Node fast path', () => {
   test('a lookup failure is the same problem answer on both paths', async () => {
     // The real resolver over a database nobody listens on: every lookup throws.
     const dead = createSql({ url: 'postgres://127.0.0.1:9/none', max: 1 });
-    const deps = { ...h.deps, resolver: createPostgresResolver({ sql: dead }) };
+    const resolver = createPostgresResolver({ sql: dead });
+    const deps = {
+      ...h.deps,
+      resolver,
+      redirects: createRedirectAnswerer({ ...h.deps, resolver, pages: redirectPages }),
+    };
     const app = createApp(deps);
     const broken = await serveNode(app.fetch, { port: 0, host: '127.0.0.1', fastPath: deps });
     const brokenPlain = await serveNode(app.fetch, { port: 0, host: '127.0.0.1' });
@@ -193,7 +201,7 @@ describe('Node fast path', () => {
 
   test('with split hosts, codes are served on the short host only; the app host is Hono (404 for codes)', async () => {
     const config = { ...h.config, appBaseUrl: 'http://app.test', splitHosts: true };
-    const deps = { ...h.deps, config };
+    const deps = { ...h.deps, config, hostRouting: createHostRouting(config) };
     const app = createApp(deps);
     let calls = 0;
     const split = await serveNode(

@@ -1,0 +1,214 @@
+// THE HOT PATH (DESIGN.md, "The redirect hot path"): a short-host request for a code, answered from the
+// resolver ladder and the redirect policy, its click counted in memory. Runtime-neutral: the Node fast path
+// (server/node_server.ts) writes the answer straight to the socket; the Hono route (routes/redirect.tsx, used
+// by Deno and everything else) turns it into a Response. Pages are rendered by the caller's `pages`.
+
+import { classifyClick, countryOf, referrerHostOf } from '../clicks/classify_click.ts';
+import type { ClickCell, ClickRecorder } from '../clicks/click_buffer.ts';
+import { isPossibleCode } from '../links/code_rules.ts';
+import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
+import type { LinkResolver } from './link_resolver.ts';
+import { type LinkPreview, toLinkPreview } from './preview.ts';
+import { decideRedirect, type RedirectDecision, type RedirectSettings } from './redirect_policy.ts';
+import type { ServingRecord } from './serving_record.ts';
+
+/** One short-host request as the hot path needs it, independent of the runtime and framework serving it. */
+export interface RedirectRequest {
+  method: string;
+  /**
+   * The single path segment after `/` (a real code is plain ASCII, so decoding never matters); a trailing
+   * `+` asks for the preview page.
+   */
+  code: string;
+  /** The raw query string without `?` ('' when none). */
+  query: string;
+  /** A request header by its lower-case name (callers always pass one). */
+  header(name: string): string | undefined;
+}
+
+/** The answer as plain data: the Hono route turns it into a Response, the Node fast path writes it directly. */
+export interface RedirectAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** null: no body (redirects, and every HEAD). */
+  body: string | null;
+}
+
+/** The short host's HTML pages (status pages and the preview), rendered by the web layer. */
+export interface RedirectPages {
+  status(page: NonNullable<RedirectDecision['page']>): string;
+  preview(preview: LinkPreview): string;
+}
+
+/** What answering a redirect needs: one deployment's settings, resolver, metrics, click buffer and pages. */
+export interface RedirectDeps {
+  resolver: LinkResolver;
+  config: {
+    shortBaseUrl: string;
+    redirect: RedirectSettings;
+    resolver: { cacheMax: number };
+    trustedCountryHeader?: string | undefined;
+  };
+  metrics: Pick<Metrics, 'redirects'>;
+  clicks: ClickRecorder;
+  pages: RedirectPages;
+}
+
+/** Answers short-host requests for one deployment. */
+export interface RedirectAnswerer {
+  /**
+   * Resolve the code and answer per redirect_policy, then count the click in memory (lib/clicks; written to
+   * click_counts in batches, never awaited). Counted: answers that send a reader on — redirects to the
+   * target, expired links' 302 to their fallback, and the warn interstitial. Not counted: 404, 410, 451 and
+   * the `{code}+` preview page.
+   */
+  answer(request: RedirectRequest): Promise<RedirectAnswer>;
+  /**
+   * `answer` without the lookup, synchronously, when the resolver's LRU already holds the record
+   * (`resolver.peek`); undefined otherwise. Lets the Node fast path answer an LRU hit with no promise between
+   * the parsed request and the socket. `request.code` must already be a possible code (a `+` may follow).
+   */
+  answerPeeked(request: RedirectRequest): RedirectAnswer | undefined;
+}
+
+const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'";
+
+/** Renders a decision; HEAD gets the same status and headers without a body. */
+export function toRedirectAnswer(
+  decision: RedirectDecision,
+  method: string,
+  pages: RedirectPages,
+): RedirectAnswer {
+  const headers: Record<string, string> = {
+    'Cache-Control': decision.cacheControl,
+    'X-Robots-Tag': 'noindex',
+    'Referrer-Policy': 'unsafe-url',
+  };
+  if (decision.location !== undefined) {
+    headers.Location = decision.location;
+    return { status: decision.status, headers, body: null };
+  }
+  headers['Content-Type'] = 'text/html; charset=utf-8';
+  headers['Content-Security-Policy'] = PAGE_CSP;
+  const body = decision.page ? pages.status(decision.page) : '';
+  return { status: decision.status, headers, body: method === 'HEAD' ? null : body };
+}
+
+type Outcome = RedirectDecision['outcome'] | 'preview';
+const OUTCOMES: readonly Outcome[] = [
+  'redirect',
+  'warn',
+  'expired',
+  'gone',
+  'blocked',
+  'not_found',
+  'preview',
+];
+
+/** True when a request's path segment asks for the preview page: the code followed by `+`. */
+function isPreview(segment: string): boolean {
+  return segment.length > 1 && segment.charCodeAt(segment.length - 1) === 43; /* + */
+}
+
+/**
+ * Builds the answerer; everything per deployment (tallies, settings, the answer memo) is looked up here once,
+ * so a request costs the lookup, the policy and the click, nothing more.
+ */
+export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
+  const { resolver, clicks, config, pages } = deps;
+  const settings = config.redirect;
+  const countryHeader = config.trustedCountryHeader?.toLowerCase();
+  const counted = Object.fromEntries(
+    OUTCOMES.map((outcome) => [outcome, tally(deps.metrics.redirects, { outcome })]),
+  ) as Record<Outcome, Tally>;
+  /**
+   * Answers that depend on nothing but the record: an active, clean link with no expiry, when no request query
+   * parameters are forwarded. Keyed by the record object the resolver's LRU hands out (a changed link is a new
+   * object), so an LRU hit skips the decision and the header building; an answer is shared and never mutated.
+   * Beside it, a click-buffer cell for the code, so counting the click is an increment (no lookup by code).
+   * Without the LRU every lookup is a new object: memoising would only add an entry per request.
+   */
+  const memo =
+    config.resolver.cacheMax > 0 && (settings.forwardQueryParams?.length ?? 0) === 0
+      ? new WeakMap<ServingRecord, { answer: RedirectAnswer; cell: ClickCell }>()
+      : undefined;
+
+  /** `GET /{code}+`: where the link leads and what following it does; no redirect and no click. */
+  function answerPreview(
+    code: string,
+    record: ServingRecord | null,
+    now: number,
+    method: string,
+  ): RedirectAnswer {
+    const decision = decideRedirect(code, record, now, settings);
+    if (!record || decision.outcome === 'not_found') {
+      counted.not_found.n++;
+      return toRedirectAnswer(decision, method, pages);
+    }
+    counted.preview.n++;
+    return {
+      status: 200,
+      headers: {
+        'Cache-Control': 'no-store',
+        'X-Robots-Tag': 'noindex',
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': PAGE_CSP,
+        'Referrer-Policy': 'no-referrer',
+      },
+      body:
+        method === 'HEAD' ? null : pages.preview(toLinkPreview(code, record, decision, config.shortBaseUrl)),
+    };
+  }
+
+  function answerResolved(
+    request: RedirectRequest,
+    code: string,
+    preview: boolean,
+    record: ServingRecord | null,
+  ): RedirectAnswer {
+    const now = Date.now();
+    if (preview) return answerPreview(code, record, now, request.method);
+    const alike =
+      memo !== undefined &&
+      record !== null &&
+      record.status === 'active' &&
+      record.expiresAt === null &&
+      (record.safety === 'clean' || record.safety === 'unknown');
+    let memoised = alike ? memo.get(record) : undefined;
+    let answer: RedirectAnswer;
+    if (memoised !== undefined) {
+      answer = memoised.answer;
+      counted.redirect.n++;
+    } else {
+      const decision = decideRedirect(code, record, now, settings, request.query);
+      answer = toRedirectAnswer(decision, request.method, pages);
+      counted[decision.outcome].n++;
+      if (alike && decision.outcome === 'redirect') {
+        memoised = { answer, cell: clicks.cell(code) };
+        memo.set(record, memoised);
+      }
+      if (decision.outcome !== 'warn' && answer.headers.Location === undefined) return answer;
+    }
+    const kind = classifyClick(request.method, request.header('user-agent'), request.query);
+    const country = countryHeader ? countryOf(request.header(countryHeader)) : '';
+    const referrerHost = referrerHostOf(request.header('referer'));
+    if (memoised !== undefined) clicks.recordInCell(memoised.cell, kind, country, referrerHost, now);
+    else clicks.record({ code, kind, country, referrerHost, atMs: now });
+    return answer;
+  }
+
+  return {
+    async answer(request) {
+      const preview = isPreview(request.code);
+      const code = preview ? request.code.slice(0, -1) : request.code;
+      const record = isPossibleCode(code) ? await resolver.resolve(code) : null;
+      return answerResolved(request, code, preview, record);
+    },
+    answerPeeked(request) {
+      const preview = isPreview(request.code);
+      const code = preview ? request.code.slice(0, -1) : request.code;
+      const record = resolver.peek?.(code);
+      return record === undefined ? undefined : answerResolved(request, code, preview, record);
+    },
+  };
+}
