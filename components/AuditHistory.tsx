@@ -1,4 +1,4 @@
-import type { AuditRow } from '../lib/stores/audit_store.ts';
+import type { LinkHistoryEntry as AuditRow } from '../lib/links/link_history.ts';
 import { formatDateTime } from '../lib/ui/time_zone.ts';
 
 const ACTIONS: Record<string, string> = {

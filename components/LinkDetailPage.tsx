@@ -1,9 +1,8 @@
 import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import type { LinkStats } from '../lib/clicks/link_stats.ts';
-import type { Link } from '../lib/links/link.ts';
-import type { AuditRow } from '../lib/stores/audit_store.ts';
-import type { LinkRow } from '../lib/stores/link_rows.ts';
+import type { Link, StoredLink as LinkRow } from '../lib/links/link.ts';
+import type { LinkHistoryEntry as AuditRow } from '../lib/links/link_history.ts';
 import { describeTimeZone, formatDateTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { AuditHistory, describeActor } from './AuditHistory.tsx';

@@ -1,7 +1,7 @@
 import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/links/link.ts';
-import { LINK_SORTS } from '../lib/stores/link_list_store.ts';
+import { LINK_SORTS } from '../lib/links/list_links.ts';
 import { formatDate, formatTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SAFETY_TEXT, SafetyBadge, STATUS_TEXT, StatusBadge } from './Badge.tsx';

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../lib/auth/api_keys.ts';
+import type { StoredApiKey } from '../lib/auth/api_keys.ts';
 import type { ClickRecorder } from '../lib/clicks/click_buffer.ts';
 import type { VendorClickSource } from '../lib/clicks/link_stats.ts';
 import type { TargetPolicy } from '../lib/links/target_policy.ts';
@@ -19,7 +19,7 @@ import type { WorkflowGateway } from '../lib/temporal/workflow_gateway.ts';
 export interface AppEnv {
   Variables: {
     requestId: string;
-    apiKey: ApiKey;
+    apiKey: StoredApiKey;
   };
 }
 

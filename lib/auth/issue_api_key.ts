@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { NotFoundError } from '../shared/errors.ts';
-import { type ApiKeyRow, insertApiKey, revokeApiKey } from '../stores/api_key_store.ts';
+import { type ApiKeyRow, insertApiKey, listApiKeys, revokeApiKey } from '../stores/api_key_store.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
-import type { Sql } from '../stores/sql.ts';
+import type { Db, Sql } from '../stores/sql.ts';
 import { API_KEY_SCOPES, generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from './api_keys.ts';
 
 /** POST /api/v1/keys body (and the operations page's form). */
@@ -79,4 +79,9 @@ export async function revokeIssuedApiKey(sql: Sql, id: number, actor: string): P
     if (!(await revokeApiKey(tx, id))) throw new NotFoundError(`No live API key ${id}.`);
     await insertAuditEntry(tx, { code: null, actor, action: 'apikey.revoked', after: { id } });
   });
+}
+
+/** Every key (active and revoked), newest first, in the API's shape. */
+export async function listIssuedApiKeys(db: Db): Promise<ApiKey[]> {
+  return (await listApiKeys(db)).map(toApiKey);
 }

@@ -9,6 +9,9 @@ import {
 } from '../stores/link_rows.ts';
 import { aliasSchema } from './code_rules.ts';
 
+/** A link as stored, for code above lib/ that shows or edits one (the row type lives with the stores). */
+export type StoredLink = LinkRow;
+
 // The link model: what a caller may send (zod schemas shared by the API, forms, webhooks and islands) and what
 // the API returns. The stored row and its enumerations are defined with the stores (lib/stores/link_rows.ts).
 export {

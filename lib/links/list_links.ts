@@ -12,6 +12,8 @@ import { groupVendorLinks, listVendorLinks } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import { LINK_ORIGINS, LINK_STATUSES, linkSchema, SAFETY_VERDICTS, siteSchema, tagSchema } from './link.ts';
 
+export { LINK_SORTS };
+
 export const LIST_LIMIT_DEFAULT = 50;
 export const LIST_LIMIT_MAX = 200;
 

@@ -1,7 +1,11 @@
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
-import { deleteBlocklistEntry, insertBlocklistEntry } from '../stores/blocklist_store.ts';
-import type { Sql } from '../stores/sql.ts';
+import {
+  deleteBlocklistEntry,
+  insertBlocklistEntry,
+  listBlocklistEntries,
+} from '../stores/blocklist_store.ts';
+import type { Db, Sql } from '../stores/sql.ts';
 import type { BlocklistEntry, BlocklistInput } from './blocklist_entry.ts';
 
 /** Adds a blocklist entry with an audit entry; 409 when the pattern is already listed. */
@@ -54,4 +58,12 @@ export async function removeBlocklistEntry(
 export function getBlocklistRescanScope(entry: Pick<BlocklistEntry, 'pattern' | 'kind'>): string | undefined {
   const host = entry.kind === 'host' ? entry.pattern : new URL(entry.pattern).hostname;
   return host.includes('xn--') ? undefined : host.toLowerCase();
+}
+
+/** Entries in pattern order, after `cursor` (a pattern), at most `limit`. */
+export function listBlocklist(
+  db: Db,
+  options: { cursor?: string; limit: number },
+): Promise<BlocklistEntry[]> {
+  return listBlocklistEntries(db, options);
 }

@@ -4,10 +4,10 @@ import { type BlocklistEntry, blocklistInputSchema } from '../../lib/safety/bloc
 import {
   addBlocklistEntry,
   getBlocklistRescanScope,
+  listBlocklist,
   removeBlocklistEntry,
 } from '../../lib/safety/manage_blocklist.ts';
 import { validate } from '../../lib/shared/validation.ts';
-import { listBlocklistEntries } from '../../lib/stores/blocklist_store.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
@@ -58,7 +58,7 @@ export function createBlocklistRoutes(deps: WebDeps) {
 
   app.get('/', async (c) => {
     const query = validate(listQuerySchema, c.req.query());
-    const rows = await listBlocklistEntries(deps.sql, {
+    const rows = await listBlocklist(deps.sql, {
       limit: query.limit + 1,
       ...(query.cursor ? { cursor: query.cursor } : {}),
     });

@@ -2,12 +2,12 @@ import { Hono } from 'hono';
 import {
   createApiKeyInputSchema,
   issueApiKey,
+  listIssuedApiKeys,
   revokeIssuedApiKey,
   toApiKey,
 } from '../../lib/auth/issue_api_key.ts';
 import { NotFoundError } from '../../lib/shared/errors.ts';
 import { validate } from '../../lib/shared/validation.ts';
-import { listApiKeys } from '../../lib/stores/api_key_store.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth, forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
@@ -34,7 +34,7 @@ export function createKeysRoutes(deps: WebDeps) {
   );
 
   app.get('/', requireApiKey('admin'), async (c) => {
-    return c.json({ items: (await listApiKeys(deps.sql)).map(toApiKey) });
+    return c.json({ items: await listIssuedApiKeys(deps.sql) });
   });
 
   app.delete('/:id', requireApiKey('admin'), async (c) => {

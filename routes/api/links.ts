@@ -4,6 +4,8 @@ import { createLink } from '../../lib/links/create_link.ts';
 import { createLinksBatch, createLinksBatchInputSchema } from '../../lib/links/create_links_batch.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
+import { getLinkRowOrThrow, getPostLinkRowOrThrow, toLinksWithVendors } from '../../lib/links/get_link.ts';
+import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import {
   createLinkInputSchema,
   postIdSchema,
@@ -15,8 +17,6 @@ import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts
 import { syncAfterChange, syncInBackground } from '../../lib/links/sync_after_change.ts';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
-import type { LinkRow } from '../../lib/stores/link_rows.ts';
-import { getLinkByCode, getLinkByPost, listVendorLinks } from '../../lib/stores/link_store.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
@@ -51,9 +51,9 @@ export function createLinksRoutes(deps: WebDeps) {
   };
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
 
-  async function respondWithLink(code: string | null, row: LinkRow | null) {
-    if (!row || row.deletedAt) throw new NotFoundError(code ? `No link ${code}.` : 'No such link.');
-    return toLink(row, deps.config.shortBaseUrl, await listVendorLinks(deps.sql, [row.code]));
+  async function respondWithLink(row: LinkRow) {
+    const [link] = await toLinksWithVendors(deps.sql, deps.config.shortBaseUrl, [row]);
+    return link!;
   }
 
   app.post('/', requireApiKey('links:write'), jsonBody(CREATE_BODY_MAX_BYTES), idempotent, async (c) => {
@@ -67,7 +67,7 @@ export function createLinksRoutes(deps: WebDeps) {
     // New links are synced too: the serving store, the vendor and an expiry timer follow from Postgres.
     if (created)
       c.header('Lifeline-Sync', await syncAfterChange(deps, link.code, `link.created by ${actorOf(c)}`));
-    const body = await respondWithLink(link.code, link);
+    const body = await respondWithLink(link);
     c.header('ETag', toEtag(link));
     return c.json(body, created ? 201 : 200, created ? { Location: `/api/v1/links/${link.code}` } : {});
   });
@@ -84,12 +84,12 @@ export function createLinksRoutes(deps: WebDeps) {
       origin: 'api',
     });
     const createdCodes = results.flatMap((r) => (r.status === 201 && 'link' in r ? [r.link.code] : []));
-    const vendors = await listVendorLinks(
+    const answered = await toLinksWithVendors(
       deps.sql,
-      results.flatMap((r) => ('link' in r ? [r.link.code] : [])),
+      deps.config.shortBaseUrl,
+      results.flatMap((r) => ('link' in r ? [r.link] : [])),
     );
-    const byCode = new Map<string, typeof vendors>();
-    for (const v of vendors) byCode.set(v.code, [...(byCode.get(v.code) ?? []), v]);
+    const byCode = new Map(answered.map((l) => [l.code, l]));
     syncInBackground(deps, createdCodes, `link.created by ${actorOf(c)}`);
     if (createdCodes.length > 0) c.header('Lifeline-Sync', 'queued');
     return c.json({
@@ -98,7 +98,7 @@ export function createLinksRoutes(deps: WebDeps) {
           ? {
               index: r.index,
               status: r.status,
-              link: toLink(r.link, deps.config.shortBaseUrl, byCode.get(r.link.code)),
+              link: byCode.get(r.link.code)!,
             }
           : r,
       ),
@@ -118,25 +118,20 @@ export function createLinksRoutes(deps: WebDeps) {
   app.get('/by-post/:site/:postId', requireApiKey('links:read'), async (c) => {
     const site = validate(siteSchema, c.req.param('site'));
     const postId = validate(postIdSchema, c.req.param('postId'));
-    const row = await getLinkByPost(deps.sql, site, postId);
-    if (!row || row.status === 'pending')
-      throw new NotFoundError(`Post ${postId} of ${site} has no link yet.`);
-    return c.json(await respondWithLink(null, row));
+    return c.json(await respondWithLink(await getPostLinkRowOrThrow(deps.sql, site, postId)));
   });
 
   app.get('/:code/stats', requireApiKey('links:read'), async (c) => {
     const code = c.req.param('code');
-    const row = await getLinkByCode(deps.sql, code);
-    if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
+    await getLinkRowOrThrow(deps.sql, code);
     const range = resolveStatsRange(validate(linkStatsQuerySchema, c.req.query()));
     return c.json(await getLinkStats(deps.sql, code, range, deps.vendorClicks));
   });
 
   app.get('/:code', requireApiKey('links:read'), async (c) => {
     const code = c.req.param('code');
-    const row = await getLinkByCode(deps.sql, code);
-    const body = await respondWithLink(code, row);
-    return c.json(body, 200, { ETag: toEtag(row!) });
+    const row = await getLinkRowOrThrow(deps.sql, code);
+    return c.json(await respondWithLink(row), 200, { ETag: toEtag(row) });
   });
 
   app.patch('/:code', requireApiKey('links:write'), jsonBody(PATCH_BODY_MAX_BYTES), async (c) => {
@@ -150,7 +145,7 @@ export function createLinksRoutes(deps: WebDeps) {
       expectedVersion === undefined ? {} : { expectedVersion },
     );
     if (result.sync) c.header('Lifeline-Sync', result.sync);
-    return c.json(await respondWithLink(result.link.code, result.link), 200, { ETag: toEtag(result.link) });
+    return c.json(await respondWithLink(result.link), 200, { ETag: toEtag(result.link) });
   });
 
   app.delete('/:code', requireApiKey('links:write'), async (c) => {

@@ -6,10 +6,10 @@ import {
   getRunningFrontChange,
   requestFrontChange,
 } from '../../lib/failover/request_front_change.ts';
+import { listOpsRuns, OPS_RUN_KINDS, type OpsRun } from '../../lib/operations/ops_runs.ts';
 import { failoverInputSchema, reconcileInputSchema } from '../../lib/operations/ops_schemas.ts';
 import { ConflictError } from '../../lib/shared/errors.ts';
 import { parseJsonText, validate } from '../../lib/shared/validation.ts';
-import { listOpsRuns, OPS_RUN_KINDS, type OpsRunRow } from '../../lib/stores/ops_run_store.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
@@ -20,7 +20,7 @@ const runsQuerySchema = z.object({
 });
 
 /** An operations run as the API returns it. */
-export function toOpsRunJson(run: OpsRunRow) {
+export function toOpsRunJson(run: OpsRun) {
   return {
     kind: run.kind,
     workflowId: run.workflowId,
@@ -32,7 +32,7 @@ export function toOpsRunJson(run: OpsRunRow) {
 }
 
 /** A finished drill as GET /ops/front shows it. */
-function toDrillJson(run: OpsRunRow) {
+function toDrillJson(run: OpsRun) {
   const report = run.report as {
     to?: string;
     durationMs?: number;

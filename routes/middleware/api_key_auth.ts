@@ -1,21 +1,27 @@
 import type { MiddlewareHandler } from 'hono';
 import { LRUCache } from 'lru-cache';
-import { type ApiKeyScope, hashApiKey, hasScope } from '../../lib/auth/api_keys.ts';
+import {
+  type ApiKeyScope,
+  findActiveApiKey,
+  hashApiKey,
+  hasScope,
+  recordApiKeyUse,
+  type StoredApiKey,
+} from '../../lib/auth/api_keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../../lib/shared/errors.ts';
-import { type ApiKeyRow, getActiveApiKeyByHash, touchApiKey } from '../../lib/stores/api_key_store.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 
 /** A revoked key stops working within this long on every instance. */
 export const API_KEY_CACHE_TTL_MS = 10_000;
 
-type KeyCache = LRUCache<string, ApiKeyRow | false>;
+type KeyCache = LRUCache<string, StoredApiKey | false>;
 /** One cache per app (keyed by its pool), shared by every route group, so a revocation can clear it. */
 const caches = new WeakMap<object, KeyCache>();
 
 function getCache(sql: object): KeyCache {
   let cache = caches.get(sql);
   if (!cache) {
-    cache = new LRUCache<string, ApiKeyRow | false>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
+    cache = new LRUCache<string, StoredApiKey | false>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
     caches.set(sql, cache);
   }
   return cache;
@@ -38,13 +44,15 @@ export function createApiKeyAuth(deps: Pick<WebDeps, 'sql' | 'logger'>) {
       const hash = await hashApiKey(m[1]!);
       let key = cache.get(hash);
       if (key === undefined) {
-        key = (await getActiveApiKeyByHash(deps.sql, hash)) ?? false;
+        key = (await findActiveApiKey(deps.sql, hash)) ?? false;
         cache.set(hash, key);
       }
       if (!key) throw new UnauthorizedError('The API key is not valid or has been revoked.');
       if (!hasScope(key.scopes, scope)) throw new ForbiddenError(`This API key lacks the "${scope}" scope.`);
       c.set('apiKey', key);
-      touchApiKey(deps.sql, key.id).catch((err) => deps.logger.warn({ err }, 'could not record API key use'));
+      recordApiKeyUse(deps.sql, key.id).catch((err) =>
+        deps.logger.warn({ err }, 'could not record API key use'),
+      );
       await next();
     };
   };

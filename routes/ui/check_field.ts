@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { aliasSchema } from '../../lib/links/code_rules.ts';
+import { isCodeTaken } from '../../lib/links/get_link.ts';
 import { targetUrlSchema } from '../../lib/links/link.ts';
 import { targetPolicyProblem } from '../../lib/links/target_policy.ts';
-import { getLinkByCode } from '../../lib/stores/link_store.ts';
 import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 
@@ -31,7 +31,7 @@ export function createCheckFieldRoutes(deps: WebDeps) {
       if (!parsed.success)
         return c.json({ ok: false, message: `The alias ${parsed.error.issues[0]?.message}.` });
       // Deleted codes stay taken: a code is never reused.
-      if (await getLinkByCode(deps.sql, value))
+      if (await isCodeTaken(deps.sql, value))
         return c.json({ ok: false, message: `${shortBase}/${value} is taken.` });
       return c.json({ ok: true, message: `${shortBase}/${value} is available.` });
     }

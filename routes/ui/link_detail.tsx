@@ -5,12 +5,12 @@ import { LINK_FIELD_LABELS } from '../../components/NewLinkPage.tsx';
 import { getLinkStats } from '../../lib/clicks/link_stats.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
+import { getLinkRowOrThrow, listLinkVendors } from '../../lib/links/get_link.ts';
+import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import { toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
+import { listLinkHistory } from '../../lib/links/link_history.ts';
 import { AppError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
-import { listAuditEntries } from '../../lib/stores/audit_store.ts';
-import type { LinkRow } from '../../lib/stores/link_rows.ts';
-import { getLinkByCode, listVendorLinks } from '../../lib/stores/link_store.ts';
 import {
   type FormValues,
   toFieldMap,
@@ -52,11 +52,7 @@ function toEditValues(row: LinkRow, timeZone: string): FormValues {
 export function createLinkDetailRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 
-  async function loadLink(code: string): Promise<LinkRow> {
-    const row = await getLinkByCode(deps.sql, code);
-    if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
-    return row;
-  }
+  const loadLink = (code: string): Promise<LinkRow> => getLinkRowOrThrow(deps.sql, code);
 
   async function render(
     c: Context<UiEnv>,
@@ -72,14 +68,14 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const days = options.days ?? 30;
     const now = new Date();
     const [vendors, stats, audit] = await Promise.all([
-      listVendorLinks(deps.sql, [row.code]),
+      listLinkVendors(deps.sql, row.code),
       getLinkStats(
         deps.sql,
         row.code,
         { from: new Date(now.getTime() - days * DAY_MS), to: now },
         deps.vendorClicks,
       ),
-      listAuditEntries(deps.sql, row.code, 200),
+      listLinkHistory(deps.sql, row.code, 200),
     ]);
     const query = `LifelineCode="${row.code}"`;
     const { uiUrl, namespace } = deps.config.temporal;

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
+import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
 import { NotFoundError } from '../../lib/shared/errors.ts';
-import { getLinkByCode } from '../../lib/stores/link_store.ts';
 import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 
@@ -19,8 +19,7 @@ export function createLinkQrRoutes(deps: WebDeps) {
 
   const serve = (format: 'svg' | 'png') => async (c: Context<UiEnv>) => {
     const code = c.req.param('code') ?? '';
-    const row = await getLinkByCode(deps.sql, code);
-    if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
+    const row = await getLinkRowOrThrow(deps.sql, code);
     const target = getQrTarget(`${deps.config.shortBaseUrl}/${row.code}`);
     const png = format === 'png';
     const headers: Record<string, string> = {

@@ -1,11 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { OpsPage, type OpsView } from '../../components/OpsPage.tsx';
-import {
-  createApiKeyInputSchema,
-  issueApiKey,
-  revokeIssuedApiKey,
-  toApiKey,
-} from '../../lib/auth/issue_api_key.ts';
+import { createApiKeyInputSchema, issueApiKey, revokeIssuedApiKey } from '../../lib/auth/issue_api_key.ts';
 import {
   createUser,
   createUserInputSchema,
@@ -15,12 +10,9 @@ import {
 } from '../../lib/auth/manage_users.ts';
 import { FRONTS } from '../../lib/failover/active_front.ts';
 import { getRunningFrontChange, requestFrontChange } from '../../lib/failover/request_front_change.ts';
+import { getOpsOverview } from '../../lib/operations/get_ops_overview.ts';
 import { AppError, ConflictError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
-import { listApiKeys } from '../../lib/stores/api_key_store.ts';
-import { listLatestOpsRuns } from '../../lib/stores/ops_run_store.ts';
-import { getSetting } from '../../lib/stores/settings_store.ts';
-import { listUsers } from '../../lib/stores/user_store.ts';
 import { toFieldMap, toFieldSentences, toFormValues } from '../../lib/ui/link_form.ts';
 import type { WebDeps } from '../app_env.ts';
 import { forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
@@ -42,17 +34,14 @@ export function createOpsRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 
   async function loadView(): Promise<OpsView> {
-    const [front, runs, keys, users, running] = await Promise.all([
-      getSetting<{ active: string; since: string | null }>(deps.sql, 'active_front'),
-      listLatestOpsRuns(deps.sql),
-      listApiKeys(deps.sql),
-      listUsers(deps.sql),
+    const [{ front, runs, keys, users }, running] = await Promise.all([
+      getOpsOverview(deps.sql),
       getRunningFrontChange(deps.sql),
     ]);
     const { uiUrl, namespace } = deps.config.temporal;
     const state = running ? await deps.ops.describeFrontChange(running.workflowId).catch(() => null) : null;
     return {
-      front: front ?? { active: 'inhouse', since: null },
+      front,
       bitlyConfigured: deps.config.bitly !== undefined,
       frontChange: running
         ? {
@@ -63,7 +52,7 @@ export function createOpsRoutes(deps: WebDeps) {
           }
         : null,
       runs,
-      keys: keys.map(toApiKey),
+      keys,
       users,
       temporalUrl: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows` : null,
     };
