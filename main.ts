@@ -1,14 +1,14 @@
 // Web entry (Node): parse config, build dependencies, serve. Wiring only.
 
+import { guardKnownDriverFaults } from './boot/driver_faults.ts';
+import { loadConfigOrExit, requireSetting } from './boot/load_config.ts';
+import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_database.ts';
+import { onShutdownSignal } from './boot/shutdown.ts';
 import { createLogger } from './lib/shared/logger.ts';
 import { createSql } from './lib/stores/sql.ts';
 import { createApp } from './routes/app.ts';
 import { loadStaticFiles } from './routes/static.ts';
-import { guardKnownDriverFaults } from './server/driver_faults.ts';
-import { loadConfigOrExit, requireSetting } from './server/load_config.ts';
 import { serveNode } from './server/node_server.ts';
-import { prepareDatabase, printGeneratedCredentials } from './server/prepare_database.ts';
-import { onShutdownSignal } from './server/shutdown.ts';
 import { createWebDeps } from './server/web_deps.ts';
 
 const config = loadConfigOrExit(process.env);
@@ -18,7 +18,7 @@ const databaseUrl = requireSetting(
   'for `npm run web` (only `npm start` embeds one)',
 );
 const logger = createLogger({ level: config.logLevel, name: 'lifeline-web' });
-// A database outage must not kill the process through a postgres.js fault (server/driver_faults.ts).
+// A database outage must not kill the process through a postgres.js fault (boot/driver_faults.ts).
 guardKnownDriverFaults(logger);
 const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-web' });
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));

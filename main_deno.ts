@@ -1,10 +1,11 @@
 // Web entry (Deno, e.g. Deno Deploy): the same app as main.ts, served by Deno.serve. Wiring only.
+
+import { loadConfigOrExit, requireSetting } from './boot/load_config.ts';
+import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_database.ts';
 import { createLogger } from './lib/shared/logger.ts';
 import { createSql } from './lib/stores/sql.ts';
 import { createApp } from './routes/app.ts';
 import { loadStaticFiles } from './routes/static.ts';
-import { loadConfigOrExit, requireSetting } from './server/load_config.ts';
-import { prepareDatabase, printGeneratedCredentials } from './server/prepare_database.ts';
 import { createWebDeps } from './server/web_deps.ts';
 
 declare const Deno: {

@@ -1,7 +1,7 @@
 // `npm run migrate`: apply pending migrations to DATABASE_URL (web and worker also do this at start).
 
+import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
-import { loadConfigOrExit, requireSetting } from '../server/load_config.ts';
 
 const config = loadConfigOrExit(process.env);
 const url = requireSetting(config.databaseUrl, 'DATABASE_URL', 'for `npm run migrate`');

@@ -6,6 +6,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
+import { loadConfigOrExit } from '../boot/load_config.ts';
+import { prepareDatabase } from '../boot/prepare_database.ts';
+import { onShutdownSignal } from '../boot/shutdown.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createMetrics } from '../lib/shared/metrics.ts';
@@ -13,11 +17,7 @@ import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
 import { createApp } from '../routes/app.ts';
 import { loadStaticFiles } from '../routes/static.ts';
-import { guardKnownDriverFaults } from '../server/driver_faults.ts';
-import { loadConfigOrExit } from '../server/load_config.ts';
 import { serveNode } from '../server/node_server.ts';
-import { prepareDatabase } from '../server/prepare_database.ts';
-import { onShutdownSignal } from '../server/shutdown.ts';
 import { createWebDeps } from '../server/web_deps.ts';
 import { createLifelineWorker, installTemporalRuntime } from '../workers/create_worker.ts';
 import { createWorkerDeps } from '../workers/worker_deps.ts';
@@ -34,7 +34,7 @@ const startedAt = Date.now();
 const say = (msg: string) => process.stderr.write(`[lifeline] ${msg}\n`);
 const config = loadConfigOrExit(process.env);
 const logger = createLogger({ level: config.logLevel, name: 'lifeline' });
-// A database outage must not kill the process through a postgres.js fault (server/driver_faults.ts).
+// A database outage must not kill the process through a postgres.js fault (boot/driver_faults.ts).
 guardKnownDriverFaults(logger);
 mkdirSync(DATA_DIR, { recursive: true });
 

@@ -2,14 +2,14 @@
 
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
+import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
+import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
+import { onShutdownSignal } from '../boot/shutdown.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
-import { guardKnownDriverFaults } from '../server/driver_faults.ts';
-import { loadConfigOrExit, requireSetting } from '../server/load_config.ts';
-import { prepareDatabase, printGeneratedCredentials } from '../server/prepare_database.ts';
-import { onShutdownSignal } from '../server/shutdown.ts';
 import { createLifelineWorker, installTemporalRuntime } from './create_worker.ts';
 import { createWorkerDeps } from './worker_deps.ts';
 
@@ -20,7 +20,7 @@ const databaseUrl = requireSetting(
   'for `npm run worker` (only `npm start` embeds one)',
 );
 const logger = createLogger({ level: config.logLevel, name: 'lifeline-worker' });
-// A database outage must not kill the process through a postgres.js fault (server/driver_faults.ts).
+// A database outage must not kill the process through a postgres.js fault (boot/driver_faults.ts).
 guardKnownDriverFaults(logger);
 installTemporalRuntime(logger);
 const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-worker' });

@@ -1,14 +1,15 @@
 // main.ts without the Node fast path: every request, redirects included, goes through the Hono app on
 // @hono/node-server. bench/redirect/run.ts measures it beside main.ts in the LRU-hit path, to show what the
 // fast path is worth (DESIGN.md: "if Hono's adapter costs more than that, route the hot path around it").
+
+import { loadConfigOrExit, requireSetting } from '../../boot/load_config.ts';
+import { prepareDatabase } from '../../boot/prepare_database.ts';
+import { onShutdownSignal } from '../../boot/shutdown.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { createSql } from '../../lib/stores/sql.ts';
 import { createApp } from '../../routes/app.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
-import { loadConfigOrExit, requireSetting } from '../../server/load_config.ts';
 import { serveNode } from '../../server/node_server.ts';
-import { prepareDatabase } from '../../server/prepare_database.ts';
-import { onShutdownSignal } from '../../server/shutdown.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
 
 const config = loadConfigOrExit(process.env);

@@ -1,19 +1,12 @@
 import type { MiddlewareHandler } from 'hono';
+import { claimRequest, keepResponse, releaseRequest } from '../../lib/idempotency/idempotency_keys.ts';
 import { sha256Hex } from '../../lib/shared/crypto.ts';
 import { AppError, BadRequestError, ConflictError } from '../../lib/shared/errors.ts';
-import {
-  claimIdempotencyKey,
-  deleteExpiredIdempotencyKeys,
-  releaseIdempotencyKey,
-  saveIdempotentResponse,
-} from '../../lib/stores/idempotency_store.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** Response headers worth replaying (the body and status are always kept). */
 const KEPT_HEADERS = ['content-type', 'location'];
-/** One claim in this many also sweeps expired keys, so the table stays small without a scheduler. */
-const SWEEP_EVERY = 200;
 
 /** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
 function canonicalJson(value: unknown): string {
@@ -55,12 +48,7 @@ export function idempotency(
     const requestHash = await sha256Hex(
       `${c.req.method} ${c.req.path}\n${canonicalBody(await c.req.text())}`,
     );
-    if (Math.random() < 1 / SWEEP_EVERY) {
-      deleteExpiredIdempotencyKeys(deps.sql).catch((err) =>
-        deps.logger.warn({ err }, 'could not sweep idempotency keys'),
-      );
-    }
-    const claim = await claimIdempotencyKey(deps.sql, owner, key, requestHash);
+    const claim = await claimRequest(deps, { owner, key, requestHash });
     if (claim.kind === 'mismatch') {
       throw new AppError(
         422,
@@ -98,11 +86,11 @@ export function idempotency(
         const body = text === '' ? null : JSON.parse(text);
         // Secrets shown once (a new API key) are never stored for replay.
         if (body && typeof body === 'object') for (const field of options.redact ?? []) delete body[field];
-        await saveIdempotentResponse(deps.sql, owner, key, { status: res.status, headers, body });
+        await keepResponse(deps.sql, owner, key, { status: res.status, headers, body });
         kept = true;
       }
     } finally {
-      if (!kept) await releaseIdempotencyKey(deps.sql, owner, key).catch(() => {});
+      if (!kept) await releaseRequest(deps.sql, owner, key).catch(() => {});
     }
   };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { isKnownDriverFault } from '../../server/driver_faults.ts';
+import { isKnownDriverFault } from '../../boot/driver_faults.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const CHILD = fileURLToPath(new URL('../fixtures/driver_fault_child.ts', import.meta.url));

@@ -1,0 +1,152 @@
+// The direction of imports, as rules (`npm run lint:layers`, part of `npm test` and CI). docs/ARCHITECTURE.md,
+// "Where things live", draws the same picture:
+//
+//   main.ts, main_deno.ts, workers/, scripts/      entries: wire everything
+//   server/                                        web composition root and the Node fast path
+//   boot/                                          process start-up and shutdown shared by every entry
+//   routes/ → components/, islands/                the web tier: thin handlers, server-rendered pages
+//   activities/                                    thin Temporal adapters over lib/ (no SQL)
+//   workflows/                                     deterministic orchestration (types of lib/ only)
+//   workflows/contract.ts                          the one Temporal seam callers import
+//   lib/<capability>/                              where each thing is decided
+//   lib/temporal/                                  the client side of the Temporal seam
+//   lib/stores/  lib/shared/                       the two ground floors: all SQL; config, errors, crypto…
+//
+// Parsed with swc (TypeScript 7 has no JS API for dependency-cruiser); `type-only` imports are told apart.
+const LIB_CAPABILITIES = '^lib/(?!shared/|stores/|temporal/)[^/]+/';
+const ABOVE_LIB =
+  '^(routes|components|islands|server|boot|activities|workers|scripts|bench|tests)/|^main(_deno)?\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'shared-is-the-ground-floor',
+      comment: 'lib/shared (config, errors, crypto, logging, metrics) imports nothing else of ours.',
+      severity: 'error',
+      from: { path: '^lib/shared/' },
+      to: {
+        path: '^(lib/(?!shared/)|routes|components|islands|server|boot|activities|workers|workflows|scripts)',
+      },
+    },
+    {
+      name: 'stores-stand-on-shared-only',
+      comment: 'lib/stores (all SQL, with its row types) imports only lib/shared and other stores.',
+      severity: 'error',
+      from: { path: '^lib/stores/' },
+      to: {
+        path: '^(lib/(?!shared/|stores/)|routes|components|islands|server|boot|activities|workers|workflows|scripts)',
+      },
+    },
+    {
+      name: 'lib-never-reaches-up',
+      comment: 'lib/ is imported by the layers above it, never the other way (the contract file excepted).',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: `${ABOVE_LIB}|^workflows/(?!contract\\.ts$)` },
+    },
+    {
+      name: 'temporal-sdk-only-in-the-seam',
+      comment:
+        'Capability code sees Temporal only through lib/temporal (TaskContext, LinkSyncRequester, gateways).',
+      severity: 'error',
+      from: { path: `${LIB_CAPABILITIES}|^lib/(shared|stores)/` },
+      to: { path: '@temporalio/' },
+    },
+    {
+      name: 'workflows-import-types-only',
+      comment: 'Workflows are deterministic: from lib/ and activities/ they take types, never code.',
+      severity: 'error',
+      from: { path: '^workflows/' },
+      to: { path: '^(lib|activities)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'workflows-stay-out-of-the-web',
+      severity: 'error',
+      from: { path: '^workflows/' },
+      to: { path: '^(routes|components|islands|server|boot|workers|scripts)/' },
+    },
+    {
+      name: 'the-contract-is-a-leaf',
+      comment:
+        'workflows/contract.ts depends on no workflow, so callers that import it import no workflow code.',
+      severity: 'error',
+      from: { path: '^workflows/contract\\.ts$' },
+      to: { path: '^(workflows|activities)/' },
+    },
+    {
+      name: 'callers-use-the-contract',
+      comment:
+        'Outside workflows/ (and tests), only workflows/contract.ts is imported: IDs, signals, inputs.',
+      severity: 'error',
+      from: { path: '^(lib|routes|components|islands|server|boot|activities|workers|scripts|bench)/|^main' },
+      to: { path: '^workflows/(?!contract\\.ts$)' },
+    },
+    {
+      name: 'activities-are-thin',
+      comment: 'Activities bind dependencies and call lib/: no SQL (stores), no web tier.',
+      severity: 'error',
+      from: { path: '^activities/' },
+      to: {
+        path: '^(lib/stores|routes|components|islands|server|workers|scripts)/',
+        pathNot: '^lib/stores/sql\\.ts$',
+      },
+    },
+    {
+      name: 'activities-pass-the-pool-by-type',
+      severity: 'error',
+      from: { path: '^activities/' },
+      to: { path: '^lib/stores/sql\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'routes-reach-data-through-lib',
+      comment: 'Routes call lib/ functions; the pool type is the only thing of lib/stores they may name.',
+      severity: 'error',
+      from: { path: '^routes/' },
+      to: { path: '^lib/stores/', pathNot: '^lib/stores/sql\\.ts$' },
+    },
+    {
+      name: 'routes-pass-the-pool-by-type',
+      severity: 'error',
+      from: { path: '^routes/' },
+      to: { path: '^lib/stores/sql\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'routes-are-below-the-composition-root',
+      severity: 'error',
+      from: { path: '^routes/' },
+      to: { path: '^(server|boot|activities|workers|scripts)/' },
+    },
+    {
+      name: 'components-render-lib-types',
+      comment: 'Server-rendered components take lib/ types and never touch stores, routes or processes.',
+      severity: 'error',
+      from: { path: '^components/' },
+      to: { path: '^(lib/stores|routes|server|boot|activities|workers|workflows|scripts)/' },
+    },
+    {
+      name: 'islands-are-browser-code',
+      comment: 'Islands run in the browser: other islands, components and runtime-neutral lib/ui only.',
+      severity: 'error',
+      from: { path: '^islands/' },
+      to: { path: '^(lib/(?!ui/)|routes|server|boot|activities|workers|workflows|scripts)' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Import cycles hide the layering; type-only cycles included.',
+      severity: 'error',
+      from: { pathNot: '^(tests|bench)/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|tests/histories|static|\\.tools|\\.data|\\.cache)' },
+    includeOnly: {
+      path: '^(lib|routes|components|islands|server|boot|activities|workers|workflows|scripts|bench|tests)/|^main(_deno)?\\.ts$|node_modules/@temporalio',
+    },
+    moduleSystems: ['es6'],
+  },
+};
