@@ -12,6 +12,8 @@ export async function migrateDatabase(
     databaseUrl,
     dir: MIGRATIONS_DIR,
     migrationsTable: 'schema_migrations',
+    // Only the .sql files are migrations (migrations/README.md explains the naming; hidden files are skipped too).
+    ignorePattern: '\\..*|.*\\.md',
     direction: 'up',
     count: Number.POSITIVE_INFINITY,
     singleTransaction: true,
