@@ -8,6 +8,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Front } from '../lib/failover/active_front.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
 import type { ReconcilePosition, ReconcileSummary } from '../lib/reconcile/reconcile_run.ts';
+import type { RescanCounts } from '../lib/safety/rescan_links.ts';
 
 export type { Front, PostEvent };
 
@@ -136,17 +137,10 @@ export interface RescanPosition {
   code: string;
 }
 
-export interface RescanTotals {
-  scanned: number;
-  changed: number;
-  blocked: number;
-  warned: number;
-  cleared: number;
-  unverified: number;
-  conflicts: number;
+export type RescanTotals = RescanCounts & {
   /** Activity calls made so far (across continue-as-new). */
   calls: number;
-}
+};
 
 export interface RescanLinksInput {
   /** Why: `schedule`, `manual`, `blocklist added example.com`… (goes to ops_runs). */
