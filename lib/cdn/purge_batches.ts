@@ -183,9 +183,14 @@ export async function runBatches(options: {
   return result;
 }
 
-/** A problem with a purge path, or null when it is one: absolute, printable ASCII, no spaces, query or fragment. */
+/**
+ * A problem with a purge path, or null when it is one: absolute, URL-encoded printable ASCII, without spaces, query,
+ * fragment or `*` (CDNs read a trailing `*` as a wildcard: prefixes go through purgePrefixes).
+ */
 export function checkPurgePath(path: string): string | null {
   if (!path.startsWith('/')) return `not an absolute path: ${JSON.stringify(path.slice(0, 100))}`;
+  if (path.includes('*'))
+    return `path must not contain '*' (use purgePrefixes): ${JSON.stringify(path.slice(0, 100))}`;
   if (path.length > 2048) return `path longer than 2048 characters (${path.slice(0, 40)}…)`;
   if (!/^\/[\x21-\x7e]*$/.test(path))
     return `path must be URL-encoded printable ASCII: ${JSON.stringify(path.slice(0, 100))}`;
