@@ -44,6 +44,8 @@ export interface ScriptedFailure {
   drop?: boolean;
   /** Never answer (the client times out); closed at stop(). */
   hang?: boolean;
+  /** Let the model handle the request (its effects happen) but lose the answer: the connection drops. */
+  lose?: boolean;
 }
 
 export interface ScriptedHttpServerOptions {
@@ -147,7 +149,12 @@ export class ScriptedHttpServer {
         req.socket.destroy();
         return;
       }
-      this.send(res, request, failure?.answer ?? (await this.options.answer(request)));
+      const answer = failure?.answer ?? (await this.options.answer(request));
+      if (failure?.lose) {
+        req.socket.destroy();
+        return;
+      }
+      this.send(res, request, answer);
     } catch (error) {
       if (!res.headersSent) this.send(res, request, { status: 500, body: `fake failed: ${String(error)}` });
     }
