@@ -28,7 +28,10 @@ export type Ga4Outcome =
   /** A request that failed transiently (network, timeout, 429, 5xx) and was tried again. */
   | 'retried';
 
-/** Counters the forwarder reports to (the caller maps them to Prometheus). */
+/**
+ * Counters the forwarder reports to (the caller maps them to Prometheus). `queued` and `dropped_full`, counted on
+ * the redirect path, arrive in sums at each flush; `stats` is always current.
+ */
 export interface Ga4Metrics {
   count(outcome: Ga4Outcome, n: number): void;
 }
@@ -152,6 +155,14 @@ export function createGa4Forwarder(options: Ga4ForwarderOptions): Ga4Forwarder {
     stats[outcome] += n;
     options.metrics?.count(outcome, n);
   };
+  // record() runs on the redirect path: it only bumps these, and they reach `metrics` at the next flush.
+  const unreported = { queued: 0, dropped_full: 0 };
+  const reportHotCounts = () => {
+    for (const outcome of ['queued', 'dropped_full'] as const) {
+      if (unreported[outcome] > 0) options.metrics?.count(outcome, unreported[outcome]);
+      unreported[outcome] = 0;
+    }
+  };
 
   let queue: ForwardedClick[] = [];
   let closed = false;
@@ -231,6 +242,7 @@ export function createGa4Forwarder(options: Ga4ForwarderOptions): Ga4Forwarder {
   }
 
   async function drain(): Promise<void> {
+    reportHotCounts();
     while (queue.length > 0) {
       const { clicks, events } = takeBatch();
       if (events.length === 0) continue;
@@ -265,11 +277,13 @@ export function createGa4Forwarder(options: Ga4ForwarderOptions): Ga4Forwarder {
           return false;
         }
         if (queue.length >= maxQueue) {
-          count('dropped_full');
+          stats.dropped_full++;
+          unreported.dropped_full++;
           return false;
         }
         queue.push(click);
-        count('queued');
+        stats.queued++;
+        unreported.queued++;
         if (queue.length >= flushAtEvents && !running) void flush();
         return true;
       } catch {
@@ -281,6 +295,7 @@ export function createGa4Forwarder(options: Ga4ForwarderOptions): Ga4Forwarder {
       closed = true;
       clearInterval(timer);
       await flush();
+      reportHotCounts();
       if (queue.length > 0) {
         count('dropped_closed', queue.length);
         options.logger?.warn({ events: queue.length }, 'GA4 forwarder closed with unsent clicks');

@@ -4,8 +4,10 @@ import {
   checkPurgePath,
   checkTag,
   classifyStatus,
+  isHttpUrl,
   partitionItems,
   requestOnce,
+  requireOption,
   runBatches,
   toAbsoluteUrl,
 } from './purge_batches.ts';
@@ -49,6 +51,16 @@ interface CloudflareEnvelope {
  * it is 2xx with `success: true`; 429 and 5xx are retried (Retry-After honoured), the rest reported.
  */
 export function createCloudflarePurger(options: CloudflarePurgerOptions): CdnPurger {
+  requireOption(
+    /^[A-Za-z0-9_-]{1,64}$/.test(options.zoneId ?? ''),
+    'the Cloudflare zone id must be set (32 hex characters)',
+  );
+  requireOption(/^[\x21-\x7e]+$/.test(options.apiToken ?? ''), 'the Cloudflare API token must be set');
+  requireOption(isHttpUrl(options.shortBaseUrl), 'the short base URL must be an absolute http(s) URL');
+  requireOption(
+    options.apiBaseUrl === undefined || isHttpUrl(options.apiBaseUrl),
+    'the Cloudflare API base URL must be an http(s) URL',
+  );
   const fetchFn = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const endpoint = `${(options.apiBaseUrl ?? CLOUDFLARE_API_BASE_URL).replace(/\/+$/, '')}/zones/${encodeURIComponent(options.zoneId)}/purge_cache`;

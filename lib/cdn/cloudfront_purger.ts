@@ -5,8 +5,10 @@ import {
   checkPurgePath,
   checkTag,
   classifyStatus,
+  isHttpUrl,
   partitionItems,
   requestOnce,
+  requireOption,
   runBatches,
 } from './purge_batches.ts';
 
@@ -83,6 +85,19 @@ export function toInvalidationBatchXml(items: string[], callerReference: string)
  * `inProgressRetryMs` (invalidations take minutes to finish, waiting here would not help).
  */
 export function createCloudFrontPurger(options: CloudFrontPurgerOptions): CdnPurger {
+  requireOption(
+    /^[A-Z0-9]{1,64}$/.test(options.distributionId ?? ''),
+    'the CloudFront distribution id must be set (e.g. EDFDVBD6EXAMPLE)',
+  );
+  requireOption(
+    /^[A-Z0-9]{16,128}$/.test(options.credentials?.accessKeyId ?? '') &&
+      (options.credentials?.secretAccessKey ?? '') !== '',
+    'the CloudFront access key id and secret access key must be set',
+  );
+  requireOption(
+    options.apiBaseUrl === undefined || isHttpUrl(options.apiBaseUrl),
+    'the CloudFront API base URL must be an http(s) URL',
+  );
   const fetchFn = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const now = options.now ?? (() => new Date());

@@ -141,7 +141,17 @@ export async function runBatches(options: {
     const batch = batches[b]!;
     for (let attempt = 1; ; attempt++) {
       result.requests++;
-      const outcome = await options.send(batch);
+      let outcome: BatchOutcome;
+      try {
+        outcome = await options.send(batch);
+      } catch (error) {
+        // A bug or a runtime failure must not lose the batch either: report it like a transient failure.
+        outcome = {
+          ok: false,
+          retryable: true,
+          reason: `purge request could not be made: ${(error as Error).message}`,
+        };
+      }
       if (outcome.ok) {
         metrics?.countRequest?.(purger, 'ok');
         result.purged.push(...batch);
@@ -210,4 +220,19 @@ export function checkTag(tag: string): string | null {
     return `cache tag must be 1-1024 printable ASCII characters without spaces or commas: ${JSON.stringify(tag.slice(0, 100))}`;
   }
   return null;
+}
+
+/** Throws a configuration error naming the option, at creation time (never during a purge). */
+export function requireOption(ok: boolean, message: string): void {
+  if (!ok) throw new Error(`CDN purge configuration: ${message}`);
+}
+
+/** True for an absolute http(s) URL. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
 }

@@ -5,8 +5,10 @@ import {
   checkPurgePath,
   checkTag,
   classifyStatus,
+  isHttpUrl,
   partitionItems,
   requestOnce,
+  requireOption,
   runBatches,
   toAbsoluteUrl,
 } from './purge_batches.ts';
@@ -39,6 +41,12 @@ export const WEBHOOK_PURGE_BATCH_SIZE = 100;
  * 2xx: done; 408/429/5xx: retried (Retry-After honoured); 401/403: fatal; other 4xx: that batch refused.
  */
 export function createWebhookPurger(options: WebhookPurgerOptions): CdnPurger {
+  requireOption(isHttpUrl(options.url), 'the purge webhook URL must be an absolute http(s) URL');
+  requireOption(
+    typeof options.secret === 'string' && options.secret.length >= 16,
+    'the purge webhook secret must have at least 16 characters',
+  );
+  requireOption(isHttpUrl(options.shortBaseUrl), 'the short base URL must be an absolute http(s) URL');
   const fetchFn = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const now = options.now ?? Date.now;

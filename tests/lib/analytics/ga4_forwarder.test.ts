@@ -119,10 +119,11 @@ describe('GA4 forwarder against the Measurement Protocol fake', () => {
     assert.equal(accepted, 50);
     assert.equal(f.pending, 50);
     assert.equal(f.stats.dropped_full, 30);
-    assert.equal(counted.dropped_full, 30);
+    // The redirect path only bumps a number: the counters hear of it at the next flush.
+    assert.equal(counted.dropped_full, undefined);
     await f.flush();
     assert.equal(fake.collectedEvents().length, 50);
-    assert.equal(counted.sent, 50);
+    assert.deepEqual(counted, { queued: 50, dropped_full: 30, sent: 50 });
   });
 
   test('clicks older than 72 h (on arrival or while queued) are dropped and counted, never sent', async () => {

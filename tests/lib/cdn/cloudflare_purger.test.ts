@@ -146,4 +146,10 @@ describe('Cloudflare purger against the fake', () => {
       { kind: 'tags', items: ['link:9Kx2a'] },
     ]);
   });
+
+  test('configuration mistakes are refused with a clear error at creation', () => {
+    assert.throws(() => purger({ zoneId: '' }), /zone id/);
+    assert.throws(() => purger({ apiToken: '' }), /API token/);
+    assert.throws(() => purger({ shortBaseUrl: '/relative' }), /short base URL/);
+  });
 });

@@ -106,7 +106,7 @@ describe('CloudFront purger against the fake (SigV4 verified for real)', () => {
         'SignatureDoesNotMatch',
       ],
       [
-        { credentials: { accessKeyId: 'AKIAUNKNOWN', secretAccessKey: fake.secretAccessKey } },
+        { credentials: { accessKeyId: 'AKIAUNKNOWNKEY000001', secretAccessKey: fake.secretAccessKey } },
         403,
         'InvalidClientTokenId',
       ],
@@ -131,6 +131,14 @@ describe('CloudFront purger against the fake (SigV4 verified for real)', () => {
   test('tags go as #tag items', async () => {
     assert.deepEqual((await purger().purgeTags!(['link:9Kx2a'])).purged, ['link:9Kx2a']);
     assert.deepEqual(fake.invalidatedPaths(), ['#link:9Kx2a']);
+  });
+
+  test('configuration mistakes are refused with a clear error at creation', () => {
+    assert.throws(() => purger({ distributionId: 'bad id' }), /distribution id/);
+    assert.throws(
+      () => purger({ credentials: { accessKeyId: fake.accessKeyId, secretAccessKey: '' } }),
+      /secret access key/,
+    );
   });
 });
 

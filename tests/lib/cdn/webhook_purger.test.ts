@@ -180,4 +180,10 @@ describe('generic purge webhook against its fake receiver', () => {
     );
     assert.equal((await p.purgeTags!(['has,comma'])).failed[0]!.retryable, false);
   });
+
+  test('configuration mistakes are refused with a clear error at creation', () => {
+    assert.throws(() => purger({ url: 'ftp://x' }), /purge webhook URL/);
+    assert.throws(() => purger({ secret: 'short' }), /at least 16 characters/);
+    assert.throws(() => purger({ shortBaseUrl: 'sho.rt' }), /short base URL/);
+  });
 });
