@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { CdnPurgeMetrics } from '../../../lib/cdn/cdn_purger.ts';
 import { toLinkPurgePaths } from '../../../lib/cdn/cdn_purger.ts';
+import { createCdnPurger } from '../../../lib/cdn/create_cdn_purger.ts';
 import { createWebhookPurger, type WebhookPurgerOptions } from '../../../lib/cdn/webhook_purger.ts';
 import { type CdnWebhookFake, startCdnWebhookFake } from '../../fakes/cdn_webhook_fake.ts';
 
@@ -185,5 +186,25 @@ describe('generic purge webhook against its fake receiver', () => {
     assert.throws(() => purger({ url: 'ftp://x' }), /purge webhook URL/);
     assert.throws(() => purger({ secret: 'short' }), /at least 16 characters/);
     assert.throws(() => purger({ shortBaseUrl: 'sho.rt' }), /short base URL/);
+  });
+});
+
+describe('createCdnPurger', () => {
+  test('picks the purger named by provider', () => {
+    const common = { shortBaseUrl: 'https://sho.rt' };
+    assert.equal(
+      createCdnPurger({ provider: 'webhook', url: 'https://h.example/p', secret: 'x'.repeat(16), ...common })
+        .name,
+      'webhook',
+    );
+    assert.equal(
+      createCdnPurger({ provider: 'cloudflare', zoneId: 'z1', apiToken: 't', ...common }).name,
+      'cloudflare',
+    );
+    const credentials = { accessKeyId: 'AKIAFAKECLOUDFRONT01', secretAccessKey: 's' };
+    assert.equal(
+      createCdnPurger({ provider: 'cloudfront', distributionId: 'E1', credentials }).name,
+      'cloudfront',
+    );
   });
 });
