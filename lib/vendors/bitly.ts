@@ -1,5 +1,7 @@
 import type { Logger } from '../shared/logger.ts';
 import {
+  type ClicksByDayOptions,
+  type DailyClicks,
   ProviderError,
   type ShortLinkProvider,
   type VendorLink,
@@ -50,6 +52,8 @@ export interface BitlyProvider extends ShortLinkProvider {
   }): Promise<BitlinkPage>;
   /** Archives a bitlink we do not want (wrong back-half, replaced) and tags it so nobody mistakes it for ours. */
   discard(vendorId: string): Promise<void>;
+  /** Bitly's clicks per day (GET /v4/bitlinks/{bitlink}/clicks?unit=day); null when Bitly has no such link. */
+  getClicksByDay(codeOrBitlink: string, options: ClicksByDayOptions): Promise<DailyClicks | null>;
   /** Every bitlink of the group, page by page. */
   iterateLinks(options?: {
     size?: number;
@@ -369,6 +373,34 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
         `/bitlinks/${toPath(vendorId)}/clicks/summary?unit=day&units=-1`,
       );
       return { total: Math.max(0, Math.trunc(body.total_clicks ?? 0)) };
+    },
+
+    async getClicksByDay(codeOrBitlink, { days, unitReference }) {
+      if (!Number.isInteger(days) || days < 1 || days > 365) {
+        throw new ProviderError('rejected', `days must be an integer from 1 to 365, not ${days}`);
+      }
+      if (unitReference && Number.isNaN(unitReference.getTime())) {
+        throw new ProviderError('rejected', 'unitReference is not a valid date');
+      }
+      const id = toShortId(codeOrBitlink.includes('/') ? codeOrBitlink : `${domain}/${codeOrBitlink}`);
+      if (!id)
+        throw new ProviderError('rejected', `not a code or Bitly id: ${JSON.stringify(codeOrBitlink)}`);
+      const params = new URLSearchParams({ unit: 'day', units: String(days) });
+      // Bitly's time style: `2020-01-02T23:51:47+0000`.
+      if (unitReference) params.set('unit_reference', `${unitReference.toISOString().slice(0, 19)}+0000`);
+      const body = await orNull(
+        call<{ unit_reference?: string; link_clicks?: { date?: string; clicks?: number }[] }>(
+          'GET',
+          `/bitlinks/${toPath(id)}/clicks?${params}`,
+        ),
+      );
+      if (!body) return null;
+      const perDay = (Array.isArray(body.link_clicks) ? body.link_clicks : [])
+        .filter((d) => typeof d?.date === 'string' && /^\d{4}-\d{2}-\d{2}/.test(d.date))
+        .map((d) => ({ date: d.date!.slice(0, 10), clicks: Math.max(0, Math.trunc(Number(d.clicks) || 0)) }))
+        // Bitly lists the newest day first.
+        .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+      return { vendorId: id, unitReference: body.unit_reference ?? '', days: perDay };
     },
 
     async listLinks(opts = {}) {

@@ -89,6 +89,28 @@ export interface ShortLinkProvider {
   setArchived(vendorId: string, archived: boolean): Promise<VendorLink>;
   /** All-time clicks the vendor counted for the link, or null when the vendor does not count. */
   getClicks(vendorId: string): Promise<{ total: number } | null>;
+  /**
+   * Clicks per UTC day for the `days` days ending with `unitReference`'s day (default today), oldest first; null
+   * when the vendor has no such link. `codeOrVendorId`: our code (on the provider's domain) or a `domain/hash` id.
+   */
+  getClicksByDay?(codeOrVendorId: string, options: ClicksByDayOptions): Promise<DailyClicks | null>;
+}
+
+export interface ClicksByDayOptions {
+  /** How many days, 1 to 365. */
+  days: number;
+  /** The last day counted (its UTC day); default now. */
+  unitReference?: Date;
+}
+
+/** A vendor's per-day click counts for one link. */
+export interface DailyClicks {
+  /** The vendor's id of the link counted (`domain/back-half`). */
+  vendorId: string;
+  /** The reference time the vendor counted back from, as it said it. */
+  unitReference: string;
+  /** One entry per day the vendor reported, oldest first. */
+  days: { /** UTC day, `YYYY-MM-DD`. */ date: string; clicks: number }[];
 }
 
 /** True when `link` answers `code` on `domain`: the collision assertion (case-sensitive back-half). */

@@ -8,8 +8,15 @@
 //   - PATCH of long_url refused by plan (402 UPGRADE_REQUIRED or 403 FORBIDDEN); keyword-on-create refused;
 //   - the branded-domain monthly quota falling back to bit.ly links;
 //   - more than N concurrent connections refused (Bitly allows 5 per IP).
-// Inspection (links(), linkByKeyword(), requests) and seeding (seed(), setClicks()) are for tests; other
-// helpers' reconciliation/import tests seed Bitly-only links with seed().
+// Inspection (links(), linkByKeyword(), requests) and seeding (seed(), setClicks(), seedDailyClicks()) are for
+// tests; other helpers' reconciliation/import tests seed Bitly-only links with seed().
+// Clicks (VENDORS.md 1.5): each bitlink holds clicks per UTC day (seedable, and counted by the fake's own
+// redirects, `GET /<keyword or hash>` on the first domain) plus an undated total (setClicks). `/clicks` answers
+// `{unit_reference, units, unit, link_clicks: [{date: "YYYY-MM-DDT00:00:00+0000", clicks}]}`, newest day first
+// [obs: a client's sample result]; `/clicks/summary` answers `{unit_reference, total_clicks, units, unit}`. Only
+// unit=day is modelled (other units are refused with 400 INVALID_ARG_UNIT, a deviation); bad `units` or
+// `unit_reference` get 400 INVALID_ARG_UNITS / INVALID_ARG_UNIT_REFERENCE [infer: codes in Bitly's INVALID_ARG_*
+// style]. Both are rate-limited like every other endpoint.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -28,7 +35,10 @@ export interface FakeBitlink {
   title: string | null;
   tags: string[];
   createdAt: string;
+  /** Clicks with no day (setClicks): counted in all-time totals only. */
   clicks: number;
+  /** Clicks per UTC day (`YYYY-MM-DD`), seeded or counted by the fake's redirects. */
+  dailyClicks: Record<string, number>;
   /** Creation order, for newest-first paging. */
   seq: number;
 }
@@ -123,8 +133,8 @@ export class BitlyFake {
   readonly domains: string[];
   /** Every request answered (or dropped: status 0), in order. */
   readonly requests: FakeRequest[] = [];
-  /** Every request as it arrives, before any delay or answer (to act while one is in flight). */
-  readonly arrivals: { method: string; path: string; at: number }[] = [];
+  /** Every request as it arrives, before any delay or answer (to act while one is in flight); query `?…` or ''. */
+  readonly arrivals: { method: string; path: string; at: number; query: string }[] = [];
 
   /** What a taken keyword gets: a 409, or a silent random back-half (VENDORS.md 1.2, modes a and b). */
   takenKeyword: 'conflict' | 'silent-random' = 'conflict';
@@ -163,6 +173,7 @@ export class BitlyFake {
     concurrencyRejections: 0,
     rateLimited: 0,
     redirectsCharged: 0,
+    redirectsServed: 0,
     silentRandom: 0,
     conflicts: 0,
     chaos: 0,
@@ -279,7 +290,17 @@ export class BitlyFake {
     made.archived = link.archived ?? false;
     made.clicks = link.clicks ?? 0;
     if (link.keyword) this.addKeyword(made, link.keyword);
-    return { ...made, keywords: [...made.keywords] };
+    return { ...made, keywords: [...made.keywords], dailyClicks: { ...made.dailyClicks } };
+  }
+
+  /** Adds clicks per UTC day (`{"2026-01-31": 4}`) to a link, by id or by a keyword on the first domain. */
+  seedDailyClicks(idOrKeyword: string, perDay: Record<string, number>): void {
+    const link = this.lookup(idOrKeyword) ?? this.lookup(`${this.domains[0]}/${idOrKeyword}`);
+    if (!link) throw new Error(`no bitlink ${idOrKeyword}`);
+    for (const [day, clicks] of Object.entries(perDay)) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new Error(`not a day: ${day}`);
+      link.dailyClicks[day] = (link.dailyClicks[day] ?? 0) + clicks;
+    }
   }
 
   /** Sets the click counter of a link (by id, or by a keyword on the first domain). */
@@ -295,14 +316,21 @@ export class BitlyFake {
     return [...this.links.values()]
       .filter((l) => group === 'all' || l.group === group)
       .sort((a, b) => a.seq - b.seq)
-      .map((l) => ({ ...l, keywords: [...l.keywords], tags: [...l.tags] }));
+      .map((l) => ({
+        ...l,
+        keywords: [...l.keywords],
+        tags: [...l.tags],
+        dailyClicks: { ...l.dailyClicks },
+      }));
   }
 
   /** The link a keyword on `domain` (default: the first) reaches, or null. */
   linkByKeyword(keyword: string, domain = this.domains[0]!): FakeBitlink | null {
     const id = this.keywordIndex.get(`${domain.toLowerCase()}/${keyword}`);
     const link = id ? this.links.get(id) : undefined;
-    return link ? { ...link, keywords: [...link.keywords], tags: [...link.tags] } : null;
+    return link
+      ? { ...link, keywords: [...link.keywords], tags: [...link.tags], dailyClicks: { ...link.dailyClicks } }
+      : null;
   }
 
   /** Requests whose method and path (after /v4) match. */
@@ -342,6 +370,7 @@ export class BitlyFake {
       tags: input.tags,
       createdAt: bitlyTime(input.createdAt),
       clicks: 0,
+      dailyClicks: {},
       seq: ++this.seq,
     };
     this.links.set(link.id, link);
@@ -629,23 +658,75 @@ export class BitlyFake {
       if (!link || (link.group !== this.groupGuid && method !== 'GET')) {
         return bitlyError(404, 'NOT_FOUND', 'What you are looking for cannot be found.');
       }
-      const unit = query.get('unit') ?? 'day';
-      const units = Number(query.get('units') ?? -1);
-      if (m[2] === '/clicks/summary' && method === 'GET') {
-        return new HttpAnswer(200, { unit_reference: bitlyTime(), total_clicks: link.clicks, units, unit });
-      }
-      if (m[2] === '/clicks' && method === 'GET') {
-        return new HttpAnswer(200, {
-          unit_reference: bitlyTime(),
-          units,
-          unit,
-          link_clicks: [{ date: bitlyTime(), clicks: link.clicks }],
-        });
-      }
+      if (m[2] && method === 'GET') return this.clicks(link, m[2] === '/clicks/summary', query);
       if (!m[2] && method === 'GET') return new HttpAnswer(200, this.toBody(link));
       if (!m[2] && method === 'PATCH') return this.patchBitlink(link, body);
     }
     return bitlyError(404, 'NOT_FOUND', 'What you are looking for cannot be found.');
+  }
+
+  /** GET /v4/bitlinks/{bitlink}/clicks and /clicks/summary, for unit=day. */
+  private clicks(link: FakeBitlink, summary: boolean, query: URLSearchParams): HttpAnswer {
+    const unit = query.get('unit') ?? 'day';
+    if (unit !== 'day') {
+      return bitlyError(
+        400,
+        'INVALID_ARG_UNIT',
+        'The value provided is invalid (the fake models unit=day only).',
+      );
+    }
+    const units = Number(query.get('units') ?? -1);
+    if (!Number.isInteger(units) || units === 0 || units < -1) {
+      return bitlyError(400, 'INVALID_ARG_UNITS', 'The value provided is invalid.');
+    }
+    const referenceText = query.get('unit_reference');
+    const reference = referenceText
+      ? new Date(referenceText.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+      : new Date();
+    if (Number.isNaN(reference.getTime())) {
+      return bitlyError(400, 'INVALID_ARG_UNIT_REFERENCE', 'The value provided is invalid.');
+    }
+    const lastDay = reference.toISOString().slice(0, 10);
+    const firstDay =
+      units > 0
+        ? new Date(Date.parse(lastDay) - (units - 1) * 86_400_000).toISOString().slice(0, 10)
+        : [link.createdAt.slice(0, 10), ...Object.keys(link.dailyClicks)].sort()[0]!;
+    const days: string[] = [];
+    for (let t = Date.parse(lastDay); t >= Date.parse(firstDay); t -= 86_400_000) {
+      days.push(new Date(t).toISOString().slice(0, 10));
+    }
+    const unitReference = bitlyTime(reference);
+    if (summary) {
+      const dated = days.reduce((sum, day) => sum + (link.dailyClicks[day] ?? 0), 0);
+      return new HttpAnswer(200, {
+        unit_reference: unitReference,
+        total_clicks: dated + (units === -1 ? link.clicks : 0),
+        units,
+        unit,
+      });
+    }
+    return new HttpAnswer(200, {
+      unit_reference: unitReference,
+      units,
+      unit,
+      link_clicks: days.map((day) => ({ date: `${day}T00:00:00+0000`, clicks: link.dailyClicks[day] ?? 0 })),
+    });
+  }
+
+  /** GET/HEAD /<keyword or hash> on the first domain: the short link itself, counted on today's UTC day. */
+  private redirect(res: ServerResponse, method: string, path: string): void {
+    const backHalf = decodeURIComponent(path.slice(1));
+    const link = KEYWORD.test(backHalf) ? this.lookup(`${this.domains[0]}/${backHalf}`) : undefined;
+    if (!link || (method !== 'GET' && method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('Not Found');
+      return;
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    link.dailyClicks[today] = (link.dailyClicks[today] ?? 0) + 1;
+    this.stats.redirectsServed++;
+    res.writeHead(301, { Location: link.longUrl, 'Content-Length': 0 });
+    res.end();
   }
 
   // ---- transport --------------------------------------------------------------------------------
@@ -707,7 +788,7 @@ export class BitlyFake {
       const url = new URL(req.url ?? '/', 'http://fake');
       const method = req.method ?? 'GET';
       const path = url.pathname.replace(/^\/v4(?=\/)/, '');
-      this.arrivals.push({ method, path, at: Date.now() });
+      this.arrivals.push({ method, path, at: Date.now(), query: url.search });
       let body: Record<string, unknown> = {};
       const raw = Buffer.concat(chunks).toString('utf8');
       if (raw) {
@@ -717,6 +798,10 @@ export class BitlyFake {
           this.send(res, method, path, bitlyError(400, 'INVALID_BODY', 'The request body is not JSON.'), raw);
           return;
         }
+      }
+      if (/^\/[^/]+$/.test(url.pathname)) {
+        this.redirect(res, method, url.pathname);
+        return;
       }
       if (!url.pathname.startsWith('/v4/')) {
         this.send(

@@ -221,3 +221,121 @@ describe('Bitly provider against the fake', () => {
     assert.equal(fake.listLinks().length, 20);
   });
 });
+
+describe('Bitly clicks per day against the fake', () => {
+  test('clicks per day for a code: N days ending at unit_reference, oldest first, empty days as 0', async () => {
+    const made = await bitly.create({ code: 'days01', longUrl: 'https://news.example/days/' });
+    fake.seedDailyClicks('days01', { '2026-02-20': 9, '2026-03-01': 3, '2026-03-03': 5 });
+    const expected = {
+      vendorId: 'sho.rt/days01',
+      unitReference: '2026-03-03T18:00:00+0000',
+      days: [
+        { date: '2026-03-01', clicks: 3 },
+        { date: '2026-03-02', clicks: 0 },
+        { date: '2026-03-03', clicks: 5 },
+      ],
+    };
+    const unitReference = new Date('2026-03-03T18:00:00Z');
+    assert.deepEqual(await bitly.getClicksByDay('days01', { days: 3, unitReference }), expected);
+    const [request] = fake.requestsTo('GET', '/bitlinks/sho.rt/days01/clicks');
+    assert.equal(request!.status, 200);
+    // By the hash id the same link answers the same days.
+    const byId = await bitly.getClicksByDay(made.vendorId, { days: 3, unitReference });
+    assert.deepEqual(byId?.days, expected.days);
+    assert.equal(byId?.vendorId, made.vendorId);
+  });
+
+  test("the query is Bitly's documented one, and the fake answers the documented shapes", async () => {
+    await bitly.create({ code: 'days02', longUrl: 'https://news.example/days2/' });
+    fake.seedDailyClicks('days02', { '2026-01-30': 2, '2026-01-31': 7 });
+    await bitly.getClicksByDay('days02', { days: 2, unitReference: new Date('2026-01-31T00:00:00Z') });
+    const arrival = fake.arrivals.find((a) => a.path === '/bitlinks/sho.rt/days02/clicks');
+    assert.deepEqual(Object.fromEntries(new URLSearchParams(arrival!.query)), {
+      unit: 'day',
+      units: '2',
+      unit_reference: '2026-01-31T00:00:00+0000',
+    });
+    const headers = { Authorization: `Bearer ${fake.token}` };
+    const clicks = await (
+      await fetch(
+        `${fake.url}/v4/bitlinks/sho.rt/days02/clicks?unit=day&units=2&unit_reference=2026-01-31T10:00:00%2B0000`,
+        { headers },
+      )
+    ).json();
+    assert.deepEqual(clicks, {
+      unit_reference: '2026-01-31T10:00:00+0000',
+      units: 2,
+      unit: 'day',
+      link_clicks: [
+        { date: '2026-01-31T00:00:00+0000', clicks: 7 },
+        { date: '2026-01-30T00:00:00+0000', clicks: 2 },
+      ],
+    });
+    const summary = await (
+      await fetch(
+        `${fake.url}/v4/bitlinks/sho.rt/days02/clicks/summary?unit=day&units=-1&unit_reference=2026-01-31T10:00:00%2B0000`,
+        { headers },
+      )
+    ).json();
+    assert.deepEqual(summary, {
+      unit_reference: '2026-01-31T10:00:00+0000',
+      total_clicks: 9,
+      units: -1,
+      unit: 'day',
+    });
+    const bad = await fetch(`${fake.url}/v4/bitlinks/sho.rt/days02/clicks?unit=day&units=0`, { headers });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { message: string }).message, 'INVALID_ARG_UNITS');
+  });
+
+  test("the fake counts its own redirects on today's UTC day; the summary and the days agree", async () => {
+    const made = await bitly.create({ code: 'days03', longUrl: 'https://news.example/days3/' });
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${fake.url}/days03`, { redirect: 'manual' });
+      assert.equal(res.status, 301);
+      assert.equal(res.headers.get('location'), 'https://news.example/days3/');
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    const perDay = await bitly.getClicksByDay('days03', { days: 1 });
+    assert.deepEqual(perDay?.days, [{ date: today, clicks: 2 }]);
+    assert.deepEqual(await bitly.getClicks(made.vendorId), { total: 2 });
+    assert.equal((await fetch(`${fake.url}/nothere`, { redirect: 'manual' })).status, 404);
+  });
+
+  test('404 is null; bad arguments are rejected before any request', async () => {
+    assert.equal(await bitly.getClicksByDay('nolink', { days: 7 }), null);
+    const before = fake.requests.length;
+    for (const days of [0, 366, 1.5, Number.NaN]) {
+      const e = await rejection(bitly.getClicksByDay('days01', { days }));
+      assert.equal(e.kind, 'rejected');
+    }
+    assert.equal((await rejection(bitly.getClicksByDay('bad code!', { days: 1 }))).kind, 'rejected');
+    assert.equal(
+      (await rejection(bitly.getClicksByDay('ok', { days: 1, unitReference: new Date('x') }))).kind,
+      'rejected',
+    );
+    assert.equal(fake.requests.length, before);
+  });
+
+  test('rate-limited and failing like every other endpoint (429, legacy 403, 5xx)', async () => {
+    await bitly.create({ code: 'days04', longUrl: 'https://news.example/days4/' });
+    fake.perMinuteLimit = 1;
+    assert.ok(await bitly.getClicksByDay('days04', { days: 1 }));
+    let e = await rejection(bitly.getClicksByDay('days04', { days: 1 }));
+    assert.deepEqual(
+      [e.kind, e.details.status, e.details.retryAfterMs, e.retryable],
+      ['rate_limited', 429, 1234, true],
+    );
+    fake.rateLimitStyle = '403';
+    e = await rejection(bitly.getClicksByDay('days04', { days: 1 }));
+    assert.deepEqual([e.kind, e.details.status], ['rate_limited', 403]);
+    fake.perMinuteLimit = 0;
+    fake.failNext({
+      path: '/bitlinks/sho.rt/days04/clicks',
+      status: 503,
+      message: 'TEMPORARILY_UNAVAILABLE',
+    });
+    e = await rejection(bitly.getClicksByDay('days04', { days: 1 }));
+    assert.deepEqual([e.kind, e.retryable], ['unavailable', true]);
+  });
+});

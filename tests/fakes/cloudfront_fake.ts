@@ -1,0 +1,420 @@
+// A real HTTP server reproducing CloudFront's CreateInvalidation
+// (`POST /2020-05-31/distribution/{DistributionId}/invalidation`), for tests. Sources (looked up for this fake):
+//   - Request: an XML `InvalidationBatch` (namespace http://cloudfront.amazonaws.com/doc/2020-05-31/) with
+//     `Paths/Quantity`, `Paths/Items/Path` and `CallerReference`. A repeated CallerReference with the same paths
+//     returns the invalidation already made; with other paths it is an `InvalidationBatchAlreadyExists` error
+//     [spec: API_CreateInvalidation, CallerReference; the 409 status is [infer]].
+//   - Answer: 201 with a `Location` header and an `Invalidation` document (`Id`, `Status` InProgress,
+//     `CreateTime`, `InvalidationBatch`) [spec: API_CreateInvalidation, API_Invalidation].
+//   - Errors [spec: API_CreateInvalidation "Errors"]: AccessDenied 403, BatchTooLarge 413, InconsistentQuantities
+//     400, InvalidArgument 400, MissingBody 400, NoSuchDistribution 404, TooManyInvalidationsInProgress 400, in the
+//     REST-XML envelope `<ErrorResponse><Error><Type>Sender</Type><Code/><Message/></Error><RequestId/>`
+//     [obs: laurilehmijoki/s3_website #26 shows TooManyInvalidationsInProgress with "Processing your request will
+//     cause you to exceed the maximum number of in-progress invalidations."]. `Throttling` "Rate exceeded" comes as
+//     400 [obs: spacecatninja/craft-imager-x #19, aws/aws-sdk-js #3983 (after 6-7 quick calls)], and
+//     `ServiceUnavailable` 503 "CloudFront encountered an internal error. Please try again." [obs: aws-cdk #15891].
+//   - Limits: "invalidation requests for up to 3,000 files per distribution in progress at one time"; "If you're
+//     using the * wildcard, you can have requests for up to 15 invalidation paths in progress at one time", the
+//     two counted independently [docs: AmazonCloudFront/latest/DeveloperGuide/InvalidationLimits.html]. "The
+//     maximum length of a path is 4,000 characters. You can't use a wildcard within the path; only at the end of
+//     the path"; paths are case sensitive [docs: invalidation-specifying-objects]. Items starting with `#` are
+//     cache tags on distributions with CacheTagConfig [docs: invalidation-specifying-tags].
+//   - Authentication: AWS Signature Version 4, service `cloudfront`, region `us-east-1`. This fake VERIFIES the
+//     signature for real with its known secret, by its own implementation (node:crypto, independent of
+//     lib/cdn/aws_sigv4.ts): an unknown key is 403 InvalidClientTokenId, a wrong signature or scope 403
+//     SignatureDoesNotMatch, an x-amz-date more than 15 minutes off 403 SignatureDoesNotMatch "Signature expired",
+//     no Authorization 403 MissingAuthenticationToken [infer from AWS's common errors for REST-XML services].
+// Scripted failures (Throttling, 5xx, slowness, drops, hangs) come from ScriptedHttpServer.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  type FakeAnswer,
+  type FakeRequest,
+  type ScriptedFailure,
+  ScriptedHttpServer,
+} from './scripted_http_server.ts';
+
+const NAMESPACE = 'http://cloudfront.amazonaws.com/doc/2020-05-31/';
+const MAX_FILE_PATHS_IN_PROGRESS = 3000;
+const MAX_WILDCARDS_IN_PROGRESS = 15;
+const MAX_PATH_LENGTH = 4000;
+const CLOCK_SKEW_MS = 15 * 60_000;
+
+export interface FakeInvalidation {
+  id: string;
+  distributionId: string;
+  callerReference: string;
+  paths: string[];
+  createTime: string;
+  /** InProgress until completeAfterMs have passed (or complete() is called). */
+  status: 'InProgress' | 'Completed';
+  completesAt: number;
+}
+
+export interface CloudFrontFakeOptions {
+  distributionId?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** How long an invalidation stays InProgress (default 60 s; tests call completeAll()). */
+  completeAfterMs?: number;
+}
+
+function escapeXml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function unescapeXml(value: string): string {
+  return value
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/** CloudFront's REST-XML error document. */
+export function cloudFrontError(status: number, code: string, message: string, type = 'Sender'): FakeAnswer {
+  return {
+    status,
+    body:
+      `<?xml version="1.0"?>\n<ErrorResponse xmlns="${NAMESPACE}"><Error><Type>${type}</Type><Code>${code}</Code>` +
+      `<Message>${escapeXml(message)}</Message></Error><RequestId>${crypto.randomUUID()}</RequestId></ErrorResponse>`,
+    headers: { 'Content-Type': 'text/xml' },
+  };
+}
+
+const rfc3986 = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** A request as the verifier needs it: what arrived on the wire. */
+export interface SigV4Input {
+  method: string;
+  /** Path as received, still percent-encoded. */
+  path: string;
+  /** Query string without `?` ('' when none). */
+  query: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * Checks a SigV4 `Authorization` header against the request as received, for the given secrets, service and
+ * region. Returns null when it holds, or CloudFront's error code and message.
+ */
+export function verifySigV4(
+  input: SigV4Input,
+  secrets: Map<string, string>,
+  expected: { region: string; service: string },
+  nowMs = Date.now(),
+): { code: string; message: string } | null {
+  const auth = typeof input.headers.authorization === 'string' ? input.headers.authorization : '';
+  if (!auth) return { code: 'MissingAuthenticationToken', message: 'Missing Authentication Token' };
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/\s]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
+  if (!m)
+    return {
+      code: 'IncompleteSignature',
+      message: 'Authorization header requires Credential, SignedHeaders and Signature.',
+    };
+  const [, keyId, date, region, service, signedList, signature] = m as unknown as string[];
+  const secret = secrets.get(keyId!);
+  if (secret === undefined)
+    return {
+      code: 'InvalidClientTokenId',
+      message: 'The security token included in the request is invalid.',
+    };
+  if (region !== expected.region || service !== expected.service) {
+    return {
+      code: 'SignatureDoesNotMatch',
+      message: `Credential should be scoped to a valid region and service (${expected.region}/${expected.service}).`,
+    };
+  }
+  const amzDate = String(input.headers['x-amz-date'] ?? '');
+  const at = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
+  if (!at || amzDate.slice(0, 8) !== date)
+    return {
+      code: 'IncompleteSignature',
+      message: 'X-Amz-Date is missing or does not match the credential scope.',
+    };
+  const atMs = Date.UTC(+at[1]!, +at[2]! - 1, +at[3]!, +at[4]!, +at[5]!, +at[6]!);
+  if (Math.abs(nowMs - atMs) > CLOCK_SKEW_MS) {
+    return {
+      code: 'SignatureDoesNotMatch',
+      message: `Signature expired: ${amzDate} is now earlier or later than the allowed 15 minutes.`,
+    };
+  }
+  const signed = signedList!.split(';');
+  if (!signed.includes('host') || !signed.includes('x-amz-date')) {
+    return { code: 'SignatureDoesNotMatch', message: 'The host and x-amz-date headers must be signed.' };
+  }
+  const canonicalHeaders = signed
+    .map((name) => {
+      const raw = input.headers[name];
+      const value = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+      return `${name}:${value.trim().replace(/\s+/g, ' ')}\n`;
+    })
+    .join('');
+  const canonicalPath = input.path
+    .split('/')
+    .map((segment) => rfc3986(decodeURIComponent(segment)))
+    .join('/');
+  const canonicalQuery = input.query
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const [name = '', value = ''] = pair.split('=');
+      const dec = (s: string) => decodeURIComponent(s.replace(/\+/g, '%20'));
+      return `${rfc3986(dec(name))}=${rfc3986(dec(value))}`;
+    })
+    .sort()
+    .join('&');
+  const hash = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+  const canonicalRequest = [
+    input.method,
+    canonicalPath || '/',
+    canonicalQuery,
+    canonicalHeaders,
+    signedList,
+    hash(input.body),
+  ].join('\n');
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const stringToSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${hash(canonicalRequest)}`;
+  let key: Buffer = createHmac('sha256', `AWS4${secret}`).update(date!).digest();
+  for (const part of [region!, service!, 'aws4_request'])
+    key = createHmac('sha256', key).update(part).digest();
+  const expectedSignature = createHmac('sha256', key).update(stringToSign).digest();
+  const given = Buffer.from(signature!, 'hex');
+  if (given.length !== expectedSignature.length || !timingSafeEqual(given, expectedSignature)) {
+    return {
+      code: 'SignatureDoesNotMatch',
+      message:
+        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+    };
+  }
+  return null;
+}
+
+export class CloudFrontFake {
+  readonly distributionId: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  completeAfterMs: number;
+  /** Invalidations accepted, in order (one per distinct CallerReference). */
+  readonly invalidations: FakeInvalidation[] = [];
+  readonly server: ScriptedHttpServer;
+  private readonly secrets: Map<string, string>;
+
+  constructor(options: CloudFrontFakeOptions = {}) {
+    this.distributionId = options.distributionId ?? 'EDFDVBD6EXAMPLE';
+    this.accessKeyId = options.accessKeyId ?? 'AKIAFAKECLOUDFRONT01';
+    this.secretAccessKey = options.secretAccessKey ?? `fake/${crypto.randomUUID()}`;
+    this.completeAfterMs = options.completeAfterMs ?? 60_000;
+    this.secrets = new Map([[this.accessKeyId, this.secretAccessKey]]);
+    this.server = new ScriptedHttpServer({
+      authorize: (r) => this.authorize(r),
+      answer: (r) => this.answer(r),
+    });
+  }
+
+  /** The base to give the purger (requests go to `<url>/2020-05-31/...`). */
+  get apiBaseUrl(): string {
+    return this.server.url;
+  }
+
+  get requests(): FakeRequest[] {
+    return this.server.requests;
+  }
+
+  async start(): Promise<this> {
+    await this.server.start();
+    return this;
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  reset(): void {
+    this.server.reset();
+    this.invalidations.length = 0;
+  }
+
+  /** Marks every invalidation Completed (its paths no longer count against the in-progress limits). */
+  completeAll(): void {
+    for (const inv of this.invalidations) inv.status = 'Completed';
+  }
+
+  /** Every path or tag item accepted, in order. */
+  invalidatedPaths(): string[] {
+    return this.invalidations.flatMap((i) => i.paths);
+  }
+
+  failNext(failure: ScriptedFailure): void {
+    this.server.failNext(failure);
+  }
+
+  /** The next `times` calls get `Throttling: Rate exceeded` (400). */
+  throttleNext(times = 1): void {
+    this.server.failNext({ times, answer: cloudFrontError(400, 'Throttling', 'Rate exceeded') });
+  }
+
+  /** The next `times` calls get `ServiceUnavailable` (503). */
+  unavailableNext(times = 1): void {
+    this.server.failNext({
+      times,
+      answer: cloudFrontError(
+        503,
+        'ServiceUnavailable',
+        'CloudFront encountered an internal error. Please try again.',
+        'Receiver',
+      ),
+    });
+  }
+
+  private inProgress(distributionId: string): { files: number; wildcards: number } {
+    const now = Date.now();
+    let files = 0;
+    let wildcards = 0;
+    for (const inv of this.invalidations) {
+      if (inv.status === 'InProgress' && now >= inv.completesAt) inv.status = 'Completed';
+      if (inv.distributionId !== distributionId || inv.status !== 'InProgress') continue;
+      for (const p of inv.paths) {
+        if (p.endsWith('*')) wildcards++;
+        else files++;
+      }
+    }
+    return { files, wildcards };
+  }
+
+  private authorize(request: FakeRequest): FakeAnswer | null {
+    const problem = verifySigV4(
+      {
+        method: request.method,
+        path: request.path,
+        query: request.query.toString(),
+        headers: request.headers,
+        body: request.rawBody,
+      },
+      this.secrets,
+      { region: 'us-east-1', service: 'cloudfront' },
+    );
+    if (!problem) return null;
+    return cloudFrontError(problem.code === 'IncompleteSignature' ? 400 : 403, problem.code, problem.message);
+  }
+
+  private answer(request: FakeRequest): FakeAnswer {
+    const m = /^\/2020-05-31\/distribution\/([^/]+)\/invalidation$/.exec(request.path);
+    if (!m || request.method !== 'POST')
+      return cloudFrontError(404, 'NoSuchResource', 'The specified resource does not exist.');
+    const distributionId = decodeURIComponent(m[1]!);
+    if (distributionId !== this.distributionId) {
+      return cloudFrontError(404, 'NoSuchDistribution', 'The specified distribution does not exist.');
+    }
+    const xml = request.rawBody.trim();
+    if (!xml)
+      return cloudFrontError(
+        400,
+        'MissingBody',
+        'This operation requires a body. Ensure that the body is present and the Content-Type header is set.',
+      );
+    const root = /<InvalidationBatch(?:\s+xmlns="([^"]*)")?\s*>([\s\S]*)<\/InvalidationBatch>\s*$/.exec(
+      xml.replace(/^<\?xml[^>]*\?>\s*/, ''),
+    );
+    if (!root || root[1] !== NAMESPACE)
+      return cloudFrontError(
+        400,
+        'MalformedInput',
+        'Unexpected or missing InvalidationBatch element or namespace.',
+      );
+    const inner = root[2]!;
+    const callerReference = /<CallerReference>([^<]*)<\/CallerReference>/.exec(inner)?.[1];
+    if (!callerReference) return cloudFrontError(400, 'InvalidArgument', 'CallerReference is required.');
+    const quantityText =
+      /<Paths>\s*<Quantity>(\d+)<\/Quantity>/.exec(inner)?.[1] ??
+      /<Quantity>(\d+)<\/Quantity>/.exec(inner)?.[1];
+    if (quantityText === undefined)
+      return cloudFrontError(400, 'InvalidArgument', 'Paths/Quantity is required.');
+    const paths = [...inner.matchAll(/<Path>([^<]*)<\/Path>/g)].map((p) => unescapeXml(p[1]!));
+    if (Number(quantityText) !== paths.length) {
+      return cloudFrontError(
+        400,
+        'InconsistentQuantities',
+        "The value of Quantity and the size of Items don't match.",
+      );
+    }
+    if (paths.length === 0)
+      return cloudFrontError(400, 'InvalidArgument', 'Your request contains no invalidation paths.');
+    if (paths.length > MAX_FILE_PATHS_IN_PROGRESS)
+      return cloudFrontError(413, 'BatchTooLarge', 'Invalidation batch specified is too large.');
+    for (const p of paths) {
+      if (!(p.startsWith('/') || p.startsWith('#')) || p.length > MAX_PATH_LENGTH || /\s/.test(p)) {
+        return cloudFrontError(
+          400,
+          'InvalidArgument',
+          `Your request contains one or more invalid invalidation paths: ${p.slice(0, 200)}`,
+        );
+      }
+    }
+    const reference = unescapeXml(callerReference);
+    const earlier = this.invalidations.find(
+      (i) => i.distributionId === distributionId && i.callerReference === reference,
+    );
+    if (earlier) {
+      if (JSON.stringify(earlier.paths) !== JSON.stringify(paths)) {
+        return cloudFrontError(
+          409,
+          'InvalidationBatchAlreadyExists',
+          'A different batch was already submitted under this CallerReference.',
+        );
+      }
+      return this.created(earlier);
+    }
+    const { files, wildcards } = this.inProgress(distributionId);
+    const newWildcards = paths.filter((p) => p.endsWith('*')).length;
+    if (
+      files + paths.length - newWildcards > MAX_FILE_PATHS_IN_PROGRESS ||
+      wildcards + newWildcards > MAX_WILDCARDS_IN_PROGRESS
+    ) {
+      return cloudFrontError(
+        400,
+        'TooManyInvalidationsInProgress',
+        'Processing your request will cause you to exceed the maximum number of in-progress invalidations.',
+      );
+    }
+    const invalidation: FakeInvalidation = {
+      id: `I${crypto.randomUUID().replace(/-/g, '').slice(0, 13).toUpperCase()}`,
+      distributionId,
+      callerReference: reference,
+      paths,
+      createTime: new Date().toISOString(),
+      status: 'InProgress',
+      completesAt: Date.now() + this.completeAfterMs,
+    };
+    this.invalidations.push(invalidation);
+    return this.created(invalidation);
+  }
+
+  private created(inv: FakeInvalidation): FakeAnswer {
+    const items = inv.paths.map((p) => `<Path>${escapeXml(p)}</Path>`).join('');
+    return {
+      status: 201,
+      headers: {
+        'Content-Type': 'text/xml',
+        Location: `https://cloudfront.amazonaws.com/2020-05-31/distribution/${inv.distributionId}/invalidation/${inv.id}`,
+      },
+      body:
+        `<?xml version="1.0"?>\n<Invalidation xmlns="${NAMESPACE}"><Id>${inv.id}</Id><Status>${inv.status}</Status>` +
+        `<CreateTime>${inv.createTime}</CreateTime><InvalidationBatch><Paths><Quantity>${inv.paths.length}</Quantity>` +
+        `<Items>${items}</Items></Paths><CallerReference>${escapeXml(inv.callerReference)}</CallerReference>` +
+        `</InvalidationBatch></Invalidation>`,
+    };
+  }
+}
+
+/** Starts a CloudFront invalidation fake on a free port. */
+export async function startCloudFrontFake(options: CloudFrontFakeOptions = {}): Promise<CloudFrontFake> {
+  return new CloudFrontFake(options).start();
+}
