@@ -15,7 +15,6 @@ import {
   type ChangeFrontReport,
   dnsChangedSignal,
   type Front,
-  type FrontStep,
   frontChangeStatusQuery,
   type ReconcileLinksInput,
   type ReconcileReport,

@@ -15,7 +15,7 @@ import {
 } from '../../lib/links/link.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
 import { syncAfterChange, syncInBackground } from '../../lib/links/sync_after_change.ts';
-import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
+import { BadRequestError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';

@@ -9,7 +9,7 @@ import { getLinkRowOrThrow, listLinkVendors } from '../../lib/links/get_link.ts'
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import { toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
 import { listLinkHistory } from '../../lib/links/link_history.ts';
-import { AppError, NotFoundError, PreconditionFailedError } from '../../lib/shared/errors.ts';
+import { AppError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import {
   type FormValues,

@@ -1,7 +1,6 @@
 import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
 import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
-import { NotFoundError } from '../../lib/shared/errors.ts';
 import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 
