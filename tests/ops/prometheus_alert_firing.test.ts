@@ -1,0 +1,240 @@
+// A real Prometheus scraping a real Lifeline web process (`main.ts`, what `npm run web` runs, on a test
+// database) and evaluating ops/prometheus/lifeline.rules.yml: a storm of requests for unknown codes takes
+// LifelineRedirectNotFoundSurge from pending to firing in Prometheus's own /api/v1/alerts. The rules are used
+// as written except each `for:` (minutes in production) is shortened to 5 s, with 1 s scrape and evaluation
+// intervals. The Grafana dashboard's queries are then run against the same server.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { getFreePort } from '../../scripts/dev_server.ts';
+import { ROOT } from '../../scripts/temporal_cli.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+const PROMETHEUS = '/usr/bin/prometheus';
+const skip = existsSync(PROMETHEUS)
+  ? false
+  : 'prometheus is not installed (Debian package prometheus; .ci/run installs it)';
+const ALERT = 'LifelineRedirectNotFoundSurge';
+
+interface PromAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  state: 'pending' | 'firing';
+  activeAt: string;
+  value: string;
+}
+
+let db: TestDatabase;
+let web: ChildProcess;
+let prometheus: ChildProcess;
+let webBase: string;
+let promBase: string;
+const dir = mkdtempSync(join(tmpdir(), 'lifeline-prometheus-'));
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function promQuery(
+  query: string,
+): Promise<{ status: string; data?: { result: unknown[] }; error?: string }> {
+  const response = await fetch(`${promBase}/api/v1/query?query=${encodeURIComponent(query)}`);
+  return (await response.json()) as { status: string; data?: { result: unknown[] }; error?: string };
+}
+
+async function alertsNamed(name: string): Promise<PromAlert[]> {
+  const response = await fetch(`${promBase}/api/v1/alerts`);
+  const body = (await response.json()) as { data: { alerts: PromAlert[] } };
+  return body.data.alerts.filter((a) => a.labels.alertname === name);
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+describe('a real Prometheus scraping a running Lifeline web process', { skip }, () => {
+  before(async () => {
+    db = await createTestDatabase();
+    const webPort = await getFreePort();
+    webBase = `http://127.0.0.1:${webPort}`;
+    web = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        PORT: String(webPort),
+        HOST: '127.0.0.1',
+        DATABASE_URL: db.url,
+        // The web tier connects to Temporal lazily; nothing here starts a workflow.
+        TEMPORAL_ADDRESS: process.env.LIFELINE_TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+        LOG_LEVEL: 'warn',
+      },
+    });
+    let webErrors = '';
+    web.stderr?.on('data', (chunk) => {
+      webErrors += chunk;
+    });
+    await waitFor(`the web process on ${webBase} (stderr: ${webErrors})`, 60_000, async () =>
+      (await fetch(`${webBase}/healthz`)).ok ? true : undefined,
+    );
+
+    // The production rules, with every `for:` shortened so that pending turns to firing within the test.
+    const rules = readFileSync(join(ROOT, 'ops', 'prometheus', 'lifeline.rules.yml'), 'utf8');
+    const shortened = rules.replace(/^(\s+)for: \S+$/gm, '$1for: 5s');
+    assert.notEqual(shortened, rules);
+    writeFileSync(join(dir, 'lifeline.rules.yml'), shortened);
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  evaluation_interval: 1s',
+        'rule_files:',
+        '  - lifeline.rules.yml',
+        'scrape_configs:',
+        '  - job_name: lifeline-web',
+        '    metrics_path: /metrics',
+        '    static_configs:',
+        `      - targets: ['127.0.0.1:${webPort}']`,
+        '',
+      ].join('\n'),
+    );
+    mkdirSync(join(dir, 'data'));
+    const promPort = await getFreePort();
+    promBase = `http://127.0.0.1:${promPort}`;
+    prometheus = spawn(
+      PROMETHEUS,
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+        '--log.level=warn',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let promErrors = '';
+    prometheus.stderr?.on('data', (chunk) => {
+      promErrors += chunk;
+    });
+    await waitFor(`Prometheus on ${promBase} (stderr: ${promErrors})`, 30_000, async () =>
+      (await fetch(`${promBase}/-/ready`)).ok ? true : undefined,
+    );
+  });
+
+  after(async () => {
+    await stop(prometheus);
+    await stop(web);
+    await db?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test(`requests for unknown codes take ${ALERT} from pending to firing`, async (t) => {
+    await waitFor('Prometheus to scrape the web process', 20_000, async () => {
+      const up = await promQuery('up{job="lifeline-web"} == 1');
+      return up.data?.result.length === 1 ? true : undefined;
+    });
+    assert.deepEqual(await alertsNamed(ALERT), [], 'quiet before the storm');
+
+    // About 40 requests a second for codes nobody minted, until the alert fires (or the test gives up).
+    let storming = true;
+    let sent = 0;
+    const statuses = new Map<number, number>();
+    const storm = (async () => {
+      const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
+      while (storming) {
+        const codes = Array.from({ length: 4 }, () =>
+          Array.from({ length: 7 }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join(''),
+        );
+        const answers = await Promise.all(
+          codes.map((code) => fetch(`${webBase}/${code}`, { redirect: 'manual' })),
+        );
+        for (const answer of answers) {
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          await answer.body?.cancel();
+        }
+        sent += codes.length;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+
+    const seen: { state: string; atMs: number }[] = [];
+    const started = Date.now();
+    let firing: PromAlert | undefined;
+    try {
+      firing = await waitFor(`${ALERT} to fire`, 60_000, async () => {
+        const [alert] = await alertsNamed(ALERT);
+        if (alert && seen.at(-1)?.state !== alert.state)
+          seen.push({ state: alert.state, atMs: Date.now() - started });
+        return alert?.state === 'firing' ? alert : undefined;
+      });
+    } finally {
+      storming = false;
+      await storm;
+    }
+    assert.deepEqual(
+      seen.map((s) => s.state),
+      ['pending', 'firing'],
+      `states seen: ${JSON.stringify(seen)}`,
+    );
+    assert.ok(seen[1]!.atMs - seen[0]!.atMs >= 4_000, `pending for the 5 s of for: ${JSON.stringify(seen)}`);
+    assert.deepEqual(statuses, new Map([[404, sent]]));
+    t.diagnostic(
+      `${sent} requests (all 404); ${seen.map((s) => `${s.state} after ${s.atMs} ms`).join(', ')}`,
+    );
+    assert.deepEqual(
+      { job: firing.labels.job, severity: firing.labels.severity, service: firing.labels.service },
+      { job: 'lifeline-web', severity: 'warning', service: 'lifeline' },
+    );
+    assert.equal(
+      firing.annotations.summary,
+      '100% of short-link requests are for unknown codes (lifeline-web)',
+    );
+    assert.equal(firing.annotations.runbook_url, 'docs/OPERATIONS.md#lifelineredirectnotfoundsurge');
+    // Postgres answered every lookup: the 503 alert stays quiet.
+    assert.deepEqual(await alertsNamed('LifelineRedirectErrors'), []);
+  });
+
+  test('every Grafana dashboard query runs on this Prometheus; those over metrics that exist return data', async () => {
+    const dashboard = JSON.parse(readFileSync(join(ROOT, 'ops', 'grafana', 'lifeline.json'), 'utf8')) as {
+      panels: { title: string; targets?: { expr: string }[] }[];
+    };
+    const failures: string[] = [];
+    let withData = 0;
+    for (const panel of dashboard.panels) {
+      for (const target of panel.targets ?? []) {
+        const query = target.expr.replaceAll('$__rate_interval', '1m').replaceAll('$instance', '.*');
+        const answer = await promQuery(query);
+        if (answer.status !== 'success') failures.push(`${panel.title}: ${query}: ${answer.error}`);
+        else if ((answer.data?.result.length ?? 0) > 0) withData++;
+      }
+    }
+    assert.deepEqual(failures, []);
+    const outcomes = await promQuery(
+      'sum by (outcome) (rate(lifeline_redirects_total{job="lifeline-web", instance=~".*"}[1m]))',
+    );
+    const series = (outcomes.data?.result ?? []) as { metric: { outcome: string } }[];
+    assert.ok(series.some((r) => r.metric.outcome === 'not_found'));
+    // Redirect outcomes, lookups, up, requests, Node's event loop, heap, RSS and CPU exist today.
+    assert.ok(withData >= 8, `${withData} queries returned data`);
+  });
+});
