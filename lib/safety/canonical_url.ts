@@ -105,7 +105,9 @@ const CANONICAL_FAST = new RegExp(
 // characters except the joiners (ZWJ/ZWNJ, which Persian and emoji text needs; IDNA refuses them in hosts),
 // lone surrogates, and the Hangul fillers that render as nothing.
 const INVISIBLE = /[\p{Z}\p{Cc}\p{Cs}\u115f\u1160\u3164\uffa0]|(?![\u200c\u200d])\p{Cf}/u;
-const JOINERS = /[\u200c\u200d]/;
+// Characters IDNA drops from a host without a trace (joiners, the combining grapheme joiner, variation
+// selectors): a host spelt with them is refused rather than silently read as another spelling.
+const HOST_INVISIBLE = /[\u200c\u200d\u034f\u180b-\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
 const DOTTED_QUAD = /^(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}$/;
 const HOST_LABEL = /^[a-z0-9_-]+$/;
 
@@ -211,6 +213,7 @@ let lastShortBase: { url: string; hostname: string; port: string } | null = null
  * `https://sho.rt.:443/x` and `http://SHO.RT/x` are ours; `https://sho.rt:8443/x` is another service.
  */
 export function isOwnShortHost(canonicalHost: string, shortBaseUrl: string): boolean {
+  if (typeof canonicalHost !== 'string' || typeof shortBaseUrl !== 'string') return false;
   let short = lastShortBase;
   if (short === null || short.url !== shortBaseUrl) {
     const read = readShortBase(shortBaseUrl);
@@ -313,7 +316,7 @@ function canonicalizeSlowly(value: string): CanonicalTarget {
   if (isBracketed && !authority.includes(']')) return refuse(TARGET_PROBLEMS.invalidHost);
   const rawHost = isBracketed ? authority.slice(0, authority.indexOf(']') + 1) : authority.split(':', 1)[0]!;
   if (rawHost === '') return refuse(TARGET_PROBLEMS.emptyHost);
-  if (JOINERS.test(rawHost)) return refuse(TARGET_PROBLEMS.controlCharacters);
+  if (HOST_INVISIBLE.test(rawHost)) return refuse(TARGET_PROBLEMS.controlCharacters);
   const portText = authority.slice(rawHost.length + 1);
   if (authority.charAt(rawHost.length) === ':' && portText !== '') {
     const port = /^[0-9]+$/.test(portText) ? Number(portText) : Number.NaN;

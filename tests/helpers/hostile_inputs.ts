@@ -205,6 +205,11 @@ const CANONICALISED: HostileTarget[] = [
   ),
   accept('https://news.example/😀', 'an emoji in the path', 'https://news.example/%F0%9F%98%80'),
   accept(
+    'https://news.example/❤\ufe0f',
+    'a variation selector in a path is text, escaped',
+    'https://news.example/%E2%9D%A4%EF%B8%8F',
+  ),
+  accept(
     'https://news.example/ز\u200cی',
     'ZWNJ inside Persian text in a path is escaped, not refused',
     'https://news.example/%D8%B2%E2%80%8C%DB%8C',
@@ -342,6 +347,8 @@ const CONTROLS: HostileTarget[] = [
   refuse('https://news\u200b.example/', 'zero-width space in the host', CONTROL),
   refuse('https://news.ex\u200dample/', 'a zero-width joiner in the host', CONTROL),
   refuse('https://news.example/\u3164', 'Hangul filler renders as nothing', CONTROL),
+  refuse('https://news.ex\u034fample/', 'combining grapheme joiner: IDNA drops it from the host', CONTROL),
+  refuse('https://news.example\ufe0f/', 'a variation selector IDNA drops from the host', CONTROL),
   refuse('https://news.example/\ud800', 'a lone surrogate has no UTF-8 form', CONTROL),
   refuse('https://news.example/\udc00x', 'a lone low surrogate', CONTROL),
 ];
