@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import fc from 'fast-check';
 import fastUri from 'fast-uri';
 import { targetUrlProblem } from '../../../lib/links/link.ts';
@@ -580,5 +581,36 @@ describe('cost', () => {
       rule * 3 < slow,
       `the canonical check (${rule} ns) should be far cheaper than canonicalising (${slow} ns)`,
     );
+  });
+
+  test('targetRuleProblem allocates nothing for an allowed canonical URL', (t) => {
+    const typical = JSON.parse(
+      JSON.stringify('https://news.example/2024/05/01/%d8%a7%d9%84-story/?utm_source=newsletter&id=7'),
+    ) as string;
+    const calls = 1_000_000;
+    // Results go to a ring buffer, so the optimiser cannot drop an allocation as unused. Bytes allocated are
+    // the growth of the heap plus what the collections during the loop freed.
+    const sink: unknown[] = new Array(1024);
+    const bytesPerCall = (fn: () => unknown) => {
+      for (let i = 0; i < 10_000; i++) sink[i & 1023] = fn();
+      const profiler = new GCProfiler();
+      profiler.start();
+      const before = getHeapStatistics().used_heap_size;
+      for (let i = 0; i < calls; i++) sink[i & 1023] = fn();
+      const after = getHeapStatistics().used_heap_size;
+      const freed = (profiler.stop()?.statistics ?? []).reduce(
+        (sum, gc) => sum + gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize,
+        0,
+      );
+      return (after - before + freed) / calls;
+    };
+    // The control shows the measure sees allocation: canonicalizeTarget returns a fresh object every call.
+    const control = bytesPerCall(() => canonicalizeTarget(typical));
+    const rule = bytesPerCall(() => targetRuleProblem(typical, policy));
+    t.diagnostic(
+      `bytes/call: targetRuleProblem ${rule.toFixed(2)}, canonicalizeTarget ${control.toFixed(1)}`,
+    );
+    assert.ok(control > 16, `the control allocates (${control} bytes/call)`);
+    assert.ok(rule < 1, `targetRuleProblem allocated ${rule} bytes/call`);
   });
 });
