@@ -6,8 +6,10 @@
  * The canonical form is `new URL(value).href` with a few tightenings; an input that is already canonical comes
  * back byte-identical (no percent-escape case changes, no decoding, the query untouched). Decisions:
  * - Refused anywhere in the input: C0/C1 controls, every Unicode space, invisible format characters (bidi
- *   overrides, zero-width spaces, soft hyphen, BOM; ZWJ/ZWNJ only outside the host) and lone surrogates. WHATWG
- *   silently strips tabs and newlines and trims spaces, so the stored URL would differ from what was checked.
+ *   overrides, zero-width spaces, soft hyphen, BOM) and lone surrogates; in the host also the joiners (ZWJ,
+ *   ZWNJ), the combining grapheme joiner and variation selectors, which IDNA drops without a trace (in a path
+ *   they are text, and get percent-encoded). WHATWG silently strips tabs and newlines and trims spaces, so the
+ *   stored URL would differ from what was checked.
  * - Backslashes are refused everywhere. WHATWG reads `\` as `/` in the scheme, authority and path of http(s)
  *   URLs while curl and Python read it as data, which is how `https://news.example\@evil.example/` goes to
  *   news.example in a browser and to evil.example in curl; in a path, rewriting it would change what the editor
