@@ -261,6 +261,7 @@ async function wpCli(args: string[]) {
 async function wpOk(args: string[]) {
   const out = await wpCli(args);
   assert.equal(out.code, 0, `wp ${args.join(' ')} failed:\n${out.stdout}\n${out.stderr}`);
+  assert.doesNotMatch(`${out.stdout}${out.stderr}`, /PHP (Fatal|Warning|Notice|Deprecated)/);
   return out;
 }
 

@@ -2,7 +2,7 @@
 /**
  * Plugin Name:       Lifeline Short Links
  * Description:       Gives every published post its one Lifeline short link: signed publish / update / unpublish webhooks that are queued and retried until Lifeline has them, wp_get_shortlink() returning the Lifeline link, the link shown in the post editor, an archive backfill (WP-CLI or the settings page), a signed post listing for reconciliation and an event when the permalink structure or home URL changes.
- * Version:           1.0.0
+ * Version:           1.1.0
  * Requires at least: 5.6
  * Requires PHP:      7.4
  * Author:            Lifeline
@@ -15,7 +15,7 @@ if ( ! defined( 'ABSPATH' ) ) {
 	exit;
 }
 
-define( 'LIFELINE_PLUGIN_VERSION', '1.0.0' );
+define( 'LIFELINE_PLUGIN_VERSION', '1.1.0' );
 define( 'LIFELINE_PLUGIN_FILE', __FILE__ );
 
 require_once __DIR__ . '/includes/class-lifeline-config.php';

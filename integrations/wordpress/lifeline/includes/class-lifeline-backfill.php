@@ -172,12 +172,30 @@ final class Lifeline_Backfill {
 				$posts[] = self::to_batch_post( $post );
 			}
 		}
+		self::release_memory();
 		return array(
 			'number'  => (int) $run['batch'] + 1,
 			'final'   => $final,
 			'posts'   => $posts,
 			'last_id' => $ids ? (int) end( $ids ) : (int) $run['cursor'],
 		);
+	}
+
+	/**
+	 * Empties the in-memory object cache after a batch is built: a run over 100,000 posts in one WP-CLI process
+	 * would otherwise keep every post and its meta there until PHP's memory limit. A persistent object cache
+	 * (Redis, Memcached) is left alone unless it can drop its in-memory layer only.
+	 */
+	private static function release_memory(): void {
+		if ( function_exists( 'wp_cache_supports' ) && function_exists( 'wp_cache_flush_runtime' ) ) {
+			if ( wp_cache_supports( 'flush_runtime' ) ) {
+				wp_cache_flush_runtime();
+			}
+			return;
+		}
+		if ( ! wp_using_ext_object_cache() ) {
+			wp_cache_flush();
+		}
 	}
 
 	/** The request body (CONTRACT.md §1). */

@@ -20,8 +20,11 @@ class Lifeline_CLI_Command {
 	const MAX_WAITS = 30;
 
 	/**
-	 * Sends every published post to Lifeline so it gets its short link. Resumable: an unfinished run (killed,
-	 * failed or stopped) continues from the last batch Lifeline acknowledged.
+	 * Sends every published post to Lifeline so it gets its short link.
+	 *
+	 * Posts go in post ID order, in signed batches. Resumable: an unfinished
+	 * run (killed, failed or stopped) continues after the last batch Lifeline
+	 * acknowledged; at most that one batch is sent again.
 	 *
 	 * ## OPTIONS
 	 *
