@@ -26,6 +26,8 @@ const E2E_DIR = join(ROOT, 'tests', 'e2e', 'wordpress');
 export interface WordPressSite {
   baseUrl: string;
   dbName: string;
+  /** The run's /etc/wordpress/config-<configName>.php (Debian's WORDPRESS_CONFIG switch), for CLI processes. */
+  configName: string;
   adminPassword: string;
   /** Calls the WordPress REST API as the admin (application password). */
   rest<T = unknown>(
@@ -188,6 +190,7 @@ $table_prefix = 'wp_';
     return {
       baseUrl,
       dbName,
+      configName,
       adminPassword,
       async rest<T>(path: string, init: { method?: string; json?: unknown } = {}) {
         const res = await fetch(`${baseUrl}/wp-json${path}`, {

@@ -1,8 +1,8 @@
 <?php
 /**
  * Plugin Name:       Lifeline Short Links
- * Description:       Gives every published post its one Lifeline short link: signed publish / update / unpublish webhooks that are queued and retried until Lifeline has them, wp_get_shortlink() returning the Lifeline link, and the link shown in the post editor.
- * Version:           1.0.0
+ * Description:       Gives every published post its one Lifeline short link: signed publish / update / unpublish webhooks that are queued and retried until Lifeline has them, wp_get_shortlink() returning the Lifeline link, the link shown in the post editor, an archive backfill (WP-CLI or the settings page), a signed post listing for reconciliation and an event when the permalink structure or home URL changes.
+ * Version:           1.1.0
  * Requires at least: 5.6
  * Requires PHP:      7.4
  * Author:            Lifeline
@@ -15,7 +15,7 @@ if ( ! defined( 'ABSPATH' ) ) {
 	exit;
 }
 
-define( 'LIFELINE_PLUGIN_VERSION', '1.0.0' );
+define( 'LIFELINE_PLUGIN_VERSION', '1.1.0' );
 define( 'LIFELINE_PLUGIN_FILE', __FILE__ );
 
 require_once __DIR__ . '/includes/class-lifeline-config.php';
@@ -24,11 +24,28 @@ require_once __DIR__ . '/includes/class-lifeline-outbox.php';
 require_once __DIR__ . '/includes/class-lifeline-events.php';
 require_once __DIR__ . '/includes/class-lifeline-shortlink.php';
 require_once __DIR__ . '/includes/class-lifeline-settings.php';
+require_once __DIR__ . '/includes/class-lifeline-post-fields.php';
+require_once __DIR__ . '/includes/class-lifeline-signature.php';
+require_once __DIR__ . '/includes/class-lifeline-backfill.php';
+require_once __DIR__ . '/includes/class-lifeline-backfill-cron.php';
+require_once __DIR__ . '/includes/class-lifeline-backfill-page.php';
+require_once __DIR__ . '/includes/class-lifeline-listing.php';
+require_once __DIR__ . '/includes/class-lifeline-site-events.php';
 
 register_activation_hook( __FILE__, array( 'Lifeline_Outbox', 'activate' ) );
 register_deactivation_hook( __FILE__, array( 'Lifeline_Outbox', 'deactivate' ) );
+register_deactivation_hook( __FILE__, array( 'Lifeline_Backfill_Cron', 'deactivate' ) );
 
 Lifeline_Outbox::init();
 Lifeline_Events::init();
 Lifeline_Shortlink::init();
 Lifeline_Settings::init();
+Lifeline_Backfill_Cron::init();
+Lifeline_Backfill_Page::init();
+Lifeline_Listing::init();
+Lifeline_Site_Events::init();
+
+if ( defined( 'WP_CLI' ) && WP_CLI ) {
+	require_once __DIR__ . '/includes/class-lifeline-cli-command.php';
+	WP_CLI::add_command( 'lifeline', 'Lifeline_CLI_Command' );
+}

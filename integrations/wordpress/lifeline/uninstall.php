@@ -11,10 +11,11 @@ if ( ! defined( 'WP_UNINSTALL_PLUGIN' ) ) {
 
 global $wpdb;
 $wpdb->query( "DROP TABLE IF EXISTS {$wpdb->prefix}lifeline_outbox" );
-foreach ( array( 'lifeline_endpoint', 'lifeline_site_id', 'lifeline_webhook_secret', 'lifeline_api_key', 'lifeline_db_version' ) as $option ) {
+foreach ( array( 'lifeline_endpoint', 'lifeline_site_id', 'lifeline_webhook_secret', 'lifeline_api_key', 'lifeline_db_version', 'lifeline_backfill' ) as $option ) {
 	delete_option( $option );
 }
 wp_clear_scheduled_hook( 'lifeline_flush_outbox' );
+wp_clear_scheduled_hook( 'lifeline_backfill_tick' );
 delete_post_meta_by_key( '_lifeline_short_url' );
 delete_post_meta_by_key( '_lifeline_checked_at' );
 delete_post_meta_by_key( '_lifeline_permalink' );

@@ -82,6 +82,8 @@ final class Lifeline_Events {
 			'postId'     => (int) $post->ID,
 			'title'      => mb_substr( (string) $post->post_title, 0, 1000 ),
 			'occurredAt' => self::now_iso(),
+			// Where Lifeline reads this site's signed listing; the newest one it saw per site wins.
+			'restUrl'    => rest_url( 'lifeline/v1/' ),
 		);
 		if ( null !== $permalink ) {
 			// As WordPress emits it: non-Latin slugs stay percent-encoded (lowercase hex), never re-encoded.

@@ -99,7 +99,7 @@ final class Lifeline_Outbox {
 			self::table(),
 			array(
 				'delivery_id'     => $payload['id'],
-				'post_id'         => $payload['postId'],
+				'post_id'         => isset( $payload['postId'] ) ? (int) $payload['postId'] : 0, // 0: a site event.
 				'event'           => $payload['event'],
 				'payload'         => wp_json_encode( $payload, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE ),
 				'attempts'        => 0,

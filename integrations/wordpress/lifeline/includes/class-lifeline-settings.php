@@ -149,6 +149,7 @@ final class Lifeline_Settings {
 			submit_button( $label, 'secondary', 'submit', false );
 			echo '</form>';
 		}
+		Lifeline_Backfill_Page::render_section();
 		echo '</div>';
 	}
 
