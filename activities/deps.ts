@@ -1,4 +1,5 @@
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
+import type { TargetPolicy } from '../lib/links/target_policy.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   resolver: LinkResolver;
   /** Checks destinations (publish-time scans and scheduled re-scans). */
   safety: SafetyScanner;
+  /** Where targets may point (ALLOWED_TARGET_HOSTS, not the short domain): permalinks and imports obey it. */
+  targetPolicy: TargetPolicy;
   /** Vendor replicas (Bitly) and their sync tuning; absent: no vendor is synced. */
   vendors?: VendorDeps;
   /** The serving store, read directly by reconciliation (absent: no serving store configured). */

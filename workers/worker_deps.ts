@@ -1,6 +1,7 @@
 import type { ActivityDeps } from '../activities/deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
+import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
@@ -37,5 +38,6 @@ export function createWorkerDeps(
     safety: base.safety ?? createConfiguredSafetyScanner(config, { sql: base.sql, logger: base.logger }),
     vendors: createVendorDeps(config, base.logger, base.vendors),
     front: createFrontDeps(config, base.dnsAdapter ? { dnsAdapter: base.dnsAdapter } : {}),
+    targetPolicy: createTargetPolicy(config),
   };
 }

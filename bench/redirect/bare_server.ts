@@ -3,6 +3,11 @@
 // target as Location (404 when unknown). No router, no policy, no pages: what "nearly as fast as a bare
 // server" is measured against. Started by bench/redirect/run.ts with the same environment as main.ts.
 import { createServer } from 'node:http';
+import {
+  isHttpsBase,
+  REDIRECT_REFERRER_POLICY,
+  STRICT_TRANSPORT_SECURITY,
+} from '../../lib/redirect/public_headers.ts';
 import { parseConfig } from '../../lib/shared/config.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { createSql } from '../../lib/stores/sql.ts';
@@ -18,6 +23,7 @@ const sql = createSql({
 });
 const { resolver } = await createWebDeps(config, { sql, logger });
 const CACHE_CONTROL = config.redirect.cacheControl;
+const HSTS = isHttpsBase(config.shortBaseUrl);
 
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
@@ -31,7 +37,8 @@ const server = createServer((req, res) => {
         res.writeHead(301, {
           'Cache-Control': CACHE_CONTROL,
           'X-Robots-Tag': 'noindex',
-          'Referrer-Policy': 'unsafe-url',
+          'Referrer-Policy': REDIRECT_REFERRER_POLICY,
+          ...(HSTS ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY } : {}),
           Location: record.url,
         });
         res.end();

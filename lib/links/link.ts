@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CANONICAL_TARGET_MAX_BYTES, canonicalizeTarget } from '../safety/canonical_url.ts';
 import {
   LINK_ORIGINS,
   LINK_STATUSES,
@@ -25,36 +26,21 @@ export {
   type VendorState,
 } from '../stores/link_rows.ts';
 
-/** Longest target URL in UTF-8 bytes. */
-export const TARGET_URL_MAX_BYTES = 2048;
+/** Longest target URL in UTF-8 bytes (before and after canonicalisation). */
+export const TARGET_URL_MAX_BYTES = CANONICAL_TARGET_MAX_BYTES;
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
 
-const utf8 = new TextEncoder();
-
-/** Why a string is not an acceptable redirect target, or null when it is. */
-export function targetUrlProblem(value: string): string | null {
-  if (utf8.encode(value).length > TARGET_URL_MAX_BYTES)
-    return `must be at most ${TARGET_URL_MAX_BYTES} bytes`;
-  // Control characters and whitespace would let a target smuggle headers or differ from what is shown.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-  if (/[\u0000-\u0020\u007f-\u009f\u2028\u2029]/.test(value))
-    return 'must not contain spaces or control characters';
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
-  if (!/^https?:\/\/[^/?#\\]/i.test(value)) return 'must be an absolute http(s) URL with a host';
-  if (url.hostname === '') return 'must have a host';
-  if (url.username !== '' || url.password !== '') return 'must not contain credentials';
-  return null;
-}
-
-export const targetUrlSchema = z.string().superRefine((value, ctx) => {
-  const problem = targetUrlProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+/**
+ * A redirect target: any string in, the canonical URL out (lib/safety/canonical_url.ts: the form every URL parser
+ * reads alike), or an issue naming why there is none. Every way a target enters parses with this schema, so each
+ * layer behind it sees canonical strings only. Where a target may point (ALLOWED_TARGET_HOSTS, not the short
+ * domain) is the deployment's policy, applied by lib/links/target_policy.ts.
+ */
+export const targetUrlSchema = z.string().transform((value, ctx) => {
+  const canonical = canonicalizeTarget(value);
+  if (canonical.ok) return canonical.url;
+  ctx.addIssue({ code: 'custom', message: canonical.problem, input: value });
+  return z.NEVER;
 });
 
 const isoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });

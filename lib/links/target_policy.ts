@@ -1,32 +1,36 @@
-/** Deployment rules for where links may point. */
-export interface TargetPolicy {
-  /** Lower-case hosts; a target must be one of them or a subdomain. Empty: any host. */
-  allowedHosts: readonly string[];
-  /** The short host itself: a link to it would loop. */
-  shortHost: string;
-}
+import {
+  type CanonicalTarget,
+  type CanonicalTargetPolicy,
+  checkTarget,
+  createCanonicalTargetPolicy,
+  targetRuleProblem,
+} from '../safety/canonical_url.ts';
 
-/** Builds the policy from configuration. */
+/**
+ * Deployment rules for where links may point: canonical host names of ALLOWED_TARGET_HOSTS (empty: any host)
+ * and the short domain itself (a link to it would loop). One rule for every way a target enters — API, UI
+ * forms, WordPress permalinks, Bitly imports — and for the redirect path, which re-applies it to stored
+ * records (lib/safety/canonical_url.ts, `targetRuleProblem`).
+ */
+export type TargetPolicy = CanonicalTargetPolicy;
+
+/** Builds the policy from configuration; throws naming ALLOWED_TARGET_HOSTS (or SHORT_BASE_URL) on a bad value. */
 export function createTargetPolicy(config: {
-  allowedTargetHosts: string[];
+  allowedTargetHosts: readonly string[];
   shortBaseUrl: string;
 }): TargetPolicy {
-  return {
-    allowedHosts: config.allowedTargetHosts,
-    shortHost: new URL(config.shortBaseUrl).host.toLowerCase(),
-  };
+  return createCanonicalTargetPolicy(config);
 }
 
-/** Why the (already syntactically valid) URL is not allowed here, or null. */
+/**
+ * Why `value` may not be stored as a target here, or null. `value` must already be canonical (what
+ * `targetUrlSchema` hands on); anything else is refused as not canonical.
+ */
 export function targetPolicyProblem(value: string, policy: TargetPolicy): string | null {
-  const url = new URL(value);
-  const host = url.hostname.toLowerCase().replace(/\.$/, '');
-  if (url.host.toLowerCase() === policy.shortHost) return 'must not point at the short domain itself';
-  if (
-    policy.allowedHosts.length > 0 &&
-    !policy.allowedHosts.some((allowed) => host === allowed || host.endsWith(`.${allowed}`))
-  ) {
-    return `host ${host} is not in ALLOWED_TARGET_HOSTS`;
-  }
-  return null;
+  return targetRuleProblem(value, policy);
+}
+
+/** Canonicalises any string and applies the policy: for inputs that did not pass `targetUrlSchema`. */
+export function checkTargetAgainstPolicy(value: string, policy: TargetPolicy): CanonicalTarget {
+  return checkTarget(value, policy);
 }

@@ -1,9 +1,11 @@
+import type { TargetPolicy } from '../links/target_policy.ts';
+import { BadRequestError } from '../shared/errors.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getWebhookDelivery, insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
-import type { WordPressEvent } from './wordpress_event.ts';
+import { getPermalinkProblem, type WordPressEvent } from './wordpress_event.ts';
 
 export interface AcceptedEvent {
   workflowId: string;
@@ -23,9 +25,23 @@ function sharedCode(link: LinkRow | null): { code?: string } {
  * (`publish:{site}:{postId}`), which applies them in order and ignores ones older than the newest applied.
  */
 export async function acceptWordPressEvent(
-  deps: { sql: Sql; workflows: WorkflowGateway },
+  deps: { sql: Sql; workflows: WorkflowGateway; targetPolicy: TargetPolicy },
   event: WordPressEvent,
 ): Promise<AcceptedEvent> {
+  // A permalink is a target like any other (ALLOWED_TARGET_HOSTS, not the short domain): refused as a bad
+  // payload (400) before anything is started or recorded, so the plugin reports it instead of retrying.
+  const permalinkProblem = getPermalinkProblem(event, deps.targetPolicy);
+  if (permalinkProblem) {
+    throw new BadRequestError('The webhook payload is not valid.', [
+      { path: 'permalink', message: permalinkProblem },
+    ]);
+  }
+  const permalink =
+    event.permalink !== undefined &&
+    (event.event !== 'post.unpublished' ||
+      getPermalinkProblem({ ...event, event: 'post.updated' }, deps.targetPolicy) === null)
+      ? event.permalink
+      : undefined;
   const seen = await getWebhookDelivery(deps.sql, event.id);
   if (seen) {
     const link = await getLinkByPost(deps.sql, seen.site, seen.postId);
@@ -36,7 +52,7 @@ export async function acceptWordPressEvent(
     event: event.event,
     site: event.site,
     postId: event.postId,
-    ...(event.permalink !== undefined ? { permalink: event.permalink } : {}),
+    ...(permalink !== undefined ? { permalink } : {}),
     ...(event.title !== undefined ? { title: event.title } : {}),
     occurredAt: event.occurredAt,
   });

@@ -3,8 +3,8 @@
 // was shared, and activate it. Every step is idempotent and serialised per article (lockPost).
 import { type Front, getActiveFront } from '../failover/active_front.ts';
 import { insertWithMint } from '../links/create_link.ts';
-import { targetUrlProblem } from '../links/link.ts';
 import { mintOneCode } from '../links/mint.ts';
+import { checkTargetAgainstPolicy, type TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
@@ -30,6 +30,8 @@ export interface PostLifecycleDeps {
   logger: Logger;
   codeLength: number;
   resolver: LinkResolver;
+  /** Where targets may point (ALLOWED_TARGET_HOSTS, not the short domain): permalinks obey it too. */
+  targetPolicy: TargetPolicy;
   vendors?: Pick<VendorDeps, 'bitly' | 'publishWaitMs'> | undefined;
 }
 
@@ -70,10 +72,16 @@ async function readPlan(deps: PostLifecycleDeps): Promise<VendorPlan> {
   };
 }
 
-function requirePermalink(event: PostEvent): string {
-  const problem = event.permalink === undefined ? 'is missing' : targetUrlProblem(event.permalink);
-  if (problem) throw new PermanentFailure(`permalink ${problem}`);
-  return event.permalink!;
+/**
+ * The event's permalink in canonical form, under the same rule as every other target. The web tier checked it
+ * before starting the workflow; an event recorded in a history before that check, or a policy tightened since,
+ * fails here for good (nothing is written).
+ */
+function requirePermalink(event: PostEvent, policy: TargetPolicy): string {
+  if (event.permalink === undefined) throw new PermanentFailure('permalink is missing');
+  const checked = checkTargetAgainstPolicy(event.permalink, policy);
+  if (!checked.ok) throw new PermanentFailure(`permalink ${checked.problem}`);
+  return checked.url;
 }
 
 /**
@@ -81,7 +89,7 @@ function requirePermalink(event: PostEvent): string {
  * a retry, a duplicate delivery or a republish never mints a second one. Also reads the vendor plan.
  */
 export async function mintPostCode(deps: PostLifecycleDeps, event: PostEvent): Promise<MintPostCodeResult> {
-  const permalink = requirePermalink(event);
+  const permalink = requirePermalink(event, deps.targetPolicy);
   const plan = await readPlan(deps);
   return deps.sql.begin(async (tx) => {
     await lockPost(tx, event.site, event.postId);
@@ -124,7 +132,7 @@ export async function applyPostUpdate(
   input: { event: PostEvent; code: string },
 ): Promise<PostChangeResult> {
   const { event } = input;
-  const permalink = requirePermalink(event);
+  const permalink = requirePermalink(event, deps.targetPolicy);
   const result = await deps.sql.begin(async (tx): Promise<PostChangeResult> => {
     await lockPost(tx, event.site, event.postId);
     const row = await getLinkByPost(tx, event.site, event.postId);

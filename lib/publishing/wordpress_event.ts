@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
+import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
 
 export const WORDPRESS_EVENTS = ['post.published', 'post.updated', 'post.unpublished'] as const;
 export type WordPressEventName = (typeof WORDPRESS_EVENTS)[number];
@@ -20,3 +21,13 @@ export const wordpressEventSchema = z
     path: ['permalink'],
   });
 export type WordPressEvent = z.infer<typeof wordpressEventSchema>;
+
+/**
+ * Why a verified event's permalink may not become a link's target (ALLOWED_TARGET_HOSTS, the short domain), or
+ * null. The schema has already made it canonical. An unpublish never retargets anything: its permalink is not
+ * checked (intake drops it when it would be refused).
+ */
+export function getPermalinkProblem(event: WordPressEvent, policy: TargetPolicy): string | null {
+  if (event.permalink === undefined || event.event === 'post.unpublished') return null;
+  return targetPolicyProblem(event.permalink, policy);
+}

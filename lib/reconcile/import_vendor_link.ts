@@ -1,5 +1,8 @@
 import { isPossibleCode } from '../links/code_rules.ts';
-import { type SafetyVerdict, targetUrlProblem } from '../links/link.ts';
+import type { SafetyVerdict } from '../links/link.ts';
+import { checkTargetAgainstPolicy, type TargetPolicy } from '../links/target_policy.ts';
+import { canonicalizeTarget } from '../safety/canonical_url.ts';
+import { PermanentFailure } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { insertLink } from '../stores/link_store.ts';
 import { upsertVendorMapping } from '../stores/reconcile_store.ts';
@@ -9,11 +12,21 @@ import type { VendorLink, VendorName } from '../vendors/short_link_provider.ts';
 /** Owner of links imported from a vendor (made there by hand, never through us). */
 export const IMPORT_OWNER = 'import:bitly';
 
-/** Why a vendor's back-half cannot become one of our codes, or null when it can. */
-export function importProblem(code: string, longUrl: string): string | null {
+/**
+ * Why a vendor's back-half cannot become one of our codes, or null when it can: its long URL obeys the one
+ * target rule like any other way in (a canonical form, ALLOWED_TARGET_HOSTS, not the short domain).
+ */
+export function importProblem(code: string, longUrl: string, policy: TargetPolicy): string | null {
   if (!isPossibleCode(code)) return `"${code}" is not a usable code (charset, length or a reserved word)`;
-  const problem = targetUrlProblem(longUrl);
-  return problem ? `its long URL ${problem}` : null;
+  const checked = checkTargetAgainstPolicy(longUrl, policy);
+  return checked.ok ? null : `its long URL ${checked.problem}`;
+}
+
+/** The canonical form of an importable long URL (importProblem said yes); what is stored and scanned. */
+export function toImportTarget(longUrl: string): string {
+  const canonical = canonicalizeTarget(longUrl);
+  if (!canonical.ok) throw new PermanentFailure(`the long URL ${canonical.problem}`);
+  return canonical.url;
 }
 
 /**
@@ -35,7 +48,7 @@ export async function importVendorLink(
   return sql.begin(async (tx) => {
     const row = await insertLink(tx, {
       code: input.code,
-      targetUrl: input.link.longUrl,
+      targetUrl: toImportTarget(input.link.longUrl),
       status: input.link.archived ? 'gone' : 'active',
       origin: 'import',
       owner: IMPORT_OWNER,

@@ -20,7 +20,7 @@ import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
 import type { VendorLink } from '../vendors/short_link_provider.ts';
 import { syncToBitly } from '../vendors/sync_to_bitly.ts';
 import { toVendorTarget } from '../vendors/vendor_target.ts';
-import { importProblem, importVendorLink } from './import_vendor_link.ts';
+import { importProblem, importVendorLink, toImportTarget } from './import_vendor_link.ts';
 import {
   importReason,
   POSTGRES_CHUNK,
@@ -95,7 +95,7 @@ async function importLinks(
   input: ReconcileStepInput,
   links: { code: string; link: VendorLink }[],
 ): Promise<{ codes: string[]; blocked: string[] }> {
-  const results = await deps.safety.scanMany(links.map((l) => l.link.longUrl));
+  const results = await deps.safety.scanMany(links.map((l) => toImportTarget(l.link.longUrl)));
   const codes: string[] = [];
   const blocked: string[] = [];
   const now = new Date();
@@ -153,7 +153,7 @@ async function reconcileBitlyLinks(
   for (const { code, link } of entries) {
     const row = rows.get(code);
     if (!row) {
-      const problem = importProblem(code, link.longUrl);
+      const problem = importProblem(code, link.longUrl, deps.targetPolicy);
       marks.push({ code, drift: problem ? 'unimportable' : 'extra' });
       if (problem)
         deps.logger.warn({ code, vendorId: link.vendorId, problem }, 'a Bitly-only link cannot be imported');

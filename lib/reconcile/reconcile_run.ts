@@ -3,6 +3,7 @@
 // module (reconcile_bitly.ts, reconcile_serving_store.ts, reconcile_expiry_timers.ts).
 
 import type { ExpiryTimers } from '../links/expire_link.ts';
+import type { TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -21,6 +22,8 @@ export interface ReconcileDeps {
   logger: Logger;
   resolver: LinkResolver;
   safety: SafetyScanner;
+  /** Where targets may point: a Bitly-only link is imported only when its long URL obeys it. */
+  targetPolicy: TargetPolicy;
   vendors?: VendorDeps | undefined;
   /** The serving store read directly (absent: none configured, the leg is skipped). */
   servingStore?: ServingReplica | undefined;

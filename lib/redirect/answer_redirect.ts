@@ -9,8 +9,14 @@ import { isPossibleCode } from '../links/code_rules.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
 import type { LinkResolver } from './link_resolver.ts';
 import { type LinkPreview, toLinkPreview } from './preview.ts';
+import {
+  isHttpsBase,
+  publicPageHeaders,
+  REDIRECT_REFERRER_POLICY,
+  STRICT_TRANSPORT_SECURITY,
+} from './public_headers.ts';
 import { decideRedirect, type RedirectDecision, type RedirectSettings } from './redirect_policy.ts';
-import type { ServingRecord } from './serving_record.ts';
+import { isTamperedRecord, type ServingRecord } from './serving_record.ts';
 
 /** One short-host request as the hot path needs it, independent of the runtime and framework serving it. */
 export interface RedirectRequest {
@@ -71,30 +77,34 @@ export interface RedirectAnswerer {
   answerPeeked(request: RedirectRequest): RedirectAnswer | undefined;
 }
 
-const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'";
-
-/** Renders a decision; HEAD gets the same status and headers without a body. */
+/**
+ * Renders a decision; HEAD gets the same status and headers without a body. `https`: the short host is served
+ * over https (SHORT_BASE_URL), so every answer carries HSTS. Pages carry publicPageHeaders.
+ */
 export function toRedirectAnswer(
   decision: RedirectDecision,
   method: string,
   pages: RedirectPages,
+  https = false,
 ): RedirectAnswer {
   const headers: Record<string, string> = {
     'Cache-Control': decision.cacheControl,
     'X-Robots-Tag': 'noindex',
-    'Referrer-Policy': 'unsafe-url',
+    'Referrer-Policy': REDIRECT_REFERRER_POLICY,
   };
   if (decision.location !== undefined) {
+    if (https) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
     headers.Location = decision.location;
     return { status: decision.status, headers, body: null };
   }
   headers['Content-Type'] = 'text/html; charset=utf-8';
-  headers['Content-Security-Policy'] = PAGE_CSP;
+  Object.assign(headers, publicPageHeaders(https));
   const body = decision.page ? pages.status(decision.page) : '';
   return { status: decision.status, headers, body: method === 'HEAD' ? null : body };
 }
 
-type Outcome = RedirectDecision['outcome'] | 'preview';
+/** `tampered`: a stored target broke the target rule (the resolver's stand-in record), answered 404. */
+type Outcome = RedirectDecision['outcome'] | 'preview' | 'tampered';
 const OUTCOMES: readonly Outcome[] = [
   'redirect',
   'warn',
@@ -103,6 +113,7 @@ const OUTCOMES: readonly Outcome[] = [
   'blocked',
   'not_found',
   'preview',
+  'tampered',
 ];
 
 /** True when a request's path segment asks for the preview page: the code followed by `+`. */
@@ -118,6 +129,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
   const { resolver, clicks, config, pages } = deps;
   const settings = config.redirect;
   const countryHeader = config.trustedCountryHeader?.toLowerCase();
+  const https = isHttpsBase(config.shortBaseUrl);
   const counted = Object.fromEntries(
     OUTCOMES.map((outcome) => [outcome, tally(deps.metrics.redirects, { outcome })]),
   ) as Record<Outcome, Tally>;
@@ -142,8 +154,8 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
   ): RedirectAnswer {
     const decision = decideRedirect(code, record, now, settings);
     if (!record || decision.outcome === 'not_found') {
-      counted.not_found.n++;
-      return toRedirectAnswer(decision, method, pages);
+      counted[record !== null && isTamperedRecord(record) ? 'tampered' : 'not_found'].n++;
+      return toRedirectAnswer(decision, method, pages, https);
     }
     counted.preview.n++;
     return {
@@ -152,7 +164,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
         'Cache-Control': 'no-store',
         'X-Robots-Tag': 'noindex',
         'Content-Type': 'text/html; charset=utf-8',
-        'Content-Security-Policy': PAGE_CSP,
+        ...publicPageHeaders(https),
         'Referrer-Policy': 'no-referrer',
       },
       body:
@@ -181,8 +193,10 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       counted.redirect.n++;
     } else {
       const decision = decideRedirect(code, record, now, settings, request.query);
-      answer = toRedirectAnswer(decision, request.method, pages);
-      counted[decision.outcome].n++;
+      answer = toRedirectAnswer(decision, request.method, pages, https);
+      // A stand-in for a record whose target broke the rule (status pending, so decided 404): counted apart.
+      const tampered = record !== null && record.status === 'pending' && isTamperedRecord(record);
+      counted[tampered ? 'tampered' : decision.outcome].n++;
       if (alike && decision.outcome === 'redirect') {
         memoised = { answer, cell: clicks.cell(code) };
         memo.set(record, memoised);

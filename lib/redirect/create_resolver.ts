@@ -1,3 +1,4 @@
+import { createTargetPolicy } from '../links/target_policy.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
@@ -60,5 +61,8 @@ export function createConfiguredResolver(
     negativeTtlMs: config.resolver.negativeTtlMs,
     storeTimeoutMs: config.resolver.servingStoreTimeoutMs,
     postgresConcurrency: deps.poolSize ?? config.databasePoolSize,
+    // Stored targets are checked against the same rule every way in applies (records from the store or
+    // Postgres that break it answer 404, counted as tampered).
+    targetPolicy: createTargetPolicy(config),
   });
 }

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
@@ -6,7 +7,7 @@ import { getLinkByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
 import type { LinkResolver } from './link_resolver.ts';
-import { type ServingRecord, toServingRecord } from './serving_record.ts';
+import { isTamperedRecord, markTampered, type ServingRecord, toServingRecord } from './serving_record.ts';
 import type { ServingStore } from './serving_store.ts';
 
 /** A Postgres lookup (waiting for a slot included) that takes longer than this answers 503 instead. */
@@ -25,6 +26,11 @@ const LATE_STORE_WAIT_MS = 1_000;
  */
 const POSTGRES_BREAKER_FAILURES = 5;
 const POSTGRES_BREAKER_OPEN_MS = 1_000;
+/**
+ * "No such code" answers kept at most, in their own LRU beside the records': a flood of unknown codes churns
+ * this one and never evicts real links (each entry lives RESOLVER_NEGATIVE_TTL_MS anyway).
+ */
+export const NEGATIVE_CACHE_MAX = 10_000;
 /** A promise that never settles: a race entry that must not win. */
 const NEVER = new Promise<never>(() => {});
 
@@ -48,6 +54,12 @@ export interface LayeredResolverOptions {
   /** Hot-path queries in flight at once: at most the pool size (DESIGN.md, "Known trap"). */
   postgresConcurrency: number;
   postgresTimeoutMs?: number;
+  /**
+   * The one target rule (lib/safety/canonical_url.ts): a record from the serving store or Postgres whose target
+   * or fallback breaks it never redirects. It is checked when a record enters the LRU, never on an LRU hit.
+   * Absent: records are not checked (tests of the ladder alone).
+   */
+  targetPolicy?: TargetPolicy;
 }
 
 /** The production resolver: bounded LRU → serving store → Postgres (DESIGN.md, "The redirect hot path"). */
@@ -55,7 +67,7 @@ export interface LayeredResolver extends LinkResolver {
   readonly store: ServingStore | undefined;
   /** Drops every in-process entry (after a missed-message window on the bus). */
   clear(): void;
-  /** Entries in the LRU now (positive and negative). */
+  /** Entries in the LRUs now (records and "no such code" answers). */
   cachedEntries(): number;
   /** Unsubscribes, then closes the bus and the store (not the pool). */
   close(): Promise<void>;
@@ -65,8 +77,8 @@ export interface LayeredResolver extends LinkResolver {
 const LOOKUP_RESULTS = {
   lru: ['hit', 'negative', 'miss'],
   singleflight: ['shared'],
-  serving_store: ['hit', 'miss', 'late_hit', 'error', 'skipped'],
-  postgres: ['hit', 'miss', 'error', 'skipped'],
+  serving_store: ['hit', 'miss', 'late_hit', 'error', 'skipped', 'tampered'],
+  postgres: ['hit', 'miss', 'error', 'skipped', 'tampered'],
 } as const;
 type LookupTallies = {
   [L in keyof typeof LOOKUP_RESULTS]: Record<(typeof LOOKUP_RESULTS)[L][number], Tally>;
@@ -84,9 +96,8 @@ function lookupTallies(metrics: Metrics | undefined): LookupTallies {
   return out as LookupTallies;
 }
 
-/** "No such code", cached for negativeTtlMs. */
+/** "No such code", cached for negativeTtlMs in the negative LRU. */
 const NOT_FOUND = Object.freeze({ notFound: true as const });
-type CacheEntry = ServingRecord | typeof NOT_FOUND;
 
 /** One lookup in flight for a code; `stale` is set when the code changed meanwhile (do not cache its answer). */
 interface Flight {
@@ -168,8 +179,16 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   const postgresTimeoutMs = options.postgresTimeoutMs ?? POSTGRES_LOOKUP_TIMEOUT_MS;
   const lru =
     options.cacheMax > 0
-      ? new LRUCache<string, CacheEntry>({ max: options.cacheMax, ttl: options.cacheTtlMs })
+      ? new LRUCache<string, ServingRecord>({ max: options.cacheMax, ttl: options.cacheTtlMs })
       : undefined;
+  const negative =
+    options.cacheMax > 0 && options.negativeTtlMs > 0
+      ? new LRUCache<string, typeof NOT_FOUND>({
+          max: Math.min(options.cacheMax, NEGATIVE_CACHE_MAX),
+          ttl: options.negativeTtlMs,
+        })
+      : undefined;
+  const policy = options.targetPolicy;
   const flights = new Map<string, Flight>();
   const gate = createGate(Math.max(1, options.postgresConcurrency));
   let storeFailures = 0;
@@ -183,20 +202,42 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
 
   const counted = lookupTallies(metrics);
 
-  function remember(code: string, flight: Flight, entry: CacheEntry) {
-    if (!lru || flight.stale) return;
-    if (entry === NOT_FOUND) {
-      if (options.negativeTtlMs > 0) lru.set(code, entry, { ttl: options.negativeTtlMs });
-    } else lru.set(code, entry);
+  function remember(code: string, flight: Flight, record: ServingRecord | null) {
+    if (flight.stale) return;
+    if (record === null) negative?.set(code, NOT_FOUND);
+    else lru?.set(code, record);
+  }
+
+  /**
+   * A record from `layer` as it may enter the LRU: itself when its target (and fallback) obey the target rule,
+   * else undefined, counted and logged at error level with an `alert` field (a stored target that breaks the
+   * rule was written around every way in, or the rule tightened since). Once per LRU fill, not per request.
+   */
+  function admit(record: ServingRecord, layer: 'serving_store' | 'postgres'): ServingRecord | undefined {
+    if (!policy) return record;
+    const problem =
+      targetPolicyProblem(record.url, policy) ??
+      (record.expiredUrl === null ? null : targetPolicyProblem(record.expiredUrl, policy));
+    if (problem === null) return record;
+    counted[layer].tampered.n++;
+    logger?.error(
+      { alert: 'tampered_target', code: record.code, layer, version: record.version, problem },
+      'a stored link target breaks the target rule; the code answers 404 until it is fixed',
+    );
+    return undefined;
   }
 
   /**
    * Reads the store; `record` is undefined when the store could not answer in time (error, timeout, breaker
    * open). A read that timed out is handed back as `late`, still running, for use if Postgres fails too.
    */
-  async function readStore(
-    code: string,
-  ): Promise<{ record: ServingRecord | null | undefined; late?: Promise<ServingRecord | null> }> {
+  async function readStore(code: string): Promise<{
+    record: ServingRecord | null | undefined;
+    late?: Promise<ServingRecord | null>;
+    /** The store answered with a record that breaks the target rule: refused, to be replaced from Postgres. */
+    refused?: boolean;
+    read?: ServingRecord;
+  }> {
     if (!store) return { record: undefined };
     const reading = storeSkipUntil > Date.now() ? undefined : getFromStore(code);
     if (!reading) {
@@ -204,9 +245,15 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       return { record: undefined };
     }
     try {
-      const record = await withTimeout(reading, options.storeTimeoutMs, 'serving store read');
+      const read = await withTimeout(reading, options.storeTimeoutMs, 'serving store read');
       storeFailures = 0;
-      counted.serving_store[record ? 'hit' : 'miss'].n++;
+      if (read === null) {
+        counted.serving_store.miss.n++;
+        return { record: null };
+      }
+      const record = admit(read, 'serving_store');
+      if (record === undefined) return { record: undefined, refused: true, read };
+      counted.serving_store.hit.n++;
       return { record };
     } catch (err) {
       const timedOut = err instanceof TimeoutError;
@@ -232,8 +279,10 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   /** Postgres failed: waits a bounded time more for the store read still running beside it. */
   async function readStoreLate(late: Promise<ServingRecord | null>): Promise<ServingRecord | null> {
     try {
-      const record = await withTimeout(late, LATE_STORE_WAIT_MS, 'late serving store read');
-      if (record) counted.serving_store.late_hit.n++;
+      const read = await withTimeout(late, LATE_STORE_WAIT_MS, 'late serving store read');
+      if (read === null) return null;
+      const record = admit(read, 'serving_store') ?? markTampered(read);
+      if (record === read) counted.serving_store.late_hit.n++;
       return record;
     } catch {
       return null;
@@ -266,7 +315,9 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       throw unavailable();
     }
     counted.postgres[row ? 'hit' : 'miss'].n++;
-    return row ? toServingRecord(row) : null;
+    if (!row) return null;
+    const record = toServingRecord(row);
+    return admit(record, 'postgres') ?? markTampered(record);
   }
 
   async function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
@@ -278,7 +329,9 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     // The store gave no clean answer (slow, failing, or skipped by its breaker): keep its read going (or start
     // one) beside Postgres. A record it returns before Postgres answers is as good an answer, and it is the
     // only answer when Postgres is down too.
-    const late = stored.record === undefined ? (stored.late ?? getFromStore(code)) : undefined;
+    let storeRefused = stored.refused === true;
+    const late =
+      stored.record === undefined && !storeRefused ? (stored.late ?? getFromStore(code)) : undefined;
     late?.catch(() => {});
     const fromPostgres = readPostgres(code);
     let answer: { record: ServingRecord | null } | { error: unknown };
@@ -295,12 +348,24 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
         lateRecord,
       ]);
       if ('late' in first) {
-        fromPostgres.catch(() => {});
-        counted.serving_store.late_hit.n++;
-        remember(code, flight, first.late);
-        return first.late;
-      }
-      answer = first;
+        const record = admit(first.late, 'serving_store');
+        if (record !== undefined) {
+          fromPostgres.catch(() => {});
+          counted.serving_store.late_hit.n++;
+          remember(code, flight, record);
+          return record;
+        }
+        storeRefused = true;
+        answer = await fromPostgres.then(
+          (pgRecord) => ({ record: pgRecord }),
+          (error: unknown) => ({ error }),
+        );
+        if ('error' in answer) {
+          const standIn = markTampered(first.late);
+          remember(code, flight, standIn);
+          return standIn;
+        }
+      } else answer = first;
     } else {
       answer = await fromPostgres.then(
         (record) => ({ record }),
@@ -308,23 +373,38 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       );
     }
     if ('error' in answer) {
-      // Postgres failed: unless the store said "no such code", a slow store answer beats a 503.
+      // Postgres failed: unless the store said "no such code", a slow store answer beats a 503. A store record
+      // that broke the rule is not an answer: the code answers 404 (its stand-in) rather than redirect there.
+      if (stored.refused && stored.read) {
+        const standIn = markTampered(stored.read);
+        remember(code, flight, standIn);
+        return standIn;
+      }
       const lateAnswer = late ? await readStoreLate(late) : null;
       if (!lateAnswer) throw answer.error;
       remember(code, flight, lateAnswer);
       return lateAnswer;
     }
     const record = answer.record;
-    remember(code, flight, record ?? NOT_FOUND);
-    // Refill the store in the background; only after a clean miss (a failing store is not given more work).
-    if (record && store && stored.record === null) {
-      store.put(record).catch(() => metrics?.servingStoreErrors.inc({ operation: 'refill' }));
+    remember(code, flight, record);
+    // Refill the store in the background; only after a clean miss (a failing store is not given more work),
+    // or in place of a record it held that broke the rule (deleted first: its version may be forged high).
+    if (record && store && !isTamperedRecord(record)) {
+      if (storeRefused) {
+        store
+          .delete(code)
+          .then(() => store.put(record))
+          .catch(() => metrics?.servingStoreErrors.inc({ operation: 'refill' }));
+      } else if (stored.record === null) {
+        store.put(record).catch(() => metrics?.servingStoreErrors.inc({ operation: 'refill' }));
+      }
     }
     return record;
   }
 
   function drop(code: string) {
     lru?.delete(code);
+    negative?.delete(code);
     const flight = flights.get(code);
     if (flight) {
       flight.stale = true;
@@ -334,6 +414,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
 
   function clear() {
     lru?.clear();
+    negative?.clear();
     for (const flight of flights.values()) flight.stale = true;
     flights.clear();
   }
@@ -341,13 +422,13 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   /** The LRU's answer, counted as a hit or negative hit; undefined when it has none (not counted). */
   function peek(code: string): ServingRecord | null | undefined {
     const cached = lru?.get(code);
-    if (cached === undefined) return undefined;
-    if (cached === NOT_FOUND) {
-      counted.lru.negative.n++;
-      return null;
+    if (cached !== undefined) {
+      counted.lru.hit.n++;
+      return cached;
     }
-    counted.lru.hit.n++;
-    return cached as ServingRecord;
+    if (negative?.get(code) === undefined) return undefined;
+    counted.lru.negative.n++;
+    return null;
   }
 
   if (bus && options.subscribe) {
@@ -395,7 +476,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     clear,
 
     cachedEntries() {
-      return lru?.size ?? 0;
+      return (lru?.size ?? 0) + (negative?.size ?? 0);
     },
 
     async close() {

@@ -7,15 +7,47 @@ import { LINK_STATUSES, type LinkRow, SAFETY_VERDICTS } from '../stores/link_row
  */
 export const servingRecordSchema = z.object({
   code: z.string(),
-  url: z.string(),
+  url: z.string().max(2048),
   status: z.enum(LINK_STATUSES),
   safety: z.enum(SAFETY_VERDICTS),
-  redirectStatus: z.number().nullable(),
-  expiresAt: z.number().nullable(),
-  expiredUrl: z.string().nullable(),
-  version: z.number(),
+  redirectStatus: z
+    .number()
+    .refine((n): boolean => n === 301 || n === 302 || n === 307 || n === 308)
+    .nullable(),
+  expiresAt: z.number().int().nullable(),
+  expiredUrl: z.string().max(2048).nullable(),
+  version: z.number().int().nonnegative(),
 });
 export type ServingRecord = z.infer<typeof servingRecordSchema>;
+
+/** Records standing in for stored ones whose target breaks the target rule (see markTampered). */
+const tampered = new WeakSet<ServingRecord>();
+
+/**
+ * The record the resolver hands out instead of one whose target (or fallback) breaks the one target rule: the
+ * same code, no destination, status `pending` (so every reader of it — the redirect policy, the in-house
+ * replica, front verification — sees a link that does not answer), and recognisable by isTamperedRecord so
+ * the answerer counts it as `tampered`.
+ */
+export function markTampered(record: Pick<ServingRecord, 'code' | 'version'>): ServingRecord {
+  const standIn: ServingRecord = Object.freeze({
+    code: record.code,
+    url: '',
+    status: 'pending' as const,
+    safety: 'unknown' as const,
+    redirectStatus: null,
+    expiresAt: null,
+    expiredUrl: null,
+    version: record.version,
+  });
+  tampered.add(standIn);
+  return standIn;
+}
+
+/** True for a record markTampered made: its stored target broke the rule, so the code answers 404. */
+export function isTamperedRecord(record: ServingRecord): boolean {
+  return tampered.has(record);
+}
 
 /** Projects a stored row to its serving record. */
 export function toServingRecord(row: LinkRow): ServingRecord {

@@ -36,7 +36,9 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     }),
     redirects: new Counter({
       name: 'lifeline_redirects_total',
-      help: 'Short-host answers by outcome (redirect, not_found, gone, expired, blocked, warn, preview).',
+      help:
+        'Short-host answers by outcome (redirect, not_found, gone, expired, blocked, warn, preview; tampered: a ' +
+        'stored target broke the target rule and answered 404).',
       labelNames: ['outcome'],
       registers: [registry],
       collect: collectPending,
@@ -45,7 +47,8 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'lifeline_link_lookups_total',
       help:
         'Resolver lookups by layer (lru, serving_store, postgres, singleflight) and result (hit, miss, ' +
-        'negative, error, skipped: serving store bypassed while failing; shared: joined a lookup in flight).',
+        'negative, error, skipped: serving store bypassed while failing; shared: joined a lookup in flight; ' +
+        'tampered: a record whose target breaks the target rule, refused).',
       labelNames: ['layer', 'result'],
       registers: [registry],
       collect: collectPending,

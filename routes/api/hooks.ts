@@ -31,7 +31,14 @@ export function createHooksRoutes(deps: WebDeps) {
       deps.metrics.webhooks.inc({ event: 'unknown', outcome: 'bad_payload' });
       throw new BadRequestError('The webhook payload is not valid.', toFieldErrors(parsed.error));
     }
-    const accepted = await acceptWordPressEvent(deps, parsed.data);
+    let accepted: Awaited<ReturnType<typeof acceptWordPressEvent>>;
+    try {
+      accepted = await acceptWordPressEvent(deps, parsed.data);
+    } catch (error) {
+      if (error instanceof BadRequestError)
+        deps.metrics.webhooks.inc({ event: parsed.data.event, outcome: 'bad_payload' });
+      throw error;
+    }
     deps.metrics.webhooks.inc({
       event: parsed.data.event,
       outcome: accepted.duplicate ? 'duplicate' : 'accepted',

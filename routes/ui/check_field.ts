@@ -22,8 +22,10 @@ export function createCheckFieldRoutes(deps: WebDeps) {
       const parsed = targetUrlSchema.safeParse(value);
       if (!parsed.success)
         return c.json({ ok: false, message: `The URL ${parsed.error.issues[0]?.message}.` });
-      const problem = targetPolicyProblem(value, deps.targetPolicy);
+      // The canonical form is what gets stored and sent in Location; say so when it differs from the input.
+      const problem = targetPolicyProblem(parsed.data, deps.targetPolicy);
       if (problem) return c.json({ ok: false, message: `The URL ${problem}.` });
+      if (parsed.data !== value) return c.json({ ok: true, message: `Looks good; saved as ${parsed.data}` });
       return c.json({ ok: true, message: 'Looks good.' });
     }
     if (field === 'alias') {

@@ -7,9 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import fc from 'fast-check';
 import fastUri from 'fast-uri';
-import { targetUrlProblem } from '../../../lib/links/link.ts';
 import { appendUtmParams, toLocation } from '../../../lib/redirect/redirect_policy.ts';
-import { createTargetPolicy, targetPolicyProblem } from '../../../lib/links/target_policy.ts';
 import {
   CANONICAL_TARGET_MAX_BYTES,
   type CanonicalTarget,
@@ -35,6 +33,11 @@ import {
   targetUrlArbitrary,
   webUrlArbitrary,
 } from '../../helpers/hostile_inputs.ts';
+import {
+  createLegacyTargetPolicy as createTargetPolicy,
+  legacyTargetPolicyProblem as targetPolicyProblem,
+  legacyTargetUrlProblem as targetUrlProblem,
+} from '../../helpers/legacy_target_rules.ts';
 
 // Whatever canonicalizeTarget accepts, every parser we can run (WHATWG in Node and in Deno, fast-uri for
 // RFC 3986, Python's urllib.parse.urlsplit) reads the same scheme, host and port, and no userinfo; the form is
