@@ -1,10 +1,16 @@
 import { ensureBootstrap, type GeneratedCredentials } from '../lib/auth/bootstrap.ts';
+import { reviewStoredTargets } from '../lib/links/review_stored_targets.ts';
+import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 
-/** Runs pending migrations, then the bootstrap (configured admin and key; first-run credentials). */
+/**
+ * Runs pending migrations, then the bootstrap (configured admin and key; first-run credentials), then the
+ * review of stored targets against the target rule (once per rule version and policy; see
+ * lib/links/review_stored_targets.ts).
+ */
 export async function prepareDatabase(
   config: Config,
   databaseUrl: string,
@@ -13,7 +19,9 @@ export async function prepareDatabase(
 ): Promise<GeneratedCredentials> {
   const ran = await migrateDatabase(databaseUrl, (message) => logger.debug({ migration: true }, message));
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
-  return ensureBootstrap(sql, config);
+  const generated = await ensureBootstrap(sql, config, logger);
+  await reviewStoredTargets(sql, createTargetPolicy(config), logger);
+  return generated;
 }
 
 /**

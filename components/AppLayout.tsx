@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
 
-export type NavSection = 'links' | 'new' | 'ops' | null;
+export type NavSection = 'links' | 'new' | 'ops' | 'reports' | null;
 
 /** The product's mark: a lifebuoy, drawn inline so it needs no request. */
 export function Logo(props: { size?: number }) {
@@ -26,6 +26,7 @@ export function AppLayout(props: {
     { id: 'links', href: '/ui/links', label: 'Links' },
     { id: 'new', href: '/ui/links/new', label: 'New link' },
     ...(user.role === 'admin' ? [{ id: 'ops' as const, href: '/ui/ops', label: 'Operations' }] : []),
+    ...(user.role === 'admin' ? [{ id: 'reports' as const, href: '/ui/reports', label: 'Reports' }] : []),
   ];
   return (
     <Document title={props.title}>

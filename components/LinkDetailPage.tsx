@@ -96,6 +96,8 @@ export function LinkDetailPage(props: {
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
   edit: { values: Record<string, string>; errors: Record<string, string> };
   deleteError?: string | undefined;
+  /** Open reader reports of the link (issue 13): its editors are told on its page. */
+  readerReports?: { open: number; reasons: string[] } | undefined;
 }) {
   const { link, stats, timeZone } = props;
   const qrBase = `/ui/links/${encodeURIComponent(link.code)}/qr`;
@@ -154,6 +156,24 @@ export function LinkDetailPage(props: {
       {props.notice && (
         <Notice tone={props.notice.tone} title={props.notice.title}>
           {props.notice.text && <p>{props.notice.text}</p>}
+        </Notice>
+      )}
+      {props.readerReports && props.readerReports.open > 0 && (
+        <Notice
+          tone="warn"
+          title={`Readers reported this link (${props.readerReports.open} open report${props.readerReports.open === 1 ? '' : 's'})`}
+        >
+          <p id="reader-reports">
+            {props.readerReports.reasons.length > 0 && `They said: ${props.readerReports.reasons.join('; ')}. `}
+            An administrator reviews reports in the moderation queue
+            {props.session.user.role === 'admin' && (
+              <>
+                {' '}
+                (<a href="/ui/reports">Reports</a>)
+              </>
+            )}
+            ; three readers put a link behind the warning page until then.
+          </p>
         </Notice>
       )}
 

@@ -68,6 +68,7 @@ export function LinksPage(props: {
   timeZone: string;
   errors?: Record<string, string>;
   notice?: string | undefined;
+  noticeTone?: 'good' | 'warn' | undefined;
 }) {
   const { filters } = props;
   const filtered = ['q', 'status', 'safety', 'origin', 'tag', 'site'].some(
@@ -85,7 +86,7 @@ export function LinksPage(props: {
         </a>
       </div>
 
-      {props.notice && <Notice tone="good" title={props.notice} />}
+      {props.notice && <Notice tone={props.noticeTone ?? 'good'} title={props.notice} />}
 
       <search aria-label="Search and filter links">
         <form method="get" action="/ui/links" class="card filters">

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { renderToString } from 'preact-render-to-string';
 import { PublicPage } from '../components/PublicPage.tsx';
 import { isPossibleCode } from '../lib/links/code_rules.ts';
+import { isHttpsBase, publicPageHeaders } from '../lib/redirect/public_headers.ts';
 import { reportInputSchema, reportLink } from '../lib/safety/report_link.ts';
 import { getClientIp } from '../lib/shared/client_ip.ts';
 import {
@@ -20,6 +21,7 @@ const REPORT_BODY_MAX_BYTES = 4096;
 /** POST /{code}/report: a reader reports a link (form from the warn/preview page, or JSON `{ reason }`). */
 export function createReportRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
+  const pageHeaders = publicPageHeaders(isHttpsBase(deps.config.shortBaseUrl));
   const ownOrigins = new Set([
     new URL(deps.config.shortBaseUrl).origin,
     new URL(deps.config.appBaseUrl).origin,
@@ -50,6 +52,7 @@ export function createReportRoutes(deps: WebDeps) {
       const outcome = await reportLink(deps, { code, clientIp, reason });
       c.header('Cache-Control', 'no-store');
       c.header('X-Robots-Tag', 'noindex');
+      for (const [name, value] of Object.entries(pageHeaders)) c.header(name, value);
       if (fromForm) {
         const page = (
           <PublicPage title="Thank you">

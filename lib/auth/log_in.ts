@@ -1,8 +1,9 @@
 import { AppError } from '../shared/errors.ts';
-import type { RateLimits } from '../shared/rate_limits.ts';
+import type { Logger } from '../shared/logger.ts';
+import { LOGIN_ACCOUNT_MAX_LENGTH, type RateLimits } from '../shared/rate_limits.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getUserByEmail, type UserRow, updateUser } from '../stores/user_store.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 
 /** Wrong email, wrong password and disabled account all look the same from outside. */
 export class LoginFailedError extends AppError {
@@ -15,21 +16,29 @@ export class LoginFailedError extends AppError {
 let dummyHash: Promise<string> | undefined;
 
 /**
- * Checks an email and password: rate-limited per account and per client IP before any work (429), the
- * password verified with scrypt in constant time; the last-login time recorded on success.
+ * Checks an email and password: rate-limited per client network, then per account, before any work (429); the
+ * password verified with scrypt in constant time; on success the last-login time recorded and a hash made with
+ * weaker parameters than today's replaced (needsRehash).
  */
 export async function logIn(
-  deps: { sql: Sql; rateLimits: RateLimits },
+  deps: { sql: Sql; rateLimits: RateLimits; logger?: Logger },
   email: string,
   password: string,
   ip: string,
 ): Promise<UserRow> {
   const account = email.trim().toLowerCase();
   await deps.rateLimits.beginLogin(account, ip);
+  // No account has an address this long: refused without a lookup or a hash (the IP's attempt is counted).
+  if (account.length > LOGIN_ACCOUNT_MAX_LENGTH) throw new LoginFailedError();
   const user = await getUserByEmail(deps.sql, account);
   dummyHash ??= hashPassword('lifeline-dummy-password');
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
   if (!user || !ok || user.disabledAt) throw new LoginFailedError();
   await deps.rateLimits.endLoginSuccessfully(account, ip);
-  return (await updateUser(deps.sql, user.id, { lastLoginAt: new Date() })) ?? user;
+  const changes: { lastLoginAt: Date; passwordHash?: string } = { lastLoginAt: new Date() };
+  if (needsRehash(user.passwordHash)) {
+    changes.passwordHash = await hashPassword(password);
+    deps.logger?.info({ user: user.id }, 'password hash upgraded to the current scrypt parameters');
+  }
+  return (await updateUser(deps.sql, user.id, changes)) ?? user;
 }

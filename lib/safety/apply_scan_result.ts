@@ -1,9 +1,16 @@
 import type { SafetyVerdict } from '../links/link.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
+import type { ReportCounts } from '../stores/report_store.ts';
 import { updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import { describeScanResult, nextSafetyVerdict, type ScanResult, toScanResult } from './scan_result.ts';
+import {
+  describeScanResult,
+  nextSafetyVerdict,
+  type ScanFinding,
+  type ScanResult,
+  toScanResult,
+} from './scan_result.ts';
 
 /** Distinct reader reports that soft-block a link to `warn` (POST /{code}/report); a re-scan keeps that floor. */
 export const READER_REPORTS_WARN_THRESHOLD = 3;
@@ -15,14 +22,31 @@ export interface SafetyChange {
   after: { safety: SafetyVerdict; reason: string | null };
 }
 
-/** Adds the reader-report floor to a scan: enough distinct reporters keep a link at `warn` at least. */
-export function withReaderReports(result: ScanResult, reports: number): ScanResult {
-  if (reports < READER_REPORTS_WARN_THRESHOLD) return result;
-  return toScanResult(
-    result.url,
-    [...result.findings, { verdict: 'warn', rule: 'reports', reason: `reported by ${reports} readers` }],
-    result.complete,
-  );
+/**
+ * Adds the reader-report floors to a scan: a report a moderator confirmed keeps the link `blocked`; enough
+ * distinct standing reporters (open or ignored reports) keep it at `warn` at least — unless its destination is
+ * on one of the newsroom's own trusted hosts (SAFETY_TRUSTED_HOSTS), which readers can never soft-block (their
+ * reports still reach the moderation queue).
+ */
+export function withReaderReports(
+  result: ScanResult,
+  reports: number | ReportCounts,
+  options: { trusted?: boolean } = {},
+): ScanResult {
+  const { standing, confirmed } = typeof reports === 'number' ? { standing: reports, confirmed: 0 } : reports;
+  const findings: ScanFinding[] = [];
+  if (confirmed > 0) {
+    findings.push({
+      verdict: 'blocked',
+      rule: 'reports',
+      reason: `reader reports confirmed by a moderator (${confirmed})`,
+    });
+  }
+  if (standing >= READER_REPORTS_WARN_THRESHOLD && !options.trusted) {
+    findings.push({ verdict: 'warn', rule: 'reports', reason: `reported by ${standing} readers` });
+  }
+  if (findings.length === 0) return result;
+  return toScanResult(result.url, [...result.findings, ...findings], result.complete);
 }
 
 /**

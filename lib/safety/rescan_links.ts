@@ -9,7 +9,6 @@ import { PermanentFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import {
-  countReportsByCode,
   listCodesAuditedSince,
   listLinksToRescan,
   type RescanCursor,
@@ -19,6 +18,7 @@ import {
 } from '../stores/link_lifecycle_store.ts';
 import type { SafetyVerdict } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
+import { countReportsByCode } from '../stores/report_store.ts';
 import { updateOpsRunReport } from '../stores/ops_run_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from './apply_scan_result.ts';
@@ -102,7 +102,9 @@ export async function scanLinkSafety(
   const row = await getLinkByCode(deps.sql, input.code);
   if (!row) throw new PermanentFailure(`no link ${input.code}`);
   const reports = (await countReportsByCode(deps.sql, [row.code])).get(row.code) ?? 0;
-  const result = withReaderReports(await deps.safety.scan(row.targetUrl), reports);
+  const result = withReaderReports(await deps.safety.scan(row.targetUrl), reports, {
+    trusted: deps.safety.isTrusted?.(row.targetUrl) ?? false,
+  });
   const now = new Date();
   const change = await applyScanResult(deps.sql, row, result, {
     actor: 'system:scan',
@@ -171,7 +173,9 @@ export async function rescanLinks(
     const unchanged: string[] = [];
     const candidates: { link: (typeof links)[number]; result: ScanResult }[] = [];
     for (const [i, link] of links.entries()) {
-      const result = withReaderReports(results[i]!, reports.get(link.code) ?? 0);
+      const result = withReaderReports(results[i]!, reports.get(link.code) ?? 0, {
+        trusted: deps.safety.isTrusted?.(link.targetUrl) ?? false,
+      });
       if (!result.complete) counts.unverified++;
       if (nextSafetyVerdict(link.safety, result) !== link.safety) candidates.push({ link, result });
       else if (result.complete) unchanged.push(link.code);

@@ -3,6 +3,7 @@ import type { Logger } from '../shared/logger.ts';
 import { listBlocklistCandidates } from '../stores/blocklist_store.ts';
 import type { Db } from '../stores/sql.ts';
 import { getHostSuffixes, matchBlocklist } from './blocklist_entry.ts';
+import { canonicalizeHost } from './canonical_url.ts';
 import { checkLookalikeHost } from './lookalike_host.ts';
 import { createSafeBrowsing, type SafeBrowsing } from './safe_browsing.ts';
 import { type ScanFinding, type ScanResult, type ScanVerdict, toScanResult } from './scan_result.ts';
@@ -13,6 +14,8 @@ export interface SafetyScanner {
   scan(url: string): Promise<ScanResult>;
   /** Scans many URLs with one blocklist query and as few Safe Browsing calls as possible (≤ 500 each). */
   scanMany(urls: string[]): Promise<ScanResult[]>;
+  /** True when `url` is on one of the newsroom's own hosts (SAFETY_TRUSTED_HOSTS): readers never soft-block it. */
+  isTrusted?(url: string): boolean;
 }
 
 export interface SafetyScannerDeps {
@@ -36,7 +39,9 @@ const SAFE_BROWSING_VERDICTS: Record<string, ScanVerdict> = {
  * (when configured) for whatever the local rules did not already block. The worst finding wins.
  */
 export function createSafetyScanner(deps: SafetyScannerDeps): SafetyScanner {
-  const trusted = (deps.trustedHosts ?? []).map((h) => h.toLowerCase().replace(/\.+$/, ''));
+  // Canonical host names (lower case, punycode, no trailing dot), as targets are compared.
+  const trusted = (deps.trustedHosts ?? []).flatMap((h) => canonicalizeHost(h) ?? []);
+  const isTrustedHost = (host: string) => trusted.some((t) => isHostOrSubdomain(host, t));
 
   async function scanMany(urls: string[]): Promise<ScanResult[]> {
     const items = urls.map((value) => {
@@ -46,7 +51,7 @@ export function createSafetyScanner(deps: SafetyScannerDeps): SafetyScanner {
         parsed = new URL(value);
       } catch {}
       const host = parsed ? getNormalisedHost(parsed) : '';
-      const isTrusted = parsed !== null && trusted.some((t) => isHostOrSubdomain(host, t));
+      const isTrusted = parsed !== null && isTrustedHost(host);
       if (isTrusted)
         return { value, parsed, host, findings: findings.filter((f) => f.rule === 'scheme'), done: true };
       if (parsed && findings.every((f) => f.rule !== 'scheme')) {
@@ -96,6 +101,13 @@ export function createSafetyScanner(deps: SafetyScannerDeps): SafetyScanner {
       return (await scanMany([url]))[0]!;
     },
     scanMany,
+    isTrusted(url) {
+      try {
+        return trusted.length > 0 && isTrustedHost(getNormalisedHost(new URL(url)));
+      } catch {
+        return false;
+      }
+    },
   };
 }
 

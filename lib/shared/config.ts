@@ -144,6 +144,17 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    METRICS_TOKEN: optionalString.pipe(
+      z
+        .string()
+        .min(16, 'must be at least 16 characters')
+        .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+        .optional(),
+    ),
+    RATE_LIMIT_CREATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+    RATE_LIMIT_SAFETY_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    REPORT_WEBHOOK_URL: optionalHttpUrl,
+    REPORT_WEBHOOK_SECRET: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   })
   .superRefine((env, ctx) => {
     if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
@@ -235,8 +246,16 @@ export interface Config {
     loginPerIp: number;
     /** Reader reports (POST /{code}/report) per client IP per hour. */
     reportsPerHour: number;
+    /** Links created per minute from one client IP by UI sessions, whoever is signed in. */
+    createPerIpPerMinute: number;
+    /** POST /api/v1/safety/check calls per minute per API key (each may spend Safe Browsing quota). */
+    safetyChecksPerMinute: number;
   };
   logLevel: Env['LOG_LEVEL'];
+  /** Bearer token GET /metrics requires (METRICS_TOKEN); unset: /metrics is not served. */
+  metricsToken: string | undefined;
+  /** Where reader reports are announced (REPORT_WEBHOOK_URL), signed with REPORT_WEBHOOK_SECRET if set. */
+  reportWebhook: { url: string; secret: string | undefined } | undefined;
 }
 
 /** A configuration error names every offending variable; start-up stops on it. */
@@ -333,7 +352,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       loginPerAccount: e.RATE_LIMIT_LOGIN_PER_ACCOUNT,
       loginPerIp: e.RATE_LIMIT_LOGIN_PER_IP,
       reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
+      createPerIpPerMinute: e.RATE_LIMIT_CREATE_PER_IP_PER_MINUTE,
+      safetyChecksPerMinute: e.RATE_LIMIT_SAFETY_CHECKS_PER_MINUTE,
     },
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
+    reportWebhook: e.REPORT_WEBHOOK_URL
+      ? { url: e.REPORT_WEBHOOK_URL, secret: e.REPORT_WEBHOOK_SECRET }
+      : undefined,
   };
 }

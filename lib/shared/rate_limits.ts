@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import {
   type RateLimiterAbstract,
   RateLimiterMemory,
@@ -6,7 +7,9 @@ import {
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import { createClient } from 'redis';
+import { getClientNetwork } from './client_ip.ts';
 import type { Config } from './config.ts';
+import { sha256Hex } from './crypto.ts';
 import { RateLimitedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -18,6 +21,15 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const REPORT_WINDOW_SECONDS = 60 * 60;
 /** A Redis call slower than this falls back to the in-process limiter rather than delaying the request. */
 const REDIS_TIMEOUT_MS = 250;
+/** Window of the safety-check limit (POST /api/v1/safety/check, per API key). */
+export const SAFETY_CHECK_WINDOW_SECONDS = 60;
+/**
+ * Keys one in-process limiter tracks at most (least recently used beyond it are forgotten): a flood of distinct
+ * e-mails or addresses costs bounded memory (~200 bytes a key), never the process.
+ */
+export const LIMITER_KEYS_MAX = 100_000;
+/** Longest e-mail address an account can have (RFC 5321); anything longer is counted against the IP only. */
+export const LOGIN_ACCOUNT_MAX_LENGTH = 254;
 
 /** Rate limits on link creation and login (never on redirects). */
 export interface RateLimits {
@@ -26,15 +38,114 @@ export interface RateLimits {
   /** Counts `points` link creations for `subject` (an API key or user); 429 when over the minute's budget. */
   consumeCreations(subject: string, points?: number): Promise<void>;
   /**
-   * Counts one login attempt for the account and the client IP before the password is checked (so
-   * parallel guesses cannot slip through); 429 when either is over its budget.
+   * Counts one login attempt before the password is checked (so parallel guesses cannot slip through): first
+   * for the client's network (the IP, or its /64 for IPv6), then — only if that allowed it — for the account
+   * (keyed by a hash of the e-mail, so a huge e-mail costs no memory). 429 when either is over its budget. An
+   * IP that is over its budget never uses up an account's: nobody can lock an account from one address.
    */
   beginLogin(account: string, ip: string): Promise<void>;
   /** A successful login gives its attempt back: only failures use up the budget. */
   endLoginSuccessfully(account: string, ip: string): Promise<void>;
-  /** Counts one reader report from `ip` (POST /{code}/report); 429 when over the hour's budget. */
+  /** Counts one reader report from `ip`'s network (POST /{code}/report); 429 when over the hour's budget. */
   consumeReports(ip: string): Promise<void>;
+  /** Counts one link created by a UI session from `ip`'s network, whoever is signed in; 429 when over. */
+  consumeCreationsFromIp(ip: string): Promise<void>;
+  /** Counts one safety check (POST /api/v1/safety/check) for `subject` (an API key); 429 when over. */
+  consumeSafetyChecks(subject: string): Promise<void>;
   close(): Promise<void>;
+}
+
+// The library's base class (key prefixes, points, duration; what its Redis limiter accepts as insurance). Its
+// typings declare it but the package does not export it at run time: reach it through a subclass it exports.
+const LimiterBase = Object.getPrototypeOf(RateLimiterMemory) as typeof RateLimiterAbstract;
+
+/**
+ * A fixed-window limiter in process memory with a bounded number of keys (LIMITER_KEYS_MAX, least recently
+ * used forgotten first): rate-limiter-flexible's memory limiter keeps every key (and a timer for each) until
+ * its window ends, so distinct keys sent fast enough grow the heap without bound. Also the Redis limiters'
+ * insurance while Redis is unreachable.
+ */
+export class BoundedMemoryLimiter extends LimiterBase {
+  private readonly windows: LRUCache<string, { consumed: number; resetAt: number }>;
+
+  constructor(options: { keyPrefix: string; points: number; duration: number; maxKeys?: number }) {
+    super({ keyPrefix: options.keyPrefix, points: options.points, duration: options.duration });
+    this.windows = new LRUCache({ max: options.maxKeys ?? LIMITER_KEYS_MAX });
+  }
+
+  /** Keys tracked now (for tests and memory accounting). */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  private add(key: string, points: number): RateLimiterRes {
+    const now = Date.now();
+    const rlKey = this.getKey(key);
+    let window = this.windows.get(rlKey);
+    if (window === undefined || window.resetAt <= now) {
+      window = { consumed: 0, resetAt: now + this.duration * 1000 };
+      this.windows.set(rlKey, window);
+    }
+    const first = window.consumed === 0;
+    window.consumed = Math.max(0, window.consumed + points);
+    return new RateLimiterRes(
+      Math.max(this.points - window.consumed, 0),
+      window.resetAt - now,
+      window.consumed,
+      first,
+    );
+  }
+
+  override consume(key: string | number, points = 1): Promise<RateLimiterRes> {
+    const res = this.add(String(key), points);
+    return res.consumedPoints > this.points ? Promise.reject(res) : Promise.resolve(res);
+  }
+
+  override penalty(key: string | number, points = 1): Promise<RateLimiterRes> {
+    return Promise.resolve(this.add(String(key), points));
+  }
+
+  override reward(key: string | number, points = 1): Promise<RateLimiterRes> {
+    return Promise.resolve(this.add(String(key), -points));
+  }
+
+  override block(key: string | number, secDuration: number): Promise<RateLimiterRes> {
+    const resetAt = Date.now() + secDuration * 1000;
+    this.windows.set(this.getKey(String(key)), { consumed: this.points + 1, resetAt });
+    return Promise.resolve(new RateLimiterRes(0, secDuration * 1000, this.points + 1));
+  }
+
+  override set(key: string | number, points: number, secDuration: number): Promise<RateLimiterRes> {
+    const resetAt = Date.now() + (secDuration > 0 ? secDuration : this.duration) * 1000;
+    this.windows.set(this.getKey(String(key)), { consumed: points, resetAt });
+    return Promise.resolve(new RateLimiterRes(Math.max(this.points - points, 0), resetAt - Date.now(), points));
+  }
+
+  override get(key: string | number): Promise<RateLimiterRes | null> {
+    const window = this.windows.get(this.getKey(String(key)));
+    if (window === undefined || window.resetAt <= Date.now()) return Promise.resolve(null);
+    return Promise.resolve(
+      new RateLimiterRes(
+        Math.max(this.points - window.consumed, 0),
+        window.resetAt - Date.now(),
+        window.consumed,
+      ),
+    );
+  }
+
+  override delete(key: string | number): Promise<boolean> {
+    return Promise.resolve(this.windows.delete(this.getKey(String(key))));
+  }
+}
+
+/**
+ * The account key of a typed e-mail: a hash of its normalised form (64 characters whatever was typed), or null
+ * when it is too long to be anyone's address.
+ */
+export async function getLoginAccountKey(email: string): Promise<string | null> {
+  const account = email.trim().toLowerCase();
+  if (account.length > LOGIN_ACCOUNT_MAX_LENGTH) return null;
+  return sha256Hex(`login-account:${account}`);
 }
 
 function toRateLimited(error: unknown): never {
@@ -48,7 +159,14 @@ function toRateLimited(error: unknown): never {
  * Upstash REST is not supported by the limiter library, so edge deployments limit per instance.
  */
 export function createRateLimits(config: Config, logger: Logger): RateLimits {
-  const { createPerMinute, loginPerAccount, loginPerIp, reportsPerHour } = config.rateLimits;
+  const {
+    createPerMinute,
+    loginPerAccount,
+    loginPerIp,
+    reportsPerHour,
+    createPerIpPerMinute,
+    safetyChecksPerMinute,
+  } = config.rateLimits;
   let redis: ReturnType<typeof createClient> | undefined;
   if (config.redis?.kind === 'tcp') {
     redis = createClient({
@@ -70,7 +188,7 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
   const prefix = `${config.redis?.keyPrefix ?? 'lifeline:'}rl:`;
 
   function limiter(name: string, points: number, duration: number): RateLimiterAbstract {
-    const memory = new RateLimiterMemory({ keyPrefix: name, points, duration });
+    const memory = new BoundedMemoryLimiter({ keyPrefix: name, points, duration });
     if (!redis) return memory;
     const shared = new RateLimiterRedis({
       storeClient: redis,
@@ -88,6 +206,8 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
   const loginAccount = limiter('login-account', loginPerAccount, LOGIN_WINDOW_SECONDS);
   const loginIp = limiter('login-ip', loginPerIp, LOGIN_WINDOW_SECONDS);
   const reports = limiter('report-ip', reportsPerHour, REPORT_WINDOW_SECONDS);
+  const creationsByIp = limiter('create-ip', createPerIpPerMinute, CREATE_WINDOW_SECONDS);
+  const safetyChecks = limiter('safety-check', safetyChecksPerMinute, SAFETY_CHECK_WINDOW_SECONDS);
 
   return {
     backend: redis ? 'redis' : 'memory',
@@ -96,22 +216,25 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
       await creations.consume(subject, Math.min(points, createPerMinute)).catch(toRateLimited);
     },
     async beginLogin(account, ip) {
-      const results = await Promise.allSettled([
-        loginAccount.consume(account.toLowerCase()),
-        loginIp.consume(ip),
-      ]);
-      const rejected = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
-      const limited = rejected.filter((r): r is RateLimiterRes => r instanceof RateLimiterRes);
-      if (limited.length > 0) {
-        throw new RateLimitedError(Math.max(...limited.map((r) => r.msBeforeNext)) / 1000);
-      }
-      if (rejected.length > 0) throw rejected[0];
+      await loginIp.consume(getClientNetwork(ip)).catch(toRateLimited);
+      const key = await getLoginAccountKey(account);
+      if (key !== null) await loginAccount.consume(key).catch(toRateLimited);
     },
     async endLoginSuccessfully(account, ip) {
-      await Promise.allSettled([loginAccount.delete(account.toLowerCase()), loginIp.reward(ip, 1)]);
+      const key = await getLoginAccountKey(account);
+      await Promise.allSettled([
+        ...(key === null ? [] : [loginAccount.delete(key)]),
+        loginIp.reward(getClientNetwork(ip), 1),
+      ]);
     },
     async consumeReports(ip) {
-      await reports.consume(ip).catch(toRateLimited);
+      await reports.consume(getClientNetwork(ip)).catch(toRateLimited);
+    },
+    async consumeCreationsFromIp(ip) {
+      await creationsByIp.consume(getClientNetwork(ip)).catch(toRateLimited);
+    },
+    async consumeSafetyChecks(subject) {
+      await safetyChecks.consume(subject).catch(toRateLimited);
     },
     async close() {
       try {

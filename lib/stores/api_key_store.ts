@@ -30,6 +30,22 @@ export async function insertApiKey(
   return rows[0]!;
 }
 
+/**
+ * Stores a key by its hash unless that hash is stored already (live or revoked: a revoked key is never
+ * brought back); true when inserted.
+ */
+export async function insertApiKeyIfAbsent(
+  db: Db,
+  key: { name: string; prefix: string; keyHash: string; scopes: ApiKeyScope[]; createdBy: string },
+): Promise<boolean> {
+  const rows = await db`
+    INSERT INTO api_keys (name, prefix, key_hash, scopes, created_by)
+    VALUES (${key.name}, ${key.prefix}, ${key.keyHash}, ${db.array(key.scopes)}, ${key.createdBy})
+    ON CONFLICT (key_hash) DO NOTHING
+    RETURNING id`;
+  return rows.length > 0;
+}
+
 /** The live (unrevoked) key with this hash, or null. */
 export async function getActiveApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | null> {
   const rows = await db<ApiKeyRow[]>`

@@ -70,16 +70,6 @@ export async function touchSafetyCheckedAt(db: Db, codes: string[], at: Date): P
     FROM unnest(${db.array(codes)}::text[]) AS t(code) WHERE l.code = t.code COLLATE "C"`;
 }
 
-/** Distinct reader reports per code (codes without reports are absent). */
-export async function countReportsByCode(db: Db, codes: string[]): Promise<Map<string, number>> {
-  if (codes.length === 0) return new Map();
-  const rows = await db<{ code: string; reports: number }[]>`
-    SELECT r.code, count(*)::int AS reports
-    FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN reports AS r ON r.code = t.code COLLATE "C"
-    GROUP BY r.code`;
-  return new Map(rows.map((r) => [r.code, r.reports]));
-}
-
 /** Codes with an audit entry of `action` and exactly `reason` since `since` (a run's own changes). */
 export async function listCodesAuditedSince(
   db: Db,

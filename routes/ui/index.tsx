@@ -14,6 +14,7 @@ import { createLinkQrRoutes } from './link_qr.ts';
 import { createLoginRoutes } from './login.tsx';
 import { createOpsRoutes } from './ops.tsx';
 import { renderPage } from './render_page.ts';
+import { createReportsUiRoutes } from './reports.tsx';
 import type { UiEnv } from './ui_env.ts';
 
 /** Forms are small; nothing in the UI uploads files. */
@@ -68,6 +69,8 @@ export function createUiRoutes(deps: WebDeps) {
   });
   app.use('/ops/*', requireUser('admin'));
   app.use('/ops', requireUser('admin'));
+  app.use('/reports/*', requireUser('admin'));
+  app.use('/reports', requireUser('admin'));
 
   app.route('/api', createCheckFieldRoutes(deps));
   app.route('/links/new', createLinkNewRoutes(deps));
@@ -75,6 +78,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/links', createLinkQrRoutes(deps));
   app.route('/links', createLinkDetailRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
+  app.route('/reports', createReportsUiRoutes(deps));
 
   // Last: anything else under /ui is an HTML 404 (the app-wide notFound answers problem+json).
   app.all('*', (c) =>

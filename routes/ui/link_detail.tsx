@@ -9,6 +9,7 @@ import { getLinkRowOrThrow, listLinkVendors } from '../../lib/links/get_link.ts'
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import { toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
 import { listLinkHistory } from '../../lib/links/link_history.ts';
+import { getOpenReportSummary } from '../../lib/safety/moderate_reports.ts';
 import { AppError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import {
@@ -67,7 +68,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
   ) {
     const days = options.days ?? 30;
     const now = new Date();
-    const [vendors, stats, audit] = await Promise.all([
+    const [vendors, stats, audit, readerReports] = await Promise.all([
       listLinkVendors(deps.sql, row.code),
       getLinkStats(
         deps.sql,
@@ -76,6 +77,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
         deps.vendorClicks,
       ),
       listLinkHistory(deps.sql, row.code, 200),
+      getOpenReportSummary(deps.sql, row.code),
     ]);
     const query = `LifelineCode="${row.code}"`;
     const { uiUrl, namespace } = deps.config.temporal;
@@ -105,6 +107,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
             : { values: toEditValues(row, c.get('timeZone')), errors: {} }
         }
         deleteError={options.deleteError}
+        readerReports={readerReports}
       />,
       options.status ?? 200,
     );

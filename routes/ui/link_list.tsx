@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { type LinkFilters, LinksPage } from '../../components/LinksPage.tsx';
 import { toLink } from '../../lib/links/link.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
+import { describeOwnReportedLinks } from '../../lib/safety/moderate_reports.ts';
 import { BadRequestError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { toFieldMap } from '../../lib/ui/link_form.ts';
@@ -23,7 +24,10 @@ export function createLinkListRoutes(deps: WebDeps) {
     const filters = Object.fromEntries(FILTER_KEYS.map((k) => [k, raw[k] ?? ''])) as unknown as LinkFilters;
     filters.sort ||= 'newest';
     const deleted = raw.deleted?.slice(0, CODE_ECHO_MAX);
-    const notice = deleted ? `Deleted ${deleted}. Its short URL now answers “410 Gone”.` : undefined;
+    // An editor is told here when readers reported links of theirs (issue 13), unless a deletion is confirmed.
+    const notice = deleted
+      ? `Deleted ${deleted}. Its short URL now answers “410 Gone”.`
+      : await describeOwnReportedLinks(deps.sql, `user:${session.user.id}`);
     const parsed = linkListQuerySchema.safeParse({
       ...filters,
       ...(raw.cursor ? { cursor: raw.cursor } : {}),
@@ -41,6 +45,7 @@ export function createLinkListRoutes(deps: WebDeps) {
           {...page}
           timeZone={c.get('timeZone')}
           notice={notice}
+          noticeTone={deleted ? 'good' : 'warn'}
           {...(errors ? { errors } : {})}
         />,
         status,

@@ -42,14 +42,23 @@ before(async () => {
     ['Temp307', 'https://example.com/temp', 'active', 'clean', 307, null, null],
     ['Perm308', 'https://example.com/perm', 'active', 'unknown', 308, null, null],
     ['Soon', 'https://example.com/soon', 'active', 'clean', null, future, null],
-    ['NonLatin', 'https://例え.jp/パス/ü?q=日本#frag', 'active', 'clean', null, null, null],
+    // Stored as every way in stores it since issue 13: canonical (https://例え.jp/パス/ü?q=日本#frag).
+    [
+      'NonLatin',
+      'https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9/%C3%BC?q=%E6%97%A5%E6%9C%AC#frag',
+      'active',
+      'clean',
+      null,
+      null,
+      null,
+    ],
     ['Encoded', 'https://example.com/a%20b/%E2%82%AC?x=%2F', 'active', 'clean', null, null, null],
     ['ExpiredTo', 'https://example.com/old', 'active', 'clean', null, past, 'https://example.com/archive'],
     ['ExpiredNo', 'https://example.com/old2', 'expired', 'clean', null, past, null],
     ['GoneOne', 'https://example.com/gone', 'gone', 'clean', null, null, null],
     ['BlockedOne', 'https://evil.example/', 'blocked', 'blocked', null, null, null],
     ['BlockedSafety', 'https://evil.example/2', 'active', 'blocked', null, null, null],
-    ['WarnOne', 'https://sketchy.example/page?a=1&b=<x>', 'active', 'warn', null, null, null],
+    ['WarnOne', 'https://sketchy.example/page?a=1&b=%3Cx%3E', 'active', 'warn', null, null, null],
     ['PendingOne', 'https://example.com/pending', 'pending', 'unknown', null, null, null],
   ];
   for (const [code, url, status, safety, redirectStatus, expiresAt, expiredUrl] of rows) {

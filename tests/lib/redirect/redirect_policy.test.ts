@@ -196,7 +196,7 @@ describe('toRedirectAnswer: the headers of each answer', () => {
         headers: {
           'Cache-Control': 'private, max-age=90',
           'X-Robots-Tag': 'noindex',
-          'Referrer-Policy': 'unsafe-url',
+          'Referrer-Policy': 'strict-origin-when-cross-origin',
           Location: 'https://news.example/2026/story/',
         },
         body: null,
