@@ -164,7 +164,8 @@ export function LinkDetailPage(props: {
           title={`Readers reported this link (${props.readerReports.open} open report${props.readerReports.open === 1 ? '' : 's'})`}
         >
           <p id="reader-reports">
-            {props.readerReports.reasons.length > 0 && `They said: ${props.readerReports.reasons.join('; ')}. `}
+            {props.readerReports.reasons.length > 0 &&
+              `They said: ${props.readerReports.reasons.join('; ')}. `}
             An administrator reviews reports in the moderation queue
             {props.session.user.role === 'admin' && (
               <>

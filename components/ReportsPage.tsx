@@ -12,7 +12,12 @@ const STATUS_TABS: { status: ReportStatus; label: string }[] = [
   { status: 'dismissed', label: 'Dismissed' },
 ];
 
-const SAFETY_TONE: Record<string, string> = { clean: 'good', unknown: 'neutral', warn: 'warn', blocked: 'bad' };
+const SAFETY_TONE: Record<string, string> = {
+  clean: 'good',
+  unknown: 'neutral',
+  warn: 'warn',
+  blocked: 'bad',
+};
 
 /** What each decision does, as the buttons say it. */
 const ACTIONS = [
@@ -103,7 +108,11 @@ export function ReportsPage(props: {
                 ))}
               </ul>
               {props.status !== 'dismissed' && (
-                <form method="post" action={`/ui/reports/${encodeURIComponent(item.code)}`} class="report-actions">
+                <form
+                  method="post"
+                  action={`/ui/reports/${encodeURIComponent(item.code)}`}
+                  class="report-actions"
+                >
                   <CsrfField token={props.session.csrfToken} />
                   <input type="hidden" name="status" value={props.status} />
                   <label for={`note-${item.code}`}>Note for the history (optional)</label>
@@ -114,7 +123,14 @@ export function ReportsPage(props: {
                         !(props.status === 'confirmed' && a.action !== 'dismiss') &&
                         !(props.status === 'ignored' && a.action === 'ignore'),
                     ).map((a) => (
-                      <button key={a.action} type="submit" name="action" value={a.action} class={a.class} title={a.help}>
+                      <button
+                        key={a.action}
+                        type="submit"
+                        name="action"
+                        value={a.action}
+                        class={a.class}
+                        title={a.help}
+                      >
                         {a.label}
                       </button>
                     ))}

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv, WebDeps } from './app_env.ts';
+import { requireMetricsToken } from './middleware/metrics_token.ts';
 
 const HEALTH_TIMEOUT_MS = 1_000;
 
@@ -12,7 +13,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-/** /healthz (can this instance serve redirects?) and /metrics (Prometheus text). */
+/** /healthz (can this instance serve redirects?) and /metrics (Prometheus text, behind METRICS_TOKEN). */
 export function createHealthRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
 
@@ -32,7 +33,7 @@ export function createHealthRoutes(deps: WebDeps) {
     });
   });
 
-  app.get('/metrics', async (c) => {
+  app.get('/metrics', requireMetricsToken(deps.config.metricsToken), async (c) => {
     const text = await deps.metrics.registry.metrics();
     return c.body(text, 200, {
       'Content-Type': deps.metrics.registry.contentType,

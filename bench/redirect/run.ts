@@ -121,6 +121,8 @@ async function startServer(
       TEMPORAL_ADDRESS: '127.0.0.1:9',
       ADMIN_EMAIL: 'bench@example.test',
       ADMIN_PASSWORD: 'bench bench bench',
+      // /metrics needs a bearer token (METRICS_TOKEN); the bench reads the lookup counters through it.
+      METRICS_TOKEN: BENCH_METRICS_TOKEN,
       ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -178,9 +180,13 @@ function cpuSplitMicros(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
+/** The token the bench's servers require on /metrics. */
+const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
+
 function get(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { agent: false }, (res) => {
+    const headers = url.endsWith('/metrics') ? { Authorization: `Bearer ${BENCH_METRICS_TOKEN}` } : {};
+    const req = httpRequest(url, { agent: false, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

@@ -63,7 +63,8 @@ export async function ensureBootstrap(
           scopes: ['admin'],
           createdBy: 'system:bootstrap',
         });
-        if (!inserted) logger?.info('BOOTSTRAP_API_KEY exists already; left as it is (revoked keys stay revoked)');
+        if (!inserted)
+          logger?.info('BOOTSTRAP_API_KEY exists already; left as it is (revoked keys stay revoked)');
         record.apiKeyHashes.push(keyHash);
         recorded = true;
       }
@@ -91,7 +92,12 @@ export async function ensureBootstrap(
             generated.adminEmail = email;
             generated.adminPassword = password;
           }
-          await insertUser(tx, { email, name: null, passwordHash: await hashPassword(password), role: 'admin' });
+          await insertUser(tx, {
+            email,
+            name: null,
+            passwordHash: await hashPassword(password),
+            role: 'admin',
+          });
         } else {
           logger?.info({ email }, 'ADMIN_EMAIL exists already; left as admins made it');
         }

@@ -59,7 +59,12 @@ function parseHash(stored: string): { n: number; r: number; p: number; salt: Buf
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return null;
   const params = { n: Number(n), r: Number(r), p: Number(p) };
-  if (!Number.isInteger(params.n) || params.n < N_MIN || params.n > N_MAX || (params.n & (params.n - 1)) !== 0)
+  if (
+    !Number.isInteger(params.n) ||
+    params.n < N_MIN ||
+    params.n > N_MAX ||
+    (params.n & (params.n - 1)) !== 0
+  )
     return null;
   if (!Number.isInteger(params.r) || params.r < 1 || params.r > 32) return null;
   if (!Number.isInteger(params.p) || params.p < 1 || params.p > 16) return null;

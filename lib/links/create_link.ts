@@ -8,6 +8,7 @@ import type { Sql, Tx } from '../stores/sql.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, LinkOrigin } from './link.ts';
 import { MINT_MAX_ATTEMPTS, mintOneCode } from './mint.ts';
+import { assertMayBindPost } from './post_link_rules.ts';
 import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 
 /** Who is creating: `owner` scopes dedupe; `actor` goes to the audit log. */
@@ -23,6 +24,8 @@ export interface CreateLinkDeps {
   targetPolicy: TargetPolicy;
   /** Scans the destination before insert (blocked → 422, warn → created with the interstitial). */
   safety?: SafetyScanner;
+  /** The caller may bind links to WordPress posts (API scope admin); otherwise site/postId is a 403. */
+  mayManagePostLinks?: boolean;
   now?: () => Date;
 }
 
@@ -57,6 +60,7 @@ export async function createLink(
   input: CreateLinkInput,
   creator: Creator,
 ): Promise<CreateLinkResult> {
+  assertMayBindPost(input, deps.mayManagePostLinks === true);
   assertTargetsAllowed(input, deps.targetPolicy);
   const now = deps.now?.() ?? new Date();
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;

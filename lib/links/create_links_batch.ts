@@ -18,6 +18,7 @@ import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import { type CreateLinkInput, createLinkInputSchema, linkSchema } from './link.ts';
 import { type ClaimOutcome, MINT_MAX_ATTEMPTS, mintCodes } from './mint.ts';
+import { assertMayBindPost } from './post_link_rules.ts';
 import type { TargetPolicy } from './target_policy.ts';
 
 /** Most links one batch request may carry. */
@@ -79,6 +80,8 @@ export async function createLinksBatch(
     targetPolicy: TargetPolicy;
     /** Scans every destination of the batch in one go (Safe Browsing takes 500 URLs a call). */
     safety?: SafetyScanner;
+    /** The caller may bind links to WordPress posts (API scope admin); otherwise such an item is a 403. */
+    mayManagePostLinks?: boolean;
     now?: () => Date;
   },
   items: unknown[],
@@ -98,6 +101,7 @@ export async function createLinksBatch(
     }
     const input = parsed.data;
     try {
+      assertMayBindPost(input, deps.mayManagePostLinks === true);
       assertTargetsAllowed(input, deps.targetPolicy);
     } catch (error) {
       fail(index, error as AppError);

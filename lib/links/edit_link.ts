@@ -9,6 +9,7 @@ import type { Sql } from '../stores/sql.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, UpdateLinkInput } from './link.ts';
+import { assertMayChangePostLink } from './post_link_rules.ts';
 import { type SyncState, syncAfterChange } from './sync_after_change.ts';
 import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 
@@ -46,7 +47,7 @@ export async function editLink(
   code: string,
   input: UpdateLinkInput,
   actor: string,
-  options: { expectedVersion?: number } = {},
+  options: { expectedVersion?: number; mayManagePostLinks?: boolean } = {},
 ): Promise<EditLinkResult> {
   const targetErrors: { path: string; message: string }[] = [];
   for (const [path, value] of [
@@ -65,6 +66,15 @@ export async function editLink(
   const result = await deps.sql.begin(async (tx) => {
     const row = await getLinkByCodeForUpdate(tx, code);
     if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
+    // WordPress decides a post-bound link's target and status; only administrators may override it.
+    assertMayChangePostLink(
+      row,
+      {
+        url: input.url !== undefined && input.url !== row.targetUrl ? input.url : undefined,
+        status: input.status !== undefined && input.status !== row.status ? input.status : undefined,
+      },
+      options.mayManagePostLinks === true,
+    );
     if (options.expectedVersion !== undefined && options.expectedVersion !== row.version) {
       throw new PreconditionFailedError(
         `The link changed since version ${options.expectedVersion} (it is now at ${row.version}); reload and retry.`,

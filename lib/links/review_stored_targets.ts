@@ -86,7 +86,6 @@ async function review(
   description: string,
   logger: Logger,
 ): Promise<TargetReviewSummary> {
-
   const summary: TargetReviewSummary = {
     ruleVersion: TARGET_RULE_VERSION,
     policy: description,

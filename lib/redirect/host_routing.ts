@@ -2,10 +2,14 @@
 // short host (SHORT_BASE_URL and APP_BASE_URL on different hosts) each serves only its own routes. The Hono app
 // (routes/app.ts) and the Node fast path (server/node_server.ts) both ask this.
 
-/** Routes only the app host serves when the short host is separate. */
-const APP_HOST_PREFIXES = ['/api/', '/ui'];
+/**
+ * Routes only the app host serves when the short host is separate. `/metrics` is one: the short host faces
+ * every reader on the internet and never answers it (it also needs METRICS_TOKEN; routes/health.ts).
+ */
+const APP_HOST_PREFIXES = ['/api/', '/ui/'];
+const APP_HOST_PATHS = ['/api', '/ui', '/metrics'];
 /** Paths both hosts serve. */
-const SHARED_PATHS = ['/', '/healthz', '/metrics'];
+const SHARED_PATHS = ['/', '/healthz'];
 
 export interface HostRouting {
   /** False when the hosts are one: every path is served. */
@@ -20,8 +24,9 @@ export interface HostRouting {
   serves(host: string, path: string): boolean;
 }
 
+// Whole segments only: a code such as `uiStory` or `metricsDaily` is the short host's.
 function isAppPath(path: string): boolean {
-  return APP_HOST_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p));
+  return APP_HOST_PATHS.includes(path) || APP_HOST_PREFIXES.some((p) => path.startsWith(p));
 }
 
 /** Builds the routing of a deployment from its two base URLs. */

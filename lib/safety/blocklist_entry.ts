@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BLOCKLIST_KINDS, type BlocklistEntry, type BlocklistKind } from '../stores/blocklist_store.ts';
+import { canonicalizeTarget } from './canonical_url.ts';
 import { getNormalisedHost, isHostOrSubdomain } from './url_rules.ts';
 
 export { BLOCKLIST_KINDS, type BlocklistEntry, type BlocklistKind };
@@ -17,15 +18,15 @@ export function normaliseBlocklistPattern(
   const value = pattern.trim();
   if (value === '' || value.length > PATTERN_MAX_LENGTH) return { problem: 'must be 1 to 2048 characters' };
   if (kind === 'url_prefix') {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      return { problem: 'must be an absolute http(s) URL' };
+    // Stored in the canonical form targets are stored in (without a fragment); matched on toPrefixMatchForm.
+    const canonical = canonicalizeTarget(value);
+    if (!canonical.ok) {
+      return {
+        problem: /^[a-z][a-z0-9+.-]*:/i.test(value) ? canonical.problem : 'must be an absolute http(s) URL',
+      };
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must be an http(s) URL' };
-    url.hash = '';
-    return url.href;
+    const hashAt = canonical.url.indexOf('#');
+    return hashAt < 0 ? canonical.url : canonical.url.slice(0, hashAt);
   }
   const bare = value.replace(/^\*\./, '');
   if (/[/?#@\s\\]/.test(bare) || bare.includes('://')) {
@@ -66,12 +67,33 @@ export function getHostSuffixes(host: string): string[] {
   return labels.map((_, i) => labels.slice(i).join('.'));
 }
 
+const UNRESERVED_ESCAPE = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DdEe]|5[Ff]|7[Ee])/g;
+
+/**
+ * The form URL-prefix entries and targets are compared in: canonical (lib/safety/canonical_url.ts), without
+ * the fragment, with percent-escapes of unreserved characters decoded (RFC 3986 6.2.2.2: `%62ad` is `bad`) and
+ * other escapes in upper case, and without the scheme — the same page over http and https is the same page. So
+ * `https://Files.Example.:443/%62ad/x` matches an entry `https://files.example/bad/`. A value with no canonical
+ * form is compared as written.
+ */
+export function toPrefixMatchForm(value: string): string {
+  const canonical = canonicalizeTarget(value);
+  let url = canonical.ok ? canonical.url : value;
+  const hashAt = url.indexOf('#');
+  if (hashAt >= 0) url = url.slice(0, hashAt);
+  url = url
+    .replace(UNRESERVED_ESCAPE, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)))
+    .replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+  return url.replace(/^https?:/i, '');
+}
+
 /** The entries among `entries` that match `url` (already parsed). */
 export function matchBlocklist(url: URL, entries: readonly BlocklistEntry[]): BlocklistEntry[] {
   const host = getNormalisedHost(url);
-  const href = new URL(url.href);
-  href.hash = '';
-  return entries.filter((e) =>
-    e.kind === 'host' ? isHostOrSubdomain(host, e.pattern) : href.href.startsWith(e.pattern),
-  );
+  let target: string | undefined;
+  return entries.filter((e) => {
+    if (e.kind === 'host') return isHostOrSubdomain(host, e.pattern);
+    target ??= toPrefixMatchForm(url.href);
+    return target.startsWith(toPrefixMatchForm(e.pattern));
+  });
 }

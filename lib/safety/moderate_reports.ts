@@ -146,7 +146,10 @@ export async function listReportQueuePage(
     ...(query.cursor ? { cursor: decodeCursor(query.cursor) } : {}),
   });
   const items = rows.slice(0, query.limit).map((r) => toQueueItem(r, shortBaseUrl));
-  return { items, nextCursor: rows.length > query.limit && items.length > 0 ? encodeCursor(items.at(-1)!) : null };
+  return {
+    items,
+    nextCursor: rows.length > query.limit && items.length > 0 ? encodeCursor(items.at(-1)!) : null,
+  };
 }
 
 /** A link's reports, every state, oldest first; 404 for no such link. */
@@ -154,7 +157,15 @@ export async function getLinkReports(
   db: Db,
   shortBaseUrl: string,
   code: string,
-): Promise<{ code: string; shortUrl: string; url: string; status: string; safety: string; owner: string; reports: ReportView[] }> {
+): Promise<{
+  code: string;
+  shortUrl: string;
+  url: string;
+  status: string;
+  safety: string;
+  owner: string;
+  reports: ReportView[];
+}> {
   const link = await getLinkByCode(db, code);
   if (!link || link.deletedAt) throw new NotFoundError(`No link ${code}.`);
   return {
@@ -176,7 +187,14 @@ export async function getOpenReportSummary(
   const open = (await listReports(db, code)).filter((r) => r.status === 'open');
   return {
     open: open.length,
-    reasons: [...new Set(open.map((r) => r.reason ?? '').filter(Boolean).reverse())].slice(0, 5),
+    reasons: [
+      ...new Set(
+        open
+          .map((r) => r.reason ?? '')
+          .filter(Boolean)
+          .reverse(),
+      ),
+    ].slice(0, 5),
   };
 }
 
@@ -256,10 +274,14 @@ export async function resolveReports(
     };
     const trusted = deps.safety.isTrusted?.(link.targetUrl) ?? false;
     const scan: ScanResult =
-      input.action === 'confirm' ? toScanResult(link.targetUrl, [], true) : await deps.safety.scan(link.targetUrl);
+      input.action === 'confirm'
+        ? toScanResult(link.targetUrl, [], true)
+        : await deps.safety.scan(link.targetUrl);
     const result = withReaderReports(scan, counts, { trusted });
     // A scan that could not ask Safe Browsing may not call the link clean: `unknown` at best.
-    const next: SafetyVerdict = result.complete ? result.verdict : worseVerdict<SafetyVerdict>('unknown', result.verdict);
+    const next: SafetyVerdict = result.complete
+      ? result.verdict
+      : worseVerdict<SafetyVerdict>('unknown', result.verdict);
     safety = await applyModeratedVerdict(deps, link, next, describeScanResult(result), {
       actor: input.actor,
       reason: `reports ${transition.to}${note ? `: ${note}` : ''}`,

@@ -113,7 +113,12 @@ export async function reportLink(
       }
       if (change) {
         deps.logger.warn(
-          { code: link.code, before: change.before.safety, after: change.after.safety, reporters: counts.standing },
+          {
+            code: link.code,
+            before: change.before.safety,
+            after: change.after.safety,
+            reporters: counts.standing,
+          },
           'link soft-blocked after reader reports',
         );
         // The verdict is committed: a cache that cannot be refreshed now is repaired by the sync workflow.

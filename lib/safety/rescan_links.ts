@@ -18,8 +18,8 @@ import {
 } from '../stores/link_lifecycle_store.ts';
 import type { SafetyVerdict } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
-import { countReportsByCode } from '../stores/report_store.ts';
 import { updateOpsRunReport } from '../stores/ops_run_store.ts';
+import { countReportsByCode } from '../stores/report_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from './apply_scan_result.ts';
 import type { SafetyScanner } from './safety_scanner.ts';

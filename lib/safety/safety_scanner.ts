@@ -64,11 +64,7 @@ export function createSafetyScanner(deps: SafetyScannerDeps): SafetyScanner {
     const open = items.filter((i) => !i.done && i.parsed);
     const entries = await listBlocklistCandidates(
       deps.sql,
-      open.map((i) => {
-        const href = new URL(i.parsed!.href);
-        href.hash = '';
-        return { hostSuffixes: getHostSuffixes(i.host), href: href.href };
-      }),
+      open.map((i) => ({ hostSuffixes: getHostSuffixes(i.host), host: i.host })),
     );
     for (const item of open) {
       for (const entry of matchBlocklist(item.parsed!, entries)) {

@@ -154,7 +154,9 @@ export const envSchema = z
     RATE_LIMIT_CREATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_SAFETY_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     REPORT_WEBHOOK_URL: optionalHttpUrl,
-    REPORT_WEBHOOK_SECRET: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    REPORT_WEBHOOK_SECRET: optionalString.pipe(
+      z.string().min(16, 'must be at least 16 characters').optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {

@@ -118,7 +118,9 @@ export class BoundedMemoryLimiter extends LimiterBase {
   override set(key: string | number, points: number, secDuration: number): Promise<RateLimiterRes> {
     const resetAt = Date.now() + (secDuration > 0 ? secDuration : this.duration) * 1000;
     this.windows.set(this.getKey(String(key)), { consumed: points, resetAt });
-    return Promise.resolve(new RateLimiterRes(Math.max(this.points - points, 0), resetAt - Date.now(), points));
+    return Promise.resolve(
+      new RateLimiterRes(Math.max(this.points - points, 0), resetAt - Date.now(), points),
+    );
   }
 
   override get(key: string | number): Promise<RateLimiterRes | null> {

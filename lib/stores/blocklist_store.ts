@@ -54,20 +54,21 @@ export async function deleteBlocklistEntry(db: Db, pattern: string): Promise<Blo
 
 /**
  * The entries that could match any of the given targets: host entries naming one of `hostSuffixes`
- * (primary-key lookups) and URL-prefix entries some target starts with. One query for a whole batch.
+ * (primary-key lookups) and URL-prefix entries on one of the targets' hosts (the caller compares the prefix, in
+ * the form both are normalised to). One query for a whole batch.
  */
 export async function listBlocklistCandidates(
   db: Db,
-  targets: { hostSuffixes: string[]; href: string }[],
+  targets: { hostSuffixes: string[]; host: string }[],
 ): Promise<BlocklistEntry[]> {
   if (targets.length === 0) return [];
   const suffixes = [...new Set(targets.flatMap((t) => t.hostSuffixes))];
-  const hrefs = [...new Set(targets.map((t) => t.href))];
+  const hosts = [...new Set(targets.map((t) => t.host))];
   return db<BlocklistEntry[]>`
     SELECT ${db.unsafe(COLUMNS)} FROM blocklist
     WHERE kind = 'host' AND pattern = ANY(${db.array(suffixes)})
     UNION ALL
     SELECT ${db.unsafe(COLUMNS)} FROM blocklist b
-    WHERE kind = 'url_prefix' AND EXISTS (SELECT 1 FROM unnest(${db.array(hrefs)}::text[]) AS t(href)
-                                          WHERE starts_with(t.href, b.pattern))`;
+    WHERE kind = 'url_prefix' AND EXISTS (SELECT 1 FROM unnest(${db.array(hosts)}::text[]) AS t(host)
+                                          WHERE position(t.host in lower(b.pattern)) > 0)`;
 }

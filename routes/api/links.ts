@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { hasScope } from '../../lib/auth/api_keys.ts';
 import { getLinkStats, linkStatsQuerySchema, resolveStatsRange } from '../../lib/clicks/link_stats.ts';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinksBatch, createLinksBatchInputSchema } from '../../lib/links/create_links_batch.ts';
@@ -43,13 +44,16 @@ export function createLinksRoutes(deps: WebDeps) {
   const requireApiKey = createApiKeyAuth(deps);
   const idempotent = idempotency(deps);
   const app = new Hono<AppEnv>();
-  const createDeps = {
+  const createDeps = (c: Context<AppEnv>) => ({
     sql: deps.sql,
     codeLength: deps.config.codeLength,
     targetPolicy: deps.targetPolicy,
     safety: deps.safety,
-  };
+    mayManagePostLinks: mayManagePostLinks(c),
+  });
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
+  // Post-bound links (WordPress articles) are for admin keys only (lib/links/post_link_rules.ts).
+  const mayManagePostLinks = (c: Context<AppEnv>) => hasScope(c.get('apiKey').scopes, 'admin');
 
   async function respondWithLink(row: LinkRow) {
     const [link] = await toLinksWithVendors(deps.sql, deps.config.shortBaseUrl, [row]);
@@ -59,7 +63,7 @@ export function createLinksRoutes(deps: WebDeps) {
   app.post('/', requireApiKey('links:write'), jsonBody(CREATE_BODY_MAX_BYTES), idempotent, async (c) => {
     const input = validate(createLinkInputSchema, await readJson(c));
     await deps.rateLimits.consumeCreations(actorOf(c));
-    const { link, created } = await createLink(createDeps, input, {
+    const { link, created } = await createLink(createDeps(c), input, {
       owner: actorOf(c),
       actor: actorOf(c),
       origin: 'api',
@@ -78,7 +82,7 @@ export function createLinksRoutes(deps: WebDeps) {
     if (!parsed.success) throw new BadRequestError('The batch is not valid.', toFieldErrors(parsed.error));
     const { links } = parsed.data;
     await deps.rateLimits.consumeCreations(actorOf(c), links.length);
-    const results = await createLinksBatch(createDeps, links, {
+    const results = await createLinksBatch(createDeps(c), links, {
       owner: actorOf(c),
       actor: actorOf(c),
       origin: 'api',
@@ -137,20 +141,19 @@ export function createLinksRoutes(deps: WebDeps) {
   app.patch('/:code', requireApiKey('links:write'), jsonBody(PATCH_BODY_MAX_BYTES), async (c) => {
     const input = validate(updateLinkInputSchema, await readJson(c));
     const expectedVersion = parseIfMatch(c.req.header('If-Match'));
-    const result = await editLink(
-      deps,
-      c.req.param('code'),
-      input,
-      actorOf(c),
-      expectedVersion === undefined ? {} : { expectedVersion },
-    );
+    const result = await editLink(deps, c.req.param('code'), input, actorOf(c), {
+      ...(expectedVersion === undefined ? {} : { expectedVersion }),
+      mayManagePostLinks: mayManagePostLinks(c),
+    });
     if (result.sync) c.header('Lifeline-Sync', result.sync);
     return c.json(await respondWithLink(result.link), 200, { ETag: toEtag(result.link) });
   });
 
   app.delete('/:code', requireApiKey('links:write'), async (c) => {
     const reason = c.req.query('reason')?.slice(0, 500) ?? null;
-    const { sync } = await deleteLink(deps, c.req.param('code'), actorOf(c), reason);
+    const { sync } = await deleteLink(deps, c.req.param('code'), actorOf(c), reason, {
+      mayManagePostLinks: mayManagePostLinks(c),
+    });
     return c.body(null, 204, { 'Lifeline-Sync': sync });
   });
 

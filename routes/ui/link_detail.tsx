@@ -150,13 +150,10 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     }
     const version = Number(values.version);
     try {
-      const result = await editLink(
-        deps,
-        code,
-        parsed.data,
-        `user:${session.user.email}`,
-        Number.isSafeInteger(version) && version > 0 ? { expectedVersion: version } : {},
-      );
+      const result = await editLink(deps, code, parsed.data, `user:${session.user.email}`, {
+        ...(Number.isSafeInteger(version) && version > 0 ? { expectedVersion: version } : {}),
+        mayManagePostLinks: session.user.role === 'admin',
+      });
       const path = `/ui/links/${encodeURIComponent(code)}`;
       if (!result.changed) return c.redirect(`${path}?unchanged=1`, 303);
       return c.redirect(`${path}?saved=1${result.sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
@@ -188,7 +185,9 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     if ((form.confirm ?? '').trim() !== code) {
       return render(c, row, { deleteError: `Type the code “${code}” exactly to confirm.`, status: 422 });
     }
-    await deleteLink(deps, code, `user:${session.user.email}`, form.reason?.trim().slice(0, 500) || null);
+    await deleteLink(deps, code, `user:${session.user.email}`, form.reason?.trim().slice(0, 500) || null, {
+      mayManagePostLinks: session.user.role === 'admin',
+    });
     return c.redirect(`/ui/links?deleted=${encodeURIComponent(code)}`, 303);
   });
 

@@ -3,6 +3,7 @@ import { LINK_FIELD_LABELS, NewLinkPage } from '../../components/NewLinkPage.tsx
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinkInputSchema } from '../../lib/links/link.ts';
 import { syncAfterChange } from '../../lib/links/sync_after_change.ts';
+import { getClientIp } from '../../lib/shared/client_ip.ts';
 import { AppError, RateLimitedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import {
@@ -49,6 +50,8 @@ export function createLinkNewRoutes(deps: WebDeps) {
     if (!parsed.success || fieldErrors.length > 0) return form(c, values, toFieldMap(fieldErrors), 422);
     const subject = `user:${session.user.id}`;
     try {
+      // Per user, and per client network whoever is signed in (several accounts behind one address).
+      await deps.rateLimits.consumeCreationsFromIp(getClientIp(c, deps.config.trustedClientIpHeader));
       await deps.rateLimits.consumeCreations(subject);
       const { link, created } = await createLink(
         {

@@ -16,11 +16,27 @@ import { LOGIN_CSRF_COOKIE } from '../middleware/csrf.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 
-/** Where to go after login: only a path inside the UI (never another site: no open redirect). */
+/**
+ * Where to go after login: only a page inside the UI, never another site nor another path of ours (a short code
+ * on a shared host would redirect anywhere). The value is resolved as a browser resolves the Location —
+ * dot segments, `%2e%2e`, backslashes, `//` — and must still be under /ui; the resolved path and query are
+ * what is sent back.
+ */
 export function toSafeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/ui(?:[/?#]|$)/.test(next) && !/[\\\s]/.test(next)
-    ? next
-    : '/ui/links';
+  const fallback = '/ui/links';
+  if (typeof next !== 'string' || next.length > 2000 || !next.startsWith('/ui')) return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+  if (/[\\\s\u0000-\u001f\u007f]|^\/\/|%2f|%5c/i.test(next)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(next, 'http://lifeline.invalid');
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== 'http://lifeline.invalid') return fallback;
+  if ((url.pathname !== '/ui' && !url.pathname.startsWith('/ui/')) || url.pathname.includes('//'))
+    return fallback;
+  return `${url.pathname}${url.search}`;
 }
 
 /** /ui/login and /ui/logout. */

@@ -25,7 +25,13 @@ const DONE: Record<string, Notice> = {
 export function createReportsUiRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 
-  async function render(c: Context<UiEnv>, status: ReportStatus, cursor?: string, notice?: Notice, code = 200) {
+  async function render(
+    c: Context<UiEnv>,
+    status: ReportStatus,
+    cursor?: string,
+    notice?: Notice,
+    code = 200,
+  ) {
     const query = reportQueueQuerySchema.safeParse({ status, ...(cursor ? { cursor } : {}) });
     const page = query.success
       ? await listReportQueuePage(deps.sql, deps.config.shortBaseUrl, query.data)

@@ -27,6 +27,9 @@ interface PromAlert {
   value: string;
 }
 
+/** The bearer token /metrics requires (METRICS_TOKEN); Prometheus scrapes with it. */
+const METRICS_TOKEN = 'prometheus-test-metrics-token';
+
 let db: TestDatabase;
 let web: ChildProcess;
 let prometheus: ChildProcess;
@@ -88,6 +91,7 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         // The web tier connects to Temporal lazily; nothing here starts a workflow.
         TEMPORAL_ADDRESS: process.env.LIFELINE_TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
         LOG_LEVEL: 'warn',
+        METRICS_TOKEN,
       },
     });
     let webErrors = '';
@@ -114,6 +118,9 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         'scrape_configs:',
         '  - job_name: lifeline-web',
         '    metrics_path: /metrics',
+        '    authorization:',
+        '      type: Bearer',
+        `      credentials: ${METRICS_TOKEN}`,
         '    static_configs:',
         `      - targets: ['127.0.0.1:${webPort}']`,
         '',

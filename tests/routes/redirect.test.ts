@@ -8,7 +8,9 @@ import { createHarness, createLinkCode, type Harness } from '../helpers/harness.
 // Every row of API.md's short-host table, in-process (see redirect_open_redirect.test.ts for real HTTP).
 let h: Harness;
 before(async () => {
-  h = await createHarness({ env: { UTM_PARAMS: 'utm_source=short&utm_medium=social' } });
+  h = await createHarness({
+    env: { UTM_PARAMS: 'utm_source=short&utm_medium=social', METRICS_TOKEN: 'redirect-test-metrics' },
+  });
 });
 after(async () => {
   await h.close();
@@ -203,7 +205,8 @@ describe('other states', () => {
     assert.equal(res.headers.get('Cache-Control'), 'no-store');
     assert.match(res.headers.get('Content-Type') ?? '', /^text\/html/);
     // Stored in canonical form (`<` and `>` percent-encoded, as WHATWG serialises a query), then HTML-escaped.
-    const destination = 'https://example.com/odd?a=1&amp;b=%3C2%3E&amp;utm_source=short&amp;utm_medium=social';
+    const destination =
+      'https://example.com/odd?a=1&amp;b=%3C2%3E&amp;utm_source=short&amp;utm_medium=social';
     assert.ok(res.body.includes(`<code>${destination}</code>`), res.body);
     assert.ok(res.body.includes(`href="${destination}"`), res.body);
     assert.match(res.body, /Continue to the site/);
@@ -306,7 +309,9 @@ describe('the rest of the short host', () => {
     assert.equal(health.status, 200);
     assert.equal(((await health.json()) as { status: string }).status, 'ok');
     await h.app.request('/Zz9Zz9');
-    const metrics = await (await h.app.request('/metrics')).text();
+    const metrics = await (
+      await h.app.request('/metrics', { headers: { Authorization: 'Bearer redirect-test-metrics' } })
+    ).text();
     assert.match(metrics, /lifeline_redirects_total\{outcome="not_found"\} \d+/);
     assert.match(metrics, /lifeline_redirects_total\{outcome="preview"\} \d+/);
   });

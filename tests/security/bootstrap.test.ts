@@ -45,7 +45,8 @@ describe('item 4: bootstrap creates what is missing, once', () => {
   test('an admin whose password was changed, or who was disabled, is left as an admin made them', async () => {
     const [admin] = await h.db.sql<{ id: number }[]>`SELECT id FROM users WHERE email = ${ADMIN.email}`;
     // Another admin resets the bootstrap admin's password and then disables the account.
-    await h.db.sql`INSERT INTO users (email, password_hash, role) VALUES ('second@example.test', 'x', 'admin')`;
+    await h.db
+      .sql`INSERT INTO users (email, password_hash, role) VALUES ('second@example.test', 'x', 'admin')`;
     await h.db.sql`UPDATE users SET password_hash = 'scrypt$32768$8$1$AAAA$BBBB', role = 'editor'
                    WHERE id = ${admin!.id}`;
     await restart();

@@ -28,7 +28,9 @@ let honoCalls = 0;
 const HOUR = 3_600_000;
 
 before(async () => {
-  h = await createHarness({ env: { UTM_PARAMS: 'utm_source=short&utm_medium=social' } });
+  h = await createHarness({
+    env: { UTM_PARAMS: 'utm_source=short&utm_medium=social', METRICS_TOKEN: 'node-server-test-metrics' },
+  });
   const counted = (request: Request) => {
     honoCalls++;
     return h.app.fetch(request);
@@ -203,7 +205,9 @@ describe('Node fast path', () => {
       assert.equal(ours.split('\r\n')[0], theirs.split('\r\n')[0], `${method} ${path}`);
     }
     const before = honoCalls;
-    const metrics = await raw(fast.port, 'GET', '/metrics');
+    const metrics = await raw(fast.port, 'GET', '/metrics', {
+      Authorization: 'Bearer node-server-test-metrics',
+    });
     assert.equal(honoCalls, before + 1);
     assert.match(metrics, /lifeline_redirects_total\{outcome="redirect"\} \d+/);
   });
