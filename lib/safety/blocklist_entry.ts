@@ -82,8 +82,8 @@ export function toPrefixMatchForm(value: string): string {
   const hashAt = url.indexOf('#');
   if (hashAt >= 0) url = url.slice(0, hashAt);
   url = url
-    .replace(UNRESERVED_ESCAPE, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)))
-    .replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+    .replace(UNRESERVED_ESCAPE, (hex) => String.fromCharCode(Number.parseInt(hex.slice(1), 16)))
+    .replace(/%[0-9a-f]{2}/gi, (hex) => hex.toUpperCase());
   return url.replace(/^https?:/i, '');
 }
 
