@@ -23,6 +23,12 @@ import {
   workflowAcceptedSchema,
 } from '../../lib/operations/ops_schemas.ts';
 import { wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
+import {
+  REPORT_STATUSES,
+  reportQueueItemSchema,
+  reportQueueQuerySchema,
+  resolveReportsInputSchema,
+} from '../../lib/safety/moderate_reports.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 
 /** Named schemas, each generated from the zod schema the route validates with or answers with. */
@@ -54,6 +60,34 @@ const SCHEMAS = {
   ActiveFront: activeFrontSchema,
   FailoverInput: failoverInputSchema,
   ReconcileInput: reconcileInputSchema,
+  // The moderation queue of reader reports (issue 13).
+  ReportQueue: z.object({ items: z.array(reportQueueItemSchema), nextCursor: z.string().nullable() }),
+  LinkReports: z.object({
+    code: z.string(),
+    shortUrl: z.string(),
+    url: z.string(),
+    status: z.string(),
+    safety: z.string(),
+    owner: z.string(),
+    reports: z.array(
+      z.object({
+        reason: z.string().nullable(),
+        status: z.enum(REPORT_STATUSES),
+        createdAt: z.string(),
+        resolvedAt: z.string().optional(),
+        resolvedBy: z.string().optional(),
+        note: z.string().optional(),
+      }),
+    ),
+  }),
+  ResolveReportsInput: resolveReportsInputSchema,
+  ResolveReportsResult: z.object({
+    code: z.string(),
+    action: resolveReportsInputSchema.shape.action,
+    resolved: z.number().int(),
+    safety: z.string(),
+    status: z.string(),
+  }),
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof SCHEMAS;
 
@@ -286,6 +320,59 @@ export const API_OPERATIONS: ApiOperation[] = [
       413: problem('body too large'),
       415: problem('not JSON'),
       422: problem('not an absolute http(s) URL'),
+      429: {
+        description: 'safety-check rate limit (RATE_LIMIT_SAFETY_CHECKS_PER_MINUTE); see Retry-After',
+        schema: 'Problem',
+        headers: ['Retry-After'],
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/reports',
+    operationId: 'listReportQueue',
+    summary:
+      'The moderation queue: links with reader reports (open by default), reasons counted, newest first',
+    scope: 'admin',
+    query: reportQueueQuerySchema,
+    responses: {
+      200: { description: 'a page of reported links', schema: 'ReportQueue' },
+      ...auth,
+      400: problem('a cursor this server did not issue'),
+      422: problem('bad status or limit'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/reports/{code}',
+    operationId: 'getLinkReports',
+    summary: "A link's reader reports in every state (reporters stay anonymous)",
+    scope: 'admin',
+    parameters: [code],
+    responses: {
+      200: { description: 'the reports', schema: 'LinkReports' },
+      ...auth,
+      404: problem('no such link'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/reports/{code}/resolve',
+    operationId: 'resolveReports',
+    summary:
+      'Dismiss (lift the warning), confirm (block, 451) or ignore (leave as is) a link’s reports; audited',
+    scope: 'admin',
+    parameters: [code],
+    body: 'ResolveReportsInput',
+    responses: {
+      200: { description: 'decided; the link’s verdict now', schema: 'ResolveReportsResult' },
+      400: problem('malformed JSON'),
+      ...auth,
+      404: problem('no such link'),
+      409: problem('no reports to decide about'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('unknown action'),
     },
   },
   {

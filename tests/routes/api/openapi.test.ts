@@ -206,6 +206,26 @@ describe('GET /api/v1/openapi.json', () => {
         }),
         h.app.request('/api/v1/ops/failover', { method: 'POST', headers: json, body: '{"to":"nowhere"}' }),
       ],
+      listReportQueue: () => [
+        h.app.request('/api/v1/reports', { headers: auth }),
+        h.app.request('/api/v1/reports?status=nope', { headers: auth }),
+      ],
+      getLinkReports: () => [
+        h.app.request(`/api/v1/reports/${created.code}`, { headers: auth }),
+        h.app.request('/api/v1/reports/unknown-x', { headers: auth }),
+      ],
+      resolveReports: () => [
+        h.app.request(`/api/v1/reports/${created.code}/resolve`, {
+          method: 'POST',
+          headers: json,
+          body: '{"action":"ignore"}',
+        }),
+        h.app.request(`/api/v1/reports/${created.code}/resolve`, {
+          method: 'POST',
+          headers: json,
+          body: '{"action":"shrug"}',
+        }),
+      ],
       reportDnsChanged: () => [
         h.app.request('/api/v1/ops/front/dns-changed', { method: 'POST', headers: auth }),
       ],

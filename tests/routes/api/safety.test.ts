@@ -47,7 +47,7 @@ describe('safety at creation (POST /api/v1/links)', () => {
   test('a blocked destination is a 422 naming url, and nothing is written', async () => {
     for (const url of [
       TEST_MALWARE_URL,
-      'http://0x7f.0.0.1/admin',
+      'http://127.0.0.1/admin',
       'http://[::ffff:10.0.0.1]/',
       'http://localhost/',
     ]) {
@@ -56,6 +56,10 @@ describe('safety at creation (POST /api/v1/links)', () => {
       assert.equal(body.errors?.[0]?.path, 'url');
       assert.match(body.errors![0]!.message, /^is blocked: /);
     }
+    // Odd IPv4 spellings (hex, octal, decimal) are refused before any scan: they have no canonical form.
+    const odd = await problem(await createLink({ url: 'http://0x7f.0.0.1/admin' }), 422);
+    assert.equal(odd.errors?.[0]?.path, 'url');
+    assert.match(odd.errors![0]!.message, /IPv4 host as 127\.0\.0\.1/);
     const [{ count }] = (await h.db.sql`SELECT count(*)::int AS count FROM links`) as unknown as [
       { count: number },
     ];
