@@ -12,6 +12,7 @@ import { createReportsRoutes } from './api/reports.ts';
 import { createSafetyRoutes } from './api/safety.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
+import { refuseNulInUrl } from './middleware/refuse_nul.ts';
 import { createRedirectRoutes } from './redirect.tsx';
 import { createReportRoutes } from './report.tsx';
 import { createStaticRoutes, type StaticFile } from './static.ts';
@@ -67,6 +68,9 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
     return response;
   });
 
+  // No path segment or parameter of the API or the UI takes a NUL character (Postgres cannot compare one).
+  app.use('/api/*', refuseNulInUrl());
+  app.use('/ui/*', refuseNulInUrl());
   app.route('/', createHealthRoutes(deps));
   app.route('/api/v1/links', createLinksRoutes(deps));
   app.route('/api/v1/hooks', createHooksRoutes(deps));

@@ -12,7 +12,12 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../lib/shared/errors.ts';
-import { parseJsonText, toFieldErrors } from '../lib/shared/validation.ts';
+import {
+  findNulCharacter,
+  nulCharacterError,
+  parseJsonText,
+  toFieldErrors,
+} from '../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 
 /** A report body is a short reason: anything larger is refused before it is read. */
@@ -82,6 +87,8 @@ async function readReport(c: Context<AppEnv>): Promise<{ reason: string; fromFor
     } catch {
       throw new BadRequestError('The form body could not be read.');
     }
+    const nul = findNulCharacter(value);
+    if (nul !== null) throw nulCharacterError(nul);
   } else {
     throw new BadRequestError('Send a form or a JSON body { "reason": "..." }.');
   }

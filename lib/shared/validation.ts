@@ -16,14 +16,41 @@ export function toFieldErrors(error: z.ZodError): FieldError[] {
   return out;
 }
 
-/** Parses JSON text strictly: malformed JSON is a 400 that says where. */
+/**
+ * The path of the first string (or key) in `value` that holds a NUL character, or null. No field of Lifeline
+ * takes one, and Postgres cannot store one in text: refused at the boundary rather than failing there (a 500).
+ */
+export function findNulCharacter(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || '(body)' : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return at;
+    const found = findNulCharacter(item, at);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** The 400 for a value holding a NUL character at `path`. */
+export function nulCharacterError(path: string): BadRequestError {
+  return new BadRequestError('The request contains a NUL character, which no field accepts.', [
+    { path, message: 'must not contain a NUL character' },
+  ]);
+}
+
+/** Parses JSON text strictly: malformed JSON is a 400 that says where; so is a NUL character in any string. */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === '') throw new BadRequestError('The request body is empty; send a JSON document.');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`);
   }
+  const nul = findNulCharacter(value);
+  if (nul !== null) throw nulCharacterError(nul);
+  return value;
 }
 
 /** Validates with a schema; failures are a 422 listing each field and reason. */

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { AppError } from '../../lib/shared/errors.ts';
+import { findNulCharacter } from '../../lib/shared/validation.ts';
 import type { WebDeps } from '../app_env.ts';
 import { csrfProtection } from '../middleware/csrf.ts';
 import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
@@ -37,6 +38,19 @@ export function createUiRoutes(deps: WebDeps) {
         ),
     }),
   );
+  // No form field takes a NUL character (Postgres cannot store one): a 400 page instead of a failed write.
+  app.use(async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const type = c.req.header('Content-Type') ?? '';
+    if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) return next();
+    const form = await c.req.parseBody().catch(() => ({}));
+    if (findNulCharacter(form) === null) return next();
+    return renderPage(
+      c,
+      <ErrorPage title="This form could not be accepted" message="A field contained a NUL character." />,
+      400,
+    );
+  });
   app.use(uiSession(deps));
   app.use(
     csrfProtection({
