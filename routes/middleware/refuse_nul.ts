@@ -10,7 +10,8 @@ export function refuseNulInUrl(): MiddlewareHandler {
   return async (c, next) => {
     const url = c.req.url;
     const at = url.search(/%00/);
-    if (at >= 0) throw nulCharacterError(url.indexOf('?') >= 0 && at > url.indexOf('?') ? '(query)' : '(path)');
+    if (at >= 0)
+      throw nulCharacterError(url.indexOf('?') >= 0 && at > url.indexOf('?') ? '(query)' : '(path)');
     await next();
   };
 }

@@ -78,14 +78,19 @@ describe('the stored-target review', () => {
     assert.equal(spelt.filter((a) => a.action === 'link.target_canonicalised').length, 2);
     const refused = await listAuditEntries(db.sql, 'Slash1');
     assert.match(refused.find((a) => a.action === 'link.target_refused')?.reason ?? '', /backslash/);
-    assert.ok(lines.some((l) => l.alert === 'unservable_target' && l.code === 'Elsew1' && l.level === 'error'));
+    assert.ok(
+      lines.some((l) => l.alert === 'unservable_target' && l.code === 'Elsew1' && l.level === 'error'),
+    );
     assert.ok(lines.some((l) => l.alert === 'unservable_targets' && l.refused === 3));
     assert.equal((await getSetting<{ refused: number }>(db.sql, TARGET_REVIEW_SETTING))?.refused, 3);
 
     // Done for this rule version and policy: the next start costs one settings read.
     assert.equal(await reviewStoredTargets(db.sql, policy, logger), null);
     // A new policy (the allowlist changed) reviews again.
-    const wider = createTargetPolicy({ allowedTargetHosts: ['news.example', 'evil.example'], shortBaseUrl: 'https://sho.rt' });
+    const wider = createTargetPolicy({
+      allowedTargetHosts: ['news.example', 'evil.example'],
+      shortBaseUrl: 'https://sho.rt',
+    });
     const again = await reviewStoredTargets(db.sql, wider, logger);
     assert.equal(again?.refused, 2, 'evil.example is allowed now; the backslash and the loop still are not');
   });
