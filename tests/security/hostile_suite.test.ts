@@ -75,6 +75,10 @@ class Tally {
   }
 }
 
+/** What a browser sends for a string with lone surrogates: each one as U+FFFD. */
+const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+
 const show = (s: string) => JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s);
 
 /** The destinations every channel tries: the hand-written corpus, then seeded generated ones. */
@@ -144,11 +148,11 @@ describe('hostile destinations through every way in', () => {
     const csrf = ui.csrf()!;
     for (const input of destinations(2)) {
       // A browser sends a lone surrogate as U+FFFD; anything else goes as typed.
-      const check = await ui.get(`/ui/api/check?field=url&value=${encodeURIComponent(input.toWellFormed())}`);
+      const check = await ui.get(`/ui/api/check?field=url&value=${encodeURIComponent(wellFormed(input))}`);
       // 200 with the verdict, or a 400 problem for a NUL character (refused before any route).
       const verdict = check.status === 200 ? ((await check.json()) as { ok: boolean }) : { ok: false };
       checks.count(check.status, verdict.ok, show(input));
-      const res = await ui.post('/ui/links/new', { url: input.toWellFormed() }, { csrf });
+      const res = await ui.post('/ui/links/new', { url: wellFormed(input) }, { csrf });
       tally.count(res.status, res.status === 303, show(input));
       // The form trims what was typed, as the live check does: the check's verdict is the form's.
       assert.equal(
@@ -161,7 +165,7 @@ describe('hostile destinations through every way in', () => {
         const [row] = await h.db.sql<
           { url: string }[]
         >`SELECT target_url AS url FROM links WHERE code = ${code}`;
-        assertServable(input.toWellFormed().trim(), row!.url);
+        assertServable(wellFormed(input).trim(), row!.url);
       } else {
         assert.ok(
           res.status === 422 ||
@@ -244,7 +248,7 @@ describe('hostile webhook bodies, signatures and timestamps', () => {
     );
     // Well-formed events carrying hostile text and destinations: these get through when the values are fine.
     let validPost = 200_000;
-    const wellFormed = fc
+    const wellFormedEvent = fc
       .record({
         event: fc.constantFrom('post.published', 'post.updated', 'post.unpublished'),
         permalink: fc.constantFrom(...HOSTILE_TARGETS.map((c) => c.input)),
@@ -259,7 +263,7 @@ describe('hostile webhook bodies, signatures and timestamps', () => {
       }));
     const raws = [
       ...fc.sample(event, { seed: SEED + 4, numRuns: RUNS }).map((e) => JSON.stringify(e)),
-      ...fc.sample(wellFormed, { seed: SEED + 11, numRuns: 60 }).map((e) => JSON.stringify(e)),
+      ...fc.sample(wellFormedEvent, { seed: SEED + 11, numRuns: 60 }).map((e) => JSON.stringify(e)),
       ...fc.sample(fc.string({ unit: 'binary', maxLength: 200 }), { seed: SEED + 5, numRuns: 40 }),
       ...HOSTILE_STRINGS.map((s) => s.value),
       '[]',
