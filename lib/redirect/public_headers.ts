@@ -1,5 +1,5 @@
 // The security headers of what the short host answers readers: redirects, status pages, the warn interstitial,
-// the preview and the report form's thank-you page (docs/adr/0016-hostile-input-and-abuse.md). The UI has its
+// the preview and the report form's thank-you page (docs/adr/0017-hostile-input-and-abuse.md). The UI has its
 // own, stricter set (routes/middleware/ui_security_headers.ts).
 
 /**

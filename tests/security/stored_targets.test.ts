@@ -15,7 +15,7 @@ import { listAuditEntries } from '../../lib/stores/audit_store.ts';
 import { getSetting } from '../../lib/stores/settings_store.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
-// Links stored before the one target rule, reviewed once at start-up (ADR 0016); the serving-time re-check's
+// Links stored before the one target rule, reviewed once at start-up (ADR 0017); the serving-time re-check's
 // alert; configuration that names a bad ALLOWED_TARGET_HOSTS entry.
 
 let db: TestDatabase;
