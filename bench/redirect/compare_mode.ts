@@ -56,12 +56,10 @@ export async function compareOnPath(spec: PathSpec, ctx: RunContext): Promise<Co
 /** The commit of a checkout, for the report. */
 function describeCheckout(root: string): string {
   try {
-    const commit = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], {
-      encoding: 'utf8',
-    }).trim();
-    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], {
-      encoding: 'utf8',
-    }).trim();
+    const git = (args: string[]) =>
+      execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = git(['rev-parse', '--short', 'HEAD']);
+    const dirty = git(['status', '--porcelain', '--untracked-files=no']);
     return `${root} at ${commit}${dirty ? ' (with uncommitted changes)' : ''}`;
   } catch {
     return `${root} (not a git checkout)`;

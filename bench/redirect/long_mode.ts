@@ -70,8 +70,10 @@ async function runWrkWithClickWindow(
   options: Omit<WrkOptions, 'clickWindow'>,
 ): Promise<{ result: WrkResult; startedMs: number; window: { from: number; until: number } }> {
   const startedMs = Date.now();
-  const from = Math.floor(startedMs / 1000);
-  const until = Math.ceil(startedMs / 1000 + seconds);
+  // Samples start on a whole second (os.time() in the Lua script has whole seconds); requests before it count
+  // in the first sample, which is therefore up to a second longer.
+  const from = Math.ceil(startedMs / 1000);
+  const until = from + Math.ceil(seconds);
   const result = await runWrk(url, until - startedMs / 1000 + TAIL_SECONDS, {
     ...options,
     clickWindow: { from, until, sampleSeconds: LONG_SAMPLE_SECONDS },
@@ -119,7 +121,7 @@ export async function benchLong(spec: PathSpec, ctx: RunContext): Promise<LongRe
     const endCounters = await readOurCounters(ours);
     const { result, startedMs, window } = main;
     const samples = result.sent_per_sample.map((sent, i) => {
-      const start = Math.max(window.from + i * LONG_SAMPLE_SECONDS, startedMs / 1000);
+      const start = i === 0 ? startedMs / 1000 : window.from + i * LONG_SAMPLE_SECONDS;
       const end = Math.min(window.from + (i + 1) * LONG_SAMPLE_SECONDS, window.until);
       return {
         index: i + 1,
@@ -203,7 +205,7 @@ export function renderLongSection(r: LongResult): string {
       `Our lifeline_redirects_total deltas over warm-up and measured run (the server's own count; not_found: stop ` +
       `requests): \`${JSON.stringify(r.redirectsCounted)}\`.`,
     `- Errors (socket errors and timeouts, all runs): ${r.errors}; responses above 399 in the measured run: ${m.non_3xx}, ` +
-      `of which at most ${m.stops_sent} stop requests (so at least ${Math.max(0, m.non_3xx - m.stops_sent)} real errors).`,
+      `of which at most ${m.stops_sent} were stop requests${m.non_3xx > m.stops_sent ? ` (so at least ${m.non_3xx - m.stops_sent} real errors)` : ''}.`,
     `- Where our lookups were answered (warm-up and measured run): \`${JSON.stringify(r.layers)}\``,
   ].join('\n');
 }
