@@ -57,7 +57,10 @@ export async function compareOnPath(spec: PathSpec, ctx: RunContext): Promise<Co
 function describeCheckout(root: string): string {
   try {
     const git = (args: string[]) =>
-      execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      execFileSync('git', ['-C', root, ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
     const commit = git(['rev-parse', '--short', 'HEAD']);
     const dirty = git(['status', '--porcelain', '--untracked-files=no']);
     return `${root} at ${commit}${dirty ? ' (with uncommitted changes)' : ''}`;
