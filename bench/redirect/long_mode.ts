@@ -200,7 +200,9 @@ export function renderLongSection(r: LongResult): string {
       `with ${TAIL_SECONDS} s of \`/_bench_stop\` requests, so none was in flight when wrk stopped). Lifeline recorded ` +
       `**${r.humanClicks.toLocaleString('en')}** human clicks (direct SQL sum over click_counts, kind = 'human', after the ` +
       `server's SIGTERM shutdown flush; it ended with ${r.shutdown}). Difference ${r.humanClicks - wrkRedirects}; ` +
-      `lifeline_clicks_dropped_total ${r.counters.clicksDropped}: ${r.clicksPass ? 'PASS (exact)' : 'FAIL'}.`,
+      `lifeline_clicks_dropped_total ${r.counters.clicksDropped}` +
+      `${r.counters.clicksDropped > 0 && wrkRedirects - r.humanClicks === r.counters.clicksDropped ? ' (the whole difference: clicks the full buffer dropped, CLICK_BUFFER_MAX_KEYS)' : ''}: ` +
+      `${r.clicksPass ? 'PASS (exact)' : 'FAIL'}.`,
     `- Other clicks recorded: \`${JSON.stringify(r.clicksByKind)}\` (one bot: the readiness probe, which sends no User-Agent). ` +
       `Our lifeline_redirects_total deltas over warm-up and measured run (the server's own count; not_found: stop ` +
       `requests): \`${JSON.stringify(r.redirectsCounted)}\`.`,
