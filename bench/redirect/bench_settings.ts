@@ -27,8 +27,8 @@ export const LONG_SECONDS = readPositive('BENCH_LONG_SECONDS', 600);
 export const LONG_SAMPLE_SECONDS = readPositive('BENCH_LONG_SAMPLE_SECONDS', 60);
 /** Caps the in-order warm-up pass (default: long enough to request every code at least once). */
 export const WARMUP_SECONDS = env.BENCH_WARMUP_SECONDS ? readPositive('BENCH_WARMUP_SECONDS', 3) : undefined;
-/** Seconds `npm start` may take to go quiet after its links were created (their sync workflows run). */
-export const NPM_START_SETTLE_SECONDS = readPositive('BENCH_NPM_START_SETTLE_SECONDS', 300);
+/** Seconds `npm start` may take to finish its new links' sync workflows (measured: about 5 minutes here). */
+export const NPM_START_SETTLE_SECONDS = readPositive('BENCH_NPM_START_SETTLE_SECONDS', 900);
 /** BENCH_NPM_START=0 leaves the `npm start` row out (it starts a Temporal dev server and PGlite). */
 export const WITH_NPM_START = env.BENCH_NPM_START !== '0';
 /** BENCH_NGINX: the nginx binary (Debian's nginx-light installs /usr/sbin/nginx). */

@@ -59,10 +59,21 @@ export async function startContestants(
       skipped.push(name);
       continue;
     }
-    if ('settleSeconds' in server)
+    if ('settleSeconds' in server) {
+      const n = server as BenchServer & {
+        settleSeconds: number;
+        syncWorkflows: number;
+        deferredSyncs: number;
+      };
       notes.push(
-        `npm start went quiet ${Number(server.settleSeconds).toFixed(0)} s after its links were created`,
+        `npm start's ${spec.codes.toLocaleString('en')} links were created through its API; ${n.syncWorkflows} sync ` +
+          `workflows ran and were done ${n.settleSeconds.toFixed(0)} s later, before any round` +
+          (n.deferredSyncs > 0
+            ? `; the API deferred ${n.deferredSyncs} links' syncs to reconciliation (its background sync stops a ` +
+              'batch at the first start Temporal does not accept in time; see the log)'
+            : ''),
       );
+    }
     started.push(server);
   }
 }
@@ -115,7 +126,7 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
     const pass =
       o.vsSame >= spec.threshold.rps &&
       (spec.threshold.p99 === undefined || o.p99VsSame <= spec.threshold.p99) &&
-      lines.every((l) => l.summary.errors === 0);
+      lines.every((l) => !['ours', 'bare-map', spec.sameLookup].includes(l.name) || l.summary.errors === 0);
     const loadAfter = formatLoad();
     say(`— ${spec.title}: done, load average ${loadAfter}`);
     return { spec, lines, rounds, bytes, skipped, layers, loadBefore, loadAfter, pass, notes };

@@ -23,7 +23,7 @@
 // BENCH_PATHS (comma list of lru,serving_store,postgres: only those, the doc is left alone),
 // BENCH_LONG_SECONDS (600), BENCH_LONG_SAMPLE_SECONDS (60: one "minute" of the long mode),
 // BENCH_MEMORY_SECONDS (240), BENCH_SERVER_NODE_OPTIONS (the memory run's server, e.g. --max-old-space-size=256),
-// BENCH_NPM_START=0 (leave the npm start row out), BENCH_NPM_START_SETTLE_SECONDS (300),
+// BENCH_NPM_START=0 (leave the npm start row out), BENCH_NPM_START_SETTLE_SECONDS (900),
 // BENCH_NGINX (/usr/sbin/nginx; the row is skipped with a message when it is missing),
 // BENCH_OURS_B_ROOT (compare mode), BENCH_NO_DOC=1 (results on stdout only; docs/BENCHMARKS.md untouched),
 // BENCH_ADMIN_URL (Postgres admin URL; default as the tests' harness), BENCH_REDIS_URL
@@ -62,7 +62,7 @@ import { compareOnPath, describeCompareResult, renderCompareSection } from './co
 import { benchLong, renderLongSection } from './long_mode.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
 import { diffCounts, readOurCounters } from './read_our_metrics.ts';
-import { findPath, PATHS } from './redirect_paths.ts';
+import { findPath, PATHS, withoutEmpty } from './redirect_paths.ts';
 import { runWrk } from './run_wrk.ts';
 import { QUIET_BOOTSTRAP_ENV, type RunContext } from './start_contestant.ts';
 
@@ -229,7 +229,7 @@ async function profileLru(which: string, ctx: RunContext): Promise<string> {
   const server = await startNodeServer({
     name: which,
     entry,
-    env: { ...QUIET_BOOTSTRAP_ENV, ...spec.env, BENCH_LINKS_FILE: ctx.linksFile },
+    env: { ...QUIET_BOOTSTRAP_ENV, ...withoutEmpty(spec.env), BENCH_LINKS_FILE: ctx.linksFile },
     databaseUrl: DATABASE_URL,
     fillsCache: which !== 'bare',
     ours: which === 'ours',
