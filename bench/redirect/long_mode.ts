@@ -7,18 +7,11 @@
 // request is in flight when wrk stops. Redirects completed = wrk's requests − its responses above 399. The
 // clicks are a direct SQL sum over click_counts (kind = 'human') after the server's SIGTERM shutdown, which
 // flushes the click buffer; the readiness probe (no User-Agent) counts as a bot, not a human.
-import { median, toMs } from './alternate_rounds.ts';
+import { median, toMs, warmUp } from './alternate_rounds.ts';
 import { clearBenchRedis, seedServingStore, sumClicksByKind } from './bench_data.ts';
 import { describeMachine, formatLoad, toPercent } from './bench_report.ts';
 import { readRssMiB } from './bench_server.ts';
-import {
-  CONNECTIONS,
-  LONG_SAMPLE_SECONDS,
-  LONG_SECONDS,
-  REDIS_KEY_PREFIX,
-  say,
-  WARMUP_SECONDS,
-} from './bench_settings.ts';
+import { CONNECTIONS, LONG_SAMPLE_SECONDS, LONG_SECONDS, REDIS_KEY_PREFIX, say } from './bench_settings.ts';
 import { diffCounts, type OurCounters, readOurCounters } from './read_our_metrics.ts';
 import type { PathSpec } from './redirect_paths.ts';
 import { runWrk, type WrkOptions, type WrkResult } from './run_wrk.ts';
@@ -100,14 +93,14 @@ export async function benchLong(spec: PathSpec, ctx: RunContext): Promise<LongRe
     const startCounters = await readOurCounters(ours);
     let warmupRedirects = 0;
     let warmupErrors = 0;
-    const warm = async (seconds: number, order: 'seq' | 'random') => {
+    // The same warm-up as the paths mode, each run with a click window so its redirects are counted too.
+    await warmUp(ours, spec.codes, async (seconds, order) => {
       const { result } = await runWrkWithClickWindow(ours.url, seconds, { codes: spec.codes, order });
       warmupRedirects += result.redirects;
       // Stop requests are 404s by design; anything else above 399 would show as a click shortfall.
       warmupErrors += result.socketErrors;
-    };
-    await warm(WARMUP_SECONDS ?? Math.max(3, Math.ceil(spec.codes / 2000)), 'seq');
-    await warm(3, 'random');
+      return result.redirects;
+    });
     say(`long ${spec.key}: warm-up done (${warmupRedirects} redirects); measuring`);
 
     const rssAtSampleEnd: number[] = [];

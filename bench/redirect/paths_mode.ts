@@ -35,8 +35,8 @@ export interface PathResult {
   rounds: RoundResult[];
   bytes: BytesVerdict[];
   skipped: string[];
-  /** lifeline_link_lookups_total deltas of ours over the measured rounds. */
-  layers: Record<string, number>;
+  /** lifeline_link_lookups_total deltas over the measured rounds, per server of ours (ours, hono-only…). */
+  layers: Record<string, Record<string, number>>;
   loadBefore: string;
   loadAfter: string;
   pass: boolean;
@@ -118,9 +118,12 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
     const ours = servers[0]!;
     const bytes = await checkResponseBytes(ours, servers);
     for (const s of servers) await warmUp(s, spec.codes);
-    const before = await readOurCounters(ours);
+    const ourServers = servers.filter((s) => s.ours);
+    const before = await Promise.all(ourServers.map((s) => readOurCounters(s)));
     const rounds = await alternateRounds(spec.key, servers, spec.codes);
-    const layers = diffCounts((await readOurCounters(ours)).lookups, before.lookups);
+    const layers: Record<string, Record<string, number>> = {};
+    for (const [i, s] of ourServers.entries())
+      layers[s.name] = diffCounts((await readOurCounters(s)).lookups, before[i]!.lookups);
     const lines = toServerLines(rounds, servers, spec.sameLookup);
     const o = lines.find((l) => l.name === 'ours')!;
     const pass =
@@ -211,7 +214,11 @@ export function renderPathsSection(results: PathResult[], loadBefore: string, lo
         )
         .join('; ')}.`,
       '',
-      `Where our lookups were answered during the rounds (lifeline_link_lookups_total deltas): \`${JSON.stringify(r.layers)}\``,
+      `Where our servers' lookups were answered during the rounds (lifeline_link_lookups_total deltas): ${Object.entries(
+        r.layers,
+      )
+        .map(([name, l]) => `${name} \`${JSON.stringify(l)}\``)
+        .join('; ')}`,
     );
   }
   out.push(
