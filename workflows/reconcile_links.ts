@@ -12,13 +12,18 @@ import type { ReconcileCursor, ReconcileLinksInput, ReconcileReport } from './co
 const DEFAULT_PAGES_PER_CALL = 20;
 const CALLS_PER_RUN = 100;
 
-const { reconcileBitlyPages, reconcileMissingOnBitly, reconcileServingStore, reconcileExpiryTimers } =
-  proxyActivities<Activities>({
-    startToCloseTimeout: '30m',
-    // A worker that dies mid-page is noticed within this; its successor resumes from the last heartbeat.
-    heartbeatTimeout: '20s',
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
-  });
+const {
+  reconcileBitlyPages,
+  reconcileMissingOnBitly,
+  reconcileServingStore,
+  reconcileExpiryTimers,
+  reconcileWordPressPosts,
+} = proxyActivities<Activities>({
+  startToCloseTimeout: '30m',
+  // A worker that dies mid-page is noticed within this; its successor resumes from the last heartbeat.
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
+});
 const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forgetReconcileRun } =
   proxyActivities<Activities>({
     startToCloseTimeout: '1m',
@@ -69,7 +74,9 @@ export async function reconcileLinksWorkflow(input: ReconcileLinksInput = {}): P
             ? await reconcileMissingOnBitly(step)
             : position.phase === 'serving'
               ? await reconcileServingStore(step)
-              : await reconcileExpiryTimers(step);
+              : position.phase === 'wordpress'
+                ? await reconcileWordPressPosts(step)
+                : await reconcileExpiryTimers(step);
       position = result.position;
       read += result.read;
     }
