@@ -9,6 +9,13 @@ import {
   type WordPressReconcileDeps,
   type WordPressSiteInput,
 } from '../lib/reconcile/reconcile_wordpress.ts';
+import {
+  applyRetargetBatch,
+  finishRetargetPlan,
+  followRetargetOnBitly,
+  planRetargetStep,
+  setRetargetStatus,
+} from '../lib/retarget/run_retarget.ts';
 import { signalWordPressReconcile } from '../lib/temporal/adoption_signals.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
@@ -38,5 +45,20 @@ export function createAdoptionActivities(deps: ActivityDeps) {
       runStep(() => reconcileWordPressStep(wordpressDeps(), input, currentTaskContext())),
     listWordPressSites: () => listKnownSites(deps),
     summarizeWordPressRun: (input: { runId: string }) => summarizeWordPressSide(deps.sql, input.runId),
+  };
+}
+
+/** Mass retargets (lib/retarget/run_retarget.ts). */
+export function createRetargetActivities(deps: ActivityDeps) {
+  return {
+    planRetargetStep: (input: { runId: string; cursor: string }) =>
+      runStep(() => planRetargetStep(deps, input, currentTaskContext())),
+    finishRetargetPlan: (input: { runId: string }) => runStep(() => finishRetargetPlan(deps, input)),
+    setRetargetStatus: (input: Parameters<typeof setRetargetStatus>[1]) =>
+      runStep(() => setRetargetStatus(deps, input)),
+    applyRetargetBatch: (input: { runId: string; batchSize: number }) =>
+      runStep(() => applyRetargetBatch(deps, input)),
+    followRetargetOnBitly: (input: { runId: string; cursor: string }) =>
+      runStep(() => followRetargetOnBitly(deps, input, currentTaskContext())),
   };
 }

@@ -1,4 +1,4 @@
-import { createAdoptionActivities } from './adoption_activities.ts';
+import { createAdoptionActivities, createRetargetActivities } from './adoption_activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
@@ -22,5 +22,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
     ...createAdoptionActivities(deps),
+    ...createRetargetActivities(deps),
   };
 }

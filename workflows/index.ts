@@ -7,4 +7,5 @@ export { publishPostWorkflow } from './publish_post.ts';
 export { reconcileLinksWorkflow } from './reconcile_links.ts';
 export { reconcileWordPressWorkflow } from './reconcile_wordpress.ts';
 export { rescanLinksWorkflow } from './rescan_links.ts';
+export { retargetLinksWorkflow } from './retarget_links.ts';
 export { syncLinkWorkflow } from './sync_link.ts';

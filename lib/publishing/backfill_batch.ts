@@ -83,3 +83,17 @@ export interface BackfillResult {
   code?: string;
   detail?: string;
 }
+
+/** The 202 answer to a batch (CONTRACT.md §1). */
+export const backfillAcceptedSchema = z.object({
+  workflowId: z.string(),
+  accepted: z.number().int(),
+  results: z.array(
+    z.object({
+      postId: z.number(),
+      outcome: z.string(),
+      code: z.string().optional(),
+      detail: z.string().optional(),
+    }),
+  ),
+});
