@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   CancellationScope,
   continueAsNew,
   isCancellation,
@@ -86,7 +87,7 @@ export async function reconcileWordPressWorkflow(
         await recordOpsRunFinished({
           workflowId: runKey,
           status: isCancellation(error) ? 'cancelled' : 'failed',
-          report: { site: input.site, error: error instanceof Error ? error.message : String(error) },
+          report: { site: input.site, error: describeFailure(error) },
         });
         await forgetReconcileRun({ runId: runKey });
       });
@@ -101,4 +102,10 @@ export async function reconcileWordPressWorkflow(
     }
   } while (requested > handled);
   return report!;
+}
+
+/** The message that says what went wrong: an activity's own failure, not "Activity task failed". */
+function describeFailure(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
 }

@@ -70,14 +70,12 @@ export class WordPressListingFake {
         `GET ${target}`,
       );
       if (problem) {
-        res
-          .writeHead(401, { 'Content-Type': 'application/json' })
-          .end(
-            JSON.stringify({
-              code: 'lifeline_bad_signature',
-              message: `Lifeline signature refused: ${problem}.`,
-            }),
-          );
+        res.writeHead(401, { 'Content-Type': 'application/json' }).end(
+          JSON.stringify({
+            code: 'lifeline_bad_signature',
+            message: `Lifeline signature refused: ${problem}.`,
+          }),
+        );
         return;
       }
       const page = Number(url.searchParams.get('page') ?? 1);

@@ -10,6 +10,7 @@ import { createApp } from '../../routes/app.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { uniqueId } from '../helpers/temporal.ts';
 
 // The server side of the archive backfill (CONTRACT.md §1) against real Postgres, Redis, Temporal and the
@@ -167,6 +168,7 @@ describe('POST /api/v1/hooks/wordpress/backfill', () => {
     // Everything is served and on Bitly under the same code, via the run's workflow and the sync workflows.
     const handle = h.temporal.client.workflow.getHandle(`backfill:${SITE}:${run}`);
     const report = (await handle.result()) as { outcomes: Record<string, number>; propagated: number };
+    await recordHistory('backfillPostsWorkflow-run', `backfill:${SITE}:${run}`);
     assert.deepEqual(report.outcomes, { minted: 4, kept: 1, adopted: 2, 'not-published': 1, rejected: 1 });
     const fresh = [1, 2, 5, 6, 7, 10].map((id) => byPost.get(id)!.code!);
     for (const [id, code] of [1, 2, 5, 6, 7, 10].map((id, i) => [id, fresh[i]!] as const)) {

@@ -5,6 +5,7 @@ import { fetchListingPage } from '../../lib/reconcile/wordpress_listing.ts';
 import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
 import { WordPressListingFake } from '../fakes/wordpress_listing_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { recordHistory } from '../helpers/histories.ts';
 
 // The WordPress leg of reconciliation against a signed listing that behaves like the plugin's (real Postgres
 // and Temporal): each kind of drift found and repaired with WordPress winning, started by site.permalinks_changed;
@@ -72,6 +73,7 @@ describe('WordPress leg of reconciliation', () => {
     const workflowId = getWordPressReconcileWorkflowId(h.taskQueue, SITE);
     assert.deepEqual(await res.json(), { workflowId });
     const report = (await h.temporal.client.workflow.getHandle(workflowId).result()) as Report;
+    await recordHistory('reconcileWordPressWorkflow-repaired', workflowId);
     assert.equal(report.complete, true);
     assert.equal(report.read, 7);
     assert.deepEqual(report.wordpress?.drift, { stale: 2, gone: 2, missing: 1 });

@@ -5,6 +5,7 @@ import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { requestRetarget, requestRetargetUndo, steerRetarget } from '../../lib/retarget/request_retarget.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { uniqueId } from '../helpers/temporal.ts';
 
 // Mass retargets on real Postgres, Redis and Temporal with the Bitly fake: the dry run changes nothing, an
@@ -114,6 +115,7 @@ describe('mass retarget', () => {
     assert.equal(approved.status, 202);
     const done = await waitStatus(id, ['finished']);
     assert.deepEqual(done.changes, { applied: 120 });
+    await recordHistory('retargetLinksWorkflow-approved', `retarget:${id}`);
     const after = await targets(codes);
     for (const code of codes) {
       const expected = before.get(code)!.replace('https://old.example/news/', 'https://new.example/stories/');
@@ -195,6 +197,7 @@ describe('mass retarget', () => {
     worker = await h.startWorker({ vendors: FAST });
     const done = await waitStatus(run.id, ['finished'], 120_000);
     assert.deepEqual(done.changes, { applied: 199, skipped: 1 });
+    await recordHistory('retargetLinksWorkflow-paused-worker-killed', `retarget:${run.id}`);
     const after = await targets(codes);
     assert.equal(after.get(codes[150]!), 'https://edited.example/', 'the editor’s change is kept');
     assert.equal(after.get(codes[3]!), 'https://paused.example/b/4');
