@@ -56,7 +56,7 @@ export function createRetargetActivities(deps: ActivityDeps) {
     finishRetargetPlan: (input: { runId: string }) => runStep(() => finishRetargetPlan(deps, input)),
     setRetargetStatus: (input: Parameters<typeof setRetargetStatus>[1]) =>
       runStep(() => setRetargetStatus(deps, input)),
-    applyRetargetBatch: (input: { runId: string; batchSize: number }) =>
+    applyRetargetBatch: (input: { runId: string; batchSize: number; cursor?: string }) =>
       runStep(() => applyRetargetBatch(deps, input)),
     followRetargetOnBitly: (input: { runId: string; cursor: string }) =>
       runStep(() => followRetargetOnBitly(deps, input, currentTaskContext())),

@@ -47,7 +47,8 @@ CREATE TABLE retarget_changes (
   bitly_synced   boolean NOT NULL DEFAULT false,
   PRIMARY KEY (run_id, code)
 );
-CREATE INDEX retarget_changes_state_idx ON retarget_changes (run_id, state, code);
+-- No index on state: applying walks the plan by code (the primary key) with a cursor, and an index on a
+-- column every applied change rewrites would make each of those updates touch it too.
 
 -- Down Migration
 DROP TABLE IF EXISTS retarget_changes, retarget_pairs, retarget_runs;

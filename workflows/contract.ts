@@ -330,13 +330,15 @@ export function getRetargetWorkflowId(runId: string): string {
 
 export interface RetargetLinksInput {
   runId: string;
-  /** Links changed per activity call (one Postgres transaction, one serving-store round). Default 2,000. */
+  /** Links changed per activity call (one Postgres transaction, one serving-store round). Default 5,000. */
   batchSize?: number;
   /** How long a planned run waits for approval before it is cancelled. Default 7 days. */
   approvalTimeoutMs?: number;
   // Carried across continue-as-new:
   phase?: RetargetPhase;
   approvedBy?: string;
+  /** The last code the apply phase reached. */
+  applyCursor?: string;
 }
 
 export type RetargetPhase = 'plan' | 'approval' | 'apply' | 'bitly' | 'done';

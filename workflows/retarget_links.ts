@@ -17,7 +17,7 @@ import {
   retargetStatusQuery,
 } from './contract.ts';
 
-const DEFAULT_BATCH_SIZE = 2_000;
+const DEFAULT_BATCH_SIZE = 5_000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 7 * 24 * 3600_000;
 
 const { planRetargetStep, applyRetargetBatch, followRetargetOnBitly } = proxyActivities<Activities>({
@@ -96,6 +96,7 @@ export async function retargetLinksWorkflow(
     phase = 'apply';
   }
   const batchSize = input.batchSize ?? DEFAULT_BATCH_SIZE;
+  let cursor = input.applyCursor ?? '';
   while (phase === 'apply' || phase === 'bitly') {
     if (cancelled) return stop();
     if (paused) {
@@ -105,8 +106,9 @@ export async function retargetLinksWorkflow(
       await setRetargetStatus({ runId, status: 'running' });
     }
     if (phase === 'apply') {
-      const step = await applyRetargetBatch({ runId, batchSize });
-      if (step.remaining === 0) phase = 'bitly';
+      const step = await applyRetargetBatch({ runId, batchSize, cursor });
+      cursor = step.cursor;
+      if (step.done) phase = 'bitly';
     } else {
       const step = await followRetargetOnBitly({ runId, cursor: '' });
       if (step.done) phase = 'done';

@@ -54,6 +54,8 @@ export interface BackfillDeps {
   adoptableHosts: readonly string[];
   /** The Bitly branded domain, when Bitly is configured: an adopted back-half there is found on Bitly as ours. */
   bitlyDomain?: string | undefined;
+  /** The web tier's resolver: a batch's new links go to the serving store before the 202 (best effort). */
+  resolver?: LinkResolver | undefined;
   now?: () => Date;
 }
 
@@ -252,6 +254,18 @@ export async function acceptBackfillBatch(
     return { workflowId, accepted: batch.posts.length, results: await planBackfillBatch(deps, batch) };
   }
   const results = await writeBatch(deps, batch, workflowId);
+  if (deps.resolver) {
+    // Served at once from every replica; the run's workflow refreshes them again (with retries) anyway.
+    const fresh = results
+      .filter((r) => (r.outcome === 'minted' || r.outcome === 'adopted') && r.code)
+      .map((r) => r.code!);
+    await refreshLinks(deps.resolver, fresh).catch((err) =>
+      deps.logger.warn(
+        { err, site: batch.site, run: batch.run },
+        'serving-store refresh after a batch failed',
+      ),
+    );
+  }
   await deps.workflows.signalBackfill({
     site: batch.site,
     runId: batch.run,
@@ -484,7 +498,7 @@ export interface BackfillProgress {
 /** Posts per step of the propagation: one serving-store round, then their sync signals. */
 const PROPAGATE_CHUNK = 500;
 /** Sync signals in flight at once. */
-const SIGNAL_CONCURRENCY = 16;
+const SIGNAL_CONCURRENCY = 32;
 
 /**
  * Takes a run's new links to the serving store (in batches, so they answer from every replica at once) and

@@ -194,27 +194,45 @@ export async function setRetargetStatus(
 }
 
 /**
- * Applies the next `batchSize` planned changes (one statement), then refreshes the serving store and every
- * instance's cache for them in one batch. Returns what it did and what is left.
+ * Applies the next `batchSize` planned changes after `cursor` (one statement), then refreshes the serving store
+ * and every instance's cache for them in one batch. Returns what it did, the new cursor and whether the plan is
+ * done (a retry with the same cursor finds the applied rows no longer planned).
  */
 export async function applyRetargetBatch(
   deps: RetargetRunDeps,
-  input: { runId: string; batchSize: number },
-): Promise<{ applied: number; skipped: number; remaining: number }> {
+  input: { runId: string; batchSize: number; cursor?: string },
+): Promise<{ applied: number; skipped: number; cursor: string; done: boolean }> {
   const run = await requireRun(deps.sql, input.runId);
   const reason = run.kind === 'undo' ? `undo of retarget ${run.undoOf} (${run.id})` : `retarget ${run.id}`;
+  const after = input.cursor ?? '';
+  const started = performance.now();
   const result = await deps.sql.begin((tx) =>
     applyRetargetChanges(tx, {
       runId: run.id,
+      after,
       limit: input.batchSize,
       actor: run.approvedBy ?? run.requestedBy,
       reason,
     }),
   );
+  const committed = performance.now();
   await refreshLinks(deps.resolver, result.applied);
-  const counts = await countRetargetChanges(deps.sql, run.id);
-  await updateRetargetRun(deps.sql, run.id, { report: { changes: counts.byState } });
-  return { applied: result.applied.length, skipped: result.skipped, remaining: counts.byState.planned ?? 0 };
+  deps.logger.info(
+    {
+      runId: run.id,
+      applied: result.applied.length,
+      skipped: result.skipped,
+      postgresMs: Math.round(committed - started),
+      servingStoreMs: Math.round(performance.now() - committed),
+    },
+    'retarget batch applied',
+  );
+  return {
+    applied: result.applied.length,
+    skipped: result.skipped,
+    cursor: result.last ?? after,
+    done: result.seen < input.batchSize,
+  };
 }
 
 /**

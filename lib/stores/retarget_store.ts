@@ -208,49 +208,65 @@ export async function listRetargetChanges(
 }
 
 /**
- * Applies the next `limit` planned changes of a run in ONE statement: each link still pointing at the planned
- * `before_url` (and not deleted) gets `after_url` (and the new target's safety verdict), an audit entry with
- * its previous target, and its change marked applied; one that moved since the plan is marked skipped.
- * Returns the codes changed and how many were skipped.
+ * Applies the next `limit` planned changes of a run after `after` (by code): each link still pointing at the
+ * planned `before_url` (and not deleted) gets `after_url` (and the new target's safety verdict), an audit entry
+ * with its previous target, and its change marked applied; one that moved since the plan is marked skipped.
+ * Three statements over arrays, each a join through a primary key (linear; a CTE chain here was planned as
+ * nested loops over CTE scans, quadratic in the batch). Run it in a transaction.
  */
 export async function applyRetargetChanges(
   db: Db,
-  options: { runId: string; limit: number; actor: string; reason: string },
-): Promise<{ applied: string[]; skipped: number }> {
-  const rows = await db<{ code: string; applied: boolean }[]>`
-    WITH batch AS (
-      SELECT code, before_url, after_url, safety, safety_reason FROM retarget_changes
-      WHERE run_id = ${options.runId} AND state = 'planned' ORDER BY code LIMIT ${options.limit}
-    ), current AS (
-      SELECT l.code FROM links AS l JOIN batch AS b ON l.code = b.code
-      WHERE l.target_url = b.before_url AND l.deleted_at IS NULL
-      FOR UPDATE OF l
-    ), updated AS (
-      UPDATE links AS l SET target_url = b.after_url,
-        safety = COALESCE(b.safety, l.safety),
-        safety_reason = CASE WHEN b.safety IS NULL THEN l.safety_reason ELSE b.safety_reason END,
-        safety_checked_at = CASE WHEN b.safety IS NULL THEN l.safety_checked_at ELSE now() END,
-        updated_at = now(), version = l.version + 1
-      FROM batch AS b
-      WHERE l.code = b.code AND l.code IN (SELECT code FROM current)
-      RETURNING l.code, b.before_url, b.after_url
-    ), audited AS (
+  options: { runId: string; after: string; limit: number; actor: string; reason: string },
+): Promise<{ applied: string[]; skipped: number; last: string | null; seen: number }> {
+  const batch = await db<
+    {
+      code: string;
+      beforeUrl: string;
+      afterUrl: string;
+      safety: string | null;
+      safetyReason: string | null;
+    }[]
+  >`
+    SELECT code, before_url AS "beforeUrl", after_url AS "afterUrl", safety, safety_reason AS "safetyReason"
+    FROM retarget_changes
+    WHERE run_id = ${options.runId} AND code > ${options.after} AND state = 'planned'
+    ORDER BY code LIMIT ${options.limit}`;
+  if (batch.length === 0) return { applied: [], skipped: 0, last: null, seen: 0 };
+  const col = (pick: (c: (typeof batch)[number]) => string | null) =>
+    db.array(batch.map((c) => pick(c) ?? ''));
+  const updated = await db<{ code: string }[]>`
+    UPDATE links AS l SET target_url = t.after_url,
+      safety = COALESCE(NULLIF(t.safety, ''), l.safety),
+      safety_reason = CASE WHEN t.safety = '' THEN l.safety_reason ELSE NULLIF(t.safety_reason, '') END,
+      safety_checked_at = CASE WHEN t.safety = '' THEN l.safety_checked_at ELSE now() END,
+      updated_at = now(), version = l.version + 1
+    FROM unnest(${col((c) => c.code)}::text[], ${col((c) => c.beforeUrl)}::text[], ${col((c) => c.afterUrl)}::text[],
+                ${col((c) => c.safety)}::text[], ${col((c) => c.safetyReason)}::text[])
+      AS t(code, before_url, after_url, safety, safety_reason)
+    WHERE l.code = t.code COLLATE "C" AND l.target_url = t.before_url AND l.deleted_at IS NULL
+    RETURNING l.code`;
+  const applied = new Set(updated.map((r) => r.code));
+  const changed = batch.filter((c) => applied.has(c.code));
+  if (changed.length > 0) {
+    await db`
       INSERT INTO audit_log (code, actor, action, before, after, reason)
-      SELECT code, ${options.actor}, 'link.retargeted', jsonb_build_object('url', before_url),
-             jsonb_build_object('url', after_url), ${options.reason}
-      FROM updated
-    ), marked AS (
-      UPDATE retarget_changes AS c SET
-        state = CASE WHEN u.code IS NULL THEN 'skipped' ELSE 'applied' END,
-        problem = CASE WHEN u.code IS NULL THEN 'the link changed (or was deleted) after the dry run' ELSE NULL END
-      FROM batch AS b LEFT JOIN updated AS u ON u.code = b.code
-      WHERE c.run_id = ${options.runId} AND c.code = b.code
-      RETURNING c.code, u.code IS NOT NULL AS applied
-    )
-    SELECT code, applied FROM marked`;
+      SELECT t.code, ${options.actor}, 'link.retargeted', jsonb_build_object('url', t.before_url),
+             jsonb_build_object('url', t.after_url), ${options.reason}
+      FROM unnest(${db.array(changed.map((c) => c.code))}::text[], ${db.array(changed.map((c) => c.beforeUrl))}::text[],
+                  ${db.array(changed.map((c) => c.afterUrl))}::text[]) AS t(code, before_url, after_url)`;
+  }
+  await db`
+    UPDATE retarget_changes AS c SET
+      state = CASE WHEN t.applied THEN 'applied' ELSE 'skipped' END,
+      problem = CASE WHEN t.applied THEN NULL ELSE 'the link changed (or was deleted) after the dry run' END
+    FROM unnest(${db.array(batch.map((c) => c.code))}::text[],
+                ${db.array(batch.map((c) => String(applied.has(c.code))))}::boolean[]) AS t(code, applied)
+    WHERE c.run_id = ${options.runId} AND c.code = t.code COLLATE "C"`;
   return {
-    applied: rows.filter((r) => r.applied).map((r) => r.code),
-    skipped: rows.filter((r) => !r.applied).length,
+    applied: changed.map((c) => c.code),
+    skipped: batch.length - changed.length,
+    last: batch.at(-1)!.code,
+    seen: batch.length,
   };
 }
 

@@ -87,6 +87,7 @@ export function createHooksRoutes(deps: WebDeps) {
         targetPolicy: deps.targetPolicy,
         adoptableHosts: getAdoptableHosts(deps.config),
         bitlyDomain: deps.config.bitly?.domain.toLowerCase(),
+        resolver: deps.resolver,
         workflows: deps.adoption,
       },
       batch,
