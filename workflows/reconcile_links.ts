@@ -35,7 +35,8 @@ const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forget
  * bitlinks (stale copies re-synced, collisions flagged, Bitly-only links imported under their own
  * back-halves), then through the active links Bitly lacks (created there), then through every link's
  * serving record (rewritten when missing or stale), then through links with an expiry (a lost durable timer
- * is re-armed; one past its date fires at once). Activity calls heartbeat their cursor; the run
+ * is re-armed; one past its date fires at once), then through every known WordPress site's signed listing
+ * (post links repaired with WordPress winning; lib/reconcile/reconcile_wordpress.ts). Activity calls heartbeat their cursor; the run
  * continues as new every 100 calls, so an import of any size is resumable. Counts land in ops_runs
  * (kind `reconcile`). IDs: the Schedule's `reconcile:{taskQueue}-…`, `reconcile:manual:{taskQueue}`, or a failover's
  * preflight `{failoverId}:reconcile`.
