@@ -156,7 +156,7 @@ export function parseRetargetCsv(csv: string): {
     const line = index + 1;
     if (raw.trim() === '') continue;
     const fields = splitCsvLine(raw);
-    if (!fields || fields.length !== 2) {
+    if (fields?.length !== 2) {
       problems.push({ line, message: 'must be two fields: old URL,new URL' });
       continue;
     }

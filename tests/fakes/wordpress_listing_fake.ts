@@ -48,7 +48,7 @@ export class WordPressListingFake {
   }
 
   put(post: FakePost): void {
-    this.posts.set(post.postId, { modifiedAt: new Date().toISOString().slice(0, 19) + 'Z', ...post });
+    this.posts.set(post.postId, { modifiedAt: `${new Date().toISOString().slice(0, 19)}Z`, ...post });
   }
 
   async start(): Promise<this> {
