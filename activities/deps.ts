@@ -1,5 +1,7 @@
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
+import type { TargetPolicy } from '../lib/links/target_policy.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Logger } from '../lib/shared/logger.ts';
@@ -21,4 +23,8 @@ export interface ActivityDeps {
   servingStore?: ServingReplica;
   /** Vendor failover (verification, DNS); absent: failover activities refuse to run. */
   front?: FrontDeps;
+  /** Where links may point (ALLOWED_TARGET_HOSTS, not our short host): backfill, retarget, WordPress repairs. */
+  targetPolicy: TargetPolicy;
+  /** The plugin's signed listing (WordPress reconciliation): the shared secret and WORDPRESS_REST_URLS. */
+  wordpress: WordPressListingDeps;
 }

@@ -1,3 +1,4 @@
+import { createAdoptionActivities, createRetargetActivities } from './adoption_activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
@@ -20,5 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOpsRunActivities(deps),
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
+    ...createAdoptionActivities(deps),
+    ...createRetargetActivities(deps),
   };
 }

@@ -3,9 +3,11 @@ import CopyButton from '../islands/CopyButton.tsx';
 import { API_KEY_SCOPES } from '../lib/auth/api_keys.ts';
 import type { ApiKey } from '../lib/auth/issue_api_key.ts';
 import type { UiSession } from '../lib/auth/sessions.ts';
+import type { AdoptionOverview } from '../lib/operations/adoption_overview.ts';
 import type { UserAccount as UserRow } from '../lib/operations/get_ops_overview.ts';
 import type { OpsRun as OpsRunRow } from '../lib/operations/ops_runs.ts';
 import { formatDateTime } from '../lib/ui/time_zone.ts';
+import { AdoptionRuns } from './AdoptionRuns.tsx';
 import { AppLayout } from './AppLayout.tsx';
 import { describeActor } from './AuditHistory.tsx';
 import { Badge } from './Badge.tsx';
@@ -34,6 +36,8 @@ export interface OpsView {
   keys: ApiKey[];
   users: UserRow[];
   temporalUrl: string | null;
+  /** Archive backfills and mass retargets (issue 15). */
+  adoption?: AdoptionOverview;
 }
 
 /** A destructive action behind a second click, without JavaScript: the button appears once opened. */
@@ -251,6 +255,10 @@ export function OpsPage(props: {
       </div>
 
       <OpsActions view={view} csrfToken={session.csrfToken} />
+
+      {view.adoption && (
+        <AdoptionRuns adoption={view.adoption} timeZone={timeZone} temporalUrl={view.temporalUrl} />
+      )}
 
       <section class="card" id="keys" aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>

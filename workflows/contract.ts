@@ -7,7 +7,11 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Front } from '../lib/failover/active_front.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
-import type { ReconcilePosition, ReconcileSummary } from '../lib/reconcile/reconcile_run.ts';
+import type {
+  ReconcilePosition,
+  ReconcileSideSummary,
+  ReconcileSummary,
+} from '../lib/reconcile/reconcile_run.ts';
 import type { RescanCounts } from '../lib/safety/rescan_links.ts';
 
 export type { Front, PostEvent };
@@ -21,6 +25,9 @@ export const WORKFLOW_TYPES = {
   rescanLinks: 'rescanLinksWorkflow',
   reconcileLinks: 'reconcileLinksWorkflow',
   changeFront: 'changeFrontWorkflow',
+  backfillPosts: 'backfillPostsWorkflow',
+  reconcileWordPress: 'reconcileWordPressWorkflow',
+  retargetLinks: 'retargetLinksWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -250,3 +257,103 @@ export interface FrontChangeStatus {
 export const dnsChangedSignal = defineSignal<[{ by: string }]>('dnsChanged');
 /** Query name on the wire: where the run stands, for the API and the UI's button. */
 export const frontChangeStatusQuery = defineQuery<FrontChangeStatus>('frontChangeStatus');
+
+// ------------------------------------------------------------------------------- archive backfill (one per run)
+
+/** One WordPress backfill run (`wp lifeline backfill`, or the settings button): `backfill:{site}:{run}`. */
+export function getBackfillWorkflowId(site: string, runId: string): string {
+  return `backfill:${site}:${runId}`;
+}
+
+export interface BackfillPostsInput {
+  site: string;
+  runId: string;
+  /** Carried across continue-as-new: the final batch was already announced. */
+  finalSeen?: boolean;
+}
+
+/** Signal name on the wire: a batch of the run was written to Postgres (its new links wait to propagate). */
+export const backfillBatchSignal = defineSignal<[{ batch: number; final: boolean }]>('backfillBatch');
+
+export type BackfillReport = {
+  site: string;
+  runId: string;
+  outcomes: Record<string, number>;
+  received: number;
+  propagated: number;
+  durationMs: number;
+};
+
+// ------------------------------------------------------------------------------- WordPress reconciliation
+
+/**
+ * One site's WordPress reconciliation, one at a time per site and task queue: a change of WordPress's
+ * permalink structure or home URL (`site.permalinks_changed`) or the end of a backfill starts it; a request
+ * while it runs makes it run once more when it ends.
+ */
+export function getWordPressReconcileWorkflowId(taskQueue: string, site: string): string {
+  return `reconcile:wordpress:${taskQueue}:${site}`;
+}
+
+export interface ReconcileWordPressInput {
+  site: string;
+  /** Why: `site.permalinks_changed (permalink_structure)`, `backfill …` (goes to ops_runs). */
+  reason: string;
+  /** false: report drift only. Default true: repair, WordPress winning for a post link's target and status. */
+  repair?: boolean;
+  /** Carried across continue-as-new: passes so far. */
+  passes?: number;
+}
+
+/** What one pass of a site's WordPress reconciliation found and repaired (also in ops_runs.report). */
+export type WordPressReconcileReport = {
+  site: string;
+  reason: string;
+  repair: boolean;
+  passes: number;
+  read: number;
+  complete: boolean;
+  wordpress: ReconcileSideSummary | null;
+  durationMs: number;
+  error?: string;
+};
+
+/** Signal name on the wire: WordPress changed again (run once more after this pass). */
+export const wordpressChangedSignal = defineSignal<[{ reason: string }]>('wordpressChanged');
+
+// ------------------------------------------------------------------------------- mass retarget (one per run)
+
+/** A mass retarget (or its undo): `retarget:{runId}`. */
+export function getRetargetWorkflowId(runId: string): string {
+  return `retarget:${runId}`;
+}
+
+export interface RetargetLinksInput {
+  runId: string;
+  /** Links changed per activity call (one Postgres transaction, one serving-store round). Default 5,000. */
+  batchSize?: number;
+  /** How long a planned run waits for approval before it is cancelled. Default 7 days. */
+  approvalTimeoutMs?: number;
+  // Carried across continue-as-new:
+  phase?: RetargetPhase;
+  approvedBy?: string;
+  /** The last code the apply phase reached. */
+  applyCursor?: string;
+}
+
+export type RetargetPhase = 'plan' | 'approval' | 'apply' | 'bitly' | 'done';
+
+/** Where a run stands, for the API and the UI. */
+export interface RetargetStatus {
+  phase: RetargetPhase;
+  paused: boolean;
+  cancelled: boolean;
+}
+
+/** Signal names on the wire: an admin approves the planned run, pauses, resumes or cancels it. */
+export const retargetApproveSignal = defineSignal<[{ by: string }]>('retargetApprove');
+export const retargetPauseSignal = defineSignal<[{ by: string }]>('retargetPause');
+export const retargetResumeSignal = defineSignal<[{ by: string }]>('retargetResume');
+export const retargetCancelSignal = defineSignal<[{ by: string }]>('retargetCancel');
+/** Query name on the wire: the run's phase and switches. */
+export const retargetStatusQuery = defineQuery<RetargetStatus>('retargetStatus');

@@ -144,6 +144,35 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    WORDPRESS_REST_URLS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const out: Record<string, string> = {};
+        for (const entry of (v ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
+          const eq = entry.indexOf('=');
+          const site = entry.slice(0, eq).trim();
+          const url = entry.slice(eq + 1).trim();
+          let ok = eq > 0 && /^[A-Za-z0-9._-]{1,100}$/.test(site);
+          try {
+            ok = ok && ['http:', 'https:'].includes(new URL(url).protocol);
+          } catch {
+            ok = false;
+          }
+          if (!ok) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `must be a comma list of site=restUrl (e.g. news=https://news.example/wp-json/lifeline/v1/); "${entry}" is not`,
+            });
+            return z.NEVER;
+          }
+          out[site] = url.endsWith('/') || url.includes('?') ? url : `${url}/`;
+        }
+        return out;
+      }),
   })
   .superRefine((env, ctx) => {
     if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
@@ -237,6 +266,8 @@ export interface Config {
     reportsPerHour: number;
   };
   logLevel: Env['LOG_LEVEL'];
+  /** WORDPRESS_REST_URLS: each site's signed-listing base, overriding the restUrl its events carry. */
+  wordpressRestUrls: Record<string, string>;
 }
 
 /** A configuration error names every offending variable; start-up stops on it. */
@@ -335,5 +366,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
     },
     logLevel: e.LOG_LEVEL,
+    wordpressRestUrls: e.WORDPRESS_REST_URLS,
   };
 }

@@ -10,6 +10,7 @@ import {
 } from '../../lib/auth/manage_users.ts';
 import { FRONTS } from '../../lib/failover/active_front.ts';
 import { getRunningFrontChange, requestFrontChange } from '../../lib/failover/request_front_change.ts';
+import { getAdoptionOverview } from '../../lib/operations/adoption_overview.ts';
 import { getOpsOverview } from '../../lib/operations/get_ops_overview.ts';
 import { AppError, ConflictError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
@@ -34,9 +35,10 @@ export function createOpsRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 
   async function loadView(): Promise<OpsView> {
-    const [{ front, runs, keys, users }, running] = await Promise.all([
+    const [{ front, runs, keys, users }, running, adoption] = await Promise.all([
       getOpsOverview(deps.sql),
       getRunningFrontChange(deps.sql),
+      getAdoptionOverview(deps.sql),
     ]);
     const { uiUrl, namespace } = deps.config.temporal;
     const state = running ? await deps.ops.describeFrontChange(running.workflowId).catch(() => null) : null;
@@ -55,6 +57,7 @@ export function createOpsRoutes(deps: WebDeps) {
       keys,
       users,
       temporalUrl: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows` : null,
+      adoption,
     };
   }
 
