@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
 import { exportEscrow } from '../lib/escrow/export_escrow.ts';
+import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { CliError, openCliDatabase, runCli } from './cli_database.ts';
 
 const USAGE = `usage: npm run export -- --out DIR [--links-only]

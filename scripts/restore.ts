@@ -7,6 +7,7 @@ import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
 import { restoreEscrow } from '../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../lib/escrow/verify_escrow.ts';
+import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { CliError, openCliDatabase, runCli } from './cli_database.ts';
 
 const USAGE = `usage: npm run restore -- DIR [--force] [--verify-only]

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { openFileSink } from '../shared/file_sink.ts';
 import type { Logger } from '../shared/logger.ts';
+import { prepareOutputDir } from '../shared/output_dir.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { ESCROW_TABLES, type EscrowSnapshot, withEscrowSnapshot } from '../stores/escrow_store.ts';
 import type { Sql } from '../stores/sql.ts';
@@ -10,7 +10,6 @@ import {
   CHECKSUMS_FILE,
   ESCROW_FORMAT,
   ESCROW_FORMAT_VERSION,
-  EscrowError,
   type EscrowFile,
   type EscrowManifest,
   MANIFEST_FILE,
@@ -42,7 +41,7 @@ export async function exportEscrow(
 ): Promise<EscrowManifest> {
   const started = Date.now();
   const history = options.history ?? true;
-  const created = await prepareOutDir(options.outDir);
+  const created = await prepareOutputDir(options.outDir, 'an export');
   const written: string[] = [];
   try {
     const manifest = await withEscrowSnapshot(deps.sql, async (snapshot) => {
@@ -88,32 +87,6 @@ export async function exportEscrow(
   }
 }
 
-/** Creates the directory (true) or accepts an existing empty one (false); refuses anything else. */
-async function prepareOutDir(dir: string): Promise<boolean> {
-  let entries: string[];
-  try {
-    entries = await readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      try {
-        await mkdir(dir, { recursive: true });
-      } catch (mkdirError) {
-        throw new EscrowError(`cannot create ${dir}: ${(mkdirError as Error).message}`);
-      }
-      return true;
-    }
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
-      throw new EscrowError(`${dir} is not a directory`);
-    throw new EscrowError(`cannot read ${dir}: ${(error as Error).message}`);
-  }
-  if (entries.length > 0) {
-    throw new EscrowError(
-      `${dir} is not empty (${entries.length} entries); an export goes into a new or empty directory`,
-    );
-  }
-  return false;
-}
-
 async function writeTable(
   snapshot: EscrowSnapshot,
   table: EscrowFile['table'],
@@ -121,52 +94,19 @@ async function writeTable(
   context: TaskContext | undefined,
 ): Promise<EscrowFile> {
   const columns = await snapshot.columnsOf(table);
-  const hash = createHash('sha256');
-  const out = createWriteStream(path, { flags: 'wx', highWaterMark: 1 << 20 });
-  const opened = new Promise<void>((resolve, reject) => {
-    out.once('open', () => resolve());
-    out.once('error', reject);
-  });
-  await opened;
+  const out = await openFileSink(path, { exclusive: true });
   let rows = 0;
-  let bytes = 0;
   try {
     for await (const batch of snapshot.streamRows(table, ROWS_PER_FETCH)) {
       if (context) throwIfCancelled(context);
-      const chunk = Buffer.from(`${batch.join('\n')}\n`, 'utf8');
-      hash.update(chunk);
       rows += batch.length;
-      bytes += chunk.length;
-      await write(out, chunk);
+      await out.write(`${batch.join('\n')}\n`);
       context?.heartbeat({ table, rows });
     }
-  } finally {
-    await close(out);
+  } catch (error) {
+    out.abort();
+    throw error;
   }
-  return { name: `${table}.jsonl`, table, rows, bytes, sha256: hash.digest('hex'), columns };
-}
-
-/** Writes with backpressure: waits for the stream to drain rather than buffering the table in memory. */
-function write(out: WriteStream, chunk: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    out.once('error', onError);
-    const flushed = out.write(chunk);
-    const done = () => {
-      out.off('error', onError);
-      resolve();
-    };
-    if (flushed) done();
-    else out.once('drain', done);
-  });
-}
-
-function close(out: WriteStream): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (out.closed) {
-      resolve();
-      return;
-    }
-    out.end((error?: Error | null) => (error ? reject(error) : resolve()));
-  });
+  const { bytes, sha256 } = await out.close();
+  return { name: `${table}.jsonl`, table, rows, bytes, sha256, columns };
 }
