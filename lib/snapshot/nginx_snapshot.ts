@@ -18,8 +18,22 @@ export function toNginxString(value: string): string {
 }
 
 /**
- * nginx: `lifeline_map_entries.conf` (one line per code: `"/code" "<status>:<cache-control index>:<Location or
- * page>";`) inside the maps of `lifeline_http.conf` (http context), the server-level directives in
+ * Which letters of a code are capitals, as `0`/`1` per position up to `length`. nginx compares map keys without
+ * regard to case, and codes are case-sensitive (`aB3x` and `Ab3X` may both exist): each key carries this mask,
+ * which nginx computes for the request with one anchored regex per position.
+ */
+export function toCaseMask(code: string, length: number): string {
+  let mask = '';
+  for (let i = 0; i < length; i++) {
+    const c = code.charCodeAt(i);
+    mask += c >= 65 && c <= 90 ? '1' : '0';
+  }
+  return mask;
+}
+
+/**
+ * nginx: `lifeline_map_entries.conf` (one line per code: `"/code <capitals mask>" "<status>:<cache-control
+ * index>:<Location or page>";`) inside the maps of `lifeline_http.conf` (http context), the server-level directives in
  * `lifeline_server.conf`, a complete `nginx.conf` around them, and the pages under `pages/_lifeline/`. Unknown
  * codes answer 404, gone and expired links 410, blocked 451, redirects their status and Location, warn links their
  * interstitial (200, one page per code); every answer carries Lifeline's Cache-Control and `X-Robots-Tag: noindex`.
@@ -39,6 +53,11 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
     return index;
   };
   const notFoundIndex = indexOf(options.notFound.cacheControl);
+  const maskLength = Math.max(1, options.longestCode);
+  const maskMaps = Array.from(
+    { length: maskLength },
+    (_, i) => `map $lifeline_key $lifeline_cap${i} { "~^/.{${i}}[A-Z]" 1; default 0; }`,
+  );
   let count = 0;
   const skipped: string[] = [];
 
@@ -50,7 +69,9 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
         skipped.push(answer.code);
         return;
       }
-      await entries.write(`${toNginxString(`/${answer.code}`)} ${value};\n`);
+      await entries.write(
+        `${toNginxString(`/${answer.code} ${toCaseMask(answer.code, maskLength)}`)} ${value};\n`,
+      );
       count++;
       if (answer.page === 'warn') {
         await writeFile(
@@ -81,7 +102,10 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
           '  "~^(?<lifeline_p>[^?]*)" $lifeline_p;',
           '  default $request_uri;',
           '}',
-          'map $lifeline_key $lifeline_answer {',
+          '# Which letters are capitals (nginx compares map keys case-insensitively; codes are case-sensitive).',
+          ...maskMaps,
+          `map $lifeline_key $lifeline_caps { default "${maskMaps.map((_, i) => `$lifeline_cap${i}`).join('')}"; }`,
+          'map "$lifeline_key $lifeline_caps" $lifeline_answer {',
           `  default ${toNginxString(`${options.notFound.status}:${notFoundIndex}:not_found`)};`,
           `  include ${join(served, 'lifeline_map_entries.conf')};`,
           '}',
@@ -129,7 +153,7 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
           '  charset utf-8;',
           '  types { }',
           ...headers,
-          '  add_header Referrer-Policy no-referrer always;',
+          '  add_header Referrer-Policy unsafe-url always;',
           `  add_header Content-Security-Policy ${toNginxString(STATIC_PAGE_CSP)} always;`,
           '  add_header X-Content-Type-Options nosniff always;',
           '}',

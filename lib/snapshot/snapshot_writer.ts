@@ -14,6 +14,8 @@ export interface SnapshotWriterOptions {
   /** What an unknown code answers. */
   notFound: { status: number; cacheControl: string };
   rootRedirectUrl: string | undefined;
+  /** Length of the longest code in the snapshot. */
+  longestCode: number;
 }
 
 /** One format's writer: answers arrive in code order, once each. */

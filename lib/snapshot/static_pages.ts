@@ -26,8 +26,16 @@ const TEXT: Record<StaticPage, { title: string; body: string }> = {
 export const STATIC_PAGE_CSP =
   "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
 /** A snapshot page; the warn page names its destination and links to it. */

@@ -64,42 +64,47 @@ export async function writeStaticSnapshot(
   const created = await prepareOutputDir(options.outDir, 'a snapshot');
   const writers: SnapshotWriter[] = [];
   try {
-    const summary = await withLinkSnapshot(deps.sql, ROWS_PER_FETCH, async ({ snapshotAt, rows }) => {
-      const nowMs = snapshotAt.getTime();
-      const generatedAt = snapshotAt.toISOString();
-      const writerOptions: SnapshotWriterOptions = {
-        outDir: options.outDir,
-        publicDir: options.publicDir ?? options.outDir,
-        shortBaseUrl: options.shortBaseUrl,
-        listen: options.listen ?? '80',
-        serverName: new URL(options.shortBaseUrl).hostname,
-        generatedAt,
-        notFound: notFoundAnswer(nowMs, options.redirect),
-        rootRedirectUrl: options.rootRedirectUrl,
-      };
-      for (const format of options.formats) writers.push(await WRITERS[format](writerOptions));
-      const byStatus: Record<string, number> = {};
-      let answers = 0;
-      for await (const batch of rows) {
-        if (options.context) throwIfCancelled(options.context);
-        for (const row of batch) {
-          const answer = toStaticAnswer(row, nowMs, options.redirect);
-          if (!answer) continue;
-          answers++;
-          byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
-          for (const writer of writers) await writer.add(answer);
+    const summary = await withLinkSnapshot(
+      deps.sql,
+      ROWS_PER_FETCH,
+      async ({ snapshotAt, longestCode, rows }) => {
+        const nowMs = snapshotAt.getTime();
+        const generatedAt = snapshotAt.toISOString();
+        const writerOptions: SnapshotWriterOptions = {
+          outDir: options.outDir,
+          publicDir: options.publicDir ?? options.outDir,
+          shortBaseUrl: options.shortBaseUrl,
+          listen: options.listen ?? '80',
+          serverName: new URL(options.shortBaseUrl).hostname,
+          generatedAt,
+          notFound: notFoundAnswer(nowMs, options.redirect),
+          rootRedirectUrl: options.rootRedirectUrl,
+          longestCode,
+        };
+        for (const format of options.formats) writers.push(await WRITERS[format](writerOptions));
+        const byStatus: Record<string, number> = {};
+        let answers = 0;
+        for await (const batch of rows) {
+          if (options.context) throwIfCancelled(options.context);
+          for (const row of batch) {
+            const answer = toStaticAnswer(row, nowMs, options.redirect);
+            if (!answer) continue;
+            answers++;
+            byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
+            for (const writer of writers) await writer.add(answer);
+          }
+          options.context?.heartbeat({ answers });
         }
-        options.context?.heartbeat({ answers });
-      }
-      const files: string[] = [];
-      const skipped: SnapshotSummary['skipped'] = {};
-      for (const [i, writer] of writers.entries()) {
-        const done = await writer.finish();
-        files.push(...done.files);
-        if (done.skipped.length > 0) skipped[options.formats[i]!] = done.skipped;
-      }
-      return { generatedAt, answers, byStatus, files, skipped };
-    });
+        const files: string[] = [];
+        const skipped: SnapshotSummary['skipped'] = {};
+        for (const [i, writer] of writers.entries()) {
+          const done = await writer.finish();
+          files.push(...done.files);
+          if (done.skipped.length > 0) skipped[options.formats[i]!] = done.skipped;
+        }
+        return { generatedAt, answers, byStatus, files, skipped };
+      },
+    );
     const result: SnapshotSummary = {
       ...summary,
       outDir: options.outDir,
