@@ -1,7 +1,9 @@
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
+import type { RedirectSettings } from '../lib/redirect/redirect_policy.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
+import type { SnapshotFormat } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import type { VendorDeps } from '../lib/vendors/vendor_deps.ts';
@@ -21,4 +23,15 @@ export interface ActivityDeps {
   servingStore?: ServingReplica;
   /** Vendor failover (verification, DNS); absent: failover activities refuse to run. */
   front?: FrontDeps;
+  /** Escrow exports and static snapshots: where they go and how answers are decided; absent: they refuse. */
+  archive?: EscrowDeps;
+}
+
+/** What escrow exports and static snapshots need besides the pool (from configuration). */
+export interface EscrowDeps {
+  shortBaseUrl: string;
+  redirect: RedirectSettings;
+  rootRedirectUrl: string | undefined;
+  escrow: { dir: string | undefined; keep: number };
+  snapshot: { dir: string | undefined; formats: readonly SnapshotFormat[]; keep: number };
 }

@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps.ts';
+import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
@@ -20,5 +21,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createOpsRunActivities(deps),
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
+    ...createEscrowActivities(deps),
   };
 }

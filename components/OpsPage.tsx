@@ -3,12 +3,14 @@ import CopyButton from '../islands/CopyButton.tsx';
 import { API_KEY_SCOPES } from '../lib/auth/api_keys.ts';
 import type { ApiKey } from '../lib/auth/issue_api_key.ts';
 import type { UiSession } from '../lib/auth/sessions.ts';
+import type { EscrowOverview } from '../lib/escrow/get_escrow_overview.ts';
 import type { UserAccount as UserRow } from '../lib/operations/get_ops_overview.ts';
 import type { OpsRun as OpsRunRow } from '../lib/operations/ops_runs.ts';
 import { formatDateTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { describeActor } from './AuditHistory.tsx';
 import { Badge } from './Badge.tsx';
+import { EscrowCard } from './EscrowCard.tsx';
 import { CsrfField, Notice, SelectField, TextField } from './Field.tsx';
 import { Island } from './Island.tsx';
 
@@ -34,6 +36,8 @@ export interface OpsView {
   keys: ApiKey[];
   users: UserRow[];
   temporalUrl: string | null;
+  /** Escrow exports and static snapshots (issue 14). */
+  escrow?: EscrowOverview;
 }
 
 /** A destructive action behind a second click, without JavaScript: the button appears once opened. */
@@ -251,6 +255,7 @@ export function OpsPage(props: {
       </div>
 
       <OpsActions view={view} csrfToken={session.csrfToken} />
+      {view.escrow && <EscrowCard escrow={view.escrow} timeZone={timeZone} csrfToken={session.csrfToken} />}
 
       <section class="card" id="keys" aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>

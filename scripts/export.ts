@@ -51,7 +51,7 @@ runCli(
       await db.close();
     }
   },
-  (error) => error instanceof EscrowError,
+  (error) => error instanceof EscrowError || error instanceof OutputDirError,
 );
 
 function parse() {

@@ -68,7 +68,7 @@ runCli(
       await db.close();
     }
   },
-  (error) => error instanceof EscrowError,
+  (error) => error instanceof EscrowError || error instanceof OutputDirError,
 );
 
 function parse() {

@@ -107,6 +107,8 @@ async function main() {
       taskQueue: config.temporal.taskQueue,
       rescanInterval: config.safety.rescanInterval,
       reconcileInterval: config.lifecycle.reconcileInterval,
+      escrowInterval: config.escrow.interval,
+      snapshotInterval: config.snapshot.interval,
     },
     logger,
   );

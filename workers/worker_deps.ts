@@ -37,5 +37,12 @@ export function createWorkerDeps(
     safety: base.safety ?? createConfiguredSafetyScanner(config, { sql: base.sql, logger: base.logger }),
     vendors: createVendorDeps(config, base.logger, base.vendors),
     front: createFrontDeps(config, base.dnsAdapter ? { dnsAdapter: base.dnsAdapter } : {}),
+    archive: {
+      shortBaseUrl: config.shortBaseUrl,
+      redirect: config.redirect,
+      rootRedirectUrl: config.rootRedirectUrl,
+      escrow: { dir: config.escrow.dir, keep: config.escrow.keep },
+      snapshot: { dir: config.snapshot.dir, formats: config.snapshot.formats, keep: config.snapshot.keep },
+    },
   };
 }

@@ -5,10 +5,12 @@
 // Plain data and Temporal definitions only: no I/O, no Node built-ins (it runs in the workflow sandbox too).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.ts';
 import type { Front } from '../lib/failover/active_front.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
 import type { ReconcilePosition, ReconcileSummary } from '../lib/reconcile/reconcile_run.ts';
 import type { RescanCounts } from '../lib/safety/rescan_links.ts';
+import type { ScheduledSnapshotReport } from '../lib/snapshot/run_scheduled_snapshot.ts';
 
 export type { Front, PostEvent };
 
@@ -21,6 +23,8 @@ export const WORKFLOW_TYPES = {
   rescanLinks: 'rescanLinksWorkflow',
   reconcileLinks: 'reconcileLinksWorkflow',
   changeFront: 'changeFrontWorkflow',
+  escrowExport: 'escrowExportWorkflow',
+  staticSnapshot: 'staticSnapshotWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -250,3 +254,28 @@ export interface FrontChangeStatus {
 export const dnsChangedSignal = defineSignal<[{ by: string }]>('dnsChanged');
 /** Query name on the wire: where the run stands, for the API and the UI's button. */
 export const frontChangeStatusQuery = defineQuery<FrontChangeStatus>('frontChangeStatus');
+
+// ------------------------------------------------------------------------------- escrow and static snapshots
+
+/** The Temporal Schedule that writes an escrow export every ESCROW_INTERVAL; one per task queue. */
+export function getEscrowScheduleId(taskQueue: string): string {
+  return `escrow:${taskQueue}`;
+}
+
+/** The Temporal Schedule that regenerates the static snapshot every SNAPSHOT_INTERVAL; one per task queue. */
+export function getSnapshotScheduleId(taskQueue: string): string {
+  return `snapshot:${taskQueue}`;
+}
+
+/** An export or snapshot asked for from the operations page: one at a time per task queue. */
+export function getManualEscrowWorkflowId(kind: 'export' | 'snapshot', taskQueue: string): string {
+  return `${kind === 'export' ? 'escrow' : 'snapshot'}:manual:${taskQueue}`;
+}
+
+export interface EscrowRunInput {
+  /** Why: `schedule`, `manual, by user:…` (logged with the run). */
+  reason?: string;
+}
+
+export type EscrowExportReport = ScheduledExportReport;
+export type StaticSnapshotReport = ScheduledSnapshotReport;

@@ -1,6 +1,7 @@
 // The one workflowsPath module: every workflow the worker runs is exported here.
 
 export { changeFrontWorkflow } from './change_front.ts';
+export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';
 export { expireLinkWorkflow } from './expire_link.ts';
 export { publishPostWorkflow } from './publish_post.ts';
 export { reconcileLinksWorkflow } from './reconcile_links.ts';

@@ -14,6 +14,7 @@ const NGINX_MAX_VALUE = 4_000;
  * escape for a dollar sign.
  */
 export function toNginxString(value: string): string {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: nginx's own ${variable} syntax, written literally
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\$/g, '${lifeline_dollar}')}"`;
 }
 

@@ -6,7 +6,9 @@ import {
 import {
   type ChangeFrontInput,
   dnsChangedSignal,
+  type EscrowRunInput,
   frontChangeStatusQuery,
+  getManualEscrowWorkflowId,
   getManualReconcileWorkflowId,
   getManualRescanWorkflowId,
   KindKey,
@@ -46,6 +48,8 @@ export interface OpsGateway {
   signalDnsChanged(workflowId: string, by: string): Promise<boolean>;
   /** A front change's state, or null when Temporal does not know the workflow. */
   describeFrontChange(workflowId: string): Promise<FrontChangeState | null>;
+  /** Starts an escrow export or a static snapshot now (`escrow:manual:…`, `snapshot:manual:…`; 409 while one runs). */
+  startEscrowRun(kind: 'export' | 'snapshot', reason: string): Promise<{ workflowId: string }>;
   close(): Promise<void>;
 }
 
@@ -137,6 +141,20 @@ export function createOpsGateway(options: {
         if (error instanceof WorkflowNotFoundError) return null;
         throw error;
       }
+    },
+    async startEscrowRun(kind, reason) {
+      const workflowId = getManualEscrowWorkflowId(kind, options.taskQueue);
+      const args: EscrowRunInput = { reason };
+      await accepted(workflowId, () =>
+        client.start(kind === 'export' ? WORKFLOW_TYPES.escrowExport : WORKFLOW_TYPES.staticSnapshot, {
+          taskQueue: options.taskQueue,
+          workflowId,
+          args: [args],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          typedSearchAttributes: [{ key: KindKey, value: kind === 'export' ? 'escrow' : 'snapshot' }],
+        }),
+      );
+      return { workflowId };
     },
     // The connection belongs to the process (server/web_deps.ts closes it once).
     async close() {},

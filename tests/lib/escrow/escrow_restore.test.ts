@@ -24,7 +24,11 @@ async function database(): Promise<TestDatabase> {
 }
 
 const configFor = (db: TestDatabase): Config =>
-  parseConfig({ DATABASE_URL: db.url, SHORT_BASE_URL: 'https://sho.rt.test', UTM_PARAMS: 'utm_source=short' });
+  parseConfig({
+    DATABASE_URL: db.url,
+    SHORT_BASE_URL: 'https://sho.rt.test',
+    UTM_PARAMS: 'utm_source=short',
+  });
 
 /** Runs `npm run <script> -- args` the way an operator does (tsx, the repository's scripts). */
 function cli(
@@ -74,7 +78,14 @@ describe('escrow export and restore', () => {
     assert.equal(manifest.counts.deletedLinks, LINKS / 24);
     assert.deepEqual(
       manifest.files.map((f: { name: string }) => f.name),
-      ['links.jsonl', 'vendor_links.jsonl', 'reports.jsonl', 'blocklist.jsonl', 'audit_log.jsonl', 'click_counts.jsonl'],
+      [
+        'links.jsonl',
+        'vendor_links.jsonl',
+        'reports.jsonl',
+        'blocklist.jsonl',
+        'audit_log.jsonl',
+        'click_counts.jsonl',
+      ],
     );
     // Anyone can check the files without our code: `sha256sum -c SHA256SUMS`.
     const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
@@ -89,7 +100,10 @@ describe('escrow export and restore', () => {
     assert.match(restored.stderr, /every file matches its manifest/);
     const after = await describeAnswers(createStandaloneAnswerer(configFor(target), target.sql), codes);
     const differ = codes.filter((_, i) => before[i] !== after[i]);
-    assert.deepEqual(differ.slice(0, 5).map((c) => [before[codes.indexOf(c)], after[codes.indexOf(c)]]), []);
+    assert.deepEqual(
+      differ.slice(0, 5).map((c) => [before[codes.indexOf(c)], after[codes.indexOf(c)]]),
+      [],
+    );
     // Every column of every row came back: a new export of the restored database has the same links file.
     const again = join(work, 'export-1-again');
     await exportEscrow({ sql: target.sql }, { outDir: again });
@@ -137,7 +151,10 @@ describe('escrow export and restore', () => {
     const target = await database();
     const refused = await cli('restore', [tampered], { DATABASE_URL: target.url });
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /does not match its manifest:\n {2}links\.jsonl: SHA-256 [0-9a-f]{64}, the manifest says/);
+    assert.match(
+      refused.stderr,
+      /does not match its manifest:\n {2}links\.jsonl: SHA-256 [0-9a-f]{64}, the manifest says/,
+    );
     const [{ n }] = (await target.sql`SELECT count(*)::int AS n FROM links`) as unknown as [{ n: number }];
     assert.equal(n, 0, 'nothing loaded from a refused export');
 
@@ -145,7 +162,10 @@ describe('escrow export and restore', () => {
     assert.match(missing.stderr, /nowhere does not exist/);
     mkdirSync(join(work, 'half'));
     const unfinished = await cli('restore', [join(work, 'half')], { DATABASE_URL: target.url });
-    assert.match(unfinished.stderr, /no manifest\.json .*: not an escrow export, or an export that did not finish/);
+    assert.match(
+      unfinished.stderr,
+      /no manifest\.json .*: not an escrow export, or an export that did not finish/,
+    );
     const truncated = join(work, 'export-2-truncated');
     cpSync(dir, truncated, { recursive: true });
     writeFileSync(join(truncated, 'vendor_links.jsonl'), '');
@@ -176,8 +196,12 @@ describe('escrow export and restore', () => {
     assert.equal((await cli('export', ['--out', dir], { DATABASE_URL: other.url })).code, 0);
     const merged = await cli('restore', [dir, '--force'], { DATABASE_URL: live.url });
     assert.equal(merged.code, 0, merged.stderr);
-    assert.match(merged.stderr, /2 links of the export were already in the database and left unchanged \(e\.g\. m1, m2\)/);
-    const rows = await live.sql`SELECT code, target_url, status, deleted_at IS NOT NULL AS deleted FROM links ORDER BY code`;
+    assert.match(
+      merged.stderr,
+      /2 links of the export were already in the database and left unchanged \(e\.g\. m1, m2\)/,
+    );
+    const rows =
+      await live.sql`SELECT code, target_url, status, deleted_at IS NOT NULL AS deleted FROM links ORDER BY code`;
     assert.deepEqual(
       rows.map((r) => [r.code, r.target_url, r.status, r.deleted]),
       [
@@ -192,7 +216,11 @@ describe('escrow export and restore', () => {
       ['m3'],
       'a skipped code gets none of the export rows',
     );
-    const answers = await describeAnswers(createStandaloneAnswerer(configFor(live), live.sql), ['m1', 'm2', 'm3']);
+    const answers = await describeAnswers(createStandaloneAnswerer(configFor(live), live.sql), [
+      'm1',
+      'm2',
+      'm3',
+    ]);
     assert.deepEqual(answers, [
       'm1 410 -',
       'm2 301 https://news.example/live?utm_source=short',
@@ -235,7 +263,9 @@ describe('escrow export and restore', () => {
     const restored = await cli('restore', [dir], { LIFELINE_DATA_DIR: dataDir });
     assert.equal(restored.code, 0, restored.stderr);
     assert.match(restored.stderr, /restoring into the embedded database/);
-    const back = await cli('export', ['--out', join(work, 'export-5'), '--links-only'], { LIFELINE_DATA_DIR: dataDir });
+    const back = await cli('export', ['--out', join(work, 'export-5'), '--links-only'], {
+      LIFELINE_DATA_DIR: dataDir,
+    });
     assert.equal(back.code, 0, back.stderr);
     assert.equal(
       readFileSync(join(work, 'export-5', 'links.jsonl'), 'utf8'),
