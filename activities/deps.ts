@@ -1,3 +1,4 @@
+import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
@@ -25,6 +26,8 @@ export interface ActivityDeps {
   front?: FrontDeps;
   /** Escrow exports and static snapshots: where they go and how answers are decided; absent: they refuse. */
   archive?: EscrowDeps;
+  /** The CDN whose cache a changed link is purged from (CDN_PURGE_PROVIDER); absent: none. */
+  cdn?: CdnPurger;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

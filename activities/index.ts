@@ -1,3 +1,4 @@
+import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
@@ -22,5 +23,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
     ...createEscrowActivities(deps),
+    ...createCdnActivities(deps),
   };
 }

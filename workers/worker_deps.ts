@@ -1,4 +1,6 @@
 import type { ActivityDeps } from '../activities/deps.ts';
+import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
+import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
@@ -26,6 +28,8 @@ export function createWorkerDeps(
     vendors?: VendorDepsOverrides;
     dnsAdapter?: DnsAdapter;
     safety?: SafetyScanner;
+    /** A purger other than the configured one (tests). */
+    cdn?: CdnPurger;
   },
 ): ActivityDeps {
   return {
@@ -37,6 +41,7 @@ export function createWorkerDeps(
     safety: base.safety ?? createConfiguredSafetyScanner(config, { sql: base.sql, logger: base.logger }),
     vendors: createVendorDeps(config, base.logger, base.vendors),
     front: createFrontDeps(config, base.dnsAdapter ? { dnsAdapter: base.dnsAdapter } : {}),
+    ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,
@@ -46,3 +51,5 @@ export function createWorkerDeps(
     },
   };
 }
+
+const withCdn = (cdn: CdnPurger | undefined) => (cdn ? { cdn } : {});

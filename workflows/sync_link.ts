@@ -1,4 +1,10 @@
-import { proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
 import { LinkCodeKey, linkChangedSignal, type SyncLinkInput } from './contract.ts';
 
@@ -19,9 +25,17 @@ const { syncToBitly, recordVendorCollision } = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
 
+// The CDN purge is a local activity: with no CDN configured it costs no round trip to the server, and a failing
+// CDN is still retried durably (locally for a minute, then after durable timers) until it takes the purge.
+const { purgeLinkFromCdn } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1m',
+  localRetryThreshold: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
+});
+
 /**
  * Propagates a link's current Postgres state to every replica: the serving store and caches (in-house
- * front), then Bitly (create if missing, retarget, archive when gone, restore). ID `sync:{code}`, started
+ * front), then Bitly (create if missing, retarget, archive when gone, restore) and the CDN's cached copy (purged). ID `sync:{code}`, started
  * with signalWithStart: a change that arrives while a pass runs triggers one more pass, so the last change
  * always wins and nothing is lost. Each pass reads the latest row, so passes are idempotent. A shared code
  * Bitly will not hold is recorded as a collision; the code never changes here.
@@ -37,7 +51,11 @@ export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: 
     pending = false;
     passes++;
     await writeServingStore({ codes: [input.code] });
-    const bitly = await syncToBitly({ code: input.code });
+    // Edge caches (issue 14): once our own copies answer the new state, the CDN's copy is purged, beside Bitly
+    // (neither waits for the other's outage).
+    const [bitly] = patched('cdn-purge-after-change')
+      ? await Promise.all([syncToBitly({ code: input.code }), purgeLinkFromCdn({ code: input.code })])
+      : [await syncToBitly({ code: input.code })];
     if (bitly.outcome === 'mismatch') {
       await recordVendorCollision({ code: input.code, vendor: 'bitly', detail: bitly.detail });
     }
