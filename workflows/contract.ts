@@ -214,6 +214,14 @@ export interface ChangeFrontInput {
   verifyPerCall?: number;
   /** Codes checked through the public short base URL once DNS changed. */
   publicSample?: number;
+  /**
+   * A planned switch first lowers the short domain's TTL to this (FAILOVER_DNS_LOWERED_TTL_SECONDS) through the
+   * DNS adapter, waits out the old TTL, switches, then sets the old TTL back. Absent (runs started before
+   * issue 14): no TTL steps.
+   */
+  loweredTtlSeconds?: number;
+  /** Switch at once, without lowering the TTL and waiting it out first (the vendor is down now). */
+  emergency?: boolean;
 }
 
 /** One step of the run and how long it took. */
@@ -239,6 +247,8 @@ export type ChangeFrontReport = {
   /** A drill's estimate of a real failover: the automated work plus the DNS TTL. */
   estimatedFailoverMs: number;
   durationMs: number;
+  /** What the run did with the short domain's DNS TTL (planned switches through a DNS adapter). */
+  dnsTtl?: { lowered: number; previous: number; waitedMs: number; raised: boolean } | { skipped: string };
 };
 
 /** Where a running front change stands. */
@@ -248,6 +258,10 @@ export interface FrontChangeStatus {
   drill: boolean;
   waitingForDns: boolean;
   verified: number;
+  /** Steps finished so far, with how long each took. */
+  steps?: FrontStep[];
+  /** While waiting out the old DNS TTL: when the wait ends (epoch ms). */
+  ttlWaitUntilMs?: number | null;
 }
 
 /** Signal name on the wire: the operator changed the short domain's DNS (no adapter configured). */

@@ -27,6 +27,10 @@ export interface FrontChangeState {
   step?: string;
   waitingForDns?: boolean;
   verified?: number;
+  /** Steps finished so far (name, ms). */
+  steps?: { name: string; ms: number }[];
+  /** While a planned switch waits out the old DNS TTL: when the wait ends (epoch ms). */
+  ttlWaitUntilMs?: number | null;
 }
 
 /** The web tier's door to operations workflows: re-scans, reconciliation, failover. */
@@ -136,7 +140,14 @@ export function createOpsGateway(options: {
         const status = description.status.name;
         if (status !== 'RUNNING') return { status };
         const state = await accepted(workflowId, () => handle.query(frontChangeStatusQuery));
-        return { status, step: state.step, waitingForDns: state.waitingForDns, verified: state.verified };
+        return {
+          status,
+          step: state.step,
+          waitingForDns: state.waitingForDns,
+          verified: state.verified,
+          ...(state.steps ? { steps: state.steps } : {}),
+          ...(state.ttlWaitUntilMs ? { ttlWaitUntilMs: state.ttlWaitUntilMs } : {}),
+        };
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return null;
         throw error;

@@ -52,6 +52,9 @@ export function createOpsRoutes(deps: WebDeps) {
             workflowId: running.workflowId,
             step: state?.step ?? null,
             waitingForDns: state?.waitingForDns ?? false,
+            ...(typeof running.report.to === 'string' ? { to: running.report.to } : {}),
+            steps: state?.steps ?? [],
+            ttlWaitUntil: state?.ttlWaitUntilMs ? new Date(state.ttlWaitUntilMs) : null,
           }
         : null,
       runs,
@@ -149,7 +152,7 @@ export function createOpsRoutes(deps: WebDeps) {
         }
         await requestFrontChange(
           { sql: deps.sql, ops: deps.ops, config: deps.config },
-          { to, drill, requestedBy: actorOf(c).name },
+          { to, drill, requestedBy: actorOf(c).name, emergency: body.emergency === 'yes' },
         );
       },
       drill ? 'drill' : to === 'inhouse' ? 'failover' : 'failback',
