@@ -7,6 +7,9 @@ import { migrateDatabase } from '../lib/stores/migrate.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
 import { ROOT } from './temporal_cli.ts';
 
+/** The file under LIFELINE_DATA_DIR where a running `npm start` says how to reach its embedded database. */
+export const EMBEDDED_URL_FILE = 'pglite.url';
+
 /** A refusal the CLI prints as it is (exit 1), or a usage problem (exit 2). */
 export class CliError extends Error {
   constructor(
@@ -57,13 +60,32 @@ export async function openCliDatabase(
     };
   }
   const dataDir = process.env.LIFELINE_DATA_DIR ?? join(ROOT, '.data');
+  // A running `npm start` serves its embedded database on a loopback port and says where.
+  const urlFile = join(dataDir, EMBEDDED_URL_FILE);
+  if (existsSync(urlFile)) {
+    const url = readFileSync(urlFile, 'utf8').trim();
+    const sql = createSql({ url, max: 2, prepare: false, applicationName: options.applicationName });
+    const reachable = await sql`SELECT 1`.then(
+      () => true,
+      () => false,
+    );
+    if (reachable) {
+      if (options.migrate) await migrateDatabase(url);
+      return {
+        sql,
+        describe: `the embedded database of the running \`npm start\` (${dataDir})`,
+        close: () => sql.end({ timeout: 5 }),
+      };
+    }
+    await sql.end({ timeout: 1 });
+  }
   const pidFile = join(dataDir, 'temporal.pid');
   if (existsSync(pidFile)) {
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     if (pid > 0 && isAlive(pid)) {
       throw new CliError(
-        `\`npm start\` is running with the embedded database in ${dataDir} (its dev server is pid ${pid}). ` +
-          'Stop it first (Ctrl-C), or point DATABASE_URL at a Postgres server.',
+        `\`npm start\` is running in ${dataDir} (its dev server is pid ${pid}) but its database cannot be reached; ` +
+          'wait until it has started, stop it (Ctrl-C), or point DATABASE_URL at a Postgres server.',
       );
     }
   }
