@@ -76,12 +76,21 @@ async function recordAnswers(sql: Sql, file: string): Promise<{ ms: number; line
   return { ms: Date.now() - started, lines };
 }
 
+/** The Node flags package.json's npm script gives `script` (the export's memory settings are part of what is measured). */
+function npmScriptFlags(script: string): string[] {
+  const scripts = (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+  const command = Object.values(scripts).find((c) => c.includes(`scripts/${script}`)) ?? '';
+  return command.split(/\s+/).filter((token) => token.startsWith('--'));
+}
+
 function run(script: string, args: string[]): Promise<{ ms: number; stdout: string; stderr: string }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--max-semi-space-size=2', join(ROOT, 'scripts', script), ...args],
+      ['--import', 'tsx', ...npmScriptFlags(script), join(ROOT, 'scripts', script), ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } },
     );
     let stdout = '';

@@ -39,7 +39,14 @@ function cli(
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--max-semi-space-size=2', join(ROOT, 'scripts', `${script}.ts`), ...args],
+      [
+        '--import',
+        'tsx',
+        '--max-semi-space-size=2',
+        '--max-old-space-size=128',
+        join(ROOT, 'scripts', `${script}.ts`),
+        ...args,
+      ],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } },
     );
     let stdout = '';
