@@ -33,7 +33,8 @@ const h = await createHarness({
 const worker = await h.startWorker();
 try {
   const codes: string[] = [];
-  for (let i = 0; i < EDITS; i++) codes.push(await createLinkCode(h, { url: `https://news.example/bench/${i}` }));
+  for (let i = 0; i < EDITS; i++)
+    codes.push(await createLinkCode(h, { url: `https://news.example/bench/${i}` }));
   // The creation purges first, so each edit's purge is told apart by arrival order.
   await eventually(async () => (fake.purges.length >= EDITS ? true : undefined), {
     timeoutMs: 120_000,
@@ -51,10 +52,11 @@ try {
     if (res.status !== 200) throw new Error(`PATCH answered ${res.status}`);
     answeredAt.set(code, Date.now());
     await res.body?.cancel();
-    await eventually(
-      async () => (fake.purges.some((p) => p.items[0] === `/${code}`) ? true : undefined),
-      { timeoutMs: 60_000, intervalMs: 2, what: `the purge of ${code}` },
-    );
+    await eventually(async () => (fake.purges.some((p) => p.items[0] === `/${code}`) ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 2,
+      what: `the purge of ${code}`,
+    });
   });
   const arrivals = new Map<string, number>();
   for (const request of fake.requests) {
