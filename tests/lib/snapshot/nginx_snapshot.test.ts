@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { KV_META_KEY } from '../../../lib/snapshot/kv_snapshot.ts';
 import { toNginxString } from '../../../lib/snapshot/nginx_snapshot.ts';
 import { writeStaticSnapshot } from '../../../lib/snapshot/write_snapshot.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
+import { ROOT } from '../../../scripts/temporal_cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { createStandaloneAnswerer, seedLinkStates } from '../../helpers/link_states.ts';
 import { startNginx } from '../../helpers/nginx.ts';
@@ -214,6 +216,46 @@ describe('static snapshot', () => {
         assert.ok(pair?.page, code);
       }
     }
+  });
+
+  test('the CLI: formats, a clear refusal for a bad format or a used directory', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stderr: string; stdout: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', join(ROOT, 'scripts', 'snapshot.ts'), ...args],
+          {
+            cwd: ROOT,
+            env: {
+              PATH: process.env.PATH ?? '',
+              DATABASE_URL: db.url,
+              SHORT_BASE_URL: 'https://sho.rt.test',
+            },
+          },
+        );
+        let stderr = '';
+        let stdout = '';
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
+        child.stdout.on('data', (d) => {
+          stdout += d;
+        });
+        child.on('exit', (code) => resolve({ code: code ?? 1, stderr, stdout }));
+      });
+    const bad = await run(['--format', 'apache', '--out', join(work, 'cli-bad')]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /unknown --format apache[\s\S]*usage: npm run snapshot/);
+    assert.equal((await run(['--format', 'nginx'])).code, 2, '--out is required');
+    const out = join(work, 'cli');
+    const made = await run(['--format', 'nginx,json', '--out', out, '--listen', '127.0.0.1:8099']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stderr, /snapshot of \d+ codes as of .* \(.*× 301.*; unknown codes 404\)/);
+    assert.match(readFileSync(join(out, 'nginx', 'nginx.conf'), 'utf8'), /listen 127\.0\.0\.1:8099;/);
+    assert.deepEqual(readdirSync(out).sort(), ['json', 'nginx', 'snapshot.json']);
+    const again = await run(['--format', 'nginx', '--out', out]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /is not empty .* a snapshot goes into a new or empty directory/);
   });
 
   test('nginx strings keep every byte: backslashes, quotes and dollar signs', () => {
