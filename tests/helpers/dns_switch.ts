@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Front } from '../../lib/failover/active_front.ts';
 import { upsertSetting } from '../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, type Harness } from './harness.ts';
 
-export type SimulatedFront = 'bitly' | 'inhouse';
+export type SimulatedFront = Front;
 
 /**
  * The short domain as readers reach it, for failover tests: an HTTP server on `port` that answers as
