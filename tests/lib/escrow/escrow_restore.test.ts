@@ -181,6 +181,29 @@ describe('escrow export and restore', () => {
       /vendor_links\.jsonl: 0 bytes, the manifest says \d+/,
     );
     assert.equal((await cli('restore', [], { DATABASE_URL: target.url })).code, 2);
+
+    // An export from a newer Lifeline (a migration this database lacks), or with columns its tables lack.
+    const newer = join(work, 'export-2-newer');
+    cpSync(dir, newer, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(newer, 'manifest.json'), 'utf8'));
+    writeFileSync(
+      join(newer, 'manifest.json'),
+      JSON.stringify({ ...manifest, schema: { lastMigration: '9999_from_the_future' } }),
+    );
+    assert.match(
+      (await cli('restore', [newer], { DATABASE_URL: target.url })).stderr,
+      /the export was made by a newer Lifeline \(its schema ends at 9999_from_the_future/,
+    );
+    manifest.files[0].columns.push('colour');
+    writeFileSync(join(newer, 'manifest.json'), JSON.stringify(manifest));
+    assert.match(
+      (await cli('restore', [newer], { DATABASE_URL: target.url })).stderr,
+      /links\.jsonl has columns this database lacks: colour/,
+    );
+    const [{ n: still }] = (await target.sql`SELECT count(*)::int AS n FROM links`) as unknown as [
+      { n: number },
+    ];
+    assert.equal(still, 0);
   });
 
   test('a merge into a database that has links adds free codes and never changes an existing one', async () => {
