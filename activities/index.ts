@@ -1,5 +1,7 @@
 import { createAdoptionActivities, createRetargetActivities } from './adoption_activities.ts';
+import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
@@ -23,5 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFailoverActivities(deps),
     ...createAdoptionActivities(deps),
     ...createRetargetActivities(deps),
+    ...createEscrowActivities(deps),
+    ...createCdnActivities(deps),
   };
 }

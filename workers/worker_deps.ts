@@ -1,5 +1,7 @@
 import type { ActivityDeps } from '../activities/deps.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
+import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
+import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { createTargetPolicy } from '../lib/links/target_policy.ts';
@@ -32,6 +34,8 @@ export function createWorkerDeps(
     safety?: SafetyScanner;
     /** Test overrides of the WordPress listing client (timeouts, fetch). */
     wordpress?: Partial<WordPressListingDeps>;
+    /** A purger other than the configured one (tests). */
+    cdn?: CdnPurger;
   },
 ): ActivityDeps {
   return {
@@ -54,5 +58,15 @@ export function createWorkerDeps(
       restUrls: config.wordpressRestUrls,
       ...base.wordpress,
     },
+    ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
+    archive: {
+      shortBaseUrl: config.shortBaseUrl,
+      redirect: config.redirect,
+      rootRedirectUrl: config.rootRedirectUrl,
+      escrow: { dir: config.escrow.dir, keep: config.escrow.keep },
+      snapshot: { dir: config.snapshot.dir, formats: config.snapshot.formats, keep: config.snapshot.keep },
+    },
   };
 }
+
+const withCdn = (cdn: CdnPurger | undefined) => (cdn ? { cdn } : {});

@@ -5,6 +5,7 @@
 // Plain data and Temporal definitions only: no I/O, no Node built-ins (it runs in the workflow sandbox too).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.ts';
 import type { Front } from '../lib/failover/active_front.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
 import type {
@@ -13,6 +14,7 @@ import type {
   ReconcileSummary,
 } from '../lib/reconcile/reconcile_run.ts';
 import type { RescanCounts } from '../lib/safety/rescan_links.ts';
+import type { ScheduledSnapshotReport } from '../lib/snapshot/run_scheduled_snapshot.ts';
 
 export type { Front, PostEvent };
 
@@ -28,6 +30,8 @@ export const WORKFLOW_TYPES = {
   backfillPosts: 'backfillPostsWorkflow',
   reconcileWordPress: 'reconcileWordPressWorkflow',
   retargetLinks: 'retargetLinksWorkflow',
+  escrowExport: 'escrowExportWorkflow',
+  staticSnapshot: 'staticSnapshotWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -217,6 +221,14 @@ export interface ChangeFrontInput {
   verifyPerCall?: number;
   /** Codes checked through the public short base URL once DNS changed. */
   publicSample?: number;
+  /**
+   * A planned switch first lowers the short domain's TTL to this (FAILOVER_DNS_LOWERED_TTL_SECONDS) through the
+   * DNS adapter, waits out the old TTL, switches, then sets the old TTL back. Absent (runs started before
+   * issue 14): no TTL steps.
+   */
+  loweredTtlSeconds?: number;
+  /** Switch at once, without lowering the TTL and waiting it out first (the vendor is down now). */
+  emergency?: boolean;
 }
 
 /** One step of the run and how long it took. */
@@ -242,6 +254,8 @@ export type ChangeFrontReport = {
   /** A drill's estimate of a real failover: the automated work plus the DNS TTL. */
   estimatedFailoverMs: number;
   durationMs: number;
+  /** What the run did with the short domain's DNS TTL (planned switches through a DNS adapter). */
+  dnsTtl?: { lowered: number; previous: number; waitedMs: number; raised: boolean } | { skipped: string };
 };
 
 /** Where a running front change stands. */
@@ -251,6 +265,10 @@ export interface FrontChangeStatus {
   drill: boolean;
   waitingForDns: boolean;
   verified: number;
+  /** Steps finished so far, with how long each took. */
+  steps?: FrontStep[];
+  /** While waiting out the old DNS TTL: when the wait ends (epoch ms). */
+  ttlWaitUntilMs?: number | null;
 }
 
 /** Signal name on the wire: the operator changed the short domain's DNS (no adapter configured). */
@@ -357,3 +375,27 @@ export const retargetResumeSignal = defineSignal<[{ by: string }]>('retargetResu
 export const retargetCancelSignal = defineSignal<[{ by: string }]>('retargetCancel');
 /** Query name on the wire: the run's phase and switches. */
 export const retargetStatusQuery = defineQuery<RetargetStatus>('retargetStatus');
+// ------------------------------------------------------------------------------- escrow and static snapshots
+
+/** The Temporal Schedule that writes an escrow export every ESCROW_INTERVAL; one per task queue. */
+export function getEscrowScheduleId(taskQueue: string): string {
+  return `escrow:${taskQueue}`;
+}
+
+/** The Temporal Schedule that regenerates the static snapshot every SNAPSHOT_INTERVAL; one per task queue. */
+export function getSnapshotScheduleId(taskQueue: string): string {
+  return `snapshot:${taskQueue}`;
+}
+
+/** An export or snapshot asked for from the operations page: one at a time per task queue. */
+export function getManualEscrowWorkflowId(kind: 'export' | 'snapshot', taskQueue: string): string {
+  return `${kind === 'export' ? 'escrow' : 'snapshot'}:manual:${taskQueue}`;
+}
+
+export interface EscrowRunInput {
+  /** Why: `schedule`, `manual, by user:…` (logged with the run). */
+  reason?: string;
+}
+
+export type EscrowExportReport = ScheduledExportReport;
+export type StaticSnapshotReport = ScheduledSnapshotReport;
