@@ -36,6 +36,12 @@ export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
  * layer behind it sees canonical strings only. Where a target may point (ALLOWED_TARGET_HOSTS, not the short
  * domain) is the deployment's policy, applied by lib/links/target_policy.ts.
  */
+/** Why a string has no canonical form as a redirect target (lib/safety/canonical_url.ts), or null when it has. */
+export function targetUrlProblem(value: string): string | null {
+  const canonical = canonicalizeTarget(value);
+  return canonical.ok ? null : canonical.problem;
+}
+
 export const targetUrlSchema = z.string().transform((value, ctx) => {
   const canonical = canonicalizeTarget(value);
   if (canonical.ok) return canonical.url;

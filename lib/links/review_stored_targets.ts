@@ -60,9 +60,12 @@ export async function reviewStoredTargets(
   sql: Sql,
   policy: TargetPolicy,
   logger: Logger,
+  options: { force?: boolean } = {},
 ): Promise<TargetReviewSummary | null> {
   const description = describePolicy(policy);
+  // `force`: links were loaded around every way in (an escrow restore), so the review runs whatever it did before.
   const isDone = async () => {
+    if (options.force) return false;
     const last = await getSetting<TargetReviewSummary>(sql, TARGET_REVIEW_SETTING);
     return last?.ruleVersion === TARGET_RULE_VERSION && last.policy === description;
   };

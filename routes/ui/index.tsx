@@ -16,6 +16,7 @@ import { createLoginRoutes } from './login.tsx';
 import { createOpsRoutes } from './ops.tsx';
 import { renderPage } from './render_page.ts';
 import { createReportsUiRoutes } from './reports.tsx';
+import { createRetargetUiRoutes } from './retarget.tsx';
 import type { UiEnv } from './ui_env.ts';
 
 /** Forms are small; nothing in the UI uploads files. */
@@ -91,6 +92,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/links', createLinkListRoutes(deps));
   app.route('/links', createLinkQrRoutes(deps));
   app.route('/links', createLinkDetailRoutes(deps));
+  app.route('/ops/retarget', createRetargetUiRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
   app.route('/reports', createReportsUiRoutes(deps));
 
