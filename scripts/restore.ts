@@ -7,9 +7,7 @@ import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
 import { restoreEscrow } from '../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../lib/escrow/verify_escrow.ts';
-import { reviewStoredTargets } from '../lib/links/review_stored_targets.ts';
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
-import { createLogger } from '../lib/shared/logger.ts';
+import { forgetStoredTargetReview } from '../lib/links/review_stored_targets.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { CliError, openCliDatabase, runCli } from './cli_database.ts';
 
@@ -63,19 +61,10 @@ runCli(
       process.stderr.write(
         `restored in ${(summary.durationMs / 1000).toFixed(1)} s (${summary.mode} database)\n`,
       );
-      // Restored links bypassed every way in: their targets get the stored-target review now (ADR 0017).
-      const review = await reviewStoredTargets(
-        db.sql,
-        createTargetPolicy(config),
-        createLogger({ level: 'warn', name: 'lifeline-restore' }),
-        { force: true },
-      );
-      if (review) {
-        process.stderr.write(
-          `targets reviewed: ${review.canonicalised} rewritten to their canonical form, ${review.refused} break ` +
-            `the target rule and answer 404 until fixed (audit link.target_refused)\n`,
-        );
-      }
+      // Restored links bypassed every way in: the next start reviews their targets against the target rule
+      // (ADR 0017). Not now: a restore loads the export exactly as it was.
+      await forgetStoredTargetReview(db.sql);
+      process.stderr.write('stored targets will be reviewed against the target rule at the next start\n');
       process.stdout.write(
         `${JSON.stringify({ mode: summary.mode, links: summary.tables.links?.inserted ?? 0, skippedLinks: summary.skippedLinks, durationMs: summary.durationMs })}\n`,
       );

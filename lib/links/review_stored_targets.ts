@@ -10,7 +10,7 @@
 import { canonicalizeTarget } from '../safety/canonical_url.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
-import { getSetting, upsertSetting } from '../stores/settings_store.ts';
+import { deleteSetting, getSetting, upsertSetting } from '../stores/settings_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { listStoredTargets, updateStoredTarget } from '../stores/target_review_store.ts';
 import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
@@ -60,12 +60,9 @@ export async function reviewStoredTargets(
   sql: Sql,
   policy: TargetPolicy,
   logger: Logger,
-  options: { force?: boolean } = {},
 ): Promise<TargetReviewSummary | null> {
   const description = describePolicy(policy);
-  // `force`: links were loaded around every way in (an escrow restore), so the review runs whatever it did before.
   const isDone = async () => {
-    if (options.force) return false;
     const last = await getSetting<TargetReviewSummary>(sql, TARGET_REVIEW_SETTING);
     return last?.ruleVersion === TARGET_RULE_VERSION && last.policy === description;
   };
@@ -81,6 +78,14 @@ export async function reviewStoredTargets(
     await lock`SELECT pg_advisory_unlock(7241865325823966)`.catch(() => {});
     lock.release();
   }
+}
+
+/**
+ * Forgets that the review ran, so the next start runs it again: links were loaded around every way in (an escrow
+ * restore loads them exactly as exported, and a restore must stay byte-faithful).
+ */
+export async function forgetStoredTargetReview(sql: Sql): Promise<void> {
+  await deleteSetting(sql, TARGET_REVIEW_SETTING);
 }
 
 async function review(

@@ -2,7 +2,7 @@
 // then its workflow (`retarget:{id}`) plans it as a dry run and waits for an admin's approval; approve, pause,
 // resume and cancel are signals to it; an undo is a new run planning the reverse of an earlier one.
 import { getRetargetWorkflowId, type RetargetStatus } from '../../workflows/contract.ts';
-import { newTargetProblem } from '../links/new_target_problem.ts';
+import { newTargetProblem, toCanonicalTarget } from '../links/new_target_problem.ts';
 import type { TargetPolicy } from '../links/target_policy.ts';
 import { randomToken } from '../shared/crypto.ts';
 import { ConflictError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.ts';
@@ -49,6 +49,11 @@ export async function requestRetarget(
     const parsed = parseRetargetCsv(input.rule.csv);
     for (const p of parsed.problems)
       errors.push({ path: 'rule.csv', message: `line ${p.line} ${p.message}` });
+    // Stored targets are canonical: an old URL is matched, and a new one stored, in that form.
+    parsed.pairs = parsed.pairs.map((pair) => ({
+      oldUrl: toCanonicalTarget(pair.oldUrl),
+      newUrl: toCanonicalTarget(pair.newUrl),
+    }));
     for (const [i, pair] of parsed.pairs.entries()) {
       const problem = newTargetProblem(pair.newUrl, deps.targetPolicy);
       if (problem) errors.push({ path: 'rule.csv', message: `row ${i + 1}: the new URL ${problem}` });

@@ -10,7 +10,6 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { TARGET_URL_MAX_BYTES } from '../links/link.ts';
-import { toCanonicalTarget } from '../links/new_target_problem.ts';
 
 export const REGEX_MAX_LENGTH = 500;
 /** Rows of a CSV rule. */
@@ -168,8 +167,7 @@ export function parseRetargetCsv(csv: string): {
       problems.push({ line, message: `repeats the old URL of line ${seen.get(oldUrl)}` });
     else {
       seen.set(oldUrl, line);
-      // Stored targets are canonical: an old URL is matched, and a new one stored, in that form.
-      pairs.push({ oldUrl: toCanonicalTarget(oldUrl), newUrl: toCanonicalTarget(newUrl) });
+      pairs.push({ oldUrl, newUrl });
     }
   }
   if (pairs.length > CSV_MAX_ROWS) problems.push({ line: 0, message: `has more than ${CSV_MAX_ROWS} rows` });

@@ -18,3 +18,8 @@ export async function insertSettingIfAbsent<T>(db: Db, key: string, value: T): P
   await db`INSERT INTO settings (key, value) VALUES (${key}, ${db.json(value as never)}) ON CONFLICT (key) DO NOTHING`;
   return (await getSetting<T>(db, key)) as T;
 }
+
+/** Removes a setting (nothing when absent). */
+export async function deleteSetting(db: Db, key: string): Promise<void> {
+  await db`DELETE FROM settings WHERE key = ${key}`;
+}
