@@ -67,7 +67,7 @@ describe('item 3: the login limiter', () => {
     assert.equal(await attempt('2001:db8:77:2::1', 'nobody@example.test', 'x'), 401, 'another /64 is not');
   });
 
-  test('huge e-mails cost bounded memory: 400 attempts of 60 KB each leave the heap where it was', async () => {
+  test('huge e-mails cost bounded memory: 400 attempts of 60 KB each leave the heap where it was', async (t) => {
     // Warm up every path first (pages, limiter, the dummy hash), so only what the attempts keep is measured.
     await attempt('192.0.2.200', `warm-${'w'.repeat(1000)}@example.test`, 'x');
     const before = heapUsed();
@@ -77,6 +77,7 @@ describe('item 3: the login limiter', () => {
       assert.ok(status === 401 || status === 429, `attempt ${i}: ${status}`);
     }
     const grown = (heapUsed() - before) / 2 ** 20;
+    t.diagnostic(`heap growth after 400 attempts with 60 KB e-mails: ${grown.toFixed(2)} MiB`);
     assert.ok(grown < 4, `the heap grew by ${grown.toFixed(1)} MiB`);
   });
 });
