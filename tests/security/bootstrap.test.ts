@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ensureBootstrap } from '../../lib/auth/bootstrap.ts';
 import { forgetCachedApiKeys } from '../../routes/middleware/api_key_auth.ts';
@@ -60,6 +62,30 @@ describe('item 4: bootstrap creates what is missing, once', () => {
     const [after2] = await h.db.sql<{ disabledAt: Date | null }[]>`
       SELECT disabled_at AS "disabledAt" FROM users WHERE id = ${admin!.id}`;
     assert.ok(after2?.disabledAt, 'the account stays disabled');
+  });
+
+  test('npm run admin:reset gives a locked-out admin a new password, the admin role and the account back', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/reset_admin.ts', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: h.db.url },
+      });
+    const usage = run([]);
+    assert.equal(usage.status, 2, usage.stderr);
+    assert.match(usage.stderr, /Usage: npm run admin:reset -- <email>/);
+    const reset = run([ADMIN.email]);
+    assert.equal(reset.status, 0, reset.stderr);
+    const password = /New password \(shown once\): (\S+)/.exec(reset.stdout)?.[1];
+    assert.ok(password, reset.stdout);
+    return (async () => {
+      const ui = createUiClient(h.app as never);
+      assert.equal((await ui.login(ADMIN.email, password)).status, 303);
+      const [row] = await h.db.sql<{ role: string; disabledAt: Date | null }[]>`
+        SELECT role, disabled_at AS "disabledAt" FROM users WHERE email = ${ADMIN.email}`;
+      assert.deepEqual({ ...row }, { role: 'admin', disabledAt: null });
+    })();
   });
 
   test('what is missing is still created, and recorded as created by the bootstrap', async () => {
