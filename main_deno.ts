@@ -1,5 +1,6 @@
 // Web entry (Deno, e.g. Deno Deploy): the same app as main.ts, served by Deno.serve. Wiring only.
 
+import './boot/deno_host_name.ts';
 import { loadConfigOrExit, requireSetting } from './boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_database.ts';
 import { createLogger } from './lib/shared/logger.ts';
