@@ -11,6 +11,7 @@ import { createOpsRoutes } from './api/ops.ts';
 import { createSafetyRoutes } from './api/safety.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
+import { createProbeRoutes } from './probes.ts';
 import { createRedirectRoutes } from './redirect.tsx';
 import { createReportRoutes } from './report.tsx';
 import { createStaticRoutes, type StaticFile } from './static.ts';
@@ -22,6 +23,8 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   const routing = deps.hostRouting;
 
   app.use(requestId({ limitLength: 100 }));
+  // Probes answer before the access log and request metrics (an orchestrator asks every few seconds), on every host.
+  app.route('/', createProbeRoutes(deps));
 
   // Access log and request metrics for everything but redirects (counted by outcome instead).
   app.use(async (c, next) => {

@@ -1,6 +1,7 @@
 import type { StoredApiKey } from '../lib/auth/api_keys.ts';
 import type { ClickRecorder } from '../lib/clicks/click_buffer.ts';
 import type { VendorClickSource } from '../lib/clicks/link_stats.ts';
+import type { DrainState } from '../lib/health/drain_state.ts';
 import type { TargetPolicy } from '../lib/links/target_policy.ts';
 import type { RedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
 import type { HostRouting } from '../lib/redirect/host_routing.ts';
@@ -52,4 +53,6 @@ export interface WebDeps {
   getWebhookSecret(): Promise<string>;
   /** Stops background work and closes connections (not the sql pool, which the caller owns). */
   close(): Promise<void>;
+  /** Set on SIGTERM before anything stops: /readyz then answers 503 (draining) while requests still flow. */
+  drain?: DrainState;
 }

@@ -1,5 +1,6 @@
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
+import { createDrainState } from '../lib/health/drain_state.ts';
 import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
 import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
@@ -14,6 +15,7 @@ import { createMetrics, type Metrics } from '../lib/shared/metrics.ts';
 import { createRateLimits } from '../lib/shared/rate_limits.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
+import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
 import type { TemporalClient } from '../lib/temporal/temporal_client.ts';
 import {
@@ -38,6 +40,11 @@ export async function createWebDeps(
     safety?: SafetyScanner;
     /** A resolver shared with a worker in the same process (the caller closes it); default: built here. */
     resolver?: LayeredResolver;
+    /**
+     * How to reach Temporal (boot/temporal_connection.ts); default: from `config.temporal.settings` alone (no
+     * profile file, no TEMPORAL_GRPC_META_* headers), as in-process tests configure it.
+     */
+    temporalConnection?: TemporalConnectionOptions;
   },
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
@@ -55,10 +62,11 @@ export async function createWebDeps(
       const { createTemporalClient } = await import('../lib/temporal/temporal_client.ts');
       const { createWorkflowGateway } = await import('../lib/temporal/workflow_gateway.ts');
       const { createOpsGateway } = await import('../lib/temporal/ops_gateway.ts');
-      temporal = createTemporalClient({
-        address: config.temporal.address ?? '127.0.0.1:7233',
-        namespace: config.temporal.namespace,
-      });
+      const { loadTemporalConnectionOptions } = await import('../lib/temporal/connection_options.ts');
+      const options =
+        base.temporalConnection ??
+        loadTemporalConnectionOptions({ settings: config.temporal.settings, env: {} });
+      temporal = createTemporalClient({ connection: options.client, namespace: options.namespace });
       const seam = { temporal, taskQueue: config.temporal.taskQueue, logger: base.logger };
       workflows ??= createWorkflowGateway(seam);
       ops ??= createOpsGateway(seam);
@@ -95,6 +103,7 @@ export async function createWebDeps(
     targetPolicy: createTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
+    drain: createDrainState(),
     async getWebhookSecret() {
       webhookSecret ??= (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING)) ?? undefined;
       if (!webhookSecret) throw new UnavailableError('No webhook secret is configured yet.', 30);

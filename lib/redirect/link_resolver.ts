@@ -19,6 +19,8 @@ export interface LinkResolver {
    * resolver stays warm), then tells other instances to drop their copies. Used by activities after a change.
    */
   refresh(code: string): Promise<void>;
+  /** True when an in-process cache holds at least one live link record (readiness: it can serve some codes). */
+  hasLiveRecords?(): boolean;
 }
 
 /** The simplest resolver: every lookup reads Postgres. */

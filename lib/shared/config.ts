@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refineTemporalSettings, type TemporalSettings, temporalEnvShape } from './temporal_settings.ts';
 
 /** Codes and aliases: letters, digits, '-' and '_' (Bitly's back-half rules), case-sensitive. */
 export const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -77,8 +78,8 @@ export const envSchema = z
     RESOLVER_CACHE_TTL_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
     RESOLVER_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
     SERVING_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
-    TEMPORAL_ADDRESS: optionalString,
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS / mTLS, API key, profile file (lib/shared/temporal_settings.ts).
+    ...temporalEnvShape,
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('lifeline'),
     TEMPORAL_UI_URL: optionalHttpUrl,
     BITLY_TOKEN: optionalString,
@@ -144,8 +145,12 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    WORKER_HEALTH_PORT: port.default(9464),
+    WORKER_HEALTH_HOST: z.string().trim().min(1).default('0.0.0.0'),
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   })
   .superRefine((env, ctx) => {
+    refineTemporalSettings(env, ctx);
     if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
       ctx.addIssue({
         code: 'custom',
@@ -199,7 +204,18 @@ export interface Config {
    * code" answers, and how long a serving-store read may take before falling through to Postgres.
    */
   resolver: { cacheMax: number; cacheTtlMs: number; negativeTtlMs: number; servingStoreTimeoutMs: number };
-  temporal: { address: string | undefined; namespace: string; taskQueue: string; uiUrl: string | undefined };
+  /**
+   * Temporal: `address` and `namespace` as the environment gives them (TEMPORAL_ADDRESS unset: undefined); a
+   * profile file may still name others, so processes connect with what boot/temporal_connection.ts resolves
+   * from `settings` (every TEMPORAL_* variable, validated) and use its namespace.
+   */
+  temporal: {
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    uiUrl: string | undefined;
+    settings: TemporalSettings;
+  };
   bitly: { token: string; domain: string; groupGuid: string; apiBaseUrl: string } | undefined;
   safeBrowsing: { apiKey: string; apiBaseUrl: string } | undefined;
   /** Hosts exempt from the safety rules (the newsroom's own), and how often every destination is re-checked. */
@@ -237,6 +253,10 @@ export interface Config {
     reportsPerHour: number;
   };
   logLevel: Env['LOG_LEVEL'];
+  /** The worker's own HTTP port: /livez, /readyz and /metrics (its Node and Temporal SDK metrics). 0: any free port. */
+  workerHealth: { port: number; host: string };
+  /** After SIGTERM, how long a web instance keeps serving with /readyz at 503 before it stops accepting. */
+  shutdownDelayMs: number;
 }
 
 /** A configuration error names every offending variable; start-up stops on it. */
@@ -291,9 +311,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
+      namespace: e.TEMPORAL_NAMESPACE ?? 'default',
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiUrl: e.TEMPORAL_UI_URL,
+      settings: Object.fromEntries(
+        Object.keys(temporalEnvShape).map((name) => [name, e[name as keyof typeof temporalEnvShape]]),
+      ) as TemporalSettings,
     },
     bitly:
       e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID
@@ -335,5 +358,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
     },
     logLevel: e.LOG_LEVEL,
+    workerHealth: { port: e.WORKER_HEALTH_PORT, host: e.WORKER_HEALTH_HOST },
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
   };
 }

@@ -342,7 +342,10 @@ describe('PATCH /api/v1/links/{code}', () => {
   test('when Temporal is down the change is still saved (Postgres is the truth) and says so: Lifeline-Sync: deferred', async () => {
     const link = await create({ url: 'https://example.com/temporal-down' });
     const down = createWorkflowGateway({
-      temporal: createTemporalClient({ address: `127.0.0.1:${await getFreePort()}`, namespace: 'default' }),
+      temporal: createTemporalClient({
+        connection: { address: `127.0.0.1:${await getFreePort()}` },
+        namespace: 'default',
+      }),
       taskQueue: h.taskQueue,
       logger: createLogger({ level: 'silent' }),
     });
