@@ -117,6 +117,7 @@ async function startServer(
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'warn',
+      SHUTDOWN_DELAY_MS: '0',
       // Nothing in the bench talks to Temporal; a closed port keeps the lazy clients from finding a real one.
       TEMPORAL_ADDRESS: '127.0.0.1:9',
       ADMIN_EMAIL: 'bench@example.test',
@@ -494,7 +495,7 @@ async function benchStampede() {
 async function heapMiB(server: Server): Promise<{ used: number; total: number }> {
   const { body } = await get(`${server.url}/metrics`);
   const read = (name: string) => {
-    const m = new RegExp(`^lifeline_nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(body);
+    const m = new RegExp(`^nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(body);
     return m ? Math.round((Number(m[1]) / 1048576) * 10) / 10 : Number.NaN;
   };
   return { used: read('used'), total: read('total') };

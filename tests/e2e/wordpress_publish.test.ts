@@ -41,6 +41,8 @@ async function startLifeline() {
     ADMIN_EMAIL: 'admin@example.test',
     ADMIN_PASSWORD: 'correct horse battery',
     LOG_LEVEL: 'info',
+    // No load balancer to wait for: stop at once on SIGTERM.
+    SHUTDOWN_DELAY_MS: '0',
     ...fake.env(),
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: ROOT, env });

@@ -88,6 +88,7 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         // The web tier connects to Temporal lazily; nothing here starts a workflow.
         TEMPORAL_ADDRESS: process.env.LIFELINE_TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
         LOG_LEVEL: 'warn',
+        SHUTDOWN_DELAY_MS: '0',
       },
     });
     let webErrors = '';
