@@ -46,3 +46,38 @@ export function loadTemporalConnectionOrExit(
     },
   };
 }
+
+/**
+ * `npm start`'s choice: an external Temporal when TEMPORAL_ADDRESS, TEMPORAL_PROFILE or TEMPORAL_CONFIG_FILE is
+ * set (then every TEMPORAL_* setting applies, profile file included); otherwise the embedded dev server. The
+ * default profile file (~/.config/temporalio/temporal.toml) alone does not count: it is often the CLI's setup for
+ * a production namespace, which a demo on a laptop must not reach by surprise.
+ */
+export function usesExternalTemporal(config: Config): boolean {
+  const s = config.temporal.settings;
+  return Boolean(s.TEMPORAL_ADDRESS || s.TEMPORAL_PROFILE || s.TEMPORAL_CONFIG_FILE);
+}
+
+/** Settings that an embedded dev server ignores (it speaks plain gRPC, without keys), by name. */
+export function ignoredByEmbeddedTemporal(config: Config): string[] {
+  return Object.entries(config.temporal.settings)
+    .filter(([name, value]) => value !== undefined && name !== 'TEMPORAL_NAMESPACE')
+    .map(([name]) => name);
+}
+
+/** The connection to `npm start`'s own dev server: its address, the namespace, nothing else. */
+export function loadEmbeddedTemporalConnection(
+  config: Config,
+  address: string,
+  logger: Logger,
+): { connection: TemporalConnectionOptions; config: Config } {
+  const settings = {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: config.temporal.settings.TEMPORAL_NAMESPACE,
+  };
+  return loadTemporalConnectionOrExit(
+    { ...config, temporal: { ...config.temporal, settings: settings as Config['temporal']['settings'] } },
+    {},
+    logger,
+  );
+}

@@ -203,6 +203,8 @@ export class BucketedHistogram extends Histogram {
 
   /** Zeroes the counts (prom-client's reset, e.g. registry.resetMetrics()). */
   override reset(): void {
+    // prom-client's constructor calls reset() before this class's fields exist.
+    if (this.counts === undefined) return;
     this.counts.fill(0);
     this.sumMs = 0;
   }
