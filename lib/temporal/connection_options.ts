@@ -5,9 +5,10 @@
 // Environment variables win over the profile file, field by field — the SDK's and the CLI's rule, kept so that
 // `temporal workflow list` with the same environment reaches the same cluster as the worker.
 //
-// Our part is validation with clear messages (zod, below) and the checks the SDK skips: it silently drops a
-// client certificate given without its key (and would then connect without mTLS), ignores a TEMPORAL_CONFIG_FILE
-// that does not exist, and reads 'on' as false.
+// Our part is validation with clear messages (the zod shape in lib/shared/temporal_settings.ts, part of the one
+// configuration schema; re-exported here) and the checks the SDK skips: it silently drops a client certificate
+// given without its key (and would then connect without mTLS), ignores a TEMPORAL_CONFIG_FILE that does not
+// exist, and reads 'on' as false.
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from '@temporalio/client';
 import {
@@ -27,6 +28,7 @@ import {
   temporalSettingsSchema,
 } from '../shared/temporal_settings.ts';
 
+// The shape lives on the ground floor (lib/shared may import nothing of lib/temporal); callers here keep their names.
 export { refineTemporalSettings, type TemporalSettings, temporalEnvShape, temporalSettingsSchema };
 
 /** Where the client and worker connect when neither the environment nor a profile names an address. */
