@@ -5,7 +5,7 @@ import type { AppEnv, WebDeps } from './app_env.ts';
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /**
- * Orchestrator probes (docs/DEPLOYING.md, "Probes"; ADR 0016): /livez answers while the process can answer at all;
+ * Orchestrator probes (docs/DEPLOYING.md, "Probes"; ADR 0021): /livez answers while the process can answer at all;
  * /readyz says whether this instance should get traffic (lib/health/web_readiness.ts). /healthz (API.md) stays
  * as it was, in health.ts.
  */

@@ -1,4 +1,4 @@
-// Can this web instance serve redirects? The answer /readyz gives a load balancer (ADR 0016). Not "is every
+// Can this web instance serve redirects? The answer /readyz gives a load balancer (ADR 0021). Not "is every
 // dependency up": a Postgres outage is shared by every instance, and taking them all out of the balancer would
 // turn the redirects their caches can still answer into errors. So an instance is ready while it is not draining
 // and at least one layer of the redirect ladder can answer: Postgres, the serving store, or its own LRU (live

@@ -319,7 +319,7 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         { job: 'lifeline-web', severity: 'critical', service: 'lifeline' },
       );
       assert.match(firing.annotations.summary ?? '', /of short links answer 503 \(lifeline-web\)$/);
-      // The instance stays in the balancer: its caches can still answer what they hold (ADR 0016).
+      // The instance stays in the balancer: its caches can still answer what they hold (ADR 0021).
       const livez = await fetch(`${webBase}/livez`);
       assert.equal(livez.status, 200);
     } finally {

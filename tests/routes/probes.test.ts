@@ -1,5 +1,5 @@
 // /livez and /readyz of the web tier over real HTTP (the Node fast path in front, as `npm run web` serves them),
-// with real Postgres and Redis taken away under it: the readiness rule (lib/health/web_readiness.ts, ADR 0016)
+// with real Postgres and Redis taken away under it: the readiness rule (lib/health/web_readiness.ts, ADR 0021)
 // is "not draining, and Postgres, the serving store or live LRU records can answer a redirect".
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
