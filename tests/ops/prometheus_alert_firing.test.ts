@@ -209,7 +209,7 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
    * About 40 requests a second (fewer when answers are slow) for codes nobody minted, until `alert` fires in
    * Prometheus (or 60 s pass). Returns the answers' statuses, the alert as it fired and the states it went through.
    */
-  async function stormUntilFiring(alert: string) {
+  async function stormUntilFiring(alert: string, options: { alreadyPending?: boolean } = {}) {
     let storming = true;
     let sent = 0;
     const statuses = new Map<number, number>();
@@ -245,12 +245,17 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
       storming = false;
       await storm;
     }
-    assert.deepEqual(
-      seen.map((s) => s.state),
-      ['pending', 'firing'],
-      `states seen: ${JSON.stringify(seen)}`,
-    );
-    assert.ok(seen[1]!.atMs - seen[0]!.atMs >= 4_000, `pending for the 5 s of for: ${JSON.stringify(seen)}`);
+    if (!options.alreadyPending) {
+      assert.deepEqual(
+        seen.map((s) => s.state),
+        ['pending', 'firing'],
+        `states seen: ${JSON.stringify(seen)}`,
+      );
+      assert.ok(
+        seen[1]!.atMs - seen[0]!.atMs >= 4_000,
+        `pending for the 5 s of for: ${JSON.stringify(seen)}`,
+      );
+    }
     const summary = `${sent} requests (${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}); ${seen
       .map((s) => `${s.state} after ${s.atMs} ms`)
       .join(', ')}`;
@@ -281,17 +286,32 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
   });
 
   test('a slow serving store makes redirects slow: LifelineRedirectLatencyBudgetBurn fires', async (t) => {
-    assert.deepEqual(
-      await alertsNamed('LifelineRedirectLatencyBudgetBurn'),
-      [],
-      'quiet while answers are fast',
-    );
+    const ratio = async () => {
+      const answer = await promQuery('lifeline:redirect_slow_ratio:rate5m{job="lifeline-web"}');
+      return Number(
+        (answer.data?.result[0] as { value?: [number, string] } | undefined)?.value?.[1] ?? Number.NaN,
+      );
+    };
+    // On a quiet machine no answer so far took 50 ms and the alert is quiet; a loaded one (these 2 cores are
+    // shared) may already have a few slow ones, so what is compared is the share of slow answers.
+    const before = await ratio();
+    const pendingBefore = (await alertsNamed('LifelineRedirectLatencyBudgetBurn')).length > 0;
+    t.diagnostic(`slow share over 5 min before: ${before}; alert already pending: ${pendingBefore}`);
+    assert.ok(before < 0.5, `the unknown-code storm was mostly fast (slow share ${before})`);
     // Each lookup now waits ~150 ms for the store before Postgres says "no such code": over the SLO's 50 ms.
     upstash.setDelayMs(150);
     try {
-      const { sent, statuses, firing, summary } = await stormUntilFiring('LifelineRedirectLatencyBudgetBurn');
+      const { sent, statuses, firing, summary } = await stormUntilFiring(
+        'LifelineRedirectLatencyBudgetBurn',
+        {
+          alreadyPending: pendingBefore,
+        },
+      );
       t.diagnostic(summary);
       assert.deepEqual(statuses, new Map([[404, sent]]), 'slow, not failing');
+      const after = await ratio();
+      t.diagnostic(`slow share over 5 min when it fired: ${after}`);
+      assert.ok(after > before && after > 0.144, `the slow share rose (${before} → ${after})`);
       assert.deepEqual(
         { job: firing.labels.job, severity: firing.labels.severity },
         { job: 'lifeline-web', severity: 'critical' },
