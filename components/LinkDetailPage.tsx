@@ -11,6 +11,7 @@ import { ClicksChart } from './ClicksChart.tsx';
 import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field.tsx';
 import { Island } from './Island.tsx';
 import { LINK_FIELD_LABELS, REDIRECT_OPTIONS } from './NewLinkPage.tsx';
+import { UtmFields } from './UtmFields.tsx';
 
 export const STATS_RANGES = [7, 30, 90] as const;
 
@@ -96,6 +97,8 @@ export function LinkDetailPage(props: {
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
   edit: { values: Record<string, string>; errors: Record<string, string> };
   deleteError?: string | undefined;
+  /** UTM_PARAMS, shown beside the link's own UTM fields. */
+  deploymentUtm?: string | undefined;
 }) {
   const { link, stats, timeZone } = props;
   const qrBase = `/ui/links/${encodeURIComponent(link.code)}/qr`;
@@ -177,6 +180,13 @@ export function LinkDetailPage(props: {
               <Fact label="Redirect">
                 {link.redirectStatus ? String(link.redirectStatus) : 'Deployment default'}
               </Fact>
+              {link.utm && (
+                <Fact label="Campaign tracking">
+                  {Object.entries(link.utm)
+                    .map(([k, v]) => `utm_${k}=${v}`)
+                    .join(' · ')}
+                </Fact>
+              )}
               <Fact label="Made by">
                 {describeActor(creator)} · {ORIGIN_TEXT[link.origin]}
               </Fact>
@@ -313,6 +323,7 @@ export function LinkDetailPage(props: {
                 error={errors.tags}
                 hint="Separate tags with commas."
               />
+              <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
               <TextField
                 name="reason"
                 label="Reason for the change"
