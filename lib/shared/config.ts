@@ -40,6 +40,14 @@ const duration = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+// true/false (also 1/0, yes/no, on/off), any case; anything else names the variable.
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => /^(true|false|1|0|yes|no|on|off)$/.test(v), 'must be true or false')
+  .transform((v) => /^(true|1|yes|on)$/.test(v));
+
 const commaList = z
   .string()
   .optional()
@@ -144,6 +152,22 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    // GA4 Measurement Protocol forwarding of clicks (lib/analytics); off unless both id and secret are set.
+    GA4_MEASUREMENT_ID: optionalString.pipe(
+      z
+        .string()
+        .regex(/^G-[A-Z0-9]{4,20}$/, 'must be a web stream measurement id like G-XXXXXXXXXX')
+        .optional(),
+    ),
+    GA4_API_SECRET: optionalString.pipe(
+      z
+        .string()
+        .regex(/^\S{1,200}$/, 'must be a Measurement Protocol API secret (no spaces)')
+        .optional(),
+    ),
+    GA4_ENDPOINT: optionalHttpUrl.transform((v) => v ?? 'https://www.google-analytics.com'),
+    GA4_INCLUDE_QR: flag.default(true),
+    GA4_QUEUE_MAX: z.coerce.number().int().min(25).max(1_000_000).default(10_000),
   })
   .superRefine((env, ctx) => {
     if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
@@ -165,6 +189,20 @@ export const envSchema = z
         code: 'custom',
         path: ['BITLY_GROUP_GUID'],
         message: 'is required when BITLY_TOKEN is set',
+      });
+    }
+    if (env.GA4_MEASUREMENT_ID && !env.GA4_API_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GA4_API_SECRET'],
+        message: 'is required when GA4_MEASUREMENT_ID is set',
+      });
+    }
+    if (env.GA4_API_SECRET && !env.GA4_MEASUREMENT_ID) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GA4_MEASUREMENT_ID'],
+        message: 'is required when GA4_API_SECRET is set',
       });
     }
     if (env.ADMIN_PASSWORD && !env.ADMIN_EMAIL) {
@@ -237,6 +275,20 @@ export interface Config {
     reportsPerHour: number;
   };
   logLevel: Env['LOG_LEVEL'];
+  /**
+   * GA4 Measurement Protocol forwarding of human clicks (and QR scans unless `includeQr` is false), from the
+   * click buffer's flushes; undefined when GA4_MEASUREMENT_ID and GA4_API_SECRET are not set.
+   */
+  ga4:
+    | {
+        measurementId: string;
+        apiSecret: string;
+        endpoint: string;
+        includeQr: boolean;
+        /** Clicks waiting to be sent, at most; beyond it they are dropped and counted. */
+        maxQueue: number;
+      }
+    | undefined;
 }
 
 /** A configuration error names every offending variable; start-up stops on it. */
@@ -335,5 +387,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
     },
     logLevel: e.LOG_LEVEL,
+    ga4:
+      e.GA4_MEASUREMENT_ID && e.GA4_API_SECRET
+        ? {
+            measurementId: e.GA4_MEASUREMENT_ID,
+            apiSecret: e.GA4_API_SECRET,
+            endpoint: e.GA4_ENDPOINT,
+            includeQr: e.GA4_INCLUDE_QR,
+            maxQueue: e.GA4_QUEUE_MAX,
+          }
+        : undefined,
   };
 }

@@ -13,6 +13,7 @@ export interface Metrics {
   clickFlushSeconds: Histogram;
   clickBufferKeys: Gauge;
   webhooks: Counter<'event' | 'outcome'>;
+  ga4Events: Counter<'outcome'>;
 }
 
 /** Creates the metrics, with Node's default process metrics when `defaults` is set. */
@@ -82,6 +83,15 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'lifeline_webhooks_total',
       help: 'WordPress webhook deliveries by event and outcome.',
       labelNames: ['event', 'outcome'],
+      registers: [registry],
+    }),
+    ga4Events: new Counter({
+      name: 'lifeline_ga4_events_total',
+      help:
+        'Clicks forwarded to GA4 (one event each) by outcome: queued, sent, dropped_full (queue full), ' +
+        'dropped_stale (older than 72 h), dropped_invalid, dropped_rejected (4xx), dropped_closed (shutdown); ' +
+        'retried counts requests tried again.',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };
