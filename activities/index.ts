@@ -1,3 +1,4 @@
+import { createAnalyticsActivities } from './analytics_activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
@@ -20,5 +21,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createOpsRunActivities(deps),
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
+    ...createAnalyticsActivities(deps),
   };
 }

@@ -12,6 +12,7 @@ import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field
 import { Island } from './Island.tsx';
 import { LINK_FIELD_LABELS, REDIRECT_OPTIONS } from './NewLinkPage.tsx';
 import { UtmFields } from './UtmFields.tsx';
+import { VendorComparison } from './VendorComparison.tsx';
 
 export const STATS_RANGES = [7, 30, 90] as const;
 
@@ -258,6 +259,8 @@ export function LinkDetailPage(props: {
               />
             </div>
           </section>
+
+          {stats.vendor && <VendorComparison comparison={stats.vendor} timeZone={timeZone} />}
 
           <section class="card" aria-labelledby="edit-title" id="edit">
             <h2 id="edit-title">Edit</h2>

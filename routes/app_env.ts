@@ -49,7 +49,7 @@ export interface WebDeps {
   safety: SafetyScanner;
   /** Limits on link creation and login (Redis-backed when REDIS_URL is set). */
   rateLimits: RateLimits;
-  /** Clicks a vendor counted for a link (e.g. Bitly), shown beside ours in stats; absent: none. */
+  /** A vendor's stored per-day counts of a link (Bitly, pulled on a schedule), shown beside ours in stats. */
   vendorClicks?: VendorClickSource;
   /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
   getWebhookSecret(): Promise<string>;

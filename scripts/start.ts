@@ -107,6 +107,7 @@ async function main() {
       taskQueue: config.temporal.taskQueue,
       rescanInterval: config.safety.rescanInterval,
       reconcileInterval: config.lifecycle.reconcileInterval,
+      bitlyClicks: config.bitlyClicks,
     },
     logger,
   );

@@ -1,6 +1,7 @@
 import { createConfiguredGa4Feed } from '../lib/analytics/ga4_click_feed.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
+import { createStoredVendorClicks } from '../lib/clicks/vendor_clicks.ts';
 import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
 import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
@@ -100,6 +101,8 @@ export async function createWebDeps(
     targetPolicy: createTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
+    // Bitly's per-day counts as the scheduled pull stored them: a stats request never calls Bitly.
+    vendorClicks: createStoredVendorClicks(base.sql),
     async getWebhookSecret() {
       webhookSecret ??= (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING)) ?? undefined;
       if (!webhookSecret) throw new UnavailableError('No webhook secret is configured yet.', 30);

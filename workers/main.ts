@@ -41,6 +41,7 @@ await ensureSchedules(
     taskQueue: config.temporal.taskQueue,
     rescanInterval: config.safety.rescanInterval,
     reconcileInterval: config.lifecycle.reconcileInterval,
+    bitlyClicks: config.bitlyClicks,
   },
   logger,
 );

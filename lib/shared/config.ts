@@ -98,6 +98,12 @@ export const envSchema = z
     SAFETY_TRUSTED_HOSTS: commaList,
     SAFETY_RESCAN_INTERVAL: duration.default('12h'),
     RECONCILE_INTERVAL: duration.default('1d'),
+    BITLY_CLICKS_INTERVAL: z
+      .string()
+      .trim()
+      .regex(/^(off|[1-9]\d*(m|h|d))$/, 'must be a duration like 30m, 6h or 1d, or off')
+      .default('6h'),
+    BITLY_CLICKS_DAYS: z.coerce.number().int().min(1).max(365).default(30),
     DNS_ADAPTER_URL: optionalHttpUrl,
     DNS_ADAPTER_TOKEN: optionalString,
     FAILOVER_DNS_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
@@ -248,6 +254,11 @@ export interface Config {
     dnsAdapter: { url: string; token: string | undefined } | undefined;
     dnsTtlSeconds: number;
   };
+  /**
+   * The pull of Bitly's per-day click counts (BITLY_CLICKS_INTERVAL, BITLY_CLICKS_DAYS): undefined when Bitly is
+   * not configured or the interval is `off`.
+   */
+  bitlyClicks: { interval: string; days: number } | undefined;
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
   admin: { email: string; password: string | undefined } | undefined;
@@ -365,6 +376,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       dnsAdapter: e.DNS_ADAPTER_URL ? { url: e.DNS_ADAPTER_URL, token: e.DNS_ADAPTER_TOKEN } : undefined,
       dnsTtlSeconds: e.FAILOVER_DNS_TTL_SECONDS,
     },
+    bitlyClicks:
+      e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID && e.BITLY_CLICKS_INTERVAL !== 'off'
+        ? { interval: e.BITLY_CLICKS_INTERVAL, days: e.BITLY_CLICKS_DAYS }
+        : undefined,
     wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     admin: e.ADMIN_EMAIL ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,

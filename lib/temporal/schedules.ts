@@ -1,5 +1,11 @@
-import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import {
+  type Client,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
+import {
+  getBitlyClicksScheduleId,
   getReconcileScheduleId,
   getRescanScheduleId,
   KindKey,
@@ -13,6 +19,11 @@ export interface ScheduleSettings {
   rescanInterval: string;
   /** RECONCILE_INTERVAL: how often Postgres, the serving store and Bitly are reconciled (e.g. `1d`). */
   reconcileInterval?: string;
+  /**
+   * BITLY_CLICKS_INTERVAL and BITLY_CLICKS_DAYS: how often Bitly's per-day click counts are pulled, and how many
+   * days back. Absent (Bitly off, or the interval `off`): the schedule is removed if an earlier start made it.
+   */
+  bitlyClicks?: { interval: string; days: number } | undefined;
 }
 
 interface ScheduleSpec {
@@ -51,7 +62,28 @@ export async function ensureSchedules(
       args: [{ reason: 'schedule' }],
     });
   }
+  if (settings.bitlyClicks) {
+    specs.push({
+      scheduleId: getBitlyClicksScheduleId(settings.taskQueue),
+      every: settings.bitlyClicks.interval,
+      workflowType: WORKFLOW_TYPES.pullBitlyClicks,
+      kind: 'bitly-clicks',
+      args: [{ reason: 'schedule', days: settings.bitlyClicks.days }],
+    });
+  } else {
+    await removeSchedule(client, getBitlyClicksScheduleId(settings.taskQueue), logger);
+  }
   for (const spec of specs) await ensureSchedule(client, settings.taskQueue, spec, logger);
+}
+
+/** Deletes a schedule this configuration no longer wants (nothing when there is none). */
+async function removeSchedule(client: Client, scheduleId: string, logger: Logger): Promise<void> {
+  try {
+    await client.schedule.getHandle(scheduleId).delete();
+    logger.info({ scheduleId }, 'schedule removed (no longer configured)');
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+  }
 }
 
 async function ensureSchedule(
@@ -80,7 +112,10 @@ async function ensureSchedule(
     const current = await handle.describe();
     const every = current.spec.intervals?.[0]?.every;
     const sameInterval = every !== undefined && Number(every) === msOf(s.every);
-    if (sameInterval && current.action.taskQueue === taskQueue) return;
+    const sameArgs =
+      current.action.type === 'startWorkflow' &&
+      JSON.stringify(current.action.args) === JSON.stringify(s.args);
+    if (sameInterval && sameArgs && current.action.taskQueue === taskQueue) return;
     await handle.update((previous) => ({ ...previous, spec, action, policies }));
     logger.info({ scheduleId: s.scheduleId, every: s.every }, 'schedule updated');
   }
