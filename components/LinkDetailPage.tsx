@@ -8,6 +8,7 @@ import { AppLayout } from './AppLayout.tsx';
 import { AuditHistory, describeActor } from './AuditHistory.tsx';
 import { SafetyBadge, STATUS_TEXT, StatusBadge, VendorStateBadge } from './Badge.tsx';
 import { ClicksChart } from './ClicksChart.tsx';
+import { ClicksCsvLinks } from './ExportLinks.tsx';
 import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field.tsx';
 import { Island } from './Island.tsx';
 import { LINK_FIELD_LABELS, REDIRECT_OPTIONS } from './NewLinkPage.tsx';
@@ -258,6 +259,7 @@ export function LinkDetailPage(props: {
                 empty="No referrers yet."
               />
             </div>
+            <ClicksCsvLinks code={link.code} days={props.days} />
           </section>
 
           {stats.vendor && <VendorComparison comparison={stats.vendor} timeZone={timeZone} />}
