@@ -238,7 +238,8 @@ export function LinkDetailPage(props: {
                 <div class="stat">
                   <span class="stat-value">{stats.vendor.clicks.toLocaleString('en')}</span>
                   <span class="stat-label">
-                    Counted by {VENDOR_NAMES[stats.vendor.name] ?? stats.vendor.name}
+                    Counted by {VENDOR_NAMES[stats.vendor.name] ?? stats.vendor.name} (
+                    {stats.vendor.comparedDays} days)
                   </span>
                 </div>
               )}
