@@ -144,12 +144,10 @@ export async function editLink(
     let utm = { campaign: row.utmCampaign, source: row.utmSource, medium: row.utmMedium };
     if (input.utm !== undefined) {
       // A merge patch: a value sets, null clears, an absent key stays; `utm: null` clears all three.
-      const next = {
-        campaign:
-          input.utm === null ? null : input.utm.campaign === undefined ? utm.campaign : input.utm.campaign,
-        source: input.utm === null ? null : input.utm.source === undefined ? utm.source : input.utm.source,
-        medium: input.utm === null ? null : input.utm.medium === undefined ? utm.medium : input.utm.medium,
-      };
+      const patch = input.utm;
+      const pick = (key: 'campaign' | 'source' | 'medium') =>
+        patch === null ? null : patch[key] === undefined ? utm[key] : (patch[key] ?? null);
+      const next = { campaign: pick('campaign'), source: pick('source'), medium: pick('medium') };
       if (next.campaign !== utm.campaign || next.source !== utm.source || next.medium !== utm.medium) {
         changes.utmCampaign = next.campaign;
         changes.utmSource = next.source;
@@ -191,6 +189,7 @@ export async function editLink(
       const expiredUrl = changes.expiredUrl !== undefined ? changes.expiredUrl : row.expiredUrl;
       const redirectStatus =
         changes.redirectStatus !== undefined ? changes.redirectStatus : row.redirectStatus;
+      const ownUtm = compactUtm(utm);
       changes.dedupeKey = await getDedupeKey({
         url: changes.targetUrl ?? row.targetUrl,
         ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
@@ -198,7 +197,7 @@ export async function editLink(
         ...(redirectStatus ? { redirectStatus: redirectStatus as CreateLinkInput['redirectStatus'] } : {}),
         tags: changes.tags ?? row.tags,
         ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
-        ...(compactUtm(utm) ? { utm: compactUtm(utm)! } : {}),
+        ...(ownUtm ? { utm: ownUtm } : {}),
       });
     }
     const link = await updateLink(tx, code, changes);
