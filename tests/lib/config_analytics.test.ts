@@ -40,4 +40,21 @@ describe('analytics configuration', () => {
     refuses({ GA4_ENDPOINT: 'ftp://x' }, 'GA4_ENDPOINT');
     refuses({ GA4_QUEUE_MAX: '10' }, 'GA4_QUEUE_MAX');
   });
+
+  test("Bitly's click pull: on with Bitly (6h, 30 days), off without it or when asked", () => {
+    const bitly = { BITLY_TOKEN: 't', BITLY_DOMAIN: 'sho.rt', BITLY_GROUP_GUID: 'Bg' };
+    assert.equal(parseConfig({}).bitlyClicks, undefined);
+    assert.deepEqual(parseConfig(bitly).bitlyClicks, { interval: '6h', days: 30 });
+    assert.deepEqual(
+      parseConfig({ ...bitly, BITLY_CLICKS_INTERVAL: '1d', BITLY_CLICKS_DAYS: '90' }).bitlyClicks,
+      {
+        interval: '1d',
+        days: 90,
+      },
+    );
+    assert.equal(parseConfig({ ...bitly, BITLY_CLICKS_INTERVAL: 'off' }).bitlyClicks, undefined);
+    refuses({ BITLY_CLICKS_INTERVAL: 'hourly' }, 'BITLY_CLICKS_INTERVAL');
+    refuses({ BITLY_CLICKS_DAYS: '0' }, 'BITLY_CLICKS_DAYS');
+    refuses({ BITLY_CLICKS_DAYS: '366' }, 'BITLY_CLICKS_DAYS');
+  });
 });
