@@ -1,5 +1,8 @@
+import { createAdoptionActivities, createRetargetActivities } from './adoption_activities.ts';
 import { createAnalyticsActivities } from './analytics_activities.ts';
+import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
@@ -22,5 +25,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
     ...createAnalyticsActivities(deps),
+    ...createAdoptionActivities(deps),
+    ...createRetargetActivities(deps),
+    ...createEscrowActivities(deps),
+    ...createCdnActivities(deps),
   };
 }

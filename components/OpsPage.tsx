@@ -3,13 +3,18 @@ import CopyButton from '../islands/CopyButton.tsx';
 import { API_KEY_SCOPES } from '../lib/auth/api_keys.ts';
 import type { ApiKey } from '../lib/auth/issue_api_key.ts';
 import type { UiSession } from '../lib/auth/sessions.ts';
+import type { EscrowOverview } from '../lib/escrow/get_escrow_overview.ts';
+import type { AdoptionOverview } from '../lib/operations/adoption_overview.ts';
 import type { UserAccount as UserRow } from '../lib/operations/get_ops_overview.ts';
 import type { OpsRun as OpsRunRow } from '../lib/operations/ops_runs.ts';
 import { formatDateTime } from '../lib/ui/time_zone.ts';
+import { AdoptionRuns } from './AdoptionRuns.tsx';
 import { AppLayout } from './AppLayout.tsx';
 import { describeActor } from './AuditHistory.tsx';
 import { Badge } from './Badge.tsx';
+import { EscrowCard } from './EscrowCard.tsx';
 import { CsrfField, Notice, SelectField, TextField } from './Field.tsx';
+import { FrontChangeSteps } from './FrontChangeSteps.tsx';
 import { Island } from './Island.tsx';
 
 const FRONT_NAMES: Record<string, string> = { bitly: 'Bitly', inhouse: 'In-house resolver' };
@@ -29,11 +34,24 @@ export interface OpsView {
   front: { active: string; since: string | null };
   bitlyConfigured: boolean;
   /** The failover, failback or drill now running, with its current step. */
-  frontChange: { kind: string; workflowId: string; step: string | null; waitingForDns: boolean } | null;
+  frontChange: {
+    kind: string;
+    workflowId: string;
+    step: string | null;
+    waitingForDns: boolean;
+    /** Where it goes, the steps finished (issue 14) and the end of a DNS TTL wait. */
+    to?: string;
+    steps?: { name: string; ms: number }[];
+    ttlWaitUntil?: Date | null;
+  } | null;
   runs: OpsRunRow[];
   keys: ApiKey[];
   users: UserRow[];
   temporalUrl: string | null;
+  /** Archive backfills and mass retargets (issue 15). */
+  adoption?: AdoptionOverview;
+  /** Escrow exports and static snapshots (issue 14). */
+  escrow?: EscrowOverview;
 }
 
 /** A destructive action behind a second click, without JavaScript: the button appears once opened. */
@@ -105,7 +123,7 @@ function RunCard(props: {
 }
 
 /** Buttons for the operations workflows: drill, failover/failback, the DNS confirmation, reconcile, re-scan. */
-function OpsActions(props: { view: OpsView; csrfToken: string }) {
+function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: string }) {
   const { view, csrfToken } = props;
   const other = view.front.active === 'inhouse' ? 'bitly' : 'inhouse';
   const canSwitch = other === 'inhouse' || view.bitlyConfigured;
@@ -120,6 +138,16 @@ function OpsActions(props: { view: OpsView; csrfToken: string }) {
             <span class="mono small">{change.workflowId}</span>
             {change.step ? ` · step: ${change.step}` : ''}
           </p>
+          {change.to && (
+            <FrontChangeSteps
+              kind={change.kind}
+              to={change.to}
+              current={change.step}
+              steps={change.steps ?? []}
+              ttlWaitUntil={change.ttlWaitUntil ?? null}
+              timeZone={props.timeZone}
+            />
+          )}
           {change.waitingForDns && (
             <form method="post" action="/ui/ops/front/dns-changed">
               <CsrfField token={csrfToken} />
@@ -157,6 +185,10 @@ function OpsActions(props: { view: OpsView; csrfToken: string }) {
                 <label class="checkbox small">
                   <input type="checkbox" name="confirm" value="yes" required /> I understand the short domain
                   will be repointed to {FRONT_NAMES[other] ?? other}.
+                </label>
+                <label class="checkbox small">
+                  <input type="checkbox" name="emergency" value="yes" /> Emergency: switch now, without
+                  lowering the DNS TTL and waiting out the old one first.
                 </label>
                 <button type="submit" class="btn btn-danger-ghost">
                   Switch the front
@@ -250,7 +282,12 @@ export function OpsPage(props: {
         />
       </div>
 
-      <OpsActions view={view} csrfToken={session.csrfToken} />
+      <OpsActions view={view} csrfToken={session.csrfToken} timeZone={timeZone} />
+      {view.escrow && <EscrowCard escrow={view.escrow} timeZone={timeZone} csrfToken={session.csrfToken} />}
+
+      {view.adoption && (
+        <AdoptionRuns adoption={view.adoption} timeZone={timeZone} temporalUrl={view.temporalUrl} />
+      )}
 
       <section class="card" id="keys" aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>

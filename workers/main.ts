@@ -42,6 +42,8 @@ await ensureSchedules(
     rescanInterval: config.safety.rescanInterval,
     reconcileInterval: config.lifecycle.reconcileInterval,
     bitlyClicks: config.bitlyClicks,
+    escrowInterval: config.escrow.interval,
+    snapshotInterval: config.snapshot.interval,
   },
   logger,
 );

@@ -6,8 +6,10 @@ import {
 } from '@temporalio/client';
 import {
   getBitlyClicksScheduleId,
+  getEscrowScheduleId,
   getReconcileScheduleId,
   getRescanScheduleId,
+  getSnapshotScheduleId,
   KindKey,
   WORKFLOW_TYPES,
 } from '../../workflows/contract.ts';
@@ -24,6 +26,10 @@ export interface ScheduleSettings {
    * days back. Absent (Bitly off, or the interval `off`): the schedule is removed if an earlier start made it.
    */
   bitlyClicks?: { interval: string; days: number } | undefined;
+  /** ESCROW_INTERVAL: how often an escrow export is written; unset: no export Schedule (an old one is removed). */
+  escrowInterval?: string | undefined;
+  /** SNAPSHOT_INTERVAL: how often the static snapshot is regenerated; unset: none (an old one is removed). */
+  snapshotInterval?: string | undefined;
 }
 
 interface ScheduleSpec {
@@ -73,14 +79,35 @@ export async function ensureSchedules(
   } else {
     await removeSchedule(client, getBitlyClicksScheduleId(settings.taskQueue), logger);
   }
+  // Off by default: a Schedule left from an earlier configuration is removed, so "unset" really means off.
+  const optional = [
+    {
+      scheduleId: getEscrowScheduleId(settings.taskQueue),
+      every: settings.escrowInterval,
+      workflowType: WORKFLOW_TYPES.escrowExport,
+      kind: 'escrow',
+    },
+    {
+      scheduleId: getSnapshotScheduleId(settings.taskQueue),
+      every: settings.snapshotInterval,
+      workflowType: WORKFLOW_TYPES.staticSnapshot,
+      kind: 'snapshot',
+    },
+  ];
+  for (const o of optional) {
+    if (o.every) {
+      specs.push({ ...o, every: o.every, args: [{ reason: 'schedule' }] });
+    } else {
+      await removeSchedule(client, o.scheduleId, logger);
+    }
+  }
   for (const spec of specs) await ensureSchedule(client, settings.taskQueue, spec, logger);
 }
 
-/** Deletes a schedule this configuration no longer wants (nothing when there is none). */
 async function removeSchedule(client: Client, scheduleId: string, logger: Logger): Promise<void> {
   try {
     await client.schedule.getHandle(scheduleId).delete();
-    logger.info({ scheduleId }, 'schedule removed (no longer configured)');
+    logger.info({ scheduleId }, 'schedule removed (its interval is no longer set)');
   } catch (error) {
     if (!(error instanceof ScheduleNotFoundError)) throw error;
   }

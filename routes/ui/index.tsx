@@ -15,6 +15,7 @@ import { createLinkQrRoutes } from './link_qr.ts';
 import { createLoginRoutes } from './login.tsx';
 import { createOpsRoutes } from './ops.tsx';
 import { renderPage } from './render_page.ts';
+import { createRetargetUiRoutes } from './retarget.tsx';
 import type { UiEnv } from './ui_env.ts';
 
 /** Forms are small; nothing in the UI uploads files. */
@@ -77,6 +78,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/links', createLinkListRoutes(deps));
   app.route('/links', createLinkQrRoutes(deps));
   app.route('/links', createLinkDetailRoutes(deps));
+  app.route('/ops/retarget', createRetargetUiRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
 
   // Last: anything else under /ui is an HTML 404 (the app-wide notFound answers problem+json).
