@@ -8,9 +8,12 @@ import { AppLayout } from './AppLayout.tsx';
 import { AuditHistory, describeActor } from './AuditHistory.tsx';
 import { SafetyBadge, STATUS_TEXT, StatusBadge, VendorStateBadge } from './Badge.tsx';
 import { ClicksChart } from './ClicksChart.tsx';
+import { ClicksCsvLinks } from './ExportLinks.tsx';
 import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field.tsx';
 import { Island } from './Island.tsx';
 import { LINK_FIELD_LABELS, REDIRECT_OPTIONS } from './NewLinkPage.tsx';
+import { UtmFields } from './UtmFields.tsx';
+import { VendorComparison } from './VendorComparison.tsx';
 
 export const STATS_RANGES = [7, 30, 90] as const;
 
@@ -96,6 +99,8 @@ export function LinkDetailPage(props: {
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
   edit: { values: Record<string, string>; errors: Record<string, string> };
   deleteError?: string | undefined;
+  /** UTM_PARAMS, shown beside the link's own UTM fields. */
+  deploymentUtm?: string | undefined;
 }) {
   const { link, stats, timeZone } = props;
   const qrBase = `/ui/links/${encodeURIComponent(link.code)}/qr`;
@@ -177,6 +182,13 @@ export function LinkDetailPage(props: {
               <Fact label="Redirect">
                 {link.redirectStatus ? String(link.redirectStatus) : 'Deployment default'}
               </Fact>
+              {link.utm && (
+                <Fact label="Campaign tracking">
+                  {Object.entries(link.utm)
+                    .map(([k, v]) => `utm_${k}=${v}`)
+                    .join(' · ')}
+                </Fact>
+              )}
               <Fact label="Made by">
                 {describeActor(creator)} · {ORIGIN_TEXT[link.origin]}
               </Fact>
@@ -226,7 +238,8 @@ export function LinkDetailPage(props: {
                 <div class="stat">
                   <span class="stat-value">{stats.vendor.clicks.toLocaleString('en')}</span>
                   <span class="stat-label">
-                    Counted by {VENDOR_NAMES[stats.vendor.name] ?? stats.vendor.name}
+                    Counted by {VENDOR_NAMES[stats.vendor.name] ?? stats.vendor.name} (
+                    {stats.vendor.comparedDays} days)
                   </span>
                 </div>
               )}
@@ -247,7 +260,10 @@ export function LinkDetailPage(props: {
                 empty="No referrers yet."
               />
             </div>
+            <ClicksCsvLinks code={link.code} days={props.days} />
           </section>
+
+          {stats.vendor && <VendorComparison comparison={stats.vendor} timeZone={timeZone} />}
 
           <section class="card" aria-labelledby="edit-title" id="edit">
             <h2 id="edit-title">Edit</h2>
@@ -313,6 +329,7 @@ export function LinkDetailPage(props: {
                 error={errors.tags}
                 hint="Separate tags with commas."
               />
+              <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
               <TextField
                 name="reason"
                 label="Reason for the change"

@@ -3,6 +3,7 @@ import { requestId } from 'hono/request-id';
 import { AppError, NotFoundError } from '../lib/shared/errors.ts';
 import { problemResponse } from '../lib/shared/problem.ts';
 import { createBlocklistRoutes } from './api/blocklist.ts';
+import { createExportRoutes } from './api/exports.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createKeysRoutes } from './api/keys.ts';
 import { createLinksRoutes } from './api/links.ts';
@@ -79,6 +80,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/keys', createKeysRoutes(deps));
   app.route('/api/v1/retargets', createRetargetRoutes(deps));
   app.route('/api/v1', createOpenApiRoutes(deps));
+  app.route('/api/v1', createExportRoutes(deps));
   app.route('/ui', createUiRoutes(deps));
   if (options.staticFiles) app.route('/', createStaticRoutes(options.staticFiles));
 

@@ -132,6 +132,7 @@ async function main() {
       taskQueue: config.temporal.taskQueue,
       rescanInterval: config.safety.rescanInterval,
       reconcileInterval: config.lifecycle.reconcileInterval,
+      bitlyClicks: config.bitlyClicks,
       escrowInterval: config.escrow.interval,
       snapshotInterval: config.snapshot.interval,
     },

@@ -1,5 +1,7 @@
+import { createConfiguredGa4Feed } from '../lib/analytics/ga4_click_feed.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
+import { createStoredVendorClicks } from '../lib/clicks/vendor_clicks.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
 import { createTargetPolicy } from '../lib/links/target_policy.ts';
@@ -90,12 +92,15 @@ export async function createWebDeps(
   const clicksSql = config.databaseUrl
     ? createSql({ url: config.databaseUrl, max: 1, prepare: false, applicationName: 'lifeline-clicks' })
     : undefined;
+  // GA4 (when configured) is fed from the click buffer's written batches, never from the redirect itself.
+  const ga4 = createConfiguredGa4Feed(config, { resolver, metrics, logger: base.logger });
   const clicks = createClickBuffer({
     sql: clicksSql ?? base.sql,
     metrics,
     logger: base.logger,
     flushIntervalMs: config.clicks.flushIntervalMs,
     maxKeys: config.clicks.maxKeys,
+    ...(ga4 ? { onWritten: (rows) => ga4.written(rows) } : {}),
   });
   return rewireWebDeps({
     config,
@@ -105,6 +110,7 @@ export async function createWebDeps(
     resolver,
     servingStore: resolver.store,
     clicks,
+    ...(ga4 ? { ga4 } : {}),
     workflows,
     ops,
     adoption,
@@ -112,6 +118,8 @@ export async function createWebDeps(
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
     drain: createDrainState(),
+    // Bitly's per-day counts as the scheduled pull stored them: a stats request never calls Bitly.
+    vendorClicks: createStoredVendorClicks(base.sql),
     async getWebhookSecret() {
       webhookSecret ??= (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING)) ?? undefined;
       if (!webhookSecret) throw new UnavailableError('No webhook secret is configured yet.', 30);
@@ -119,6 +127,8 @@ export async function createWebDeps(
     },
     async close() {
       await clicks.close();
+      // After the buffer's last flush, so the clicks it wrote still go out (what cannot is counted).
+      await ga4?.close();
       await clicksSql?.end({ timeout: 5 });
       await drainBackgroundSyncs(workflows);
       await workflows.close();

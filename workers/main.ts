@@ -81,6 +81,7 @@ await ensureSchedules(
     taskQueue: config.temporal.taskQueue,
     rescanInterval: config.safety.rescanInterval,
     reconcileInterval: config.lifecycle.reconcileInterval,
+    bitlyClicks: config.bitlyClicks,
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
   },

@@ -41,6 +41,14 @@ const duration = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+// true/false (also 1/0, yes/no, on/off), any case; anything else names the variable.
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => /^(true|false|1|0|yes|no|on|off)$/.test(v), 'must be true or false')
+  .transform((v) => /^(true|1|yes|on)$/.test(v));
+
 const commaList = z
   .string()
   .optional()
@@ -101,6 +109,12 @@ export const envSchema = z
     SAFETY_TRUSTED_HOSTS: commaList,
     SAFETY_RESCAN_INTERVAL: duration.default('12h'),
     RECONCILE_INTERVAL: duration.default('1d'),
+    BITLY_CLICKS_INTERVAL: z
+      .string()
+      .trim()
+      .regex(/^(off|[1-9]\d*(m|h|d))$/, 'must be a duration like 30m, 6h or 1d, or off')
+      .default('6h'),
+    BITLY_CLICKS_DAYS: z.coerce.number().int().min(1).max(365).default(30),
     DNS_ADAPTER_URL: optionalHttpUrl,
     DNS_ADAPTER_TOKEN: optionalString,
     FAILOVER_DNS_TTL_SECONDS: z.coerce
@@ -160,6 +174,22 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    // GA4 Measurement Protocol forwarding of clicks (lib/analytics); off unless both id and secret are set.
+    GA4_MEASUREMENT_ID: optionalString.pipe(
+      z
+        .string()
+        .regex(/^G-[A-Z0-9]{4,20}$/, 'must be a web stream measurement id like G-XXXXXXXXXX')
+        .optional(),
+    ),
+    GA4_API_SECRET: optionalString.pipe(
+      z
+        .string()
+        .regex(/^\S{1,200}$/, 'must be a Measurement Protocol API secret (no spaces)')
+        .optional(),
+    ),
+    GA4_ENDPOINT: optionalHttpUrl.transform((v) => v ?? 'https://www.google-analytics.com'),
+    GA4_INCLUDE_QR: flag.default(true),
+    GA4_QUEUE_MAX: z.coerce.number().int().min(25).max(1_000_000).default(10_000),
     WORDPRESS_REST_URLS: z
       .string()
       .optional()
@@ -262,6 +292,20 @@ export const envSchema = z
         message: 'is required when BITLY_TOKEN is set',
       });
     }
+    if (env.GA4_MEASUREMENT_ID && !env.GA4_API_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GA4_API_SECRET'],
+        message: 'is required when GA4_MEASUREMENT_ID is set',
+      });
+    }
+    if (env.GA4_API_SECRET && !env.GA4_MEASUREMENT_ID) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GA4_MEASUREMENT_ID'],
+        message: 'is required when GA4_API_SECRET is set',
+      });
+    }
     if (env.ADMIN_PASSWORD && !env.ADMIN_EMAIL) {
       ctx.addIssue({
         code: 'custom',
@@ -359,6 +403,11 @@ export interface Config {
     /** The TTL a planned switch lowers the short domain to before switching (FAILOVER_DNS_LOWERED_TTL_SECONDS). */
     dnsLoweredTtlSeconds: number;
   };
+  /**
+   * The pull of Bitly's per-day click counts (BITLY_CLICKS_INTERVAL, BITLY_CLICKS_DAYS): undefined when Bitly is
+   * not configured or the interval is `off`.
+   */
+  bitlyClicks: { interval: string; days: number } | undefined;
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
   admin: { email: string; password: string | undefined } | undefined;
@@ -386,6 +435,20 @@ export interface Config {
     reportsPerHour: number;
   };
   logLevel: Env['LOG_LEVEL'];
+  /**
+   * GA4 Measurement Protocol forwarding of human clicks (and QR scans unless `includeQr` is false), from the
+   * click buffer's flushes; undefined when GA4_MEASUREMENT_ID and GA4_API_SECRET are not set.
+   */
+  ga4:
+    | {
+        measurementId: string;
+        apiSecret: string;
+        endpoint: string;
+        includeQr: boolean;
+        /** Clicks waiting to be sent, at most; beyond it they are dropped and counted. */
+        maxQueue: number;
+      }
+    | undefined;
   /** WORDPRESS_REST_URLS: each site's signed-listing base, overriding the restUrl its events carry. */
   wordpressRestUrls: Record<string, string>;
   /**
@@ -495,6 +558,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       dnsTtlSeconds: e.FAILOVER_DNS_TTL_SECONDS,
       dnsLoweredTtlSeconds: e.FAILOVER_DNS_LOWERED_TTL_SECONDS,
     },
+    bitlyClicks:
+      e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID && e.BITLY_CLICKS_INTERVAL !== 'off'
+        ? { interval: e.BITLY_CLICKS_INTERVAL, days: e.BITLY_CLICKS_DAYS }
+        : undefined,
     wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     admin: e.ADMIN_EMAIL ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,
@@ -517,6 +584,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
     },
     logLevel: e.LOG_LEVEL,
+    ga4:
+      e.GA4_MEASUREMENT_ID && e.GA4_API_SECRET
+        ? {
+            measurementId: e.GA4_MEASUREMENT_ID,
+            apiSecret: e.GA4_API_SECRET,
+            endpoint: e.GA4_ENDPOINT,
+            includeQr: e.GA4_INCLUDE_QR,
+            maxQueue: e.GA4_QUEUE_MAX,
+          }
+        : undefined,
     wordpressRestUrls: e.WORDPRESS_REST_URLS,
     escrow: { interval: e.ESCROW_INTERVAL, dir: e.ESCROW_DIR, keep: e.ESCROW_KEEP },
     snapshot: {

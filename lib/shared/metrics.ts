@@ -28,6 +28,7 @@ export interface Metrics {
   webhooks: Counter<'event' | 'outcome'>;
   /** lifeline_redirect_duration_seconds: every short-host answer, arrival to answer written (see `observeMs`). */
   redirectDuration: BucketedHistogram;
+  ga4Events: Counter<'outcome'>;
 }
 
 /**
@@ -108,6 +109,15 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
         'Short-host answers (GET/HEAD /{code}: every outcome, 503s included), from the request reaching the ' +
         'server to the answer written.',
       bucketsSeconds: REDIRECT_DURATION_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
+    ga4Events: new Counter({
+      name: 'lifeline_ga4_events_total',
+      help:
+        'Clicks forwarded to GA4 (one event each) by outcome: queued, sent, dropped_full (queue full), ' +
+        'dropped_stale (older than 72 h), dropped_invalid, dropped_rejected (4xx), dropped_closed (shutdown); ' +
+        'retried counts requests tried again.',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };

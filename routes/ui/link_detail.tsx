@@ -44,6 +44,9 @@ function toEditValues(row: LinkRow, timeZone: string): FormValues {
     expiresAtShown: expiresAt,
     expiredUrl: row.expiredUrl ?? '',
     tags: row.tags.join(', '),
+    utmCampaign: row.utmCampaign ?? '',
+    utmSource: row.utmSource ?? '',
+    utmMedium: row.utmMedium ?? '',
     reason: '',
   };
 }
@@ -105,6 +108,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
             : { values: toEditValues(row, c.get('timeZone')), errors: {} }
         }
         deleteError={options.deleteError}
+        deploymentUtm={deps.config.redirect.utmParams}
       />,
       options.status ?? 200,
     );
