@@ -30,8 +30,16 @@ export function describeActor(actor: string): string {
   }
 }
 
-const show = (v: unknown) =>
-  v === null || v === undefined ? '—' : Array.isArray(v) ? v.join(', ') || '—' : String(v);
+const show = (v: unknown): string =>
+  v === null || v === undefined
+    ? '—'
+    : Array.isArray(v)
+      ? v.join(', ') || '—'
+      : typeof v === 'object'
+        ? Object.entries(v as Record<string, unknown>)
+            .map(([k, x]) => `${k}=${show(x)}`)
+            .join(' · ') || '—'
+        : String(v);
 
 /** A link's history, newest first: who did what, from what to what, and why. */
 export function AuditHistory(props: { entries: AuditRow[]; timeZone: string }) {

@@ -8,9 +8,12 @@ import { AppLayout } from './AppLayout.tsx';
 import { AuditHistory, describeActor } from './AuditHistory.tsx';
 import { SafetyBadge, STATUS_TEXT, StatusBadge, VendorStateBadge } from './Badge.tsx';
 import { ClicksChart } from './ClicksChart.tsx';
+import { ClicksCsvLinks } from './ExportLinks.tsx';
 import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field.tsx';
 import { Island } from './Island.tsx';
 import { LINK_FIELD_LABELS, REDIRECT_OPTIONS } from './NewLinkPage.tsx';
+import { UtmFields } from './UtmFields.tsx';
+import { VendorComparison } from './VendorComparison.tsx';
 
 export const STATS_RANGES = [7, 30, 90] as const;
 
@@ -98,6 +101,8 @@ export function LinkDetailPage(props: {
   deleteError?: string | undefined;
   /** Open reader reports of the link (issue 13): its editors are told on its page. */
   readerReports?: { open: number; reasons: string[] } | undefined;
+  /** UTM_PARAMS, shown beside the link's own UTM fields. */
+  deploymentUtm?: string | undefined;
 }) {
   const { link, stats, timeZone } = props;
   const qrBase = `/ui/links/${encodeURIComponent(link.code)}/qr`;
@@ -198,6 +203,13 @@ export function LinkDetailPage(props: {
               <Fact label="Redirect">
                 {link.redirectStatus ? String(link.redirectStatus) : 'Deployment default'}
               </Fact>
+              {link.utm && (
+                <Fact label="Campaign tracking">
+                  {Object.entries(link.utm)
+                    .map(([k, v]) => `utm_${k}=${v}`)
+                    .join(' · ')}
+                </Fact>
+              )}
               <Fact label="Made by">
                 {describeActor(creator)} · {ORIGIN_TEXT[link.origin]}
               </Fact>
@@ -247,7 +259,8 @@ export function LinkDetailPage(props: {
                 <div class="stat">
                   <span class="stat-value">{stats.vendor.clicks.toLocaleString('en')}</span>
                   <span class="stat-label">
-                    Counted by {VENDOR_NAMES[stats.vendor.name] ?? stats.vendor.name}
+                    Counted by {VENDOR_NAMES[stats.vendor.name] ?? stats.vendor.name} (
+                    {stats.vendor.comparedDays} days)
                   </span>
                 </div>
               )}
@@ -268,7 +281,10 @@ export function LinkDetailPage(props: {
                 empty="No referrers yet."
               />
             </div>
+            <ClicksCsvLinks code={link.code} days={props.days} />
           </section>
+
+          {stats.vendor && <VendorComparison comparison={stats.vendor} timeZone={timeZone} />}
 
           <section class="card" aria-labelledby="edit-title" id="edit">
             <h2 id="edit-title">Edit</h2>
@@ -334,6 +350,7 @@ export function LinkDetailPage(props: {
                 error={errors.tags}
                 hint="Separate tags with commas."
               />
+              <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
               <TextField
                 name="reason"
                 label="Reason for the change"

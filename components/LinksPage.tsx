@@ -5,6 +5,7 @@ import { LINK_SORTS } from '../lib/links/list_links.ts';
 import { formatDate, formatTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SAFETY_TEXT, SafetyBadge, STATUS_TEXT, StatusBadge } from './Badge.tsx';
+import { LinksCsvButton } from './ExportLinks.tsx';
 import { Notice } from './Field.tsx';
 import { Island } from './Island.tsx';
 
@@ -81,9 +82,12 @@ export function LinksPage(props: {
           <h1>Links</h1>
           <p class="muted">Every short link your newsroom owns, wherever it was made.</p>
         </div>
-        <a class="btn btn-primary" href="/ui/links/new">
-          + New link
-        </a>
+        <div class="header-actions">
+          <LinksCsvButton filters={{ ...filters }} />
+          <a class="btn btn-primary" href="/ui/links/new">
+            + New link
+          </a>
+        </div>
       </div>
 
       {props.notice && <Notice tone={props.noticeTone ?? 'good'} title={props.notice} />}

@@ -4,6 +4,7 @@ import { describeTimeZone } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { CsrfField, ErrorSummary, SelectField, TextField } from './Field.tsx';
 import { Island } from './Island.tsx';
+import { UTM_FIELD_LABELS, UtmFields } from './UtmFields.tsx';
 
 export const LINK_FIELD_LABELS: Record<string, string> = {
   url: 'Destination URL',
@@ -15,6 +16,7 @@ export const LINK_FIELD_LABELS: Record<string, string> = {
   status: 'Status',
   reason: 'Reason',
   form: 'Form',
+  ...UTM_FIELD_LABELS,
 };
 
 export const REDIRECT_OPTIONS = [
@@ -32,6 +34,8 @@ export function NewLinkPage(props: {
   errors: Record<string, string>;
   shortBase: string;
   timeZone: string;
+  /** UTM_PARAMS, shown beside the link's own UTM fields. */
+  deploymentUtm?: string | undefined;
 }) {
   const { values, errors } = props;
   return (
@@ -105,8 +109,12 @@ export function NewLinkPage(props: {
             />
           </div>
         </fieldset>
-        <details class="advanced" open={Boolean(errors.redirectStatus)}>
+        <details
+          class="advanced"
+          open={Boolean(errors.redirectStatus || errors.utmCampaign || errors.utmSource || errors.utmMedium)}
+        >
           <summary>Advanced</summary>
+          <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
           <SelectField
             name="redirectStatus"
             label="Redirect type"

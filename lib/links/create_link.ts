@@ -97,6 +97,9 @@ export async function createLink(
       expiredUrl: input.expiredUrl ?? null,
       redirectStatus: input.redirectStatus ?? null,
       tags: [...new Set(input.tags ?? [])],
+      utmCampaign: input.utm?.campaign ?? null,
+      utmSource: input.utm?.source ?? null,
+      utmMedium: input.utm?.medium ?? null,
       dedupeKey,
       ...safety,
     }));
@@ -104,7 +107,13 @@ export async function createLink(
       code: link.code,
       actor: creator.actor,
       action: 'link.created',
-      after: { url: link.targetUrl, status: link.status, origin: link.origin, safety: link.safety },
+      after: {
+        url: link.targetUrl,
+        status: link.status,
+        origin: link.origin,
+        safety: link.safety,
+        ...(input.utm && Object.keys(input.utm).length > 0 ? { utm: input.utm } : {}),
+      },
       ...(link.safetyReason ? { reason: `safety ${link.safety}: ${link.safetyReason}` } : {}),
     });
     return { link, created: true };

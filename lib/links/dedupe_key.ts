@@ -7,7 +7,7 @@ import type { CreateLinkInput } from './link.ts';
  */
 export async function getDedupeKey(input: CreateLinkInput): Promise<string | null> {
   if (input.alias !== undefined) return null;
-  const canonical = JSON.stringify([
+  const parts: unknown[] = [
     input.url,
     input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
     input.expiredUrl ?? null,
@@ -15,6 +15,12 @@ export async function getDedupeKey(input: CreateLinkInput): Promise<string | nul
     [...new Set(input.tags ?? [])].sort(),
     input.site ?? null,
     input.postId ?? null,
-  ]);
+  ];
+  // Appended only when set, so the keys of links without UTM values stay what they were before UTM existed.
+  const utm = input.utm;
+  if (utm && (utm.campaign || utm.source || utm.medium)) {
+    parts.push(['utm', utm.campaign ?? null, utm.source ?? null, utm.medium ?? null]);
+  }
+  const canonical = JSON.stringify(parts);
   return sha256Hex(canonical);
 }

@@ -9,7 +9,7 @@
 const APP_HOST_PREFIXES = ['/api/', '/ui/'];
 const APP_HOST_PATHS = ['/api', '/ui', '/metrics'];
 /** Paths both hosts serve. */
-const SHARED_PATHS = ['/', '/healthz'];
+const SHARED_PATHS = ['/', '/healthz', '/livez', '/readyz'];
 
 export interface HostRouting {
   /** False when the hosts are one: every path is served. */

@@ -497,6 +497,13 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       return (lru?.size ?? 0) + (negative?.size ?? 0);
     },
 
+    hasLiveRecords() {
+      // values() skips expired entries (most recently used first, so a warm cache answers at the first one);
+      // "no such code" answers live in their own LRU, so any entry here is a record.
+      if (lru) for (const _entry of lru.values()) return true;
+      return false;
+    },
+
     async close() {
       clear();
       await bus?.close();

@@ -45,6 +45,9 @@ function toEditValues(row: LinkRow, timeZone: string): FormValues {
     expiresAtShown: expiresAt,
     expiredUrl: row.expiredUrl ?? '',
     tags: row.tags.join(', '),
+    utmCampaign: row.utmCampaign ?? '',
+    utmSource: row.utmSource ?? '',
+    utmMedium: row.utmMedium ?? '',
     reason: '',
   };
 }
@@ -108,6 +111,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
         }
         deleteError={options.deleteError}
         readerReports={readerReports}
+        deploymentUtm={deps.config.redirect.utmParams}
       />,
       options.status ?? 200,
     );

@@ -35,6 +35,7 @@ export function createLinkNewRoutes(deps: WebDeps) {
         errors={toFieldSentences(errors, LINK_FIELD_LABELS)}
         shortBase={deps.config.shortBaseUrl}
         timeZone={c.get('timeZone')}
+        deploymentUtm={deps.config.redirect.utmParams}
       />,
       status,
     );
