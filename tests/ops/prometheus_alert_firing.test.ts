@@ -118,6 +118,7 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         TEMPORAL_ADDRESS: temporalAddress,
         LOG_LEVEL: 'warn',
         SHUTDOWN_DELAY_MS: '0',
+        METRICS_TOKEN,
       },
     });
     workerHealthPort = await getFreePort();
@@ -133,7 +134,6 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         WORKER_HEALTH_PORT: String(workerHealthPort),
         WORKER_HEALTH_HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
-        METRICS_TOKEN,
       },
     });
     let workerErrors = '';
