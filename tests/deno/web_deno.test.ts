@@ -68,6 +68,7 @@ function sharedEnv(): Record<string, string> {
     ADMIN_PASSWORD: 'correct horse battery',
     WORDPRESS_WEBHOOK_SECRET: webhookSecret,
     SHORT_BASE_URL: 'http://sho.rt.test',
+    METRICS_TOKEN: 'deno-test-metrics-token',
   };
 }
 
@@ -211,7 +212,9 @@ describe('the web tier under Deno', () => {
       [200, { status: 'ready', checks: { postgres: 'ok', servingStore: 'ok', cache: 'warm' } }],
     );
     // Default metrics and the redirect histogram under Deno too.
-    const metrics = await (await fetch(`${a.base}/metrics`)).text();
+    const metrics = await (
+      await fetch(`${a.base}/metrics`, { headers: { Authorization: 'Bearer deno-test-metrics-token' } })
+    ).text();
     assert.match(metrics, /^lifeline_redirect_duration_seconds_count [1-9]/m);
     assert.match(metrics, /^process_cpu_seconds_total /m);
   });
