@@ -88,6 +88,7 @@ export async function createLink(
       origin: creator.origin,
       site: input.site ?? null,
       postId: input.postId ?? null,
+      title: input.title ?? null,
       owner: creator.owner,
       expiresAt,
       expiredUrl: input.expiredUrl ?? null,
@@ -100,7 +101,13 @@ export async function createLink(
       code: link.code,
       actor: creator.actor,
       action: 'link.created',
-      after: { url: link.targetUrl, status: link.status, origin: link.origin, safety: link.safety },
+      after: {
+        url: link.targetUrl,
+        status: link.status,
+        origin: link.origin,
+        safety: link.safety,
+        ...(link.title !== null ? { title: link.title } : {}),
+      },
       ...(link.safetyReason ? { reason: `safety ${link.safety}: ${link.safetyReason}` } : {}),
     });
     return { link, created: true };
