@@ -1,12 +1,14 @@
 import type { LinkStats } from '../lib/clicks/link_stats.ts';
+import { useI18n } from './I18n.tsx';
 
 const WIDTH = 720;
 const HEIGHT = 240;
-const PAD = { top: 16, right: 12, bottom: 28, left: 44 };
+/** Room for the value axis (at the inline start) and the day labels (below). */
+const PAD = { top: 16, end: 12, bottom: 28, start: 44 };
 const SERIES = [
-  { key: 'humans', label: 'People', className: 'series-human' },
-  { key: 'previews', label: 'Link previews', className: 'series-preview' },
-  { key: 'bots', label: 'Bots', className: 'series-bot' },
+  { key: 'humans', label: 'chart.people', className: 'series-human' },
+  { key: 'previews', label: 'chart.previews', className: 'series-preview' },
+  { key: 'bots', label: 'chart.bots', className: 'series-bot' },
 ] as const;
 
 /** A round axis maximum at or above `n`: 1, 2 or 5 times a power of ten. */
@@ -17,16 +19,16 @@ function niceMax(n: number): number {
   return 10 * power;
 }
 
-const shortDay = (day: string) =>
-  new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(
-    new Date(`${day}T00:00:00Z`),
-  );
-
 /**
  * Daily clicks as stacked bars (people — QR scans included —, link previews, bots), drawn on the server as
- * SVG: no script, readable by screen readers through its description and the table beside it.
+ * SVG: no script, readable by screen readers through its description and the table beside it. On a
+ * right-to-left page the chart is mirrored — time runs from right to left and the value axis stands at the
+ * right, where reading starts — while its numbers and labels stay upright.
  */
 export function ClicksChart(props: { stats: LinkStats }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const rtl = i18n.dir === 'rtl';
   const days = props.stats.byDay.map((d) => ({
     day: d.day,
     humans: d.humanClicks + d.qrScans,
@@ -34,13 +36,16 @@ export function ClicksChart(props: { stats: LinkStats }) {
     bots: d.botHits,
   }));
   const max = niceMax(Math.max(0, ...days.map((d) => d.humans + d.previews + d.bots)));
-  const plotW = WIDTH - PAD.left - PAD.right;
+  const plotW = WIDTH - PAD.start - PAD.end;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(2, Math.min(28, slot * 0.7));
   const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
+  /** An x position measured from the inline start, in SVG coordinates. */
+  const x = (fromStart: number, width = 0) => (rtl ? WIDTH - fromStart - width : fromStart);
   const labelEvery = Math.max(1, Math.ceil(days.length / 8));
   const total = props.stats.clicks + props.stats.previews + props.stats.botHits;
+  const axisX = x(PAD.start - 8);
   return (
     <figure class="chart">
       <svg
@@ -49,46 +54,79 @@ export function ClicksChart(props: { stats: LinkStats }) {
         aria-labelledby="chart-title chart-desc"
         preserveAspectRatio="xMidYMid meet"
       >
-        <title id="chart-title">Clicks per day</title>
+        <title id="chart-title">{t('chart.title')}</title>
         <desc id="chart-desc">
-          {`${days.length} days from ${days[0]?.day ?? ''} to ${days[days.length - 1]?.day ?? ''}: ` +
-            `${props.stats.clicks} by people, ${props.stats.previews} link previews, ${props.stats.botHits} by bots.`}
+          {t('chart.desc', {
+            days: days.length,
+            from: days[0] ? i18n.day(days[0].day) : '',
+            to: days.length > 0 ? i18n.day(days[days.length - 1]!.day) : '',
+            people: props.stats.clicks,
+            previews: props.stats.previews,
+            bots: props.stats.botHits,
+          })}
         </desc>
         {[0, 0.25, 0.5, 0.75, 1].map((f) => (
           <g key={f} class="gridline">
-            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max * f)} y2={y(max * f)} />
-            <text x={PAD.left - 8} y={y(max * f) + 4} text-anchor="end" class="axis-label">
-              {Math.round(max * f).toLocaleString('en')}
+            <line x1={x(PAD.start)} x2={x(WIDTH - PAD.end)} y1={y(max * f)} y2={y(max * f)} />
+            <text
+              x={axisX}
+              y={y(max * f) + 4}
+              text-anchor="end"
+              direction={rtl ? 'rtl' : 'ltr'}
+              class="axis-label"
+            >
+              {i18n.number(Math.round(max * f))}
             </text>
           </g>
         ))}
         {days.map((d, i) => {
-          const x = PAD.left + i * slot + (slot - barW) / 2;
+          const left = x(PAD.start + i * slot + (slot - barW) / 2, barW);
           let base = 0;
           return (
             <g key={d.day} class="bar">
-              <title>{`${shortDay(d.day)}: ${d.humans} people, ${d.previews} previews, ${d.bots} bots`}</title>
+              <title>
+                {t('chart.bar', {
+                  day: i18n.day(d.day),
+                  people: d.humans,
+                  previews: d.previews,
+                  bots: d.bots,
+                })}
+              </title>
               {SERIES.map((s) => {
                 const value = d[s.key];
                 const top = y(base + value);
                 const height = y(base) - top;
                 base += value;
                 return value > 0 ? (
-                  <rect key={s.key} class={s.className} x={x} y={top} width={barW} height={height} rx={1.5} />
+                  <rect
+                    key={s.key}
+                    class={s.className}
+                    x={left}
+                    y={top}
+                    width={barW}
+                    height={height}
+                    rx={1.5}
+                  />
                 ) : null;
               })}
-              <rect class="bar-hit" x={PAD.left + i * slot} y={PAD.top} width={slot} height={plotH} />
+              <rect
+                class="bar-hit"
+                x={x(PAD.start + i * slot, slot)}
+                y={PAD.top}
+                width={slot}
+                height={plotH}
+              />
               {i % labelEvery === 0 && (
-                <text x={x + barW / 2} y={HEIGHT - 8} text-anchor="middle" class="axis-label">
-                  {shortDay(d.day)}
+                <text x={left + barW / 2} y={HEIGHT - 8} text-anchor="middle" class="axis-label">
+                  {i18n.day(d.day)}
                 </text>
               )}
             </g>
           );
         })}
         {total === 0 && (
-          <text x={PAD.left + plotW / 2} y={PAD.top + plotH / 2} text-anchor="middle" class="chart-empty">
-            No clicks in this period yet
+          <text x={x(PAD.start + plotW / 2)} y={PAD.top + plotH / 2} text-anchor="middle" class="chart-empty">
+            {t('chart.empty')}
           </text>
         )}
       </svg>
@@ -96,28 +134,28 @@ export function ClicksChart(props: { stats: LinkStats }) {
         {SERIES.map((s) => (
           <span key={s.key} class="legend-item">
             <span class={`swatch ${s.className}`} aria-hidden="true" />
-            {s.label}
+            {t(s.label)}
           </span>
         ))}
       </figcaption>
       <details class="chart-table">
-        <summary>Show the numbers</summary>
+        <summary>{t('chart.showNumbers')}</summary>
         <table class="compact-table">
           <thead>
             <tr>
-              <th scope="col">Day</th>
-              <th scope="col">People</th>
-              <th scope="col">Previews</th>
-              <th scope="col">Bots</th>
+              <th scope="col">{t('chart.day')}</th>
+              <th scope="col">{t('chart.people')}</th>
+              <th scope="col">{t('chart.previewsShort')}</th>
+              <th scope="col">{t('chart.bots')}</th>
             </tr>
           </thead>
           <tbody>
             {days.map((d) => (
               <tr key={d.day}>
-                <th scope="row">{d.day}</th>
-                <td>{d.humans}</td>
-                <td>{d.previews}</td>
-                <td>{d.bots}</td>
+                <th scope="row">{i18n.day(d.day)}</th>
+                <td class="num">{i18n.number(d.humans)}</td>
+                <td class="num">{i18n.number(d.previews)}</td>
+                <td class="num">{i18n.number(d.bots)}</td>
               </tr>
             ))}
           </tbody>

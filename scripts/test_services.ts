@@ -16,6 +16,8 @@ export const APT_PACKAGES = [
   'php-curl',
   'php-xml',
   'php-mbstring',
+  // An Arabic UI font, so the browser tests' screenshots of the Arabic UI show real letter forms.
+  'fonts-noto-ui-core',
 ];
 
 function answers(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {

@@ -23,7 +23,7 @@ export function createLinkListRoutes(deps: WebDeps) {
     const filters = Object.fromEntries(FILTER_KEYS.map((k) => [k, raw[k] ?? ''])) as unknown as LinkFilters;
     filters.sort ||= 'newest';
     const deleted = raw.deleted?.slice(0, CODE_ECHO_MAX);
-    const notice = deleted ? `Deleted ${deleted}. Its short URL now answers “410 Gone”.` : undefined;
+    const notice = deleted ? c.get('i18n').t('links.deleted', { code: deleted }) : undefined;
     const parsed = linkListQuerySchema.safeParse({
       ...filters,
       ...(raw.cursor ? { cursor: raw.cursor } : {}),
