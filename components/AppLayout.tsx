@@ -53,7 +53,9 @@ export function AppLayout(props: {
           </nav>
           <div class="account">
             <span class="account-name" title={user.email}>
-              <bdi class="account-who">{user.name ?? user.email}</bdi>
+              <bdi class="account-who" dir="auto">
+                {user.name ?? user.email}
+              </bdi>
               <span class={`role role-${user.role}`}>{t(`role.${user.role}`)}</span>
             </span>
             <a

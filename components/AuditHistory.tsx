@@ -1,6 +1,7 @@
 import type { I18n } from '../lib/i18n/translator.ts';
-import { LINK_STATUSES, SAFETY_VERDICTS } from '../lib/links/link.ts';
+import { LINK_ORIGINS, LINK_STATUSES, SAFETY_VERDICTS } from '../lib/links/link.ts';
 import type { LinkHistoryEntry as AuditRow } from '../lib/links/link_history.ts';
+import { DisplayUrl } from './DisplayUrl.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { getLinkFieldLabels } from './link_fields.ts';
 
@@ -40,7 +41,7 @@ function Value(props: { field: string; value: unknown }) {
   const { t } = useI18n();
   const v = props.value;
   if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return <>—</>;
-  if (Array.isArray(v)) return <bdi dir="auto">{v.join(', ')}</bdi>;
+  if (Array.isArray(v)) return <bdi dir="auto">{v.join(t('common.listSeparator'))}</bdi>;
   const text = String(v);
   if (props.field === 'status' && (LINK_STATUSES as readonly string[]).includes(text)) {
     return <>{t(`status.${text as (typeof LINK_STATUSES)[number]}`)}</>;
@@ -48,8 +49,12 @@ function Value(props: { field: string; value: unknown }) {
   if (props.field === 'safety' && (SAFETY_VERDICTS as readonly string[]).includes(text)) {
     return <>{t(`safety.${text as (typeof SAFETY_VERDICTS)[number]}`)}</>;
   }
-  const isUrl = props.field === 'url' || props.field === 'expiredUrl';
-  return <bdi dir={isUrl ? 'ltr' : 'auto'}>{text}</bdi>;
+  if (props.field === 'origin' && (LINK_ORIGINS as readonly string[]).includes(text)) {
+    return <>{t(`origin.${text as (typeof LINK_ORIGINS)[number]}`)}</>;
+  }
+  if (props.field === 'url' || props.field === 'expiredUrl')
+    return <DisplayUrl url={text} class="url-break" />;
+  return <bdi dir="auto">{text}</bdi>;
 }
 
 /** A link's history, newest first: who did what, from what to what, and why. */
@@ -73,7 +78,7 @@ export function AuditHistory(props: { entries: AuditRow[]; timeZone: string }) {
             <div class="timeline-head">
               <strong>{isKnownAction(e.action) ? t(`history.action.${e.action}`) : e.action}</strong>
               <span class="muted">
-                {i18n.rich('history.by', { actor: <bdi>{describeActor(i18n, e.actor)}</bdi> })} ·{' '}
+                {i18n.rich('history.by', { actor: <bdi dir="auto">{describeActor(i18n, e.actor)}</bdi> })} ·{' '}
                 <time datetime={e.createdAt.toISOString()}>{i18n.dateTime(e.createdAt)}</time>
               </span>
             </div>

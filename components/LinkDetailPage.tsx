@@ -125,13 +125,13 @@ export function LinkDetailPage(props: {
           <p class="breadcrumb">
             <a href="/ui/links">{t('nav.links')}</a> /
           </p>
-          <h1 class="short-url-heading" dir="ltr">
+          <h1 class="short-url-heading">
             <span class="visually-hidden">{t('detail.shortLink')} </span>
-            {withoutScheme(link.shortUrl)}
+            <bdi dir="ltr">{withoutScheme(link.shortUrl)}</bdi>
           </h1>
           {link.title && (
-            <p class="link-heading-title" dir="auto">
-              {link.title}
+            <p class="link-heading-title">
+              <bdi dir="auto">{link.title}</bdi>
             </p>
           )}
           <div class="header-badges">
@@ -201,7 +201,7 @@ export function LinkDetailPage(props: {
               </Fact>
               <Fact label={t('detail.madeBy')}>
                 {i18n.rich('detail.madeByValue', {
-                  actor: <bdi>{describeActor(i18n, creator)}</bdi>,
+                  actor: <bdi dir="auto">{describeActor(i18n, creator)}</bdi>,
                   origin: t(`detail.origin.${link.origin}`),
                 })}
               </Fact>

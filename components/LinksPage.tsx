@@ -148,7 +148,6 @@ export function LinksPage(props: {
               id="filter-site"
               name="site"
               type="text"
-              dir="ltr"
               value={filters.site}
               maxLength={100}
               placeholder={t('links.filter.sitePlaceholder')}
@@ -231,8 +230,8 @@ export function LinksPage(props: {
                   </td>
                   <td data-label={t('links.col.destination')} class="destination-cell">
                     {link.title && (
-                      <span class="link-title" dir="auto">
-                        {link.title}
+                      <span class="link-title">
+                        <bdi dir="auto">{link.title}</bdi>
                       </span>
                     )}
                     <DisplayUrl url={link.url} bare />

@@ -295,9 +295,7 @@ export function OpsPage(props: {
           <div class="reveal" role="status">
             <p class="notice-title">{t('ops.newKey', { name: props.newKey.name })}</p>
             <div class="reveal-row">
-              <code class="secret" dir="ltr">
-                {props.newKey.key}
-              </code>
+              <code class="secret">{props.newKey.key}</code>
               <Island
                 name="CopyButton"
                 component={CopyButton}
@@ -336,7 +334,9 @@ export function OpsPage(props: {
                     {i18n.dateTime(new Date(k.createdAt))}
                     <span class="muted small">
                       {' '}
-                      {i18n.rich('ops.createdBy', { actor: <bdi>{describeActor(i18n, k.createdBy)}</bdi> })}
+                      {i18n.rich('ops.createdBy', {
+                        actor: <bdi dir="auto">{describeActor(i18n, k.createdBy)}</bdi>,
+                      })}
                     </span>
                   </td>
                   <td data-label={t('ops.col.lastUsed')}>
@@ -401,9 +401,7 @@ export function OpsPage(props: {
           <div class="reveal" role="status">
             <p class="notice-title">{t('ops.newPassword', { email: props.newPassword.email })}</p>
             <div class="reveal-row">
-              <code class="secret" dir="ltr">
-                {props.newPassword.password}
-              </code>
+              <code class="secret">{props.newPassword.password}</code>
               <Island
                 name="CopyButton"
                 component={CopyButton}

@@ -15,7 +15,7 @@ export function SettingsPage(props: {
 }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const current = props.session.user.locale ?? '';
+  const current = props.session.user.locale ?? 'browser';
   return (
     <AppLayout title={t('settings.title')} session={props.session} section="settings">
       <div class="page-header">
@@ -36,7 +36,7 @@ export function SettingsPage(props: {
           hint={t('settings.languageHint')}
           options={[
             {
-              value: '',
+              value: 'browser',
               label: t('settings.languageBrowser', { name: LOCALE_INFO[props.browserLocale].name }),
             },
             ...LOCALES.map((l) => ({ value: l, label: LOCALE_INFO[l].name })),

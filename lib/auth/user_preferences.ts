@@ -4,9 +4,11 @@ import { NotFoundError } from '../shared/errors.ts';
 import type { Db } from '../stores/sql.ts';
 import { updateUserLocale } from '../stores/user_store.ts';
 
-/** The settings form: the UI language, or "" to follow the browser. */
+/** The settings form: the UI language, or "browser" to follow the browser's. */
 export const userPreferencesInputSchema = z.strictObject({
-  locale: z.union([z.enum(LOCALES), z.literal('')]).transform((v): Locale | null => v || null),
+  locale: z
+    .union([z.enum(LOCALES), z.literal('browser')])
+    .transform((v): Locale | null => (v === 'browser' ? null : v)),
 });
 export type UserPreferencesInput = z.infer<typeof userPreferencesInputSchema>;
 

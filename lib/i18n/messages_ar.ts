@@ -98,6 +98,7 @@ export const ar: Messages = {
   'common.never': 'أبدًا',
   'common.yes': 'نعم',
   'common.no': 'لا',
+  'common.listSeparator': '، ',
   'common.unknown': 'غير معروف',
 
   'links.title': 'الروابط',

@@ -102,6 +102,7 @@ export const en = {
   'common.never': 'Never',
   'common.yes': 'yes',
   'common.no': 'no',
+  'common.listSeparator': ', ',
   'common.unknown': 'Unknown',
 
   // The links list

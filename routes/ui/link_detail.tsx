@@ -40,7 +40,8 @@ function noticeFor(t: I18n['t'], q: Record<string, string>): Notice | undefined 
 }
 
 /** The edit form's values for a link as stored. */
-function toEditValues(row: LinkRow, timeZone: string): FormValues {
+function toEditValues(row: LinkRow, i18n: I18n): FormValues {
+  const timeZone = i18n.timeZone;
   const expiresAt = row.expiresAt ? toLocalInput(row.expiresAt, timeZone) : '';
   return {
     url: row.targetUrl,
@@ -51,7 +52,7 @@ function toEditValues(row: LinkRow, timeZone: string): FormValues {
     // The form shows minutes; the original lets an untouched field keep its seconds.
     expiresAtShown: expiresAt,
     expiredUrl: row.expiredUrl ?? '',
-    tags: row.tags.join(', '),
+    tags: row.tags.join(i18n.t('common.listSeparator')),
     reason: '',
   };
 }
@@ -114,7 +115,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
                   c.get('i18n'),
                 ),
               }
-            : { values: toEditValues(row, c.get('timeZone')), errors: {} }
+            : { values: toEditValues(row, c.get('i18n')), errors: {} }
         }
         deleteError={options.deleteError}
       />,

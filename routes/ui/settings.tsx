@@ -26,7 +26,7 @@ export function createSettingsRoutes(deps: WebDeps) {
   app.post('/', async (c) => {
     const session = c.get('session')!;
     const values = toFormValues(await c.req.parseBody());
-    const parsed = userPreferencesInputSchema.safeParse({ locale: values.locale ?? '' });
+    const parsed = userPreferencesInputSchema.safeParse({ locale: values.locale ?? 'browser' });
     if (!parsed.success) {
       const i18n = c.get('i18n');
       return renderPage(
