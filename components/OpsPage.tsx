@@ -46,7 +46,7 @@ function reportKey(i18n: I18n, key: string): string {
 
 /** A run report's value for people: numbers and yes/no in the editor's language, fronts by name. */
 function reportValue(i18n: I18n, key: string, value: string | number | boolean): string {
-  if (typeof value === 'boolean') return i18n.t(value ? 'common.yes' : 'common.no');
+  if (typeof value === 'boolean') return value ? i18n.t('common.yes') : i18n.t('common.no');
   if (typeof value === 'number') return i18n.number(value);
   return key === 'to' ? vendorName(i18n, value) : value;
 }

@@ -142,8 +142,6 @@ export const ar: Messages = {
   'links.pages': 'الصفحات',
   'links.previous': 'السابق',
   'links.next': 'التالي',
-  'links.count':
-    '{count, plural, zero {لا روابط} one {رابط واحد} two {رابطان} few {# روابط} many {# رابطًا} other {# رابط}} في هذه الصفحة',
 
   'copy.copy': 'نسخ',
   'copy.copied': 'نُسخ ✓',

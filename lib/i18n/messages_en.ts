@@ -147,7 +147,6 @@ export const en = {
   'links.pages': 'Pages',
   'links.previous': 'Previous',
   'links.next': 'Next',
-  'links.count': '{count, plural, one {# link} other {# links}} on this page',
 
   // Islands
   'copy.copy': 'Copy',
