@@ -83,10 +83,16 @@ RETURN translate(
   U&'\0671\0649\06CC\06A9\0629', U&'\0627\064A\064A\0643\0647');
 
 -- What search looks in: the folded title, a line break (which folding removes from any query, so no match
--- spans the two), the folded decoded target URL.
+-- spans the two), then the target's path, query and fragment decoded and folded — only when the target has
+-- escapes or non-ASCII letters: a plain ASCII URL is already found by the case-insensitive search on
+-- target_url, and leaving it out keeps this index small (every trigram is an index entry on insert).
 CREATE FUNCTION lifeline_search_text(title text, target_url text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN coalesce(lifeline_search_fold(title), '') || E'\n' || coalesce(lifeline_search_fold(lifeline_percent_decode(target_url)), '');
+RETURN coalesce(lifeline_search_fold(title), '') || E'\n' ||
+  CASE WHEN strpos(target_url, '%') > 0 OR octet_length(target_url) <> length(target_url)
+    THEN coalesce(lifeline_search_fold(lifeline_percent_decode(
+           regexp_replace(target_url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*', ''))), '')
+    ELSE '' END;
 
 -- A LIKE pattern for "contains the folded query", wildcards in the query taken literally; NULL (matching
 -- nothing) when folding leaves nothing, so a query of only diacritics does not match every link.
