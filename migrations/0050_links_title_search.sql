@@ -69,18 +69,23 @@ END $$;
 
 -- Folding for search: compatibility forms (NFKD: Arabic presentation forms, full-width Latin, ligatures),
 -- lower case, then without combining marks (Latin accents, Arabic harakat and the hamza/madda that NFKD
--- splits off alef, waw and yeh, Hebrew points), tatweel, invisible format characters and controls; then
--- alef wasla → alef, alef maksura and Persian yeh → yeh, keheh → kaf, teh marbuta → heh.
+-- splits off alef, waw and yeh, Hebrew points), tatweel and invisible format characters; alef wasla → alef,
+-- alef maksura and Persian yeh → yeh, keheh → kaf, teh marbuta → heh; and punctuation, symbols, spaces and
+-- controls (Latin and Arabic: "-", "/", ":", "«»", "،", "؟"…) made one space, trimmed — so "الحرب في" finds
+-- the slug "الحرب-في" and "الرئيس لن نتراجع" finds «الرئيس: "لن نتراجع"».
 CREATE FUNCTION lifeline_search_fold(value text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN translate(
-  normalize(
-    regexp_replace(
-      lower(normalize(value, NFKD)),
-      '[\u0001-\u001f\u007f-\u009f\u00ad\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u061c\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]',
-      '', 'g'),
-    NFC),
-  U&'\0671\0649\06CC\06A9\0629', U&'\0627\064A\064A\0643\0647');
+RETURN btrim(regexp_replace(
+  translate(
+    normalize(
+      regexp_replace(
+        lower(normalize(value, NFKD)),
+        '[\u00ad\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u061c\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]',
+        '', 'g'),
+      NFC),
+    U&'\0671\0649\06CC\06A9\0629', U&'\0627\064A\064A\0643\0647'),
+  '[\s\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u00bf\u00d7\u00f7\u060c\u061b\u061e\u061f\u066a-\u066d\u06d4\u2010-\u2027\u2030-\u205e\u3000-\u303f]+',
+  ' ', 'g'));
 
 -- What search looks in: the folded title, a line break (which folding removes from any query, so no match
 -- spans the two), then the target's path, query and fragment decoded and folded — only when the target has
