@@ -105,7 +105,15 @@ CREATE FUNCTION lifeline_search_pattern(query text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN '%' || replace(replace(replace(nullif(lifeline_search_fold(query), ''), '\', '\\'), '%', '\%'), '_', '\_') || '%';
 
-ALTER TABLE links ADD COLUMN search_text text;
+-- Filled for existing links by adding it as a stored generated column (one table rewrite that rebuilds the
+-- indexes in bulk), then made a plain column kept by the trigger below. Measured on a copy of 100,000 links (3 in
+-- 5 with an Arabic title and slug) with the code and URL trigram indexes, load average ~10: 12 s for the rewrite
+-- plus 4.6 s for the new index, against 55 s for an UPDATE of every row (each new row version goes into every
+-- trigram index one entry at a time). Either way the migration holds the table's ACCESS EXCLUSIVE lock until it
+-- commits (ADD COLUMN takes it), so shorter is better; redirects keep being answered from the in-process cache
+-- and the serving store meanwhile (docs/OPERATIONS.md).
+ALTER TABLE links ADD COLUMN search_text text GENERATED ALWAYS AS (lifeline_search_text(title, target_url)) STORED;
+ALTER TABLE links ALTER COLUMN search_text DROP EXPRESSION;
 
 CREATE FUNCTION links_set_search_text() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -116,8 +124,6 @@ END $$;
 
 CREATE TRIGGER links_search_text BEFORE INSERT OR UPDATE OF title, target_url ON links
   FOR EACH ROW EXECUTE FUNCTION links_set_search_text();
-
-UPDATE links SET search_text = lifeline_search_text(title, target_url);
 
 -- fastupdate off, like the other trigram indexes (0006: pending-list flushes stalled batch updates).
 CREATE INDEX links_search_text_trgm_idx ON links USING gin (search_text gin_trgm_ops) WITH (fastupdate = off);
