@@ -139,6 +139,8 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const { input, errors } = toLinkInput(values, c.get('timeZone'), 'edit');
     // An untouched expiry keeps its exact stored time (the form only shows minutes).
     if (values.expiresAt && values.expiresAt === values.expiresAtShown) delete input.expiresAt;
+    // An untouched title is kept as it is, even one WordPress sent longer than an editor may type.
+    if (typeof input.title === 'string' && input.title.trim() === row.title) delete input.title;
     if (!input.reason) errors.push({ path: 'reason', message: 'say why, for the history' });
     const parsed = updateLinkInputSchema.safeParse(input);
     const fieldErrors = [...errors, ...(parsed.success ? [] : toFieldErrors(parsed.error))];

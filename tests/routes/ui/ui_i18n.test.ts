@@ -242,6 +242,36 @@ describe('titles and readable URLs in the UI', () => {
     assert.match(textOf(await res.text()), /Title must be at most 500 characters\./);
   });
 
+  test('an untouched title longer than the cap (as WordPress may send) does not block other edits', async () => {
+    const c = await signedIn(EN);
+    const long = 'ع'.repeat(600);
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, origin, owner, title, site, post_id)
+      VALUES ('wp-long', 'https://news.example/long', 'active', 'wordpress', 'wordpress:news', ${long}, 'news', 99)`;
+    const page = await c.page('/ui/links/wp-long');
+    const version = /name="version" value="(\d+)"/.exec(page)![1]!;
+    const res = await c.post(
+      '/ui/links/wp-long/edit',
+      {
+        url: 'https://news.example/long',
+        title: long,
+        status: 'active',
+        redirectStatus: '',
+        expiresAt: '',
+        expiresAtShown: '',
+        expiredUrl: '',
+        tags: 'kept',
+        reason: 'tagging',
+        version,
+      },
+      { headers: EN },
+    );
+    assert.equal(res.status, 303, await res.text());
+    const [row] = await h.db.sql`SELECT title, tags FROM links WHERE code = 'wp-long'`;
+    assert.equal(row!.title, long);
+    assert.deepEqual(row!.tags, ['kept']);
+  });
+
   test('the list search finds a title typed without diacritics, through the UI', async () => {
     const c = await signedIn(AR);
     await h.api('/api/v1/links', {
