@@ -1,7 +1,12 @@
+import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
+import type { TargetPolicy } from '../lib/links/target_policy.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
+import type { RedirectSettings } from '../lib/redirect/redirect_policy.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
+import type { SnapshotFormat } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import type { VendorDeps } from '../lib/vendors/vendor_deps.ts';
@@ -21,4 +26,21 @@ export interface ActivityDeps {
   servingStore?: ServingReplica;
   /** Vendor failover (verification, DNS); absent: failover activities refuse to run. */
   front?: FrontDeps;
+  /** Where links may point (ALLOWED_TARGET_HOSTS, not our short host): backfill, retarget, WordPress repairs. */
+  targetPolicy: TargetPolicy;
+  /** The plugin's signed listing (WordPress reconciliation): the shared secret and WORDPRESS_REST_URLS. */
+  wordpress: WordPressListingDeps;
+  /** Escrow exports and static snapshots: where they go and how answers are decided; absent: they refuse. */
+  archive?: EscrowDeps;
+  /** The CDN whose cache a changed link is purged from (CDN_PURGE_PROVIDER); absent: none. */
+  cdn?: CdnPurger;
+}
+
+/** What escrow exports and static snapshots need besides the pool (from configuration). */
+export interface EscrowDeps {
+  shortBaseUrl: string;
+  redirect: RedirectSettings;
+  rootRedirectUrl: string | undefined;
+  escrow: { dir: string | undefined; keep: number };
+  snapshot: { dir: string | undefined; formats: readonly SnapshotFormat[]; keep: number };
 }

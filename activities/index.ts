@@ -1,4 +1,7 @@
+import { createAdoptionActivities, createRetargetActivities } from './adoption_activities.ts';
+import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
@@ -20,5 +23,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createOpsRunActivities(deps),
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
+    ...createAdoptionActivities(deps),
+    ...createRetargetActivities(deps),
+    ...createEscrowActivities(deps),
+    ...createCdnActivities(deps),
   };
 }

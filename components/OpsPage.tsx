@@ -3,13 +3,18 @@ import CopyButton from '../islands/CopyButton.tsx';
 import { API_KEY_SCOPES } from '../lib/auth/api_keys.ts';
 import type { ApiKey } from '../lib/auth/issue_api_key.ts';
 import type { UiSession } from '../lib/auth/sessions.ts';
+import type { EscrowOverview } from '../lib/escrow/get_escrow_overview.ts';
 import type { I18n } from '../lib/i18n/translator.ts';
+import type { AdoptionOverview } from '../lib/operations/adoption_overview.ts';
 import type { UserAccount as UserRow } from '../lib/operations/get_ops_overview.ts';
 import type { OpsRun as OpsRunRow } from '../lib/operations/ops_runs.ts';
+import { AdoptionRuns } from './AdoptionRuns.tsx';
 import { AppLayout } from './AppLayout.tsx';
 import { describeActor } from './AuditHistory.tsx';
 import { Badge } from './Badge.tsx';
+import { EscrowCard } from './EscrowCard.tsx';
 import { CsrfField, Notice, SelectField, TextField } from './Field.tsx';
+import { FrontChangeSteps, stepName } from './FrontChangeSteps.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
 import { vendorName } from './LinkDetailPage.tsx';
@@ -61,11 +66,24 @@ export interface OpsView {
   front: { active: string; since: string | null };
   bitlyConfigured: boolean;
   /** The failover, failback or drill now running, with its current step. */
-  frontChange: { kind: string; workflowId: string; step: string | null; waitingForDns: boolean } | null;
+  frontChange: {
+    kind: string;
+    workflowId: string;
+    step: string | null;
+    waitingForDns: boolean;
+    /** Where it goes, the steps finished (issue 14) and the end of a DNS TTL wait. */
+    to?: string;
+    steps?: { name: string; ms: number }[];
+    ttlWaitUntil?: Date | null;
+  } | null;
   runs: OpsRunRow[];
   keys: ApiKey[];
   users: UserRow[];
   temporalUrl: string | null;
+  /** Archive backfills and mass retargets (issue 15). */
+  adoption?: AdoptionOverview;
+  /** Escrow exports and static snapshots (issue 14). */
+  escrow?: EscrowOverview;
 }
 
 /** A destructive action behind a second click, without JavaScript: the button appears once opened. */
@@ -144,7 +162,7 @@ function RunCard(props: {
 }
 
 /** Buttons for the operations workflows: drill, failover/failback, the DNS confirmation, reconcile, re-scan. */
-function OpsActions(props: { view: OpsView; csrfToken: string }) {
+function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: string }) {
   const i18n = useI18n();
   const { t } = i18n;
   const { view, csrfToken } = props;
@@ -162,8 +180,18 @@ function OpsActions(props: { view: OpsView; csrfToken: string }) {
             <bdi class="mono small" dir="ltr">
               {change.workflowId}
             </bdi>
-            {change.step ? ` · ${t('ops.step', { step: change.step })}` : ''}
+            {change.step ? ` · ${t('ops.step', { step: stepName(i18n, change.step) })}` : ''}
           </p>
+          {change.to && (
+            <FrontChangeSteps
+              kind={change.kind}
+              to={change.to}
+              current={change.step}
+              steps={change.steps ?? []}
+              ttlWaitUntil={change.ttlWaitUntil ?? null}
+              timeZone={props.timeZone}
+            />
+          )}
           {change.waitingForDns && (
             <form method="post" action="/ui/ops/front/dns-changed">
               <CsrfField token={csrfToken} />
@@ -195,6 +223,9 @@ function OpsActions(props: { view: OpsView; csrfToken: string }) {
                 <label class="checkbox small">
                   <input type="checkbox" name="confirm" value="yes" required />{' '}
                   {t('ops.confirmSwitch', { front: otherName })}
+                </label>
+                <label class="checkbox small">
+                  <input type="checkbox" name="emergency" value="yes" /> {t('ops.emergency')}
                 </label>
                 <button type="submit" class="btn btn-danger-ghost">
                   {t('ops.switch')}
@@ -287,7 +318,12 @@ export function OpsPage(props: {
         />
       </div>
 
-      <OpsActions view={view} csrfToken={session.csrfToken} />
+      <OpsActions view={view} csrfToken={session.csrfToken} timeZone={timeZone} />
+      {view.escrow && <EscrowCard escrow={view.escrow} timeZone={timeZone} csrfToken={session.csrfToken} />}
+
+      {view.adoption && (
+        <AdoptionRuns adoption={view.adoption} timeZone={timeZone} temporalUrl={view.temporalUrl} />
+      )}
 
       <section class="card" id="keys" aria-labelledby="keys-title">
         <h2 id="keys-title">{t('ops.keys')}</h2>

@@ -8,6 +8,7 @@ import { createKeysRoutes } from './api/keys.ts';
 import { createLinksRoutes } from './api/links.ts';
 import { createOpenApiRoutes } from './api/openapi.ts';
 import { createOpsRoutes } from './api/ops.ts';
+import { createRetargetRoutes } from './api/retargets.ts';
 import { createSafetyRoutes } from './api/safety.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
@@ -73,6 +74,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/ops', createOpsRoutes(deps));
   app.route('/api/v1/safety', createSafetyRoutes(deps));
   app.route('/api/v1/keys', createKeysRoutes(deps));
+  app.route('/api/v1/retargets', createRetargetRoutes(deps));
   app.route('/api/v1', createOpenApiRoutes(deps));
   app.route('/ui', createUiRoutes(deps));
   if (options.staticFiles) app.route('/', createStaticRoutes(options.staticFiles));

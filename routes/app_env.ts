@@ -12,6 +12,7 @@ import type { Logger } from '../lib/shared/logger.ts';
 import type { Metrics } from '../lib/shared/metrics.ts';
 import type { RateLimits } from '../lib/shared/rate_limits.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
 import type { WorkflowGateway } from '../lib/temporal/workflow_gateway.ts';
 
@@ -48,6 +49,8 @@ export interface WebDeps {
   rateLimits: RateLimits;
   /** Clicks a vendor counted for a link (e.g. Bitly), shown beside ours in stats; absent: none. */
   vendorClicks?: VendorClickSource;
+  /** Adoption workflows: backfill runs, WordPress reconciliation, mass retargets (issue 15). */
+  adoption: AdoptionGateway;
   /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
   getWebhookSecret(): Promise<string>;
   /** Stops background work and closes connections (not the sql pool, which the caller owns). */

@@ -2,7 +2,7 @@
 // A Temporal dev server (SQLite under .data/, UI on 8233), embedded PGlite unless DATABASE_URL is set,
 // migrations, the worker and the web server, then a banner. Ctrl-C stops them in order.
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -21,6 +21,7 @@ import { serveNode } from '../server/node_server.ts';
 import { createWebDeps } from '../server/web_deps.ts';
 import { createLifelineWorker, installTemporalRuntime } from '../workers/create_worker.ts';
 import { createWorkerDeps } from '../workers/worker_deps.ts';
+import { EMBEDDED_URL_FILE } from './cli_database.ts';
 import { type DevServer, startDevServer } from './dev_server.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded_postgres.ts';
 import { ensureTemporalCli, ROOT } from './temporal_cli.ts';
@@ -72,6 +73,8 @@ async function main() {
     say(`Starting embedded Postgres (PGlite, data in ${DATA_DIR}/pglite)...`);
     pglite = await startEmbeddedPostgres(join(DATA_DIR, 'pglite'));
     databaseUrl = pglite.url;
+    // Where the operator CLIs (export, restore, snapshot) reach this database while we run (scripts/cli_database.ts).
+    writeFileSync(join(DATA_DIR, EMBEDDED_URL_FILE), `${pglite.url}\n`);
   }
   const sql = createSql({
     url: databaseUrl,
@@ -107,6 +110,8 @@ async function main() {
       taskQueue: config.temporal.taskQueue,
       rescanInterval: config.safety.rescanInterval,
       reconcileInterval: config.lifecycle.reconcileInterval,
+      escrowInterval: config.escrow.interval,
+      snapshotInterval: config.snapshot.interval,
     },
     logger,
   );
@@ -148,7 +153,10 @@ async function main() {
     await resolver.close();
     await connection.close();
     await sql.end({ timeout: 5 });
-    if (pglite) await pglite.stop();
+    if (pglite) {
+      rmSync(join(DATA_DIR, EMBEDDED_URL_FILE), { force: true });
+      await pglite.stop();
+    }
     if (devServer) await devServer.stop();
     say('stopped cleanly.');
   }, say);

@@ -14,8 +14,10 @@ import { createMetrics, type Metrics } from '../lib/shared/metrics.ts';
 import { createRateLimits } from '../lib/shared/rate_limits.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
+import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
 import type { TemporalClient } from '../lib/temporal/temporal_client.ts';
+import { createUnavailableAdoptionGateway } from '../lib/temporal/unavailable_adoption_gateway.ts';
 import {
   createUnavailableGateway,
   createUnavailableOpsGateway,
@@ -35,6 +37,7 @@ export async function createWebDeps(
     metrics?: Metrics;
     workflows?: WorkflowGateway;
     ops?: OpsGateway;
+    adoption?: AdoptionGateway;
     safety?: SafetyScanner;
     /** A resolver shared with a worker in the same process (the caller closes it); default: built here. */
     resolver?: LayeredResolver;
@@ -50,11 +53,13 @@ export async function createWebDeps(
   let temporal: TemporalClient | undefined;
   let workflows = base.workflows;
   let ops = base.ops;
-  if (!workflows || !ops) {
+  let adoption = base.adoption;
+  if (!workflows || !ops || !adoption) {
     try {
       const { createTemporalClient } = await import('../lib/temporal/temporal_client.ts');
       const { createWorkflowGateway } = await import('../lib/temporal/workflow_gateway.ts');
       const { createOpsGateway } = await import('../lib/temporal/ops_gateway.ts');
+      const { createAdoptionGateway } = await import('../lib/temporal/adoption_gateway.ts');
       temporal = createTemporalClient({
         address: config.temporal.address ?? '127.0.0.1:7233',
         namespace: config.temporal.namespace,
@@ -62,10 +67,12 @@ export async function createWebDeps(
       const seam = { temporal, taskQueue: config.temporal.taskQueue, logger: base.logger };
       workflows ??= createWorkflowGateway(seam);
       ops ??= createOpsGateway(seam);
+      adoption ??= createAdoptionGateway(seam);
     } catch (error) {
       base.logger.error({ err: error }, 'Temporal client unavailable; webhooks will answer 503');
       workflows ??= createUnavailableGateway((error as Error).message);
       ops ??= createUnavailableOpsGateway((error as Error).message);
+      adoption ??= createUnavailableAdoptionGateway((error as Error).message);
     }
   }
   let webhookSecret: string | undefined = config.wordpressWebhookSecret;
@@ -92,6 +99,7 @@ export async function createWebDeps(
     clicks,
     workflows,
     ops,
+    adoption,
     targetPolicy: createTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,

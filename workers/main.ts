@@ -41,6 +41,8 @@ await ensureSchedules(
     taskQueue: config.temporal.taskQueue,
     rescanInterval: config.safety.rescanInterval,
     reconcileInterval: config.lifecycle.reconcileInterval,
+    escrowInterval: config.escrow.interval,
+    snapshotInterval: config.snapshot.interval,
   },
   logger,
 );

@@ -1,11 +1,17 @@
 import type { ActivityDeps } from '../activities/deps.ts';
+import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
+import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
+import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
+import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
+import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import { createVendorDeps, type VendorDepsOverrides } from '../lib/vendors/vendor_deps.ts';
 
@@ -26,6 +32,10 @@ export function createWorkerDeps(
     vendors?: VendorDepsOverrides;
     dnsAdapter?: DnsAdapter;
     safety?: SafetyScanner;
+    /** Test overrides of the WordPress listing client (timeouts, fetch). */
+    wordpress?: Partial<WordPressListingDeps>;
+    /** A purger other than the configured one (tests). */
+    cdn?: CdnPurger;
   },
 ): ActivityDeps {
   return {
@@ -37,5 +47,26 @@ export function createWorkerDeps(
     safety: base.safety ?? createConfiguredSafetyScanner(config, { sql: base.sql, logger: base.logger }),
     vendors: createVendorDeps(config, base.logger, base.vendors),
     front: createFrontDeps(config, base.dnsAdapter ? { dnsAdapter: base.dnsAdapter } : {}),
+    targetPolicy: createTargetPolicy(config),
+    wordpress: {
+      async getSecret() {
+        const secret =
+          config.wordpressWebhookSecret ?? (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING));
+        if (!secret) throw new Error('no WordPress webhook secret is configured yet');
+        return secret;
+      },
+      restUrls: config.wordpressRestUrls,
+      ...base.wordpress,
+    },
+    ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
+    archive: {
+      shortBaseUrl: config.shortBaseUrl,
+      redirect: config.redirect,
+      rootRedirectUrl: config.rootRedirectUrl,
+      escrow: { dir: config.escrow.dir, keep: config.escrow.keep },
+      snapshot: { dir: config.snapshot.dir, formats: config.snapshot.formats, keep: config.snapshot.keep },
+    },
   };
 }
+
+const withCdn = (cdn: CdnPurger | undefined) => (cdn ? { cdn } : {});

@@ -5,8 +5,10 @@ import {
   executeChild,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
@@ -36,6 +38,19 @@ const { switchFront, pointDnsAt, recordOpsRunStarted, recordOpsRunFinished } = p
     maximumInterval: '1m',
     nonRetryableErrorTypes: ['BadInput'],
   },
+});
+// The short domain's TTL around a planned switch: one proxy per purpose, so Temporal UI names each step.
+const ttlRetry = {
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
+} as const;
+const { setDnsTtl: lowerDnsTtl } = proxyActivities<Activities>({
+  ...ttlRetry,
+  summary: 'lower the DNS TTL before the switch',
+});
+const { setDnsTtl: raiseDnsTtl } = proxyActivities<Activities>({
+  ...ttlRetry,
+  summary: 'set the DNS TTL back after the switch',
 });
 // DNS takes its time to follow: keep checking for up to two hours.
 const { verifyPublicFront } = proxyActivities<Activities>({
@@ -76,6 +91,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   let step = 'preflight';
   let dnsChanged = false;
   let waitingForDns = false;
+  let ttlWaitUntilMs: number | null = null;
   setHandler(dnsChangedSignal, ({ by }) => {
     dnsChanged = true;
     log.info('operator reports the DNS change', { by });
@@ -86,6 +102,8 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
     drill: input.drill,
     waitingForDns,
     verified: report.verify.checked,
+    steps: report.steps,
+    ttlWaitUntilMs,
   }));
   const timed = async <T>(name: string, automated: boolean, work: () => Promise<T>): Promise<T> => {
     step = name;
@@ -98,7 +116,37 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   };
 
   await recordOpsRunStarted({ kind, workflowId, report: { to: input.to, requestedBy: input.requestedBy } });
+  // A planned switch (not a drill, not an emergency) lowers the TTL first; runs started before this code (no
+  // loweredTtlSeconds in their input) and their replays take none of these steps.
+  const ttlDance =
+    !input.drill &&
+    !input.emergency &&
+    input.loweredTtlSeconds !== undefined &&
+    patched('dns-ttl-before-switch');
+  /** Set while the TTL is lowered: what to set it back to. */
+  let lowered: { previous: number; at: number } | null = null;
   try {
+    if (ttlDance) {
+      const low = input.loweredTtlSeconds!;
+      const change = await timed('lower DNS TTL', false, () => lowerDnsTtl({ ttlSeconds: low, workflowId }));
+      if (!change.supported) {
+        report.dnsTtl = {
+          skipped: change.adapter
+            ? 'the DNS adapter cannot set TTLs (it answered 501)'
+            : 'no DNS adapter: lower the TTL at your DNS provider before a planned switch',
+        };
+      } else {
+        const previous = change.previousTtlSeconds ?? input.dnsTtlSeconds;
+        if (previous <= low) {
+          // It was already that low (or lower): put it back as it was; there is nothing to wait out.
+          await timed('set DNS TTL back', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId }));
+          report.dnsTtl = { skipped: `the TTL was already ${previous} s` };
+        } else {
+          lowered = { previous, at: Date.now() };
+          report.dnsTtl = { lowered: low, previous, waitedMs: 0, raised: false };
+        }
+      }
+    }
     // 1. Preflight: repair, then prove nothing is left that the new front would answer wrongly.
     const reconcile = (suffix: string, args: ReconcileLinksInput) =>
       executeChild<typeof reconcileLinksWorkflow>('reconcileLinksWorkflow', {
@@ -154,6 +202,20 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
     if (input.drill) {
       report.estimatedFailoverMs = report.automatedMs + input.dnsTtlSeconds * 1000;
     } else {
+      // 2b. Resolvers that asked before the TTL was lowered may keep the old answer for the old TTL: wait it out
+      // (a durable timer; the preflight and verification above already used part of it).
+      if (lowered) {
+        const until = lowered.at + lowered.previous * 1000;
+        await timed('wait out the old DNS TTL', false, async () => {
+          ttlWaitUntilMs = until;
+          const remaining = until - Date.now();
+          if (remaining > 0) {
+            await sleep(remaining, { summary: `wait out the old DNS TTL (${lowered!.previous} s)` });
+          }
+          ttlWaitUntilMs = null;
+        });
+        if (report.dnsTtl && 'waitedMs' in report.dnsTtl) report.dnsTtl.waitedMs = Date.now() - lowered.at;
+      }
       // 3. The switch, once.
       // switchFront is idempotent per run: a retry finds its own switch done.
       await timed('switch', true, () => switchFront({ to: input.to, workflowId }));
@@ -173,9 +235,28 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
         verifyPublicFront({ to: input.to, sample: input.publicSample ?? 20 }),
       );
       report.estimatedFailoverMs = report.automatedMs + input.dnsTtlSeconds * 1000;
+      // 6. Readers follow within the lowered TTL; the record gets its usual TTL back.
+      if (lowered) {
+        const previous = lowered.previous;
+        await timed('raise DNS TTL', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId }));
+        lowered = null;
+        if (report.dnsTtl && 'raised' in report.dnsTtl) report.dnsTtl.raised = true;
+      }
     }
   } catch (error) {
     report.durationMs = Date.now() - started;
+    // A run that fails or is cancelled with the TTL lowered sets it back (best effort; the report says so).
+    if (lowered) {
+      const previous = lowered.previous;
+      await CancellationScope.nonCancellable(() =>
+        raiseDnsTtl({ ttlSeconds: previous, workflowId }).then(
+          () => {
+            if (report.dnsTtl && 'raised' in report.dnsTtl) report.dnsTtl.raised = true;
+          },
+          () => undefined,
+        ),
+      );
+    }
     await CancellationScope.nonCancellable(() =>
       recordOpsRunFinished({
         workflowId,

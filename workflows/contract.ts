@@ -5,10 +5,16 @@
 // Plain data and Temporal definitions only: no I/O, no Node built-ins (it runs in the workflow sandbox too).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.ts';
 import type { Front } from '../lib/failover/active_front.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
-import type { ReconcilePosition, ReconcileSummary } from '../lib/reconcile/reconcile_run.ts';
+import type {
+  ReconcilePosition,
+  ReconcileSideSummary,
+  ReconcileSummary,
+} from '../lib/reconcile/reconcile_run.ts';
 import type { RescanCounts } from '../lib/safety/rescan_links.ts';
+import type { ScheduledSnapshotReport } from '../lib/snapshot/run_scheduled_snapshot.ts';
 
 export type { Front, PostEvent };
 
@@ -21,6 +27,11 @@ export const WORKFLOW_TYPES = {
   rescanLinks: 'rescanLinksWorkflow',
   reconcileLinks: 'reconcileLinksWorkflow',
   changeFront: 'changeFrontWorkflow',
+  backfillPosts: 'backfillPostsWorkflow',
+  reconcileWordPress: 'reconcileWordPressWorkflow',
+  retargetLinks: 'retargetLinksWorkflow',
+  escrowExport: 'escrowExportWorkflow',
+  staticSnapshot: 'staticSnapshotWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -210,6 +221,14 @@ export interface ChangeFrontInput {
   verifyPerCall?: number;
   /** Codes checked through the public short base URL once DNS changed. */
   publicSample?: number;
+  /**
+   * A planned switch first lowers the short domain's TTL to this (FAILOVER_DNS_LOWERED_TTL_SECONDS) through the
+   * DNS adapter, waits out the old TTL, switches, then sets the old TTL back. Absent (runs started before
+   * issue 14): no TTL steps.
+   */
+  loweredTtlSeconds?: number;
+  /** Switch at once, without lowering the TTL and waiting it out first (the vendor is down now). */
+  emergency?: boolean;
 }
 
 /** One step of the run and how long it took. */
@@ -235,6 +254,8 @@ export type ChangeFrontReport = {
   /** A drill's estimate of a real failover: the automated work plus the DNS TTL. */
   estimatedFailoverMs: number;
   durationMs: number;
+  /** What the run did with the short domain's DNS TTL (planned switches through a DNS adapter). */
+  dnsTtl?: { lowered: number; previous: number; waitedMs: number; raised: boolean } | { skipped: string };
 };
 
 /** Where a running front change stands. */
@@ -244,9 +265,137 @@ export interface FrontChangeStatus {
   drill: boolean;
   waitingForDns: boolean;
   verified: number;
+  /** Steps finished so far, with how long each took. */
+  steps?: FrontStep[];
+  /** While waiting out the old DNS TTL: when the wait ends (epoch ms). */
+  ttlWaitUntilMs?: number | null;
 }
 
 /** Signal name on the wire: the operator changed the short domain's DNS (no adapter configured). */
 export const dnsChangedSignal = defineSignal<[{ by: string }]>('dnsChanged');
 /** Query name on the wire: where the run stands, for the API and the UI's button. */
 export const frontChangeStatusQuery = defineQuery<FrontChangeStatus>('frontChangeStatus');
+
+// ------------------------------------------------------------------------------- archive backfill (one per run)
+
+/** One WordPress backfill run (`wp lifeline backfill`, or the settings button): `backfill:{site}:{run}`. */
+export function getBackfillWorkflowId(site: string, runId: string): string {
+  return `backfill:${site}:${runId}`;
+}
+
+export interface BackfillPostsInput {
+  site: string;
+  runId: string;
+  /** Carried across continue-as-new: the final batch was already announced. */
+  finalSeen?: boolean;
+}
+
+/** Signal name on the wire: a batch of the run was written to Postgres (its new links wait to propagate). */
+export const backfillBatchSignal = defineSignal<[{ batch: number; final: boolean }]>('backfillBatch');
+
+export type BackfillReport = {
+  site: string;
+  runId: string;
+  outcomes: Record<string, number>;
+  received: number;
+  propagated: number;
+  durationMs: number;
+};
+
+// ------------------------------------------------------------------------------- WordPress reconciliation
+
+/**
+ * One site's WordPress reconciliation, one at a time per site and task queue: a change of WordPress's
+ * permalink structure or home URL (`site.permalinks_changed`) or the end of a backfill starts it; a request
+ * while it runs makes it run once more when it ends.
+ */
+export function getWordPressReconcileWorkflowId(taskQueue: string, site: string): string {
+  return `reconcile:wordpress:${taskQueue}:${site}`;
+}
+
+export interface ReconcileWordPressInput {
+  site: string;
+  /** Why: `site.permalinks_changed (permalink_structure)`, `backfill …` (goes to ops_runs). */
+  reason: string;
+  /** false: report drift only. Default true: repair, WordPress winning for a post link's target and status. */
+  repair?: boolean;
+  /** Carried across continue-as-new: passes so far. */
+  passes?: number;
+}
+
+/** What one pass of a site's WordPress reconciliation found and repaired (also in ops_runs.report). */
+export type WordPressReconcileReport = {
+  site: string;
+  reason: string;
+  repair: boolean;
+  passes: number;
+  read: number;
+  complete: boolean;
+  wordpress: ReconcileSideSummary | null;
+  durationMs: number;
+  error?: string;
+};
+
+/** Signal name on the wire: WordPress changed again (run once more after this pass). */
+export const wordpressChangedSignal = defineSignal<[{ reason: string }]>('wordpressChanged');
+
+// ------------------------------------------------------------------------------- mass retarget (one per run)
+
+/** A mass retarget (or its undo): `retarget:{runId}`. */
+export function getRetargetWorkflowId(runId: string): string {
+  return `retarget:${runId}`;
+}
+
+export interface RetargetLinksInput {
+  runId: string;
+  /** Links changed per activity call (one Postgres transaction, one serving-store round). Default 5,000. */
+  batchSize?: number;
+  /** How long a planned run waits for approval before it is cancelled. Default 7 days. */
+  approvalTimeoutMs?: number;
+  // Carried across continue-as-new:
+  phase?: RetargetPhase;
+  approvedBy?: string;
+  /** The last code the apply phase reached. */
+  applyCursor?: string;
+}
+
+export type RetargetPhase = 'plan' | 'approval' | 'apply' | 'bitly' | 'done';
+
+/** Where a run stands, for the API and the UI. */
+export interface RetargetStatus {
+  phase: RetargetPhase;
+  paused: boolean;
+  cancelled: boolean;
+}
+
+/** Signal names on the wire: an admin approves the planned run, pauses, resumes or cancels it. */
+export const retargetApproveSignal = defineSignal<[{ by: string }]>('retargetApprove');
+export const retargetPauseSignal = defineSignal<[{ by: string }]>('retargetPause');
+export const retargetResumeSignal = defineSignal<[{ by: string }]>('retargetResume');
+export const retargetCancelSignal = defineSignal<[{ by: string }]>('retargetCancel');
+/** Query name on the wire: the run's phase and switches. */
+export const retargetStatusQuery = defineQuery<RetargetStatus>('retargetStatus');
+// ------------------------------------------------------------------------------- escrow and static snapshots
+
+/** The Temporal Schedule that writes an escrow export every ESCROW_INTERVAL; one per task queue. */
+export function getEscrowScheduleId(taskQueue: string): string {
+  return `escrow:${taskQueue}`;
+}
+
+/** The Temporal Schedule that regenerates the static snapshot every SNAPSHOT_INTERVAL; one per task queue. */
+export function getSnapshotScheduleId(taskQueue: string): string {
+  return `snapshot:${taskQueue}`;
+}
+
+/** An export or snapshot asked for from the operations page: one at a time per task queue. */
+export function getManualEscrowWorkflowId(kind: 'export' | 'snapshot', taskQueue: string): string {
+  return `${kind === 'export' ? 'escrow' : 'snapshot'}:manual:${taskQueue}`;
+}
+
+export interface EscrowRunInput {
+  /** Why: `schedule`, `manual, by user:…` (logged with the run). */
+  reason?: string;
+}
+
+export type EscrowExportReport = ScheduledExportReport;
+export type StaticSnapshotReport = ScheduledSnapshotReport;

@@ -1,8 +1,12 @@
 // The one workflowsPath module: every workflow the worker runs is exported here.
 
+export { backfillPostsWorkflow } from './backfill_posts.ts';
 export { changeFrontWorkflow } from './change_front.ts';
+export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';
 export { expireLinkWorkflow } from './expire_link.ts';
 export { publishPostWorkflow } from './publish_post.ts';
 export { reconcileLinksWorkflow } from './reconcile_links.ts';
+export { reconcileWordPressWorkflow } from './reconcile_wordpress.ts';
 export { rescanLinksWorkflow } from './rescan_links.ts';
+export { retargetLinksWorkflow } from './retarget_links.ts';
 export { syncLinkWorkflow } from './sync_link.ts';

@@ -12,13 +12,18 @@ import type { ReconcileCursor, ReconcileLinksInput, ReconcileReport } from './co
 const DEFAULT_PAGES_PER_CALL = 20;
 const CALLS_PER_RUN = 100;
 
-const { reconcileBitlyPages, reconcileMissingOnBitly, reconcileServingStore, reconcileExpiryTimers } =
-  proxyActivities<Activities>({
-    startToCloseTimeout: '30m',
-    // A worker that dies mid-page is noticed within this; its successor resumes from the last heartbeat.
-    heartbeatTimeout: '20s',
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
-  });
+const {
+  reconcileBitlyPages,
+  reconcileMissingOnBitly,
+  reconcileServingStore,
+  reconcileExpiryTimers,
+  reconcileWordPressPosts,
+} = proxyActivities<Activities>({
+  startToCloseTimeout: '30m',
+  // A worker that dies mid-page is noticed within this; its successor resumes from the last heartbeat.
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
+});
 const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forgetReconcileRun } =
   proxyActivities<Activities>({
     startToCloseTimeout: '1m',
@@ -30,7 +35,8 @@ const { recordOpsRunStarted, recordOpsRunFinished, summarizeReconcileRun, forget
  * bitlinks (stale copies re-synced, collisions flagged, Bitly-only links imported under their own
  * back-halves), then through the active links Bitly lacks (created there), then through every link's
  * serving record (rewritten when missing or stale), then through links with an expiry (a lost durable timer
- * is re-armed; one past its date fires at once). Activity calls heartbeat their cursor; the run
+ * is re-armed; one past its date fires at once), then through every known WordPress site's signed listing
+ * (post links repaired with WordPress winning; lib/reconcile/reconcile_wordpress.ts). Activity calls heartbeat their cursor; the run
  * continues as new every 100 calls, so an import of any size is resumable. Counts land in ops_runs
  * (kind `reconcile`). IDs: the Schedule's `reconcile:{taskQueue}-…`, `reconcile:manual:{taskQueue}`, or a failover's
  * preflight `{failoverId}:reconcile`.
@@ -69,7 +75,9 @@ export async function reconcileLinksWorkflow(input: ReconcileLinksInput = {}): P
             ? await reconcileMissingOnBitly(step)
             : position.phase === 'serving'
               ? await reconcileServingStore(step)
-              : await reconcileExpiryTimers(step);
+              : position.phase === 'wordpress'
+                ? await reconcileWordPressPosts(step)
+                : await reconcileExpiryTimers(step);
       position = result.position;
       read += result.read;
     }

@@ -1,4 +1,10 @@
-import { proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
 import { LinkCodeKey, linkChangedSignal, type SyncLinkInput } from './contract.ts';
 
@@ -19,25 +25,46 @@ const { syncToBitly, recordVendorCollision } = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
 
+// The CDN purge is a local activity: with no CDN configured it costs no round trip to the server, and a failing
+// CDN is still retried durably (locally for a minute, then after durable timers) until it takes the purge.
+const { purgeLinkFromCdn } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1m',
+  localRetryThreshold: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
+});
+
+/** A pass whose only changes are creations has nothing cached at the CDN to purge (see below). */
+const CREATION_REASON = /^link\.created\b/;
+
 /**
  * Propagates a link's current Postgres state to every replica: the serving store and caches (in-house
- * front), then Bitly (create if missing, retarget, archive when gone, restore). ID `sync:{code}`, started
- * with signalWithStart: a change that arrives while a pass runs triggers one more pass, so the last change
+ * front), then Bitly (create if missing, retarget, archive when gone, restore) and the CDN's cached copy
+ * (purged). ID `sync:{code}`, started with signalWithStart: a change that arrives while a pass runs triggers one more pass, so the last change
  * always wins and nothing is lost. Each pass reads the latest row, so passes are idempotent. A shared code
  * Bitly will not hold is recorded as a collision; the code never changes here.
  */
 export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: number }> {
   upsertSearchAttributes([{ key: LinkCodeKey, value: input.code }]);
   let pending = true;
-  setHandler(linkChangedSignal, () => {
+  let reasons = [input.reason];
+  setHandler(linkChangedSignal, ({ reason }) => {
     pending = true;
+    reasons.push(reason);
   });
   let passes = 0;
   while (pending) {
     pending = false;
     passes++;
+    const changes = reasons;
+    reasons = [];
     await writeServingStore({ codes: [input.code] });
-    const bitly = await syncToBitly({ code: input.code });
+    // Edge caches (issue 14): once our own copies answer the new state, the CDN's copy is purged, beside Bitly
+    // (neither waits for the other's outage). A new link is not: nothing can be cached under a code that did
+    // not exist but a 404 (cached 60 s), and a batch of a thousand creations would spend a CDN's purge quota.
+    const purge = patched('cdn-purge-after-change') && !changes.every((r) => CREATION_REASON.test(r));
+    const [bitly] = purge
+      ? await Promise.all([syncToBitly({ code: input.code }), purgeLinkFromCdn({ code: input.code })])
+      : [await syncToBitly({ code: input.code })];
     if (bitly.outcome === 'mismatch') {
       await recordVendorCollision({ code: input.code, vendor: 'bitly', detail: bitly.detail });
     }

@@ -1,7 +1,8 @@
-// The baseline of bench/redirect: a bare node:http server doing the same lookup as the product (the resolver
-// createWebDeps builds from the same environment: same ladder, same pool size) and writing a 301 with the
-// target as Location (404 when unknown). No router, no policy, no pages: what "nearly as fast as a bare
-// server" is measured against. Started by bench/redirect/run.ts with the same environment as main.ts.
+// An extra line of bench/redirect, NOT the baseline: a bare node:http server that resolves codes through OUR
+// resolver (the one createWebDeps builds from the same environment: same ladder, same pool size, a promise per
+// request) and writes a 301 with the target as Location (404 when unknown). It shows what our resolver costs
+// on its own; the baselines every figure is a ratio against are bare_map_server.ts (and, per path,
+// bare_redis_server.ts and bare_postgres_server.ts), which import nothing of ours. Reported as "bare-resolver".
 import { createServer } from 'node:http';
 import { parseConfig } from '../../lib/shared/config.ts';
 import { createLogger } from '../../lib/shared/logger.ts';

@@ -6,12 +6,23 @@ import type { Front } from './active_front.ts';
  */
 export interface DnsAdapter {
   pointShortDomainAt(front: Front, context: { workflowId: string }): Promise<void>;
+  /**
+   * Sets the TTL of the short domain's records; resolves to the TTL they had before (null when the automation
+   * does not say), or `unsupported` when it cannot change TTLs. A planned switch lowers the TTL first, waits out
+   * the old one, switches, then sets it back.
+   */
+  setTtl(
+    ttlSeconds: number,
+    context: { workflowId: string },
+  ): Promise<{ previousTtlSeconds: number | null } | 'unsupported'>;
 }
 
 /**
  * A DNS adapter that asks the newsroom's own automation (a webhook in front of Cloudflare, Route 53, …) to
  * make the change: `POST <url>` with `{ front, workflowId }` and a bearer token; any 2xx means done. The
  * call is idempotent on the receiver's side (pointing at the same front twice is a no-op there too).
+ * TTL changes are `POST <url>` with `{ action: "setTtl", ttlSeconds, workflowId }`, answered 2xx with
+ * `{ "previousTtlSeconds": n }` (the TTL before the change), or 501 by automation that cannot set TTLs.
  */
 export function createWebhookDnsAdapter(options: {
   url: string;
@@ -33,6 +44,30 @@ export function createWebhookDnsAdapter(options: {
       });
       await response.body?.cancel();
       if (!response.ok) throw new Error(`the DNS adapter answered ${response.status}`);
+    },
+    async setTtl(ttlSeconds, context) {
+      const response = await doFetch(options.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+        },
+        body: JSON.stringify({ action: 'setTtl', ttlSeconds, workflowId: context.workflowId }),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+      });
+      const text = await response.text();
+      if (response.status === 501) return 'unsupported';
+      if (!response.ok) throw new Error(`the DNS adapter answered ${response.status} to a TTL change`);
+      let previous: unknown = null;
+      try {
+        previous = text ? (JSON.parse(text) as { previousTtlSeconds?: unknown }).previousTtlSeconds : null;
+      } catch {
+        previous = null;
+      }
+      return {
+        previousTtlSeconds:
+          typeof previous === 'number' && Number.isInteger(previous) && previous >= 0 ? previous : null,
+      };
     },
   };
 }

@@ -30,7 +30,7 @@ export async function getRunningFrontChange(sql: Sql): Promise<OpsRunRow | null>
  */
 export async function requestFrontChange(
   deps: { sql: Sql; ops: OpsGateway; config: Pick<Config, 'bitly' | 'lifecycle'> },
-  input: { to: Front; drill: boolean; requestedBy: string },
+  input: { to: Front; drill: boolean; requestedBy: string; emergency?: boolean },
 ): Promise<{ workflowId: string; kind: string }> {
   if (input.to === 'bitly' && !deps.config.bitly) {
     throw new ValidationError([{ path: 'to', message: 'Bitly is not configured (BITLY_TOKEN)' }]);
@@ -49,6 +49,8 @@ export async function requestFrontChange(
       drill: input.drill,
       requestedBy: input.requestedBy,
       dnsTtlSeconds: deps.config.lifecycle.dnsTtlSeconds,
+      loweredTtlSeconds: deps.config.lifecycle.dnsLoweredTtlSeconds,
+      ...(input.emergency ? { emergency: true } : {}),
     });
   } catch (error) {
     await finishOpsRun(deps.sql, workflowId, 'failed', { error: 'the workflow could not be started' });

@@ -78,7 +78,16 @@ export const activeFrontSchema = z.object({
     .optional(),
 });
 
-export const failoverInputSchema = z.strictObject({ to: z.enum(FRONTS), drill: z.boolean().optional() });
+export const failoverInputSchema = z.strictObject({
+  to: z.enum(FRONTS),
+  drill: z.boolean().optional(),
+  emergency: z
+    .boolean()
+    .optional()
+    .describe(
+      'switch at once, without lowering the DNS TTL and waiting out the old one first (default false)',
+    ),
+});
 
 export const reconcileInputSchema = z.strictObject({
   repair: z.boolean().optional().describe('false: only report drift (default true)'),

@@ -2,6 +2,7 @@ import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getWebhookDelivery, insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
+import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import type { WordPressEvent } from './wordpress_event.ts';
 
@@ -26,6 +27,8 @@ export async function acceptWordPressEvent(
   deps: { sql: Sql; workflows: WorkflowGateway },
   event: WordPressEvent,
 ): Promise<AcceptedEvent> {
+  // The newest signed event says where the site's listing lives (WordPress reconciliation reads it).
+  if (event.restUrl) await upsertWordPressSite(deps.sql, event.site, event.restUrl, event.occurredAt);
   const seen = await getWebhookDelivery(deps.sql, event.id);
   if (seen) {
     const link = await getLinkByPost(deps.sql, seen.site, seen.postId);

@@ -14,9 +14,31 @@ export const wordpressEventSchema = z
     permalink: targetUrlSchema.optional(),
     title: z.string().max(1000).optional(),
     occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
+    /** Where the site's signed listing lives (CONTRACT.md §6): every event carries it since plugin 1.1. */
+    restUrl: targetUrlSchema.optional(),
   })
   .refine((e) => e.event === 'post.unpublished' || e.permalink !== undefined, {
     message: 'is required for this event',
     path: ['permalink'],
   });
 export type WordPressEvent = z.infer<typeof wordpressEventSchema>;
+
+/** Why WordPress sent `site.permalinks_changed`: the option that changed (CONTRACT.md §6). */
+export const SITE_EVENT_REASONS = [
+  'permalink_structure',
+  'category_base',
+  'tag_base',
+  'home',
+  'siteurl',
+] as const;
+
+/** `site.permalinks_changed`: every permalink of the site may have moved, and no post was saved. */
+export const siteEventSchema = z.object({
+  id: z.string().min(1).max(200),
+  event: z.literal('site.permalinks_changed'),
+  site: siteSchema,
+  occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
+  restUrl: targetUrlSchema,
+  reason: z.string().max(100),
+});
+export type SiteEvent = z.infer<typeof siteEventSchema>;

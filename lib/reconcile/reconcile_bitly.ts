@@ -15,9 +15,9 @@ import {
   listUnseenActiveCodes,
   updateMarksRepaired,
 } from '../stores/reconcile_store.ts';
-import { BITLY_DISCARDED_TAG } from '../vendors/bitly.ts';
+import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG } from '../vendors/bitly.ts';
 import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
-import type { VendorLink } from '../vendors/short_link_provider.ts';
+import { ProviderError, type VendorLink } from '../vendors/short_link_provider.ts';
 import { syncToBitly } from '../vendors/sync_to_bitly.ts';
 import { toVendorTarget } from '../vendors/vendor_target.ts';
 import { importProblem, importVendorLink } from './import_vendor_link.ts';
@@ -89,6 +89,45 @@ async function repairAll(
   await updateMarksRepaired(deps.sql, runId, 'bitly', repaired);
 }
 
+/** A bitlink made this recently may be a create still in flight. */
+const STRAY_GRACE_MS = 10 * 60_000;
+
+function isRecent(link: VendorLink): boolean {
+  const created = link.createdAt
+    ? Date.parse(link.createdAt.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+    : Number.NaN;
+  return Number.isFinite(created) && Date.now() - created < STRAY_GRACE_MS;
+}
+
+/** Archives strays (and tags them discarded, so no later run or importer mistakes them for links). */
+async function archiveStrays(
+  deps: ReconcileDeps,
+  input: ReconcileStepInput,
+  strays: { link: VendorLink; codes: string[] }[],
+  heartbeat: () => void,
+): Promise<void> {
+  const bitly = deps.vendors!.bitly!;
+  const archived: string[] = [];
+  await forEachConcurrently(strays, REPAIR_CONCURRENCY, async ({ link, codes }) => {
+    heartbeat();
+    for (let attempt = 1; attempt <= REPAIR_ATTEMPTS; attempt++) {
+      try {
+        await bitly.discard(link.vendorId);
+        deps.logger.warn({ vendorId: link.vendorId, codes }, 'archived a stray bitlink of ours');
+        archived.push(...codes);
+        return;
+      } catch (error) {
+        if (!(error instanceof ProviderError && error.retryable) || attempt === REPAIR_ATTEMPTS) {
+          deps.logger.error({ err: error, vendorId: link.vendorId }, 'could not archive a stray bitlink');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(error.details.retryAfterMs ?? 1_000, 30_000)));
+      }
+    }
+  });
+  await updateMarksRepaired(deps.sql, input.runId, 'bitly', archived);
+}
+
 /** Imports Bitly-only links (scanned first, like any new destination) and warms the serving store. */
 async function importLinks(
   deps: ReconcileDeps,
@@ -150,8 +189,20 @@ async function reconcileBitlyLinks(
   const inSync: string[] = [];
   const toRepair: string[] = [];
   const toImport: { code: string; link: VendorLink }[] = [];
+  const strays = new Map<string, { link: VendorLink; codes: string[] }>();
   for (const { code, link } of entries) {
     const row = rows.get(code);
+    if (!row && link.tags.includes(BITLY_OWN_TAG)) {
+      // Made by us (tagged at creation) yet holding no code of ours: a stray of a create whose answer was lost
+      // or that Bitly gave a random back-half. Never imported; archived. A very recent one may be a create
+      // still in flight (the two-step path adds its keyword in a second call): left to the next run.
+      if (isRecent(link)) continue;
+      marks.push({ code, drift: 'stray' });
+      const entry = strays.get(link.vendorId) ?? { link, codes: [] };
+      entry.codes.push(code);
+      strays.set(link.vendorId, entry);
+      continue;
+    }
     if (!row) {
       const problem = importProblem(code, link.longUrl);
       marks.push({ code, drift: problem ? 'unimportable' : 'extra' });
@@ -194,6 +245,7 @@ async function reconcileBitlyLinks(
   await insertMarks(deps.sql, input.runId, 'bitly', marks);
   // A page processed again after a crash finds what the first attempt repaired in sync.
   await updateMarksRepaired(deps.sql, input.runId, 'bitly', inSync);
+  if (input.repair && strays.size > 0) await archiveStrays(deps, input, [...strays.values()], heartbeat);
   if (input.repair) await repairAll(deps, input.runId, toRepair, context, heartbeat);
   if (input.repair && input.importExtra && toImport.length > 0) {
     const imported = await importLinks(deps, input, toImport);

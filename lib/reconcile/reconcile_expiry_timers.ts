@@ -27,7 +27,7 @@ export async function reconcileExpiryTimers(
       cursor,
       limit: Math.min(POSTGRES_CHUNK, input.budget - read),
     });
-    if (rows.length === 0) return { position: { phase: 'done', cursor: null }, read };
+    if (rows.length === 0) return { position: { phase: 'wordpress', cursor: null }, read };
     const missing: string[] = [];
     await forEachConcurrently(rows, 8, async (row) => {
       if (await deps.timers.isRunning(row.code)) return;

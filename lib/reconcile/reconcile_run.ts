@@ -1,6 +1,8 @@
 // One reconciliation run (DESIGN.md, "Reconciliation"): Postgres ↔ Bitly (importing Bitly-only links) ↔ the
 // serving store ↔ expiry timers, Postgres winning. The run's position, input and summary; each leg is its own
-// module (reconcile_bitly.ts, reconcile_serving_store.ts, reconcile_expiry_timers.ts).
+// module (reconcile_bitly.ts, reconcile_serving_store.ts, reconcile_expiry_timers.ts, reconcile_wordpress.ts).
+
+export type { ReconcileSideSummary };
 
 import type { ExpiryTimers } from '../links/expire_link.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
@@ -32,7 +34,7 @@ export const POSTGRES_CHUNK = 500;
 
 /** Where a reconciliation run stands; carried across activity calls and continue-as-new. */
 export interface ReconcilePosition {
-  phase: 'bitly' | 'missing' | 'serving' | 'expiry' | 'done';
+  phase: 'bitly' | 'missing' | 'serving' | 'expiry' | 'wordpress' | 'done';
   cursor: string | null;
 }
 
@@ -60,6 +62,8 @@ export type ReconcileSummary = {
   serving: ReconcileSideSummary | null;
   /** Expiry timers found missing (and re-armed when repairing). */
   expiry: ReconcileSideSummary;
+  /** Post links against WordPress's listings (marks keyed `{site}:{postId}`); null when no post was read. */
+  wordpress?: ReconcileSideSummary | null;
 };
 
 /** The audit reason of a run's imports: how its imports are counted. */
@@ -77,10 +81,17 @@ export async function summarizeReconcileRun(
     bitly: bitly ? { ...bitly, imported: await countImportedLinks(deps.sql, importReason(runId)) } : null,
     serving: deps.servingStore ? await summarizeMarks(deps.sql, runId, 'serving') : null,
     expiry: await summarizeMarks(deps.sql, runId, 'expiry'),
+    wordpress: await summarizeWordPressSide(deps.sql, runId),
   };
 }
 
 /** Drops a finished run's scratch marks. */
 export async function forgetReconcileRun(deps: { sql: Sql }, runId: string): Promise<void> {
   await deleteMarks(deps.sql, runId);
+}
+
+/** The WordPress side of a run, or null when it read no post (no site known). */
+export async function summarizeWordPressSide(sql: Sql, runId: string): Promise<ReconcileSideSummary | null> {
+  const summary = await summarizeMarks(sql, runId, 'wordpress');
+  return summary.seen > 0 ? summary : null;
 }

@@ -7,6 +7,8 @@ export interface InvalidationBus {
   readonly kind: 'redis' | 'postgres';
   /** Announces that `code` changed; rejects when the message could not be sent. */
   publish(code: string): Promise<void>;
+  /** Announces many codes at once (one statement or one pipeline); absent: publish() each. */
+  publishMany?(codes: string[]): Promise<void>;
   /**
    * Starts listening (in the background: never blocks start-up). `onCode` gets every announced code;
    * `onResync` runs each time the subscription is (re)established, since messages may have been missed.

@@ -3,6 +3,7 @@ import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
+import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
 import type { LinkResolver } from './link_resolver.ts';
@@ -390,6 +391,23 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       }
       drop(code);
       await bus?.publish(code);
+    },
+
+    async refreshMany(codes) {
+      if (codes.length === 0) return;
+      const rows = await getLinksByCodes(sql, codes);
+      if (store) {
+        // Issued together: the Redis client pipelines them (Upstash sends each; still concurrent).
+        await Promise.all(
+          codes.map((code) => {
+            const row = rows.get(code);
+            return row ? store.put(toServingRecord(row)) : store.delete(code);
+          }),
+        );
+      }
+      for (const code of codes) drop(code);
+      if (bus?.publishMany) await bus.publishMany(codes);
+      else if (bus) await Promise.all(codes.map((code) => bus.publish(code)));
     },
 
     clear,

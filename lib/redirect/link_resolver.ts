@@ -19,6 +19,8 @@ export interface LinkResolver {
    * resolver stays warm), then tells other instances to drop their copies. Used by activities after a change.
    */
   refresh(code: string): Promise<void>;
+  /** refresh() for many codes in one pass (one Postgres read, pipelined writes and announcements). */
+  refreshMany?(codes: string[]): Promise<void>;
 }
 
 /** The simplest resolver: every lookup reads Postgres. */

@@ -21,6 +21,11 @@ export function createPostgresInvalidationBus(options: { sql: Sql; logger?: Logg
     async publish(code) {
       await options.sql`SELECT pg_notify(${LINK_CHANGES_CHANNEL}, ${code})`;
     },
+    async publishMany(codes) {
+      if (codes.length === 0) return;
+      await options.sql`
+        SELECT pg_notify(${LINK_CHANGES_CHANNEL}, c) FROM unnest(${options.sql.array(codes)}::text[]) AS c`;
+    },
     subscribe(handlers) {
       const listen = () => {
         options.sql

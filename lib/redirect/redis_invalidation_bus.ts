@@ -26,6 +26,12 @@ export function createRedisInvalidationBus(options: {
       if (!client.isReady) await waitReady(client, 2_000);
       await client.publish(channel, code);
     },
+    async publishMany(codes) {
+      const client = getPublisher();
+      if (!client.isReady) await waitReady(client, 2_000);
+      // Commands issued in one tick travel as one pipeline.
+      await Promise.all(codes.map((code) => client.publish(channel, code)));
+    },
     subscribe(handlers) {
       if (subscriber) throw new Error('already subscribed');
       const client = createHotPathRedisClient(options.url, options.logger, 'invalidation bus');

@@ -109,6 +109,7 @@ const CANONICAL_FAST = new RegExp(
 const INVISIBLE = /[\p{Z}\p{Cc}\p{Cs}\u115f\u1160\u3164\uffa0]|(?![\u200c\u200d])\p{Cf}/u;
 // Characters IDNA drops from a host without a trace (joiners, the combining grapheme joiner, variation
 // selectors): a host spelt with them is refused rather than silently read as another spelling.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is refused on its own, not as a sequence
 const HOST_INVISIBLE = /[\u200c\u200d\u034f\u180b-\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
 const DOTTED_QUAD = /^(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}$/;
 const HOST_LABEL = /^[a-z0-9_-]+$/;

@@ -50,6 +50,16 @@ const commaList = z
       .filter(Boolean),
   );
 
+/** Formats of the static last-resort snapshot (`npm run snapshot -- --format …`, SNAPSHOT_FORMATS). */
+export const SNAPSHOT_FORMATS = ['nginx', 'redirects', 'json'] as const;
+export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
+/** CDNs whose caches a link change purges (CDN_PURGE_PROVIDER). */
+export const CDN_PURGE_PROVIDERS = ['webhook', 'cloudflare', 'cloudfront'] as const;
+export type CdnPurgeProvider = (typeof CDN_PURGE_PROVIDERS)[number];
+
+// A directory every process agrees on: relative paths would depend on each process's working directory.
+const absolutePath = z.string().regex(/^\//, 'must be an absolute path (e.g. /var/lib/lifeline/escrow)');
+
 /** One schema over every environment name in API.md; parsed once at start-up and passed down. */
 export const envSchema = z
   .object({
@@ -92,7 +102,12 @@ export const envSchema = z
     RECONCILE_INTERVAL: duration.default('1d'),
     DNS_ADAPTER_URL: optionalHttpUrl,
     DNS_ADAPTER_TOKEN: optionalString,
-    FAILOVER_DNS_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+    FAILOVER_DNS_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60, 'must be at least 60 (DNS providers and resolvers ignore or refuse shorter TTLs)')
+      .max(86_400)
+      .default(300),
     WORDPRESS_WEBHOOK_SECRET: optionalString.pipe(
       z.string().min(16, 'must be at least 16 characters').optional(),
     ),
@@ -144,6 +159,81 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    WORDPRESS_REST_URLS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const out: Record<string, string> = {};
+        for (const entry of (v ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
+          const eq = entry.indexOf('=');
+          const site = entry.slice(0, eq).trim();
+          const url = entry.slice(eq + 1).trim();
+          let ok = eq > 0 && /^[A-Za-z0-9._-]{1,100}$/.test(site);
+          try {
+            ok = ok && ['http:', 'https:'].includes(new URL(url).protocol);
+          } catch {
+            ok = false;
+          }
+          if (!ok) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `must be a comma list of site=restUrl (e.g. news=https://news.example/wp-json/lifeline/v1/); "${entry}" is not`,
+            });
+            return z.NEVER;
+          }
+          out[site] = url.endsWith('/') || url.includes('?') ? url : `${url}/`;
+        }
+        return out;
+      }),
+    // Issue 14: the DNS TTL a planned switch lowers to first; escrow exports; static snapshots; CDN purge.
+    FAILOVER_DNS_LOWERED_TTL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+    ESCROW_INTERVAL: optionalString.pipe(duration.optional()),
+    ESCROW_DIR: optionalString.pipe(absolutePath.optional()),
+    ESCROW_KEEP: z.coerce.number().int().min(1).max(1_000).default(7),
+    SNAPSHOT_INTERVAL: optionalString.pipe(duration.optional()),
+    SNAPSHOT_DIR: optionalString.pipe(absolutePath.optional()),
+    SNAPSHOT_FORMATS: z
+      .string()
+      .optional()
+      .transform((v) => [...new Set((v ?? SNAPSHOT_FORMATS.join(',')).split(',').map((s) => s.trim()))])
+      .refine(
+        (formats) =>
+          formats.length > 0 && formats.every((f) => (SNAPSHOT_FORMATS as readonly string[]).includes(f)),
+        { message: `must be a comma list of ${SNAPSHOT_FORMATS.join(', ')}` },
+      )
+      .transform((formats) => formats as SnapshotFormat[]),
+    SNAPSHOT_KEEP: z.coerce.number().int().min(1).max(100).default(3),
+    CDN_PURGE_PROVIDER: optionalString.pipe(z.enum(CDN_PURGE_PROVIDERS).optional()),
+    CDN_PURGE_WEBHOOK_URL: optionalHttpUrl,
+    CDN_PURGE_WEBHOOK_SECRET: optionalString.pipe(
+      z.string().min(16, 'must be at least 16 characters').optional(),
+    ),
+    CDN_PURGE_CLOUDFLARE_ZONE_ID: optionalString.pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be the zone id (32 hex characters)')
+        .optional(),
+    ),
+    CDN_PURGE_CLOUDFLARE_API_TOKEN: optionalString.pipe(
+      z
+        .string()
+        .regex(/^[\x21-\x7e]+$/, 'must be an API token (printable characters, no spaces)')
+        .optional(),
+    ),
+    CDN_PURGE_CLOUDFLARE_API_BASE_URL: optionalHttpUrl,
+    CDN_PURGE_CLOUDFRONT_DISTRIBUTION_ID: optionalString.pipe(
+      z
+        .string()
+        .regex(/^[A-Z0-9]{1,64}$/, 'must be a distribution id like EDFDVBD6EXAMPLE')
+        .optional(),
+    ),
+    CDN_PURGE_AWS_ACCESS_KEY_ID: optionalString,
+    CDN_PURGE_AWS_SECRET_ACCESS_KEY: optionalString,
+    CDN_PURGE_AWS_SESSION_TOKEN: optionalString,
+    CDN_PURGE_CLOUDFRONT_API_BASE_URL: optionalHttpUrl,
   })
   .superRefine((env, ctx) => {
     if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
@@ -173,6 +263,47 @@ export const envSchema = z
         path: ['ADMIN_EMAIL'],
         message: 'is required when ADMIN_PASSWORD is set',
       });
+    }
+    if (env.FAILOVER_DNS_LOWERED_TTL_SECONDS >= env.FAILOVER_DNS_TTL_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FAILOVER_DNS_LOWERED_TTL_SECONDS'],
+        message: `must be below FAILOVER_DNS_TTL_SECONDS (${env.FAILOVER_DNS_TTL_SECONDS})`,
+      });
+    }
+    if (env.ESCROW_INTERVAL && !env.ESCROW_DIR) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ESCROW_DIR'],
+        message: 'is required when ESCROW_INTERVAL is set',
+      });
+    }
+    if (env.SNAPSHOT_INTERVAL && !env.SNAPSHOT_DIR) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SNAPSHOT_DIR'],
+        message: 'is required when SNAPSHOT_INTERVAL is set',
+      });
+    }
+    const required: Record<CdnPurgeProvider, (keyof typeof env)[]> = {
+      webhook: ['CDN_PURGE_WEBHOOK_URL', 'CDN_PURGE_WEBHOOK_SECRET'],
+      cloudflare: ['CDN_PURGE_CLOUDFLARE_ZONE_ID', 'CDN_PURGE_CLOUDFLARE_API_TOKEN'],
+      cloudfront: [
+        'CDN_PURGE_CLOUDFRONT_DISTRIBUTION_ID',
+        'CDN_PURGE_AWS_ACCESS_KEY_ID',
+        'CDN_PURGE_AWS_SECRET_ACCESS_KEY',
+      ],
+    };
+    if (env.CDN_PURGE_PROVIDER) {
+      for (const name of required[env.CDN_PURGE_PROVIDER]) {
+        if (!env[name]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `is required when CDN_PURGE_PROVIDER is ${env.CDN_PURGE_PROVIDER}`,
+          });
+        }
+      }
     }
   });
 
@@ -209,6 +340,8 @@ export interface Config {
     reconcileInterval: string;
     dnsAdapter: { url: string; token: string | undefined } | undefined;
     dnsTtlSeconds: number;
+    /** The TTL a planned switch lowers the short domain to before switching (FAILOVER_DNS_LOWERED_TTL_SECONDS). */
+    dnsLoweredTtlSeconds: number;
   };
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
@@ -237,6 +370,31 @@ export interface Config {
     reportsPerHour: number;
   };
   logLevel: Env['LOG_LEVEL'];
+  /** WORDPRESS_REST_URLS: each site's signed-listing base, overriding the restUrl its events carry. */
+  wordpressRestUrls: Record<string, string>;
+  /**
+   * Escrow exports (lib/escrow): the Schedule's interval (undefined: off), the directory it writes
+   * `lifeline-escrow-<time>/` folders to (also where the ops page finds the latest), and how many it keeps.
+   */
+  escrow: { interval: string | undefined; dir: string | undefined; keep: number };
+  /** Static last-resort snapshots (lib/snapshot): interval (undefined: off), directory, formats, how many kept. */
+  snapshot: {
+    interval: string | undefined;
+    dir: string | undefined;
+    formats: SnapshotFormat[];
+    keep: number;
+  };
+  /** The CDN purged when a link changes (CDN_PURGE_PROVIDER); undefined: none. Secrets never logged. */
+  cdn:
+    | { provider: 'webhook'; url: string; secret: string }
+    | { provider: 'cloudflare'; zoneId: string; apiToken: string; apiBaseUrl: string | undefined }
+    | {
+        provider: 'cloudfront';
+        distributionId: string;
+        credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+        apiBaseUrl: string | undefined;
+      }
+    | undefined;
 }
 
 /** A configuration error names every offending variable; start-up stops on it. */
@@ -312,6 +470,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reconcileInterval: e.RECONCILE_INTERVAL,
       dnsAdapter: e.DNS_ADAPTER_URL ? { url: e.DNS_ADAPTER_URL, token: e.DNS_ADAPTER_TOKEN } : undefined,
       dnsTtlSeconds: e.FAILOVER_DNS_TTL_SECONDS,
+      dnsLoweredTtlSeconds: e.FAILOVER_DNS_LOWERED_TTL_SECONDS,
     },
     wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
@@ -335,5 +494,41 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
     },
     logLevel: e.LOG_LEVEL,
+    wordpressRestUrls: e.WORDPRESS_REST_URLS,
+    escrow: { interval: e.ESCROW_INTERVAL, dir: e.ESCROW_DIR, keep: e.ESCROW_KEEP },
+    snapshot: {
+      interval: e.SNAPSHOT_INTERVAL,
+      dir: e.SNAPSHOT_DIR,
+      formats: e.SNAPSHOT_FORMATS,
+      keep: e.SNAPSHOT_KEEP,
+    },
+    cdn: toCdnConfig(e),
   };
+}
+
+function toCdnConfig(e: Env): Config['cdn'] {
+  switch (e.CDN_PURGE_PROVIDER) {
+    case 'webhook':
+      return { provider: 'webhook', url: e.CDN_PURGE_WEBHOOK_URL!, secret: e.CDN_PURGE_WEBHOOK_SECRET! };
+    case 'cloudflare':
+      return {
+        provider: 'cloudflare',
+        zoneId: e.CDN_PURGE_CLOUDFLARE_ZONE_ID!,
+        apiToken: e.CDN_PURGE_CLOUDFLARE_API_TOKEN!,
+        apiBaseUrl: e.CDN_PURGE_CLOUDFLARE_API_BASE_URL,
+      };
+    case 'cloudfront':
+      return {
+        provider: 'cloudfront',
+        distributionId: e.CDN_PURGE_CLOUDFRONT_DISTRIBUTION_ID!,
+        credentials: {
+          accessKeyId: e.CDN_PURGE_AWS_ACCESS_KEY_ID!,
+          secretAccessKey: e.CDN_PURGE_AWS_SECRET_ACCESS_KEY!,
+          ...(e.CDN_PURGE_AWS_SESSION_TOKEN ? { sessionToken: e.CDN_PURGE_AWS_SESSION_TOKEN } : {}),
+        },
+        apiBaseUrl: e.CDN_PURGE_CLOUDFRONT_API_BASE_URL,
+      };
+    default:
+      return undefined;
+  }
 }

@@ -11,8 +11,8 @@ const COLUMNS = `
   l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion", l.last_clicked_at AS "lastClickedAt",
   l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
 
-export type ReconcileSide = 'bitly' | 'serving' | 'expiry';
-export type Drift = 'missing' | 'stale' | 'extra' | 'collision' | 'unimportable';
+export type ReconcileSide = 'bitly' | 'serving' | 'expiry' | 'wordpress';
+export type Drift = 'missing' | 'stale' | 'extra' | 'collision' | 'unimportable' | 'stray' | 'gone';
 
 /**
  * Records what a run found for some codes. The first finding for a (run, side, code) is kept: a page

@@ -6,7 +6,9 @@ import {
 import {
   type ChangeFrontInput,
   dnsChangedSignal,
+  type EscrowRunInput,
   frontChangeStatusQuery,
+  getManualEscrowWorkflowId,
   getManualReconcileWorkflowId,
   getManualRescanWorkflowId,
   KindKey,
@@ -25,6 +27,10 @@ export interface FrontChangeState {
   step?: string;
   waitingForDns?: boolean;
   verified?: number;
+  /** Steps finished so far (name, ms). */
+  steps?: { name: string; ms: number }[];
+  /** While a planned switch waits out the old DNS TTL: when the wait ends (epoch ms). */
+  ttlWaitUntilMs?: number | null;
 }
 
 /** The web tier's door to operations workflows: re-scans, reconciliation, failover. */
@@ -46,6 +52,8 @@ export interface OpsGateway {
   signalDnsChanged(workflowId: string, by: string): Promise<boolean>;
   /** A front change's state, or null when Temporal does not know the workflow. */
   describeFrontChange(workflowId: string): Promise<FrontChangeState | null>;
+  /** Starts an escrow export or a static snapshot now (`escrow:manual:…`, `snapshot:manual:…`; 409 while one runs). */
+  startEscrowRun(kind: 'export' | 'snapshot', reason: string): Promise<{ workflowId: string }>;
   close(): Promise<void>;
 }
 
@@ -132,11 +140,32 @@ export function createOpsGateway(options: {
         const status = description.status.name;
         if (status !== 'RUNNING') return { status };
         const state = await accepted(workflowId, () => handle.query(frontChangeStatusQuery));
-        return { status, step: state.step, waitingForDns: state.waitingForDns, verified: state.verified };
+        return {
+          status,
+          step: state.step,
+          waitingForDns: state.waitingForDns,
+          verified: state.verified,
+          ...(state.steps ? { steps: state.steps } : {}),
+          ...(state.ttlWaitUntilMs ? { ttlWaitUntilMs: state.ttlWaitUntilMs } : {}),
+        };
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return null;
         throw error;
       }
+    },
+    async startEscrowRun(kind, reason) {
+      const workflowId = getManualEscrowWorkflowId(kind, options.taskQueue);
+      const args: EscrowRunInput = { reason };
+      await accepted(workflowId, () =>
+        client.start(kind === 'export' ? WORKFLOW_TYPES.escrowExport : WORKFLOW_TYPES.staticSnapshot, {
+          taskQueue: options.taskQueue,
+          workflowId,
+          args: [args],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          typedSearchAttributes: [{ key: KindKey, value: kind === 'export' ? 'escrow' : 'snapshot' }],
+        }),
+      );
+      return { workflowId };
     },
     // The connection belongs to the process (server/web_deps.ts closes it once).
     async close() {},

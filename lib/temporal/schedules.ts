@@ -1,7 +1,14 @@
-import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import {
+  type Client,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
+import {
+  getEscrowScheduleId,
   getReconcileScheduleId,
   getRescanScheduleId,
+  getSnapshotScheduleId,
   KindKey,
   WORKFLOW_TYPES,
 } from '../../workflows/contract.ts';
@@ -13,6 +20,10 @@ export interface ScheduleSettings {
   rescanInterval: string;
   /** RECONCILE_INTERVAL: how often Postgres, the serving store and Bitly are reconciled (e.g. `1d`). */
   reconcileInterval?: string;
+  /** ESCROW_INTERVAL: how often an escrow export is written; unset: no export Schedule (an old one is removed). */
+  escrowInterval?: string | undefined;
+  /** SNAPSHOT_INTERVAL: how often the static snapshot is regenerated; unset: none (an old one is removed). */
+  snapshotInterval?: string | undefined;
 }
 
 interface ScheduleSpec {
@@ -51,7 +62,38 @@ export async function ensureSchedules(
       args: [{ reason: 'schedule' }],
     });
   }
+  // Off by default: a Schedule left from an earlier configuration is removed, so "unset" really means off.
+  const optional = [
+    {
+      scheduleId: getEscrowScheduleId(settings.taskQueue),
+      every: settings.escrowInterval,
+      workflowType: WORKFLOW_TYPES.escrowExport,
+      kind: 'escrow',
+    },
+    {
+      scheduleId: getSnapshotScheduleId(settings.taskQueue),
+      every: settings.snapshotInterval,
+      workflowType: WORKFLOW_TYPES.staticSnapshot,
+      kind: 'snapshot',
+    },
+  ];
+  for (const o of optional) {
+    if (o.every) {
+      specs.push({ ...o, every: o.every, args: [{ reason: 'schedule' }] });
+    } else {
+      await removeSchedule(client, o.scheduleId, logger);
+    }
+  }
   for (const spec of specs) await ensureSchedule(client, settings.taskQueue, spec, logger);
+}
+
+async function removeSchedule(client: Client, scheduleId: string, logger: Logger): Promise<void> {
+  try {
+    await client.schedule.getHandle(scheduleId).delete();
+    logger.info({ scheduleId }, 'schedule removed (its interval is no longer set)');
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+  }
 }
 
 async function ensureSchedule(

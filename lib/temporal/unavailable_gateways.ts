@@ -24,6 +24,7 @@ export function createUnavailableOpsGateway(reason: string): OpsGateway {
     startFrontChange: fail,
     signalDnsChanged: fail,
     describeFrontChange: fail,
+    startEscrowRun: fail,
     close: async () => {},
   };
 }

@@ -271,16 +271,26 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
     }
   }
 
-  /** Two-step create (shorten, then add the keyword): for plans that refuse `keyword` on POST /v4/bitlinks. */
-  async function createInTwoSteps(spec: VendorLinkSpec): Promise<VendorLink> {
-    const made = await call<BitlinkBody>('POST', '/shorten', {
-      long_url: spec.longUrl,
+  /**
+   * A new bitlink for `longUrl` WITHOUT a keyword, tagged as ours from the first byte: POST /v4/bitlinks (not
+   * /v4/shorten, which takes no tags), so a bitlink whose answer is lost can still be found by the stray sweep.
+   */
+  async function createUntagged(longUrl: string, title: string | null | undefined): Promise<BitlinkBody> {
+    return call<BitlinkBody>('POST', '/bitlinks', {
+      long_url: longUrl,
       domain,
       group_guid: config.groupGuid,
       force_new_link: true,
+      tags: [BITLY_OWN_TAG],
+      ...(title ? { title: title.slice(0, 500) } : {}),
     });
+  }
+
+  /** Two-step create (a tagged bitlink, then the keyword): for plans that refuse `keyword` on POST /v4/bitlinks. */
+  async function createInTwoSteps(spec: VendorLinkSpec): Promise<VendorLink> {
+    const made = await createUntagged(spec.longUrl, spec.title);
     const hashId = toShortId(made.id ?? '');
-    if (!hashId) throw new ProviderError('unavailable', 'Bitly /v4/shorten answered without an id');
+    if (!hashId) throw new ProviderError('unavailable', 'Bitly /v4/bitlinks answered without an id');
     try {
       const custom = await call<CustomBitlinkBody>('POST', '/custom_bitlinks', {
         custom_bitlink: `${domain}/${spec.code}`,
@@ -288,7 +298,7 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
       });
       return toVendorLink(custom.bitlink ?? made, custom.custom_bitlink ? [custom.custom_bitlink] : []);
     } catch (error) {
-      // The hash-only bitlink would otherwise linger in the group as a stray link.
+      // The keyword-less bitlink would otherwise linger in the group as a stray link.
       await discardQuietly(hashId);
       throw error;
     }
@@ -342,14 +352,9 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
       }
       // Plans without destination edits: make a new bitlink for the new target and move our keyword onto it
       // (the classic way to "redirect" a custom back-half), then retire the old bitlink.
-      const made = await call<BitlinkBody>('POST', '/shorten', {
-        long_url: longUrl,
-        domain,
-        group_guid: config.groupGuid,
-        force_new_link: true,
-      });
+      const made = await createUntagged(longUrl, null);
       const newId = toShortId(made.id ?? '');
-      if (!newId) throw new ProviderError('unavailable', 'Bitly /v4/shorten answered without an id');
+      if (!newId) throw new ProviderError('unavailable', 'Bitly /v4/bitlinks answered without an id');
       const moved = await call<CustomBitlinkBody>(
         'PATCH',
         `/custom_bitlinks/${toPath(`${domain}/${code}`)}`,

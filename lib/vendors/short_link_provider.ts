@@ -1,5 +1,7 @@
-/** Vendors that can hold a replica of our links (`vendor_links.vendor`). */
-export type VendorName = 'bitly' | 'inhouse';
+import type { Front } from '../failover/active_front.ts';
+
+/** Vendors that can hold a replica of our links (`vendor_links.vendor`): the fronts that can answer the short domain. */
+export type VendorName = Front;
 
 /** A link as a vendor holds it: what the vendor actually made, not what we asked for. */
 export interface VendorLink {

@@ -4,6 +4,7 @@
 import { TransientFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
+import { listExistingCodes } from '../stores/link_batch_store.ts';
 import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
@@ -92,8 +93,10 @@ async function converge(bitly: BitlyProvider, remote: VendorLink, code: string, 
 /**
  * A create whose answer was lost (timeout, dropped connection, worker crash) may have left a bitlink that
  * Bitly SILENTLY made with a random back-half: no later answer mentions it, so look for it. A stray is ours
- * (`lifeline` tag), holds no keyword, was made since the link was minted, and points where we sent it.
- * Archived here; what this misses (say, the target changed in between) reconciliation reports as extra.
+ * (`lifeline` tag: both create paths tag at creation), was made since the link was minted, points where we
+ * sent it, and holds no code of ours: no keyword at all, or only keywords Bitly picked itself (the two-step
+ * path's silent random back-half), which name no link in Postgres. Archived here; what this misses (say, the
+ * target changed in between) reconciliation's Bitly leg archives as a stray.
  */
 async function sweepStrays(
   deps: BitlySyncDeps & { vendors: VendorDeps },
@@ -103,13 +106,17 @@ async function sweepStrays(
 ): Promise<number> {
   // One minute of slack for clock skew between Postgres and Bitly (whose times have whole seconds).
   const since = new Date(link.createdAt.getTime() - 60_000);
+  const prefix = `${bitly.domain}/`;
   let swept = 0;
   for await (const candidate of bitly.iterateLinks({ archived: 'off', createdAfter: since })) {
-    const stray =
-      candidate.tags.includes(BITLY_OWN_TAG) &&
-      candidate.shortIds.every((id) => id === candidate.vendorId) &&
-      (candidate.longUrl === target.longUrl || (link.title !== null && candidate.title === link.title));
-    if (!stray) continue;
+    if (!candidate.tags.includes(BITLY_OWN_TAG)) continue;
+    if (candidate.longUrl !== target.longUrl && !(link.title !== null && candidate.title === link.title))
+      continue;
+    const keywords = candidate.shortIds
+      .filter((id) => id !== candidate.vendorId && id.startsWith(prefix))
+      .map((id) => id.slice(prefix.length));
+    if (keywords.includes(link.code)) continue;
+    if (keywords.length > 0 && (await listExistingCodes(deps.sql, keywords)).size > 0) continue;
     await discard(deps, bitly, candidate, link.code);
     swept++;
   }
@@ -200,7 +207,9 @@ export async function syncToBitly(
     let action = 'unchanged';
     if (before?.vendorId) {
       remote = await bitly.get(before.vendorId);
-      if (remote && !holdsBackHalf(remote, bitly.domain, input.code)) remote = null;
+      // Ours only while it holds our back-half in our group (an adopted back-half may sit in another group).
+      const elsewhere = remote?.group != null && remote.group !== bitly.groupGuid;
+      if (remote && (!holdsBackHalf(remote, bitly.domain, input.code) || elsewhere)) remote = null;
     }
     const targetOf = (row: LinkRow) =>
       toVendorTarget(row, { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl }, Date.now());

@@ -22,7 +22,15 @@ import {
   safetyCheckResultSchema,
   workflowAcceptedSchema,
 } from '../../lib/operations/ops_schemas.ts';
-import { wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
+import { backfillAcceptedSchema, backfillBatchSchema } from '../../lib/publishing/backfill_batch.ts';
+import { siteEventSchema, wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
+import {
+  retargetActionSchema,
+  retargetChangesSchema,
+  retargetRequestSchema,
+  retargetRunListSchema,
+  retargetRunSchema,
+} from '../../lib/retarget/retarget_rule.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 
 /** Named schemas, each generated from the zod schema the route validates with or answers with. */
@@ -40,7 +48,7 @@ const SCHEMAS = {
   ApiKeyList: z.object({ items: z.array(apiKeySchema) }),
   CreateApiKeyInput: createApiKeyInputSchema,
   CreatedApiKey: createdApiKeySchema,
-  WordPressEvent: wordpressEventSchema,
+  WordPressEvent: z.union([wordpressEventSchema, siteEventSchema]),
   WebhookAccepted: z.object({ workflowId: z.string(), code: z.string().optional() }),
   Problem: problemSchema,
   // Safety, blocklist and operations (issue 6).
@@ -54,6 +62,14 @@ const SCHEMAS = {
   ActiveFront: activeFrontSchema,
   FailoverInput: failoverInputSchema,
   ReconcileInput: reconcileInputSchema,
+  // Adopting an existing newsroom (issue 15).
+  BackfillBatch: backfillBatchSchema,
+  BackfillAccepted: backfillAcceptedSchema,
+  RetargetRequest: retargetRequestSchema,
+  RetargetRun: retargetRunSchema,
+  RetargetRunList: retargetRunListSchema,
+  RetargetChanges: retargetChangesSchema,
+  RetargetAction: retargetActionSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof SCHEMAS;
 
@@ -416,6 +432,122 @@ export const API_OPERATIONS: ApiOperation[] = [
     },
   },
   {
+    method: 'post',
+    path: '/hooks/wordpress/backfill',
+    operationId: 'receiveBackfillBatch',
+    summary:
+      'Signed archive backfill batch from the WordPress plugin (integrations/wordpress/CONTRACT.md §1)',
+    scope: null,
+    parameters: [{ name: 'X-Lifeline-Signature', in: 'header', required: true, schema: z.string() }],
+    body: 'BackfillBatch',
+    responses: {
+      202: { description: 'written durably; one result per post', schema: 'BackfillAccepted' },
+      400: problem('bad batch (the field and reason in errors[])'),
+      401: problem('bad, missing or stale signature'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      503: {
+        description: 'not durably accepted; send the same batch again',
+        schema: 'Problem',
+        headers: ['Retry-After'],
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/retargets',
+    operationId: 'requestRetarget',
+    summary: 'Plans a mass retarget (prefix, regex or CSV rule) as a dry run; nothing changes until approved',
+    scope: 'admin',
+    body: 'RetargetRequest',
+    responses: {
+      202: { description: 'the run, planning', schema: 'RetargetRun' },
+      400: problem('malformed JSON'),
+      ...auth,
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid rule (each field and reason)'),
+      503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
+    },
+  },
+  {
+    method: 'get',
+    path: '/retargets',
+    operationId: 'listRetargets',
+    summary: 'Mass retarget runs, newest first',
+    scope: 'admin',
+    responses: { 200: { description: 'runs', schema: 'RetargetRunList' }, ...auth },
+  },
+  {
+    method: 'get',
+    path: '/retargets/{id}',
+    operationId: 'getRetarget',
+    summary: 'A run: status, the dry run count and sample, progress by state',
+    scope: 'admin',
+    parameters: [{ name: 'id', in: 'path', required: true, schema: z.string() }],
+    responses: {
+      200: { description: 'the run', schema: 'RetargetRun' },
+      ...auth,
+      404: problem('no such run'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/retargets/{id}/changes',
+    operationId: 'listRetargetChanges',
+    summary: 'A page of the run’s planned (or invalid, applied, skipped) changes: before → after',
+    scope: 'admin',
+    parameters: [{ name: 'id', in: 'path', required: true, schema: z.string() }],
+    query: z.object({
+      state: z.enum(['planned', 'invalid', 'applied', 'skipped']).optional(),
+      cursor: z.string().optional(),
+      limit: z.int().min(1).max(1000).optional(),
+    }),
+    responses: {
+      200: { description: 'changes by code', schema: 'RetargetChanges' },
+      ...auth,
+      404: problem('no such run'),
+      422: problem('bad filter'),
+    },
+  },
+  ...(['approve', 'pause', 'resume', 'cancel'] as const).map(
+    (action): ApiOperation => ({
+      method: 'post',
+      path: `/retargets/{id}/${action}`,
+      operationId: `${action}Retarget`,
+      summary: {
+        approve: 'Approves a planned run: it applies the plan in batches',
+        pause: 'Pauses a running run after its current batch',
+        resume: 'Resumes a paused run',
+        cancel: 'Cancels a run (what was applied stays, and can be undone)',
+      }[action],
+      scope: 'admin',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: z.string() }],
+      responses: {
+        202: { description: 'the run was told', schema: 'RetargetAction' },
+        ...auth,
+        404: problem('no such run'),
+        409: problem('not allowed in the run’s status'),
+        503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
+      },
+    }),
+  ),
+  {
+    method: 'post',
+    path: '/retargets/{id}/undo',
+    operationId: 'undoRetarget',
+    summary: 'Plans a run that puts back every target the run changed (a dry run, then approval)',
+    scope: 'admin',
+    parameters: [{ name: 'id', in: 'path', required: true, schema: z.string() }],
+    responses: {
+      202: { description: 'the undo run, planning', schema: 'RetargetRun' },
+      ...auth,
+      404: problem('no such run'),
+      409: problem('the run is still going, is an undo, or already has one'),
+      503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
+    },
+  },
+  {
     method: 'get',
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
@@ -457,6 +589,8 @@ const INPUT_SCHEMAS = new Set<SchemaName>([
   'CreateLinksBatchInput',
   'CreateApiKeyInput',
   'WordPressEvent',
+  'BackfillBatch',
+  'RetargetRequest',
 ]);
 
 /** The OpenAPI 3.1 document, generated from API_OPERATIONS and the zod schemas (never written by hand). */

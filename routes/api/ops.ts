@@ -103,6 +103,8 @@ export function createOpsRoutes(deps: WebDeps) {
         startedAt: running.startedAt.toISOString(),
         ...(state?.step ? { step: state.step } : {}),
         ...(state?.waitingForDns !== undefined ? { waitingForDns: state.waitingForDns } : {}),
+        ...(state?.steps ? { steps: state.steps } : {}),
+        ...(state?.ttlWaitUntilMs ? { dnsTtlWaitUntil: new Date(state.ttlWaitUntilMs).toISOString() } : {}),
       };
     }
     return c.json({
@@ -117,7 +119,12 @@ export function createOpsRoutes(deps: WebDeps) {
     const input = validate(failoverInputSchema, await readJson(c));
     const { workflowId } = await requestFrontChange(
       { sql: deps.sql, ops: deps.ops, config: deps.config },
-      { to: input.to, drill: input.drill ?? false, requestedBy: `apikey:${c.get('apiKey').id}` },
+      {
+        to: input.to,
+        drill: input.drill ?? false,
+        emergency: input.emergency ?? false,
+        requestedBy: `apikey:${c.get('apiKey').id}`,
+      },
     );
     return c.json({ workflowId }, 202);
   });

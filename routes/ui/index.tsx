@@ -14,6 +14,7 @@ import { createLinkQrRoutes } from './link_qr.ts';
 import { createLoginRoutes } from './login.tsx';
 import { createOpsRoutes } from './ops.tsx';
 import { getI18n, renderPage } from './render_page.ts';
+import { createRetargetUiRoutes } from './retarget.tsx';
 import { createSettingsRoutes } from './settings.tsx';
 import type { UiEnv } from './ui_env.ts';
 
@@ -76,6 +77,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/links', createLinkListRoutes(deps));
   app.route('/links', createLinkQrRoutes(deps));
   app.route('/links', createLinkDetailRoutes(deps));
+  app.route('/ops/retarget', createRetargetUiRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
   app.route('/settings', createSettingsRoutes(deps));
 

@@ -8,10 +8,13 @@ import {
   setUserDisabled,
   setUserRole,
 } from '../../lib/auth/manage_users.ts';
+import { openExportDownload } from '../../lib/escrow/export_archive.ts';
+import { getEscrowOverview } from '../../lib/escrow/get_escrow_overview.ts';
 import { FRONTS } from '../../lib/failover/active_front.ts';
 import { getRunningFrontChange, requestFrontChange } from '../../lib/failover/request_front_change.ts';
+import { getAdoptionOverview } from '../../lib/operations/adoption_overview.ts';
 import { getOpsOverview } from '../../lib/operations/get_ops_overview.ts';
-import { AppError, ConflictError } from '../../lib/shared/errors.ts';
+import { AppError, ConflictError, NotFoundError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { toFieldMap, toFieldSentences, toFormValues } from '../../lib/ui/link_form.ts';
 import type { WebDeps } from '../app_env.ts';
@@ -30,6 +33,8 @@ const DONE = [
   'dns',
   'reconcile',
   'rescan',
+  'escrow',
+  'snapshot',
 ] as const;
 type Done = (typeof DONE)[number];
 
@@ -40,9 +45,11 @@ export function createOpsRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 
   async function loadView(): Promise<OpsView> {
-    const [{ front, runs, keys, users }, running] = await Promise.all([
+    const [{ front, runs, keys, users }, running, adoption, escrow] = await Promise.all([
       getOpsOverview(deps.sql),
       getRunningFrontChange(deps.sql),
+      getAdoptionOverview(deps.sql),
+      getEscrowOverview({ sql: deps.sql, config: deps.config, logger: deps.logger }),
     ]);
     const { uiUrl, namespace } = deps.config.temporal;
     const state = running ? await deps.ops.describeFrontChange(running.workflowId).catch(() => null) : null;
@@ -55,12 +62,17 @@ export function createOpsRoutes(deps: WebDeps) {
             workflowId: running.workflowId,
             step: state?.step ?? null,
             waitingForDns: state?.waitingForDns ?? false,
+            ...(typeof running.report.to === 'string' ? { to: running.report.to } : {}),
+            steps: state?.steps ?? [],
+            ttlWaitUntil: state?.ttlWaitUntilMs ? new Date(state.ttlWaitUntilMs) : null,
           }
         : null,
       runs,
       keys,
       users,
       temporalUrl: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows` : null,
+      adoption,
+      escrow,
     };
   }
 
@@ -156,7 +168,7 @@ export function createOpsRoutes(deps: WebDeps) {
         if (!drill && body.confirm !== 'yes') throw new ConflictError(t('ops.tickToConfirm'));
         await requestFrontChange(
           { sql: deps.sql, ops: deps.ops, config: deps.config },
-          { to, drill, requestedBy: actorOf(c).name },
+          { to, drill, requestedBy: actorOf(c).name, emergency: body.emergency === 'yes' },
         );
       },
       drill ? 'drill' : to === 'inhouse' ? 'failover' : 'failback',
@@ -193,6 +205,30 @@ export function createOpsRoutes(deps: WebDeps) {
       'rescan',
     ),
   );
+
+  // Escrow: export or snapshot now; download the latest export (admins only, like all of /ui/ops; audited).
+  app.post('/escrow/export', (c) =>
+    opsAction(c, () => deps.ops.startEscrowRun('export', `manual, by ${actorOf(c).name}`), 'escrow'),
+  );
+  app.post('/escrow/snapshot', (c) =>
+    opsAction(c, () => deps.ops.startEscrowRun('snapshot', `manual, by ${actorOf(c).name}`), 'snapshot'),
+  );
+  app.get('/escrow/latest.tar', async (c) => {
+    const archive = await openExportDownload(
+      { sql: deps.sql, escrowDir: deps.config.escrow.dir },
+      actorOf(c).name,
+    );
+    if (!archive) throw new NotFoundError('No finished escrow export to download (ESCROW_DIR).');
+    return new Response(archive.stream(), {
+      headers: {
+        'Content-Type': 'application/x-tar',
+        'Content-Length': String(archive.size),
+        'Content-Disposition': `attachment; filename="${archive.filename}"`,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      },
+    });
+  });
 
   app.get('/', (c) => {
     const done = DONE.find((d) => d === c.req.query('done'));

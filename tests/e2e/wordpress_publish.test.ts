@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { createI18n } from '../../lib/i18n/translator.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
@@ -17,6 +18,11 @@ import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts
 // installed, talking to a real Lifeline web process (main.ts) and worker, with Bitly as an HTTP fake.
 
 const SITE = 'e2e-news';
+const E2E_DIR = join(ROOT, 'tests', 'e2e', 'wordpress');
+// Real WP-CLI when a phar is at hand (LIFELINE_WP_CLI_PHAR or .cache/wp-cli.phar), else the plugin's harness.
+const PHAR = process.env.LIFELINE_WP_CLI_PHAR ?? join(ROOT, '.cache', 'wp-cli.phar');
+const REAL_WP_CLI = PHAR !== 'none' && existsSync(PHAR);
+const execFileAsync = promisify(execFile);
 const TITLE = 'عاجل: خبر من القاهرة';
 
 let fake: BitlyFake;
@@ -43,6 +49,8 @@ async function startLifeline() {
     ADMIN_EMAIL: 'admin@example.test',
     ADMIN_PASSWORD: 'correct horse battery',
     LOG_LEVEL: 'info',
+    // The newsroom's own WordPress (here on a loopback address) is trusted by the safety scan.
+    SAFETY_TRUSTED_HOSTS: '127.0.0.1',
     ...fake.env(),
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: ROOT, env });
@@ -339,4 +347,152 @@ describe('WordPress → Lifeline end to end', () => {
       await browser.close();
     }
   });
+
+  test('adopting an existing archive: a draft never mints, a scheduled post mints when it goes live, `wp lifeline backfill` gives every old post one code (Bitly identical, a known back-half adopted), a permalink-structure change is healed by reconciliation, trash → 410 → restore → the same code', async () => {
+    const started = Date.now();
+    // A draft: no event, no link, not even after WP-Cron.
+    const draft = await wp.rest<WpPost>('/wp/v2/posts', {
+      method: 'POST',
+      json: { title: 'Draft, never public', status: 'draft' },
+    });
+    assert.equal(draft.status, 201);
+    await wp.runCron();
+
+    // A scheduled post: nothing while scheduled; its link once WP-Cron publishes it.
+    const when = new Date(Date.now() + 120_000).toISOString().slice(0, 19);
+    const scheduled = await wp.rest<WpPost>('/wp/v2/posts', {
+      method: 'POST',
+      json: { title: 'Embargoed story', status: 'future', date_gmt: when },
+    });
+    assert.equal(scheduled.body.status, 'future');
+    await wp.runCron();
+    assert.equal(await getPostLink(h, SITE, scheduled.body.id), null, 'no link while scheduled');
+    await php('make_due.php', [String(scheduled.body.id)]);
+    const live = await eventually(
+      async () => {
+        await wp.runCron();
+        return (await getPostLink(h, SITE, scheduled.body.id))?.status === 'active'
+          ? getPostLink(h, SITE, scheduled.body.id)
+          : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the scheduled post to get its link when it goes live' },
+    );
+    const livePost = await wp.rest<WpPost>(`/wp/v2/posts/${scheduled.body.id}`);
+    assert.equal(live!.url, livePost.body.link);
+
+    // An archive written before the plugin: 20 posts (one of them a draft), one with a back-half it already has
+    // on our Bitly domain, one with a bit.ly link (not ours: a new code).
+    const seeded = JSON.parse((await php('seed_archive.php', ['20'])).trim().split('\n').at(-1)!) as {
+      published: { id: number; permalink: string }[];
+      draft: number[];
+      knownShort: Record<string, string>;
+    };
+    const legacy = Object.entries(seeded.knownShort).find(([, url]) => url.startsWith('https://sho.rt/'))!;
+    const legacyCode = legacy[1].slice('https://sho.rt/'.length);
+    fake.seed({ keyword: legacyCode, longUrl: 'https://old-cms.example/story' });
+    const out = await wpCli(['lifeline', 'backfill', '--batch-size=7']);
+    assert.equal(out.code, 0, `${out.stdout}\n${out.stderr}`);
+    assert.match(
+      out.stdout,
+      /Success: Backfill finished: sent \d+ post\(s\) in \d+ batch\(es\); minted \d+, kept \d+, adopted 1, failed 0\./,
+    );
+    for (const post of seeded.published) {
+      const link = await waitForPostLink(
+        h,
+        SITE,
+        post.id,
+        (l) => l.status === 'active' && l.vendors[0]?.state === 'synced',
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      assert.equal(link.url, post.permalink);
+      assert.equal(fake.linkByKeyword(link.code)?.longUrl, post.permalink, `Bitly holds ${link.code}`);
+      if (String(post.id) === legacy[0])
+        assert.equal(link.code, legacyCode, 'the known back-half is adopted');
+    }
+    for (const id of [draft.body.id, ...seeded.draft]) {
+      assert.equal(await getPostLink(h, SITE, id), null, `draft ${id} never mints`);
+    }
+    const again = await wpCli(['lifeline', 'backfill', '--restart']);
+    assert.match(again.stdout, /minted 0, kept \d+, adopted 0, failed 0/, 'a second run changes nothing');
+
+    // The permalink structure changes: one site event, the WordPress reconciliation retargets every link.
+    const sample = seeded.published[3]!;
+    const before = (await getPostLink(h, SITE, sample.id))!;
+    await php('set_permalinks.php', ['/%year%/%postname%/']);
+    const moved = await waitForPostLink(h, SITE, sample.id, (l) => l.url !== sample.permalink, {
+      timeoutMs: 60_000,
+    });
+    assert.equal(moved.code, before.code);
+    assert.match(moved.url, /\/\d{4}\/[^/]+\/$/);
+    const healed = await fetch(`${lifelineUrl}/${moved.code}`, { redirect: 'manual' });
+    assert.equal(healed.headers.get('Location'), moved.url);
+    assert.equal((await fetch(moved.url)).status, 200, 'the new permalink loads');
+    await eventually(async () => (fake.linkByKeyword(moved.code)?.longUrl === moved.url ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'Bitly to follow the healed permalink',
+    });
+
+    // Trash → 410 → restore and publish again → the same code, answering again.
+    const post = await createPost('Restored story');
+    const link = await waitForPostLink(h, SITE, post.id, (l) => l.status === 'active');
+    await wp.rest(`/wp/v2/posts/${post.id}`, { method: 'DELETE' });
+    await eventually(async () => {
+      const res = await fetch(`${lifelineUrl}/${link.code}`, { redirect: 'manual' });
+      await res.arrayBuffer();
+      return res.status === 410 ? true : undefined;
+    });
+    await php('untrash.php', [String(post.id)]);
+    const republished = await wp.rest<WpPost>(`/wp/v2/posts/${post.id}`, {
+      method: 'POST',
+      json: { status: 'publish' },
+    });
+    assert.equal(republished.body.status, 'publish');
+    const back = await waitForPostLink(h, SITE, post.id, (l) => l.status === 'active');
+    assert.equal(back.code, link.code, 'the same code');
+    const answer = await fetch(`${lifelineUrl}/${link.code}`, { redirect: 'manual' });
+    assert.equal(answer.status, 301);
+    assert.equal(answer.headers.get('Location'), republished.body.link);
+    process.stderr.write(`  adoption e2e: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  });
 });
+
+/** The env a CLI process needs to load this run's WordPress (WP-CLI, the harness, the test helpers). */
+function cliEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/root',
+    LIFELINE_E2E_WP_HOST: new URL(wp.baseUrl).host,
+    LIFELINE_E2E_WP_CONFIG: wp.configName,
+    WORDPRESS_CONFIG: wp.configName,
+  };
+}
+
+/** Runs a helper of tests/e2e/wordpress/ (asynchronously: it may call Lifeline in this very process). */
+async function php(script: string, args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync('php', [join(E2E_DIR, script), ...args], {
+    cwd: ROOT,
+    env: cliEnv(),
+    encoding: 'utf8',
+  });
+  return stdout;
+}
+
+/** `wp …` through real WP-CLI (or the plugin's harness). */
+async function wpCli(args: string[]) {
+  const argv = REAL_WP_CLI
+    ? [PHAR, '--allow-root', '--path=/usr/share/wordpress', `--url=${wp.baseUrl}`, ...args]
+    : [join(E2E_DIR, 'wp_cli_harness.php'), ...args];
+  try {
+    const { stdout, stderr } = await execFileAsync('php', argv, {
+      cwd: ROOT,
+      env: cliEnv(),
+      encoding: 'utf8',
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}

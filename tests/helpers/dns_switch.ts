@@ -1,16 +1,20 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Front } from '../../lib/failover/active_front.ts';
 import { upsertSetting } from '../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, type Harness } from './harness.ts';
 
-export type SimulatedFront = 'bitly' | 'inhouse';
+export type SimulatedFront = Front;
 
 /**
  * The short domain as readers reach it, for failover tests: an HTTP server on `port` that answers as
  * whichever front "DNS" points at. `bitly`: Bitly's redirector (301 to the bitlink's long URL for a custom
  * back-half on the fake, 404 otherwise, no /healthz of ours). `inhouse`: our web tier (the app itself).
- * `POST /_dns {front}` with the bearer token is the DNS automation a DNS adapter calls.
+ * `POST /_dns {front}` with the bearer token is the DNS automation a DNS adapter calls; `POST /_dns {action:
+ * "setTtl", ttlSeconds}` sets the records' TTL and answers `{previousTtlSeconds}` (501 with `supportsTtl: false`).
+ * Every call is recorded in `log` with its time, so a test can check the order: TTL lowered, old TTL waited
+ * out, front switched, TTL raised.
  */
 export async function startDnsSwitch(options: {
   port: number;
@@ -18,8 +22,24 @@ export async function startDnsSwitch(options: {
   bitly: BitlyFake;
   token: string;
   front: SimulatedFront;
-}): Promise<{ front: SimulatedFront; calls: SimulatedFront[]; url: string; close(): Promise<void> }> {
-  const state = { front: options.front, calls: [] as SimulatedFront[] };
+  /** The records' TTL at start (seconds, default 2, below the lowered TTL: no wait): what a planned switch waits out. */
+  ttlSeconds?: number;
+  /** false: TTL changes are answered 501 (automation that cannot set TTLs). */
+  supportsTtl?: boolean;
+}): Promise<{
+  front: SimulatedFront;
+  ttlSeconds: number;
+  calls: SimulatedFront[];
+  log: { at: number; call: string }[];
+  url: string;
+  close(): Promise<void>;
+}> {
+  const state = {
+    front: options.front,
+    ttlSeconds: options.ttlSeconds ?? 2,
+    calls: [] as SimulatedFront[],
+    log: [] as { at: number; call: string }[],
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${options.port}`);
@@ -30,9 +50,27 @@ export async function startDnsSwitch(options: {
         res.writeHead(401).end();
         return;
       }
-      const { front } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { front: SimulatedFront };
-      state.front = front;
-      state.calls.push(front);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        front?: SimulatedFront;
+        action?: string;
+        ttlSeconds?: number;
+      };
+      if (body.action === 'setTtl') {
+        if (options.supportsTtl === false) {
+          res.writeHead(501).end();
+          return;
+        }
+        const previousTtlSeconds = state.ttlSeconds;
+        state.ttlSeconds = body.ttlSeconds!;
+        state.log.push({ at: Date.now(), call: `ttl ${body.ttlSeconds}` });
+        res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ previousTtlSeconds }));
+        return;
+      }
+      state.front = body.front!;
+      state.calls.push(body.front!);
+      state.log.push({ at: Date.now(), call: `front ${body.front}` });
       res.writeHead(204).end();
       return;
     }
@@ -62,7 +100,11 @@ export async function startDnsSwitch(options: {
     get front() {
       return state.front;
     },
+    get ttlSeconds() {
+      return state.ttlSeconds;
+    },
     calls: state.calls,
+    log: state.log,
     url: `http://127.0.0.1:${options.port}`,
     close: () =>
       new Promise<void>((resolve) => {

@@ -111,6 +111,7 @@ describe('catalogues', () => {
     const unused = keys.filter(
       (k) =>
         !literal.has(k) &&
+        !code.includes(`'${k}'`) &&
         !rich.has(k) &&
         !problemKeys.has(k) &&
         !built.some((prefix) => k.startsWith(prefix)) &&

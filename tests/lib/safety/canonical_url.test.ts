@@ -8,8 +8,8 @@ import { GCProfiler, getHeapStatistics } from 'node:v8';
 import fc from 'fast-check';
 import fastUri from 'fast-uri';
 import { targetUrlProblem } from '../../../lib/links/link.ts';
-import { appendUtmParams, toLocation } from '../../../lib/redirect/redirect_policy.ts';
 import { createTargetPolicy, targetPolicyProblem } from '../../../lib/links/target_policy.ts';
+import { appendUtmParams, toLocation } from '../../../lib/redirect/redirect_policy.ts';
 import {
   CANONICAL_TARGET_MAX_BYTES,
   type CanonicalTarget,

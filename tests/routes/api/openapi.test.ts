@@ -88,6 +88,32 @@ describe('GET /api/v1/openapi.json', () => {
       permalink: 'https://example.com/wp/9',
       occurredAt: new Date().toISOString(),
     });
+    const retarget = (await (
+      await h.api('/api/v1/retargets', {
+        method: 'POST',
+        json: { rule: { type: 'prefix', from: 'https://nothing.example/', to: 'https://else.example/' } },
+      })
+    ).json()) as { id: string };
+    const batch = JSON.stringify({
+      id: 'doc-run:1',
+      run: '2f0c6c1e-8a8e-4a51-9b4e-0d3c2f1e7a10',
+      site: 'doc-site',
+      batch: 1,
+      dryRun: true,
+      final: true,
+      total: 1,
+      restUrl: 'https://example.com/wp-json/lifeline/v1/',
+      posts: [
+        {
+          postId: 7,
+          permalink: 'https://example.com/wp/7',
+          publishedAt: '2020-01-01T00:00:00Z',
+          modifiedAt: '2020-01-01T00:00:00Z',
+        },
+      ],
+    });
+    const steer = (action: string, id = retarget.id) =>
+      h.app.request(`/api/v1/retargets/${id}/${action}`, { method: 'POST', headers: auth });
     // One real call per operation (and some of their documented failures).
     const calls: Record<string, () => (Response | Promise<Response>)[]> = {
       createLink: () => [
@@ -170,6 +196,43 @@ describe('GET /api/v1/openapi.json', () => {
         }),
       ],
       getOpenApiDocument: () => [h.app.request('/api/v1/openapi.json')],
+      receiveBackfillBatch: () => [
+        (async () =>
+          h.app.request('/api/v1/hooks/wordpress/backfill', {
+            method: 'POST',
+            headers: {
+              'Content-Type': 'application/json',
+              'X-Lifeline-Signature': await signWebhook(h.webhookSecret, batch, Date.now() / 1000),
+            },
+            body: batch,
+          }))(),
+        h.app.request('/api/v1/hooks/wordpress/backfill', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: batch,
+        }),
+      ],
+      requestRetarget: () => [
+        h.app.request('/api/v1/retargets', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ rule: { type: 'regex', pattern: '(a)\\1', replacement: 'x' } }),
+        }),
+      ],
+      listRetargets: () => [h.app.request('/api/v1/retargets', { headers: auth })],
+      getRetarget: () => [
+        h.app.request(`/api/v1/retargets/${retarget.id}`, { headers: auth }),
+        h.app.request('/api/v1/retargets/rt_none', { headers: auth }),
+      ],
+      listRetargetChanges: () => [
+        h.app.request(`/api/v1/retargets/${retarget.id}/changes?limit=5`, { headers: auth }),
+        h.app.request(`/api/v1/retargets/${retarget.id}/changes?state=zzz`, { headers: auth }),
+      ],
+      approveRetarget: () => [steer('approve', 'rt_none')],
+      pauseRetarget: () => [steer('pause')],
+      resumeRetarget: () => [steer('resume')],
+      cancelRetarget: () => [steer('cancel')],
+      undoRetarget: () => [steer('undo', 'rt_none')],
       checkSafety: () => [
         h.app.request('/api/v1/safety/check', {
           method: 'POST',

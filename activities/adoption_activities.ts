@@ -1,0 +1,64 @@
+import { Context } from '@temporalio/activity';
+import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/backfill_posts.ts';
+import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
+import { summarizeWordPressSide } from '../lib/reconcile/reconcile_run.ts';
+import {
+  listKnownSites,
+  reconcileWordPressSite,
+  reconcileWordPressStep,
+  type WordPressReconcileDeps,
+  type WordPressSiteInput,
+} from '../lib/reconcile/reconcile_wordpress.ts';
+import {
+  applyRetargetBatch,
+  finishRetargetPlan,
+  followRetargetOnBitly,
+  planRetargetStep,
+  setRetargetStatus,
+} from '../lib/retarget/run_retarget.ts';
+import { signalWordPressReconcile } from '../lib/temporal/adoption_signals.ts';
+import type { ActivityDeps } from './deps.ts';
+import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
+
+/** Asks for a site's WordPress reconciliation through this activity's Temporal client and task queue. */
+function currentWordPressRequester() {
+  const { client, info } = Context.current();
+  return {
+    requestWordPressReconcile: (input: { site: string; reason: string }) =>
+      signalWordPressReconcile(client.workflow, info.taskQueue, input),
+  };
+}
+
+/** Adoption (issue 15): backfill runs (lib/publishing) and the WordPress leg of reconciliation (lib/reconcile). */
+export function createAdoptionActivities(deps: ActivityDeps) {
+  const wordpressDeps = (): WordPressReconcileDeps => ({ ...deps, sync: currentSignals().sync });
+  return {
+    propagateBackfill: (input: { site: string; runId: string }) =>
+      runStep(() =>
+        propagateBackfilledLinks({ ...deps, sync: currentSignals().sync }, input, currentTaskContext()),
+      ),
+    finishBackfill: (input: { site: string; runId: string }) =>
+      runStep(() => closeBackfillRun({ ...deps, wordpress: currentWordPressRequester() }, input)),
+    reconcileWordPressSite: (input: WordPressSiteInput) =>
+      runStep(() => reconcileWordPressSite(wordpressDeps(), input, currentTaskContext())),
+    reconcileWordPressPosts: (input: ReconcileStepInput) =>
+      runStep(() => reconcileWordPressStep(wordpressDeps(), input, currentTaskContext())),
+    listWordPressSites: () => listKnownSites(deps),
+    summarizeWordPressRun: (input: { runId: string }) => summarizeWordPressSide(deps.sql, input.runId),
+  };
+}
+
+/** Mass retargets (lib/retarget/run_retarget.ts). */
+export function createRetargetActivities(deps: ActivityDeps) {
+  return {
+    planRetargetStep: (input: { runId: string; cursor: string }) =>
+      runStep(() => planRetargetStep(deps, input, currentTaskContext())),
+    finishRetargetPlan: (input: { runId: string }) => runStep(() => finishRetargetPlan(deps, input)),
+    setRetargetStatus: (input: Parameters<typeof setRetargetStatus>[1]) =>
+      runStep(() => setRetargetStatus(deps, input)),
+    applyRetargetBatch: (input: { runId: string; batchSize: number; cursor?: string }) =>
+      runStep(() => applyRetargetBatch(deps, input)),
+    followRetargetOnBitly: (input: { runId: string; cursor: string }) =>
+      runStep(() => followRetargetOnBitly(deps, input, currentTaskContext())),
+  };
+}

@@ -1,0 +1,124 @@
+// The bench's data: its own Postgres databases (seeded links, click sums), its Redis keys (the serving store's
+// records, written in the store's format), and the links file the Map server and nginx are built from.
+import { writeFileSync } from 'node:fs';
+import postgres from 'postgres';
+import { createClient } from 'redis';
+import { migrateDatabase } from '../../lib/stores/migrate.ts';
+import { ADMIN_URL, CODE_PREFIX, REDIS_KEY_PREFIX, REDIS_URL, say, toDatabaseUrl } from './bench_settings.ts';
+
+const quiet = { max: 1, onnotice: () => {} };
+
+/** (Re)creates `dbName`, migrates it with this checkout's migrations and seeds `links` active links. */
+export async function createBenchDatabase(dbName: string, links: number): Promise<void> {
+  const admin = postgres(ADMIN_URL, quiet);
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.unsafe(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = toDatabaseUrl(dbName);
+  await migrateDatabase(url);
+  const sql = postgres(url, quiet);
+  const started = Date.now();
+  // Batches of 100k keep each transaction (and the trigram GIN indexes' pending lists) reasonable.
+  for (let from = 1; from <= links; from += 100_000) {
+    const to = Math.min(links, from + 99_999);
+    await sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner)
+      SELECT ${CODE_PREFIX} || i, 'https://news.example.com/2026/11/21/story-' || i || '?ref=bench',
+             'active', 'clean', 'import', 'bench'
+      FROM generate_series(${from}::int, ${to}::int) AS i`;
+  }
+  await sql`VACUUM ANALYZE links`;
+  await sql.end();
+  say(
+    `seeded ${links.toLocaleString('en')} links in ${dbName} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
+
+export async function dropBenchDatabase(dbName: string): Promise<void> {
+  const admin = postgres(ADMIN_URL, quiet);
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}
+
+/**
+ * Writes `code<TAB>target` for every active link of `dbName`: what the Map server loads and nginx's map is
+ * generated from, so every server answers from the same data Postgres holds. Returns the number of lines.
+ */
+export async function writeLinksFile(dbName: string, path: string): Promise<number> {
+  const sql = postgres(toDatabaseUrl(dbName), quiet);
+  const rows = await sql<{ code: string; target_url: string }[]>`
+    SELECT code, target_url FROM links WHERE status = 'active' ORDER BY code`;
+  await sql.end();
+  for (const r of rows) {
+    if (/[\t\n]/.test(r.code + r.target_url))
+      throw new Error(`link ${r.code} cannot be written as one TSV line`);
+  }
+  writeFileSync(path, rows.map((r) => `${r.code}\t${r.target_url}\n`).join(''));
+  return rows.length;
+}
+
+/**
+ * Writes the serving store's record of codes 1..`codes` into Redis as our serving store does: key
+ * `{prefix}link:{code}`, value `{version}|[url, status, safety, redirectStatus, expiresAtMs, expiredUrl]`
+ * (lib/serving/serving_store.ts; the format is restated here, not imported, so a change to it shows up as
+ * misses in the lookup counters instead of silently matching).
+ */
+export async function seedServingStore(dbName: string, keyPrefix: string, codes: number): Promise<void> {
+  const sql = postgres(toDatabaseUrl(dbName), quiet);
+  const rows = await sql<
+    {
+      code: string;
+      target_url: string;
+      status: string;
+      safety: string;
+      redirect_status: number | null;
+      expires_at: Date | null;
+      expired_url: string | null;
+      version: number;
+    }[]
+  >`
+    SELECT code, target_url, status, safety, redirect_status, expires_at, expired_url, version
+    FROM links WHERE code IN (SELECT ${CODE_PREFIX} || i FROM generate_series(1, ${codes}::int) AS i)`;
+  await sql.end();
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  for (let at = 0; at < rows.length; at += 1000) {
+    const pairs: [string, string][] = rows
+      .slice(at, at + 1000)
+      .map((r) => [
+        `${keyPrefix}link:${r.code}`,
+        `${r.version}|${JSON.stringify([
+          r.target_url,
+          r.status,
+          r.safety,
+          r.redirect_status,
+          r.expires_at ? r.expires_at.getTime() : null,
+          r.expired_url,
+        ])}`,
+      ]);
+    await client.mSet(pairs);
+  }
+  await client.quit();
+  say(`wrote ${rows.length.toLocaleString('en')} serving-store records under ${keyPrefix}link:`);
+}
+
+/** Deletes our keys (and only ours: the bench's prefix) from the bench's Redis database, by SCAN. */
+export async function clearBenchRedis(): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  let deleted = 0;
+  for await (const keys of client.scanIterator({ MATCH: `${REDIS_KEY_PREFIX}*`, COUNT: 1000 })) {
+    if (keys.length > 0) deleted += await client.del(keys);
+  }
+  await client.quit();
+  if (deleted > 0) say(`deleted ${deleted} bench keys from ${REDIS_URL}`);
+}
+
+/** Clicks recorded in click_counts, summed by kind (human, bot, preview, qr, head). */
+export async function sumClicksByKind(dbName: string): Promise<Record<string, number>> {
+  const sql = postgres(toDatabaseUrl(dbName), quiet);
+  const rows = await sql<{ kind: string; clicks: string }[]>`
+    SELECT kind, sum(clicks)::text AS clicks FROM click_counts GROUP BY kind`;
+  await sql.end();
+  return Object.fromEntries(rows.map((r) => [r.kind, Number(r.clicks)]));
+}

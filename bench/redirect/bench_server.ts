@@ -1,0 +1,189 @@
+// A server under test, each in its own process: started, probed until it redirects, measured from /proc, stopped.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { getFreePort } from '../../scripts/dev_server.ts';
+import { CODE_PREFIX, ROOT, sleep } from './bench_settings.ts';
+
+export interface BenchServer {
+  /** Short key used in tables and logs (`ours`, `bare-map`, `nginx`…). */
+  name: string;
+  port: number;
+  url: string;
+  /** The process that serves requests (nginx: its worker), for CPU, RSS and context switches. */
+  pid: number;
+  /** What runs, for the report (entry file or binary). */
+  what: string;
+  /** Whether the server fills a cache from requests (a full in-order warm-up pass makes every lookup a hit). */
+  fillsCache: boolean;
+  /** Our own code (main.ts or scripts/start.ts): has /metrics with lookup counters. */
+  ours: boolean;
+  /** Stops it (SIGTERM or the server's own graceful signal, SIGKILL after a grace period); how it exited. */
+  stop(): Promise<string>;
+}
+
+/** Environment every Node server of the bench starts with; the path adds its own. */
+export function baseServerEnv(databaseUrl: string, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    // Nothing in the bench talks to Temporal; a closed port keeps the lazy clients from finding a real one.
+    TEMPORAL_ADDRESS: '127.0.0.1:9',
+  };
+}
+
+/** Keeps the last few KiB of a child's stderr, to explain a failed start. */
+function tailStderr(child: ChildProcess): () => string {
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  return () => stderr;
+}
+
+/** Polls `GET /<prefix>1` until it answers 301; throws with the child's stderr if it exits or never does. */
+export async function waitForRedirect(
+  name: string,
+  url: string,
+  child: ChildProcess,
+  stderr: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}): ${stderr()}`);
+    const status = await httpGet(`${url}/${CODE_PREFIX}1`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 301) return;
+    await sleep(200);
+  }
+  throw new Error(`${name} did not answer a redirect within ${timeoutMs / 1000} s: ${stderr()}`);
+}
+
+/** Sends `signal` and waits for the exit (SIGKILL after `graceMs`); returns how it exited ("exit 0"…). */
+export async function stopChild(
+  child: ChildProcess,
+  graceMs = 10_000,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<string> {
+  const describe = () => (child.exitCode !== null ? `exit ${child.exitCode}` : `signal ${child.signalCode}`);
+  if (child.exitCode !== null || child.signalCode !== null) return `already gone (${describe()})`;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+  return describe();
+}
+
+/**
+ * Starts a TypeScript entry with `node --import tsx`. `root` is the checkout it belongs to (its cwd, so tsx and
+ * every import resolve from that checkout's node_modules); its own node_modules/.bin/node runs it when present.
+ */
+export async function startNodeServer(options: {
+  name: string;
+  entry: string;
+  env: Record<string, string>;
+  databaseUrl: string;
+  fillsCache: boolean;
+  ours: boolean;
+  root?: string;
+  nodeArgs?: string[];
+  startTimeoutMs?: number;
+}): Promise<BenchServer> {
+  const root = options.root ?? ROOT;
+  const port = await getFreePort();
+  const ownNode = join(root, 'node_modules/.bin/node');
+  const node = root !== ROOT && existsSync(ownNode) ? ownNode : process.execPath;
+  const child = spawn(node, [...(options.nodeArgs ?? []), '--import', 'tsx', options.entry], {
+    cwd: root,
+    env: { ...baseServerEnv(options.databaseUrl, port), ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const stderr = tailStderr(child);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForRedirect(options.name, url, child, stderr, options.startTimeoutMs);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    name: options.name,
+    port,
+    url,
+    pid: child.pid!,
+    what: root === ROOT ? options.entry : `${join(root, options.entry)} (node ${node})`,
+    fillsCache: options.fillsCache,
+    ours: options.ours,
+    stop: () => stopChild(child),
+  };
+}
+
+/** A GET without keep-alive: status and body. */
+export function httpGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.setTimeout(5_000, () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+/** Resident memory of a process, MiB (one decimal). */
+export function readRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round((kib / 1024) * 10) / 10;
+}
+
+/**
+ * Context switches of the process's main thread (the event loop): `slept` when it waited for work (epoll),
+ * `preempted` when the scheduler took the CPU away (e.g. to run the woken load generator on the same core).
+ */
+export function readSwitches(pid: number): { slept: number; preempted: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return {
+    slept: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+    preempted: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
+  };
+}
+
+/** CPU time the process has used in user space and in the kernel (socket calls), in microseconds. */
+export function readCpuMicros(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
+}
+
+/** The direct children of a process (from /proc; empty when it has none or is gone). */
+export function listChildPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}

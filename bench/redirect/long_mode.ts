@@ -1,0 +1,206 @@
+// `long` mode: ours alone on one path for BENCH_LONG_SECONDS (10 minutes), one continuous wrk run: throughput
+// and RSS per sample (a minute), and exact click accounting — the human clicks Lifeline recorded must equal the
+// redirects wrk completed.
+//
+// Accounting: every wrk run against the server (warm-up included) requests codes only inside a click window
+// and then, for TAIL_SECONDS, GET /_bench_stop (an impossible code: 404 before any lookup, no click), so no code
+// request is in flight when wrk stops. Redirects completed = wrk's requests − its responses above 399. The
+// clicks are a direct SQL sum over click_counts (kind = 'human') after the server's SIGTERM shutdown, which
+// flushes the click buffer; the readiness probe (no User-Agent) counts as a bot, not a human.
+import { median, toMs, warmUp } from './alternate_rounds.ts';
+import { clearBenchRedis, seedServingStore, sumClicksByKind } from './bench_data.ts';
+import { describeMachine, formatLoad, toPercent } from './bench_report.ts';
+import { readRssMiB } from './bench_server.ts';
+import { CONNECTIONS, LONG_SAMPLE_SECONDS, LONG_SECONDS, REDIS_KEY_PREFIX, say } from './bench_settings.ts';
+import { diffCounts, type OurCounters, readOurCounters } from './read_our_metrics.ts';
+import type { PathSpec } from './redirect_paths.ts';
+import { runWrk, type WrkOptions, type WrkResult } from './run_wrk.ts';
+import { type RunContext, startContestant } from './start_contestant.ts';
+
+/** Seconds of stop requests after each click window (far above any answer's latency). */
+const TAIL_SECONDS = 2;
+/** The last sample's throughput must be at least this share of the first's. */
+const MIN_LAST_TO_FIRST = 0.95;
+
+export interface LongSample {
+  /** 1-based sample number ("minute"). */
+  index: number;
+  /** Seconds of the click window this sample covers. */
+  seconds: number;
+  /** Code requests wrk sent in the sample, per second. */
+  rps: number;
+  /** Server RSS at the sample's end, MiB. */
+  rss: number;
+}
+
+export interface LongResult {
+  spec: PathSpec;
+  seconds: number;
+  samples: LongSample[];
+  lastToFirst: number;
+  throughputPass: boolean;
+  main: WrkResult;
+  /** Redirects wrk completed: warm-up runs and the measured run. */
+  warmupRedirects: number;
+  measuredRedirects: number;
+  /** Human clicks recorded in click_counts during this server's life (SQL, after its shutdown flush). */
+  humanClicks: number;
+  clicksByKind: Record<string, number>;
+  counters: OurCounters;
+  redirectsCounted: Record<string, number>;
+  layers: Record<string, number>;
+  shutdown: string;
+  errors: number;
+  clicksPass: boolean;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+/** wrk `seconds` long with a click window of `seconds` from now, then TAIL_SECONDS of stop requests. */
+async function runWrkWithClickWindow(
+  url: string,
+  seconds: number,
+  options: Omit<WrkOptions, 'clickWindow'>,
+): Promise<{ result: WrkResult; startedMs: number; window: { from: number; until: number } }> {
+  const startedMs = Date.now();
+  // Samples start on a whole second (os.time() in the Lua script has whole seconds); requests before it count
+  // in the first sample, which is therefore up to a second longer.
+  const from = Math.ceil(startedMs / 1000);
+  const until = from + Math.ceil(seconds);
+  const result = await runWrk(url, until - startedMs / 1000 + TAIL_SECONDS, {
+    ...options,
+    clickWindow: { from, until, sampleSeconds: LONG_SAMPLE_SECONDS },
+  });
+  if (result.stops_sent === 0)
+    throw new Error(
+      'wrk sent no stop request: the run ended inside its click window, so clicks cannot be counted',
+    );
+  return { result, startedMs, window: { from, until } };
+}
+
+export async function benchLong(spec: PathSpec, ctx: RunContext): Promise<LongResult> {
+  const loadBefore = formatLoad();
+  say(
+    `— long ${spec.key}: ${LONG_SECONDS} s of ours alone, a sample every ${LONG_SAMPLE_SECONDS} s; load average ${loadBefore}`,
+  );
+  await clearBenchRedis();
+  if (spec.key === 'serving_store') await seedServingStore(ctx.dbName, REDIS_KEY_PREFIX, spec.codes);
+  const clicksBefore = await sumClicksByKind(ctx.dbName);
+  const ours = (await startContestant('ours', spec, ctx))!;
+  let shutdown = 'not stopped';
+  let body: Omit<LongResult, 'humanClicks' | 'clicksByKind' | 'shutdown' | 'clicksPass' | 'loadAfter'>;
+  try {
+    const startCounters = await readOurCounters(ours);
+    let warmupRedirects = 0;
+    let warmupErrors = 0;
+    // The same warm-up as the paths mode, each run with a click window so its redirects are counted too.
+    await warmUp(ours, spec.codes, async (seconds, order) => {
+      const { result } = await runWrkWithClickWindow(ours.url, seconds, { codes: spec.codes, order });
+      warmupRedirects += result.redirects;
+      // Stop requests are 404s by design; anything else above 399 would show as a click shortfall.
+      warmupErrors += result.socketErrors;
+      return result.redirects;
+    });
+    say(`long ${spec.key}: warm-up done (${warmupRedirects} redirects); measuring`);
+
+    const rssAtSampleEnd: number[] = [];
+    const sampler = setInterval(() => rssAtSampleEnd.push(readRssMiB(ours.pid)), LONG_SAMPLE_SECONDS * 1000);
+    let main: Awaited<ReturnType<typeof runWrkWithClickWindow>>;
+    try {
+      main = await runWrkWithClickWindow(ours.url, LONG_SECONDS, { codes: spec.codes, order: 'random' });
+    } finally {
+      clearInterval(sampler);
+    }
+    const endCounters = await readOurCounters(ours);
+    const { result, startedMs, window } = main;
+    const samples = result.sent_per_sample.map((sent, i) => {
+      const start = i === 0 ? startedMs / 1000 : window.from + i * LONG_SAMPLE_SECONDS;
+      const end = Math.min(window.from + (i + 1) * LONG_SAMPLE_SECONDS, window.until);
+      return {
+        index: i + 1,
+        seconds: Math.round((end - start) * 10) / 10,
+        rps: sent / (end - start),
+        rss: rssAtSampleEnd[i] ?? readRssMiB(ours.pid),
+      };
+    });
+    const first = samples[0]!;
+    const last = samples.at(-1)!;
+    const lastToFirst = last.rps / first.rps;
+    for (const s of samples)
+      say(
+        `long ${spec.key} sample ${s.index}: ${Math.round(s.rps)} req/s over ${s.seconds} s, RSS ${s.rss} MiB`,
+      );
+    body = {
+      spec,
+      seconds: LONG_SECONDS,
+      samples,
+      lastToFirst,
+      throughputPass: lastToFirst >= MIN_LAST_TO_FIRST,
+      main: result,
+      warmupRedirects,
+      measuredRedirects: result.redirects,
+      counters: endCounters,
+      redirectsCounted: diffCounts(endCounters.redirects, startCounters.redirects),
+      layers: diffCounts(endCounters.lookups, startCounters.lookups),
+      errors: warmupErrors + result.socketErrors,
+      loadBefore,
+    };
+  } finally {
+    // SIGTERM: the server stops accepting, then its shutdown flushes the click buffer to click_counts.
+    shutdown = await ours.stop();
+  }
+  const clicksAfter = await sumClicksByKind(ctx.dbName);
+  const clicksByKind = diffCounts(clicksAfter, clicksBefore);
+  const humanClicks = clicksByKind.human ?? 0;
+  const wrkRedirects = body.warmupRedirects + body.measuredRedirects;
+  const loadAfter = formatLoad();
+  say(
+    `long ${spec.key}: wrk completed ${wrkRedirects} redirects, Lifeline recorded ${humanClicks} human clicks ` +
+      `(difference ${humanClicks - wrkRedirects}); server ${shutdown}; load average ${loadAfter}`,
+  );
+  return {
+    ...body,
+    humanClicks,
+    clicksByKind,
+    shutdown,
+    clicksPass: humanClicks === wrkRedirects && body.counters.clicksDropped === 0,
+    loadAfter,
+  };
+}
+
+/** The generated `long-<path>` section. */
+export function renderLongSection(r: LongResult): string {
+  const wrkRedirects = r.warmupRedirects + r.measuredRedirects;
+  const m = r.main;
+  return [
+    ...describeMachine(),
+    `- Machine load average (1/5/15 min): ${r.loadBefore} before, ${r.loadAfter} after`,
+    `- ${r.spec.title}: ours (main.ts) alone, one continuous wrk -t1 -c${CONNECTIONS} run of ${r.seconds} s (uniformly random ` +
+      `codes of ${r.spec.codes.toLocaleString('en')}, a browser User-Agent) after an in-order and a 3 s random warm-up.`,
+    '',
+    `| Sample | ${r.samples.map((s) => s.index).join(' | ')} |`,
+    `|---|${r.samples.map(() => '---:').join('|')}|`,
+    `| seconds | ${r.samples.map((s) => s.seconds).join(' | ')} |`,
+    `| req/s (wrk, code requests sent) | ${r.samples.map((s) => Math.round(s.rps)).join(' | ')} |`,
+    `| RSS MiB (sample end) | ${r.samples.map((s) => s.rss).join(' | ')} |`,
+    '',
+    `- Throughput: last sample ${Math.round(r.samples.at(-1)!.rps)} req/s = **${toPercent(r.lastToFirst)}** of the first ` +
+      `(${Math.round(r.samples[0]!.rps)}); needs ≥ ${MIN_LAST_TO_FIRST * 100}%: ${r.throughputPass ? 'PASS' : 'FAIL'}. ` +
+      `Whole run: ${Math.round(m.redirects / r.seconds)} redirects/s, p50 ${toMs(m.p50_us)} ms, p99 ${toMs(m.p99_us)} ms, ` +
+      `max ${toMs(m.max_us)} ms; median sample ${Math.round(median(r.samples.map((s) => s.rps)))} req/s.`,
+    `- Clicks: wrk completed **${wrkRedirects.toLocaleString('en')}** redirects (its own count, requests − responses above 399: ` +
+      `warm-up ${r.warmupRedirects.toLocaleString('en')} + measured ${r.measuredRedirects.toLocaleString('en')}; every run ended ` +
+      `with ${TAIL_SECONDS} s of \`/_bench_stop\` requests, so none was in flight when wrk stopped). Lifeline recorded ` +
+      `**${r.humanClicks.toLocaleString('en')}** human clicks (direct SQL sum over click_counts, kind = 'human', after the ` +
+      `server's SIGTERM shutdown flush; it ended with ${r.shutdown}). Difference ${r.humanClicks - wrkRedirects}; ` +
+      `lifeline_clicks_dropped_total ${r.counters.clicksDropped}` +
+      `${r.counters.clicksDropped > 0 && wrkRedirects - r.humanClicks === r.counters.clicksDropped ? ' (the whole difference: clicks the full buffer dropped, CLICK_BUFFER_MAX_KEYS)' : ''}: ` +
+      `${r.clicksPass ? 'PASS (exact)' : 'FAIL'}.`,
+    `- Other clicks recorded: \`${JSON.stringify(r.clicksByKind)}\` (one bot: the readiness probe, which sends no User-Agent). ` +
+      `Our lifeline_redirects_total deltas over warm-up and measured run (the server's own count; not_found: stop ` +
+      `requests): \`${JSON.stringify(r.redirectsCounted)}\`.`,
+    `- Errors (socket errors and timeouts, all runs): ${r.errors}; responses above 399 in the measured run: ${m.non_3xx}, ` +
+      `of which at most ${m.stops_sent} were stop requests${m.non_3xx > m.stops_sent ? ` (so at least ${m.non_3xx - m.stops_sent} real errors)` : ''}.`,
+    `- Where our lookups were answered (warm-up and measured run): \`${JSON.stringify(r.layers)}\``,
+  ].join('\n');
+}

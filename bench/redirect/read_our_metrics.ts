@@ -1,0 +1,52 @@
+// Counters read from our server's /metrics: which layer answered, how many redirects, clicks dropped, heap.
+import { type BenchServer, httpGet } from './bench_server.ts';
+
+/** Every sample of `name` in Prometheus text, keyed by its labels joined as "a/b" (in `labels` order). */
+function readCounter(text: string, name: string, labels: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
+    const found = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    out[labels.map((l) => found[l] ?? '').join('/')] = Number(m[2]);
+  }
+  return out;
+}
+
+export interface OurCounters {
+  /** lifeline_link_lookups_total by "layer/result". */
+  lookups: Record<string, number>;
+  /** lifeline_redirects_total by outcome. */
+  redirects: Record<string, number>;
+  /** lifeline_clicks_dropped_total. */
+  clicksDropped: number;
+  /** V8 heap used and reserved, MiB (the default process metrics). */
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+}
+
+export async function readOurCounters(server: BenchServer): Promise<OurCounters> {
+  const { body } = await httpGet(`${server.url}/metrics`);
+  const mib = (name: string) => {
+    const v = readCounter(body, name, [])[''];
+    return v === undefined ? Number.NaN : Math.round((v / 1048576) * 10) / 10;
+  };
+  return {
+    lookups: readCounter(body, 'lifeline_link_lookups_total', ['layer', 'result']),
+    redirects: readCounter(body, 'lifeline_redirects_total', ['outcome']),
+    clicksDropped: readCounter(body, 'lifeline_clicks_dropped_total', [])[''] ?? 0,
+    heapUsedMiB: mib('lifeline_nodejs_heap_size_used_bytes'),
+    heapTotalMiB: mib('lifeline_nodejs_heap_size_total_bytes'),
+  };
+}
+
+/** after − before for every key that moved. */
+export function diffCounts(
+  after: Record<string, number>,
+  before: Record<string, number>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const d = v - (before[k] ?? 0);
+    if (d > 0) out[k] = d;
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+// Starts one named server for a path, each in its own process, with the environment that path gives it.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { type BenchServer, startNodeServer } from './bench_server.ts';
+import { NGINX, REDIS_KEY_PREFIX, REDIS_URL, say } from './bench_settings.ts';
+import { hasNginx, startNginx } from './nginx_server.ts';
+import { startNpmStart } from './npm_start_server.ts';
+import { type ContestantName, type PathSpec, withoutEmpty } from './redirect_paths.ts';
+
+/** `REDIRECT_CACHE_CONTROL`'s default (API.md); no server of the bench sets another. */
+export const DEFAULT_CACHE_CONTROL = 'private, max-age=90';
+
+export interface RunContext {
+  dbName: string;
+  databaseUrl: string;
+  /** `code<TAB>target` of every active link (bare Map, nginx). */
+  linksFile: string;
+  /** A temp dir of this run (nginx prefix, npm start's data). */
+  tmpDir: string;
+  /** `compare` mode's other checkout, with a database and serving-store prefix of its own. */
+  oursB?: { root: string; dbName: string; databaseUrl: string; redisKeyPrefix: string };
+}
+
+/**
+ * Settings that make our servers start without generating (and printing) first-run credentials: values of
+ * this run only, never logged.
+ */
+export const QUIET_BOOTSTRAP_ENV = {
+  ADMIN_EMAIL: 'bench@example.test',
+  ADMIN_PASSWORD: randomBytes(16).toString('hex'),
+  BOOTSTRAP_API_KEY: `ll_bench_${randomBytes(24).toString('hex')}`,
+  WORDPRESS_WEBHOOK_SECRET: randomBytes(24).toString('hex'),
+};
+
+/** Starts `name` for `spec`; undefined when it cannot run on this machine (nginx not installed). */
+export async function startContestant(
+  name: ContestantName,
+  spec: PathSpec,
+  ctx: RunContext,
+): Promise<BenchServer | undefined> {
+  const ourEnv = { ...withoutEmpty(spec.env), ...QUIET_BOOTSTRAP_ENV };
+  const node = (entry: string, env: Record<string, string>, fillsCache: boolean, ours: boolean) =>
+    startNodeServer({ name, entry, env, databaseUrl: ctx.databaseUrl, fillsCache, ours });
+  switch (name) {
+    case 'ours':
+      return node('main.ts', ourEnv, true, true);
+    case 'ours-b': {
+      const b = ctx.oursB;
+      if (!b) throw new Error('ours-b needs BENCH_OURS_B_ROOT');
+      return startNodeServer({
+        name,
+        entry: 'main.ts',
+        root: b.root,
+        databaseUrl: b.databaseUrl,
+        env: spec.env.REDIS_URL ? { ...ourEnv, REDIS_KEY_PREFIX: b.redisKeyPrefix } : ourEnv,
+        fillsCache: true,
+        ours: true,
+      });
+    }
+    case 'bare-map':
+      return node('bench/redirect/bare_map_server.ts', { BENCH_LINKS_FILE: ctx.linksFile }, false, false);
+    case 'bare-redis':
+      return node('bench/redirect/bare_redis_server.ts', { REDIS_URL, REDIS_KEY_PREFIX }, false, false);
+    case 'bare-postgres':
+      return node('bench/redirect/bare_postgres_server.ts', {}, false, false);
+    case 'bare-resolver':
+      return node('bench/redirect/bare_server.ts', ourEnv, true, false);
+    case 'hono-only':
+      return node('bench/redirect/hono_only_server.ts', ourEnv, true, true);
+    case 'nginx':
+      if (!hasNginx()) {
+        say(
+          `SKIPPING nginx: ${NGINX} is not installed (apt-get install -y nginx-light; .ci/run installs it)`,
+        );
+        return undefined;
+      }
+      return startNginx({
+        dir: join(ctx.tmpDir, 'nginx'),
+        linksFile: ctx.linksFile,
+        cacheControl: DEFAULT_CACHE_CONTROL,
+      });
+    case 'npm-start':
+      return startNpmStart({
+        dataDir: join(ctx.tmpDir, 'npm-start-data'),
+        env: withoutEmpty(spec.env),
+        codes: spec.codes,
+      });
+  }
+}

@@ -1,0 +1,224 @@
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Logger } from '../shared/logger.ts';
+import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
+import {
+  analyzeTables,
+  countRestoreTargetRows,
+  createIndexes,
+  createInsertedCodesTable,
+  dropIndexes,
+  ESCROW_TABLES,
+  insertEscrowRows,
+  listAppliedMigrations,
+  listPlainIndexes,
+  listSkippedCodes,
+  listTableColumns,
+  resetAuditSequence,
+} from '../stores/escrow_store.ts';
+import type { Sql, Tx } from '../stores/sql.ts';
+import { EscrowError, type EscrowFile, type EscrowManifest } from './escrow_manifest.ts';
+import { verifyEscrow } from './verify_escrow.ts';
+
+/** Rows per INSERT: one JSON array parameter of up to this many lines (or BATCH_MAX_BYTES). */
+const BATCH_MAX_ROWS = 5_000;
+const BATCH_MAX_BYTES = 8 << 20;
+/** Codes a merge-restore names as skipped (the count is exact). */
+const SKIPPED_EXAMPLES = 20;
+
+export interface RestoreEscrowOptions {
+  dir: string;
+  /**
+   * Restore into a database that already has links: only codes it does not have are added; every existing
+   * row (a deleted code above all) is left exactly as it is. Without it such a database is refused.
+   */
+  force?: boolean;
+  context?: TaskContext;
+  /** Who restores (the audit entry). */
+  actor?: string;
+}
+
+export interface RestoreSummary {
+  mode: 'empty' | 'merge';
+  manifest: EscrowManifest;
+  tables: Record<string, { inExport: number; inserted: number }>;
+  /** Links of the export whose codes the database already had (merge only): left unchanged. */
+  skippedLinks: number;
+  skippedExamples: string[];
+  durationMs: number;
+}
+
+/**
+ * Loads an escrow export into a database after checking it against its manifest (sizes, SHA-256, lines),
+ * its schema against the database's migrations and its columns against the tables. Into an empty database
+ * (no links, vendor mappings, reports, audit entries or clicks), everything is loaded as exported, ids and
+ * timestamps included, and the counts must equal the manifest's; with `force`, into a database that has
+ * links, only links whose codes (and posts) are free are added, with their vendor mappings, reports, audit
+ * entries (new ids) and clicks: a restore never changes a code that exists, so a deleted code stays deleted.
+ * One transaction: a failure leaves the database as it was.
+ */
+export async function restoreEscrow(
+  deps: { sql: Sql; logger?: Logger },
+  options: RestoreEscrowOptions,
+): Promise<RestoreSummary> {
+  const started = Date.now();
+  const manifest = await verifyEscrow(options.dir);
+  const applied = await listAppliedMigrations(deps.sql).catch((error: unknown) => {
+    throw new EscrowError(
+      `the database has no Lifeline schema (${(error as Error).message}); run \`npm run migrate\` first`,
+    );
+  });
+  if (manifest.schema.lastMigration && !applied.includes(manifest.schema.lastMigration)) {
+    throw new EscrowError(
+      `the export was made by a newer Lifeline (its schema ends at ${manifest.schema.lastMigration}, this ` +
+        `database at ${applied.at(-1) ?? 'nothing'}); upgrade Lifeline and migrate, then restore`,
+    );
+  }
+  const columnsByTable = new Map<string, string[]>();
+  for (const file of manifest.files) {
+    const present = new Set(await listTableColumns(deps.sql, file.table));
+    const unknown = file.columns.filter((c) => !present.has(c));
+    if (unknown.length > 0) {
+      throw new EscrowError(`${file.name} has columns this database lacks: ${unknown.join(', ')}`);
+    }
+    columnsByTable.set(file.table, file.columns);
+  }
+  const existing = await countRestoreTargetRows(deps.sql);
+  const occupied = Object.entries(existing).filter(([, n]) => n > 0);
+  if (occupied.length > 0 && !options.force) {
+    throw new EscrowError(
+      `the database is not empty (${occupied.map(([t, n]) => `${n} ${t}`).join(', ')}); a restore loads into an ` +
+        'empty database. To add only the links whose codes it does not have (existing codes are never changed), ' +
+        'restore with --force',
+    );
+  }
+  const merge = occupied.length > 0;
+  const files = ESCROW_TABLES.flatMap((spec) => manifest.files.filter((f) => f.table === spec.table));
+  const tables: RestoreSummary['tables'] = {};
+  const loaded = await deps.sql.begin(async (tx) => {
+    const indexes = merge
+      ? []
+      : await listPlainIndexes(
+          tx,
+          files.map((f) => f.table),
+        );
+    await dropIndexes(
+      tx,
+      indexes.map((i) => i.name),
+    );
+    if (merge) await createInsertedCodesTable(tx);
+    for (const file of files) {
+      // In a merge, audit entries get new ids (the database's own sequence).
+      const columns = columnsByTable
+        .get(file.table)!
+        .filter((c) => !(merge && file.table === 'audit_log' && c === 'id'));
+      const inserted = await loadFile(tx, options.dir, file, columns, merge, options.context);
+      tables[file.table] = { inExport: file.rows, inserted };
+      deps.logger?.info({ table: file.table, inserted, rows: file.rows }, 'escrow table restored');
+      if (!merge && inserted !== file.rows) {
+        throw new EscrowError(`${file.name}: ${inserted} rows loaded, the manifest says ${file.rows}`);
+      }
+    }
+    await createIndexes(
+      tx,
+      indexes.map((i) => i.definition),
+    );
+    if (!merge) await resetAuditSequence(tx);
+    const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
+    await insertAuditEntry(tx, {
+      code: null,
+      actor: options.actor ?? 'system:restore',
+      action: 'escrow.restored',
+      after: {
+        mode: merge ? 'merge' : 'empty',
+        snapshotAt: manifest.snapshotAt,
+        links: tables.links?.inserted ?? 0,
+        linksInExport: manifest.counts.links,
+      },
+      reason: `restore of ${options.dir}`,
+    });
+    return skipped;
+  });
+  await analyzeTables(
+    deps.sql,
+    files.map((f) => f.table),
+  );
+  return {
+    mode: merge ? 'merge' : 'empty',
+    manifest,
+    tables,
+    skippedLinks: loaded.count,
+    skippedExamples: loaded.examples,
+    durationMs: Date.now() - started,
+  };
+}
+
+/**
+ * Streams one JSON-lines file into its table in batches; every line must be a JSON object (the line number of a
+ * bad one is named). Returns the rows inserted.
+ */
+async function loadFile(
+  tx: Tx,
+  dir: string,
+  file: EscrowFile,
+  columns: string[],
+  merge: boolean,
+  context: TaskContext | undefined,
+): Promise<number> {
+  const lines = createInterface({
+    input: createReadStream(join(dir, file.name), { highWaterMark: 1 << 20 }),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  let batch: string[] = [];
+  let batchBytes = 0;
+  let firstLine = 1;
+  let lineNo = 0;
+  let inserted = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    try {
+      inserted += await insertEscrowRows(tx, {
+        table: file.table,
+        columns,
+        jsonArray: `[${batch.join(',')}]`,
+        merge,
+      });
+    } catch (error) {
+      throw new EscrowError(
+        `${file.name} lines ${firstLine}-${lineNo}: the database refused them: ${(error as Error).message}`,
+      );
+    }
+    context?.heartbeat({ table: file.table, line: lineNo });
+    if (context) throwIfCancelled(context);
+    batch = [];
+    batchBytes = 0;
+    firstLine = lineNo + 1;
+  };
+  for await (const line of lines) {
+    lineNo++;
+    checkLine(file, line, lineNo);
+    batch.push(line);
+    batchBytes += line.length;
+    if (batch.length >= BATCH_MAX_ROWS || batchBytes >= BATCH_MAX_BYTES) await flush();
+  }
+  await flush();
+  return inserted;
+}
+
+/** A line must be one JSON object (a code-bound table's with its code). */
+function checkLine(file: EscrowFile, line: string, lineNo: number): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new EscrowError(`${file.name} line ${lineNo} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new EscrowError(`${file.name} line ${lineNo} is not a JSON object`);
+  }
+  if (file.table === 'links' && typeof (value as { code?: unknown }).code !== 'string') {
+    throw new EscrowError(`${file.name} line ${lineNo} has no code`);
+  }
+}

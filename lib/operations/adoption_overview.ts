@@ -1,0 +1,55 @@
+// What the operations page shows of adopting an existing newsroom: backfill runs with their progress, and the
+// latest mass retargets.
+
+import { countBackfillPosts, listBackfillRuns } from '../stores/backfill_store.ts';
+import { listRetargetRuns, type RetargetRunRow } from '../stores/retarget_store.ts';
+import type { Db } from '../stores/sql.ts';
+
+export interface BackfillProgressView {
+  site: string;
+  runId: string;
+  workflowId: string;
+  status: 'running' | 'finished';
+  /** Posts the run covers (the plugin's count when it started). */
+  total: number;
+  /** Posts answered so far, by outcome. */
+  received: number;
+  outcomes: Record<string, number>;
+  /** New links still on their way to the serving store and their sync workflow. */
+  unpropagated: number;
+  lastBatch: number;
+  finalReceived: boolean;
+  startedAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface AdoptionOverview {
+  backfills: BackfillProgressView[];
+  retargets: RetargetRunRow[];
+}
+
+export async function getAdoptionOverview(db: Db): Promise<AdoptionOverview> {
+  const [runs, retargets] = await Promise.all([listBackfillRuns(db, 5), listRetargetRuns(db, 5)]);
+  const backfills = await Promise.all(
+    runs.map(async (run) => {
+      const counts = await countBackfillPosts(db, run.site, run.runId);
+      return {
+        site: run.site,
+        runId: run.runId,
+        workflowId: run.workflowId,
+        status: run.status,
+        total: run.total,
+        received: counts.received,
+        outcomes: counts.outcomes,
+        unpropagated: counts.unpropagated,
+        lastBatch: run.lastBatch,
+        finalReceived: run.finalReceived,
+        startedAt: run.startedAt,
+        updatedAt: run.updatedAt,
+        finishedAt: run.finishedAt,
+      };
+    }),
+  );
+  return { backfills, retargets };
+}

@@ -1,0 +1,67 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { openFileSink } from '../shared/file_sink.ts';
+import type { SnapshotWriter, SnapshotWriterOptions } from './snapshot_writer.ts';
+import type { StaticAnswer } from './static_answer.ts';
+import { renderStaticPage, STATIC_PAGE_CSP } from './static_pages.ts';
+
+/** Netlify's per-line limit is unpublished; Cloudflare Pages refuses lines over 1,000 characters. */
+const LONGEST_LINE = 1_000;
+
+/**
+ * A `_redirects` file (Netlify's syntax, which Cloudflare Pages reads too): `/code  <Location>  <status>` for
+ * redirects, and `/code  /_lifeline/<page>.html  <status>` rewrites for gone (410), expired (410), blocked (451)
+ * and warn (200) links, with the pages, a `404.html` for unknown codes and a `_headers` file. Hosts differ in
+ * what they accept (docs/ESCROW.md): Cloudflare Pages takes only 2,000 static rules and redirect statuses.
+ */
+export async function createRedirectsWriter(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
+  const dir = join(options.outDir, 'redirects');
+  await mkdir(join(dir, '_lifeline', 'warn'), { recursive: true });
+  const out = await openFileSink(join(dir, '_redirects'), { exclusive: true });
+  await out.write(
+    `# Lifeline static snapshot of ${options.shortBaseUrl}, generated ${options.generatedAt}: the answer every\n` +
+      '# code had at that moment. Regenerate to follow changes.\n',
+  );
+  let count = 0;
+  const skipped: string[] = [];
+  return {
+    async add(answer: StaticAnswer) {
+      const to =
+        answer.location ??
+        (answer.page === 'warn' ? `/_lifeline/warn/${answer.code}.html` : `/_lifeline/${answer.page}.html`);
+      const line = `/${answer.code}  ${to}  ${answer.status}`;
+      // A rule is whitespace-separated: a Location with white space or over the limit cannot be written.
+      if (/\s/.test(to) || line.length > LONGEST_LINE) {
+        skipped.push(answer.code);
+        return;
+      }
+      await out.write(`${line}\n`);
+      count++;
+      if (answer.page === 'warn') {
+        await writeFile(
+          join(dir, '_lifeline', 'warn', `${answer.code}.html`),
+          renderStaticPage('warn', answer.destination),
+        );
+      }
+    },
+    async finish() {
+      await out.close();
+      for (const page of ['gone', 'expired', 'blocked'] as const) {
+        await writeFile(join(dir, '_lifeline', `${page}.html`), renderStaticPage(page));
+      }
+      await writeFile(join(dir, '404.html'), renderStaticPage('not_found'));
+      await writeFile(
+        join(dir, '_headers'),
+        `/*\n  X-Robots-Tag: noindex\n  Referrer-Policy: unsafe-url\n/_lifeline/*\n  Content-Security-Policy: ${STATIC_PAGE_CSP}\n  Cache-Control: no-store\n`,
+      );
+      return {
+        files: ['redirects/_redirects', 'redirects/_headers', 'redirects/404.html'],
+        entries: count,
+        skipped,
+      };
+    },
+    abort() {
+      out.abort();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { decideRedirect, type RedirectSettings } from '../redirect/redirect_policy.ts';
+import { toServingRecord } from '../redirect/serving_record.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
+
+/** A page a static snapshot serves instead of a redirect. */
+export type StaticPage = 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn';
+
+/** What one code answers in a static snapshot: Lifeline's own decision at the moment of the snapshot. */
+export interface StaticAnswer {
+  code: string;
+  status: number;
+  cacheControl: string;
+  /** Redirects (the target with UTM parameters, or an expired link's fallback), byte for byte as Lifeline sends it. */
+  location?: string;
+  /** Gone, expired (no fallback), blocked, or the warn interstitial. */
+  page?: Exclude<StaticPage, 'not_found'>;
+  /** The warn page's destination. */
+  destination?: string;
+}
+
+/**
+ * The answer Lifeline gives for `row` at `nowMs` (lib/redirect/redirect_policy.ts decides, exactly as for a live
+ * request without query parameters), or null when it is "not found" (pending links: the snapshot's default).
+ */
+export function toStaticAnswer(row: LinkRow, nowMs: number, settings: RedirectSettings): StaticAnswer | null {
+  const decision = decideRedirect(row.code, toServingRecord(row), nowMs, settings);
+  if (decision.outcome === 'not_found') return null;
+  const answer: StaticAnswer = {
+    code: row.code,
+    status: decision.status,
+    cacheControl: decision.cacheControl,
+  };
+  if (decision.location !== undefined) answer.location = decision.location;
+  else if (decision.page && decision.page.kind !== 'not_found') {
+    answer.page = decision.page.kind;
+    if (decision.page.destination !== undefined) answer.destination = decision.page.destination;
+  }
+  return answer;
+}
+
+/** What an unknown code answers (status and Cache-Control), from the same policy. */
+export function notFoundAnswer(
+  nowMs: number,
+  settings: RedirectSettings,
+): { status: number; cacheControl: string } {
+  const decision = decideRedirect('-', null, nowMs, settings);
+  return { status: decision.status, cacheControl: decision.cacheControl };
+}

@@ -1,0 +1,128 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RedirectSettings } from '../redirect/redirect_policy.ts';
+import type { SnapshotFormat } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
+import { prepareOutputDir } from '../shared/output_dir.ts';
+import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
+import { withLinkSnapshot } from '../stores/snapshot_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import { createKvWriter } from './kv_snapshot.ts';
+import { createNginxWriter } from './nginx_snapshot.ts';
+import { createRedirectsWriter } from './redirects_snapshot.ts';
+import type { SnapshotWriter, SnapshotWriterOptions } from './snapshot_writer.ts';
+import { notFoundAnswer, toStaticAnswer } from './static_answer.ts';
+
+/** The snapshot's own description, written last (a folder without it did not finish). */
+export const SNAPSHOT_MANIFEST = 'snapshot.json';
+const ROWS_PER_FETCH = 2_000;
+
+const WRITERS: Record<SnapshotFormat, (options: SnapshotWriterOptions) => Promise<SnapshotWriter>> = {
+  nginx: createNginxWriter,
+  redirects: createRedirectsWriter,
+  json: createKvWriter,
+};
+
+export interface WriteSnapshotOptions {
+  /** A new or empty directory; each format goes into its own subfolder. */
+  outDir: string;
+  /** Where the files will be served from, when not `outDir` (e.g. a `current` symlink). */
+  publicDir?: string;
+  formats: readonly SnapshotFormat[];
+  shortBaseUrl: string;
+  redirect: RedirectSettings;
+  rootRedirectUrl?: string | undefined;
+  /** nginx `listen` (default 80). */
+  listen?: string;
+  context?: TaskContext;
+}
+
+export interface SnapshotSummary {
+  generatedAt: string;
+  outDir: string;
+  formats: SnapshotFormat[];
+  /** Codes with an answer other than 404, by status. */
+  answers: number;
+  byStatus: Record<string, number>;
+  files: string[];
+  /** Codes a format could not express (an over-long or white-space Location), by format: they answer 404 there. */
+  skipped: Partial<Record<SnapshotFormat, string[]>>;
+  durationMs: number;
+}
+
+/**
+ * The static last-resort resolver: every code's answer, as Lifeline's own redirect policy gives it at the moment
+ * of one database snapshot, written as files a plain web server or CDN serves without our code, Postgres or
+ * Redis (nginx, `_redirects`, key-value JSON). A snapshot is frozen: a link that expires later keeps redirecting
+ * there until the snapshot is regenerated (the Schedule does it every SNAPSHOT_INTERVAL). Streamed in code order.
+ */
+export async function writeStaticSnapshot(
+  deps: { sql: Sql; logger?: Logger },
+  options: WriteSnapshotOptions,
+): Promise<SnapshotSummary> {
+  const started = Date.now();
+  const created = await prepareOutputDir(options.outDir, 'a snapshot');
+  const writers: SnapshotWriter[] = [];
+  try {
+    const summary = await withLinkSnapshot(
+      deps.sql,
+      ROWS_PER_FETCH,
+      async ({ snapshotAt, longestCode, rows }) => {
+        const nowMs = snapshotAt.getTime();
+        const generatedAt = snapshotAt.toISOString();
+        const writerOptions: SnapshotWriterOptions = {
+          outDir: options.outDir,
+          publicDir: options.publicDir ?? options.outDir,
+          shortBaseUrl: options.shortBaseUrl,
+          listen: options.listen ?? '80',
+          serverName: new URL(options.shortBaseUrl).hostname,
+          generatedAt,
+          notFound: notFoundAnswer(nowMs, options.redirect),
+          rootRedirectUrl: options.rootRedirectUrl,
+          longestCode,
+        };
+        for (const format of options.formats) writers.push(await WRITERS[format](writerOptions));
+        const byStatus: Record<string, number> = {};
+        let answers = 0;
+        for await (const batch of rows) {
+          if (options.context) throwIfCancelled(options.context);
+          for (const row of batch) {
+            const answer = toStaticAnswer(row, nowMs, options.redirect);
+            if (!answer) continue;
+            answers++;
+            byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
+            for (const writer of writers) await writer.add(answer);
+          }
+          options.context?.heartbeat({ answers });
+        }
+        const files: string[] = [];
+        const skipped: SnapshotSummary['skipped'] = {};
+        for (const [i, writer] of writers.entries()) {
+          const done = await writer.finish();
+          files.push(...done.files);
+          if (done.skipped.length > 0) skipped[options.formats[i]!] = done.skipped;
+        }
+        return { generatedAt, answers, byStatus, files, skipped };
+      },
+    );
+    const result: SnapshotSummary = {
+      ...summary,
+      outDir: options.outDir,
+      formats: [...options.formats],
+      files: [...summary.files, SNAPSHOT_MANIFEST],
+      durationMs: Date.now() - started,
+    };
+    await writeFile(join(options.outDir, SNAPSHOT_MANIFEST), `${JSON.stringify(result, null, 2)}\n`);
+    for (const [format, codes] of Object.entries(result.skipped)) {
+      deps.logger?.warn(
+        { format, codes: codes.slice(0, 20), count: codes.length },
+        'codes the snapshot format cannot express',
+      );
+    }
+    return result;
+  } catch (error) {
+    for (const writer of writers) writer.abort();
+    if (created) await rm(options.outDir, { recursive: true, force: true });
+    throw error;
+  }
+}

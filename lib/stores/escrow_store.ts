@@ -1,0 +1,215 @@
+// The SQL of escrow exports and restores (lib/escrow): one read-only snapshot streamed table by table as JSON
+// lines, and the bulk load of those lines back into a database. Every column of a table is exported by name
+// (row_to_json), so a column added by a later migration is carried without touching this file.
+import type { Db, Sql, Tx } from './sql.ts';
+
+/**
+ * The tables an export carries, in load order (a table's foreign keys point at tables before it), each with
+ * the order its lines are written in (a stable order makes two exports of the same data byte-identical).
+ * `history`: audit entries and click aggregates, left out of a `--links-only` export.
+ */
+export const ESCROW_TABLES = [
+  { table: 'links', orderBy: 'code', history: false, codeColumn: true },
+  { table: 'vendor_links', orderBy: 'code, vendor', history: false, codeColumn: true },
+  { table: 'reports', orderBy: 'code, reporter_hash', history: false, codeColumn: true },
+  { table: 'blocklist', orderBy: 'pattern', history: false, codeColumn: false },
+  { table: 'audit_log', orderBy: 'id', history: true, codeColumn: true },
+  {
+    table: 'click_counts',
+    orderBy: 'code, hour, kind, country, referrer_host',
+    history: true,
+    codeColumn: true,
+  },
+] as const;
+export type EscrowTable = (typeof ESCROW_TABLES)[number]['table'];
+export const ESCROW_TABLE_NAMES = ESCROW_TABLES.map((t) => t.table) as [EscrowTable, ...EscrowTable[]];
+
+/** What a snapshot transaction offers the exporter. */
+export interface EscrowSnapshot {
+  /** The snapshot's time (the transaction's start, UTC ISO). */
+  snapshotAt: string;
+  /** The newest migration applied to the exported database. */
+  lastMigration: string;
+  /** Link counts by status, and how many were deleted (their codes stay reserved). */
+  linkCounts: { total: number; deleted: number; byStatus: Record<string, number> };
+  /** The table's columns in their stored order. */
+  columnsOf(table: EscrowTable): Promise<string[]>;
+  /** The table's rows as compact JSON texts (one object per row, keys = column names), `batch` at a time. */
+  streamRows(table: EscrowTable, batch: number): AsyncIterable<string[]>;
+}
+
+/**
+ * Runs `work` inside one REPEATABLE READ, READ ONLY transaction: every table it streams is read from the same
+ * snapshot, whatever commits meanwhile. Times come out in UTC so the JSON is the same wherever it runs.
+ */
+export async function withEscrowSnapshot<T>(
+  sql: Sql,
+  work: (snapshot: EscrowSnapshot) => Promise<T>,
+): Promise<T> {
+  return (await sql.begin('isolation level repeatable read read only', async (tx) => {
+    await tx`SET LOCAL timezone = 'UTC'`;
+    const [meta] = await tx<{ snapshotAt: string; lastMigration: string | null }[]>`
+      SELECT to_json(now())#>>'{}' AS "snapshotAt",
+             (SELECT name FROM schema_migrations ORDER BY run_on DESC, id DESC LIMIT 1) AS "lastMigration"`;
+    const byStatusRows = await tx<{ status: string; n: number; deleted: number }[]>`
+      SELECT status, count(*)::int AS n, count(deleted_at)::int AS deleted FROM links GROUP BY status`;
+    const byStatus: Record<string, number> = {};
+    let total = 0;
+    let deleted = 0;
+    for (const row of byStatusRows) {
+      byStatus[row.status] = row.n;
+      total += row.n;
+      deleted += row.deleted;
+    }
+    return work({
+      snapshotAt: meta!.snapshotAt,
+      lastMigration: meta!.lastMigration ?? '',
+      linkCounts: { total, deleted, byStatus },
+      columnsOf: (table) => listTableColumns(tx, table),
+      async *streamRows(table, batch) {
+        const spec = ESCROW_TABLES.find((t) => t.table === table)!;
+        const cursor = tx
+          .unsafe<{ j: string }[]>(
+            `SELECT row_to_json(t)::text AS j FROM ${spec.table} t ORDER BY ${spec.orderBy}`,
+          )
+          .cursor(batch);
+        for await (const rows of cursor) yield rows.map((r) => r.j);
+      },
+    });
+  })) as T;
+}
+
+/** A table's column names in their stored order. */
+export async function listTableColumns(db: Db, table: string): Promise<string[]> {
+  const rows = await db<{ column: string }[]>`
+    SELECT column_name AS "column" FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`;
+  return rows.map((r) => r.column);
+}
+
+/** Names of the migrations applied to this database. */
+export async function listAppliedMigrations(db: Db): Promise<string[]> {
+  const rows = await db<{ name: string }[]>`SELECT name FROM schema_migrations ORDER BY id`;
+  return rows.map((r) => r.name);
+}
+
+/** Rows already in the tables a restore loads (the blocklist aside: its entries never conflict with links). */
+export async function countRestoreTargetRows(db: Db): Promise<Record<string, number>> {
+  const [row] = await db<Record<string, number>[]>`
+    SELECT (SELECT count(*) FROM links)::int AS links,
+           (SELECT count(*) FROM vendor_links)::int AS vendor_links,
+           (SELECT count(*) FROM reports)::int AS reports,
+           (SELECT count(*) FROM audit_log)::int AS audit_log,
+           (SELECT count(*) FROM click_counts)::int AS click_counts`;
+  return row!;
+}
+
+/**
+ * The plain (non-constraint) indexes of `tables`, with the statement that recreates each (storage parameters
+ * included). Loading into an empty table and building its indexes afterwards is several times faster than
+ * maintaining them row by row (the trigram GIN indexes above all).
+ */
+export async function listPlainIndexes(
+  tx: Tx,
+  tables: readonly string[],
+): Promise<{ name: string; definition: string }[]> {
+  return tx<{ name: string; definition: string }[]>`
+    SELECT i.indexname AS name, i.indexdef AS definition
+    FROM pg_indexes i
+    WHERE i.schemaname = current_schema() AND i.tablename = ANY(${tx.array([...tables])}::text[])
+      AND NOT EXISTS (
+        SELECT 1 FROM pg_constraint c
+        WHERE c.conname = i.indexname AND c.connamespace = (SELECT oid FROM pg_namespace WHERE nspname = i.schemaname))
+    ORDER BY i.tablename, i.indexname`;
+}
+
+export async function dropIndexes(tx: Tx, names: readonly string[]): Promise<void> {
+  for (const name of names) await tx.unsafe(`DROP INDEX ${quoteIdent(name)}`);
+}
+
+export async function createIndexes(tx: Tx, definitions: readonly string[]): Promise<void> {
+  // Index builds of a restore may use more memory than a session usually does (sorts, GIN lists).
+  await tx`SET LOCAL maintenance_work_mem = '256MB'`;
+  for (const definition of definitions) await tx.unsafe(definition);
+}
+
+/**
+ * Codes of the export a merge-restore saw and those it inserted (the other tables' rows attach only to the
+ * inserted ones; the difference is what it left alone).
+ */
+export async function createInsertedCodesTable(tx: Tx): Promise<void> {
+  await tx`CREATE TEMP TABLE escrow_export_codes (code text COLLATE "C" PRIMARY KEY) ON COMMIT DROP`;
+  await tx`CREATE TEMP TABLE escrow_inserted_codes (code text COLLATE "C" PRIMARY KEY) ON COMMIT DROP`;
+}
+
+/** In a merge: how many exported codes the database already had (left unchanged), and the first few. */
+export async function listSkippedCodes(
+  tx: Tx,
+  limit: number,
+): Promise<{ count: number; examples: string[] }> {
+  const [row] = await tx<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM escrow_export_codes e
+    WHERE NOT EXISTS (SELECT 1 FROM escrow_inserted_codes i WHERE i.code = e.code)`;
+  const examples = await tx<{ code: string }[]>`
+    SELECT e.code FROM escrow_export_codes e
+    WHERE NOT EXISTS (SELECT 1 FROM escrow_inserted_codes i WHERE i.code = e.code)
+    ORDER BY e.code LIMIT ${limit}`;
+  return { count: row!.n, examples: examples.map((r) => r.code) };
+}
+
+/**
+ * Inserts a batch of exported rows (`jsonArray`: a JSON array of row objects keyed by column name) into
+ * `table`, naming `columns` (columns absent from the export take their defaults). `merge`: rows whose key is
+ * taken are skipped, never changed; code-bound rows of other tables load only for codes this restore inserted
+ * (links record theirs in escrow_inserted_codes). Returns how many rows were inserted.
+ */
+export async function insertEscrowRows(
+  tx: Tx,
+  input: { table: EscrowTable; columns: readonly string[]; jsonArray: string; merge: boolean },
+): Promise<number> {
+  const cols = input.columns.map(quoteIdent).join(', ');
+  const picked = input.columns.map((c) => `r.${quoteIdent(c)}`).join(', ');
+  const from = `json_populate_recordset(null::${input.table}, $1::text::json) r`;
+  if (input.table === 'links') {
+    if (!input.merge) {
+      const result = await tx.unsafe(`INSERT INTO links (${cols}) SELECT ${picked} FROM ${from}`, [
+        input.jsonArray,
+      ]);
+      return result.count;
+    }
+    const [row] = await tx.unsafe<{ n: number }[]>(
+      `WITH batch AS MATERIALIZED (SELECT * FROM ${from}),
+            seen AS (INSERT INTO escrow_export_codes SELECT code FROM batch ON CONFLICT DO NOTHING),
+            ins AS (INSERT INTO links (${cols}) SELECT ${picked} FROM batch r ON CONFLICT DO NOTHING RETURNING code),
+            kept AS (INSERT INTO escrow_inserted_codes SELECT code FROM ins RETURNING 1)
+       SELECT count(*)::int AS n FROM kept`,
+      [input.jsonArray],
+    );
+    return row!.n;
+  }
+  const spec = ESCROW_TABLES.find((t) => t.table === input.table)!;
+  const where =
+    input.merge && spec.codeColumn ? 'WHERE r.code IN (SELECT code FROM escrow_inserted_codes)' : '';
+  const conflict = input.merge || input.table === 'blocklist' ? 'ON CONFLICT DO NOTHING' : '';
+  const result = await tx.unsafe(
+    `INSERT INTO ${input.table} (${cols}) SELECT ${picked} FROM ${from} ${where} ${conflict}`,
+    [input.jsonArray],
+  );
+  return result.count;
+}
+
+/** After loading audit entries with their ids, the next id continues after the largest. */
+export async function resetAuditSequence(tx: Tx): Promise<void> {
+  await tx`
+    SELECT setval(pg_get_serial_sequence('audit_log', 'id'), GREATEST((SELECT max(id) FROM audit_log), 1),
+                  (SELECT max(id) FROM audit_log) IS NOT NULL)`;
+}
+
+/** Refreshes planner statistics after a bulk load (outside the loading transaction). */
+export async function analyzeTables(sql: Sql, tables: readonly string[]): Promise<void> {
+  for (const table of tables) await sql.unsafe(`ANALYZE ${quoteIdent(table)}`);
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

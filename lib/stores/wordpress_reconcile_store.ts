@@ -1,0 +1,74 @@
+// SQL of the WordPress leg of reconciliation (lib/reconcile/reconcile_wordpress.ts) and of mass changes:
+// many links changed in one statement.
+import type { LinkRow } from './link_rows.ts';
+import { LINK_COLUMNS } from './link_store.ts';
+import type { Db } from './sql.ts';
+
+/**
+ * Live links (active or pending) of a site whose post the run did not see in WordPress's listing (no mark
+ * `{site}:{postId}` on the wordpress side), created before the run started: posts deleted permanently.
+ */
+export async function listLinksAbsentFromListing(
+  db: Db,
+  options: { runId: string; site: string; startedAt: Date },
+): Promise<LinkRow[]> {
+  return db<LinkRow[]>`
+    SELECT ${db.unsafe(LINK_COLUMNS)} FROM links AS l
+    WHERE l.site = ${options.site} AND l.deleted_at IS NULL AND l.status IN ('active', 'pending')
+      AND l.created_at < ${options.startedAt}
+      AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
+                      WHERE m.run_id = ${options.runId} AND m.side = 'wordpress'
+                        AND m.code = (${`${options.site}:`} || l.post_id::text) COLLATE "C")
+    ORDER BY l.post_id`;
+}
+
+/** LINK_COLUMNS qualified with the alias `l` (an UPDATE … FROM unnest has a `code` of its own). */
+const L_COLUMNS = `
+  l.code, l.target_url AS "targetUrl", l.status, l.safety, l.safety_reason AS "safetyReason",
+  l.safety_checked_at AS "safetyCheckedAt", l.origin, l.site, l.post_id AS "postId", l.title, l.owner,
+  l.expires_at AS "expiresAt", l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.tags,
+  l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion", l.last_clicked_at AS "lastClickedAt",
+  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
+
+/** One link's new values in a mass change (null: leave as it is). */
+export interface LinkBatchChange {
+  code: string;
+  targetUrl?: string | null;
+  status?: string | null;
+  safety?: string | null;
+  safetyReason?: string | null;
+  safetyCheckedAt?: Date | null;
+  /** Only while the link still has this version (nobody changed it since it was read); null: any. */
+  expectedVersion?: number | null;
+}
+
+/**
+ * Applies many changes in one statement (version bumped, updated_at set). A change whose expectedVersion no
+ * longer matches is skipped; returns the rows as changed.
+ */
+export async function updateLinksBatch(db: Db, changes: LinkBatchChange[]): Promise<LinkRow[]> {
+  if (changes.length === 0) return [];
+  const col = (pick: (c: LinkBatchChange) => string | number | Date | null | undefined) =>
+    db.array(
+      changes.map((c) => {
+        const v = pick(c);
+        return v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v);
+      }),
+    );
+  return db<LinkRow[]>`
+    UPDATE links AS l SET
+      target_url = COALESCE(NULLIF(t.target_url, ''), l.target_url),
+      status = COALESCE(NULLIF(t.status, ''), l.status),
+      safety = COALESCE(NULLIF(t.safety, ''), l.safety),
+      safety_reason = CASE WHEN t.safety = '' THEN l.safety_reason ELSE NULLIF(t.safety_reason, '') END,
+      safety_checked_at = CASE WHEN t.safety = '' THEN l.safety_checked_at
+                               ELSE NULLIF(t.safety_checked_at, '')::timestamptz END,
+      updated_at = now(), version = l.version + 1
+    FROM unnest(${col((c) => c.code)}::text[], ${col((c) => c.targetUrl)}::text[], ${col((c) => c.status)}::text[],
+                ${col((c) => c.safety)}::text[], ${col((c) => c.safetyReason)}::text[],
+                ${col((c) => c.safetyCheckedAt)}::text[], ${col((c) => c.expectedVersion)}::text[])
+      AS t(code, target_url, status, safety, safety_reason, safety_checked_at, expected_version)
+    WHERE l.code = t.code COLLATE "C"
+      AND (t.expected_version = '' OR l.version = t.expected_version::int)
+    RETURNING ${db.unsafe(L_COLUMNS)}`;
+}

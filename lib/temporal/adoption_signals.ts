@@ -1,0 +1,59 @@
+// Signals of the adoption workflows (backfill runs, WordPress reconciliation, mass retargets) over any Temporal
+// client: the web tier's gateway and activities (through their context's client) share these.
+import type { WorkflowClient } from '@temporalio/client';
+import {
+  type BackfillPostsInput,
+  backfillBatchSignal,
+  getBackfillWorkflowId,
+  getWordPressReconcileWorkflowId,
+  KindKey,
+  type ReconcileWordPressInput,
+  SiteKey,
+  WORKFLOW_TYPES,
+  wordpressChangedSignal,
+} from '../../workflows/contract.ts';
+
+/** signalWithStart of `backfill:{site}:{run}`: a batch of the run is in Postgres. */
+export async function signalBackfillBatch(
+  client: WorkflowClient,
+  taskQueue: string,
+  input: { site: string; runId: string; batch: number; final: boolean },
+): Promise<{ workflowId: string }> {
+  const workflowId = getBackfillWorkflowId(input.site, input.runId);
+  await client.signalWithStart(WORKFLOW_TYPES.backfillPosts, {
+    taskQueue,
+    workflowId,
+    args: [{ site: input.site, runId: input.runId } satisfies BackfillPostsInput],
+    signal: backfillBatchSignal,
+    signalArgs: [{ batch: input.batch, final: input.final }],
+    typedSearchAttributes: [
+      { key: SiteKey, value: input.site },
+      { key: KindKey, value: 'backfill' },
+    ],
+  });
+  return { workflowId };
+}
+
+/**
+ * signalWithStart of the site's WordPress reconciliation: starts it, or (while one runs) makes it run once more
+ * when it ends, so a change that arrives mid-pass is never missed.
+ */
+export async function signalWordPressReconcile(
+  client: WorkflowClient,
+  taskQueue: string,
+  input: { site: string; reason: string },
+): Promise<{ workflowId: string }> {
+  const workflowId = getWordPressReconcileWorkflowId(taskQueue, input.site);
+  await client.signalWithStart(WORKFLOW_TYPES.reconcileWordPress, {
+    taskQueue,
+    workflowId,
+    args: [{ site: input.site, reason: input.reason } satisfies ReconcileWordPressInput],
+    signal: wordpressChangedSignal,
+    signalArgs: [{ reason: input.reason }],
+    typedSearchAttributes: [
+      { key: SiteKey, value: input.site },
+      { key: KindKey, value: 'reconcile' },
+    ],
+  });
+  return { workflowId };
+}

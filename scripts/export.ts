@@ -1,0 +1,67 @@
+// `npm run export -- --out DIR [--links-only]`: an escrow export of the whole database (lib/escrow): every link
+// (deleted ones too), vendor mappings, reports, the blocklist, the audit log and click aggregates as JSON lines
+// plus a manifest with counts and SHA-256s, from one consistent snapshot, streamed in constant memory.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../boot/load_config.ts';
+import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
+import { exportEscrow } from '../lib/escrow/export_escrow.ts';
+import { OutputDirError } from '../lib/shared/output_dir.ts';
+import { CliError, openCliDatabase, runCli } from './cli_database.ts';
+
+const USAGE = `usage: npm run export -- --out DIR [--links-only]
+  --out DIR       a new or empty directory for the export
+  --links-only    leave out the audit log and click aggregates (history)`;
+
+runCli(
+  async () => {
+    let args: ReturnType<typeof parse>;
+    try {
+      args = parse();
+    } catch (error) {
+      throw new CliError(`${(error as Error).message}\n${USAGE}`, 2);
+    }
+    if (args.values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (!args.values.out) throw new CliError(`--out DIR is required\n${USAGE}`, 2);
+    const outDir = resolve(args.values.out);
+    const config = loadConfigOrExit(process.env);
+    const db = await openCliDatabase(config, { applicationName: 'lifeline-export' });
+    try {
+      process.stderr.write(`exporting ${db.describe} to ${outDir}...\n`);
+      const manifest = await exportEscrow(
+        { sql: db.sql, shortBaseUrl: config.shortBaseUrl },
+        { outDir, history: !args.values['links-only'] },
+      );
+      const rssMiB = process.resourceUsage().maxRSS / 1024;
+      const files = manifest.files.map(
+        (f) => `  ${f.name.padEnd(20)} ${String(f.rows).padStart(10)} rows  ${f.sha256}`,
+      );
+      process.stderr.write(
+        `${files.join('\n')}\nexported ${manifest.counts.links} links (${manifest.counts.deletedLinks} deleted) ` +
+          `as of ${manifest.snapshotAt} in ${(manifest.durationMs / 1000).toFixed(1)} s, peak RSS ${rssMiB.toFixed(0)} MiB\n`,
+      );
+      process.stdout.write(
+        `${JSON.stringify({ outDir, links: manifest.counts.links, durationMs: manifest.durationMs, peakRssMiB: Math.round(rssMiB) })}\n`,
+      );
+      return 0;
+    } finally {
+      await db.close();
+    }
+  },
+  (error) => error instanceof EscrowError || error instanceof OutputDirError,
+);
+
+function parse() {
+  return parseArgs({
+    options: {
+      out: { type: 'string' },
+      'links-only': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: false,
+    strict: true,
+  });
+}

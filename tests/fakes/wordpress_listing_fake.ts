@@ -1,0 +1,115 @@
+// The WordPress plugin's signed listing (integrations/wordpress/CONTRACT.md §5) as a small HTTP server, for
+// reconciliation tests that do not need a real WordPress: it checks the request signature over
+// "<t>.GET <request target>" exactly as the plugin does (401 `lifeline_bad_signature` otherwise), pages posts by
+// ID, and signs each answer over its raw body. Switches: a wrong signature, a redirect to another host.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakePost {
+  postId: number;
+  status: 'publish' | 'future' | 'draft' | 'pending' | 'private' | 'trash';
+  permalink: string;
+  title?: string;
+  modifiedAt?: string;
+}
+
+function sign(secret: string, message: string, t = Math.floor(Date.now() / 1000)): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${message}`).digest('hex')}`;
+}
+
+function verify(secret: string, header: string | undefined, message: string): string {
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '');
+  if (!m) return 'malformed X-Lifeline-Signature header';
+  if (Math.abs(Date.now() / 1000 - Number(m[1])) > 300) return 'stale signature';
+  const expected = createHmac('sha256', secret).update(`${m[1]}.${message}`).digest();
+  return timingSafeEqual(expected, Buffer.from(m[2]!, 'hex')) ? '' : 'signature does not match';
+}
+
+export class WordPressListingFake {
+  readonly posts = new Map<number, FakePost>();
+  /** Request targets as received (path and query). */
+  readonly requests: string[] = [];
+  /** Sign answers with this secret instead (a forged or misconfigured answer). */
+  answerSecret: string | null = null;
+  /** Answer every request with a redirect to this URL. */
+  redirectTo: string | null = null;
+  private server: Server | null = null;
+  url = '';
+
+  constructor(
+    readonly site: string,
+    readonly secret: string,
+  ) {}
+
+  /** The restUrl the plugin would send (pretty permalinks). */
+  get restUrl(): string {
+    return `${this.url}/wp-json/lifeline/v1/`;
+  }
+
+  put(post: FakePost): void {
+    this.posts.set(post.postId, { modifiedAt: `${new Date().toISOString().slice(0, 19)}Z`, ...post });
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const target = req.url ?? '/';
+      this.requests.push(target);
+      if (this.redirectTo) {
+        res.writeHead(302, { Location: this.redirectTo }).end();
+        return;
+      }
+      const url = new URL(target, 'http://fake');
+      if (url.pathname !== '/wp-json/lifeline/v1/posts') {
+        res.writeHead(404).end('{}');
+        return;
+      }
+      const problem = verify(
+        this.secret,
+        req.headers['x-lifeline-signature'] as string | undefined,
+        `GET ${target}`,
+      );
+      if (problem) {
+        res.writeHead(401, { 'Content-Type': 'application/json' }).end(
+          JSON.stringify({
+            code: 'lifeline_bad_signature',
+            message: `Lifeline signature refused: ${problem}.`,
+          }),
+        );
+        return;
+      }
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const perPage = Number(url.searchParams.get('per_page') ?? 100);
+      const all = [...this.posts.values()].sort((a, b) => a.postId - b.postId);
+      const posts = all.slice((page - 1) * perPage, page * perPage).map((p) => ({
+        postId: p.postId,
+        status: p.status,
+        permalink: p.permalink,
+        title: p.title ?? `Post ${p.postId}`,
+        modifiedAt: p.modifiedAt,
+      }));
+      const body = JSON.stringify({
+        site: this.site,
+        page,
+        perPage,
+        total: all.length,
+        totalPages: Math.ceil(all.length / perPage),
+        posts,
+      });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Cache-Control': 'no-store, private',
+        'X-Lifeline-Signature': sign(this.answerSecret ?? this.secret, body),
+      });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+  }
+}

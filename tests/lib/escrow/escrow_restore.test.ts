@@ -1,0 +1,305 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
+import { type Config, parseConfig } from '../../../lib/shared/config.ts';
+import { withEscrowSnapshot } from '../../../lib/stores/escrow_store.ts';
+import { ROOT } from '../../../scripts/temporal_cli.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { createStandaloneAnswerer, describeAnswers, seedLinkStates } from '../../helpers/link_states.ts';
+
+// Export → drop the database → restore → every code answers exactly as before (status, Location, warn page),
+// through the real CLIs; the refusals an operator can meet; and a merge that never re-points an existing code.
+const LINKS = 3_000;
+let work: string;
+const databases: TestDatabase[] = [];
+
+async function database(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  databases.push(db);
+  return db;
+}
+
+const configFor = (db: TestDatabase): Config =>
+  parseConfig({
+    DATABASE_URL: db.url,
+    SHORT_BASE_URL: 'https://sho.rt.test',
+    UTM_PARAMS: 'utm_source=short',
+  });
+
+/** Runs `npm run <script> -- args` the way an operator does (tsx, the repository's scripts). */
+function cli(
+  script: 'export' | 'restore',
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--max-semi-space-size=2',
+        '--max-old-space-size=128',
+        join(ROOT, 'scripts', `${script}.ts`),
+        ...args,
+      ],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+const codes = [...Array.from({ length: LINKS }, (_, i) => `e${i + 1}`), 'e0', 'unknown1', 'E1'];
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'lifeline-escrow-'));
+});
+after(async () => {
+  for (const db of databases) await db.drop().catch(() => {});
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('escrow export and restore', () => {
+  test('export, drop the database, restore: every code answers exactly as before', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: LINKS, prefix: 'e', extras: true });
+    await source.sql`INSERT INTO blocklist (pattern, kind, reason, created_by) VALUES ('evil.example', 'host', 'test', 'admin')`;
+    const before = await describeAnswers(createStandaloneAnswerer(configFor(source), source.sql), codes);
+    const dir = join(work, 'export-1');
+    const exported = await cli('export', ['--out', dir], { DATABASE_URL: source.url });
+    assert.equal(exported.code, 0, exported.stderr);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    assert.equal(manifest.counts.links, LINKS);
+    assert.equal(manifest.counts.deletedLinks, LINKS / 24);
+    assert.deepEqual(
+      manifest.files.map((f: { name: string }) => f.name),
+      [
+        'links.jsonl',
+        'vendor_links.jsonl',
+        'reports.jsonl',
+        'blocklist.jsonl',
+        'audit_log.jsonl',
+        'click_counts.jsonl',
+      ],
+    );
+    // Anyone can check the files without our code: `sha256sum -c SHA256SUMS`.
+    const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
+    for (const file of manifest.files) assert.ok(sums.includes(`${file.sha256}  ${file.name}`));
+    const sourceLines = readFileSync(join(dir, 'links.jsonl'), 'utf8');
+    await source.drop();
+    databases.splice(databases.indexOf(source), 1);
+
+    const target = await database();
+    const restored = await cli('restore', [dir], { DATABASE_URL: target.url });
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stderr, /every file matches its manifest/);
+    const after = await describeAnswers(createStandaloneAnswerer(configFor(target), target.sql), codes);
+    const differ = codes.filter((_, i) => before[i] !== after[i]);
+    assert.deepEqual(
+      differ.slice(0, 5).map((c) => [before[codes.indexOf(c)], after[codes.indexOf(c)]]),
+      [],
+    );
+    // Every column of every row came back: a new export of the restored database has the same links file.
+    const again = join(work, 'export-1-again');
+    await exportEscrow({ sql: target.sql }, { outDir: again });
+    assert.equal(readFileSync(join(again, 'links.jsonl'), 'utf8'), sourceLines);
+    for (const name of ['vendor_links', 'reports', 'blocklist', 'click_counts']) {
+      assert.equal(
+        readFileSync(join(again, `${name}.jsonl`), 'utf8'),
+        readFileSync(join(dir, `${name}.jsonl`), 'utf8'),
+        name,
+      );
+    }
+    // The audit log came back with its ids, plus one entry saying a restore happened; new ids continue after.
+    const audit = readFileSync(join(again, 'audit_log.jsonl'), 'utf8').trimEnd().split('\n');
+    assert.equal(audit.length, LINKS + 1);
+    assert.match(audit.at(-1)!, /"action":"escrow\.restored"/);
+    const [next] = await target.sql`INSERT INTO audit_log (actor, action) VALUES ('t', 't') RETURNING id`;
+    assert.equal(next!.id, LINKS + 2);
+    // Indexes were rebuilt as the migrations define them.
+    const indexes = await target.sql`SELECT indexdef FROM pg_indexes WHERE indexname = 'links_url_trgm_idx'`;
+    assert.match(String(indexes[0]?.indexdef), /fastupdate='?off'?/);
+  });
+
+  test('refusals: a changed file, a non-empty database, a non-empty export directory, bad flags', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 240, prefix: 'r', extras: true });
+    const dir = join(work, 'export-2');
+    assert.equal((await cli('export', ['--out', dir], { DATABASE_URL: source.url })).code, 0);
+
+    const notEmpty = await cli('export', ['--out', dir], { DATABASE_URL: source.url });
+    assert.equal(notEmpty.code, 1);
+    assert.match(notEmpty.stderr, /is not empty .* an export goes into a new or empty directory/);
+    const usage = await cli('export', ['--bogus'], { DATABASE_URL: source.url });
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /Unknown option '--bogus'[\s\S]*usage: npm run export/);
+    assert.equal((await cli('export', [], { DATABASE_URL: source.url })).code, 2);
+
+    const nonEmpty = await cli('restore', [dir], { DATABASE_URL: source.url });
+    assert.equal(nonEmpty.code, 1);
+    assert.match(nonEmpty.stderr, /the database is not empty \(240 links, .*\); .* restore with --force/);
+
+    const tampered = join(work, 'export-2-tampered');
+    cpSync(dir, tampered, { recursive: true });
+    const lines = readFileSync(join(tampered, 'links.jsonl'), 'utf8').replace('"r1"', '"r!"');
+    writeFileSync(join(tampered, 'links.jsonl'), lines);
+    const target = await database();
+    const refused = await cli('restore', [tampered], { DATABASE_URL: target.url });
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /does not match its manifest:\n {2}links\.jsonl: SHA-256 [0-9a-f]{64}, the manifest says/,
+    );
+    const [{ n }] = (await target.sql`SELECT count(*)::int AS n FROM links`) as unknown as [{ n: number }];
+    assert.equal(n, 0, 'nothing loaded from a refused export');
+
+    const missing = await cli('restore', [join(work, 'nowhere')], { DATABASE_URL: target.url });
+    assert.match(missing.stderr, /nowhere does not exist/);
+    mkdirSync(join(work, 'half'));
+    const unfinished = await cli('restore', [join(work, 'half')], { DATABASE_URL: target.url });
+    assert.match(
+      unfinished.stderr,
+      /no manifest\.json .*: not an escrow export, or an export that did not finish/,
+    );
+    const truncated = join(work, 'export-2-truncated');
+    cpSync(dir, truncated, { recursive: true });
+    writeFileSync(join(truncated, 'vendor_links.jsonl'), '');
+    assert.match(
+      (await cli('restore', [truncated], { DATABASE_URL: target.url })).stderr,
+      /vendor_links\.jsonl: 0 bytes, the manifest says \d+/,
+    );
+    assert.equal((await cli('restore', [], { DATABASE_URL: target.url })).code, 2);
+
+    // An export from a newer Lifeline (a migration this database lacks), or with columns its tables lack.
+    const newer = join(work, 'export-2-newer');
+    cpSync(dir, newer, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(newer, 'manifest.json'), 'utf8'));
+    writeFileSync(
+      join(newer, 'manifest.json'),
+      JSON.stringify({ ...manifest, schema: { lastMigration: '9999_from_the_future' } }),
+    );
+    assert.match(
+      (await cli('restore', [newer], { DATABASE_URL: target.url })).stderr,
+      /the export was made by a newer Lifeline \(its schema ends at 9999_from_the_future/,
+    );
+    manifest.files[0].columns.push('colour');
+    writeFileSync(join(newer, 'manifest.json'), JSON.stringify(manifest));
+    assert.match(
+      (await cli('restore', [newer], { DATABASE_URL: target.url })).stderr,
+      /links\.jsonl has columns this database lacks: colour/,
+    );
+    const [{ n: still }] = (await target.sql`SELECT count(*)::int AS n FROM links`) as unknown as [
+      { n: number },
+    ];
+    assert.equal(still, 0);
+  });
+
+  test('a merge into a database that has links adds free codes and never changes an existing one', async () => {
+    const live = await database();
+    // The live database deleted `m1` (its code answers 410 forever) and holds `m2`.
+    await live.sql`
+      INSERT INTO links (code, target_url, status, origin, owner, deleted_at) VALUES
+        ('m1', 'https://news.example/original', 'gone', 'api', 'live', now()),
+        ('m2', 'https://news.example/live', 'active', 'api', 'live', NULL)`;
+    const other = await database();
+    await other.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner) VALUES
+        ('m1', 'https://elsewhere.example/hijack', 'active', 'clean', 'api', 'other'),
+        ('m2', 'https://elsewhere.example/two', 'active', 'clean', 'api', 'other'),
+        ('m3', 'https://news.example/three', 'active', 'clean', 'api', 'other')`;
+    await other.sql`
+      INSERT INTO vendor_links (code, vendor, vendor_id, state) VALUES
+        ('m1', 'bitly', 'sho.rt/m1', 'synced'), ('m3', 'bitly', 'sho.rt/m3', 'synced')`;
+    const dir = join(work, 'export-3');
+    assert.equal((await cli('export', ['--out', dir], { DATABASE_URL: other.url })).code, 0);
+    const merged = await cli('restore', [dir, '--force'], { DATABASE_URL: live.url });
+    assert.equal(merged.code, 0, merged.stderr);
+    assert.match(
+      merged.stderr,
+      /2 links of the export were already in the database and left unchanged \(e\.g\. m1, m2\)/,
+    );
+    const rows =
+      await live.sql`SELECT code, target_url, status, deleted_at IS NOT NULL AS deleted FROM links ORDER BY code`;
+    assert.deepEqual(
+      rows.map((r) => [r.code, r.target_url, r.status, r.deleted]),
+      [
+        ['m1', 'https://news.example/original', 'gone', true],
+        ['m2', 'https://news.example/live', 'active', false],
+        ['m3', 'https://news.example/three', 'active', false],
+      ],
+    );
+    const vendors = await live.sql`SELECT code FROM vendor_links ORDER BY code`;
+    assert.deepEqual(
+      vendors.map((v) => v.code),
+      ['m3'],
+      'a skipped code gets none of the export rows',
+    );
+    const answers = await describeAnswers(createStandaloneAnswerer(configFor(live), live.sql), [
+      'm1',
+      'm2',
+      'm3',
+    ]);
+    assert.deepEqual(answers, [
+      'm1 410 -',
+      'm2 301 https://news.example/live?utm_source=short',
+      'm3 301 https://news.example/three?utm_source=short',
+    ]);
+  });
+
+  test('one snapshot: writes committed while an export runs are not in it', async () => {
+    const db = await database();
+    await seedLinkStates(db.sql, { count: 48, prefix: 's', extras: true });
+    const seen = await withEscrowSnapshot(db.sql, async (snapshot) => {
+      // Another connection commits after the snapshot began: a new link with its mapping, and an edit.
+      await db.sql.begin(async (tx) => {
+        await tx`INSERT INTO links (code, target_url, status, origin, owner) VALUES ('zz-late', 'https://late.example/', 'active', 'api', 't')`;
+        await tx`INSERT INTO vendor_links (code, vendor, state) VALUES ('zz-late', 'bitly', 'pending')`;
+        await tx`UPDATE links SET target_url = 'https://changed.example/' WHERE code = 's1'`;
+      });
+      const read: Record<string, string[]> = {};
+      for (const table of ['links', 'vendor_links'] as const) {
+        read[table] = [];
+        for await (const batch of snapshot.streamRows(table, 10)) read[table].push(...batch);
+      }
+      return { read, counts: snapshot.linkCounts.total };
+    });
+    assert.equal(seen.counts, 48);
+    assert.equal(seen.read.links!.length, 48);
+    assert.ok(!seen.read.links!.some((l) => l.includes('zz-late') || l.includes('changed.example')));
+    assert.ok(!seen.read.vendor_links!.some((l) => l.includes('zz-late')));
+  });
+
+  test('a fresh install restores onto the embedded database (no DATABASE_URL), then exports the same links', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 96, prefix: 'p', extras: true });
+    const dir = join(work, 'export-4');
+    assert.equal((await cli('export', ['--out', dir], { DATABASE_URL: source.url })).code, 0);
+    const dataDir = join(work, 'fresh-install');
+    const noDatabase = await cli('export', ['--out', join(work, 'export-5')], { LIFELINE_DATA_DIR: dataDir });
+    assert.equal(noDatabase.code, 1);
+    assert.match(noDatabase.stderr, /no database: DATABASE_URL is not set and there is no embedded database/);
+    const restored = await cli('restore', [dir], { LIFELINE_DATA_DIR: dataDir });
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stderr, /restoring into the embedded database/);
+    const back = await cli('export', ['--out', join(work, 'export-5'), '--links-only'], {
+      LIFELINE_DATA_DIR: dataDir,
+    });
+    assert.equal(back.code, 0, back.stderr);
+    assert.equal(
+      readFileSync(join(work, 'export-5', 'links.jsonl'), 'utf8'),
+      readFileSync(join(dir, 'links.jsonl'), 'utf8'),
+    );
+  });
+});

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { toAdoptableCode } from '../../../lib/publishing/backfill_posts.ts';
+import { buildListingUrl } from '../../../lib/reconcile/wordpress_listing.ts';
+import { compileRule, parseRetargetCsv, regexProblem } from '../../../lib/retarget/retarget_rule.ts';
+import { ConfigError, parseConfig } from '../../../lib/shared/config.ts';
+
+// The pure rules of adoption: which back-halves may be adopted, how the listing URL is built, retarget rules,
+// CSV parsing, and WORDPRESS_REST_URLS.
+
+describe('adoption rules', () => {
+  test('a known short URL is adoptable only on our domains, as a possible code', () => {
+    const hosts = ['sho.rt', 'links.news.example'];
+    assert.equal(toAdoptableCode('https://sho.rt/3abcDEF', hosts), '3abcDEF');
+    assert.equal(toAdoptableCode('http://SHO.rt/Legacy_1/', hosts), 'Legacy_1');
+    assert.equal(toAdoptableCode('https://bit.ly/3abcDEF', hosts), null, 'bit.ly is not our domain');
+    assert.equal(toAdoptableCode('https://sho.rt/api', hosts), null, 'reserved');
+    assert.equal(toAdoptableCode('https://sho.rt/a/b', hosts), null, 'two segments');
+    assert.equal(toAdoptableCode('https://sho.rt/%F0%9F%98%80', hosts), null, 'not our alphabet');
+    assert.equal(toAdoptableCode('https://user:pw@sho.rt/abc12', hosts), null, 'credentials');
+    assert.equal(toAdoptableCode('not a url', hosts), null);
+  });
+
+  test('the listing URL follows the contract for pretty and plain permalinks', () => {
+    const pretty = buildListingUrl('https://news.example/wp-json/lifeline/v1/', {
+      page: '2',
+      per_page: '100',
+    });
+    assert.equal(`${pretty.pathname}${pretty.search}`, '/wp-json/lifeline/v1/posts?page=2&per_page=100');
+    const plain = buildListingUrl('https://news.example/index.php?rest_route=/lifeline/v1/', {
+      page: '2',
+      per_page: '100',
+    });
+    assert.equal(
+      `${plain.pathname}${plain.search}`,
+      '/index.php?rest_route=/lifeline/v1/posts&page=2&per_page=100',
+    );
+  });
+
+  test('prefix and regex rules rewrite; RE2 refuses backtracking-only syntax and stays linear', () => {
+    const prefix = compileRule({
+      type: 'prefix',
+      from: 'https://old.example/',
+      to: 'https://new.example/x/',
+    });
+    assert.equal(prefix.rewrite('https://old.example/a?b=1'), 'https://new.example/x/a?b=1');
+    assert.equal(prefix.rewrite('https://other.example/a'), null);
+    const regex = compileRule({
+      type: 'regex',
+      pattern: '^https://old\\.example/(\\d{4})/(.*)$',
+      replacement: 'https://new.example/$2?year=$1',
+      flags: 'i',
+    });
+    assert.equal(regex.rewrite('HTTPS://OLD.example/2020/story/'), 'https://new.example/story/?year=2020');
+    assert.equal(regex.rewrite('https://old.example/story/'), null);
+    assert.match(regexProblem('(a)\\1') ?? '', /no backreferences or lookarounds/);
+    assert.match(regexProblem('(?<=a)b') ?? '', /RE2/);
+    const evil = compileRule({ type: 'regex', pattern: '(a+)+$', replacement: 'x' });
+    const started = performance.now();
+    assert.equal(evil.rewrite(`${'a'.repeat(50_000)}!`), null);
+    assert.ok(performance.now() - started < 2_000, 'linear, not exponential');
+  });
+
+  test('CSV: quoting, a header, duplicates and bad lines named by number', () => {
+    const ok = parseRetargetCsv(
+      'old,new\r\n"https://a.example/x,y",https://b.example/\n\nhttps://c.example/,"https://d.example/""q"""\n',
+    );
+    assert.deepEqual(ok.problems, []);
+    assert.deepEqual(ok.pairs, [
+      { oldUrl: 'https://a.example/x,y', newUrl: 'https://b.example/' },
+      { oldUrl: 'https://c.example/', newUrl: 'https://d.example/"q"' },
+    ]);
+    const bad = parseRetargetCsv(
+      'https://a.example/,https://b.example/\nhttps://a.example/,https://c.example/\none\n"open,x\n',
+    );
+    assert.deepEqual(bad.problems, [
+      { line: 2, message: 'repeats the old URL of line 1' },
+      { line: 3, message: 'must be two fields: old URL,new URL' },
+      { line: 4, message: 'must be two fields: old URL,new URL' },
+    ]);
+    assert.deepEqual(parseRetargetCsv('\n').problems, [{ line: 0, message: 'has no rows' }]);
+  });
+
+  test('WORDPRESS_REST_URLS: site=restUrl pairs; a bad entry names the variable', () => {
+    const config = parseConfig({
+      WORDPRESS_REST_URLS:
+        'news=https://news.example/wp-json/lifeline/v1, blog=https://blog.example/index.php?rest_route=/lifeline/v1/',
+    });
+    assert.deepEqual(config.wordpressRestUrls, {
+      news: 'https://news.example/wp-json/lifeline/v1/',
+      blog: 'https://blog.example/index.php?rest_route=/lifeline/v1/',
+    });
+    assert.deepEqual(parseConfig({}).wordpressRestUrls, {});
+    assert.throws(
+      () => parseConfig({ WORDPRESS_REST_URLS: 'news=ftp://x/' }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.problems[0]!.variable === 'WORDPRESS_REST_URLS',
+    );
+  });
+});
