@@ -31,7 +31,7 @@ function LastRun(props: { run: EscrowRun | null; timeZone: string; what: 'export
   const started = i18n.dateTime(run.startedAt);
   return (
     <p class="small">
-      <Badge tone={RUN_TONE[run.status]} text={t(`runStatus.${run.status}`)} />{' '}
+      <Badge tone={RUN_TONE[run.status]} text={t(`ops.run.${run.status}`)} />{' '}
       {props.what === 'export'
         ? t('escrow.lastExport', { time: started })
         : t('escrow.lastSnapshot', { time: started })}

@@ -198,6 +198,14 @@ export const LTR_WORDS = [
   'Unicode',
   'site',
   'postId',
+  'JSON',
+  'SHA',
+  'CSV',
+  'RE2',
+  'nginx',
+  'ESCROW_INTERVAL',
+  'SNAPSHOT_INTERVAL',
+  'SNAPSHOT_DIR',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */

@@ -191,6 +191,8 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         await page.goto(`${server.base}/ui/ops`);
         await page.locator('details.confirm summary').first().click();
         await shotAndCheck(page, locale, '09-operations');
+        await page.goto(`${server.base}/ui/ops/retarget`);
+        await shotAndCheck(page, locale, '09b-mass-retarget');
         const missing = await page.goto(`${server.base}/ui/no-such-page`);
         assert.equal(missing?.status(), 404);
         await shotAndCheck(page, locale, '10-not-found');
