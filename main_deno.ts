@@ -1,7 +1,10 @@
 // Web entry (Deno, e.g. Deno Deploy): the same app as main.ts, served by Deno.serve. Wiring only.
 
+import './boot/deno_host_name.ts';
 import { loadConfigOrExit, requireSetting } from './boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_database.ts';
+import { startDraining } from './boot/shutdown.ts';
+import { loadTemporalConnectionOrExit } from './boot/temporal_connection.ts';
 import { createLogger } from './lib/shared/logger.ts';
 import { createSql } from './lib/stores/sql.ts';
 import { createApp } from './routes/app.ts';
@@ -18,17 +21,21 @@ declare const Deno: {
   exit(code: number): never;
 };
 
-const config = loadConfigOrExit(Deno.env.toObject());
-const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL', 'for the Deno web tier');
-const logger = createLogger({ level: config.logLevel, name: 'lifeline-web-deno' });
+const env = Deno.env.toObject();
+const parsed = loadConfigOrExit(env);
+const databaseUrl = requireSetting(parsed.databaseUrl, 'DATABASE_URL', 'for the Deno web tier');
+const logger = createLogger({ level: parsed.logLevel, name: 'lifeline-web-deno' });
+const temporal = loadTemporalConnectionOrExit(parsed, env, logger);
+const config = temporal.config;
 const sql = createSql({
   url: databaseUrl,
   max: config.databasePoolSize,
   applicationName: 'lifeline-web-deno',
 });
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
-const deps = await createWebDeps(config, { sql, logger });
-const app = createApp(deps, { staticFiles: await loadStaticFiles() });
+const deps = await createWebDeps(config, { sql, logger, temporalConnection: temporal.connection });
+// The islands bundle is the checked-in static/islands.js: Deno Deploy cannot run esbuild (no --allow-run).
+const app = createApp(deps, { staticFiles: await loadStaticFiles(undefined, { bundleIslands: false }) });
 const server = Deno.serve(
   {
     port: config.port,
@@ -50,6 +57,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     try {
+      await startDraining(deps.drain, config.shutdownDelayMs, (msg) => logger.info(msg));
       await server.shutdown();
       await deps.close();
       await sql.end({ timeout: 5 });

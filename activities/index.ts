@@ -1,4 +1,5 @@
 import { createAdoptionActivities, createRetargetActivities } from './adoption_activities.ts';
+import { createAnalyticsActivities } from './analytics_activities.ts';
 import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createEscrowActivities } from './escrow_activities.ts';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOpsRunActivities(deps),
     ...createReconcileActivities(deps),
     ...createFailoverActivities(deps),
+    ...createAnalyticsActivities(deps),
     ...createAdoptionActivities(deps),
     ...createRetargetActivities(deps),
     ...createEscrowActivities(deps),

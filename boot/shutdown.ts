@@ -1,3 +1,5 @@
+import type { DrainState } from '../lib/health/drain_state.ts';
+
 /**
  * Runs `stop` once on SIGINT/SIGTERM, then exits; a second signal exits at once. Each entry decides the
  * order: stop accepting requests first, then drain workers, then close stores.
@@ -21,4 +23,21 @@ export function onShutdownSignal(stop: (signal: string) => Promise<void>, log: (
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+}
+
+/**
+ * The first step of stopping a process that sits behind a load balancer: readiness turns 503 at once (`drain`),
+ * and the process keeps serving for `delayMs` so the balancer takes it out before it stops accepting
+ * connections (SHUTDOWN_DELAY_MS; Kubernetes removes an endpoint only after its probe fails or the pod is
+ * marked terminating, and proxies learn of it a moment later). Then the caller closes the server and drains.
+ */
+export async function startDraining(
+  drain: DrainState | undefined,
+  delayMs: number,
+  log: (msg: string) => void,
+): Promise<void> {
+  drain?.startDraining();
+  if (delayMs <= 0) return;
+  log(`readiness now answers 503; still serving for ${delayMs} ms before closing`);
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
 }

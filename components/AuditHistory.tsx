@@ -4,6 +4,7 @@ import type { LinkHistoryEntry as AuditRow } from '../lib/links/link_history.ts'
 import { DisplayUrl } from './DisplayUrl.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { getLinkFieldLabels } from './link_fields.ts';
+import { UtmParams } from './UtmFields.tsx';
 
 const ACTIONS = [
   'link.created',
@@ -42,6 +43,11 @@ function Value(props: { field: string; value: unknown }) {
   const v = props.value;
   if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return <>—</>;
   if (Array.isArray(v)) return <bdi dir="auto">{v.join(t('common.listSeparator'))}</bdi>;
+  if (typeof v === 'object') {
+    // A link's own UTM values ({ campaign, source, medium }), as the parameters the redirect appends.
+    if (props.field === 'utm') return <UtmParams utm={v as Record<string, unknown>} />;
+    return <bdi dir="ltr">{JSON.stringify(v)}</bdi>;
+  }
   const text = String(v);
   if (props.field === 'status' && (LINK_STATUSES as readonly string[]).includes(text)) {
     return <>{t(`status.${text as (typeof LINK_STATUSES)[number]}`)}</>;

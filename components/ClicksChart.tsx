@@ -1,5 +1,6 @@
 import type { LinkStats } from '../lib/clicks/link_stats.ts';
 import { useI18n } from './I18n.tsx';
+import { vendorName } from './link_fields.ts';
 
 const WIDTH = 720;
 const HEIGHT = 240;
@@ -20,22 +21,67 @@ function niceMax(n: number): number {
 }
 
 /**
+ * The vendor's daily counts as line segments over the bars (a day it did not report breaks the line; a lone
+ * day is a dot), so ours and the vendor's read together. `x` places a day's slot centre (mirrored on RTL pages).
+ */
+function VendorLine(props: {
+  values: (number | null)[];
+  x: (i: number) => number;
+  y: (v: number) => number;
+  label: string;
+}) {
+  const runs: { i: number; v: number }[][] = [];
+  let run: { i: number; v: number }[] = [];
+  props.values.forEach((v, i) => {
+    if (v === null) {
+      if (run.length > 0) runs.push(run);
+      run = [];
+    } else run.push({ i, v });
+  });
+  if (run.length > 0) runs.push(run);
+  return (
+    <g class="vendor-series" aria-label={props.label}>
+      {runs.map((r) =>
+        r.length > 1 ? (
+          <polyline
+            key={r[0]!.i}
+            class="vendor-line"
+            points={r.map((p) => `${props.x(p.i).toFixed(1)},${props.y(p.v).toFixed(1)}`).join(' ')}
+          />
+        ) : null,
+      )}
+      {runs.flat().map((p) => (
+        <circle key={p.i} class="vendor-dot" cx={props.x(p.i)} cy={props.y(p.v)} r={2.5} />
+      ))}
+    </g>
+  );
+}
+
+/**
  * Daily clicks as stacked bars (people — QR scans included —, link previews, bots), drawn on the server as
- * SVG: no script, readable by screen readers through its description and the table beside it. On a
- * right-to-left page the chart is mirrored — time runs from right to left and the value axis stands at the
- * right, where reading starts — while its numbers and labels stay upright.
+ * SVG: no script, readable by screen readers through its description and the table beside it. When a vendor
+ * (Bitly) reports on the link, its own daily count is a line over the bars: ours and theirs, the same days.
+ * On a right-to-left page the chart is mirrored — time runs from right to left and the value axis stands at
+ * the right, where reading starts — while its numbers and labels stay upright.
  */
 export function ClicksChart(props: { stats: LinkStats }) {
   const i18n = useI18n();
   const { t } = i18n;
   const rtl = i18n.dir === 'rtl';
+  const vendorByDay = new Map(props.stats.vendor?.byDay.map((d) => [d.day, d.vendorClicks]) ?? []);
+  const vendor = props.stats.vendor ? vendorName(i18n, props.stats.vendor.name) : null;
   const days = props.stats.byDay.map((d) => ({
     day: d.day,
     humans: d.humanClicks + d.qrScans,
     previews: d.previews,
     bots: d.botHits,
+    vendor: vendorByDay.get(d.day) ?? null,
   }));
-  const max = niceMax(Math.max(0, ...days.map((d) => d.humans + d.previews + d.bots)));
+  const hasVendor = vendor !== null && days.some((d) => d.vendor !== null);
+  const vendorLabel = vendor ?? '';
+  const max = niceMax(
+    Math.max(0, ...days.map((d) => Math.max(d.humans + d.previews + d.bots, d.vendor ?? 0))),
+  );
   const plotW = WIDTH - PAD.start - PAD.end;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, days.length);
@@ -46,6 +92,14 @@ export function ClicksChart(props: { stats: LinkStats }) {
   const labelEvery = Math.max(1, Math.ceil(days.length / 8));
   const total = props.stats.clicks + props.stats.previews + props.stats.botHits;
   const axisX = x(PAD.start - 8);
+  const desc = t('chart.desc', {
+    days: days.length,
+    from: days[0] ? i18n.day(days[0].day) : '',
+    to: days.length > 0 ? i18n.day(days[days.length - 1]!.day) : '',
+    people: props.stats.clicks,
+    previews: props.stats.previews,
+    bots: props.stats.botHits,
+  });
   return (
     <figure class="chart">
       <svg
@@ -56,14 +110,9 @@ export function ClicksChart(props: { stats: LinkStats }) {
       >
         <title id="chart-title">{t('chart.title')}</title>
         <desc id="chart-desc">
-          {t('chart.desc', {
-            days: days.length,
-            from: days[0] ? i18n.day(days[0].day) : '',
-            to: days.length > 0 ? i18n.day(days[days.length - 1]!.day) : '',
-            people: props.stats.clicks,
-            previews: props.stats.previews,
-            bots: props.stats.botHits,
-          })}
+          {hasVendor
+            ? `${desc} ${t('chart.descVendor', { vendor: vendorLabel, clicks: props.stats.vendor!.clicks })}`
+            : desc}
         </desc>
         {[0, 0.25, 0.5, 0.75, 1].map((f) => (
           <g key={f} class="gridline">
@@ -81,16 +130,16 @@ export function ClicksChart(props: { stats: LinkStats }) {
         ))}
         {days.map((d, i) => {
           const left = x(PAD.start + i * slot + (slot - barW) / 2, barW);
+          const bar = { day: i18n.day(d.day), people: d.humans, previews: d.previews, bots: d.bots };
           let base = 0;
           return (
             <g key={d.day} class="bar">
               <title>
-                {t('chart.bar', {
-                  day: i18n.day(d.day),
-                  people: d.humans,
-                  previews: d.previews,
-                  bots: d.bots,
-                })}
+                {!hasVendor
+                  ? t('chart.bar', bar)
+                  : d.vendor === null
+                    ? t('chart.barVendorMissing', { ...bar, vendor: vendorLabel })
+                    : t('chart.barVendor', { ...bar, vendor: vendorLabel, vendorClicks: d.vendor })}
               </title>
               {SERIES.map((s) => {
                 const value = d[s.key];
@@ -124,7 +173,15 @@ export function ClicksChart(props: { stats: LinkStats }) {
             </g>
           );
         })}
-        {total === 0 && (
+        {hasVendor && (
+          <VendorLine
+            values={days.map((d) => d.vendor)}
+            x={(i) => x(PAD.start + i * slot + slot / 2)}
+            y={y}
+            label={t('chart.vendorSeries', { vendor: vendorLabel })}
+          />
+        )}
+        {total === 0 && !hasVendor && (
           <text x={x(PAD.start + plotW / 2)} y={PAD.top + plotH / 2} text-anchor="middle" class="chart-empty">
             {t('chart.empty')}
           </text>
@@ -137,6 +194,12 @@ export function ClicksChart(props: { stats: LinkStats }) {
             {t(s.label)}
           </span>
         ))}
+        {hasVendor && (
+          <span class="legend-item">
+            <span class="swatch series-vendor" aria-hidden="true" />
+            {t('chart.vendorLegend', { vendor: vendorLabel })}
+          </span>
+        )}
       </figcaption>
       <details class="chart-table">
         <summary>{t('chart.showNumbers')}</summary>
@@ -147,6 +210,7 @@ export function ClicksChart(props: { stats: LinkStats }) {
               <th scope="col">{t('chart.people')}</th>
               <th scope="col">{t('chart.previewsShort')}</th>
               <th scope="col">{t('chart.bots')}</th>
+              {hasVendor && <th scope="col">{vendor}</th>}
             </tr>
           </thead>
           <tbody>
@@ -156,6 +220,7 @@ export function ClicksChart(props: { stats: LinkStats }) {
                 <td class="num">{i18n.number(d.humans)}</td>
                 <td class="num">{i18n.number(d.previews)}</td>
                 <td class="num">{i18n.number(d.bots)}</td>
+                {hasVendor && <td class="num">{d.vendor === null ? '—' : i18n.number(d.vendor)}</td>}
               </tr>
             ))}
           </tbody>

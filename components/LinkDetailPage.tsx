@@ -11,19 +11,17 @@ import { AuditHistory, describeActor } from './AuditHistory.tsx';
 import { SafetyBadge, StatusBadge, VendorStateBadge } from './Badge.tsx';
 import { ClicksChart } from './ClicksChart.tsx';
 import { DisplayUrl } from './DisplayUrl.tsx';
+import { ClicksCsvLinks } from './ExportLinks.tsx';
 import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
-import { getLinkFieldLabels, getRedirectOptions } from './link_fields.ts';
+import { getLinkFieldLabels, getRedirectOptions, vendorName } from './link_fields.ts';
+import { UtmFields, UtmParams } from './UtmFields.tsx';
+import { VendorComparison } from './VendorComparison.tsx';
 
 export const STATS_RANGES = [7, 30, 90] as const;
 
 const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
-
-/** A vendor's name for people ("bitly" → "Bitly"). */
-export function vendorName(i18n: Pick<I18n, 't'>, name: string): string {
-  return name === 'bitly' || name === 'inhouse' ? i18n.t(`vendor.${name}`) : name;
-}
 
 /** "FR" → "France (FR)"; null → "Unknown". */
 function countryName(i18n: I18n, code: string | null): string {
@@ -98,6 +96,8 @@ export function LinkDetailPage(props: {
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
   edit: { values: Record<string, string>; errors: Record<string, string> };
   deleteError?: string | undefined;
+  /** UTM_PARAMS, shown beside the link's own UTM fields. */
+  deploymentUtm?: string | undefined;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -199,6 +199,11 @@ export function LinkDetailPage(props: {
               <Fact label={t('detail.redirect')}>
                 {link.redirectStatus ? String(link.redirectStatus) : t('detail.deploymentDefault')}
               </Fact>
+              {link.utm && (
+                <Fact label={t('detail.utm')}>
+                  <UtmParams utm={link.utm} />
+                </Fact>
+              )}
               <Fact label={t('detail.madeBy')}>
                 {i18n.rich('detail.madeByValue', {
                   actor: <bdi dir="auto">{describeActor(i18n, creator)}</bdi>,
@@ -253,7 +258,10 @@ export function LinkDetailPage(props: {
                 <div class="stat">
                   <span class="stat-value">{i18n.number(stats.vendor.clicks)}</span>
                   <span class="stat-label">
-                    {t('detail.countedBy', { vendor: vendorName(i18n, stats.vendor.name) })}
+                    {t('detail.countedBy', {
+                      vendor: vendorName(i18n, stats.vendor.name),
+                      days: stats.vendor.comparedDays,
+                    })}
                   </span>
                 </div>
               )}
@@ -275,7 +283,10 @@ export function LinkDetailPage(props: {
                 empty={t('detail.noReferrers')}
               />
             </div>
+            <ClicksCsvLinks code={link.code} days={props.days} />
           </section>
+
+          {stats.vendor && <VendorComparison comparison={stats.vendor} />}
 
           <section class="card" aria-labelledby="edit-title" id="edit">
             <h2 id="edit-title">{t('detail.edit')}</h2>
@@ -349,6 +360,7 @@ export function LinkDetailPage(props: {
                 dir="auto"
                 hint={t('detail.tagsHint')}
               />
+              <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
               <TextField
                 name="reason"
                 label={t('detail.reasonLabel')}

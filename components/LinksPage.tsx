@@ -5,6 +5,7 @@ import { LINK_SORTS } from '../lib/links/list_links.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SafetyBadge, StatusBadge } from './Badge.tsx';
 import { DisplayUrl } from './DisplayUrl.tsx';
+import { LinksCsvButton } from './ExportLinks.tsx';
 import { Notice } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
@@ -72,9 +73,12 @@ export function LinksPage(props: {
           <h1>{t('links.title')}</h1>
           <p class="muted">{t('links.lead')}</p>
         </div>
-        <a class="btn btn-primary" href="/ui/links/new">
-          <span aria-hidden="true">+</span> {t('links.new')}
-        </a>
+        <div class="header-actions">
+          <LinksCsvButton filters={{ ...filters }} />
+          <a class="btn btn-primary" href="/ui/links/new">
+            <span aria-hidden="true">+</span> {t('links.new')}
+          </a>
+        </div>
       </div>
 
       {props.notice && <Notice tone="good" title={props.notice} />}

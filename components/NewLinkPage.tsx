@@ -7,14 +7,17 @@ import { CsrfField, ErrorSummary, SelectField, TextField } from './Field.tsx';
 import { useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
 import { getLinkFieldLabels, getRedirectOptions } from './link_fields.ts';
+import { UtmFields } from './UtmFields.tsx';
 
-/** The create form: URL and alias checked as you type; title, tags, expiry, fallback; errors next to fields. */
+/** The create form: URL and alias checked as you type; title, tags, expiry, fallback; UTM and redirect type under Advanced; errors next to fields. */
 export function NewLinkPage(props: {
   session: UiSession;
   values: Record<string, string>;
   errors: Record<string, string>;
   shortBase: string;
   timeZone: string;
+  /** UTM_PARAMS, shown beside the link's own UTM fields. */
+  deploymentUtm?: string | undefined;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -104,8 +107,12 @@ export function NewLinkPage(props: {
             />
           </div>
         </fieldset>
-        <details class="advanced" open={Boolean(errors.redirectStatus)}>
+        <details
+          class="advanced"
+          open={Boolean(errors.redirectStatus || errors.utmCampaign || errors.utmSource || errors.utmMedium)}
+        >
           <summary>{t('new.advanced')}</summary>
+          <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
           <SelectField
             name="redirectStatus"
             label={labels.redirectStatus!}

@@ -17,7 +17,7 @@ import { CsrfField, Notice, SelectField, TextField } from './Field.tsx';
 import { FrontChangeSteps, stepName } from './FrontChangeSteps.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
-import { vendorName } from './LinkDetailPage.tsx';
+import { vendorName } from './link_fields.ts';
 
 const RUN_TONE: Record<OpsRunRow['status'], string> = {
   running: 'neutral',

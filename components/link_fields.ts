@@ -14,6 +14,11 @@ export function getLinkFieldLabels(i18n: Pick<I18n, 't'>): Record<string, string
     status: t('field.status'),
     reason: t('field.reason'),
     form: t('field.form'),
+    utm: t('field.utm'),
+    // The parameter's name is an argument: it stays as written, isolated in a right-to-left sentence.
+    utmCampaign: t('field.utmCampaign', { param: 'utm_campaign' }),
+    utmSource: t('field.utmSource', { param: 'utm_source' }),
+    utmMedium: t('field.utmMedium', { param: 'utm_medium' }),
   };
 }
 
@@ -27,4 +32,9 @@ export function getRedirectOptions(i18n: Pick<I18n, 't'>): { value: string; labe
     { value: '307', label: t('redirect.307') },
     { value: '308', label: t('redirect.308') },
   ];
+}
+
+/** A vendor's name for people ("bitly" → "Bitly"). */
+export function vendorName(i18n: Pick<I18n, 't'>, name: string): string {
+  return name === 'bitly' || name === 'inhouse' ? i18n.t(`vendor.${name}`) : name;
 }

@@ -3,6 +3,7 @@ import { requestId } from 'hono/request-id';
 import { AppError, NotFoundError } from '../lib/shared/errors.ts';
 import { problemResponse } from '../lib/shared/problem.ts';
 import { createBlocklistRoutes } from './api/blocklist.ts';
+import { createExportRoutes } from './api/exports.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createKeysRoutes } from './api/keys.ts';
 import { createLinksRoutes } from './api/links.ts';
@@ -12,6 +13,7 @@ import { createRetargetRoutes } from './api/retargets.ts';
 import { createSafetyRoutes } from './api/safety.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
+import { createProbeRoutes } from './probes.ts';
 import { createRedirectRoutes } from './redirect.tsx';
 import { createReportRoutes } from './report.tsx';
 import { createStaticRoutes, type StaticFile } from './static.ts';
@@ -23,6 +25,8 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   const routing = deps.hostRouting;
 
   app.use(requestId({ limitLength: 100 }));
+  // Probes answer before the access log and request metrics (an orchestrator asks every few seconds), on every host.
+  app.route('/', createProbeRoutes(deps));
 
   // Access log and request metrics for everything but redirects (counted by outcome instead).
   app.use(async (c, next) => {
@@ -76,6 +80,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/keys', createKeysRoutes(deps));
   app.route('/api/v1/retargets', createRetargetRoutes(deps));
   app.route('/api/v1', createOpenApiRoutes(deps));
+  app.route('/api/v1', createExportRoutes(deps));
   app.route('/ui', createUiRoutes(deps));
   if (options.staticFiles) app.route('/', createStaticRoutes(options.staticFiles));
 

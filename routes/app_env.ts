@@ -1,6 +1,8 @@
+import type { Ga4ClickFeed } from '../lib/analytics/ga4_click_feed.ts';
 import type { StoredApiKey } from '../lib/auth/api_keys.ts';
 import type { ClickRecorder } from '../lib/clicks/click_buffer.ts';
 import type { VendorClickSource } from '../lib/clicks/link_stats.ts';
+import type { DrainState } from '../lib/health/drain_state.ts';
 import type { TargetPolicy } from '../lib/links/target_policy.ts';
 import type { RedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
 import type { HostRouting } from '../lib/redirect/host_routing.ts';
@@ -39,6 +41,8 @@ export interface WebDeps {
   servingStore?: ServingStore;
   /** The click buffer: redirects record into it, it writes click_counts in batches (flushed in close()). */
   clicks: ClickRecorder;
+  /** GA4 forwarding of written clicks (GA4_MEASUREMENT_ID + GA4_API_SECRET); absent when off. */
+  ga4?: Ga4ClickFeed;
   workflows: WorkflowGateway;
   /** Operations workflows: re-scans (and, with issue 6 phase 2, reconciliation and failover). */
   ops: OpsGateway;
@@ -47,7 +51,7 @@ export interface WebDeps {
   safety: SafetyScanner;
   /** Limits on link creation and login (Redis-backed when REDIS_URL is set). */
   rateLimits: RateLimits;
-  /** Clicks a vendor counted for a link (e.g. Bitly), shown beside ours in stats; absent: none. */
+  /** A vendor's stored per-day counts of a link (Bitly, pulled on a schedule), shown beside ours in stats. */
   vendorClicks?: VendorClickSource;
   /** Adoption workflows: backfill runs, WordPress reconciliation, mass retargets (issue 15). */
   adoption: AdoptionGateway;
@@ -55,4 +59,6 @@ export interface WebDeps {
   getWebhookSecret(): Promise<string>;
   /** Stops background work and closes connections (not the sql pool, which the caller owns). */
   close(): Promise<void>;
+  /** Set on SIGTERM before anything stops: /readyz then answers 503 (draining) while requests still flow. */
+  drain?: DrainState;
 }

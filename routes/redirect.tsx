@@ -18,15 +18,21 @@ export const redirectPages: RedirectPages = {
 export function createRedirectRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
   app.on(['GET', 'HEAD'], '/:code', async (c) => {
-    const url = c.req.url;
-    const queryAt = url.indexOf('?');
-    const answer = await deps.redirects.answer({
-      method: c.req.method,
-      code: c.req.param('code'),
-      query: queryAt < 0 ? '' : url.slice(queryAt + 1),
-      header: (name) => c.req.header(name),
-    });
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    // lifeline_redirect_duration_seconds from here (the route reached) to the Response built, errors included.
+    const started = performance.now();
+    try {
+      const url = c.req.url;
+      const queryAt = url.indexOf('?');
+      const answer = await deps.redirects.answer({
+        method: c.req.method,
+        code: c.req.param('code'),
+        query: queryAt < 0 ? '' : url.slice(queryAt + 1),
+        header: (name) => c.req.header(name),
+      });
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    } finally {
+      deps.metrics.redirectDuration.observeMs(performance.now() - started);
+    }
   });
   return app;
 }

@@ -29,16 +29,21 @@ async function toStaticFile(body: Uint8Array, type: string): Promise<StaticFile>
 
 /**
  * Reads static/ into memory once (a few small files): the same on Node and Deno, no disk on requests.
- * The islands bundle is built fresh from islands/ when esbuild can run (a prebuilt one is the fallback).
+ * With `bundleIslands` (Node) the islands bundle is built fresh from islands/ when esbuild can run; otherwise
+ * (Deno, which may not run esbuild's binary) the checked-in static/islands.js is served as it is
+ * (`npm run build:islands` writes it; tests/scripts/build_islands.test.ts fails when it is stale).
  */
-export async function loadStaticFiles(dir = STATIC_DIR): Promise<Map<string, StaticFile>> {
+export async function loadStaticFiles(
+  dir = STATIC_DIR,
+  options: { bundleIslands?: boolean } = {},
+): Promise<Map<string, StaticFile>> {
   const files = new Map<string, StaticFile>();
   for (const name of await readdir(dir)) {
     const type = TYPES[extname(name)];
     if (!type) continue;
     files.set(name, await toStaticFile(new Uint8Array(await readFile(join(dir, name))), type));
   }
-  const islands = await buildIslandsBundle();
+  const islands = options.bundleIslands === false ? null : await buildIslandsBundle();
   if (islands) files.set('islands.js', await toStaticFile(islands, TYPES['.js']!));
   return files;
 }

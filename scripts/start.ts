@@ -5,11 +5,16 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { prepareDatabase } from '../boot/prepare_database.ts';
-import { onShutdownSignal } from '../boot/shutdown.ts';
+import { onShutdownSignal, startDraining } from '../boot/shutdown.ts';
+import {
+  ignoredByEmbeddedTemporal,
+  loadEmbeddedTemporalConnection,
+  loadTemporalConnectionOrExit,
+  usesExternalTemporal,
+} from '../boot/temporal_connection.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createMetrics } from '../lib/shared/metrics.ts';
@@ -19,7 +24,11 @@ import { createApp } from '../routes/app.ts';
 import { loadStaticFiles } from '../routes/static.ts';
 import { serveNode } from '../server/node_server.ts';
 import { createWebDeps } from '../server/web_deps.ts';
-import { createLifelineWorker, installTemporalRuntime } from '../workers/create_worker.ts';
+import {
+  connectWorkerToTemporal,
+  createLifelineWorker,
+  installTemporalRuntime,
+} from '../workers/create_worker.ts';
 import { createWorkerDeps } from '../workers/worker_deps.ts';
 import { EMBEDDED_URL_FILE } from './cli_database.ts';
 import { type DevServer, startDevServer } from './dev_server.ts';
@@ -51,9 +60,21 @@ process.on('exit', () => {
 });
 
 async function main() {
-  let temporalAddress = config.temporal.address;
+  // An external Temporal only when the environment names one (TEMPORAL_ADDRESS, TEMPORAL_PROFILE or
+  // TEMPORAL_CONFIG_FILE); otherwise the embedded dev server (boot/temporal_connection.ts says why).
+  let temporal = usesExternalTemporal(config)
+    ? loadTemporalConnectionOrExit(config, process.env, logger)
+    : undefined;
   let temporalUiUrl = config.temporal.uiUrl;
-  if (!temporalAddress) {
+  if (temporal) {
+    const { address, namespace, tls, apiKey } = temporal.connection.summary;
+    say(
+      `Temporal: ${address}, namespace ${namespace}, TLS ${tls}${apiKey ? ', API key' : ''} (no embedded dev server).`,
+    );
+  } else {
+    const ignored = ignoredByEmbeddedTemporal(config);
+    if (ignored.length > 0)
+      say(`Ignoring ${ignored.join(', ')}: without TEMPORAL_ADDRESS the embedded dev server is used.`);
     const cli = await ensureTemporalCli(say);
     say(`Starting the Temporal dev server (state in ${DATA_DIR}/temporal.sqlite)...`);
     devServer = await startDevServer({
@@ -64,9 +85,10 @@ async function main() {
       pidFile: join(DATA_DIR, 'temporal.pid'),
       log: say,
     });
-    temporalAddress = devServer.address;
+    temporal = loadEmbeddedTemporalConnection(config, devServer.address, logger);
     temporalUiUrl ??= `http://127.0.0.1:${TEMPORAL_UI_PORT}`;
   }
+  const temporalConfig = temporal.config;
 
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -85,7 +107,7 @@ async function main() {
   const generated = await prepareDatabase(config, databaseUrl, sql, logger);
 
   installTemporalRuntime(logger);
-  const connection = await NativeConnection.connect({ address: temporalAddress });
+  const connection = await connectWorkerToTemporal(temporal.connection);
   // Worker and web share this process and one resolver: a refresh drops the LRU entry directly. The bus
   // still tells other instances on the same database or Redis (none with embedded PGlite: local only).
   const metrics = createMetrics({ defaults: true });
@@ -99,17 +121,18 @@ async function main() {
   });
   const worker = await createLifelineWorker({
     connection,
-    namespace: config.temporal.namespace,
+    namespace: temporalConfig.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
   });
   const workerRun = worker.run();
   await ensureSchedules(
-    new Client({ connection, namespace: config.temporal.namespace }),
+    new Client({ connection, namespace: temporalConfig.temporal.namespace }),
     {
       taskQueue: config.temporal.taskQueue,
       rescanInterval: config.safety.rescanInterval,
       reconcileInterval: config.lifecycle.reconcileInterval,
+      bitlyClicks: config.bitlyClicks,
       escrowInterval: config.escrow.interval,
       snapshotInterval: config.snapshot.interval,
     },
@@ -117,11 +140,17 @@ async function main() {
   );
 
   const effective = {
-    ...config,
+    ...temporalConfig,
     databaseUrl,
-    temporal: { ...config.temporal, address: temporalAddress, uiUrl: temporalUiUrl },
+    temporal: { ...temporalConfig.temporal, uiUrl: temporalUiUrl },
   };
-  const deps = await createWebDeps(effective, { sql, logger, metrics, resolver });
+  const deps = await createWebDeps(effective, {
+    sql,
+    logger,
+    metrics,
+    resolver,
+    temporalConnection: temporal.connection,
+  });
   const app = createApp(deps, { staticFiles: await loadStaticFiles() });
   const server = await serveNode(app.fetch, { port: config.port, host: config.host, fastPath: deps });
 
@@ -145,6 +174,8 @@ async function main() {
   process.stderr.write(`${lines.join('\n')}\n`);
 
   onShutdownSignal(async () => {
+    // One machine, no load balancer to wait for: readiness turns 503 and the server closes at once.
+    await startDraining(deps.drain, 0, say);
     await server.close(5_000);
     say('web stopped accepting; draining the worker...');
     await deps.close();

@@ -262,8 +262,8 @@ export async function buildTemporalCli(
 }
 
 /**
- * Finds the CLI, else builds it with Go, else downloads the release archive (checksum-verified); throws a
- * message naming every way out when none of them works.
+ * Finds the CLI, else builds it with Go, else (no Go, or the build failed: no Go module proxy) downloads the
+ * release archive (checksum-verified); throws a message naming every way out when none of them works.
  */
 export async function ensureTemporalCli(
   log: (msg: string) => void,
@@ -275,16 +275,27 @@ export async function ensureTemporalCli(
     return found.path;
   }
   const go = findGo(options);
-  if (go) return buildTemporalCli(go, log, options);
-  log('No Temporal CLI and no Go toolchain found; downloading the CLI release instead.');
+  let goFailure: string | undefined;
+  if (go) {
+    try {
+      return await buildTemporalCli(go, log, options);
+    } catch (error) {
+      goFailure = error instanceof Error ? error.message : String(error);
+      log(`Building the Temporal CLI with Go failed (${goFailure}); downloading the CLI release instead.`);
+    }
+  } else {
+    log('No Temporal CLI and no Go toolchain found; downloading the CLI release instead.');
+  }
   try {
     return await downloadTemporalCli(log, options);
   } catch (error) {
     if (!(error instanceof TemporalCliDownloadUnavailable)) throw error;
+    const tried = goFailure
+      ? `building it with Go failed (${goFailure}), and the download failed`
+      : 'no Go toolchain to build it, and the download failed';
     throw new Error(
-      'No Temporal CLI found (TEMPORAL_CLI, .tools/bin/temporal, PATH), no Go toolchain to build it, and the ' +
-        `download failed: ${error.message}.\nEither:\n` +
-        `  - install Go >= 1.25 (then this builds temporal v${TEMPORAL_CLI_VERSION} from the Go module proxy), or\n` +
+      `No Temporal CLI found (TEMPORAL_CLI, .tools/bin/temporal, PATH), ${tried}: ${error.message}.\nEither:\n` +
+        `  - install Go >= 1.25 and let it reach the Go module proxy (then this builds temporal v${TEMPORAL_CLI_VERSION}), or\n` +
         `  - let this machine reach ${TEMPORAL_CLI_DOWNLOAD_BASE_URL}, or set TEMPORAL_CLI_DOWNLOAD_BASE_URL to a ` +
         `mirror holding temporal_cli_${TEMPORAL_CLI_VERSION}_<os>_<arch>.tar.gz, or\n` +
         `  - put a temporal v${TEMPORAL_CLI_VERSION} binary at .tools/bin/temporal (or name it in TEMPORAL_CLI), or\n` +

@@ -5,7 +5,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { userInfo } from 'node:os';
 
-/** Debian packages the suite uses: Chromium (browser tests), wrk (benchmarks), WordPress and PHP (e2e). */
+/**
+ * Debian packages the suite uses: Chromium (browser tests), wrk (benchmarks), WordPress and PHP (e2e),
+ * Prometheus (promtool checks the alert rules; a real server scrapes Lifeline), nginx with its stream module
+ * (the mTLS proxy in front of the Temporal dev server). The same list as .ci/run's.
+ */
 export const APT_PACKAGES = [
   'chromium',
   'wrk',
@@ -16,6 +20,9 @@ export const APT_PACKAGES = [
   'php-curl',
   'php-xml',
   'php-mbstring',
+  'prometheus',
+  'nginx-light',
+  'libnginx-mod-stream',
   // An Arabic UI font, so the browser tests' screenshots of the Arabic UI show real letter forms.
   'fonts-noto-ui-core',
 ];
@@ -71,6 +78,16 @@ export function ensureAptPackages(packages: string[], log: (msg: string) => void
     stdio: ['ignore', 'ignore', 'inherit'],
     env,
   });
+  // Where nothing stops packages from starting services, Prometheus (:9090) and nginx (:80) just did; the tests
+  // run their own, so stop those (as .ci/run does).
+  for (const service of ['prometheus', 'nginx']) {
+    if (!missing.includes(service === 'nginx' ? 'nginx-light' : service)) continue;
+    const init = `/etc/init.d/${service}`;
+    if (existsSync(init) && spawnSync(init, ['status'], { stdio: 'ignore' }).status === 0) {
+      log(`stopping the ${service} service the package started`);
+      spawnSync(init, ['stop'], { stdio: 'ignore' });
+    }
+  }
   return [];
 }
 

@@ -7,6 +7,7 @@ import type { RedirectAnswer, RedirectAnswerer, RedirectRequest } from '../lib/r
 import type { HostRouting } from '../lib/redirect/host_routing.ts';
 import { AppError } from '../lib/shared/errors.ts';
 import type { Logger } from '../lib/shared/logger.ts';
+import type { BucketedHistogram, Metrics } from '../lib/shared/metrics.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../lib/shared/problem.ts';
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -18,12 +19,19 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** What the Node fast path needs: the deployment's redirect answerer, its host routing, a logger for surprises. */
+/**
+ * What the Node fast path needs: the deployment's redirect answerer, its host routing, a logger for surprises,
+ * and where answer durations are counted (lifeline_redirect_duration_seconds).
+ */
 export interface FastPathDeps {
   redirects: RedirectAnswerer;
   hostRouting: HostRouting;
   logger: Pick<Logger, 'error'>;
+  metrics?: Pick<Metrics, 'redirectDuration'>;
 }
+
+/** Where a fast-path answer's duration goes: counted in the histogram's array (no prom-client call). */
+type Timing = { histogram: BucketedHistogram | undefined; started: number };
 
 /**
  * The single path segment of a short-host request the fast path may answer, or null to leave it to Hono:
@@ -103,7 +111,10 @@ export function createNodeListener(
   if (!fastPath) return hono;
   const routing = fastPath.hostRouting;
   const answerer = fastPath.redirects;
+  const histogram = fastPath.metrics?.redirectDuration;
   return (incoming, outgoing) => {
+    // The request's arrival (its headers parsed): the start of lifeline_redirect_duration_seconds.
+    const started = performance.now();
     const method = incoming.method;
     const target =
       (method === 'GET' || method === 'HEAD') && incoming.url !== undefined
@@ -117,7 +128,10 @@ export function createNodeListener(
       hono(incoming, outgoing);
       return;
     }
-    answerFast(fastPath, answerer, incoming, outgoing, method, target.code, target.query);
+    answerFast(fastPath, answerer, incoming, outgoing, method, target.code, target.query, {
+      histogram,
+      started,
+    });
   };
 }
 
@@ -188,22 +202,23 @@ function answerFast(
   method: 'GET' | 'HEAD',
   code: string,
   query: string,
+  timing: Timing,
 ): void {
   const request = new NodeRedirectRequest(method, code, query, incoming.rawHeaders);
   let answer: RedirectAnswer | undefined;
   try {
     answer = answerer.answerPeeked(request);
   } catch (error) {
-    failFast(deps, outgoing, error, code, method);
+    failFast(deps, outgoing, error, code, method, timing);
     return;
   }
   if (answer !== undefined) {
-    writeOrDestroy(deps, outgoing, answer, code, method);
+    writeOrDestroy(deps, outgoing, answer, code, method, timing);
     return;
   }
   answerer.answer(request).then(
-    (resolved) => writeOrDestroy(deps, outgoing, resolved, code, method),
-    (error: unknown) => failFast(deps, outgoing, error, code, method),
+    (resolved) => writeOrDestroy(deps, outgoing, resolved, code, method, timing),
+    (error: unknown) => failFast(deps, outgoing, error, code, method, timing),
   );
 }
 
@@ -214,6 +229,7 @@ function writeOrDestroy(
   answer: RedirectAnswer,
   code: string,
   method: string,
+  timing: Timing,
 ): void {
   try {
     writeAnswer(outgoing, answer, method);
@@ -221,6 +237,7 @@ function writeOrDestroy(
     deps.logger.error({ err: error, path: `/${code}` }, 'could not write the answer');
     outgoing.destroy();
   }
+  timing.histogram?.observeMs(performance.now() - timing.started);
 }
 
 /** An unexpected failure while answering: logged (unless an AppError) and answered as problem+json. */
@@ -230,18 +247,21 @@ function failFast(
   error: unknown,
   code: string,
   method: string,
+  timing: Timing,
 ): void {
   if (!(error instanceof AppError)) deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
   if (outgoing.headersSent) {
     outgoing.destroy();
-    return;
+  } else {
+    try {
+      writeProblem(outgoing, error, `/${code}`, method);
+    } catch (writeError) {
+      deps.logger.error({ err: writeError, path: `/${code}` }, 'could not write the answer');
+      outgoing.destroy();
+    }
   }
-  try {
-    writeProblem(outgoing, error, `/${code}`, method);
-  } catch (writeError) {
-    deps.logger.error({ err: writeError, path: `/${code}` }, 'could not write the answer');
-    outgoing.destroy();
-  }
+  // A 503 (Postgres and the caches could not answer) counts too: it is the latency a reader saw.
+  timing.histogram?.observeMs(performance.now() - timing.started);
 }
 
 /**

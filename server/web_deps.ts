@@ -1,5 +1,8 @@
+import { createConfiguredGa4Feed } from '../lib/analytics/ga4_click_feed.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
+import { createStoredVendorClicks } from '../lib/clicks/vendor_clicks.ts';
+import { createDrainState } from '../lib/health/drain_state.ts';
 import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
 import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
@@ -15,6 +18,7 @@ import { createRateLimits } from '../lib/shared/rate_limits.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
 import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
+import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
 import type { TemporalClient } from '../lib/temporal/temporal_client.ts';
 import { createUnavailableAdoptionGateway } from '../lib/temporal/unavailable_adoption_gateway.ts';
@@ -41,6 +45,11 @@ export async function createWebDeps(
     safety?: SafetyScanner;
     /** A resolver shared with a worker in the same process (the caller closes it); default: built here. */
     resolver?: LayeredResolver;
+    /**
+     * How to reach Temporal (boot/temporal_connection.ts); default: from `config.temporal.settings` alone (no
+     * profile file, no TEMPORAL_GRPC_META_* headers), as in-process tests configure it.
+     */
+    temporalConnection?: TemporalConnectionOptions;
   },
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
@@ -60,10 +69,11 @@ export async function createWebDeps(
       const { createWorkflowGateway } = await import('../lib/temporal/workflow_gateway.ts');
       const { createOpsGateway } = await import('../lib/temporal/ops_gateway.ts');
       const { createAdoptionGateway } = await import('../lib/temporal/adoption_gateway.ts');
-      temporal = createTemporalClient({
-        address: config.temporal.address ?? '127.0.0.1:7233',
-        namespace: config.temporal.namespace,
-      });
+      const { loadTemporalConnectionOptions } = await import('../lib/temporal/connection_options.ts');
+      const options =
+        base.temporalConnection ??
+        loadTemporalConnectionOptions({ settings: config.temporal.settings, env: {} });
+      temporal = createTemporalClient({ connection: options.client, namespace: options.namespace });
       const seam = { temporal, taskQueue: config.temporal.taskQueue, logger: base.logger };
       workflows ??= createWorkflowGateway(seam);
       ops ??= createOpsGateway(seam);
@@ -82,12 +92,15 @@ export async function createWebDeps(
   const clicksSql = config.databaseUrl
     ? createSql({ url: config.databaseUrl, max: 1, prepare: false, applicationName: 'lifeline-clicks' })
     : undefined;
+  // GA4 (when configured) is fed from the click buffer's written batches, never from the redirect itself.
+  const ga4 = createConfiguredGa4Feed(config, { resolver, metrics, logger: base.logger });
   const clicks = createClickBuffer({
     sql: clicksSql ?? base.sql,
     metrics,
     logger: base.logger,
     flushIntervalMs: config.clicks.flushIntervalMs,
     maxKeys: config.clicks.maxKeys,
+    ...(ga4 ? { onWritten: (rows) => ga4.written(rows) } : {}),
   });
   return rewireWebDeps({
     config,
@@ -97,12 +110,16 @@ export async function createWebDeps(
     resolver,
     servingStore: resolver.store,
     clicks,
+    ...(ga4 ? { ga4 } : {}),
     workflows,
     ops,
     adoption,
     targetPolicy: createTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
+    drain: createDrainState(),
+    // Bitly's per-day counts as the scheduled pull stored them: a stats request never calls Bitly.
+    vendorClicks: createStoredVendorClicks(base.sql),
     async getWebhookSecret() {
       webhookSecret ??= (await getSetting<string>(base.sql, WEBHOOK_SECRET_SETTING)) ?? undefined;
       if (!webhookSecret) throw new UnavailableError('No webhook secret is configured yet.', 30);
@@ -110,6 +127,8 @@ export async function createWebDeps(
     },
     async close() {
       await clicks.close();
+      // After the buffer's last flush, so the clicks it wrote still go out (what cannot is counted).
+      await ga4?.close();
       await clicksSql?.end({ timeout: 5 });
       await drainBackgroundSyncs(workflows);
       await workflows.close();

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import {
   DefaultLogger,
   type LogLevel,
-  type NativeConnection,
+  NativeConnection,
   Runtime,
   Worker,
   type WorkflowBundleOption,
@@ -10,6 +10,7 @@ import {
 import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
 import type { Logger } from '../lib/shared/logger.ts';
+import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -17,14 +18,24 @@ let runtimeInstalled = false;
 
 /**
  * Installs the Temporal Runtime once per process, logging through our pino logger and with signal handling
- * left to our entry points (they stop the web tier first, then drain the worker).
+ * left to our entry points (they stop the web tier first, then drain the worker). With `metricsAddress`, the
+ * SDK's worker and workflow metrics (`temporal_*`) are served in Prometheus text at http://<address>/metrics,
+ * durations in seconds (`temporal_activity_execution_latency_bucket{le="0.5"}`); workers/main.ts binds it to
+ * loopback and serves it on the worker's health port.
  */
-export function installTemporalRuntime(logger: Logger): void {
+export function installTemporalRuntime(logger: Logger, options: { metricsAddress?: string } = {}): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (logger.level === 'debug' || logger.level === 'trace' ? 'DEBUG' : 'WARN') as LogLevel;
   Runtime.install({
     shutdownSignals: [],
+    ...(options.metricsAddress
+      ? {
+          telemetryOptions: {
+            metrics: { prometheus: { bindAddress: options.metricsAddress, useSecondsForDurations: true } },
+          },
+        }
+      : {}),
     logger: new DefaultLogger(level, (entry) => {
       const { error, ...rest } = (entry.meta ?? {}) as Record<string, unknown>;
       const meta = { ...rest, ...(error ? { err: error } : {}), temporal: true };
@@ -33,6 +44,23 @@ export function installTemporalRuntime(logger: Logger): void {
       else logger.debug(meta, entry.message);
     }),
   });
+}
+
+/**
+ * The worker's connection to Temporal with the process's settings (address, TLS / mTLS, API key, metadata).
+ * A failure names the address and the TLS mode, never a secret.
+ */
+export async function connectWorkerToTemporal(options: TemporalConnectionOptions): Promise<NativeConnection> {
+  try {
+    return await NativeConnection.connect(options.worker);
+  } catch (error) {
+    const { address, tls, apiKey } = options.summary;
+    throw new Error(
+      `The worker cannot connect to Temporal at ${address} (tls: ${tls}${apiKey ? ', API key set' : ''}): ` +
+        `${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
 }
 
 export interface CreateWorkerOptions {
@@ -60,4 +88,11 @@ export async function createLifelineWorker(options: CreateWorkerOptions): Promis
     shutdownGraceTime: '20s',
     shutdownForceTime: '60s',
   });
+}
+
+/** The worker's state for the readiness check: its run state and whether both pollers poll (lower case). */
+export function describeWorkerStatus(worker: Worker): { state: string; pollers: string } {
+  const status = worker.getStatus();
+  const notPolling = [status.workflowPollerState, status.activityPollerState].find((s) => s !== 'POLLING');
+  return { state: worker.getState().toLowerCase(), pollers: (notPolling ?? 'POLLING').toLowerCase() };
 }

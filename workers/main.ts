@@ -1,35 +1,75 @@
 // Worker entry (Node only: the Temporal worker needs native modules). Wiring only.
 
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
+import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { createDrainState } from '../lib/health/drain_state.ts';
+import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createLogger } from '../lib/shared/logger.ts';
+import { createProcessMetrics } from '../lib/shared/metrics.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
-import { createLifelineWorker, installTemporalRuntime } from './create_worker.ts';
+import {
+  connectWorkerToTemporal,
+  createLifelineWorker,
+  describeWorkerStatus,
+  installTemporalRuntime,
+} from './create_worker.ts';
+import { findFreeLoopbackPort, startWorkerHealthServer } from './health_server.ts';
 import { createWorkerDeps } from './worker_deps.ts';
 
-const config = loadConfigOrExit(process.env);
+const parsed = loadConfigOrExit(process.env);
 const databaseUrl = requireSetting(
-  config.databaseUrl,
+  parsed.databaseUrl,
   'DATABASE_URL',
   'for `npm run worker` (only `npm start` embeds one)',
 );
-const logger = createLogger({ level: config.logLevel, name: 'lifeline-worker' });
+const logger = createLogger({ level: parsed.logLevel, name: 'lifeline-worker' });
+// Where Temporal is and how to reach it (TLS, mTLS, API key, profile file); bad settings stop here, named.
+const temporal = loadTemporalConnectionOrExit(parsed, process.env, logger);
+const config = temporal.config;
 // A database outage must not kill the process through a postgres.js fault (boot/driver_faults.ts).
 guardKnownDriverFaults(logger);
-installTemporalRuntime(logger);
+// The SDK's metrics exporter listens on loopback only; the health port below serves them with ours.
+const sdkMetricsAddress = `127.0.0.1:${await findFreeLoopbackPort()}`;
+installTemporalRuntime(logger, { metricsAddress: sdkMetricsAddress });
 const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-worker' });
+const drain = createDrainState();
+let worker: Worker | undefined;
+let ping: () => Promise<unknown> = () => Promise.reject(new Error('not connected to Temporal yet'));
+// Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
+const health = await startWorkerHealthServer({
+  host: config.workerHealth.host,
+  port: config.workerHealth.port,
+  registry: createProcessMetrics(),
+  sdkMetricsAddress,
+  logger,
+  readiness: () =>
+    checkWorkerReadiness({
+      sql,
+      drain,
+      workerStatus: () => (worker ? describeWorkerStatus(worker) : undefined),
+      pingTemporal: () => ping(),
+    }),
+});
+logger.info(
+  { port: health.port, paths: ['/livez', '/readyz', '/metrics'] },
+  'worker health and metrics listening',
+);
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
-const address = config.temporal.address ?? '127.0.0.1:7233';
-const connection = await NativeConnection.connect({ address });
+const connection = await connectWorkerToTemporal(temporal.connection).catch((error: Error) => {
+  logger.fatal({ err: error.cause ?? error }, error.message);
+  process.exit(1);
+});
+ping = () => connection.withDeadline(Date.now() + 1_000, () => connection.workflowService.getSystemInfo({}));
 // No cache here: the worker's refreshes write the serving store and announce changes to the web instances.
 const resolver = createConfiguredResolver(config, { sql, logger, role: 'worker' });
-const worker = await createLifelineWorker({
+worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
@@ -41,21 +81,28 @@ await ensureSchedules(
     taskQueue: config.temporal.taskQueue,
     rescanInterval: config.safety.rescanInterval,
     reconcileInterval: config.lifecycle.reconcileInterval,
+    bitlyClicks: config.bitlyClicks,
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
   },
   logger,
 );
-logger.info({ address, taskQueue: config.temporal.taskQueue }, 'worker running');
+logger.info(
+  { address: temporal.connection.summary.address, taskQueue: config.temporal.taskQueue },
+  'worker running',
+);
 const running = worker.run();
 
 onShutdownSignal(
   async () => {
-    worker.shutdown();
+    // /readyz answers 503 (draining) from now on; /livez and /metrics keep answering until the very end.
+    drain.startDraining();
+    worker?.shutdown();
     await running;
     await resolver.close();
     await connection.close();
     await sql.end({ timeout: 5 });
+    await health.close();
   },
   (msg) => logger.info(msg),
 );

@@ -5,6 +5,7 @@
 // Plain data and Temporal definitions only: no I/O, no Node built-ins (it runs in the workflow sandbox too).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { PullCounts } from '../lib/analytics/pull_bitly_clicks.ts';
 import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.ts';
 import type { Front } from '../lib/failover/active_front.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
@@ -27,6 +28,7 @@ export const WORKFLOW_TYPES = {
   rescanLinks: 'rescanLinksWorkflow',
   reconcileLinks: 'reconcileLinksWorkflow',
   changeFront: 'changeFrontWorkflow',
+  pullBitlyClicks: 'pullBitlyClicksWorkflow',
   backfillPosts: 'backfillPostsWorkflow',
   reconcileWordPress: 'reconcileWordPressWorkflow',
   retargetLinks: 'retargetLinksWorkflow',
@@ -76,6 +78,11 @@ export function getReconcileScheduleId(taskQueue: string): string {
  */
 export function getManualReconcileWorkflowId(taskQueue: string): string {
   return `reconcile:manual:${taskQueue}`;
+}
+
+/** The Temporal Schedule that pulls Bitly's per-day click counts (BITLY_CLICKS_INTERVAL); one per task queue. */
+export function getBitlyClicksScheduleId(taskQueue: string): string {
+  return `bitly-clicks:${taskQueue}`;
 }
 
 // ------------------------------------------------------------------------------- search attributes
@@ -275,6 +282,38 @@ export interface FrontChangeStatus {
 export const dnsChangedSignal = defineSignal<[{ by: string }]>('dnsChanged');
 /** Query name on the wire: where the run stands, for the API and the UI's button. */
 export const frontChangeStatusQuery = defineQuery<FrontChangeStatus>('frontChangeStatus');
+
+// ------------------------------------------------------------------------------- Bitly's click counts
+
+export type PullBitlyClicksTotals = PullCounts & {
+  /** Activity calls made (across continue-as-new). */
+  calls: number;
+  /** Times Bitly rate-limited the run, and the time spent waiting for it. */
+  waits: number;
+  waitedMs: number;
+};
+
+export interface PullBitlyClicksInput {
+  /** Why: `schedule`, `manual` (logs and the report). */
+  reason?: string;
+  /** Days per link, ending today (UTC): BITLY_CLICKS_DAYS. */
+  days?: number;
+  /** Links per activity call. */
+  linksPerCall?: number;
+  /** Activity calls before continuing as new. */
+  callsPerRun?: number;
+  // Carried across continue-as-new:
+  startedAtMs?: number;
+  cursor?: string;
+  totals?: PullBitlyClicksTotals;
+}
+
+/** What a run reports (its result in Temporal UI, and a log line). */
+export type PullBitlyClicksReport = PullBitlyClicksTotals & {
+  /** Set when the run stopped before the last link: `quota`, `refused` or `disabled`. */
+  stopped?: string;
+  durationMs: number;
+};
 
 // ------------------------------------------------------------------------------- archive backfill (one per run)
 

@@ -5,6 +5,7 @@ export { changeFrontWorkflow } from './change_front.ts';
 export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';
 export { expireLinkWorkflow } from './expire_link.ts';
 export { publishPostWorkflow } from './publish_post.ts';
+export { pullBitlyClicksWorkflow } from './pull_bitly_clicks.ts';
 export { reconcileLinksWorkflow } from './reconcile_links.ts';
 export { reconcileWordPressWorkflow } from './reconcile_wordpress.ts';
 export { rescanLinksWorkflow } from './rescan_links.ts';

@@ -33,8 +33,8 @@ export async function readOurCounters(server: BenchServer): Promise<OurCounters>
     lookups: readCounter(body, 'lifeline_link_lookups_total', ['layer', 'result']),
     redirects: readCounter(body, 'lifeline_redirects_total', ['outcome']),
     clicksDropped: readCounter(body, 'lifeline_clicks_dropped_total', [])[''] ?? 0,
-    heapUsedMiB: mib('lifeline_nodejs_heap_size_used_bytes'),
-    heapTotalMiB: mib('lifeline_nodejs_heap_size_total_bytes'),
+    heapUsedMiB: mib('nodejs_heap_size_used_bytes'),
+    heapTotalMiB: mib('nodejs_heap_size_total_bytes'),
   };
 }
 

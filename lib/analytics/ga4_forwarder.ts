@@ -85,6 +85,12 @@ export interface Ga4Forwarder {
    * or QR click, the queue is full (counted), or the forwarder is closed (counted).
    */
   record(click: ForwardedClick): boolean;
+  /**
+   * `record` for `count` clicks alike (an aggregate of the click pipeline): each becomes its own event, so GA4's
+   * event count is our click count. Returns how many were queued; the rest are counted as dropped_full (or
+   * dropped_closed). O(count), bounded by the queue's room.
+   */
+  recordMany(click: ForwardedClick, count: number): number;
   /** Sends what is queued now; resolves when done (a transient failure keeps the batch for the next flush). */
   flush(): Promise<void>;
   /** Stops the timer, flushes once more, and counts what is still unsent as dropped_closed. */
@@ -289,6 +295,26 @@ export function createGa4Forwarder(options: Ga4ForwarderOptions): Ga4Forwarder {
       } catch {
         return false;
       }
+    },
+    recordMany(click, clicks) {
+      const n = Math.max(0, Math.trunc(clicks));
+      if (n === 0) return 0;
+      if (click.kind !== 'human' && !(includeQr && click.kind === 'qr')) return 0;
+      if (closed) {
+        count('dropped_closed', n);
+        return 0;
+      }
+      const room = Math.max(0, Math.min(n, maxQueue - queue.length));
+      // The same object n times: the queue holds references, and events are built when a batch is sent.
+      for (let i = 0; i < room; i++) queue.push(click);
+      stats.queued += room;
+      unreported.queued += room;
+      if (n > room) {
+        stats.dropped_full += n - room;
+        unreported.dropped_full += n - room;
+      }
+      if (queue.length >= flushAtEvents && !running) void flush();
+      return room;
     },
     flush,
     async close() {

@@ -64,6 +64,12 @@ export interface ClickBufferOptions {
   maxKeys: number;
   /** Rows per upsert statement (default CLICK_FLUSH_BATCH_ROWS). */
   batchRows?: number;
+  /**
+   * Told of every batch once it is known written to click_counts (a retried batch once, when its retry lands),
+   * so a consumer such as GA4 forwarding (lib/analytics) sees each click exactly once, off the redirect path.
+   * Called synchronously between flush statements: it must only hand the rows on, never wait or throw.
+   */
+  onWritten?: (rows: readonly ClickCountRow[]) => void;
 }
 
 /**
@@ -204,9 +210,19 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
   }
 
+  function written(rows: readonly ClickCountRow[]): void {
+    if (!options.onWritten) return;
+    try {
+      options.onWritten(rows);
+    } catch (err) {
+      options.logger.error({ err }, 'a consumer of written clicks failed; the clicks are stored regardless');
+    }
+  }
+
   async function writeOut(): Promise<void> {
     if (retry) {
       if (!(await write(retry.id, retry.rows))) return;
+      written(retry.rows);
       retry = null;
     }
     const rows = takeAll();
@@ -219,6 +235,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
         for (const row of rows.slice(i + batchRows)) merge(row);
         return;
       }
+      written(batch);
     }
   }
 

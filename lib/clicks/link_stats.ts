@@ -39,6 +39,31 @@ const dayCountSchema = z.object({
   previews: z.number().int(),
 });
 
+/** Ours beside the vendor's, for the same UTC days. */
+export const vendorComparisonSchema = z.object({
+  name: z.string().describe('the vendor: bitly'),
+  clicks: z
+    .number()
+    .int()
+    .describe('the vendor’s clicks on the compared days (the days within the window it reported on)'),
+  fetchedAt: z.string().nullable().describe('when the vendor’s numbers were last pulled; null: not yet'),
+  comparedDays: z.number().int().describe('days within the window with the vendor’s numbers'),
+  ourClicks: z.number().int().describe('our people’s clicks (humanClicks + qrScans) on those same days'),
+  difference: z.number().int().describe('ourClicks − clicks'),
+  activeFront: z.object({ active: z.string(), since: z.string().nullable() }),
+  byDay: z.array(
+    z.object({
+      day: z.iso.date(),
+      ourClicks: z.number().int(),
+      vendorClicks: z.number().int().nullable().describe('null: not pulled for this day'),
+      difference: z.number().int().nullable(),
+      front: z
+        .enum(['inhouse', 'bitly', 'switched'])
+        .describe('who answered the short domain that day (switched: both, a failover or failback day)'),
+    }),
+  ),
+});
+
 /** The stats of one link (API.md), with per-day breakdowns by kind for charts. */
 export const linkStatsSchema = z.object({
   code: z.string(),
@@ -52,15 +77,29 @@ export const linkStatsSchema = z.object({
   byDay: z.array(dayCountSchema),
   byCountry: z.array(z.object({ country: z.string().nullable(), clicks: z.number().int() })),
   byReferrer: z.array(z.object({ host: z.string().nullable(), clicks: z.number().int() })),
-  vendor: z.object({ name: z.string(), clicks: z.number().int() }).optional(),
+  vendor: vendorComparisonSchema
+    .optional()
+    .describe('the vendor’s own counts for the same days (present when the vendor holds the link)'),
 });
 export type LinkStats = z.infer<typeof linkStatsSchema>;
+export type VendorComparison = z.infer<typeof vendorComparisonSchema>;
 
-/** Clicks a vendor (e.g. Bitly) counted for a link over a window; null when it offers none. */
+/** A vendor's own per-day counts for a link over a window (read from our store); null when it has none. */
+export interface VendorDailyClicks {
+  name: string;
+  /** When the vendor's numbers were last pulled; null: never yet. */
+  fetchedAt: Date | null;
+  /** The days the vendor reported within the window (UTC days), oldest first; a day absent was not pulled. */
+  days: { day: string; clicks: number }[];
+  /** The active front: who answered the short domain, and the switches up to the window's end. */
+  fronts: { active: string; since: string | null; switches: { at: Date; front: string }[] };
+}
+
+/** Where a vendor's per-day counts for a link come from (lib/clicks/vendor_clicks.ts reads the stored pull). */
 export type VendorClickSource = (
   code: string,
   range: { from: Date; to: Date },
-) => Promise<{ name: string; clicks: number } | null>;
+) => Promise<VendorDailyClicks | null>;
 
 /** The window [from, to) a query asks for: default the last 30 days, at most 366 days. */
 export function resolveStatsRange(query: LinkStatsQuery, now = new Date()): { from: Date; to: Date } {
@@ -85,7 +124,7 @@ export async function getLinkStats(
   vendorClicks?: VendorClickSource,
 ): Promise<LinkStats> {
   const { from, to } = range;
-  const [daily, countries, referrers, vendor] = await Promise.all([
+  const [daily, countries, referrers, vendorDays] = await Promise.all([
     listDailyClicks(db, code, from, to),
     listTopCountries(db, code, READER_KINDS, from, to, STATS_TOP_LIMIT),
     listTopReferrers(db, code, READER_KINDS, from, to, STATS_TOP_LIMIT),
@@ -125,6 +164,71 @@ export async function getLinkStats(
     byDay: [...days.values()],
     byCountry: countries.map((c) => ({ country: c.key || null, clicks: c.clicks })),
     byReferrer: referrers.map((r) => ({ host: r.key || null, clicks: r.clicks })),
-    ...(vendor ? { vendor } : {}),
+    ...(vendorDays ? { vendor: compareWithVendor([...days.values()], vendorDays) } : {}),
+  };
+}
+
+/** The front that answered each day: the last switch before the day, or `switched` when one fell within it. */
+function frontsByDay(
+  days: string[],
+  fronts: VendorDailyClicks['fronts'],
+): Map<string, 'inhouse' | 'bitly' | 'switched'> {
+  const out = new Map<string, 'inhouse' | 'bitly' | 'switched'>();
+  const switches = [...fronts.switches].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const asFront = (f: string) => (f === 'bitly' ? 'bitly' : 'inhouse') as 'inhouse' | 'bitly';
+  let i = 0;
+  // Lifeline starts in-house until a failback says otherwise (lib/failover/active_front.ts).
+  let current: 'inhouse' | 'bitly' = 'inhouse';
+  for (const day of days) {
+    const start = Date.parse(`${day}T00:00:00Z`);
+    const end = start + DAY_MS;
+    while (i < switches.length && switches[i]!.at.getTime() < start) current = asFront(switches[i++]!.front);
+    let switched = false;
+    while (i < switches.length && switches[i]!.at.getTime() < end) {
+      switched = true;
+      current = asFront(switches[i++]!.front);
+    }
+    out.set(day, switched ? 'switched' : current);
+  }
+  return out;
+}
+
+/** Our people's clicks beside the vendor's, day by day, over the days the vendor reported on. */
+export function compareWithVendor(
+  ours: { day: string; clicks: number }[],
+  vendor: VendorDailyClicks,
+): VendorComparison {
+  const theirs = new Map(vendor.days.map((d) => [d.day, d.clicks]));
+  const fronts = frontsByDay(
+    ours.map((d) => d.day),
+    vendor.fronts,
+  );
+  let clicks = 0;
+  let ourClicks = 0;
+  let comparedDays = 0;
+  const byDay = ours.map((d) => {
+    const vendorClicks = theirs.get(d.day) ?? null;
+    if (vendorClicks !== null) {
+      clicks += vendorClicks;
+      ourClicks += d.clicks;
+      comparedDays++;
+    }
+    return {
+      day: d.day,
+      ourClicks: d.clicks,
+      vendorClicks,
+      difference: vendorClicks === null ? null : d.clicks - vendorClicks,
+      front: fronts.get(d.day)!,
+    };
+  });
+  return {
+    name: vendor.name,
+    clicks,
+    fetchedAt: vendor.fetchedAt?.toISOString() ?? null,
+    comparedDays,
+    ourClicks,
+    difference: ourClicks - clicks,
+    activeFront: { active: vendor.fronts.active, since: vendor.fronts.since },
+    byDay,
   };
 }

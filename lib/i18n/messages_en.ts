@@ -78,6 +78,10 @@ export const en = {
   'field.sort': 'Sort',
   'field.cursor': 'Page',
   'field.limit': 'Page size',
+  'field.utm': 'Campaign tracking (UTM)',
+  'field.utmCampaign': 'Campaign ({param})',
+  'field.utmSource': 'Source ({param})',
+  'field.utmMedium': 'Medium ({param})',
 
   // Statuses, verdicts, origins, vendors
   'status.pending': 'Pending',
@@ -174,6 +178,12 @@ export const en = {
   'new.advanced': 'Advanced',
   'new.create': 'Create short link',
   'new.cancel': 'Cancel',
+
+  // Campaign tracking (UTM) on the new-link and edit forms
+  'utm.hint':
+    'Added to the destination when a reader follows the link, so analytics (GA4) can tell where readers came from. A parameter already in the destination URL is never replaced.',
+  'utm.deploymentAdds': 'This deployment also adds {params}; the values here win over it.',
+  'utm.campaignExample': 'election-night',
   'redirect.default': 'Default of this deployment',
   'redirect.301': '301 — permanent (cached by browsers)',
   'redirect.302': '302 — temporary',
@@ -195,6 +205,7 @@ export const en = {
   'detail.expiredPage': '“Link expired” page',
   'detail.redirect': 'Redirect',
   'detail.deploymentDefault': 'Deployment default',
+  'detail.utm': 'Campaign tracking',
   'detail.madeBy': 'Made by',
   'detail.madeByValue': '{actor} · {origin}',
   'detail.article': 'Article',
@@ -207,7 +218,7 @@ export const en = {
   'detail.byQr': 'of them by QR',
   'detail.previews': 'Link previews',
   'detail.bots': 'Bots',
-  'detail.countedBy': 'Counted by {vendor}',
+  'detail.countedBy': 'Counted by {vendor} ({days, plural, one {# day} other {# days}})',
   'detail.topCountries': 'Top countries',
   'detail.noCountries': 'No country data yet.',
   'detail.topReferrers': 'Top referrers',
@@ -294,6 +305,91 @@ export const en = {
   'chart.showNumbers': 'Show the numbers',
   'chart.day': 'Day',
   'chart.previewsShort': 'Previews',
+  'chart.descVendor': '{vendor} counted {clicks} on the days it reported.',
+  'chart.barVendor': '{day}: {people} people, {previews} previews, {bots} bots; {vendor}: {vendorClicks}',
+  'chart.barVendorMissing': '{day}: {people} people, {previews} previews, {bots} bots; {vendor}: not pulled',
+  'chart.vendorSeries': '{vendor} per day',
+  'chart.vendorLegend': '{vendor} (its own count)',
+
+  // Ours beside the vendor's own count (the link's page)
+  'comparison.title': 'Ours and {vendor}’s, day by day',
+  'comparison.asOf': '{vendor}’s numbers as of {time}, pulled on a schedule.',
+  'comparison.notPulled':
+    '{vendor}’s numbers have not been pulled yet; they appear after the next scheduled pull.',
+  'comparison.basis':
+    'Both sides count whole UTC days. Ours counts people only (human clicks and QR scans), not bots, link previews or HEAD requests.',
+  'comparison.oursPeople': 'Ours (people)',
+  'comparison.differenceLabel': 'Difference (ours − {vendor})',
+  'comparison.daysCompared': 'Days compared',
+  'comparison.frontNow': 'Answering the short domain now: {front}.',
+  'comparison.frontNowSince': 'Answering the short domain now: {front} (since {since}).',
+  'comparison.frontNote':
+    'Readers reach whichever front the short domain points at; the other one never sees those clicks.',
+  'comparison.front.inhouse': 'Lifeline',
+  'comparison.front.switched': 'Both (switched)',
+  'comparison.caption': 'Clicks per day, ours and {vendor}’s, newest first',
+  'comparison.col.day': 'Day (UTC)',
+  'comparison.col.front': 'Answered by',
+  'comparison.col.ours': 'Ours',
+  'comparison.col.difference': 'Difference',
+  'comparison.why': 'Why the numbers differ',
+  'comparison.cause.front.title': 'Which front answered.',
+  'comparison.cause.front.text':
+    'Only one of us answers the short domain at a time: while {vendor} does, readers go to {vendor} and never reach us, and the other way round. On a day marked “{switched}” (a failover or failback), each side counted only its part.',
+  'comparison.cause.bots.title': 'Bots and link previews.',
+  'comparison.cause.bots.text':
+    'We count Slack, X, WhatsApp and other preview fetchers and known bots separately and leave them out of “ours”; {vendor} applies its own filtering, which is not the same list.',
+  'comparison.cause.head.title': 'HEAD requests.',
+  'comparison.cause.head.text': 'Link checkers often ask with HEAD; we never count those as clicks.',
+  'comparison.cause.cached.title': 'Browser-cached 301s.',
+  'comparison.cause.cached.text':
+    'A browser that followed a permanent (301) redirect may go straight to the article next time without asking either of us, so neither counts it.',
+  'comparison.cause.domain.title': 'Links through {vendor}’s own domain.',
+  'comparison.cause.domain.text':
+    'If a copy of the link was shared under {vendor}’s domain ({domain}), those clicks only ever reach {vendor}.',
+  'comparison.cause.zones.title': 'Time zones and late data.',
+  'comparison.cause.zones.text':
+    'Both columns here are UTC days; {vendor}’s own dashboard may show days in your account’s time zone, and its count for today keeps growing until the next pull.',
+
+  // CSV downloads
+  'export.links': 'Download CSV',
+  'export.linksTitle':
+    'Every link matching these filters, as CSV (opens in Excel, Numbers, LibreOffice, Google Sheets)',
+  'export.clicks': '{days, plural, one {Download this day as CSV:} other {Download these # days as CSV:}}',
+  'export.byDay': 'by day',
+  'export.byCountry': 'by country',
+  'export.byReferrer': 'by referrer',
+
+  // The CSV downloads' columns and words (the UI's; the API's stay English, lib/links/export_links.ts)
+  'csv.links.code': 'Code',
+  'csv.links.shortUrl': 'Short URL',
+  'csv.links.url': 'Destination URL',
+  'csv.links.title': 'Title',
+  'csv.links.status': 'Status',
+  'csv.links.safety': 'Safety',
+  'csv.links.origin': 'Made in',
+  'csv.links.site': 'Site',
+  'csv.links.postId': 'Post ID',
+  'csv.links.tags': 'Tags',
+  'csv.links.utmCampaign': 'UTM campaign',
+  'csv.links.utmSource': 'UTM source',
+  'csv.links.utmMedium': 'UTM medium',
+  'csv.links.expires': 'Expires ({zone})',
+  'csv.links.created': 'Created ({zone})',
+  'csv.links.updated': 'Last changed ({zone})',
+  'csv.links.bitly': 'Bitly copy',
+  'csv.clicks.day': 'Day (UTC)',
+  'csv.clicks.people': 'People',
+  'csv.clicks.qr': 'of which QR scans',
+  'csv.clicks.previews': 'Link previews',
+  'csv.clicks.bots': 'Bots and HEAD requests',
+  'csv.clicks.difference': 'Difference (ours − {vendor})',
+  'csv.clicks.front': 'Answered by',
+  'csv.clicks.frontSwitched': 'Both (switched that day)',
+  'csv.clicks.countryCode': 'Country code',
+  'csv.clicks.country': 'Country',
+  'csv.clicks.referrer': 'Referrer host',
+  'csv.clicks.direct': '(direct or hidden)',
 
   // Settings
   'settings.title': 'Settings',
@@ -579,6 +675,7 @@ export const en = {
   'problem.maxChars': 'must be at most {max} characters',
   'problem.minChars': 'must be at least {min} characters',
   'problem.oneLine': 'must be one line without control characters',
+  'problem.noControls': 'must not contain control characters',
   'problem.noBidiControls':
     'must not contain bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069)',
   'problem.validUnicode': 'must be valid Unicode text',

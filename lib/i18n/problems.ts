@@ -23,6 +23,7 @@ export const PROBLEM_PATTERNS: ProblemPattern[] = [
   { re: /^must be at most (\d+) characters$/, key: 'problem.maxChars', args: ['max'] },
   { re: /^must be at least (\d+) characters$/, key: 'problem.minChars', args: ['min'] },
   { re: /^must be one line without control characters$/, key: 'problem.oneLine' },
+  { re: /^must not contain control characters$/, key: 'problem.noControls' },
   { re: /^must not contain bidirectional formatting characters/, key: 'problem.noBidiControls' },
   { re: /^must be valid Unicode text$/, key: 'problem.validUnicode' },
   { re: /^must not contain spaces or commas$/, key: 'problem.noSpacesOrCommas' },

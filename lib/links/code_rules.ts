@@ -13,6 +13,8 @@ export const RESERVED_CODES: ReadonlySet<string> = new Set([
   'api',
   'ui',
   'healthz',
+  'livez',
+  'readyz',
   'metrics',
   'static',
   'assets',

@@ -94,6 +94,9 @@ export async function createLink(
       expiredUrl: input.expiredUrl ?? null,
       redirectStatus: input.redirectStatus ?? null,
       tags: [...new Set(input.tags ?? [])],
+      utmCampaign: input.utm?.campaign ?? null,
+      utmSource: input.utm?.source ?? null,
+      utmMedium: input.utm?.medium ?? null,
       dedupeKey,
       ...safety,
     }));
@@ -107,6 +110,7 @@ export async function createLink(
         origin: link.origin,
         safety: link.safety,
         ...(link.title !== null ? { title: link.title } : {}),
+        ...(input.utm && Object.keys(input.utm).length > 0 ? { utm: input.utm } : {}),
       },
       ...(link.safetyReason ? { reason: `safety ${link.safety}: ${link.safetyReason}` } : {}),
     });

@@ -271,6 +271,9 @@ function toNewLink(p: Pending, creator: Creator): NewLink {
     expiredUrl: p.input.expiredUrl ?? null,
     redirectStatus: p.input.redirectStatus ?? null,
     tags: [...new Set(p.input.tags ?? [])],
+    utmCampaign: p.input.utm?.campaign ?? null,
+    utmSource: p.input.utm?.source ?? null,
+    utmMedium: p.input.utm?.medium ?? null,
     dedupeKey: p.dedupeKey,
     ...p.safety,
   };

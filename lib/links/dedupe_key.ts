@@ -3,13 +3,14 @@ import type { CreateLinkInput } from './link.ts';
 
 /**
  * The key that makes "same owner, same url, same options" one link: a SHA-256 over a canonical JSON of the
- * url and every option (tags sorted). A title counts as an option when there is one (asking again with
- * another headline makes another link rather than dropping the headline); links without a title keep the
- * keys they always had. Aliased creations never dedupe, so they have no key.
+ * url and every option (tags sorted). A title and per-link UTM values count as options when there are any
+ * (asking again with another headline or campaign makes another link rather than dropping it); they are
+ * appended only when set, so links without them keep the keys they always had. Aliased creations never
+ * dedupe, so they have no key.
  */
 export async function getDedupeKey(input: CreateLinkInput): Promise<string | null> {
   if (input.alias !== undefined) return null;
-  const canonical = JSON.stringify([
+  const parts: unknown[] = [
     input.url,
     input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
     input.expiredUrl ?? null,
@@ -17,7 +18,12 @@ export async function getDedupeKey(input: CreateLinkInput): Promise<string | nul
     [...new Set(input.tags ?? [])].sort(),
     input.site ?? null,
     input.postId ?? null,
-    ...(input.title !== undefined ? [input.title] : []),
-  ]);
-  return sha256Hex(canonical);
+  ];
+  // The title is a bare string and UTM a tagged array, so the two can never be mistaken for each other.
+  if (input.title !== undefined) parts.push(input.title);
+  const utm = input.utm;
+  if (utm && (utm.campaign || utm.source || utm.medium)) {
+    parts.push(['utm', utm.campaign ?? null, utm.source ?? null, utm.medium ?? null]);
+  }
+  return sha256Hex(JSON.stringify(parts));
 }

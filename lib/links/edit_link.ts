@@ -32,11 +32,25 @@ export interface EditLinkResult {
 
 type Snapshot = Record<string, unknown>;
 
+/** UTM values as the audit log and the dedupe key hold them: set keys only, null when none is set. */
+function compactUtm(utm: {
+  campaign: string | null;
+  source: string | null;
+  medium: string | null;
+}): { campaign?: string; source?: string; medium?: string } | null {
+  const out = Object.fromEntries(Object.entries(utm).filter(([, v]) => v !== null)) as {
+    campaign?: string;
+    source?: string;
+    medium?: string;
+  };
+  return Object.keys(out).length > 0 ? out : null;
+}
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
 
 /**
- * Applies an edit (retarget, title, expiry, fallback, redirect status, tags, status active|gone) in one transaction
+ * Applies an edit (retarget, title, expiry, fallback, redirect status, tags, UTM, status active|gone) in one transaction
  * with its audit entry (actor, before, after, reason), then tells the sync workflow so caches, the serving
  * store, vendors and the expiry timer follow. `expectedVersion` (If-Match) refuses to overwrite someone
  * else's newer edit.
@@ -132,6 +146,22 @@ export async function editLink(
         after.tags = tags;
       }
     }
+    let utm = { campaign: row.utmCampaign, source: row.utmSource, medium: row.utmMedium };
+    if (input.utm !== undefined) {
+      // A merge patch: a value sets, null clears, an absent key stays; `utm: null` clears all three.
+      const patch = input.utm;
+      const pick = (key: 'campaign' | 'source' | 'medium') =>
+        patch === null ? null : patch[key] === undefined ? utm[key] : (patch[key] ?? null);
+      const next = { campaign: pick('campaign'), source: pick('source'), medium: pick('medium') };
+      if (next.campaign !== utm.campaign || next.source !== utm.source || next.medium !== utm.medium) {
+        changes.utmCampaign = next.campaign;
+        changes.utmSource = next.source;
+        changes.utmMedium = next.medium;
+        before.utm = compactUtm(utm);
+        after.utm = compactUtm(next);
+        utm = next;
+      }
+    }
     // Moving the expiry of an expired link into the future (or clearing it) brings the link back.
     let status = input.status;
     if (status === undefined && row.status === 'expired' && changes.expiresAt !== undefined)
@@ -165,6 +195,7 @@ export async function editLink(
       const redirectStatus =
         changes.redirectStatus !== undefined ? changes.redirectStatus : row.redirectStatus;
       const title = changes.title !== undefined ? changes.title : row.title;
+      const ownUtm = compactUtm(utm);
       changes.dedupeKey = await getDedupeKey({
         url: changes.targetUrl ?? row.targetUrl,
         ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
@@ -173,6 +204,7 @@ export async function editLink(
         tags: changes.tags ?? row.tags,
         ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
         ...(title !== null ? { title } : {}),
+        ...(ownUtm ? { utm: ownUtm } : {}),
       });
     }
     const link = await updateLink(tx, code, changes);

@@ -107,6 +107,38 @@ export const titleSchema = z
   .normalize('NFC')
   .describe(`A headline for people, 1–${TITLE_MAX_CHARS} characters on one line`);
 
+/** Longest per-link UTM value: GA4 keeps at most 100 characters of a parameter value. */
+export const UTM_VALUE_MAX_LENGTH = 100;
+
+/** One per-link UTM value (any script: it is percent-encoded into the Location). */
+export const utmValueSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(UTM_VALUE_MAX_LENGTH, `must be at most ${UTM_VALUE_MAX_LENGTH} characters`)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/, 'must not contain control characters');
+
+/**
+ * A link's own UTM parameters, appended to its Location as utm_campaign, utm_source and utm_medium. They win
+ * over the deployment's UTM_PARAMS for the same key; a key the target URL already carries is never replaced.
+ */
+export const utmSchema = z.strictObject({
+  campaign: utmValueSchema.optional(),
+  source: utmValueSchema.optional(),
+  medium: utmValueSchema.optional(),
+});
+export type LinkUtm = z.infer<typeof utmSchema>;
+
+/** PATCH's `utm`: a merge patch (a value sets, null clears, an absent key is left alone; `utm: null` clears all). */
+export const utmPatchSchema = z
+  .strictObject({
+    campaign: utmValueSchema.nullable().optional(),
+    source: utmValueSchema.nullable().optional(),
+    medium: utmValueSchema.nullable().optional(),
+  })
+  .nullable();
+
 /** Every field a caller may set on a link, unrefined (so variants can .pick/.partial/.extend it). */
 export const linkFieldsSchema = z.strictObject({
   url: targetUrlSchema,
@@ -118,6 +150,7 @@ export const linkFieldsSchema = z.strictObject({
   site: siteSchema.optional(),
   postId: postIdSchema.optional(),
   title: titleSchema.optional(),
+  utm: utmSchema.optional(),
 });
 
 /** POST /api/v1/links body. Unknown fields are rejected so typos never pass silently. */
@@ -143,6 +176,7 @@ export const updateLinkInputSchema = linkFieldsSchema
     expiredUrl: targetUrlSchema.nullable().optional(),
     redirectStatus: linkFieldsSchema.shape.redirectStatus.unwrap().nullable().optional(),
     status: z.enum(EDITABLE_STATUSES).optional(),
+    utm: utmPatchSchema.optional(),
     reason: z.string().trim().max(500, 'must be at most 500 characters').optional(),
   })
   .refine((v) => Object.keys(v).some((k) => k !== 'reason'), {
@@ -169,6 +203,10 @@ export const linkSchema = z.object({
   expiresAt: z.string().optional(),
   expiredUrl: z.string().optional(),
   redirectStatus: z.number().optional(),
+  utm: z
+    .object({ campaign: z.string().optional(), source: z.string().optional(), medium: z.string().optional() })
+    .optional()
+    .describe('the link’s own UTM values (absent: none); they win over the deployment’s UTM_PARAMS'),
   createdAt: z.string(),
   updatedAt: z.string(),
   vendors: z.array(
@@ -184,6 +222,7 @@ export type Link = z.infer<typeof linkSchema>;
 
 /** Projects a stored row (and its vendor replicas) to the API shape. */
 export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRow[] = []): Link {
+  const utm = toLinkUtm(row);
   return {
     code: row.code,
     shortUrl: `${shortBaseUrl}/${row.code}`,
@@ -200,6 +239,7 @@ export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRo
     ...(row.expiresAt ? { expiresAt: row.expiresAt.toISOString() } : {}),
     ...(row.expiredUrl ? { expiredUrl: row.expiredUrl } : {}),
     ...(row.redirectStatus ? { redirectStatus: row.redirectStatus } : {}),
+    ...(utm ? { utm } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     vendors: vendors.map((v) => ({
@@ -208,5 +248,17 @@ export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRo
       ...(v.syncedAt ? { syncedAt: v.syncedAt.toISOString() } : {}),
       ...(v.lastError ? { error: v.lastError } : {}),
     })),
+  };
+}
+
+/** The link's own UTM values as the API shows them, or undefined when it has none. */
+export function toLinkUtm(
+  row: Pick<LinkRow, 'utmCampaign' | 'utmSource' | 'utmMedium'>,
+): LinkUtm | undefined {
+  if (!row.utmCampaign && !row.utmSource && !row.utmMedium) return undefined;
+  return {
+    ...(row.utmCampaign ? { campaign: row.utmCampaign } : {}),
+    ...(row.utmSource ? { source: row.utmSource } : {}),
+    ...(row.utmMedium ? { medium: row.utmMedium } : {}),
   };
 }

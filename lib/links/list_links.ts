@@ -98,9 +98,9 @@ function decodeCursor(cursor: string, sort: LinkSort): LinkListPosition {
   return { value: parsed.v, code: parsed.c, direction: parsed.d === 'a' ? 'after' : 'before' };
 }
 
-/** One page of links matching the query, with cursors both ways and each link's vendor replicas. */
-export async function listLinkPage(db: Db, query: LinkListQuery): Promise<LinkPage> {
-  const filter: LinkListFilter = {
+/** The store's filter for a list query (the API's, the UI's and the CSV export's). */
+export function toLinkListFilter(query: Omit<LinkListQuery, 'cursor' | 'limit' | 'sort'>): LinkListFilter {
+  return {
     ...(query.q ? { q: query.q } : {}),
     ...(query.status ? { status: query.status } : {}),
     ...(query.safety ? { safety: query.safety } : {}),
@@ -108,6 +108,11 @@ export async function listLinkPage(db: Db, query: LinkListQuery): Promise<LinkPa
     ...(query.tag ? { tag: query.tag } : {}),
     ...(query.site ? { site: query.site } : {}),
   };
+}
+
+/** One page of links matching the query, with cursors both ways and each link's vendor replicas. */
+export async function listLinkPage(db: Db, query: LinkListQuery): Promise<LinkPage> {
+  const filter = toLinkListFilter(query);
   const position = query.cursor ? decodeCursor(query.cursor, query.sort) : undefined;
   // One extra row tells whether another page exists in the direction of travel.
   const rows = await listLinks(db, filter, query.sort, query.limit + 1, position);

@@ -21,7 +21,10 @@ export function getServingDrift(row: LinkRow, stored: ServingRecord | null): 'mi
     stored.safety === expected.safety &&
     stored.redirectStatus === expected.redirectStatus &&
     stored.expiresAt === expected.expiresAt &&
-    stored.expiredUrl === expected.expiredUrl;
+    stored.expiredUrl === expected.expiredUrl &&
+    stored.utm?.campaign === expected.utm?.campaign &&
+    stored.utm?.source === expected.utm?.source &&
+    stored.utm?.medium === expected.utm?.medium;
   return same ? null : 'stale';
 }
 

@@ -5,7 +5,7 @@
 /** Routes only the app host serves when the short host is separate. */
 const APP_HOST_PREFIXES = ['/api/', '/ui'];
 /** Paths both hosts serve. */
-const SHARED_PATHS = ['/', '/healthz', '/metrics'];
+const SHARED_PATHS = ['/', '/healthz', '/livez', '/readyz', '/metrics'];
 
 export interface HostRouting {
   /** False when the hosts are one: every path is served. */

@@ -416,6 +416,12 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       return lru?.size ?? 0;
     },
 
+    hasLiveRecords() {
+      // values() skips expired entries (most recently used first, so a warm cache answers at the first one).
+      if (lru) for (const entry of lru.values()) if (entry !== NOT_FOUND) return true;
+      return false;
+    },
+
     async close() {
       clear();
       await bus?.close();

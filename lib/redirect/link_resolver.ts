@@ -21,6 +21,8 @@ export interface LinkResolver {
   refresh(code: string): Promise<void>;
   /** refresh() for many codes in one pass (one Postgres read, pipelined writes and announcements). */
   refreshMany?(codes: string[]): Promise<void>;
+  /** True when an in-process cache holds at least one live link record (readiness: it can serve some codes). */
+  hasLiveRecords?(): boolean;
 }
 
 /** The simplest resolver: every lookup reads Postgres. */

@@ -1,4 +1,4 @@
-import type { ServingRecord } from './serving_record.ts';
+import type { ServingRecord, ServingUtm } from './serving_record.ts';
 
 /** How this deployment answers redirects (REDIRECT_STATUS, REDIRECT_CACHE_CONTROL, UTM_PARAMS, FORWARD_QUERY_PARAMS). */
 export interface RedirectSettings {
@@ -66,7 +66,11 @@ export function decideRedirect(
     settings.forwardQueryParams && settings.forwardQueryParams.length > 0 && requestQuery !== ''
       ? forwardedQuery(requestQuery, settings.forwardQueryParams)
       : '';
-  const target = toLocation(appendUtmParams(appendUtmParams(record.url, forwarded), settings.utmParams));
+  // Precedence, first wins (nothing ever replaces a key already there): the target's own query, then
+  // forwarded request parameters, then the link's own UTM values, then the deployment's UTM_PARAMS.
+  const target = toLocation(
+    appendUtmParams(appendLinkUtm(appendUtmParams(record.url, forwarded), record.utm), settings.utmParams),
+  );
   if (record.safety === 'warn') {
     return {
       status: 200,
@@ -100,6 +104,32 @@ function maxAgeOf(cacheControl: string): number {
  */
 export function appendUtmParams(target: string, utmParams: string | undefined): string {
   if (!utmParams) return target;
+  return appendParams(target, [...new URLSearchParams(utmParams)]);
+}
+
+/** The utm_* names of a link's own values. */
+const LINK_UTM_KEYS = [
+  ['campaign', 'utm_campaign'],
+  ['source', 'utm_source'],
+  ['medium', 'utm_medium'],
+] as const;
+
+/**
+ * Appends a link's own UTM values (utm_campaign, utm_source, utm_medium) like appendUtmParams: never
+ * replacing a key the target already has, every existing byte kept.
+ */
+export function appendLinkUtm(target: string, utm: ServingUtm | undefined): string {
+  if (!utm) return target;
+  const pairs: [string, string][] = [];
+  for (const [field, key] of LINK_UTM_KEYS) {
+    const value = utm[field];
+    if (value) pairs.push([key, value]);
+  }
+  return pairs.length === 0 ? target : appendParams(target, pairs);
+}
+
+/** Appends name=value pairs (UTF-8 percent-encoded) whose name the target's query does not have yet. */
+function appendParams(target: string, params: readonly (readonly [string, string])[]): string {
   const hashAt = target.indexOf('#');
   const beforeHash = hashAt < 0 ? target : target.slice(0, hashAt);
   const fragment = hashAt < 0 ? '' : target.slice(hashAt);
@@ -117,7 +147,7 @@ export function appendUtmParams(target: string, utmParams: string | undefined): 
     }
   }
   const additions: string[] = [];
-  for (const [key, value] of new URLSearchParams(utmParams)) {
+  for (const [key, value] of params) {
     if (!present.has(key)) additions.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
   }
   if (additions.length === 0) return target;

@@ -26,17 +26,40 @@ export function servingKey(prefix: string, code: string): string {
 
 /**
  * A record as stored: `{version}|{json array}`. The version leads so the write script can compare it without
- * a JSON parser; the array (not an object) keeps a million records small.
+ * a JSON parser; the array (not an object) keeps a million records small. The link's own UTM values are a
+ * seventh element `[campaign, source, medium]` (nulls for unset), present only when the link has any: records
+ * written before it existed have six elements and still decode (no UTM of their own).
  */
 export function encodeServingRecord(record: ServingRecord): string {
-  return `${record.version}|${JSON.stringify([
+  const fields: unknown[] = [
     record.url,
     record.status,
     record.safety,
     record.redirectStatus,
     record.expiresAt,
     record.expiredUrl,
-  ])}`;
+  ];
+  if (record.utm) {
+    fields.push([record.utm.campaign ?? null, record.utm.source ?? null, record.utm.medium ?? null]);
+  }
+  return `${record.version}|${JSON.stringify(fields)}`;
+}
+
+/** The seventh element back to a record's `utm`; undefined when absent or empty, null when unreadable. */
+function decodeUtm(value: unknown): ServingRecord['utm'] | null {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length !== 3) return null;
+  const [campaign, source, medium] = value as unknown[];
+  const utm: NonNullable<ServingRecord['utm']> = {};
+  for (const [key, v] of [
+    ['campaign', campaign],
+    ['source', source],
+    ['medium', medium],
+  ] as const) {
+    if (typeof v === 'string' && v !== '') utm[key] = v;
+    else if (v !== null) return null;
+  }
+  return Object.keys(utm).length > 0 ? utm : undefined;
 }
 
 /** Decodes a stored value for `code`; null for a value this version cannot read (treated as a miss). */
@@ -51,6 +74,8 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     return null;
   }
   if (!Array.isArray(fields)) return null;
+  const utm = decodeUtm(fields[6]);
+  if (utm === null) return null;
   const parsed = servingRecordSchema.safeParse({
     code,
     url: fields[0],
@@ -59,6 +84,7 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     redirectStatus: fields[3],
     expiresAt: fields[4],
     expiredUrl: fields[5],
+    ...(utm ? { utm } : {}),
     version: Number(raw.slice(0, bar)),
   });
   return parsed.success ? parsed.data : null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refineTemporalSettings, type TemporalSettings, temporalEnvShape } from './temporal_settings.ts';
 
 /** Codes and aliases: letters, digits, '-' and '_' (Bitly's back-half rules), case-sensitive. */
 export const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -39,6 +40,14 @@ const duration = z
   .regex(/^[1-9]\d*(m|h|d)$/, 'must be a duration like 30m, 12h or 1d');
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+// true/false (also 1/0, yes/no, on/off), any case; anything else names the variable.
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => /^(true|false|1|0|yes|no|on|off)$/.test(v), 'must be true or false')
+  .transform((v) => /^(true|1|yes|on)$/.test(v));
 
 const commaList = z
   .string()
@@ -87,8 +96,8 @@ export const envSchema = z
     RESOLVER_CACHE_TTL_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
     RESOLVER_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
     SERVING_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
-    TEMPORAL_ADDRESS: optionalString,
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS / mTLS, API key, profile file (lib/shared/temporal_settings.ts).
+    ...temporalEnvShape,
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('lifeline'),
     TEMPORAL_UI_URL: optionalHttpUrl,
     BITLY_TOKEN: optionalString,
@@ -100,6 +109,12 @@ export const envSchema = z
     SAFETY_TRUSTED_HOSTS: commaList,
     SAFETY_RESCAN_INTERVAL: duration.default('12h'),
     RECONCILE_INTERVAL: duration.default('1d'),
+    BITLY_CLICKS_INTERVAL: z
+      .string()
+      .trim()
+      .regex(/^(off|[1-9]\d*(m|h|d))$/, 'must be a duration like 30m, 6h or 1d, or off')
+      .default('6h'),
+    BITLY_CLICKS_DAYS: z.coerce.number().int().min(1).max(365).default(30),
     DNS_ADAPTER_URL: optionalHttpUrl,
     DNS_ADAPTER_TOKEN: optionalString,
     FAILOVER_DNS_TTL_SECONDS: z.coerce
@@ -159,6 +174,22 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    // GA4 Measurement Protocol forwarding of clicks (lib/analytics); off unless both id and secret are set.
+    GA4_MEASUREMENT_ID: optionalString.pipe(
+      z
+        .string()
+        .regex(/^G-[A-Z0-9]{4,20}$/, 'must be a web stream measurement id like G-XXXXXXXXXX')
+        .optional(),
+    ),
+    GA4_API_SECRET: optionalString.pipe(
+      z
+        .string()
+        .regex(/^\S{1,200}$/, 'must be a Measurement Protocol API secret (no spaces)')
+        .optional(),
+    ),
+    GA4_ENDPOINT: optionalHttpUrl.transform((v) => v ?? 'https://www.google-analytics.com'),
+    GA4_INCLUDE_QR: flag.default(true),
+    GA4_QUEUE_MAX: z.coerce.number().int().min(25).max(1_000_000).default(10_000),
     WORDPRESS_REST_URLS: z
       .string()
       .optional()
@@ -234,8 +265,12 @@ export const envSchema = z
     CDN_PURGE_AWS_SECRET_ACCESS_KEY: optionalString,
     CDN_PURGE_AWS_SESSION_TOKEN: optionalString,
     CDN_PURGE_CLOUDFRONT_API_BASE_URL: optionalHttpUrl,
+    WORKER_HEALTH_PORT: port.default(9464),
+    WORKER_HEALTH_HOST: z.string().trim().min(1).default('0.0.0.0'),
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   })
   .superRefine((env, ctx) => {
+    refineTemporalSettings(env, ctx);
     if (env.UPSTASH_REDIS_REST_URL && !env.UPSTASH_REDIS_REST_TOKEN) {
       ctx.addIssue({
         code: 'custom',
@@ -255,6 +290,20 @@ export const envSchema = z
         code: 'custom',
         path: ['BITLY_GROUP_GUID'],
         message: 'is required when BITLY_TOKEN is set',
+      });
+    }
+    if (env.GA4_MEASUREMENT_ID && !env.GA4_API_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GA4_API_SECRET'],
+        message: 'is required when GA4_MEASUREMENT_ID is set',
+      });
+    }
+    if (env.GA4_API_SECRET && !env.GA4_MEASUREMENT_ID) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GA4_MEASUREMENT_ID'],
+        message: 'is required when GA4_API_SECRET is set',
       });
     }
     if (env.ADMIN_PASSWORD && !env.ADMIN_EMAIL) {
@@ -330,7 +379,18 @@ export interface Config {
    * code" answers, and how long a serving-store read may take before falling through to Postgres.
    */
   resolver: { cacheMax: number; cacheTtlMs: number; negativeTtlMs: number; servingStoreTimeoutMs: number };
-  temporal: { address: string | undefined; namespace: string; taskQueue: string; uiUrl: string | undefined };
+  /**
+   * Temporal: `address` and `namespace` as the environment gives them (TEMPORAL_ADDRESS unset: undefined); a
+   * profile file may still name others, so processes connect with what boot/temporal_connection.ts resolves
+   * from `settings` (every TEMPORAL_* variable, validated) and use its namespace.
+   */
+  temporal: {
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    uiUrl: string | undefined;
+    settings: TemporalSettings;
+  };
   bitly: { token: string; domain: string; groupGuid: string; apiBaseUrl: string } | undefined;
   safeBrowsing: { apiKey: string; apiBaseUrl: string } | undefined;
   /** Hosts exempt from the safety rules (the newsroom's own), and how often every destination is re-checked. */
@@ -343,6 +403,11 @@ export interface Config {
     /** The TTL a planned switch lowers the short domain to before switching (FAILOVER_DNS_LOWERED_TTL_SECONDS). */
     dnsLoweredTtlSeconds: number;
   };
+  /**
+   * The pull of Bitly's per-day click counts (BITLY_CLICKS_INTERVAL, BITLY_CLICKS_DAYS): undefined when Bitly is
+   * not configured or the interval is `off`.
+   */
+  bitlyClicks: { interval: string; days: number } | undefined;
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
   admin: { email: string; password: string | undefined } | undefined;
@@ -370,6 +435,20 @@ export interface Config {
     reportsPerHour: number;
   };
   logLevel: Env['LOG_LEVEL'];
+  /**
+   * GA4 Measurement Protocol forwarding of human clicks (and QR scans unless `includeQr` is false), from the
+   * click buffer's flushes; undefined when GA4_MEASUREMENT_ID and GA4_API_SECRET are not set.
+   */
+  ga4:
+    | {
+        measurementId: string;
+        apiSecret: string;
+        endpoint: string;
+        includeQr: boolean;
+        /** Clicks waiting to be sent, at most; beyond it they are dropped and counted. */
+        maxQueue: number;
+      }
+    | undefined;
   /** WORDPRESS_REST_URLS: each site's signed-listing base, overriding the restUrl its events carry. */
   wordpressRestUrls: Record<string, string>;
   /**
@@ -395,6 +474,10 @@ export interface Config {
         apiBaseUrl: string | undefined;
       }
     | undefined;
+  /** The worker's own HTTP port: /livez, /readyz and /metrics (its Node and Temporal SDK metrics). 0: any free port. */
+  workerHealth: { port: number; host: string };
+  /** After SIGTERM, how long a web instance keeps serving with /readyz at 503 before it stops accepting. */
+  shutdownDelayMs: number;
 }
 
 /** A configuration error names every offending variable; start-up stops on it. */
@@ -449,9 +532,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
+      namespace: e.TEMPORAL_NAMESPACE ?? 'default',
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiUrl: e.TEMPORAL_UI_URL,
+      settings: Object.fromEntries(
+        Object.keys(temporalEnvShape).map((name) => [name, e[name as keyof typeof temporalEnvShape]]),
+      ) as TemporalSettings,
     },
     bitly:
       e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID
@@ -472,6 +558,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       dnsTtlSeconds: e.FAILOVER_DNS_TTL_SECONDS,
       dnsLoweredTtlSeconds: e.FAILOVER_DNS_LOWERED_TTL_SECONDS,
     },
+    bitlyClicks:
+      e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID && e.BITLY_CLICKS_INTERVAL !== 'off'
+        ? { interval: e.BITLY_CLICKS_INTERVAL, days: e.BITLY_CLICKS_DAYS }
+        : undefined,
     wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     admin: e.ADMIN_EMAIL ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,
@@ -494,6 +584,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reportsPerHour: e.RATE_LIMIT_REPORTS_PER_HOUR,
     },
     logLevel: e.LOG_LEVEL,
+    ga4:
+      e.GA4_MEASUREMENT_ID && e.GA4_API_SECRET
+        ? {
+            measurementId: e.GA4_MEASUREMENT_ID,
+            apiSecret: e.GA4_API_SECRET,
+            endpoint: e.GA4_ENDPOINT,
+            includeQr: e.GA4_INCLUDE_QR,
+            maxQueue: e.GA4_QUEUE_MAX,
+          }
+        : undefined,
     wordpressRestUrls: e.WORDPRESS_REST_URLS,
     escrow: { interval: e.ESCROW_INTERVAL, dir: e.ESCROW_DIR, keep: e.ESCROW_KEEP },
     snapshot: {
@@ -503,6 +603,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       keep: e.SNAPSHOT_KEEP,
     },
     cdn: toCdnConfig(e),
+    workerHealth: { port: e.WORKER_HEALTH_PORT, host: e.WORKER_HEALTH_HOST },
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
   };
 }
 

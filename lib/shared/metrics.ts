@@ -1,4 +1,17 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  type Aggregator,
+  type CollectFunction,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricType,
+  type MetricValueWithName,
+  Registry,
+} from 'prom-client';
+
+export type { Registry };
 
 /** The Prometheus metrics of one process; each app gets its own registry so tests can run several. */
 export interface Metrics {
@@ -13,12 +26,18 @@ export interface Metrics {
   clickFlushSeconds: Histogram;
   clickBufferKeys: Gauge;
   webhooks: Counter<'event' | 'outcome'>;
+  /** lifeline_redirect_duration_seconds: every short-host answer, arrival to answer written (see `observeMs`). */
+  redirectDuration: BucketedHistogram;
+  ga4Events: Counter<'outcome'>;
 }
 
-/** Creates the metrics, with Node's default process metrics when `defaults` is set. */
+/**
+ * Creates the metrics, with Node's default process metrics when `defaults` is set — under their standard names
+ * (`process_cpu_seconds_total`, `nodejs_eventloop_lag_seconds`, …), as the usual Node.js dashboards expect.
+ */
 export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (options.defaults) collectDefaultMetrics({ register: registry, prefix: 'lifeline_' });
+  if (options.defaults) collectDefaultMetrics({ register: registry });
   return {
     registry,
     httpRequests: new Counter({
@@ -84,7 +103,121 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       labelNames: ['event', 'outcome'],
       registers: [registry],
     }),
+    redirectDuration: new BucketedHistogram({
+      name: 'lifeline_redirect_duration_seconds',
+      help:
+        'Short-host answers (GET/HEAD /{code}: every outcome, 503s included), from the request reaching the ' +
+        'server to the answer written.',
+      bucketsSeconds: REDIRECT_DURATION_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
+    ga4Events: new Counter({
+      name: 'lifeline_ga4_events_total',
+      help:
+        'Clicks forwarded to GA4 (one event each) by outcome: queued, sent, dropped_full (queue full), ' +
+        'dropped_stale (older than 72 h), dropped_invalid, dropped_rejected (4xx), dropped_closed (shutdown); ' +
+        'retried counts requests tried again.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
   };
+}
+
+/** A registry with only Node's default process metrics (the worker: its own metrics come from the Temporal SDK). */
+export function createProcessMetrics(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Upper bounds of lifeline_redirect_duration_seconds; the latency SLO counts the 0.05 bucket (50 ms). */
+export const REDIRECT_DURATION_BUCKETS_SECONDS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+] as const;
+
+/**
+ * A histogram without labels whose observations cost the hot path a few compares and an array increment: counts
+ * sit in a fixed array (one slot per bucket and one for +Inf) with a running sum, and become Prometheus's
+ * cumulative `_bucket`/`_sum`/`_count` series only when the registry is read. prom-client's own `observe` would
+ * hash a label set and walk an object per call. It is a prom-client Histogram for the registry (name, help,
+ * type), with the two read methods the registry calls answered from the array.
+ */
+export class BucketedHistogram extends Histogram {
+  /** Upper bounds in milliseconds (observations arrive as performance.now() differences). */
+  private readonly boundsMs: Float64Array;
+  private readonly bounds: readonly number[];
+  /** Per-bucket (not cumulative) counts; the last slot counts what exceeds every bound. */
+  private readonly counts: Float64Array;
+  private sumMs = 0;
+
+  constructor(options: {
+    name: string;
+    help: string;
+    bucketsSeconds: readonly number[];
+    registers: Registry[];
+  }) {
+    super({
+      name: options.name,
+      help: options.help,
+      buckets: [...options.bucketsSeconds],
+      registers: options.registers,
+    });
+    this.bounds = options.bucketsSeconds;
+    this.boundsMs = Float64Array.from(options.bucketsSeconds, (s) => s * 1000);
+    this.counts = new Float64Array(options.bucketsSeconds.length + 1);
+  }
+
+  /** Counts one observation of `ms` milliseconds. */
+  observeMs(ms: number): void {
+    const bounds = this.boundsMs;
+    let i = 0;
+    while (i < bounds.length && ms > bounds[i]!) i++;
+    this.counts[i]!++;
+    this.sumMs += ms;
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    return this.getForPromString();
+  }
+
+  /** The registry's text export reads this (prom-client's Histogram defines it too). */
+  async getForPromString(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    const name = (this as unknown as { name: string }).name;
+    const values: MetricValueWithName<string>[] = [];
+    let cumulative = 0;
+    for (let i = 0; i < this.bounds.length; i++) {
+      cumulative += this.counts[i]!;
+      values.push({ metricName: `${name}_bucket`, labels: { le: this.bounds[i]! }, value: cumulative });
+    }
+    cumulative += this.counts[this.bounds.length]!;
+    values.push(
+      { metricName: `${name}_bucket`, labels: { le: '+Inf' }, value: cumulative },
+      { metricName: `${name}_sum`, labels: {}, value: this.sumMs / 1000 },
+      { metricName: `${name}_count`, labels: {}, value: cumulative },
+    );
+    const self = this as unknown as {
+      help: string;
+      type: MetricType;
+      aggregator: Aggregator;
+      collect: CollectFunction<unknown>;
+    };
+    return {
+      name,
+      help: self.help,
+      type: self.type,
+      values,
+      aggregator: self.aggregator,
+      collect: self.collect,
+    };
+  }
+
+  /** Zeroes the counts (prom-client's reset, e.g. registry.resetMetrics()). */
+  override reset(): void {
+    // prom-client's constructor calls reset() before this class's fields exist.
+    if (this.counts === undefined) return;
+    this.counts.fill(0);
+    this.sumMs = 0;
+  }
 }
 
 /** A count kept outside prom-client for one label set of a counter: the hot path adds to `n` directly. */

@@ -28,16 +28,19 @@ export async function insertLinksWithAudit(
         ${column((l) => l.owner)}::text[], ${column((l) => l.expiresAt)}::text[], ${column((l) => l.expiredUrl)}::text[],
         ${column((l) => l.redirectStatus)}::text[], ${column((l) => JSON.stringify(l.tags ?? []))}::text[],
         ${column((l) => l.dedupeKey)}::text[], ${column((l) => l.safetyReason)}::text[],
-        ${column((l) => l.safetyCheckedAt)}::text[]
+        ${column((l) => l.safetyCheckedAt)}::text[], ${column((l) => l.utmCampaign)}::text[],
+        ${column((l) => l.utmSource)}::text[], ${column((l) => l.utmMedium)}::text[]
       ) AS t(code, target_url, status, safety, origin, site, post_id, title, owner, expires_at, expired_url,
-             redirect_status, tags, dedupe_key, safety_reason, safety_checked_at)
+             redirect_status, tags, dedupe_key, safety_reason, safety_checked_at, utm_campaign, utm_source,
+             utm_medium)
     ), inserted AS (
       INSERT INTO links (code, target_url, status, safety, origin, site, post_id, title, owner, expires_at,
-                         expired_url, redirect_status, tags, dedupe_key, safety_reason, safety_checked_at)
+                         expired_url, redirect_status, tags, dedupe_key, safety_reason, safety_checked_at,
+                         utm_campaign, utm_source, utm_medium)
       SELECT code, target_url, status, safety, origin, site, post_id::bigint, title, owner,
              expires_at::timestamptz, expired_url, redirect_status::smallint,
              ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)), dedupe_key, safety_reason,
-             safety_checked_at::timestamptz
+             safety_checked_at::timestamptz, utm_campaign, utm_source, utm_medium
       FROM input
       ON CONFLICT DO NOTHING
       RETURNING ${db.unsafe(LINK_COLUMNS)}

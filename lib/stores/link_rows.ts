@@ -28,6 +28,10 @@ export interface LinkRow {
   expiredUrl: string | null;
   redirectStatus: number | null;
   tags: string[];
+  /** Per-link UTM values appended to the Location (migrations/0040_links_utm_params.sql); null: none. */
+  utmCampaign: string | null;
+  utmSource: string | null;
+  utmMedium: string | null;
   dedupeKey: string | null;
   sourceVersion: Date | null;
   lastClickedAt: Date | null;

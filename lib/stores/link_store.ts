@@ -6,6 +6,7 @@ export const LINK_COLUMNS = `
   code, target_url AS "targetUrl", status, safety, safety_reason AS "safetyReason",
   safety_checked_at AS "safetyCheckedAt", origin, site, post_id AS "postId", title, owner,
   expires_at AS "expiresAt", expired_url AS "expiredUrl", redirect_status AS "redirectStatus", tags,
+  utm_campaign AS "utmCampaign", utm_source AS "utmSource", utm_medium AS "utmMedium",
   dedupe_key AS "dedupeKey", source_version AS "sourceVersion", last_clicked_at AS "lastClickedAt",
   deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version`;
 
@@ -52,6 +53,9 @@ export interface NewLink {
   expiredUrl?: string | null;
   redirectStatus?: number | null;
   tags?: string[];
+  utmCampaign?: string | null;
+  utmSource?: string | null;
+  utmMedium?: string | null;
   dedupeKey?: string | null;
   sourceVersion?: Date | null;
 }
@@ -63,12 +67,14 @@ export interface NewLink {
 export async function insertLink(db: Db, link: NewLink): Promise<LinkRow | null> {
   const rows = await db<LinkRow[]>`
     INSERT INTO links (code, target_url, status, safety, safety_reason, safety_checked_at, origin, site, post_id,
-                       title, owner, expires_at, expired_url, redirect_status, tags, dedupe_key, source_version)
+                       title, owner, expires_at, expired_url, redirect_status, tags, dedupe_key, source_version,
+                       utm_campaign, utm_source, utm_medium)
     VALUES (${link.code}, ${link.targetUrl}, ${link.status}, ${link.safety ?? 'unknown'},
             ${link.safetyReason ?? null}, ${link.safetyCheckedAt ?? null}, ${link.origin},
             ${link.site ?? null}, ${link.postId ?? null}, ${link.title ?? null}, ${link.owner},
             ${link.expiresAt ?? null}, ${link.expiredUrl ?? null}, ${link.redirectStatus ?? null},
-            ${db.array(link.tags ?? [])}, ${link.dedupeKey ?? null}, ${link.sourceVersion ?? null})
+            ${db.array(link.tags ?? [])}, ${link.dedupeKey ?? null}, ${link.sourceVersion ?? null},
+            ${link.utmCampaign ?? null}, ${link.utmSource ?? null}, ${link.utmMedium ?? null})
     ON CONFLICT DO NOTHING
     RETURNING ${db.unsafe(LINK_COLUMNS)}`;
   return rows[0] ?? null;
@@ -86,6 +92,9 @@ export interface LinkChanges {
   expiredUrl?: string | null;
   redirectStatus?: number | null;
   tags?: string[];
+  utmCampaign?: string | null;
+  utmSource?: string | null;
+  utmMedium?: string | null;
   sourceVersion?: Date | null;
   deletedAt?: Date | null;
   dedupeKey?: string | null;
@@ -102,6 +111,9 @@ const CHANGE_COLUMNS: Record<keyof LinkChanges, string> = {
   expiredUrl: 'expired_url',
   redirectStatus: 'redirect_status',
   tags: 'tags',
+  utmCampaign: 'utm_campaign',
+  utmSource: 'utm_source',
+  utmMedium: 'utm_medium',
   sourceVersion: 'source_version',
   deletedAt: 'deleted_at',
   dedupeKey: 'dedupe_key',

@@ -5,9 +5,10 @@
 // Environment variables win over the profile file, field by field — the SDK's and the CLI's rule, kept so that
 // `temporal workflow list` with the same environment reaches the same cluster as the worker.
 //
-// Our part is validation with clear messages (zod, below) and the checks the SDK skips: it silently drops a
-// client certificate given without its key (and would then connect without mTLS), ignores a TEMPORAL_CONFIG_FILE
-// that does not exist, and reads 'on' as false.
+// Our part is validation with clear messages (the zod shape in lib/shared/temporal_settings.ts, part of the one
+// configuration schema; re-exported here) and the checks the SDK skips: it silently drops a client certificate
+// given without its key (and would then connect without mTLS), ignores a TEMPORAL_CONFIG_FILE that does not
+// exist, and reads 'on' as false.
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from '@temporalio/client';
 import {
@@ -19,137 +20,20 @@ import {
   toClientOptions,
 } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
-import { z } from 'zod';
+import {
+  RENAMED_TEMPORAL_VARIABLES,
+  refineTemporalSettings,
+  type TemporalSettings,
+  temporalEnvShape,
+  temporalSettingsSchema,
+} from '../shared/temporal_settings.ts';
+
+// The shape lives on the ground floor (lib/shared may import nothing of lib/temporal); callers here keep their names.
+export { refineTemporalSettings, type TemporalSettings, temporalEnvShape, temporalSettingsSchema };
 
 /** Where the client and worker connect when neither the environment nor a profile names an address. */
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_TEMPORAL_NAMESPACE = 'default';
-
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => {
-    const trimmed = v?.trim();
-    return trimmed ? trimmed : undefined;
-  });
-
-// Strict where the SDK is lax: it takes only '1' and 'true' as true and everything else ('on', 'yes') as false.
-const optionalSwitch = z
-  .string()
-  .optional()
-  .transform((v) => v?.trim().toLowerCase() || undefined)
-  .pipe(z.enum(['true', 'false', '1', '0'], { message: 'must be true or false (or 1 or 0)' }).optional())
-  .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1'));
-
-const address = optionalText.refine(
-  (v) => v === undefined || /^(\[[0-9A-Fa-f:.]+\]|[^\s/:[\]]+)(:\d{1,5})?$/.test(v),
-  'must be host:port without a scheme or path, e.g. eu-west-1.aws.api.temporal.io:7233',
-);
-
-/** Names other tools use for the same thing; setting one is a mistake we name instead of ignoring it. */
-const RENAMED: Record<string, string> = {
-  TEMPORAL_TLS_CA_PATH: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-  TEMPORAL_TLS_CA: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-  TEMPORAL_TLS_CERT_PATH: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
-  TEMPORAL_TLS_CERT: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
-  TEMPORAL_TLS_KEY_PATH: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
-  TEMPORAL_TLS_KEY: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
-};
-
-const renamed = (to: string) =>
-  z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || v.trim() === '', {
-      message: `is not read: use ${to} (the name the Temporal SDK and CLI read)`,
-    });
-
-/**
- * The Temporal variables as a zod shape, to merge into the process's one environment schema (with
- * `refineTemporalSettings` in its superRefine). Values stay raw strings here: files are read by
- * `loadTemporalConnectionOptions`, which can name the path that failed.
- */
-export const temporalEnvShape = {
-  TEMPORAL_ADDRESS: address,
-  TEMPORAL_NAMESPACE: optionalText,
-  TEMPORAL_API_KEY: optionalText,
-  TEMPORAL_TLS: optionalSwitch,
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText,
-  TEMPORAL_TLS_SERVER_CA_CERT_DATA: optionalText,
-  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText,
-  TEMPORAL_TLS_CLIENT_CERT_DATA: optionalText,
-  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText,
-  TEMPORAL_TLS_CLIENT_KEY_DATA: optionalText,
-  TEMPORAL_TLS_SERVER_NAME: optionalText,
-  TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: optionalSwitch.refine((v) => v !== true, {
-    message:
-      'is not supported by the TypeScript SDK (its TLS options have no such switch); ' +
-      "set TEMPORAL_TLS_SERVER_NAME to the name in the server's certificate instead",
-  }),
-  TEMPORAL_PROFILE: optionalText,
-  TEMPORAL_CONFIG_FILE: optionalText,
-  ...Object.fromEntries(Object.entries(RENAMED).map(([from, to]) => [from, renamed(to)])),
-};
-
-/** The subset of a superRefine context this module needs (any zod object containing our shape fits). */
-export interface IssueSink {
-  addIssue(issue: { code: 'custom'; path: string[]; message: string }): void;
-}
-
-type TemporalEnv = z.infer<z.ZodObject<typeof temporalEnvShape>>;
-
-const PAIRS = [
-  ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_DATA'],
-  ['TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_DATA'],
-  ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_CLIENT_KEY_DATA'],
-] as const;
-
-/** Rules across variables: one source per file, a client certificate only with its key, no TLS material with TLS off. */
-export function refineTemporalSettings(env: TemporalEnv, ctx: IssueSink): void {
-  for (const [path, data] of PAIRS) {
-    if (env[path] && env[data]) {
-      ctx.addIssue({ code: 'custom', path: [data], message: `and ${path} are both set; set one of them` });
-    }
-  }
-  const cert = env.TEMPORAL_TLS_CLIENT_CERT_PATH ?? env.TEMPORAL_TLS_CLIENT_CERT_DATA;
-  const key = env.TEMPORAL_TLS_CLIENT_KEY_PATH ?? env.TEMPORAL_TLS_CLIENT_KEY_DATA;
-  if (cert && !key) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [
-        env.TEMPORAL_TLS_CLIENT_CERT_PATH ? 'TEMPORAL_TLS_CLIENT_CERT_PATH' : 'TEMPORAL_TLS_CLIENT_CERT_DATA',
-      ],
-      message:
-        'is set but TEMPORAL_TLS_CLIENT_KEY_PATH (or TEMPORAL_TLS_CLIENT_KEY_DATA) is not: ' +
-        'mTLS needs the client certificate and its private key',
-    });
-  }
-  if (key && !cert) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [
-        env.TEMPORAL_TLS_CLIENT_KEY_PATH ? 'TEMPORAL_TLS_CLIENT_KEY_PATH' : 'TEMPORAL_TLS_CLIENT_KEY_DATA',
-      ],
-      message:
-        'is set but TEMPORAL_TLS_CLIENT_CERT_PATH (or TEMPORAL_TLS_CLIENT_CERT_DATA) is not: ' +
-        'mTLS needs the client certificate and its private key',
-    });
-  }
-  if (env.TEMPORAL_TLS === false) {
-    const material = [...PAIRS.flat(), 'TEMPORAL_TLS_SERVER_NAME' as const].filter((name) => env[name]);
-    if (material.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['TEMPORAL_TLS'],
-        message: `is false but ${material.join(', ')} ${material.length === 1 ? 'is' : 'are'} set; drop one or the other`,
-      });
-    }
-  }
-}
-
-/** Our Temporal variables, validated: the input of `loadTemporalConnectionOptions`. */
-export const temporalSettingsSchema = z.object(temporalEnvShape).superRefine(refineTemporalSettings);
-export type TemporalSettings = z.infer<typeof temporalSettingsSchema>;
 
 /** Bad Temporal settings: names every offending variable (or profile-file key), never a secret's value. */
 export class TemporalSettingsError extends Error {
@@ -228,7 +112,7 @@ function toLoaderEnv(
       out[name] = value;
   }
   for (const [name, value] of Object.entries(settings)) {
-    if (name in RENAMED || value === undefined) continue;
+    if (name in RENAMED_TEMPORAL_VARIABLES || value === undefined) continue;
     out[name] = typeof value === 'boolean' ? String(value) : value;
   }
   return out;

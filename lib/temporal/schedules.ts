@@ -5,6 +5,7 @@ import {
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
 import {
+  getBitlyClicksScheduleId,
   getEscrowScheduleId,
   getReconcileScheduleId,
   getRescanScheduleId,
@@ -20,6 +21,11 @@ export interface ScheduleSettings {
   rescanInterval: string;
   /** RECONCILE_INTERVAL: how often Postgres, the serving store and Bitly are reconciled (e.g. `1d`). */
   reconcileInterval?: string;
+  /**
+   * BITLY_CLICKS_INTERVAL and BITLY_CLICKS_DAYS: how often Bitly's per-day click counts are pulled, and how many
+   * days back. Absent (Bitly off, or the interval `off`): the schedule is removed if an earlier start made it.
+   */
+  bitlyClicks?: { interval: string; days: number } | undefined;
   /** ESCROW_INTERVAL: how often an escrow export is written; unset: no export Schedule (an old one is removed). */
   escrowInterval?: string | undefined;
   /** SNAPSHOT_INTERVAL: how often the static snapshot is regenerated; unset: none (an old one is removed). */
@@ -61,6 +67,17 @@ export async function ensureSchedules(
       kind: 'reconcile',
       args: [{ reason: 'schedule' }],
     });
+  }
+  if (settings.bitlyClicks) {
+    specs.push({
+      scheduleId: getBitlyClicksScheduleId(settings.taskQueue),
+      every: settings.bitlyClicks.interval,
+      workflowType: WORKFLOW_TYPES.pullBitlyClicks,
+      kind: 'bitly-clicks',
+      args: [{ reason: 'schedule', days: settings.bitlyClicks.days }],
+    });
+  } else {
+    await removeSchedule(client, getBitlyClicksScheduleId(settings.taskQueue), logger);
   }
   // Off by default: a Schedule left from an earlier configuration is removed, so "unset" really means off.
   const optional = [
@@ -122,7 +139,10 @@ async function ensureSchedule(
     const current = await handle.describe();
     const every = current.spec.intervals?.[0]?.every;
     const sameInterval = every !== undefined && Number(every) === msOf(s.every);
-    if (sameInterval && current.action.taskQueue === taskQueue) return;
+    const sameArgs =
+      current.action.type === 'startWorkflow' &&
+      JSON.stringify(current.action.args) === JSON.stringify(s.args);
+    if (sameInterval && sameArgs && current.action.taskQueue === taskQueue) return;
     await handle.update((previous) => ({ ...previous, spec, action, policies }));
     logger.info({ scheduleId: s.scheduleId, every: s.every }, 'schedule updated');
   }

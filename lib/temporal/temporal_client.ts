@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 
 /**
  * The one Temporal client connection of a web process, shared by every gateway (STYLE.md: one connection per
@@ -12,9 +12,15 @@ export interface TemporalClient {
   close(): Promise<void>;
 }
 
-/** Opens (lazily) the process's Temporal client. */
-export function createTemporalClient(options: { address: string; namespace: string }): TemporalClient {
-  const connection = Connection.lazy({ address: options.address });
+/**
+ * Opens (lazily) the process's Temporal client with the connection options of lib/temporal/connection_options.ts
+ * (address, TLS / mTLS, API key, gRPC metadata).
+ */
+export function createTemporalClient(options: {
+  connection: ConnectionOptions;
+  namespace: string;
+}): TemporalClient {
+  const connection = Connection.lazy(options.connection);
   const client = new Client({ connection, namespace: options.namespace });
   return {
     client,

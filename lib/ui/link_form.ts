@@ -53,6 +53,8 @@ export function toLinkInput(
   if (!blank(form.redirectStatus)) input.redirectStatus = Number(form.redirectStatus);
   else if (mode === 'edit') input.redirectStatus = null;
   input.tags = parseTags(form.tags);
+  const utm = toUtmInput(form, mode);
+  if (utm) input.utm = utm;
   if (mode === 'edit') {
     if (!blank(form.status)) input.status = form.status;
     input.reason = (form.reason ?? '').trim();
@@ -60,11 +62,32 @@ export function toLinkInput(
   return { input, errors };
 }
 
+/** The form fields of a link's own UTM values, and the `utm` key each fills. */
+export const UTM_FORM_FIELDS = [
+  ['utmCampaign', 'campaign'],
+  ['utmSource', 'source'],
+  ['utmMedium', 'medium'],
+] as const;
+
+/**
+ * The UTM fields as the API's `utm`: on create, the filled ones (none: no `utm`); on edit, all three, an empty
+ * field clearing its value (PATCH's merge patch).
+ */
+function toUtmInput(form: FormValues, mode: 'create' | 'edit'): Record<string, string | null> | undefined {
+  const utm: Record<string, string | null> = {};
+  for (const [field, key] of UTM_FORM_FIELDS) {
+    if (!blank(form[field])) utm[key] = form[field]!.trim();
+    else if (mode === 'edit') utm[key] = null;
+  }
+  return Object.keys(utm).length > 0 ? utm : undefined;
+}
+
 /** Field errors keyed by the form field they belong to (tags.2 → tags); the first message per field wins. */
 export function toFieldMap(errors: FieldError[] | undefined): Record<string, string> {
   const map: Record<string, string> = {};
   for (const e of errors ?? []) {
-    const field = e.path.split('.')[0] || 'form';
+    const utmField = UTM_FORM_FIELDS.find(([, key]) => e.path === `utm.${key}`)?.[0];
+    const field = utmField ?? (e.path.split('.')[0] || 'form');
     const key = field === '(body)' ? 'form' : field;
     const tag = /^tags\.(\d+)$/.exec(e.path);
     map[key] ??= tag ? `tag ${Number(tag[1]) + 1} ${e.message}` : e.message;

@@ -2,12 +2,14 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiKeyScope } from '../../lib/auth/api_keys.ts';
 import { apiKeySchema, createApiKeyInputSchema, createdApiKeySchema } from '../../lib/auth/issue_api_key.ts';
+import { clicksExportQuerySchema } from '../../lib/clicks/export_clicks.ts';
 import { linkStatsQuerySchema, linkStatsSchema } from '../../lib/clicks/link_stats.ts';
 import {
   batchResultSchema,
   createLinksBatchInputSchema,
   problemSchema,
 } from '../../lib/links/create_links_batch.ts';
+import { linkExportQuerySchema } from '../../lib/links/export_links.ts';
 import { createLinkInputSchema, linkSchema, updateLinkInputSchema } from '../../lib/links/link.ts';
 import { linkListQuerySchema, linkListSchema } from '../../lib/links/list_links.ts';
 import {
@@ -93,7 +95,16 @@ export interface ApiOperation {
   parameters?: Parameter[];
   query?: z.ZodObject;
   body?: SchemaName;
-  responses: Record<number, { description: string; schema?: SchemaName; headers?: string[] }>;
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: SchemaName;
+      /** A CSV download (text/csv, UTF-8 with a BOM) instead of JSON. */
+      csv?: boolean;
+      headers?: string[];
+    }
+  >;
 }
 
 const code: Parameter = { name: 'code', in: 'path', required: true, schema: z.string() };
@@ -245,6 +256,38 @@ export const API_OPERATIONS: ApiOperation[] = [
       ...auth,
       404: problem('no such link'),
       422: problem('invalid window'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/links.csv',
+    operationId: 'exportLinksCsv',
+    summary:
+      'Every link matching the list filters (no paging), as CSV for spreadsheets: UTF-8 with a BOM, RFC 4180, ' +
+      'formula-safe, streamed',
+    scope: 'links:read',
+    query: linkExportQuerySchema,
+    responses: {
+      200: { description: 'the links', csv: true, headers: ['Content-Disposition'] },
+      ...auth,
+      422: problem('invalid filter'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/links/{code}/clicks.csv',
+    operationId: 'exportLinkClicksCsv',
+    summary:
+      'Clicks of a link as CSV: by day (every kind, and Bitly’s own count beside ours when Bitly holds the ' +
+      'link), by country or by referrer host',
+    scope: 'links:read',
+    parameters: [code],
+    query: clicksExportQuerySchema,
+    responses: {
+      200: { description: 'the clicks', csv: true, headers: ['Content-Disposition'] },
+      ...auth,
+      404: problem('no such link'),
+      422: problem('invalid window or breakdown'),
     },
   },
   {
@@ -561,6 +604,10 @@ const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
   Location: { description: 'where the new resource lives', schema: { type: 'string' } },
   ETag: { description: 'the link version, for If-Match', schema: { type: 'string' } },
   'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } },
+  'Content-Disposition': {
+    description: 'attachment; filename="…csv"',
+    schema: { type: 'string' },
+  },
   'Lifeline-Sync': {
     description:
       'accepted: caches and vendors are being updated; deferred: Temporal was unreachable, the change is ' +
@@ -617,6 +664,15 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
       const type = r.schema === 'Problem' ? 'application/problem+json' : 'application/json';
       responses[status] = {
         description: r.description,
+        ...(r.csv
+          ? {
+              content: {
+                'text/csv': {
+                  schema: { type: 'string', description: 'UTF-8 with a byte-order mark; CRLF line ends' },
+                },
+              },
+            }
+          : {}),
         ...(r.schema
           ? { content: { [type]: { schema: { $ref: `#/components/schemas/${r.schema}` } } } }
           : {}),

@@ -7,6 +7,7 @@ import { csrfProtection } from '../middleware/csrf.ts';
 import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
 import { requireUser, uiSession } from '../middleware/ui_session.ts';
 import { createCheckFieldRoutes } from './check_field.ts';
+import { createUiExportRoutes } from './exports.ts';
 import { createLinkDetailRoutes } from './link_detail.tsx';
 import { createLinkListRoutes } from './link_list.tsx';
 import { createLinkNewRoutes } from './link_new.tsx';
@@ -64,6 +65,7 @@ export function createUiRoutes(deps: WebDeps) {
 
   app.use('/links/*', requireUser());
   app.use('/links', requireUser());
+  app.use('/links.csv', requireUser());
   app.use('/api/*', async (c, next) => {
     if (!c.get('session')) return c.json({ ok: false, message: c.get('i18n').t('error.signInAgain') }, 401);
     await next();
@@ -73,6 +75,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.use('/ops', requireUser('admin'));
 
   app.route('/api', createCheckFieldRoutes(deps));
+  app.route('/', createUiExportRoutes(deps));
   app.route('/links/new', createLinkNewRoutes(deps));
   app.route('/links', createLinkListRoutes(deps));
   app.route('/links', createLinkQrRoutes(deps));

@@ -53,6 +53,9 @@ function toEditValues(row: LinkRow, i18n: I18n): FormValues {
     expiresAtShown: expiresAt,
     expiredUrl: row.expiredUrl ?? '',
     tags: row.tags.join(i18n.t('common.listSeparator')),
+    utmCampaign: row.utmCampaign ?? '',
+    utmSource: row.utmSource ?? '',
+    utmMedium: row.utmMedium ?? '',
     reason: '',
   };
 }
@@ -118,6 +121,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
             : { values: toEditValues(row, c.get('i18n')), errors: {} }
         }
         deleteError={options.deleteError}
+        deploymentUtm={deps.config.redirect.utmParams}
       />,
       options.status ?? 200,
     );

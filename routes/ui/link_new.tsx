@@ -35,6 +35,7 @@ export function createLinkNewRoutes(deps: WebDeps) {
         errors={toFieldSentences(errors, getLinkFieldLabels(c.get('i18n')), c.get('i18n'))}
         shortBase={deps.config.shortBaseUrl}
         timeZone={c.get('timeZone')}
+        deploymentUtm={deps.config.redirect.utmParams}
       />,
       status,
     );

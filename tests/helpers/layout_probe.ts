@@ -206,6 +206,10 @@ export const LTR_WORDS = [
   'ESCROW_INTERVAL',
   'SNAPSHOT_INTERVAL',
   'SNAPSHOT_DIR',
+  // Analytics: the UTM parameters' family name, GA4 (matched as "GA"), and the HTTP method HEAD.
+  'UTM',
+  'GA',
+  'HEAD',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */

@@ -26,6 +26,8 @@ export function startWorkerProcess(options: { h: Harness; env?: Record<string, s
       ADMIN_EMAIL: 'admin@example.test',
       ADMIN_PASSWORD: 'correct horse battery',
       LOG_LEVEL: 'info',
+      // Any free port for the worker's probes and metrics: test workers run side by side.
+      WORKER_HEALTH_PORT: '0',
       ...options.env,
     },
   });

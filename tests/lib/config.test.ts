@@ -118,3 +118,53 @@ describe('parseConfig', () => {
     });
   }
 });
+
+describe('parseConfig: deployment settings (Temporal connection, probes, shutdown)', () => {
+  test('defaults: plain Temporal at no address, worker health port 9464 on every interface, 5 s drain', () => {
+    const config = parseConfig({});
+    assert.equal(config.temporal.address, undefined);
+    assert.equal(config.temporal.settings.TEMPORAL_API_KEY, undefined);
+    assert.deepEqual(config.workerHealth, { port: 9464, host: '0.0.0.0' });
+    assert.equal(config.shutdownDelayMs, 5_000);
+  });
+
+  test('every TEMPORAL_* setting lands in config.temporal.settings, trimmed', () => {
+    const config = parseConfig({
+      TEMPORAL_ADDRESS: ' eu-west-1.aws.api.temporal.io:7233 ',
+      TEMPORAL_NAMESPACE: 'newsroom.a1b2c',
+      TEMPORAL_API_KEY: 'key',
+      TEMPORAL_TLS: 'true',
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      WORKER_HEALTH_PORT: '0',
+      WORKER_HEALTH_HOST: '127.0.0.1',
+      SHUTDOWN_DELAY_MS: '0',
+    });
+    assert.equal(config.temporal.address, 'eu-west-1.aws.api.temporal.io:7233');
+    assert.equal(config.temporal.namespace, 'newsroom.a1b2c');
+    assert.equal(config.temporal.settings.TEMPORAL_TLS, true);
+    assert.equal(config.temporal.settings.TEMPORAL_API_KEY, 'key');
+    assert.equal(config.temporal.settings.TEMPORAL_TLS_SERVER_NAME, 'temporal.internal');
+    assert.deepEqual(config.workerHealth, { port: 0, host: '127.0.0.1' });
+    assert.equal(config.shutdownDelayMs, 0);
+  });
+
+  const bad: [Record<string, string>, string, RegExp][] = [
+    [{ TEMPORAL_ADDRESS: 'https://x.tmprl.cloud:7233' }, 'TEMPORAL_ADDRESS', /without a scheme/],
+    [{ TEMPORAL_TLS: 'on' }, 'TEMPORAL_TLS', /true or false/],
+    [{ TEMPORAL_TLS_CLIENT_CERT_PATH: '/run/secrets/c.pem' }, 'TEMPORAL_TLS_CLIENT_CERT_PATH', /private key/],
+    [{ TEMPORAL_TLS_CERT: '/x.pem' }, 'TEMPORAL_TLS_CERT', /use TEMPORAL_TLS_CLIENT_CERT_PATH/],
+    [{ TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_NAME: 'x' }, 'TEMPORAL_TLS', /is false but/],
+    [{ WORKER_HEALTH_PORT: '70000' }, 'WORKER_HEALTH_PORT', /./],
+    [{ SHUTDOWN_DELAY_MS: '-1' }, 'SHUTDOWN_DELAY_MS', /./],
+  ];
+  for (const [env, variable, message] of bad) {
+    test(`${variable}=${Object.values(env).join(',')} stops start-up naming it`, () => {
+      assert.throws(
+        () => parseConfig(env),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          e.problems.some((p) => p.variable === variable && message.test(p.message)),
+      );
+    });
+  }
+});

@@ -1,8 +1,11 @@
 // A real Prometheus scraping a real Lifeline web process (`main.ts`, what `npm run web` runs, on a test
-// database) and evaluating ops/prometheus/lifeline.rules.yml: a storm of requests for unknown codes takes
-// LifelineRedirectNotFoundSurge from pending to firing in Prometheus's own /api/v1/alerts. The rules are used
-// as written except each `for:` (minutes in production) is shortened to 5 s, with 1 s scrape and evaluation
-// intervals. The Grafana dashboard's queries are then run against the same server.
+// database, with an Upstash-protocol serving store) and a real worker (`workers/main.ts`, its health port), and
+// evaluating ops/prometheus/lifeline.rules.yml: a storm of requests for unknown codes takes
+// LifelineRedirectNotFoundSurge from pending to firing in Prometheus's own /api/v1/alerts; a slow serving store
+// fires the redirect latency SLO's fast burn (lifeline_redirect_duration_seconds); Postgres taken away fires
+// LifelineRedirectErrors. The rules are used as written except each `for:` (minutes in production) is shortened
+// to 5 s, with 1 s scrape and evaluation intervals. The Grafana dashboard's queries are then run against the
+// same server.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +14,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
+import { startUpstashFake, type UpstashFake } from '../fakes/upstash_fake.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
+import { uniqueId } from '../helpers/temporal.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const skip = existsSync(PROMETHEUS)
@@ -29,9 +35,14 @@ interface PromAlert {
 
 let db: TestDatabase;
 let web: ChildProcess;
+let worker: ChildProcess;
 let prometheus: ChildProcess;
 let webBase: string;
 let promBase: string;
+let workerHealthPort: number;
+let upstash: UpstashFake;
+let pgProxy: TcpProxy;
+let postgresCut = false;
 const dir = mkdtempSync(join(tmpdir(), 'lifeline-prometheus-'));
 
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -74,6 +85,16 @@ function stop(child: ChildProcess | undefined): Promise<void> {
 describe('a real Prometheus scraping a running Lifeline web process', { skip }, () => {
   before(async () => {
     db = await createTestDatabase();
+    // The web process reaches Postgres through a proxy the test can cut, and its serving store is the Upstash
+    // fake (in front of the real Redis), which the test can slow down.
+    const dbUrl = new URL(db.url);
+    pgProxy = await startTcpProxy({ host: dbUrl.hostname, port: Number(dbUrl.port || 5432) });
+    dbUrl.port = String(pgProxy.port);
+    upstash = await startUpstashFake({
+      redisUrl: process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      token: 'prometheus-test-token',
+    });
+    const temporalAddress = process.env.LIFELINE_TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
     const webPort = await getFreePort();
     webBase = `http://127.0.0.1:${webPort}`;
     web = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
@@ -84,18 +105,46 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         HOME: process.env.HOME ?? dir,
         PORT: String(webPort),
         HOST: '127.0.0.1',
-        DATABASE_URL: db.url,
+        DATABASE_URL: dbUrl.toString(),
+        UPSTASH_REDIS_REST_URL: upstash.url,
+        UPSTASH_REDIS_REST_TOKEN: upstash.token,
+        REDIS_KEY_PREFIX: `${uniqueId('prom')}:`,
+        // A slow store read is waited for (up to 1 s) rather than skipped, so a slow store makes slow redirects.
+        SERVING_STORE_TIMEOUT_MS: '1000',
         // The web tier connects to Temporal lazily; nothing here starts a workflow.
-        TEMPORAL_ADDRESS: process.env.LIFELINE_TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+        TEMPORAL_ADDRESS: temporalAddress,
+        LOG_LEVEL: 'warn',
+        SHUTDOWN_DELAY_MS: '0',
+      },
+    });
+    workerHealthPort = await getFreePort();
+    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        DATABASE_URL: db.url,
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_TASK_QUEUE: uniqueId('prom-worker'),
+        WORKER_HEALTH_PORT: String(workerHealthPort),
+        WORKER_HEALTH_HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
       },
+    });
+    let workerErrors = '';
+    worker.stderr?.on('data', (chunk) => {
+      workerErrors += chunk;
     });
     let webErrors = '';
     web.stderr?.on('data', (chunk) => {
       webErrors += chunk;
     });
     await waitFor(`the web process on ${webBase} (stderr: ${webErrors})`, 60_000, async () =>
-      (await fetch(`${webBase}/healthz`)).ok ? true : undefined,
+      (await fetch(`${webBase}/readyz`)).ok ? true : undefined,
+    );
+    await waitFor(`the worker's /readyz (stderr: ${workerErrors})`, 90_000, async () =>
+      (await fetch(`http://127.0.0.1:${workerHealthPort}/readyz`)).ok ? true : undefined,
     );
 
     // The production rules, with every `for:` shortened so that pending turns to firing within the test.
@@ -116,6 +165,10 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         '    metrics_path: /metrics',
         '    static_configs:',
         `      - targets: ['127.0.0.1:${webPort}']`,
+        '  - job_name: lifeline-worker',
+        '    metrics_path: /metrics',
+        '    static_configs:',
+        `      - targets: ['127.0.0.1:${workerHealthPort}']`,
         '',
       ].join('\n'),
     );
@@ -143,19 +196,20 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
 
   after(async () => {
     await stop(prometheus);
+    if (postgresCut) await pgProxy.restore();
     await stop(web);
+    await stop(worker);
+    await upstash?.stop();
+    await pgProxy?.close();
     await db?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test(`requests for unknown codes take ${ALERT} from pending to firing`, async (t) => {
-    await waitFor('Prometheus to scrape the web process', 20_000, async () => {
-      const up = await promQuery('up{job="lifeline-web"} == 1');
-      return up.data?.result.length === 1 ? true : undefined;
-    });
-    assert.deepEqual(await alertsNamed(ALERT), [], 'quiet before the storm');
-
-    // About 40 requests a second for codes nobody minted, until the alert fires (or the test gives up).
+  /**
+   * About 40 requests a second (fewer when answers are slow) for codes nobody minted, until `alert` fires in
+   * Prometheus (or 60 s pass). Returns the answers' statuses, the alert as it fired and the states it went through.
+   */
+  async function stormUntilFiring(alert: string, options: { alreadyPending?: boolean } = {}) {
     let storming = true;
     let sent = 0;
     const statuses = new Map<number, number>();
@@ -179,28 +233,45 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
 
     const seen: { state: string; atMs: number }[] = [];
     const started = Date.now();
-    let firing: PromAlert | undefined;
+    let firing: PromAlert;
     try {
-      firing = await waitFor(`${ALERT} to fire`, 60_000, async () => {
-        const [alert] = await alertsNamed(ALERT);
-        if (alert && seen.at(-1)?.state !== alert.state)
-          seen.push({ state: alert.state, atMs: Date.now() - started });
-        return alert?.state === 'firing' ? alert : undefined;
+      firing = await waitFor(`${alert} to fire`, 60_000, async () => {
+        const [found] = await alertsNamed(alert);
+        if (found && seen.at(-1)?.state !== found.state)
+          seen.push({ state: found.state, atMs: Date.now() - started });
+        return found?.state === 'firing' ? found : undefined;
       });
     } finally {
       storming = false;
       await storm;
     }
-    assert.deepEqual(
-      seen.map((s) => s.state),
-      ['pending', 'firing'],
-      `states seen: ${JSON.stringify(seen)}`,
-    );
-    assert.ok(seen[1]!.atMs - seen[0]!.atMs >= 4_000, `pending for the 5 s of for: ${JSON.stringify(seen)}`);
+    if (!options.alreadyPending) {
+      assert.deepEqual(
+        seen.map((s) => s.state),
+        ['pending', 'firing'],
+        `states seen: ${JSON.stringify(seen)}`,
+      );
+      assert.ok(
+        seen[1]!.atMs - seen[0]!.atMs >= 4_000,
+        `pending for the 5 s of for: ${JSON.stringify(seen)}`,
+      );
+    }
+    const summary = `${sent} requests (${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}); ${seen
+      .map((s) => `${s.state} after ${s.atMs} ms`)
+      .join(', ')}`;
+    return { sent, statuses, firing, summary };
+  }
+
+  test(`requests for unknown codes take ${ALERT} from pending to firing`, async (t) => {
+    await waitFor('Prometheus to scrape the web process and the worker', 20_000, async () => {
+      const up = await promQuery('up{job=~"lifeline-web|lifeline-worker"} == 1');
+      return up.data?.result.length === 2 ? true : undefined;
+    });
+    assert.deepEqual(await alertsNamed(ALERT), [], 'quiet before the storm');
+
+    const { sent, statuses, firing, summary } = await stormUntilFiring(ALERT);
     assert.deepEqual(statuses, new Map([[404, sent]]));
-    t.diagnostic(
-      `${sent} requests (all 404); ${seen.map((s) => `${s.state} after ${s.atMs} ms`).join(', ')}`,
-    );
+    t.diagnostic(summary);
     assert.deepEqual(
       { job: firing.labels.job, severity: firing.labels.severity, service: firing.labels.service },
       { job: 'lifeline-web', severity: 'warning', service: 'lifeline' },
@@ -212,6 +283,77 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
     assert.equal(firing.annotations.runbook_url, 'docs/OPERATIONS.md#lifelineredirectnotfoundsurge');
     // Postgres answered every lookup: the 503 alert stays quiet.
     assert.deepEqual(await alertsNamed('LifelineRedirectErrors'), []);
+  });
+
+  test('a slow serving store makes redirects slow: LifelineRedirectLatencyBudgetBurn fires', async (t) => {
+    const ratio = async () => {
+      const answer = await promQuery('lifeline:redirect_slow_ratio:rate5m{job="lifeline-web"}');
+      return Number(
+        (answer.data?.result[0] as { value?: [number, string] } | undefined)?.value?.[1] ?? Number.NaN,
+      );
+    };
+    // On a quiet machine no answer so far took 50 ms and the alert is quiet; a loaded one (these 2 cores are
+    // shared) may already have a few slow ones, so what is compared is the share of slow answers.
+    const before = await ratio();
+    const pendingBefore = (await alertsNamed('LifelineRedirectLatencyBudgetBurn')).length > 0;
+    t.diagnostic(`slow share over 5 min before: ${before}; alert already pending: ${pendingBefore}`);
+    assert.ok(before < 0.5, `the unknown-code storm was mostly fast (slow share ${before})`);
+    // Each lookup now waits ~150 ms for the store before Postgres says "no such code": over the SLO's 50 ms.
+    upstash.setDelayMs(150);
+    try {
+      const { sent, statuses, firing, summary } = await stormUntilFiring(
+        'LifelineRedirectLatencyBudgetBurn',
+        {
+          alreadyPending: pendingBefore,
+        },
+      );
+      t.diagnostic(summary);
+      assert.deepEqual(statuses, new Map([[404, sent]]), 'slow, not failing');
+      const after = await ratio();
+      t.diagnostic(`slow share over 5 min when it fired: ${after}`);
+      assert.ok(after > before && after > 0.144, `the slow share rose (${before} → ${after})`);
+      assert.deepEqual(
+        { job: firing.labels.job, severity: firing.labels.severity },
+        { job: 'lifeline-web', severity: 'critical' },
+      );
+      assert.match(
+        firing.annotations.summary ?? '',
+        /of redirects took over 50 ms in the last hour \(lifeline-web\)$/,
+      );
+      assert.equal(firing.annotations.runbook_url, 'docs/OPERATIONS.md#lifelineredirectlatencybudgetburn');
+    } finally {
+      upstash.setDelayMs(0);
+    }
+  });
+
+  test('Postgres unreachable: short links answer 503 and LifelineRedirectErrors fires', async (t) => {
+    assert.deepEqual(await alertsNamed('LifelineRedirectErrors'), []);
+    await pgProxy.cut();
+    postgresCut = true;
+    try {
+      const { statuses, firing, summary } = await stormUntilFiring('LifelineRedirectErrors');
+      t.diagnostic(summary);
+      assert.ok((statuses.get(503) ?? 0) > 0, summary);
+      assert.deepEqual(
+        { job: firing.labels.job, severity: firing.labels.severity, service: firing.labels.service },
+        { job: 'lifeline-web', severity: 'critical', service: 'lifeline' },
+      );
+      assert.match(firing.annotations.summary ?? '', /of short links answer 503 \(lifeline-web\)$/);
+      // The instance stays in the balancer: its caches can still answer what they hold (ADR 0021).
+      const livez = await fetch(`${webBase}/livez`);
+      assert.equal(livez.status, 200);
+    } finally {
+      await pgProxy.restore();
+      postgresCut = false;
+    }
+  });
+
+  test('the worker is scraped on its health port: Node and Temporal SDK metrics', async () => {
+    const slots = await promQuery('temporal_worker_task_slots_available{job="lifeline-worker"}');
+    assert.ok((slots.data?.result.length ?? 0) > 0, JSON.stringify(slots));
+    const lag = await promQuery('nodejs_eventloop_lag_p99_seconds{job="lifeline-worker"}');
+    assert.equal(lag.data?.result.length, 1);
+    assert.deepEqual(await alertsNamed('LifelineWorkerDown'), []);
   });
 
   test('every Grafana dashboard query runs on this Prometheus; those over metrics that exist return data', async () => {
@@ -234,7 +376,8 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
     );
     const series = (outcomes.data?.result ?? []) as { metric: { outcome: string } }[];
     assert.ok(series.some((r) => r.metric.outcome === 'not_found'));
-    // Redirect outcomes, lookups, up, requests, Node's event loop, heap, RSS and CPU exist today.
-    assert.ok(withData >= 8, `${withData} queries returned data`);
+    // Redirect outcomes and latency, lookups, up (web and worker), requests, Node's event loop, heap, RSS and
+    // CPU, and the worker's Temporal metrics.
+    assert.ok(withData >= 12, `${withData} queries returned data`);
   });
 });

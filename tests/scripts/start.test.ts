@@ -82,6 +82,9 @@ describe('npm start (embedded defaults)', () => {
     const redirect = await fetch(`${base}/${code}`, { redirect: 'manual' });
     assert.equal(redirect.status, 301);
     assert.equal(redirect.headers.get('location'), 'https://example.com/embedded');
+    assert.equal((await fetch(`${base}/livez`)).status, 200);
+    assert.equal((await fetch(`${base}/readyz`)).status, 200);
+    assert.match(banner, /Temporal CLI: .*temporal \(from /, 'says which CLI it runs');
 
     const event = JSON.stringify({
       id: 'start-test-1',
@@ -142,6 +145,9 @@ describe('npm start (embedded defaults)', () => {
     await eventually(async () => (first.banner().includes('SIGINT: shutting down') ? true : undefined), {
       intervalMs: 10,
     });
+    // Freeze the dev server so that it is certainly still there ("left stopping") when the next start looks:
+    // on an idle machine it would otherwise finish its own SIGTERM before that, and nothing would be shown.
+    process.kill(devServerPid, 'SIGSTOP');
     first.child.kill('SIGINT');
     assert.equal(await exited, 130);
     // Started again at once, on the same ports, while that dev server may still be shutting down.
@@ -151,6 +157,69 @@ describe('npm start (embedded defaults)', () => {
     const health = await fetch(`http://127.0.0.1:${ports.web}/healthz`);
     assert.equal(health.status, 200);
     assert.equal(await stop(second.child), 0);
+  });
+
+  test('TEMPORAL_ADDRESS set: that Temporal is used and no dev server is started', async () => {
+    const address = process.env.LIFELINE_TEST_TEMPORAL_ADDRESS;
+    if (!address) return; // run alone: no shared dev server to point at
+    const ownData = mkdtempSync(join(tmpdir(), 'lifeline-start-external-'));
+    const port = await getFreePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/root',
+        PORT: String(port),
+        LIFELINE_DATA_DIR: ownData,
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_TASK_QUEUE: `start-external-${Date.now()}`,
+        LOG_LEVEL: 'warn',
+      },
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.stdout.resume();
+    try {
+      await eventually(async () => (stderr.includes('Lifeline is running') ? true : undefined), {
+        timeoutMs: 120_000,
+        intervalMs: 100,
+        what: `npm start's banner; output so far:\n${stderr}`,
+      });
+      assert.match(
+        stderr,
+        new RegExp(`Temporal: ${address}, namespace default, TLS off \\(no embedded dev server\\)`),
+      );
+      assert.match(stderr, /Temporal UI:\s+\(external Temporal; see TEMPORAL_UI_URL\)/);
+      assert.doesNotMatch(stderr, /Starting the Temporal dev server/);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+      assert.equal(await stop(child), 0);
+    } finally {
+      rmSync(ownData, { recursive: true, force: true });
+    }
+  });
+
+  test('a Temporal setting that cannot work stops start-up naming it, before anything starts', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        LIFELINE_DATA_DIR: dataDir,
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent/client.pem',
+        TEMPORAL_TLS_CLIENT_KEY_PATH: '/nonexistent/client.key',
+      },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.equal(code, 78);
+    assert.match(stderr, /TEMPORAL_TLS_CLIENT_CERT_PATH: cannot read \/nonexistent\/client\.pem \(ENOENT/);
+    assert.doesNotMatch(stderr, /Starting embedded Postgres/);
   });
 
   test('a bad configuration value stops start-up naming the variable', async () => {

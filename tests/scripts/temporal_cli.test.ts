@@ -229,6 +229,38 @@ describe('downloading the Temporal CLI where neither a CLI nor Go exists', () =>
     }
   });
 
+  test('Go present but its build fails (no module proxy): the release is downloaded instead', {
+    skip,
+  }, async () => {
+    const goDir = freshDir('broken-go');
+    writeScript(
+      join(goDir, 'go'),
+      'echo "go: github.com/temporalio/cli@v1.5.1: dial tcp: lookup proxy.golang.org" >&2\nexit 1',
+    );
+    const machine = {
+      ...bareMachine({ TEMPORAL_CLI_DOWNLOAD_BASE_URL: release.url }),
+      goCandidates: [join(goDir, 'go')],
+      checksums: { linux_amd64: archiveSha256 },
+    };
+    const { path, log } = await ensure(machine);
+    assert.equal(path, join(machine.toolsBin, 'temporal'));
+    assert.match(
+      log.join('\n'),
+      /Building the Temporal CLI with Go failed \(go install exited with 1\); downloading/,
+    );
+    assert.match(log.join('\n'), /SHA-256 matches the published checksum/);
+
+    // And with the download unreachable too, the message says both were tried.
+    const neither = {
+      ...bareMachine({ TEMPORAL_CLI_DOWNLOAD_BASE_URL: `http://127.0.0.1:${await getFreePort()}/x` }),
+      goCandidates: [join(goDir, 'go')],
+    };
+    await assert.rejects(
+      ensure(neither),
+      /building it with Go failed \(go install exited with 1\), and the download failed/,
+    );
+  });
+
   test('a platform without a pinned checksum is not offered a download', async () => {
     const machine = { ...bareMachine({ TEMPORAL_CLI_DOWNLOAD_BASE_URL: release.url }), platform: 'win32' };
     const before = release.requests.length;

@@ -36,6 +36,8 @@ async function startWorkerProcess(): Promise<ChildProcess> {
     ADMIN_PASSWORD: 'correct horse battery',
     SHORT_BASE_URL: h.config.shortBaseUrl,
     LOG_LEVEL: 'info',
+    // Any free port for the worker's probes and metrics: test workers run side by side.
+    WORKER_HEALTH_PORT: '0',
     ...fake.env(),
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], { cwd: ROOT, env });

@@ -355,6 +355,50 @@ describe('click buffer', () => {
     assert.equal(await total(codes), expected, 'no click counted twice');
   });
 
+  test('onWritten sees every written click exactly once, a batch retried after an outage included', async () => {
+    const seen: { code: string; clicks: number }[] = [];
+    const buffer = createClickBuffer({
+      sql: viaProxy,
+      metrics: createMetrics(),
+      logger,
+      flushIntervalMs: 600_000,
+      maxKeys: 1000,
+      batchRows: 3,
+      onWritten: (rows) => {
+        for (const r of rows) seen.push({ code: r.code, clicks: r.clicks });
+      },
+    });
+    const codes = Array.from({ length: 10 }, (_, i) => `written${i}`);
+    const at = T0 + 7 * HOUR;
+    for (const code of codes) for (let i = 0; i < 3; i++) buffer.record(click(code, { atMs: at }));
+    await buffer.flush();
+    assert.equal(await total(codes), 30);
+    assert.equal(
+      seen.reduce((n, r) => n + r.clicks, 0),
+      30,
+    );
+    seen.length = 0;
+    await proxy.cut();
+    for (const code of codes) buffer.record(click(code, { atMs: at }));
+    await buffer.flush();
+    assert.equal(seen.length, 0, 'nothing is reported before it is written');
+    await proxy.restore();
+    await eventually(
+      async () => {
+        await buffer.flush();
+        return (await total(codes)) === 40 ? true : undefined;
+      },
+      { what: 'the clicks after the outage', timeoutMs: 20_000 },
+    );
+    await buffer.close();
+    assert.equal(await total(codes), 40);
+    assert.deepEqual(seen.map((r) => r.code).sort(), [...codes].sort(), 'each aggregate reported once');
+    assert.equal(
+      seen.reduce((n, r) => n + r.clicks, 0),
+      10,
+    );
+  });
+
   test('close() flushes what is buffered (shutdown)', async () => {
     const buffer = newBuffer();
     for (let i = 0; i < 7; i++) buffer.record(click('c260', { kind: 'qr', atMs: T0 + 6 * HOUR }));

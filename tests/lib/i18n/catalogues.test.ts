@@ -76,6 +76,7 @@ describe('catalogues', () => {
       [
         'actor.system',
         'actor.wordpress',
+        'comparison.front.inhouse',
         'document.title',
         'ops.temporalUi',
         'origin.wordpress',
@@ -251,10 +252,15 @@ describe("the lib's English problems, for editors", () => {
       { url: 'https://x.example/', site: 'news' },
       { url: 'https://x.example/', site: 'a b', postId: 1 },
       { url: 'https://x.example/', colour: 'red' },
+      { url: 'https://x.example/', utm: { campaign: '' } },
+      { url: 'https://x.example/', utm: { source: 'x'.repeat(101) } },
+      { url: 'https://x.example/', utm: { medium: 'a\u0007b' } },
+      { url: 'https://x.example/', utm: { term: 'x' } },
     ]) {
       collect(createLinkInputSchema.safeParse(input));
     }
     collect(updateLinkInputSchema.safeParse({ reason: 'only a reason' }));
+    collect(updateLinkInputSchema.safeParse({ utm: { campaign: 'x'.repeat(101), medium: '' } }));
     collect(aliasSchema.safeParse('x'.repeat(70)));
     collect(linkListQuerySchema.safeParse({ q: 'x'.repeat(201), cursor: 'x'.repeat(601) }));
     collect(

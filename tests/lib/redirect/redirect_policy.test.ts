@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type RedirectPages, toRedirectAnswer } from '../../../lib/redirect/answer_redirect.ts';
 import {
+  appendLinkUtm,
   appendUtmParams,
   decideRedirect,
   FORWARDED_VALUE_MAX_LENGTH,
@@ -163,6 +164,56 @@ describe('Location', () => {
       'https://a.example/x?utm_source=short&utm_medium=social',
     );
     assert.equal(appendUtmParams('https://a.example/x', undefined), 'https://a.example/x');
+  });
+
+  test("a link's own UTM values: appended in a fixed order, UTF-8 percent-encoded, never replacing the target's", () => {
+    const utm = { campaign: 'spring sale', source: 'newsletter', medium: 'email' };
+    assert.equal(
+      appendLinkUtm('https://a.example/x#top', utm),
+      'https://a.example/x?utm_campaign=spring%20sale&utm_source=newsletter&utm_medium=email#top',
+    );
+    assert.equal(
+      appendLinkUtm('https://a.example/x?utm_medium=print&a=1', utm),
+      'https://a.example/x?utm_medium=print&a=1&utm_campaign=spring%20sale&utm_source=newsletter',
+    );
+    assert.equal(
+      appendLinkUtm('https://a.example/x', { campaign: 'انتخابات' }),
+      'https://a.example/x?utm_campaign=%D8%A7%D9%86%D8%AA%D8%AE%D8%A7%D8%A8%D8%A7%D8%AA',
+    );
+    assert.equal(appendLinkUtm('https://a.example/x', undefined), 'https://a.example/x');
+    assert.equal(appendLinkUtm('https://a.example/x', {}), 'https://a.example/x');
+  });
+
+  test('precedence: the target, then forwarded parameters, then the link, then UTM_PARAMS', () => {
+    const settings = {
+      utmParams: 'utm_source=short&utm_medium=social&utm_term=all',
+      forwardQueryParams: ['utm_campaign'],
+    };
+    // The link's own values win over UTM_PARAMS for the same key; the deployment still adds the rest.
+    assert.equal(
+      decide(record({ utm: { source: 'newsletter', campaign: 'c1' } }), settings).location,
+      'https://news.example/2026/story/?utm_campaign=c1&utm_source=newsletter&utm_medium=social&utm_term=all',
+    );
+    // A forwarded request parameter wins over the link's value; the target's own key wins over everything.
+    assert.equal(
+      decide(
+        record({ url: 'https://news.example/?utm_medium=print', utm: { campaign: 'c1', medium: 'email' } }),
+        settings,
+        'utm_campaign=from-request',
+      ).location,
+      'https://news.example/?utm_medium=print&utm_campaign=from-request&utm_source=short&utm_term=all',
+    );
+    // The warn page names the same destination; an expired link's fallback gets no UTM at all.
+    assert.equal(
+      decide(record({ safety: 'warn', utm: { campaign: 'c1' } }), settings).page?.destination,
+      'https://news.example/2026/story/?utm_campaign=c1&utm_source=short&utm_medium=social&utm_term=all',
+    );
+    assert.equal(
+      decide(
+        record({ status: 'expired', expiredUrl: 'https://news.example/archive', utm: { campaign: 'c1' } }),
+      ).location,
+      'https://news.example/archive',
+    );
   });
 
   test('ASCII targets are byte-exact; non-ASCII is punycoded (host) or percent-encoded once (the rest)', () => {

@@ -47,6 +47,25 @@ describe('serving record encoding', () => {
     for (const bad of [null, '', 'x|[]', '7|{', '7|["u","nonsense","clean",null,null,null]', '7'])
       assert.equal(decodeServingRecord('abc', bad), null, String(bad));
   });
+
+  test("a link's own UTM values round-trip; records written before them still decode, without them", () => {
+    const withUtm = record('utm1', 3, { utm: { campaign: 'حملة', medium: 'email' } });
+    const raw = encodeServingRecord(withUtm);
+    assert.ok(raw.endsWith(',["حملة",null,"email"]]'), raw);
+    assert.deepEqual(decodeServingRecord('utm1', raw), withUtm);
+    // Without UTM values the stored form is exactly the six-element one older versions wrote and read.
+    const plain = record('utm2', 4);
+    assert.equal(
+      encodeServingRecord(plain),
+      `4|${JSON.stringify([plain.url, 'active', 'clean', null, null, null])}`,
+    );
+    assert.deepEqual(decodeServingRecord('utm2', encodeServingRecord(plain)), plain);
+    for (const bad of [
+      '4|["u","active","clean",null,null,null,"x"]',
+      '4|["u","active","clean",null,null,null,[1,2]]',
+    ])
+      assert.equal(decodeServingRecord('utm3', bad), null, bad);
+  });
 });
 
 let fake: UpstashFake;

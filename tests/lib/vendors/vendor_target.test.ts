@@ -28,6 +28,9 @@ function row(overrides: Partial<LinkRow> = {}): LinkRow {
     expiredUrl: null,
     redirectStatus: null,
     tags: [],
+    utmCampaign: null,
+    utmSource: null,
+    utmMedium: null,
     dedupeKey: null,
     sourceVersion: null,
     lastClickedAt: null,
@@ -44,6 +47,21 @@ describe('toVendorTarget: a vendor copy answers what our resolver answers', () =
     const expected = { longUrl: 'https://news.example/%d8%b9/?a=1&utm_source=short', archived: false };
     assert.deepEqual(toVendorTarget(row(), settings, NOW), expected);
     assert.deepEqual(toVendorTarget(row({ status: 'pending' }), settings, NOW), expected);
+  });
+
+  test("the link's own UTM values reach the vendor copy, winning over UTM_PARAMS, never over the target's", () => {
+    assert.deepEqual(
+      toVendorTarget(row({ utmSource: 'newsletter', utmCampaign: 'حملة' }), settings, NOW).longUrl,
+      'https://news.example/%d8%b9/?a=1&utm_campaign=%D8%AD%D9%85%D9%84%D8%A9&utm_source=newsletter',
+    );
+    assert.deepEqual(
+      toVendorTarget(
+        row({ targetUrl: 'https://news.example/?utm_source=own', utmSource: 'x' }),
+        settings,
+        NOW,
+      ).longUrl,
+      'https://news.example/?utm_source=own',
+    );
   });
 
   test('gone, deleted and expired-without-fallback are archived; expired with a fallback points at it', () => {

@@ -135,7 +135,10 @@ describe('POST /api/v1/hooks/wordpress', () => {
   test('when Temporal cannot take the work: 503 with Retry-After, nothing recorded, and a retry succeeds', async () => {
     const deadPort = await getFreePort();
     const downGateway = createWorkflowGateway({
-      temporal: createTemporalClient({ address: `127.0.0.1:${deadPort}`, namespace: 'default' }),
+      temporal: createTemporalClient({
+        connection: { address: `127.0.0.1:${deadPort}` },
+        namespace: 'default',
+      }),
       taskQueue: h.taskQueue,
       logger: createLogger({ level: 'silent' }),
     });
@@ -184,7 +187,10 @@ describe('POST /api/v1/hooks/wordpress', () => {
 
     const deadPort = await getFreePort();
     const downGateway = createWorkflowGateway({
-      temporal: createTemporalClient({ address: `127.0.0.1:${deadPort}`, namespace: 'default' }),
+      temporal: createTemporalClient({
+        connection: { address: `127.0.0.1:${deadPort}` },
+        namespace: 'default',
+      }),
       taskQueue: h.taskQueue,
       logger: createLogger({ level: 'silent' }),
     });

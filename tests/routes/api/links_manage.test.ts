@@ -342,7 +342,10 @@ describe('PATCH /api/v1/links/{code}', () => {
   test('when Temporal is down the change is still saved (Postgres is the truth) and says so: Lifeline-Sync: deferred', async () => {
     const link = await create({ url: 'https://example.com/temporal-down' });
     const down = createWorkflowGateway({
-      temporal: createTemporalClient({ address: `127.0.0.1:${await getFreePort()}`, namespace: 'default' }),
+      temporal: createTemporalClient({
+        connection: { address: `127.0.0.1:${await getFreePort()}` },
+        namespace: 'default',
+      }),
       taskQueue: h.taskQueue,
       logger: createLogger({ level: 'silent' }),
     });
@@ -469,16 +472,31 @@ describe('GET /api/v1/links/{code}/stats', () => {
 
   test('a vendor click source is added when present, and its outage does not break our stats', async () => {
     const link = await create({ url: 'https://example.com/vendor-stats' });
+    const day = new Date().toISOString().slice(0, 10);
     const withVendor = createApp({
       ...h.deps,
-      vendorClicks: async (code) => (code === link.code ? { name: 'bitly', clicks: 12 } : null),
+      vendorClicks: async (code) =>
+        code === link.code
+          ? {
+              name: 'bitly',
+              fetchedAt: new Date('2026-01-01T00:00:00Z'),
+              days: [{ day, clicks: 12 }],
+              fronts: { active: 'inhouse', since: null, switches: [] },
+            }
+          : null,
     });
     const call = (app: typeof withVendor) =>
       app.request(`/api/v1/links/${link.code}/stats`, { headers: { Authorization: `Bearer ${h.apiKey}` } });
-    assert.deepEqual(((await (await call(withVendor)).json()) as LinkStats).vendor, {
-      name: 'bitly',
-      clicks: 12,
-    });
+    const vendor = ((await (await call(withVendor)).json()) as LinkStats).vendor!;
+    assert.equal(vendor.name, 'bitly');
+    assert.equal(vendor.clicks, 12);
+    assert.equal(vendor.comparedDays, 1);
+    assert.equal(vendor.difference, -12);
+    assert.deepEqual(
+      vendor.byDay.find((d) => d.day === day),
+      { day, ourClicks: 0, vendorClicks: 12, difference: -12, front: 'inhouse' },
+    );
+    assert.ok(vendor.byDay.filter((d) => d.day !== day).every((d) => d.vendorClicks === null));
     const broken = createApp({
       ...h.deps,
       vendorClicks: async () => {

@@ -15,7 +15,7 @@ type Doc = {
       string,
       {
         operationId: string;
-        responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }>;
+        responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
       }
     >
   >;
@@ -166,6 +166,16 @@ describe('GET /api/v1/openapi.json', () => {
         }),
       ],
       deleteLink: () => [h.app.request(`/api/v1/links/${doomed.code}`, { method: 'DELETE', headers: auth })],
+      exportLinksCsv: () => [
+        h.app.request('/api/v1/links.csv?sort=oldest', { headers: auth }),
+        h.app.request('/api/v1/links.csv?status=zzz', { headers: auth }),
+        h.app.request('/api/v1/links.csv'),
+      ],
+      exportLinkClicksCsv: () => [
+        h.app.request(`/api/v1/links/${created.code}/clicks.csv?by=country`, { headers: auth }),
+        h.app.request(`/api/v1/links/${created.code}/clicks.csv?by=week`, { headers: auth }),
+        h.app.request('/api/v1/links/unknown-x/clicks.csv', { headers: auth }),
+      ],
       getLinkStats: () => [
         h.app.request(`/api/v1/links/${created.code}/stats`, { headers: auth }),
         h.app.request(`/api/v1/links/${created.code}/stats?from=x`, { headers: auth }),
@@ -294,6 +304,15 @@ describe('GET /api/v1/openapi.json', () => {
             type,
             `${op.operationId} ${res.status}`,
           );
+          if (type === 'text/csv') {
+            const bytes = new Uint8Array(await res.arrayBuffer());
+            assert.deepEqual(
+              [...bytes.slice(0, 3)],
+              [0xef, 0xbb, 0xbf],
+              `${op.operationId}: a UTF-8 BOM first`,
+            );
+            continue;
+          }
           const validate = ajv.getSchema(`openapi.json${media.schema.$ref}`)!;
           const body = await res.json();
           assert.ok(validate(body), `${op.operationId} ${res.status}: ${JSON.stringify(validate.errors)}`);

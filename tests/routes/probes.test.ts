@@ -1,0 +1,215 @@
+// /livez and /readyz of the web tier over real HTTP (the Node fast path in front, as `npm run web` serves them),
+// with real Postgres and Redis taken away under it: the readiness rule (lib/health/web_readiness.ts, ADR 0021)
+// is "not draining, and Postgres, the serving store or live LRU records can answer a redirect".
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LayeredResolver } from '../../lib/redirect/layered_resolver.ts';
+import { parseConfig } from '../../lib/shared/config.ts';
+import { createLogger } from '../../lib/shared/logger.ts';
+import { createMetrics } from '../../lib/shared/metrics.ts';
+import { insertLink } from '../../lib/stores/link_store.ts';
+import { createSql, type Sql } from '../../lib/stores/sql.ts';
+import {
+  createUnavailableGateway,
+  createUnavailableOpsGateway,
+} from '../../lib/temporal/unavailable_gateways.ts';
+import { createApp } from '../../routes/app.ts';
+import type { WebDeps } from '../../routes/app_env.ts';
+import { type RunningServer, serveNode } from '../../server/node_server.ts';
+import { createWebDeps } from '../../server/web_deps.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { eventually } from '../helpers/harness.ts';
+import { type PrivateRedis, startPrivateRedis } from '../helpers/private_redis.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
+
+let db: TestDatabase;
+let pgProxy: TcpProxy;
+let sql: Sql;
+let postgresCut = false;
+
+async function cutPostgres(): Promise<void> {
+  await pgProxy.cut();
+  postgresCut = true;
+}
+
+async function restorePostgres(): Promise<void> {
+  if (!postgresCut) return;
+  await pgProxy.restore();
+  postgresCut = false;
+}
+
+before(async () => {
+  db = await createTestDatabase();
+  const url = new URL(db.url);
+  pgProxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  url.port = String(pgProxy.port);
+  // Through the proxy, so the test can take Postgres away (a cut proxy refuses connections at once).
+  sql = createSql({ url: url.toString(), max: 4 });
+  for (const code of ['probeA1', 'probeB1']) {
+    await insertLink(db.sql, {
+      code,
+      targetUrl: `https://news.example/${code}`,
+      status: 'active',
+      origin: 'api',
+      owner: 'test',
+    });
+  }
+});
+after(async () => {
+  await sql?.end({ timeout: 1 });
+  await pgProxy?.close();
+  await db?.drop();
+});
+
+interface Web {
+  base: string;
+  deps: WebDeps;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+async function startWeb(env: Record<string, string>): Promise<Web> {
+  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
+  const deps = await createWebDeps(config, {
+    sql,
+    logger: createLogger({ level: 'silent' }),
+    metrics: createMetrics(),
+    workflows: createUnavailableGateway('probe test'),
+    ops: createUnavailableOpsGateway('probe test'),
+  });
+  const app = createApp(deps);
+  const server = await serveNode(app.fetch, { port: 0, host: '127.0.0.1', fastPath: deps });
+  return {
+    base: `http://127.0.0.1:${server.port}`,
+    deps,
+    server,
+    async close() {
+      await server.close(500);
+      await deps.close();
+    },
+  };
+}
+
+async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(url);
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.equal(response.headers.get('cache-control'), 'no-store');
+  return { status: response.status, body, ms: performance.now() - started };
+}
+
+describe('web probes without a serving store', () => {
+  let web: Web;
+  before(async () => {
+    web = await startWeb({});
+  });
+  after(async () => {
+    await restorePostgres();
+    await web?.close();
+  });
+
+  test('/livez answers; /readyz is ready with Postgres up and a cold cache', async () => {
+    assert.deepEqual(await getJson(`${web.base}/livez`).then((r) => [r.status, r.body]), [
+      200,
+      { status: 'ok' },
+    ]);
+    const ready = await getJson(`${web.base}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.body, {
+      status: 'ready',
+      checks: { postgres: 'ok', servingStore: 'none', cache: 'cold' },
+    });
+    // Probes are not codes: the fast path hands them to Hono, and they are neither logged nor counted.
+    const metrics = await (await fetch(`${web.base}/metrics`)).text();
+    assert.doesNotMatch(metrics, /route="\/(readyz|livez)"/);
+  });
+
+  test('Postgres down: ready while the LRU holds live records, unavailable once it holds none', async () => {
+    const warm = await fetch(`${web.base}/probeA1`, { redirect: 'manual' });
+    assert.equal(warm.status, 301);
+    assert.deepEqual((await getJson(`${web.base}/readyz`)).body.checks, {
+      postgres: 'ok',
+      servingStore: 'none',
+      cache: 'warm',
+    });
+
+    await cutPostgres();
+    const degraded = await getJson(`${web.base}/readyz`);
+    assert.equal(degraded.status, 200, JSON.stringify(degraded.body));
+    assert.deepEqual(degraded.body, {
+      status: 'ready',
+      checks: { postgres: 'down', servingStore: 'none', cache: 'warm' },
+    });
+    // What readiness promises: the cached link still redirects.
+    const cached = await fetch(`${web.base}/probeA1`, { redirect: 'manual' });
+    assert.equal(cached.status, 301);
+
+    (web.deps.resolver as LayeredResolver).clear();
+    const cold = await getJson(`${web.base}/readyz`);
+    assert.equal(cold.status, 503);
+    assert.deepEqual(cold.body, {
+      status: 'unavailable',
+      checks: { postgres: 'down', servingStore: 'none', cache: 'cold' },
+    });
+    assert.ok(cold.ms < 2_500, `a probe is bounded (took ${Math.round(cold.ms)} ms)`);
+    assert.equal((await getJson(`${web.base}/livez`)).status, 200, 'alive all along');
+
+    await restorePostgres();
+    await eventually(async () => ((await getJson(`${web.base}/readyz`)).status === 200 ? true : undefined), {
+      timeoutMs: 10_000,
+      what: '/readyz back to 200 once Postgres answers',
+    });
+  });
+
+  test('draining: /readyz answers 503 at once while redirects and /livez go on', async () => {
+    web.deps.drain!.startDraining();
+    const draining = await getJson(`${web.base}/readyz`);
+    assert.deepEqual([draining.status, draining.body], [503, { status: 'draining' }]);
+    assert.equal((await getJson(`${web.base}/livez`)).status, 200);
+    const still = await fetch(`${web.base}/probeB1`, { redirect: 'manual' });
+    assert.equal(still.status, 301);
+  });
+});
+
+describe('web probes with a serving store and no LRU', () => {
+  let redis: PrivateRedis;
+  let web: Web;
+  before(async () => {
+    redis = await startPrivateRedis();
+    web = await startWeb({ REDIS_URL: redis.url, RESOLVER_CACHE_MAX: '0' });
+  });
+  after(async () => {
+    redis?.thaw();
+    await restorePostgres();
+    await web?.close();
+    await redis?.stop();
+  });
+
+  test('Postgres down: ready while the serving store answers; unavailable when it hangs too', async () => {
+    assert.deepEqual((await getJson(`${web.base}/readyz`)).body, {
+      status: 'ready',
+      checks: { postgres: 'ok', servingStore: 'ok', cache: 'off' },
+    });
+    // The first lookup fills the store; with Postgres gone the store answers it.
+    assert.equal((await fetch(`${web.base}/probeB1`, { redirect: 'manual' })).status, 301);
+    await eventually(async () => (await web.deps.servingStore!.get('probeB1')) ?? undefined);
+
+    await cutPostgres();
+    const storeOnly = await getJson(`${web.base}/readyz`);
+    assert.deepEqual(
+      [storeOnly.status, storeOnly.body],
+      [200, { status: 'ready', checks: { postgres: 'down', servingStore: 'ok', cache: 'off' } }],
+    );
+    assert.equal((await fetch(`${web.base}/probeB1`, { redirect: 'manual' })).status, 301);
+
+    redis.freeze();
+    const nothing = await getJson(`${web.base}/readyz`);
+    assert.deepEqual(
+      [nothing.status, nothing.body],
+      [503, { status: 'unavailable', checks: { postgres: 'down', servingStore: 'down', cache: 'off' } }],
+    );
+    assert.ok(nothing.ms < 2_500, `a hung store does not hang the probe (took ${Math.round(nothing.ms)} ms)`);
+    redis.thaw();
+    await restorePostgres();
+  });
+});
