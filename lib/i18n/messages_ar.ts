@@ -352,6 +352,7 @@ export const ar: Messages = {
   'csv.links.code': 'الرمز',
   'csv.links.shortUrl': 'الرابط القصير',
   'csv.links.url': 'رابط الوجهة',
+  'csv.links.urlShown': 'الوجهة (مقروءة)',
   'csv.links.title': 'العنوان',
   'csv.links.status': 'الحالة',
   'csv.links.safety': 'الأمان',

@@ -364,6 +364,7 @@ export const en = {
   'csv.links.code': 'Code',
   'csv.links.shortUrl': 'Short URL',
   'csv.links.url': 'Destination URL',
+  'csv.links.urlShown': 'Destination (readable)',
   'csv.links.title': 'Title',
   'csv.links.status': 'Status',
   'csv.links.safety': 'Safety',

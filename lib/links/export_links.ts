@@ -5,6 +5,7 @@ import { type LinkListPosition, listLinks } from '../stores/link_list_store.ts';
 import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { groupVendorLinks, listVendorLinks } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
+import { toDisplayUrl } from './display_url.ts';
 import { linkListQuerySchema, toLinkListFilter } from './list_links.ts';
 
 /** Links read per query while streaming an export (keyset pages, as the list pages itself). */
@@ -16,8 +17,9 @@ export type LinkExportQuery = z.infer<typeof linkExportQuerySchema>;
 
 /**
  * The words of a CSV download for an editor: column names and the words in cells (statuses, verdicts, where a
- * link was made, the Bitly copy's state) in the editor's language. Without one, a download is the API's:
- * English column names and the API's codes (`active`, `api`, `synced`), a stable contract for scripts.
+ * link was made, the Bitly copy's state) in the editor's language, and a readable destination (toDisplayUrl:
+ * an Arabic slug as letters, not %D9%85…) beside the exact one. Without one, a download is the API's:
+ * English column names, the API's codes (`active`, `api`, `synced`) and no readable column, a stable contract.
  */
 export type CsvLanguage = Pick<I18n, 't' | 'region'>;
 
@@ -30,6 +32,7 @@ export function getLinksCsvHeader(timeZone?: string, language?: CsvLanguage): st
       t('csv.links.code'),
       t('csv.links.shortUrl'),
       t('csv.links.url'),
+      t('csv.links.urlShown'),
       t('csv.links.title'),
       t('csv.links.status'),
       t('csv.links.safety'),
@@ -78,6 +81,7 @@ function toLinkCells(
     row.code,
     `${options.shortBaseUrl}/${row.code}`,
     row.targetUrl,
+    ...(t ? [toDisplayUrl(row.targetUrl)] : []),
     row.title,
     t ? t(`status.${row.status}`) : row.status,
     t ? t(`safety.${row.safety}`) : row.safety,

@@ -1,7 +1,9 @@
 // The editor UI in English and in Arabic, in Chromium: every page is rendered in both languages, screenshot
 // (test-results/ui-i18n/), and checked from its laid-out boxes: <html lang dir>, no sideways scrolling, no
 // text outside its box, nothing overlapping, the main navigation at the inline-start side, and no English
-// left in the Arabic pages. Then: the user's setting wins over the browser; searching in Arabic.
+// left in the Arabic pages. The analytics parts are on them: the UTM fields (with the deployment's UTM_PARAMS and
+// a refused value), Bitly's line over our bars and the ours-beside-Bitly card with its known causes, the CSV
+// download buttons. Then: the user's setting wins over the browser; searching in Arabic.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,7 +43,7 @@ const started = Date.now();
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  server = await startUiServer();
+  server = await startUiServer({ env: { UTM_PARAMS: 'utm_source=lifeline&utm_medium=social' } });
   await seed();
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 });
@@ -57,10 +59,18 @@ async function create(json: Record<string, unknown>): Promise<string> {
   return ((await res.json()) as { code: string }).code;
 }
 
-/** Links with Arabic and English titles and slugs, clicks, a history, a second user and a finished run. */
+/**
+ * Links with Arabic and English titles and slugs, clicks (and Bitly's own counts for the Cairo link), per-link
+ * UTM values, a history, a second user and a finished run.
+ */
 async function seed() {
   const { h } = server;
-  codes.cairo = await create({ url: CAIRO_URL, title: CAIRO_TITLE, tags: ['سياسة', 'مصر'] });
+  codes.cairo = await create({
+    url: CAIRO_URL,
+    title: CAIRO_TITLE,
+    tags: ['سياسة', 'مصر'],
+    utm: { campaign: 'موازنة-2026', medium: 'email' },
+  });
   codes.council = await create({
     url: 'https://www.example-news.com/2026/11/21/council-votes-on-the-budget',
     title: 'Council votes on the 2026 budget',
@@ -78,6 +88,7 @@ async function seed() {
     json: {
       title: `${CAIRO_TITLE} (محدَّث)`,
       tags: ['سياسة', 'مصر', 'اقتصاد'],
+      utm: { source: 'newsletter' },
       reason: 'تحديث العنوان بعد التصويت',
     },
   });
@@ -91,7 +102,16 @@ async function seed() {
         (${codes.cairo}, ${hour}, 'qr', 'EG', '', ${d % 3}),
         (${codes.cairo}, ${hour}, 'preview', '', 'whatsapp.net', ${4 + (d % 3)}),
         (${codes.cairo}, ${hour}, 'bot', 'US', '', ${2 + (d % 4)})`;
+    // Bitly's own count, pulled for ten of the fourteen days (one of them a failover day).
+    if (d < 10) {
+      await h.db.sql`
+        INSERT INTO vendor_daily_clicks (code, vendor, day, clicks)
+        VALUES (${codes.cairo}, 'bitly', ${hour.toISOString().slice(0, 10)}::date, ${58 + d * 6 + (d % 3)})`;
+    }
   }
+  await h.db.sql`
+    INSERT INTO vendor_links (code, vendor, vendor_id, state, synced_at)
+    VALUES (${codes.cairo}, 'bitly', ${`sho.rt/${codes.cairo}`}, 'synced', now())`;
   await h.db.sql`
     INSERT INTO ops_runs (kind, workflow_id, status, report, started_at, finished_at) VALUES
       ('reconcile', 'reconcile:manual:1', 'succeeded',
@@ -153,6 +173,10 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
 
         await signIn(page, ADMIN);
         await page.getByRole('heading', { name: t('links.title') }).waitFor();
+        assert.equal(
+          await page.getByRole('link', { name: t('export.links') }).getAttribute('href'),
+          '/ui/links.csv',
+        );
         await shotAndCheck(page, locale, '02-links');
 
         await page.goto(`${server.base}/ui/links?q=${encodeURIComponent('القاهرة')}`);
@@ -162,21 +186,59 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         // The new-link form, then the same form after a refused submit (errors next to fields, in the language).
         await page.goto(`${server.base}/ui/links/new`);
         await shotAndCheck(page, locale, '04-new-link');
+        // Advanced: the UTM fields, with the deployment's UTM_PARAMS named.
+        await page.locator('details.advanced summary').click();
+        await page.locator('#field-utmCampaign').waitFor();
+        assert.equal(
+          await page
+            .locator('fieldset', { has: page.locator('#field-utmCampaign') })
+            .locator('.hint code')
+            .textContent(),
+          'utm_source=lifeline&utm_medium=social',
+        );
+        await shotAndCheck(page, locale, '04b-new-link-utm');
         await page.locator('#field-url').fill('ftp://news.example/x');
         await page.locator('#field-alias').fill('ab');
         await page.locator('#field-tags').fill('ok, two words');
+        // A campaign longer than GA4 keeps (the field's maxlength stops typing; a form can still send it).
+        await page.locator('#field-utmCampaign').evaluate((el) => el.removeAttribute('maxlength'));
+        await page.locator('#field-utmCampaign').fill('حملة'.repeat(26));
         await page.locator('form[action="/ui/links/new"] button[type=submit]').click();
         await page.locator('.notice-bad').waitFor();
         assert.equal(
           await page.locator('.notice-bad .notice-title').textContent(),
-          t('form.fixThese', { count: 3 }),
+          t('form.fixThese', { count: 4 }),
+        );
+        assert.ok(
+          await page.locator('#field-utmCampaign-message').isVisible(),
+          'the UTM error, next to its field',
         );
         await shotAndCheck(page, locale, '05-new-link-errors');
 
         await page.goto(`${server.base}/ui/links/${codes.cairo}`);
         await page.locator('.chart rect.series-human').first().waitFor();
         assert.match((await page.locator('.destination .url').textContent()) ?? '', /موازنة-القاهرة-المقبل/);
+        // Analytics on the link's page: Bitly's line over our bars, the comparison card, the downloads, UTM.
+        assert.equal(await page.locator('.chart .vendor-dot').count(), 10, 'Bitly’s ten pulled days');
+        const comparison = page.locator('section[aria-labelledby="vendor-title"]');
+        assert.equal(
+          await comparison.locator('h2').textContent(),
+          t('comparison.title', { vendor: t('vendor.bitly') }),
+        );
+        assert.equal(await comparison.locator('tbody tr').count(), 10);
+        assert.ok(await comparison.locator('.causes').isVisible(), 'the known causes, open');
+        assert.equal(await page.locator('.export-links a[download]').count(), 3);
+        assert.equal(
+          await page
+            .locator('.fact', { hasText: t('detail.utm') })
+            .locator('dd')
+            .textContent(),
+          'utm_campaign=موازنة-2026 · utm_source=newsletter · utm_medium=email',
+        );
+        assert.equal(await page.locator('#field-utmSource').inputValue(), 'newsletter');
         await shotAndCheck(page, locale, '06-link');
+        await comparison.scrollIntoViewIfNeeded();
+        await comparison.screenshot({ path: join(SHOTS, `${locale}-06b-link-vendor-comparison.png`) });
         await page.goto(`${server.base}/ui/links/${codes.long}`);
         await shotAndCheck(page, locale, '07-link-long-title');
         await page.goto(`${server.base}/ui/links/${codes.lookalike}`);
