@@ -1,6 +1,7 @@
+import type { I18n } from '../lib/i18n/translator.ts';
 import type { AdoptionOverview } from '../lib/operations/adoption_overview.ts';
-import { formatDateTime } from '../lib/ui/time_zone.ts';
 import { Badge } from './Badge.tsx';
+import { DirIcon, useI18n } from './I18n.tsx';
 
 const STATUS_TONE: Record<string, string> = {
   running: 'neutral',
@@ -12,7 +13,41 @@ const STATUS_TONE: Record<string, string> = {
   failed: 'bad',
 };
 
-const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+const RUN_STATUSES = [
+  'running',
+  'planning',
+  'planned',
+  'paused',
+  'finished',
+  'succeeded',
+  'cancelled',
+  'failed',
+] as const;
+/** A run's status for people (an unknown one as stored). */
+export function runStatusText(i18n: Pick<I18n, 't'>, status: string): string {
+  const known = RUN_STATUSES.find((s) => s === status);
+  return known ? i18n.t(`runStatus.${known}`) : status;
+}
+
+const OUTCOMES = [
+  'minted',
+  'kept',
+  'adopted',
+  'would-mint',
+  'would-keep',
+  'would-adopt',
+  'rejected',
+  'not-published',
+  'blocked',
+  'deleted',
+] as const;
+const outcomeText = (i18n: I18n, outcome: string) => {
+  const known = OUTCOMES.find((o) => o === outcome);
+  return known ? i18n.t(`backfill.outcome.${known}`) : outcome;
+};
+
+/** The WordPress plugin's own menu path (its settings page is in English). */
+const WORDPRESS_BACKFILL_PATH = 'Settings → Lifeline → “Backfill the archive”';
 
 /** Archive backfills (their progress) and mass retargets, on the operations page. */
 export function AdoptionRuns(props: {
@@ -20,43 +55,52 @@ export function AdoptionRuns(props: {
   timeZone: string;
   temporalUrl: string | null;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { backfills, retargets } = props.adoption;
   const workflowLink = (workflowId: string) =>
     props.temporalUrl ? (
       <a
         class="small mono"
+        dir="ltr"
         href={`${props.temporalUrl}?query=${encodeURIComponent(`WorkflowId="${workflowId}"`)}`}
         target="_blank"
         rel="noopener noreferrer"
       >
-        {workflowId} ↗
+        {workflowId} <DirIcon glyph="↗" />
       </a>
     ) : (
-      <span class="muted small mono">{workflowId}</span>
+      <bdi class="muted small mono" dir="ltr">
+        {workflowId}
+      </bdi>
     );
   return (
     <section class="card" id="adoption" aria-labelledby="adoption-title">
-      <h2 id="adoption-title">Archive backfill and mass retargets</h2>
+      <h2 id="adoption-title">{t('adoption.title')}</h2>
       {backfills.length === 0 ? (
         <p class="muted">
-          No backfill yet. In WordPress run <code>wp lifeline backfill</code> (or Settings → Lifeline →
-          “Backfill the archive”): every published post gets its one code here.
+          {i18n.rich('adoption.none', {
+            command: <code dir="ltr">wp lifeline backfill</code>,
+            path: <bdi dir="ltr">{WORDPRESS_BACKFILL_PATH}</bdi>,
+          })}
         </p>
       ) : (
         <table class="data-table">
           <thead>
             <tr>
-              <th scope="col">Site and run</th>
-              <th scope="col">Progress</th>
-              <th scope="col">Outcomes</th>
-              <th scope="col">Status</th>
+              <th scope="col">{t('adoption.col.siteRun')}</th>
+              <th scope="col">{t('adoption.col.progress')}</th>
+              <th scope="col">{t('adoption.col.outcomes')}</th>
+              <th scope="col">{t('adoption.col.status')}</th>
             </tr>
           </thead>
           <tbody>
             {backfills.map((run) => (
               <tr key={`${run.site}:${run.runId}`}>
                 <td>
-                  <strong>{run.site}</strong>
+                  <strong>
+                    <bdi dir="ltr">{run.site}</bdi>
+                  </strong>
                   <br />
                   {workflowLink(run.workflowId)}
                 </td>
@@ -64,23 +108,28 @@ export function AdoptionRuns(props: {
                   <progress value={run.received} max={Math.max(run.total, run.received, 1)} />
                   <br />
                   <span class="small">
-                    {run.received.toLocaleString('en')} / {run.total.toLocaleString('en')} posts · batch{' '}
-                    {run.lastBatch}
-                    {run.unpropagated > 0 ? ` · ${plural(run.unpropagated, 'link')} still propagating` : ''}
+                    {t('adoption.progress', {
+                      received: run.received,
+                      total: run.total,
+                      batch: run.lastBatch,
+                    })}
+                    {run.unpropagated > 0
+                      ? ` · ${t('adoption.propagating', { count: run.unpropagated })}`
+                      : ''}
                   </span>
                 </td>
                 <td class="small">
                   {Object.entries(run.outcomes)
-                    .map(([outcome, n]) => `${outcome} ${n.toLocaleString('en')}`)
+                    .map(([outcome, n]) => t('adoption.outcome', { outcome: outcomeText(i18n, outcome), n }))
                     .join(' · ') || '—'}
                 </td>
                 <td>
-                  <Badge tone={STATUS_TONE[run.status] ?? 'neutral'} text={run.status} />
+                  <Badge tone={STATUS_TONE[run.status] ?? 'neutral'} text={runStatusText(i18n, run.status)} />
                   <br />
                   <span class="muted small">
                     {run.finishedAt
-                      ? `finished ${formatDateTime(run.finishedAt, props.timeZone)}`
-                      : `updated ${formatDateTime(run.updatedAt, props.timeZone)}`}
+                      ? t('adoption.finished', { time: i18n.dateTime(run.finishedAt) })
+                      : t('adoption.updated', { time: i18n.dateTime(run.updatedAt) })}
                   </span>
                 </td>
               </tr>
@@ -88,20 +137,22 @@ export function AdoptionRuns(props: {
           </tbody>
         </table>
       )}
-      <h3>Mass retargets</h3>
+      <h3>{t('adoption.retargets')}</h3>
       {retargets.length === 0 ? (
-        <p class="muted">None yet.</p>
+        <p class="muted">{t('adoption.noRetargets')}</p>
       ) : (
         <ul>
           {retargets.map((run) => (
             <li key={run.id}>
-              <a href={`/ui/ops/retarget/${run.id}`} class="mono">
+              <a href={`/ui/ops/retarget/${run.id}`} class="mono" dir="ltr">
                 {run.id}
               </a>{' '}
-              <Badge tone={STATUS_TONE[run.status] ?? 'neutral'} text={run.status} />{' '}
+              <Badge tone={STATUS_TONE[run.status] ?? 'neutral'} text={runStatusText(i18n, run.status)} />{' '}
               <span class="small muted">
-                {run.kind === 'undo' ? `undo of ${run.undoOf}` : String(run.rule.type)} ·{' '}
-                {formatDateTime(run.createdAt, props.timeZone)}
+                {run.kind === 'undo'
+                  ? t('retarget.ruleText.undo', { id: String(run.undoOf) })
+                  : ruleTypeText(i18n, String(run.rule.type))}{' '}
+                · {i18n.dateTime(run.createdAt)}
               </span>
             </li>
           ))}
@@ -109,9 +160,14 @@ export function AdoptionRuns(props: {
       )}
       <p>
         <a class="btn btn-secondary" href="/ui/ops/retarget">
-          Mass retarget…
+          {t('adoption.massRetarget')}
         </a>
       </p>
     </section>
   );
+}
+
+/** A retarget rule's kind for people. */
+export function ruleTypeText(i18n: Pick<I18n, 't'>, type: string): string {
+  return type === 'prefix' || type === 'regex' || type === 'csv' ? i18n.t(`retarget.ruleType.${type}`) : type;
 }

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
+import { useI18n } from './I18n.tsx';
 
-export type NavSection = 'links' | 'new' | 'ops' | 'reports' | null;
+export type NavSection = 'links' | 'new' | 'ops' | 'reports' | 'settings' | null;
 
 /** The product's mark: a lifebuoy, drawn inline so it needs no request. */
 export function Logo(props: { size?: number }) {
@@ -22,16 +23,19 @@ export function AppLayout(props: {
   children: ComponentChildren;
 }) {
   const { user } = props.session;
+  const { t } = useI18n();
   const nav: { id: NavSection; href: string; label: string }[] = [
-    { id: 'links', href: '/ui/links', label: 'Links' },
-    { id: 'new', href: '/ui/links/new', label: 'New link' },
-    ...(user.role === 'admin' ? [{ id: 'ops' as const, href: '/ui/ops', label: 'Operations' }] : []),
-    ...(user.role === 'admin' ? [{ id: 'reports' as const, href: '/ui/reports', label: 'Reports' }] : []),
+    { id: 'links', href: '/ui/links', label: t('nav.links') },
+    { id: 'new', href: '/ui/links/new', label: t('nav.new') },
+    ...(user.role === 'admin' ? [{ id: 'ops' as const, href: '/ui/ops', label: t('nav.ops') }] : []),
+    ...(user.role === 'admin'
+      ? [{ id: 'reports' as const, href: '/ui/reports', label: t('nav.reports') }]
+      : []),
   ];
   return (
     <Document title={props.title}>
       <a class="skip-link" href="#main">
-        Skip to content
+        {t('layout.skip')}
       </a>
       <header class="topbar">
         <div class="topbar-inner">
@@ -39,7 +43,7 @@ export function AppLayout(props: {
             <Logo />
             <span>Lifeline</span>
           </a>
-          <nav aria-label="Main">
+          <nav aria-label={t('layout.mainNav')}>
             <ul class="nav">
               {nav.map((item) => (
                 <li key={item.href}>
@@ -52,13 +56,22 @@ export function AppLayout(props: {
           </nav>
           <div class="account">
             <span class="account-name" title={user.email}>
-              {user.name ?? user.email}
-              <span class={`role role-${user.role}`}>{user.role}</span>
+              <bdi class="account-who" dir="auto">
+                {user.name ?? user.email}
+              </bdi>
+              <span class={`role role-${user.role}`}>{t(`role.${user.role}`)}</span>
             </span>
+            <a
+              class="btn btn-ghost btn-sm"
+              href="/ui/settings"
+              aria-current={props.section === 'settings' ? 'page' : undefined}
+            >
+              {t('layout.settings')}
+            </a>
             <form method="post" action="/ui/logout" class="inline-form">
               <input type="hidden" name={CSRF_FIELD} value={props.session.csrfToken} />
               <button type="submit" class="btn btn-ghost btn-sm">
-                Log out
+                {t('layout.logOut')}
               </button>
             </form>
           </div>
@@ -68,23 +81,24 @@ export function AppLayout(props: {
         {props.children}
       </main>
       <footer class="footer">
-        <span>Lifeline — your links, your lifeline.</span>
-        <a href="/api/v1/openapi.json">API reference (OpenAPI)</a>
+        <span>{t('layout.footer')}</span>
+        <a href="/api/v1/openapi.json">{t('layout.apiReference')}</a>
       </footer>
     </Document>
   );
 }
 
-/** The HTML document around any UI page. */
+/** The HTML document around any UI page, in the editor's language and its direction. */
 export function Document(props: { title: string; bodyClass?: string; children: ComponentChildren }) {
+  const { t, lang, dir } = useI18n();
   return (
-    <html lang="en">
+    <html lang={lang} dir={dir}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex, nofollow" />
         <meta name="color-scheme" content="light dark" />
-        <title>{`${props.title} · Lifeline`}</title>
+        <title>{t('document.title', { title: props.title })}</title>
         <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script type="module" src="/static/islands.js" />

@@ -1,24 +1,12 @@
 import type { LinkStatus, SafetyVerdict, VendorState } from '../lib/links/link.ts';
+import { useI18n } from './I18n.tsx';
 
-const STATUS_TEXT: Record<LinkStatus, string> = {
-  pending: 'Pending',
-  active: 'Active',
-  expired: 'Expired',
-  gone: 'Retired',
-  blocked: 'Blocked',
-};
 const STATUS_TONE: Record<LinkStatus, string> = {
   pending: 'neutral',
   active: 'good',
   expired: 'warn',
   gone: 'muted',
   blocked: 'bad',
-};
-const SAFETY_TEXT: Record<SafetyVerdict, string> = {
-  unknown: 'Not scanned',
-  clean: 'Clean',
-  warn: 'Warning',
-  blocked: 'Unsafe',
 };
 const SAFETY_TONE: Record<SafetyVerdict, string> = {
   unknown: 'neutral',
@@ -43,17 +31,16 @@ export function Badge(props: { tone: string; text: string; title?: string }) {
 }
 
 export function StatusBadge(props: { status: LinkStatus }) {
-  return <Badge tone={STATUS_TONE[props.status]} text={STATUS_TEXT[props.status]} />;
+  const { t } = useI18n();
+  return <Badge tone={STATUS_TONE[props.status]} text={t(`status.${props.status}`)} />;
 }
 
 export function SafetyBadge(props: { safety: SafetyVerdict }) {
-  return <Badge tone={SAFETY_TONE[props.safety]} text={SAFETY_TEXT[props.safety]} />;
+  const { t } = useI18n();
+  return <Badge tone={SAFETY_TONE[props.safety]} text={t(`safety.${props.safety}`)} />;
 }
 
 export function VendorStateBadge(props: { state: VendorState }) {
-  return (
-    <Badge tone={VENDOR_TONE[props.state]} text={props.state[0]!.toUpperCase() + props.state.slice(1)} />
-  );
+  const { t } = useI18n();
+  return <Badge tone={VENDOR_TONE[props.state]} text={t(`vendorState.${props.state}`)} />;
 }
-
-export { SAFETY_TEXT, STATUS_TEXT };

@@ -1,7 +1,9 @@
 import type { EscrowOverview, EscrowRun } from '../lib/escrow/get_escrow_overview.ts';
-import { formatDateTime } from '../lib/ui/time_zone.ts';
+import type { I18n } from '../lib/i18n/translator.ts';
 import { Badge } from './Badge.tsx';
 import { CsrfField } from './Field.tsx';
+import { formatDuration } from './FrontChangeSteps.tsx';
+import { useI18n } from './I18n.tsx';
 
 const RUN_TONE: Record<EscrowRun['status'], string> = {
   running: 'neutral',
@@ -9,28 +11,46 @@ const RUN_TONE: Record<EscrowRun['status'], string> = {
   failed: 'bad',
 };
 
-function formatBytes(bytes: number): string {
-  if (bytes >= 1 << 30) return `${(bytes / (1 << 30)).toFixed(1)} GiB`;
-  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
-  return `${Math.max(1, Math.round(bytes / 1024))} KiB`;
+function formatBytes(i18n: I18n, bytes: number): string {
+  const one = (n: number) => Math.round(n * 10) / 10;
+  if (bytes >= 1 << 30) return i18n.t('unit.gib', { n: one(bytes / (1 << 30)) });
+  if (bytes >= 1 << 20) return i18n.t('unit.mib', { n: one(bytes / (1 << 20)) });
+  return i18n.t('unit.kib', { n: Math.max(1, Math.round(bytes / 1024)) });
 }
 
-function LastRun(props: { run: EscrowRun | null; timeZone: string; what: string }) {
+function LastRun(props: { run: EscrowRun | null; timeZone: string; what: 'export' | 'snapshot' }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { run } = props;
-  if (!run) return <p class="muted small">No {props.what} has run yet.</p>;
+  if (!run)
+    return (
+      <p class="muted small">{props.what === 'export' ? t('escrow.noExport') : t('escrow.noSnapshot')}</p>
+    );
   const summary = run.summary as { links?: number; answers?: number; durationMs?: number };
   const count = summary.links ?? summary.answers;
+  const started = i18n.dateTime(run.startedAt);
   return (
     <p class="small">
-      <Badge tone={RUN_TONE[run.status]} text={run.status[0]!.toUpperCase() + run.status.slice(1)} /> Last{' '}
-      {props.what} started {formatDateTime(run.startedAt, props.timeZone)}
+      <Badge tone={RUN_TONE[run.status]} text={t(`ops.run.${run.status}`)} />{' '}
+      {props.what === 'export'
+        ? t('escrow.lastExport', { time: started })
+        : t('escrow.lastSnapshot', { time: started })}
       {count !== undefined
-        ? ` · ${count.toLocaleString('en')} ${summary.links !== undefined ? 'links' : 'codes'}`
+        ? ` · ${summary.links !== undefined ? t('escrow.links', { count }) : t('escrow.codes', { count })}`
         : ''}
-      {summary.durationMs !== undefined ? ` · ${(summary.durationMs / 1000).toFixed(1)} s` : ''}
-      {run.error ? ` · ${run.error}` : ''}
+      {summary.durationMs !== undefined ? ` · ${formatDuration(i18n, summary.durationMs)}` : ''}
+      {run.error ? (
+        <>
+          {' · '}
+          <bdi dir="auto">{run.error}</bdi>
+        </>
+      ) : (
+        ''
+      )}
       <br />
-      <span class="mono muted">{run.directory}</span>
+      <bdi class="mono muted" dir="ltr">
+        {run.directory}
+      </bdi>
     </p>
   );
 }
@@ -40,20 +60,25 @@ function LastRun(props: { run: EscrowRun | null; timeZone: string; what: string 
  * admins on the operations page.
  */
 export function EscrowCard(props: { escrow: EscrowOverview; timeZone: string; csrfToken: string }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { escrow, timeZone, csrfToken } = props;
   const latest = escrow.export.latest;
   return (
     <section class="card" id="escrow" aria-labelledby="escrow-title">
-      <h2 id="escrow-title">Escrow and static snapshot</h2>
+      <h2 id="escrow-title">{t('escrow.title')}</h2>
       <div class="grid-2">
         <div class="subform">
-          <h3>Escrow export</h3>
+          <h3>{t('escrow.export')}</h3>
           <p class="small muted">
-            Every link (deleted codes too), vendor mappings, reports, the blocklist and history as JSON lines
-            with a manifest of SHA-256s: enough to restore every answer with <code>npm run restore</code>.{' '}
+            {i18n.rich('escrow.exportLead', { command: <code dir="ltr">npm run restore</code> })}{' '}
             {escrow.export.interval
-              ? `Written every ${escrow.export.interval} to ${escrow.export.dir}, the last ${escrow.export.keep} kept.`
-              : 'No schedule (ESCROW_INTERVAL is not set).'}
+              ? t('escrow.exportSchedule', {
+                  interval: escrow.export.interval,
+                  dir: escrow.export.dir ?? '',
+                  keep: escrow.export.keep,
+                })
+              : t('escrow.noExportSchedule')}
           </p>
           <LastRun run={escrow.export.lastRun} timeZone={timeZone} what="export" />
           {latest ? (
@@ -63,39 +88,42 @@ export function EscrowCard(props: { escrow: EscrowOverview; timeZone: string; cs
                 href="/ui/ops/escrow/latest.tar"
                 download={`${latest.folder}.tar`}
               >
-                Download the latest export (.tar, {formatBytes(latest.bytes)})
+                {t('escrow.download', { size: formatBytes(i18n, latest.bytes) })}
               </a>
               <span class="muted small">
                 {' '}
-                {latest.links.toLocaleString('en')} links as of{' '}
-                {formatDateTime(new Date(latest.snapshotAt), timeZone)}
+                {t('escrow.asOf', {
+                  links: t('escrow.links', { count: latest.links }),
+                  time: i18n.dateTime(new Date(latest.snapshotAt)),
+                })}
               </span>
             </p>
           ) : (
-            <p class="muted small">Nothing to download: {escrow.export.unavailable}.</p>
+            <p class="muted small">{t('escrow.nothing', { reason: escrow.export.unavailable ?? '' })}</p>
           )}
           <form method="post" action="/ui/ops/escrow/export" class="inline-form">
             <CsrfField token={csrfToken} />
             <button type="submit" class="btn btn-secondary btn-sm" disabled={!escrow.export.dir}>
-              Export now
+              {t('escrow.exportNow')}
             </button>
           </form>
         </div>
         <div class="subform">
-          <h3>Static last-resort snapshot</h3>
+          <h3>{t('escrow.snapshot')}</h3>
           <p class="small muted">
-            Every code's answer as files nginx or a CDN serves without Lifeline (
-            {escrow.snapshot.formats.join(', ')}
-            ). A snapshot is frozen at its time: regenerate it to follow edits and expiries.{' '}
+            {t('escrow.snapshotLead', { formats: escrow.snapshot.formats.join(', ') })}{' '}
             {escrow.snapshot.interval
-              ? `Regenerated every ${escrow.snapshot.interval} into ${escrow.snapshot.dir}/current.`
-              : 'No schedule (SNAPSHOT_INTERVAL is not set).'}
+              ? t('escrow.snapshotSchedule', {
+                  interval: escrow.snapshot.interval,
+                  dir: `${escrow.snapshot.dir}/current`,
+                })
+              : t('escrow.noSnapshotSchedule')}
           </p>
           <LastRun run={escrow.snapshot.lastRun} timeZone={timeZone} what="snapshot" />
           <form method="post" action="/ui/ops/escrow/snapshot" class="inline-form">
             <CsrfField token={csrfToken} />
             <button type="submit" class="btn btn-secondary btn-sm" disabled={!escrow.snapshot.dir}>
-              Generate the snapshot now
+              {t('escrow.snapshotNow')}
             </button>
           </form>
         </div>

@@ -1,3 +1,5 @@
+import { useI18n } from './I18n.tsx';
+
 /** `/ui/links.csv` with the list's filters (no cursor: the export holds every matching link). */
 export function linksCsvHref(filters: Record<string, string>): string {
   const params = new URLSearchParams();
@@ -8,35 +10,32 @@ export function linksCsvHref(filters: Record<string, string>): string {
 
 /** The links list's download: every link matching the current filters, as a spreadsheet-ready CSV. */
 export function LinksCsvButton(props: { filters: Record<string, string> }) {
+  const { t } = useI18n();
   return (
-    <a
-      class="btn btn-secondary"
-      href={linksCsvHref(props.filters)}
-      download
-      title="Every link matching these filters, as CSV (opens in Excel, Numbers, LibreOffice, Google Sheets)"
-    >
-      Download CSV
+    <a class="btn btn-secondary" href={linksCsvHref(props.filters)} download title={t('export.linksTitle')}>
+      {t('export.links')}
     </a>
   );
 }
 
 /** The link page's downloads: its clicks over the period shown, by day, by country and by referrer. */
 export function ClicksCsvLinks(props: { code: string; days: number }) {
+  const { t } = useI18n();
   const href = (by: string) =>
     `/ui/links/${encodeURIComponent(props.code)}/clicks.csv?days=${props.days}&by=${by}`;
   return (
     <p class="small export-links">
-      Download these {props.days} days as CSV:{' '}
+      {t('export.clicks', { days: props.days })}{' '}
       <a href={href('day')} download>
-        by day
+        {t('export.byDay')}
       </a>
       {' · '}
       <a href={href('country')} download>
-        by country
+        {t('export.byCountry')}
       </a>
       {' · '}
       <a href={href('referrer')} download>
-        by referrer
+        {t('export.byReferrer')}
       </a>
     </p>
   );

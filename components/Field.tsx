@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { CSRF_FIELD } from '../lib/auth/sessions.ts';
+import { useI18n } from './I18n.tsx';
 
 interface FieldBase {
   name: string;
@@ -12,11 +13,12 @@ interface FieldBase {
 }
 
 function Frame(props: FieldBase & { id: string; children: ComponentChildren }) {
+  const { t } = useI18n();
   return (
     <div class={`field${props.error ? ' has-error' : ''}`}>
       <label for={props.id}>
         {props.label}
-        {!props.required && <span class="optional"> (optional)</span>}
+        {!props.required && <span class="optional"> {t('form.optional')}</span>}
       </label>
       {props.hint && (
         <p class="hint" id={`${props.id}-hint`}>
@@ -45,6 +47,8 @@ export function TextField(
     placeholder?: string;
     maxLength?: number;
     minLength?: number;
+    /** `auto` for free text that may be in any language (titles, reasons); `ltr` for URLs and codes. */
+    dir?: 'auto' | 'ltr';
   },
 ) {
   const id = props.id ?? `field-${props.name}`;
@@ -54,6 +58,7 @@ export function TextField(
         id={id}
         name={props.name}
         type={(props.type ?? 'text') as 'text'}
+        dir={props.dir}
         value={props.value ?? ''}
         required={props.required}
         autoComplete={props.autoComplete}
@@ -97,12 +102,13 @@ export function CsrfField(props: { token: string }) {
 }
 
 /** A summary of a form's errors at its top, linking to each field (for keyboard and screen-reader users). */
-export function ErrorSummary(props: { errors: Record<string, string>; labels: Record<string, string> }) {
+export function ErrorSummary(props: { errors: Record<string, string>; labels?: Record<string, string> }) {
+  const { t } = useI18n();
   const entries = Object.entries(props.errors);
   if (entries.length === 0) return null;
   return (
     <div class="notice notice-bad" role="alert" tabIndex={-1}>
-      <p class="notice-title">Please fix {entries.length === 1 ? 'this' : `these ${entries.length}`}:</p>
+      <p class="notice-title">{t('form.fixThese', { count: entries.length })}</p>
       <ul>
         {entries.map(([field, message]) => (
           <li key={field}>

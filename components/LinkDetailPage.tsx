@@ -1,43 +1,35 @@
+import type { ComponentChildren } from 'preact';
 import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import type { LinkStats } from '../lib/clicks/link_stats.ts';
-import type { Link, StoredLink as LinkRow } from '../lib/links/link.ts';
+import type { I18n } from '../lib/i18n/translator.ts';
+import { type Link, type StoredLink as LinkRow, TITLE_MAX_CHARS } from '../lib/links/link.ts';
 import type { LinkHistoryEntry as AuditRow } from '../lib/links/link_history.ts';
-import { describeTimeZone, formatDateTime } from '../lib/ui/time_zone.ts';
+import { describeTimeZone } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { AuditHistory, describeActor } from './AuditHistory.tsx';
-import { SafetyBadge, STATUS_TEXT, StatusBadge, VendorStateBadge } from './Badge.tsx';
+import { SafetyBadge, StatusBadge, VendorStateBadge } from './Badge.tsx';
 import { ClicksChart } from './ClicksChart.tsx';
+import { DisplayUrl } from './DisplayUrl.tsx';
 import { ClicksCsvLinks } from './ExportLinks.tsx';
 import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field.tsx';
+import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
-import { LINK_FIELD_LABELS, REDIRECT_OPTIONS } from './NewLinkPage.tsx';
-import { UtmFields } from './UtmFields.tsx';
+import { getLinkFieldLabels, getRedirectOptions, vendorName } from './link_fields.ts';
+import { UtmFields, UtmParams } from './UtmFields.tsx';
 import { VendorComparison } from './VendorComparison.tsx';
 
 export const STATS_RANGES = [7, 30, 90] as const;
 
-const ORIGIN_TEXT: Record<Link['origin'], string> = {
-  api: 'through the API',
-  ui: 'in the editor',
-  wordpress: 'at publish in WordPress',
-  import: 'imported',
-};
-const VENDOR_NAMES: Record<string, string> = { bitly: 'Bitly', inhouse: 'In-house resolver' };
 const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
-const regions = new Intl.DisplayNames(['en'], { type: 'region' });
 
 /** "FR" → "France (FR)"; null → "Unknown". */
-function countryName(code: string | null): string {
-  if (!code) return 'Unknown';
-  try {
-    return `${regions.of(code) ?? code} (${code})`;
-  } catch {
-    return code;
-  }
+function countryName(i18n: I18n, code: string | null): string {
+  if (!code) return i18n.t('common.unknown');
+  return i18n.t('detail.country', { name: i18n.region(code), code });
 }
 
-function Fact(props: { label: string; children: preact.ComponentChildren }) {
+function Fact(props: { label: string; children: ComponentChildren }) {
   return (
     <div class="fact">
       <dt>{props.label}</dt>
@@ -46,7 +38,12 @@ function Fact(props: { label: string; children: preact.ComponentChildren }) {
   );
 }
 
-function TopList(props: { title: string; rows: { label: string; clicks: number }[]; empty: string }) {
+function TopList(props: {
+  title: string;
+  rows: { label: string; clicks: number; dir?: 'ltr' | 'auto' }[];
+  empty: string;
+}) {
+  const i18n = useI18n();
   const max = Math.max(1, ...props.rows.map((r) => r.clicks));
   return (
     <div class="top-list">
@@ -58,7 +55,7 @@ function TopList(props: { title: string; rows: { label: string; clicks: number }
           <thead class="visually-hidden">
             <tr>
               <th scope="col">{props.title}</th>
-              <th scope="col">Clicks</th>
+              <th scope="col">{i18n.t('detail.clicks')}</th>
             </tr>
           </thead>
           <tbody>
@@ -74,9 +71,9 @@ function TopList(props: { title: string; rows: { label: string; clicks: number }
                       rx="2"
                     />
                   </svg>
-                  {r.label}
+                  <bdi dir={r.dir}>{r.label}</bdi>
                 </th>
-                <td class="num">{r.clicks.toLocaleString('en')}</td>
+                <td class="num">{i18n.number(r.clicks)}</td>
               </tr>
             ))}
           </tbody>
@@ -104,36 +101,47 @@ export function LinkDetailPage(props: {
   /** UTM_PARAMS, shown beside the link's own UTM fields. */
   deploymentUtm?: string | undefined;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { link, stats, timeZone } = props;
+  const labels = getLinkFieldLabels(i18n);
   const qrBase = `/ui/links/${encodeURIComponent(link.code)}/qr`;
   const editable = link.status === 'active' || link.status === 'gone';
   const statusOptions = [
-    ...(editable ? [] : [{ value: '', label: `Keep: ${STATUS_TEXT[link.status]}` }]),
-    { value: 'active', label: 'Active — redirects readers' },
-    { value: 'gone', label: 'Retired — answers 410 Gone' },
+    ...(editable
+      ? []
+      : [{ value: '', label: t('detail.keepStatus', { status: t(`status.${link.status}`) }) }]),
+    { value: 'active', label: t('detail.statusActive') },
+    { value: 'gone', label: t('detail.statusGone') },
   ];
   const { values, errors } = props.edit;
+  const copyLabels = { copiedLabel: t('copy.copied') };
   // The creation entry names a person; the owner column only holds an id.
   const creator =
     [...props.audit].reverse().find((e) => e.action === 'link.created' || e.action === 'link.minted')
       ?.actor ?? props.row.owner;
   return (
-    <AppLayout title={link.code} session={props.session} section="links">
+    <AppLayout title={link.title ?? link.code} session={props.session} section="links">
       <div class="page-header">
         <div class="min-w-0">
           <p class="breadcrumb">
-            <a href="/ui/links">Links</a> /
+            <a href="/ui/links">{t('nav.links')}</a> /
           </p>
           <h1 class="short-url-heading">
-            <span class="visually-hidden">Short link </span>
-            {withoutScheme(link.shortUrl)}
+            <span class="visually-hidden">{t('detail.shortLink')} </span>
+            <bdi dir="ltr">{withoutScheme(link.shortUrl)}</bdi>
           </h1>
+          {link.title && (
+            <p class="link-heading-title">
+              <bdi dir="auto">{link.title}</bdi>
+            </p>
+          )}
           <div class="header-badges">
             <StatusBadge status={link.status} />
             <SafetyBadge safety={link.safety} />
-            {link.tags.map((t) => (
-              <a key={t} class="tag" href={`/ui/links?tag=${encodeURIComponent(t)}`}>
-                {t}
+            {link.tags.map((tag) => (
+              <a key={tag} class="tag" dir="auto" href={`/ui/links?tag=${encodeURIComponent(tag)}`}>
+                {tag}
               </a>
             ))}
           </div>
@@ -142,10 +150,10 @@ export function LinkDetailPage(props: {
           <Island
             name="CopyButton"
             component={CopyButton}
-            props={{ text: link.shortUrl, label: 'Copy link' }}
+            props={{ text: link.shortUrl, label: t('copy.link'), ...copyLabels }}
           />
           <a class="btn btn-secondary btn-sm" href={link.shortUrl} target="_blank" rel="noopener noreferrer">
-            Open ↗
+            {t('detail.open')} <DirIcon glyph="↗" />
           </a>
           <a
             class="btn btn-secondary btn-sm"
@@ -153,7 +161,7 @@ export function LinkDetailPage(props: {
             target="_blank"
             rel="noopener noreferrer"
           >
-            Preview page
+            {t('detail.preview')}
           </a>
         </div>
       </div>
@@ -164,21 +172,17 @@ export function LinkDetailPage(props: {
         </Notice>
       )}
       {props.readerReports && props.readerReports.open > 0 && (
-        <Notice
-          tone="warn"
-          title={`Readers reported this link (${props.readerReports.open} open report${props.readerReports.open === 1 ? '' : 's'})`}
-        >
+        <Notice tone="warn" title={t('reports.onLink.title', { n: props.readerReports.open })}>
           <p id="reader-reports">
             {props.readerReports.reasons.length > 0 &&
-              `They said: ${props.readerReports.reasons.join('; ')}. `}
-            An administrator reviews reports in the moderation queue
+              `${t('reports.onLink.reasons', { reasons: props.readerReports.reasons.join('; ') })} `}
+            {t('reports.onLink.text')}
             {props.session.user.role === 'admin' && (
               <>
                 {' '}
-                (<a href="/ui/reports">Reports</a>)
+                <a href="/ui/reports">{t('reports.onLink.queue')}</a>
               </>
             )}
-            ; three readers put a link behind the warning page until then.
           </p>
         </Notice>
       )}
@@ -186,81 +190,95 @@ export function LinkDetailPage(props: {
       <div class="detail-grid">
         <div class="stack">
           <section class="card" aria-labelledby="destination-title">
-            <h2 id="destination-title">Destination</h2>
+            <h2 id="destination-title">{t('detail.destination')}</h2>
             <p class="destination">
               <a href={link.url} target="_blank" rel="noopener noreferrer" class="url-break">
-                {link.url}
+                <DisplayUrl url={link.url} />
               </a>
             </p>
-            {link.title && <p class="muted">{link.title}</p>}
+            <details class="exact-url">
+              <summary>{t('detail.exactUrl')}</summary>
+              <code class="url-break" dir="ltr">
+                {link.url}
+              </code>
+            </details>
             <dl class="facts">
-              <Fact label="Expires">
-                {link.expiresAt ? formatDateTime(new Date(link.expiresAt), timeZone) : 'Never'}
+              <Fact label={t('detail.expires')}>
+                {link.expiresAt ? i18n.dateTime(new Date(link.expiresAt)) : t('common.never')}
               </Fact>
-              <Fact label="After expiry">
-                {link.expiredUrl ? <span class="url-break">{link.expiredUrl}</span> : '“Link expired” page'}
+              <Fact label={t('detail.afterExpiry')}>
+                {link.expiredUrl ? (
+                  <DisplayUrl url={link.expiredUrl} class="url-break" />
+                ) : (
+                  t('detail.expiredPage')
+                )}
               </Fact>
-              <Fact label="Redirect">
-                {link.redirectStatus ? String(link.redirectStatus) : 'Deployment default'}
+              <Fact label={t('detail.redirect')}>
+                {link.redirectStatus ? String(link.redirectStatus) : t('detail.deploymentDefault')}
               </Fact>
               {link.utm && (
-                <Fact label="Campaign tracking">
-                  {Object.entries(link.utm)
-                    .map(([k, v]) => `utm_${k}=${v}`)
-                    .join(' · ')}
+                <Fact label={t('detail.utm')}>
+                  <UtmParams utm={link.utm} />
                 </Fact>
               )}
-              <Fact label="Made by">
-                {describeActor(creator)} · {ORIGIN_TEXT[link.origin]}
+              <Fact label={t('detail.madeBy')}>
+                {i18n.rich('detail.madeByValue', {
+                  actor: <bdi dir="auto">{describeActor(i18n, creator)}</bdi>,
+                  origin: t(`detail.origin.${link.origin}`),
+                })}
               </Fact>
               {link.site && (
-                <Fact label="Article">
-                  {link.site} #{link.postId}
+                <Fact label={t('detail.article')}>
+                  <bdi dir="ltr">
+                    {link.site} #{link.postId}
+                  </bdi>
                 </Fact>
               )}
-              <Fact label="Created">{formatDateTime(new Date(link.createdAt), timeZone)}</Fact>
-              <Fact label="Last change">{formatDateTime(new Date(link.updatedAt), timeZone)}</Fact>
+              <Fact label={t('detail.created')}>{i18n.dateTime(new Date(link.createdAt))}</Fact>
+              <Fact label={t('detail.lastChange')}>{i18n.dateTime(new Date(link.updatedAt))}</Fact>
             </dl>
           </section>
 
           <section class="card" aria-labelledby="clicks-title">
             <div class="card-header">
-              <h2 id="clicks-title">Clicks</h2>
-              <nav class="segmented" aria-label="Period">
+              <h2 id="clicks-title">{t('detail.clicks')}</h2>
+              <nav class="segmented" aria-label={t('detail.period')}>
                 {STATS_RANGES.map((d) => (
                   <a
                     key={d}
                     href={`/ui/links/${encodeURIComponent(link.code)}?days=${d}#clicks-title`}
                     aria-current={props.days === d ? 'true' : undefined}
                   >
-                    {d} days
+                    {t('detail.days', { days: d })}
                   </a>
                 ))}
               </nav>
             </div>
             <div class="stat-row">
               <div class="stat">
-                <span class="stat-value">{stats.clicks.toLocaleString('en')}</span>
-                <span class="stat-label">People</span>
+                <span class="stat-value">{i18n.number(stats.clicks)}</span>
+                <span class="stat-label">{t('detail.people')}</span>
               </div>
               <div class="stat">
-                <span class="stat-value">{stats.qrScans.toLocaleString('en')}</span>
-                <span class="stat-label">of them by QR</span>
+                <span class="stat-value">{i18n.number(stats.qrScans)}</span>
+                <span class="stat-label">{t('detail.byQr')}</span>
               </div>
               <div class="stat">
-                <span class="stat-value">{stats.previews.toLocaleString('en')}</span>
-                <span class="stat-label">Link previews</span>
+                <span class="stat-value">{i18n.number(stats.previews)}</span>
+                <span class="stat-label">{t('detail.previews')}</span>
               </div>
               <div class="stat">
-                <span class="stat-value">{stats.botHits.toLocaleString('en')}</span>
-                <span class="stat-label">Bots</span>
+                <span class="stat-value">{i18n.number(stats.botHits)}</span>
+                <span class="stat-label">{t('detail.bots')}</span>
               </div>
               {stats.vendor && (
                 <div class="stat">
-                  <span class="stat-value">{stats.vendor.clicks.toLocaleString('en')}</span>
+                  <span class="stat-value">{i18n.number(stats.vendor.clicks)}</span>
                   <span class="stat-label">
-                    Counted by {VENDOR_NAMES[stats.vendor.name] ?? stats.vendor.name} (
-                    {stats.vendor.comparedDays} days)
+                    {t('detail.countedBy', {
+                      vendor: vendorName(i18n, stats.vendor.name),
+                      days: stats.vendor.comparedDays,
+                    })}
                   </span>
                 </div>
               )}
@@ -268,29 +286,28 @@ export function LinkDetailPage(props: {
             <ClicksChart stats={stats} />
             <div class="grid-2">
               <TopList
-                title="Top countries"
-                rows={stats.byCountry.map((c) => ({ label: countryName(c.country), clicks: c.clicks }))}
-                empty="No country data yet."
+                title={t('detail.topCountries')}
+                rows={stats.byCountry.map((c) => ({ label: countryName(i18n, c.country), clicks: c.clicks }))}
+                empty={t('detail.noCountries')}
               />
               <TopList
-                title="Top referrers"
-                rows={stats.byReferrer.map((r) => ({
-                  label: r.host ?? 'Direct or hidden',
-                  clicks: r.clicks,
-                }))}
-                empty="No referrers yet."
+                title={t('detail.topReferrers')}
+                rows={stats.byReferrer.map((r) =>
+                  r.host
+                    ? { label: r.host, clicks: r.clicks, dir: 'ltr' as const }
+                    : { label: t('detail.direct'), clicks: r.clicks },
+                )}
+                empty={t('detail.noReferrers')}
               />
             </div>
             <ClicksCsvLinks code={link.code} days={props.days} />
           </section>
 
-          {stats.vendor && <VendorComparison comparison={stats.vendor} timeZone={timeZone} />}
+          {stats.vendor && <VendorComparison comparison={stats.vendor} />}
 
           <section class="card" aria-labelledby="edit-title" id="edit">
-            <h2 id="edit-title">Edit</h2>
-            <p class="muted">
-              Changes reach every cache and vendor within seconds, and are kept in the history below.
-            </p>
+            <h2 id="edit-title">{t('detail.edit')}</h2>
+            <p class="muted">{t('detail.editLead')}</p>
             <form
               method="post"
               action={`/ui/links/${encodeURIComponent(link.code)}/edit`}
@@ -300,19 +317,28 @@ export function LinkDetailPage(props: {
               <CsrfField token={props.session.csrfToken} />
               <input type="hidden" name="version" value={values.version ?? String(props.row.version)} />
               <input type="hidden" name="expiresAtShown" value={values.expiresAtShown ?? ''} />
-              <ErrorSummary errors={errors} labels={LINK_FIELD_LABELS} />
+              <ErrorSummary errors={errors} />
               <TextField
                 name="url"
-                label="Destination URL"
+                label={labels.url!}
                 type="url"
                 value={values.url}
                 error={errors.url}
                 required
               />
+              <TextField
+                name="title"
+                label={labels.title!}
+                value={values.title}
+                error={errors.title}
+                dir="auto"
+                maxLength={TITLE_MAX_CHARS}
+                hint={t('detail.titleHint')}
+              />
               <div class="grid-2">
                 <SelectField
                   name="status"
-                  label="Status"
+                  label={labels.status!}
                   value={values.status}
                   error={errors.status}
                   options={statusOptions}
@@ -320,24 +346,24 @@ export function LinkDetailPage(props: {
                 />
                 <SelectField
                   name="redirectStatus"
-                  label="Redirect type"
+                  label={labels.redirectStatus!}
                   value={values.redirectStatus}
                   error={errors.redirectStatus}
-                  options={REDIRECT_OPTIONS}
+                  options={getRedirectOptions(i18n)}
                 />
               </div>
               <div class="grid-2">
                 <TextField
                   name="expiresAt"
-                  label="Expires at"
+                  label={labels.expiresAt!}
                   type="datetime-local"
                   value={values.expiresAt}
                   error={errors.expiresAt}
-                  hint={`Empty: never. Your time zone: ${describeTimeZone(timeZone)}.`}
+                  hint={t('detail.expiresHint', { zone: describeTimeZone(timeZone) })}
                 />
                 <TextField
                   name="expiredUrl"
-                  label="After expiry, send readers to"
+                  label={labels.expiredUrl!}
                   type="url"
                   value={values.expiredUrl}
                   error={errors.expiredUrl}
@@ -345,96 +371,106 @@ export function LinkDetailPage(props: {
               </div>
               <TextField
                 name="tags"
-                label="Tags"
+                label={labels.tags!}
                 value={values.tags}
                 error={errors.tags}
-                hint="Separate tags with commas."
+                dir="auto"
+                hint={t('detail.tagsHint')}
               />
               <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
               <TextField
                 name="reason"
-                label="Reason for the change"
+                label={t('detail.reasonLabel')}
                 value={values.reason}
                 error={errors.reason}
                 required
+                dir="auto"
                 maxLength={500}
-                placeholder="e.g. The article moved to a new URL"
-                hint="Kept in the history, so colleagues know why."
+                placeholder={t('detail.reasonPlaceholder')}
+                hint={t('detail.reasonHint')}
               />
               <div class="form-actions">
                 <button type="submit" class="btn btn-primary">
-                  Save changes
+                  {t('detail.save')}
                 </button>
               </div>
             </form>
           </section>
 
           <section class="card" aria-labelledby="history-title">
-            <h2 id="history-title">History</h2>
+            <h2 id="history-title">{t('detail.history')}</h2>
             <AuditHistory entries={props.audit} timeZone={timeZone} />
           </section>
         </div>
 
         <aside class="stack">
           <section class="card qr-card" aria-labelledby="qr-title">
-            <h2 id="qr-title">QR code</h2>
+            <h2 id="qr-title">{t('detail.qr')}</h2>
             <img
               src={`${qrBase}.svg`}
               width={200}
               height={200}
-              alt={`QR code that opens ${withoutScheme(link.shortUrl)}`}
+              alt={t('detail.qrAlt', { url: withoutScheme(link.shortUrl) })}
               class="qr"
             />
-            <p class="muted small">Scans are counted separately from clicks.</p>
+            <p class="muted small">{t('detail.qrNote')}</p>
             <div class="button-row">
               <a
                 class="btn btn-secondary btn-sm"
                 href={`${qrBase}.svg?download=1`}
                 download={`${link.code}-qr.svg`}
               >
-                Download SVG
+                {t('detail.qrSvg')}
               </a>
               <a
                 class="btn btn-secondary btn-sm"
                 href={`${qrBase}.png?download=1`}
                 download={`${link.code}-qr.png`}
               >
-                Download PNG
+                {t('detail.qrPng')}
               </a>
             </div>
           </section>
 
           <section class="card" aria-labelledby="safety-title">
-            <h2 id="safety-title">Safety</h2>
+            <h2 id="safety-title">{t('detail.safety')}</h2>
             <p>
               <SafetyBadge safety={link.safety} />
             </p>
-            {props.row.safetyReason && <p>{props.row.safetyReason}</p>}
+            {props.row.safetyReason && (
+              <p class="url-break" dir="auto">
+                {props.row.safetyReason}
+              </p>
+            )}
             <p class="muted small">
               {props.row.safetyCheckedAt
-                ? `Last checked ${formatDateTime(props.row.safetyCheckedAt, timeZone)}.`
-                : 'Not scanned yet.'}
+                ? t('detail.lastChecked', { time: i18n.dateTime(props.row.safetyCheckedAt) })
+                : t('detail.notScanned')}
             </p>
           </section>
 
           <section class="card" aria-labelledby="replicas-title">
-            <h2 id="replicas-title">Where it is served</h2>
+            <h2 id="replicas-title">{t('detail.served')}</h2>
             {link.vendors.length === 0 ? (
-              <p class="muted small">No vendor copy yet: our own resolver answers this link.</p>
+              <p class="muted small">{t('detail.noVendor')}</p>
             ) : (
               <ul class="replicas">
                 {link.vendors.map((v) => (
                   <li key={v.name}>
                     <div class="replica-head">
-                      <strong>{VENDOR_NAMES[v.name] ?? v.name}</strong>
+                      <strong>{vendorName(i18n, v.name)}</strong>
                       <VendorStateBadge state={v.state} />
                     </div>
                     <span class="muted small">
                       {v.syncedAt
-                        ? `Synced ${formatDateTime(new Date(v.syncedAt), timeZone)}`
-                        : 'Never synced'}
+                        ? t('detail.synced', { time: i18n.dateTime(new Date(v.syncedAt)) })
+                        : t('detail.neverSynced')}
                     </span>
-                    {v.error && <p class="small error-text">{v.error}</p>}
+                    {v.error && (
+                      <p class="small error-text url-break" dir="auto">
+                        {v.error}
+                      </p>
+                    )}
                   </li>
                 ))}
               </ul>
@@ -446,31 +482,37 @@ export function LinkDetailPage(props: {
                 target="_blank"
                 rel="noopener noreferrer"
               >
-                Workflows in Temporal UI ↗
+                {t('detail.temporal')} <DirIcon glyph="↗" />
               </a>
             ) : (
               <p class="muted small">
-                Workflows: search <code>{props.temporal.query}</code> in Temporal UI (set TEMPORAL_UI_URL to
-                link it).
+                {i18n.rich('detail.temporalSearch', {
+                  query: (
+                    <code class="url-break" dir="ltr">
+                      {props.temporal.query}
+                    </code>
+                  ),
+                })}
               </p>
             )}
           </section>
 
           <section class="card danger-zone" aria-labelledby="delete-title">
-            <h2 id="delete-title">Delete</h2>
-            <p class="small">Readers then get “410 Gone”. The code is never reused. This cannot be undone.</p>
+            <h2 id="delete-title">{t('detail.delete')}</h2>
+            <p class="small">{t('detail.deleteLead')}</p>
             <form method="post" action={`/ui/links/${encodeURIComponent(link.code)}/delete`} class="stack">
               <CsrfField token={props.session.csrfToken} />
               <TextField
                 name="confirm"
                 id="delete-confirm"
-                label={`Type “${link.code}” to confirm`}
+                label={t('detail.deleteConfirm', { code: link.code })}
                 required
+                dir="ltr"
                 error={props.deleteError}
               />
-              <TextField name="reason" id="delete-reason" label="Reason" />
+              <TextField name="reason" id="delete-reason" label={t('detail.deleteReason')} dir="auto" />
               <button type="submit" class="btn btn-danger">
-                Delete link
+                {t('detail.deleteButton')}
               </button>
             </form>
           </section>

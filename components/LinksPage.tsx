@@ -2,11 +2,12 @@ import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/links/link.ts';
 import { LINK_SORTS } from '../lib/links/list_links.ts';
-import { formatDate, formatTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
-import { SAFETY_TEXT, SafetyBadge, STATUS_TEXT, StatusBadge } from './Badge.tsx';
+import { SafetyBadge, StatusBadge } from './Badge.tsx';
+import { DisplayUrl } from './DisplayUrl.tsx';
 import { LinksCsvButton } from './ExportLinks.tsx';
 import { Notice } from './Field.tsx';
+import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
 
 /** The list's filters as the form holds them (strings; empty means "any"). */
@@ -20,19 +21,6 @@ export interface LinkFilters {
   sort: string;
 }
 
-const SORT_TEXT: Record<(typeof LINK_SORTS)[number], string> = {
-  newest: 'Newest first',
-  oldest: 'Oldest first',
-  updated: 'Recently edited',
-  code: 'Code A–Z',
-};
-const ORIGIN_TEXT: Record<(typeof LINK_ORIGINS)[number], string> = {
-  api: 'API',
-  ui: 'Editor',
-  wordpress: 'WordPress',
-  import: 'Import',
-};
-
 /** `/ui/links` with these filters (and a cursor). */
 export function linksHref(filters: Partial<LinkFilters>, cursor?: string): string {
   const params = new URLSearchParams();
@@ -43,6 +31,7 @@ export function linksHref(filters: Partial<LinkFilters>, cursor?: string): strin
 }
 
 const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
+const isSort = (v: string): v is (typeof LINK_SORTS)[number] => (LINK_SORTS as readonly string[]).includes(v);
 
 function FilterSelect(props: { name: string; label: string; value: string; options: [string, string][] }) {
   return (
@@ -71,109 +60,118 @@ export function LinksPage(props: {
   notice?: string | undefined;
   noticeTone?: 'good' | 'warn' | undefined;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { filters } = props;
   const filtered = ['q', 'status', 'safety', 'origin', 'tag', 'site'].some(
     (k) => filters[k as keyof LinkFilters],
   );
+  const copyLabels = { label: t('copy.copy'), copiedLabel: t('copy.copied') };
   return (
-    <AppLayout title="Links" session={props.session} section="links">
+    <AppLayout title={t('links.title')} session={props.session} section="links">
       <div class="page-header">
         <div>
-          <h1>Links</h1>
-          <p class="muted">Every short link your newsroom owns, wherever it was made.</p>
+          <h1>{t('links.title')}</h1>
+          <p class="muted">{t('links.lead')}</p>
         </div>
         <div class="header-actions">
           <LinksCsvButton filters={{ ...filters }} />
           <a class="btn btn-primary" href="/ui/links/new">
-            + New link
+            <span aria-hidden="true">+</span> {t('links.new')}
           </a>
         </div>
       </div>
 
       {props.notice && <Notice tone={props.noticeTone ?? 'good'} title={props.notice} />}
 
-      <search aria-label="Search and filter links">
+      <search aria-label={t('links.searchRegion')}>
         <form method="get" action="/ui/links" class="card filters">
           <div class="field field-search">
-            <label for="filter-q">Search</label>
+            <label for="filter-q">{t('links.search')}</label>
             <input
               id="filter-q"
               name="q"
               type="search"
+              dir="auto"
               value={filters.q}
-              placeholder="Code, destination URL or tag"
+              placeholder={t('links.searchPlaceholder')}
               maxLength={200}
             />
           </div>
           <div class="filter-actions">
             <button type="submit" class="btn btn-primary">
-              Search
+              {t('links.searchButton')}
             </button>
             {filtered && (
               <a class="btn btn-ghost" href="/ui/links">
-                Clear
+                {t('links.clear')}
               </a>
             )}
           </div>
           <FilterSelect
             name="status"
-            label="Status"
+            label={t('links.filter.status')}
             value={filters.status}
-            options={[['', 'Any status'], ...LINK_STATUSES.map((s): [string, string] => [s, STATUS_TEXT[s]])]}
+            options={[
+              ['', t('links.filter.anyStatus')],
+              ...LINK_STATUSES.map((s): [string, string] => [s, t(`status.${s}`)]),
+            ]}
           />
           <FilterSelect
             name="safety"
-            label="Safety"
+            label={t('links.filter.safety')}
             value={filters.safety}
             options={[
-              ['', 'Any verdict'],
-              ...SAFETY_VERDICTS.map((s): [string, string] => [s, SAFETY_TEXT[s]]),
+              ['', t('links.filter.anyVerdict')],
+              ...SAFETY_VERDICTS.map((s): [string, string] => [s, t(`safety.${s}`)]),
             ]}
           />
           <FilterSelect
             name="origin"
-            label="Made in"
+            label={t('links.filter.origin')}
             value={filters.origin}
-            options={[['', 'Anywhere'], ...LINK_ORIGINS.map((s): [string, string] => [s, ORIGIN_TEXT[s]])]}
+            options={[
+              ['', t('links.filter.anywhere')],
+              ...LINK_ORIGINS.map((s): [string, string] => [s, t(`origin.${s}`)]),
+            ]}
           />
           <div class="field field-compact">
-            <label for="filter-tag">Tag</label>
+            <label for="filter-tag">{t('links.filter.tag')}</label>
             <input
               id="filter-tag"
               name="tag"
               type="text"
+              dir="auto"
               value={filters.tag}
               maxLength={64}
-              placeholder="e.g. politics"
+              placeholder={t('links.filter.tagPlaceholder')}
             />
           </div>
           <div class="field field-compact">
-            <label for="filter-site">Site</label>
+            <label for="filter-site">{t('links.filter.site')}</label>
             <input
               id="filter-site"
               name="site"
               type="text"
               value={filters.site}
               maxLength={100}
-              placeholder="e.g. news"
+              placeholder={t('links.filter.sitePlaceholder')}
             />
           </div>
           <FilterSelect
             name="sort"
-            label="Sort"
+            label={t('links.filter.sort')}
             value={filters.sort}
-            options={LINK_SORTS.map((s): [string, string] => [s, SORT_TEXT[s]])}
+            options={LINK_SORTS.map((s): [string, string] => [s, t(`links.sort.${s}`)])}
           />
         </form>
       </search>
 
       {props.errors && Object.keys(props.errors).length > 0 && (
-        <Notice tone="bad" title="Some filters were not understood">
+        <Notice tone="bad" title={t('links.filtersNotUnderstood')}>
           <ul>
             {Object.entries(props.errors).map(([k, v]) => (
-              <li key={k}>
-                {k}: {v}
-              </li>
+              <li key={k}>{i18n.fieldSentence(fieldLabel(i18n, k), v)}</li>
             ))}
           </ul>
         </Notice>
@@ -183,20 +181,18 @@ export function LinksPage(props: {
         <div class="card empty">
           {filtered ? (
             <>
-              <h2>No links match</h2>
-              <p class="muted">Try fewer filters, or search for part of the destination URL.</p>
+              <h2>{t('links.noMatch')}</h2>
+              <p class="muted">{t('links.noMatchHint')}</p>
               <a class="btn btn-secondary" href="/ui/links">
-                Clear filters
+                {t('links.clearFilters')}
               </a>
             </>
           ) : (
             <>
-              <h2>No links yet</h2>
-              <p class="muted">
-                Links appear here when you create them, or when WordPress publishes an article.
-              </p>
+              <h2>{t('links.empty')}</h2>
+              <p class="muted">{t('links.emptyHint')}</p>
               <a class="btn btn-primary" href="/ui/links/new">
-                Create the first link
+                {t('links.createFirst')}
               </a>
             </>
           )}
@@ -205,63 +201,69 @@ export function LinksPage(props: {
         <div class="card table-card">
           <table class="links-table">
             <caption class="visually-hidden">
-              Links, {SORT_TEXT[filters.sort as 'newest'] ?? 'newest first'}
+              {t('links.caption', {
+                sort: t(`links.sort.${isSort(filters.sort) ? filters.sort : 'newest'}`),
+              })}
             </caption>
             <thead>
               <tr>
-                <th scope="col">Short link</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Status</th>
-                <th scope="col">Safety</th>
-                <th scope="col">Tags</th>
-                <th scope="col">Created</th>
+                <th scope="col">{t('links.col.shortLink')}</th>
+                <th scope="col">{t('links.col.destination')}</th>
+                <th scope="col">{t('links.col.status')}</th>
+                <th scope="col">{t('links.col.safety')}</th>
+                <th scope="col">{t('links.col.tags')}</th>
+                <th scope="col">{t('links.col.created')}</th>
               </tr>
             </thead>
             <tbody>
               {props.items.map((link) => (
                 <tr key={link.code}>
-                  <td data-label="Short link">
+                  <td data-label={t('links.col.shortLink')}>
                     <div class="short-cell">
-                      <a class="code-link" href={`/ui/links/${encodeURIComponent(link.code)}`}>
+                      <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
                         <span class="code-host">
                           {withoutScheme(link.shortUrl).slice(0, -link.code.length)}
                         </span>
                         {link.code}
                       </a>
-                      <Island name="CopyButton" component={CopyButton} props={{ text: link.shortUrl }} />
+                      <Island
+                        name="CopyButton"
+                        component={CopyButton}
+                        props={{ text: link.shortUrl, ...copyLabels }}
+                      />
                     </div>
                   </td>
-                  <td data-label="Destination" class="destination-cell">
-                    {link.title && <span class="link-title">{link.title}</span>}
-                    <span class="url" title={link.url}>
-                      {withoutScheme(link.url)}
-                    </span>
+                  <td data-label={t('links.col.destination')} class="destination-cell">
+                    {link.title && (
+                      <span class="link-title">
+                        <bdi dir="auto">{link.title}</bdi>
+                      </span>
+                    )}
+                    <DisplayUrl url={link.url} bare />
                   </td>
-                  <td data-label="Status">
+                  <td data-label={t('links.col.status')}>
                     <StatusBadge status={link.status} />
                   </td>
-                  <td data-label="Safety">
+                  <td data-label={t('links.col.safety')}>
                     <SafetyBadge safety={link.safety} />
                   </td>
-                  <td data-label="Tags">
+                  <td data-label={t('links.col.tags')}>
                     <span class="tags">
                       {link.tags.length === 0 ? (
                         <span class="muted">—</span>
                       ) : (
-                        link.tags.map((t) => (
-                          <a key={t} class="tag" href={linksHref({ ...filters, tag: t })}>
-                            {t}
+                        link.tags.map((tag) => (
+                          <a key={tag} class="tag" dir="auto" href={linksHref({ ...filters, tag })}>
+                            {tag}
                           </a>
                         ))
                       )}
                     </span>
                   </td>
-                  <td data-label="Created" class="nowrap">
-                    <time datetime={link.createdAt}>
-                      {formatDate(new Date(link.createdAt), props.timeZone)}
-                    </time>
+                  <td data-label={t('links.col.created')} class="nowrap">
+                    <time datetime={link.createdAt}>{i18n.date(new Date(link.createdAt))}</time>
                     <span class="muted small">
-                      {formatTime(new Date(link.createdAt), props.timeZone)} · {ORIGIN_TEXT[link.origin]}
+                      {i18n.time(new Date(link.createdAt))} · {t(`origin.${link.origin}`)}
                     </span>
                   </td>
                 </tr>
@@ -271,17 +273,17 @@ export function LinksPage(props: {
         </div>
       )}
       {(props.prevCursor || props.nextCursor) && (
-        <nav class="pagination" aria-label="Pages">
+        <nav class="pagination" aria-label={t('links.pages')}>
           {props.prevCursor ? (
             <a class="btn btn-secondary" href={linksHref(filters, props.prevCursor)} rel="prev">
-              ← Previous
+              <DirIcon glyph="←" /> {t('links.previous')}
             </a>
           ) : (
             <span />
           )}
           {props.nextCursor ? (
             <a class="btn btn-secondary" href={linksHref(filters, props.nextCursor)} rel="next">
-              Next →
+              {t('links.next')} <DirIcon glyph="→" />
             </a>
           ) : (
             <span />
@@ -290,4 +292,11 @@ export function LinksPage(props: {
       )}
     </AppLayout>
   );
+}
+
+/** The label of a list filter, for its error. */
+function fieldLabel(i18n: ReturnType<typeof useI18n>, name: string): string {
+  const known = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'sort', 'cursor', 'limit'] as const;
+  const found = known.find((k) => k === name);
+  return found ? i18n.t(`field.${found}`) : name;
 }

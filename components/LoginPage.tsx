@@ -1,6 +1,7 @@
 import { CSRF_FIELD } from '../lib/auth/sessions.ts';
 import { Document, Logo } from './AppLayout.tsx';
 import { Notice, TextField } from './Field.tsx';
+import { useI18n } from './I18n.tsx';
 
 /** The sign-in page. */
 export function LoginPage(props: {
@@ -10,18 +11,19 @@ export function LoginPage(props: {
   next?: string;
   notice?: string;
 }) {
+  const { t } = useI18n();
   return (
-    <Document title="Sign in" bodyClass="app auth">
+    <Document title={t('login.title')} bodyClass="app auth">
       <main id="main" class="auth-card">
         <div class="auth-brand">
           <Logo size={40} />
           <span>Lifeline</span>
         </div>
-        <h1>Sign in</h1>
-        <p class="muted">Short links your newsroom owns.</p>
+        <h1>{t('login.title')}</h1>
+        <p class="muted">{t('login.tagline')}</p>
         {props.notice && <Notice tone="info">{props.notice}</Notice>}
         {props.error && (
-          <Notice tone="bad" title="Could not sign you in">
+          <Notice tone="bad" title={t('login.failed')}>
             <p>{props.error}</p>
           </Notice>
         )}
@@ -30,7 +32,7 @@ export function LoginPage(props: {
           {props.next && <input type="hidden" name="next" value={props.next} />}
           <TextField
             name="email"
-            label="Email"
+            label={t('login.email')}
             type="email"
             value={props.email}
             required
@@ -38,13 +40,13 @@ export function LoginPage(props: {
           />
           <TextField
             name="password"
-            label="Password"
+            label={t('login.password')}
             type="password"
             required
             autoComplete="current-password"
           />
           <button type="submit" class="btn btn-primary btn-block">
-            Sign in
+            {t('login.submit')}
           </button>
         </form>
       </main>

@@ -1,33 +1,15 @@
 import LiveField from '../islands/LiveField.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
+import { TITLE_MAX_CHARS } from '../lib/links/link.ts';
 import { describeTimeZone } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { CsrfField, ErrorSummary, SelectField, TextField } from './Field.tsx';
+import { useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
-import { UTM_FIELD_LABELS, UtmFields } from './UtmFields.tsx';
+import { getLinkFieldLabels, getRedirectOptions } from './link_fields.ts';
+import { UtmFields } from './UtmFields.tsx';
 
-export const LINK_FIELD_LABELS: Record<string, string> = {
-  url: 'Destination URL',
-  alias: 'Custom alias',
-  tags: 'Tags',
-  expiresAt: 'Expires at',
-  expiredUrl: 'After expiry, send readers to',
-  redirectStatus: 'Redirect type',
-  status: 'Status',
-  reason: 'Reason',
-  form: 'Form',
-  ...UTM_FIELD_LABELS,
-};
-
-export const REDIRECT_OPTIONS = [
-  { value: '', label: 'Default of this deployment' },
-  { value: '301', label: '301 — permanent (cached by browsers)' },
-  { value: '302', label: '302 — temporary' },
-  { value: '307', label: '307 — temporary, keeps the method' },
-  { value: '308', label: '308 — permanent, keeps the method' },
-];
-
-/** The create form: URL and alias checked as you type; expiry, fallback and tags; errors next to fields. */
+/** The create form: URL and alias checked as you type; title, tags, expiry, fallback; UTM and redirect type under Advanced; errors next to fields. */
 export function NewLinkPage(props: {
   session: UiSession;
   values: Record<string, string>;
@@ -37,33 +19,47 @@ export function NewLinkPage(props: {
   /** UTM_PARAMS, shown beside the link's own UTM fields. */
   deploymentUtm?: string | undefined;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { values, errors } = props;
+  const labels = getLinkFieldLabels(i18n);
   return (
-    <AppLayout title="New link" session={props.session} section="new">
+    <AppLayout title={t('new.title')} session={props.session} section="new">
       <div class="page-header">
         <div>
           <p class="breadcrumb">
-            <a href="/ui/links">Links</a> /
+            <a href="/ui/links">{t('nav.links')}</a> /
           </p>
-          <h1>New short link</h1>
+          <h1>{t('new.heading')}</h1>
         </div>
       </div>
       <form method="post" action="/ui/links/new" class="card form-card stack" novalidate>
         <CsrfField token={props.session.csrfToken} />
-        <ErrorSummary errors={errors} labels={LINK_FIELD_LABELS} />
+        <ErrorSummary errors={errors} />
         <Island
           name="LiveField"
           component={LiveField}
           props={{
             check: 'url',
             name: 'url',
-            label: 'Destination URL',
+            label: labels.url!,
             value: values.url ?? '',
             required: true,
             placeholder: 'https://www.example-news.com/2026/story',
-            hint: 'Where readers should land. http or https.',
+            hint: t('new.urlHint'),
+            optionalLabel: t('form.optional'),
             ...(errors.url ? { error: errors.url } : {}),
           }}
+        />
+        <TextField
+          name="title"
+          label={labels.title!}
+          value={values.title}
+          error={errors.title}
+          dir="auto"
+          maxLength={TITLE_MAX_CHARS}
+          placeholder={t('new.titlePlaceholder')}
+          hint={t('new.titleHint')}
         />
         <Island
           name="LiveField"
@@ -71,41 +67,43 @@ export function NewLinkPage(props: {
           props={{
             check: 'alias',
             name: 'alias',
-            label: 'Custom alias',
+            label: labels.alias!,
             value: values.alias ?? '',
             prefix: `${props.shortBase.replace(/^https?:\/\//, '')}/`,
             placeholder: 'spring-sale',
-            hint: 'Leave empty for a short random code. Letters, digits, "-" and "_"; at least 3. Case matters.',
+            hint: t('new.aliasHint'),
+            optionalLabel: t('form.optional'),
             ...(errors.alias ? { error: errors.alias } : {}),
           }}
         />
         <TextField
           name="tags"
-          label="Tags"
+          label={labels.tags!}
           value={values.tags}
           error={errors.tags}
-          placeholder="politics, election-2026"
-          hint="Separate tags with commas. Tags help you find links later."
+          dir="auto"
+          placeholder={t('new.tagsPlaceholder')}
+          hint={t('new.tagsHint')}
         />
         <fieldset class="fieldset">
-          <legend>Expiry</legend>
+          <legend>{t('new.expiry')}</legend>
           <div class="grid-2">
             <TextField
               name="expiresAt"
-              label="Expires at"
+              label={labels.expiresAt!}
               type="datetime-local"
               value={values.expiresAt}
               error={errors.expiresAt}
-              hint={`Your time zone: ${describeTimeZone(props.timeZone)}.`}
+              hint={t('form.timeZone', { zone: describeTimeZone(props.timeZone) })}
             />
             <TextField
               name="expiredUrl"
-              label="After expiry, send readers to"
+              label={labels.expiredUrl!}
               type="url"
               value={values.expiredUrl}
               error={errors.expiredUrl}
               placeholder="https://www.example-news.com/"
-              hint="Without one, an expired link shows a “link expired” page."
+              hint={t('new.expiredUrlHint')}
             />
           </div>
         </fieldset>
@@ -113,22 +111,22 @@ export function NewLinkPage(props: {
           class="advanced"
           open={Boolean(errors.redirectStatus || errors.utmCampaign || errors.utmSource || errors.utmMedium)}
         >
-          <summary>Advanced</summary>
+          <summary>{t('new.advanced')}</summary>
           <UtmFields values={values} errors={errors} deploymentUtm={props.deploymentUtm} />
           <SelectField
             name="redirectStatus"
-            label="Redirect type"
+            label={labels.redirectStatus!}
             value={values.redirectStatus}
             error={errors.redirectStatus}
-            options={REDIRECT_OPTIONS}
+            options={getRedirectOptions(i18n)}
           />
         </details>
         <div class="form-actions">
           <button type="submit" class="btn btn-primary">
-            Create short link
+            {t('new.create')}
           </button>
           <a class="btn btn-ghost" href="/ui/links">
-            Cancel
+            {t('new.cancel')}
           </a>
         </div>
       </form>

@@ -4,30 +4,62 @@ import { API_KEY_SCOPES } from '../lib/auth/api_keys.ts';
 import type { ApiKey } from '../lib/auth/issue_api_key.ts';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import type { EscrowOverview } from '../lib/escrow/get_escrow_overview.ts';
+import type { I18n } from '../lib/i18n/translator.ts';
 import type { AdoptionOverview } from '../lib/operations/adoption_overview.ts';
 import type { UserAccount as UserRow } from '../lib/operations/get_ops_overview.ts';
 import type { OpsRun as OpsRunRow } from '../lib/operations/ops_runs.ts';
-import { formatDateTime } from '../lib/ui/time_zone.ts';
 import { AdoptionRuns } from './AdoptionRuns.tsx';
 import { AppLayout } from './AppLayout.tsx';
 import { describeActor } from './AuditHistory.tsx';
 import { Badge } from './Badge.tsx';
 import { EscrowCard } from './EscrowCard.tsx';
 import { CsrfField, Notice, SelectField, TextField } from './Field.tsx';
-import { FrontChangeSteps } from './FrontChangeSteps.tsx';
+import { FrontChangeSteps, stepName } from './FrontChangeSteps.tsx';
+import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
+import { vendorName } from './link_fields.ts';
 
-const FRONT_NAMES: Record<string, string> = { bitly: 'Bitly', inhouse: 'In-house resolver' };
 const RUN_TONE: Record<OpsRunRow['status'], string> = {
   running: 'neutral',
   succeeded: 'good',
   failed: 'bad',
   cancelled: 'muted',
 };
-const SCOPE_TEXT: Record<(typeof API_KEY_SCOPES)[number], string> = {
-  'links:read': 'Read links',
-  'links:write': 'Create and edit links',
-  admin: 'Admin (everything, incl. keys)',
+const REPORT_KEYS = [
+  'to',
+  'requestedBy',
+  'reason',
+  'repair',
+  'read',
+  'durationMs',
+  'linksPerSecond',
+  'verified',
+  'unverified',
+  'drill',
+  'switched',
+  'dns',
+  'automatedMs',
+  'estimatedFailoverMs',
+  'error',
+] as const;
+
+/** A run report's field name for people ("linksPerSecond" → "links per second"). */
+function reportKey(i18n: I18n, key: string): string {
+  const known = REPORT_KEYS.find((k) => k === key);
+  return known ? i18n.t(`report.${known}`) : key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/** A run report's value for people: numbers and yes/no in the editor's language, fronts by name. */
+function reportValue(i18n: I18n, key: string, value: string | number | boolean): string {
+  if (typeof value === 'boolean') return value ? i18n.t('common.yes') : i18n.t('common.no');
+  if (typeof value === 'number') return i18n.number(value);
+  return key === 'to' ? vendorName(i18n, value) : value;
+}
+
+const KINDS = ['failover', 'failback', 'drill'] as const;
+const kindName = (i18n: I18n, kind: string) => {
+  const known = KINDS.find((k) => k === kind);
+  return known ? i18n.t(`ops.kind.${known}`) : kind;
 };
 
 export interface OpsView {
@@ -60,7 +92,7 @@ function Confirm(props: { label: string; confirm: string; children: ComponentChi
     <details class="confirm">
       <summary class="btn btn-danger-ghost btn-sm">{props.label}</summary>
       <div class="confirm-body">
-        <p class="small">{props.confirm}?</p>
+        <p class="small">{props.confirm}</p>
         {props.children}
       </div>
     </details>
@@ -74,6 +106,8 @@ function RunCard(props: {
   empty: string;
   temporalUrl: string | null;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { run } = props;
   const facts = run
     ? Object.entries(run.report)
@@ -86,33 +120,38 @@ function RunCard(props: {
       {run ? (
         <>
           <p class="status-main">
-            <Badge tone={RUN_TONE[run.status]} text={run.status[0]!.toUpperCase() + run.status.slice(1)} />
+            <Badge tone={RUN_TONE[run.status]} text={t(`ops.run.${run.status}`)} />
           </p>
           <p class="muted small">
-            Started {formatDateTime(run.startedAt, props.timeZone)}
-            {run.finishedAt ? ` · finished ${formatDateTime(run.finishedAt, props.timeZone)}` : ''}
+            {t('ops.started', { time: i18n.dateTime(run.startedAt) })}
+            {run.finishedAt ? ` · ${t('ops.finished', { time: i18n.dateTime(run.finishedAt) })}` : ''}
           </p>
           {facts.length > 0 && (
             <dl class="facts facts-compact">
               {facts.map(([k, v]) => (
                 <div class="fact" key={k}>
-                  <dt>{k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}</dt>
-                  <dd>{String(v)}</dd>
+                  <dt>{reportKey(i18n, k)}</dt>
+                  <dd>
+                    <bdi dir="auto">{reportValue(i18n, k, v as string | number | boolean)}</bdi>
+                  </dd>
                 </div>
               ))}
             </dl>
           )}
           {props.temporalUrl ? (
             <a
-              class="small mono"
+              class="small mono url-break"
+              dir="ltr"
               href={`${props.temporalUrl}?query=${encodeURIComponent(`WorkflowId="${run.workflowId}"`)}`}
               target="_blank"
               rel="noopener noreferrer"
             >
-              {run.workflowId} ↗
+              {run.workflowId} <DirIcon glyph="↗" />
             </a>
           ) : (
-            <p class="muted small mono">{run.workflowId}</p>
+            <p class="muted small mono url-break" dir="ltr">
+              {run.workflowId}
+            </p>
           )}
         </>
       ) : (
@@ -124,19 +163,24 @@ function RunCard(props: {
 
 /** Buttons for the operations workflows: drill, failover/failback, the DNS confirmation, reconcile, re-scan. */
 function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: string }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { view, csrfToken } = props;
   const other = view.front.active === 'inhouse' ? 'bitly' : 'inhouse';
+  const otherName = vendorName(i18n, other);
   const canSwitch = other === 'inhouse' || view.bitlyConfigured;
   const change = view.frontChange;
   return (
     <section class="card" id="actions" aria-labelledby="actions-title">
-      <h2 id="actions-title">Actions</h2>
+      <h2 id="actions-title">{t('ops.actions')}</h2>
       {change ? (
         <div class="subform" role="status">
           <p>
-            <Badge tone="neutral" text="Running" /> {change.kind}{' '}
-            <span class="mono small">{change.workflowId}</span>
-            {change.step ? ` · step: ${change.step}` : ''}
+            <Badge tone="neutral" text={t('ops.run.running')} /> {kindName(i18n, change.kind)}{' '}
+            <bdi class="mono small" dir="ltr">
+              {change.workflowId}
+            </bdi>
+            {change.step ? ` · ${t('ops.step', { step: stepName(i18n, change.step) })}` : ''}
           </p>
           {change.to && (
             <FrontChangeSteps
@@ -151,12 +195,9 @@ function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: string 
           {change.waitingForDns && (
             <form method="post" action="/ui/ops/front/dns-changed">
               <CsrfField token={csrfToken} />
-              <p class="small">
-                Waiting for the short domain's DNS to point at {FRONT_NAMES[other] ?? other}. Change it at
-                your DNS provider, then confirm here.
-              </p>
+              <p class="small">{t('ops.waitingDns', { front: otherName })}</p>
               <button type="submit" class="btn btn-primary">
-                I changed the DNS
+                {t('ops.dnsChanged')}
               </button>
             </form>
           )}
@@ -167,37 +208,31 @@ function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: string 
             <CsrfField token={csrfToken} />
             <input type="hidden" name="to" value={other} />
             <input type="hidden" name="drill" value="true" />
-            <h3>Failover drill</h3>
-            <p class="small muted">
-              Reconciles, proves {FRONT_NAMES[other] ?? other} answers every active link correctly and
-              estimates the failover time — everything except the switch.
-            </p>
+            <h3>{t('ops.drill')}</h3>
+            <p class="small muted">{t('ops.drillLead', { front: otherName })}</p>
             <button type="submit" class="btn btn-secondary" disabled={!canSwitch}>
-              Run a drill
+              {t('ops.runDrill')}
             </button>
           </form>
           <form method="post" action="/ui/ops/front" class="subform">
             <CsrfField token={csrfToken} />
             <input type="hidden" name="to" value={other} />
-            <h3>{other === 'inhouse' ? 'Fail over to the in-house resolver' : 'Fail back to Bitly'}</h3>
+            <h3>{other === 'inhouse' ? t('ops.failOver') : t('ops.failBack')}</h3>
             {canSwitch ? (
               <>
                 <label class="checkbox small">
-                  <input type="checkbox" name="confirm" value="yes" required /> I understand the short domain
-                  will be repointed to {FRONT_NAMES[other] ?? other}.
+                  <input type="checkbox" name="confirm" value="yes" required />{' '}
+                  {t('ops.confirmSwitch', { front: otherName })}
                 </label>
                 <label class="checkbox small">
-                  <input type="checkbox" name="emergency" value="yes" /> Emergency: switch now, without
-                  lowering the DNS TTL and waiting out the old one first.
+                  <input type="checkbox" name="emergency" value="yes" /> {t('ops.emergency')}
                 </label>
                 <button type="submit" class="btn btn-danger-ghost">
-                  Switch the front
+                  {t('ops.switch')}
                 </button>
               </>
             ) : (
-              <p class="small muted">
-                Bitly is not configured (BITLY_TOKEN), so there is nothing to fail back to.
-              </p>
+              <p class="small muted">{t('ops.noBitly')}</p>
             )}
           </form>
         </div>
@@ -206,13 +241,13 @@ function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: string 
         <form method="post" action="/ui/ops/reconcile" class="inline-form">
           <CsrfField token={csrfToken} />
           <button type="submit" class="btn btn-secondary btn-sm">
-            Reconcile now
+            {t('ops.reconcile')}
           </button>
         </form>
         <form method="post" action="/ui/ops/rescan" class="inline-form">
           <CsrfField token={csrfToken} />
           <button type="submit" class="btn btn-secondary btn-sm">
-            Re-scan destinations now
+            {t('ops.rescan')}
           </button>
         </form>
       </div>
@@ -231,21 +266,22 @@ export function OpsPage(props: {
   keyForm?: { values: Record<string, string | string[]>; errors: Record<string, string> } | undefined;
   userForm?: { values: Record<string, string>; errors: Record<string, string> } | undefined;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { view, timeZone, session } = props;
   const latest = (kind: string) => view.runs.find((r) => r.kind === kind);
   const keyScopes = props.keyForm?.values.scopes ?? ['links:read', 'links:write'];
+  const never = t('common.never');
   return (
-    <AppLayout title="Operations" session={session} section="ops">
+    <AppLayout title={t('ops.title')} session={session} section="ops">
       <div class="page-header">
         <div>
-          <h1>Operations</h1>
-          <p class="muted">
-            Who answers the short domain, how the last checks went, and who may use Lifeline.
-          </p>
+          <h1>{t('ops.title')}</h1>
+          <p class="muted">{t('ops.lead')}</p>
         </div>
         {view.temporalUrl && (
           <a class="btn btn-secondary" href={view.temporalUrl} target="_blank" rel="noopener noreferrer">
-            Temporal UI ↗
+            {t('ops.temporalUi')} <DirIcon glyph="↗" />
           </a>
         )}
       </div>
@@ -256,29 +292,29 @@ export function OpsPage(props: {
       )}
 
       <div class="status-grid">
-        <section class="card status-card" aria-label="Active front">
-          <h2 class="eyebrow">Active front</h2>
-          <p class="status-main big">{FRONT_NAMES[view.front.active] ?? view.front.active}</p>
+        <section class="card status-card" aria-label={t('ops.activeFront')}>
+          <h2 class="eyebrow">{t('ops.activeFront')}</h2>
+          <p class="status-main big">{vendorName(i18n, view.front.active)}</p>
           <p class="muted small">
             {view.front.since
-              ? `Since ${formatDateTime(new Date(view.front.since), timeZone)}`
-              : 'Since installation'}
+              ? t('ops.since', { time: i18n.dateTime(new Date(view.front.since)) })
+              : t('ops.sinceInstall')}
           </p>
-          <p class="small">Our own resolver holds every link either way; switching is a DNS change.</p>
+          <p class="small">{t('ops.frontNote')}</p>
         </section>
         <RunCard
-          title="Last reconciliation"
+          title={t('ops.lastReconcile')}
           run={latest('reconcile')}
           timeZone={timeZone}
           temporalUrl={view.temporalUrl}
-          empty="No reconciliation has run yet."
+          empty={t('ops.noReconcile')}
         />
         <RunCard
-          title="Last failover drill"
+          title={t('ops.lastDrill')}
           run={latest('drill')}
           timeZone={timeZone}
           temporalUrl={view.temporalUrl}
-          empty="No drill has run yet."
+          empty={t('ops.noDrill')}
         />
       </div>
 
@@ -290,16 +326,16 @@ export function OpsPage(props: {
       )}
 
       <section class="card" id="keys" aria-labelledby="keys-title">
-        <h2 id="keys-title">API keys</h2>
+        <h2 id="keys-title">{t('ops.keys')}</h2>
         {props.newKey && (
           <div class="reveal" role="status">
-            <p class="notice-title">New key “{props.newKey.name}” — copy it now; it is never shown again.</p>
+            <p class="notice-title">{t('ops.newKey', { name: props.newKey.name })}</p>
             <div class="reveal-row">
               <code class="secret">{props.newKey.key}</code>
               <Island
                 name="CopyButton"
                 component={CopyButton}
-                props={{ text: props.newKey.key, label: 'Copy key' }}
+                props={{ text: props.newKey.key, label: t('copy.key'), copiedLabel: t('copy.copied') }}
               />
             </div>
           </div>
@@ -308,40 +344,49 @@ export function OpsPage(props: {
           <table class="data-table">
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
+                <th scope="col">{t('ops.col.name')}</th>
+                <th scope="col">{t('ops.col.key')}</th>
+                <th scope="col">{t('ops.col.scopes')}</th>
+                <th scope="col">{t('ops.col.created')}</th>
+                <th scope="col">{t('ops.col.lastUsed')}</th>
                 <th scope="col">
-                  <span class="visually-hidden">Actions</span>
+                  <span class="visually-hidden">{t('ops.col.actions')}</span>
                 </th>
               </tr>
             </thead>
             <tbody>
               {view.keys.map((k) => (
                 <tr key={k.id} class={k.revokedAt ? 'is-revoked' : undefined}>
-                  <td data-label="Name">{k.name}</td>
-                  <td data-label="Key" class="mono">
-                    {k.prefix}
+                  <td data-label={t('ops.col.name')}>
+                    <bdi dir="auto">{k.name}</bdi>
                   </td>
-                  <td data-label="Scopes">{k.scopes.join(', ')}</td>
-                  <td data-label="Created">
-                    {formatDateTime(new Date(k.createdAt), timeZone)}
-                    <span class="muted small"> by {describeActor(k.createdBy)}</span>
+                  <td data-label={t('ops.col.key')} class="mono">
+                    <bdi dir="ltr">{k.prefix}</bdi>
                   </td>
-                  <td data-label="Last used">
-                    {k.lastUsedAt ? formatDateTime(new Date(k.lastUsedAt), timeZone) : 'Never'}
+                  <td data-label={t('ops.col.scopes')}>
+                    <bdi dir="ltr">{k.scopes.join(', ')}</bdi>
                   </td>
-                  <td data-label="Actions">
+                  <td data-label={t('ops.col.created')}>
+                    {i18n.dateTime(new Date(k.createdAt))}
+                    <span class="muted small">
+                      {' '}
+                      {i18n.rich('ops.createdBy', {
+                        actor: <bdi dir="auto">{describeActor(i18n, k.createdBy)}</bdi>,
+                      })}
+                    </span>
+                  </td>
+                  <td data-label={t('ops.col.lastUsed')}>
+                    {k.lastUsedAt ? i18n.dateTime(new Date(k.lastUsedAt)) : never}
+                  </td>
+                  <td data-label={t('ops.col.actions')}>
                     {k.revokedAt ? (
-                      <Badge tone="muted" text="Revoked" />
+                      <Badge tone="muted" text={t('ops.revoked')} />
                     ) : (
-                      <Confirm label="Revoke" confirm={`Revoke “${k.name}” now`}>
+                      <Confirm label={t('ops.revoke')} confirm={t('ops.revokeConfirm', { name: k.name })}>
                         <form method="post" action={`/ui/ops/keys/${k.id}/revoke`} class="inline-form">
                           <CsrfField token={session.csrfToken} />
                           <button type="submit" class="btn btn-danger btn-sm">
-                            Revoke now
+                            {t('ops.revokeNow')}
                           </button>
                         </form>
                       </Confirm>
@@ -353,25 +398,26 @@ export function OpsPage(props: {
           </table>
         </div>
         <form method="post" action="/ui/ops/keys" class="subform" novalidate>
-          <h3>Create a key</h3>
+          <h3>{t('ops.createKey')}</h3>
           <CsrfField token={session.csrfToken} />
           <div class="grid-2">
             <TextField
               name="name"
               id="key-name"
-              label="Name"
+              label={t('ops.keyName')}
               required
+              dir="auto"
               maxLength={100}
               value={String(props.keyForm?.values.name ?? '')}
               error={props.keyForm?.errors.name}
-              placeholder="e.g. CMS integration"
+              placeholder={t('ops.keyNamePlaceholder')}
             />
             <fieldset class={`field checkboxes${props.keyForm?.errors.scopes ? ' has-error' : ''}`}>
-              <legend>Scopes</legend>
+              <legend>{t('ops.scopes')}</legend>
               {API_KEY_SCOPES.map((s) => (
                 <label key={s} class="checkbox">
                   <input type="checkbox" name="scopes" value={s} checked={[keyScopes].flat().includes(s)} />{' '}
-                  {SCOPE_TEXT[s]}
+                  {t(`ops.scope.${s}`)}
                 </label>
               ))}
               {props.keyForm?.errors.scopes && (
@@ -380,24 +426,26 @@ export function OpsPage(props: {
             </fieldset>
           </div>
           <button type="submit" class="btn btn-primary">
-            Create key
+            {t('ops.createKeyButton')}
           </button>
         </form>
       </section>
 
       <section class="card" id="users" aria-labelledby="users-title">
-        <h2 id="users-title">Users</h2>
+        <h2 id="users-title">{t('ops.users')}</h2>
         {props.newPassword && (
           <div class="reveal" role="status">
-            <p class="notice-title">
-              Password for {props.newPassword.email} — give it to them now; it is never shown again.
-            </p>
+            <p class="notice-title">{t('ops.newPassword', { email: props.newPassword.email })}</p>
             <div class="reveal-row">
               <code class="secret">{props.newPassword.password}</code>
               <Island
                 name="CopyButton"
                 component={CopyButton}
-                props={{ text: props.newPassword.password, label: 'Copy password' }}
+                props={{
+                  text: props.newPassword.password,
+                  label: t('copy.password'),
+                  copiedLabel: t('copy.copied'),
+                }}
               />
             </div>
           </div>
@@ -406,12 +454,12 @@ export function OpsPage(props: {
           <table class="data-table">
             <thead>
               <tr>
-                <th scope="col">User</th>
-                <th scope="col">Role</th>
-                <th scope="col">Last sign-in</th>
-                <th scope="col">Status</th>
+                <th scope="col">{t('ops.col.user')}</th>
+                <th scope="col">{t('ops.col.role')}</th>
+                <th scope="col">{t('ops.col.lastSignIn')}</th>
+                <th scope="col">{t('ops.col.status')}</th>
                 <th scope="col">
-                  <span class="visually-hidden">Actions</span>
+                  <span class="visually-hidden">{t('ops.col.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -420,25 +468,32 @@ export function OpsPage(props: {
                 const self = u.id === session.user.id;
                 return (
                   <tr key={u.id} class={u.disabledAt ? 'is-revoked' : undefined}>
-                    <td data-label="User">
-                      <strong>{u.name ?? u.email}</strong>
-                      {u.name && <span class="muted small"> {u.email}</span>}
-                      {self && <span class="muted small"> (you)</span>}
+                    <td data-label={t('ops.col.user')}>
+                      <strong>
+                        <bdi dir="auto">{u.name ?? u.email}</bdi>
+                      </strong>
+                      {u.name && (
+                        <span class="muted small">
+                          {' '}
+                          <bdi dir="ltr">{u.email}</bdi>
+                        </span>
+                      )}
+                      {self && <span class="muted small"> {t('ops.you')}</span>}
                     </td>
-                    <td data-label="Role">
-                      <span class={`role role-${u.role}`}>{u.role}</span>
+                    <td data-label={t('ops.col.role')}>
+                      <span class={`role role-${u.role}`}>{t(`role.${u.role}`)}</span>
                     </td>
-                    <td data-label="Last sign-in">
-                      {u.lastLoginAt ? formatDateTime(u.lastLoginAt, timeZone) : 'Never'}
+                    <td data-label={t('ops.col.lastSignIn')}>
+                      {u.lastLoginAt ? i18n.dateTime(u.lastLoginAt) : never}
                     </td>
-                    <td data-label="Status">
+                    <td data-label={t('ops.col.status')}>
                       {u.disabledAt ? (
-                        <Badge tone="muted" text="Disabled" />
+                        <Badge tone="muted" text={t('ops.disabled')} />
                       ) : (
-                        <Badge tone="good" text="Active" />
+                        <Badge tone="good" text={t('ops.active')} />
                       )}
                     </td>
-                    <td data-label="Actions">
+                    <td data-label={t('ops.col.actions')}>
                       {!self && (
                         <div class="button-row">
                           <form method="post" action={`/ui/ops/users/${u.id}/role`} class="inline-form">
@@ -449,14 +504,14 @@ export function OpsPage(props: {
                               value={u.role === 'admin' ? 'editor' : 'admin'}
                             />
                             <button type="submit" class="btn btn-ghost btn-sm">
-                              {u.role === 'admin' ? 'Make editor' : 'Make admin'}
+                              {u.role === 'admin' ? t('ops.makeEditor') : t('ops.makeAdmin')}
                             </button>
                           </form>
-                          <Confirm label="Reset password" confirm="Sign them out and make a new password">
+                          <Confirm label={t('ops.resetPassword')} confirm={t('ops.resetConfirm')}>
                             <form method="post" action={`/ui/ops/users/${u.id}/password`} class="inline-form">
                               <CsrfField token={session.csrfToken} />
                               <button type="submit" class="btn btn-danger btn-sm">
-                                Reset now
+                                {t('ops.resetNow')}
                               </button>
                             </form>
                           </Confirm>
@@ -464,11 +519,11 @@ export function OpsPage(props: {
                             <form method="post" action={`/ui/ops/users/${u.id}/enable`} class="inline-form">
                               <CsrfField token={session.csrfToken} />
                               <button type="submit" class="btn btn-ghost btn-sm">
-                                Enable
+                                {t('ops.enable')}
                               </button>
                             </form>
                           ) : (
-                            <Confirm label="Disable" confirm="Sign them out everywhere and block sign-in">
+                            <Confirm label={t('ops.disable')} confirm={t('ops.disableConfirm')}>
                               <form
                                 method="post"
                                 action={`/ui/ops/users/${u.id}/disable`}
@@ -476,7 +531,7 @@ export function OpsPage(props: {
                               >
                                 <CsrfField token={session.csrfToken} />
                                 <button type="submit" class="btn btn-danger btn-sm">
-                                  Disable now
+                                  {t('ops.disableNow')}
                                 </button>
                               </form>
                             </Confirm>
@@ -491,14 +546,14 @@ export function OpsPage(props: {
           </table>
         </div>
         <form method="post" action="/ui/ops/users" class="subform" novalidate>
-          <h3>Add a user</h3>
+          <h3>{t('ops.addUser')}</h3>
           <CsrfField token={session.csrfToken} />
           {props.userForm?.errors.user && <Notice tone="bad" title={props.userForm.errors.user} />}
           <div class="grid-2">
             <TextField
               name="email"
               id="user-email"
-              label="Email"
+              label={t('ops.email')}
               type="email"
               required
               value={props.userForm?.values.email}
@@ -507,33 +562,34 @@ export function OpsPage(props: {
             <TextField
               name="name"
               id="user-name"
-              label="Name"
+              label={t('ops.name')}
+              dir="auto"
               value={props.userForm?.values.name}
               error={props.userForm?.errors.name}
             />
             <SelectField
               name="role"
               id="user-role"
-              label="Role"
+              label={t('ops.role')}
               required
               value={props.userForm?.values.role ?? 'editor'}
               options={[
-                { value: 'editor', label: 'Editor — links only' },
-                { value: 'admin', label: 'Admin — also operations, keys, users' },
+                { value: 'editor', label: t('ops.roleEditor') },
+                { value: 'admin', label: t('ops.roleAdmin') },
               ]}
             />
             <TextField
               name="password"
               id="user-password"
-              label="Password"
+              label={t('ops.password')}
               type="password"
               autoComplete="new-password"
               error={props.userForm?.errors.password}
-              hint="Leave empty to generate one, shown to you once."
+              hint={t('ops.passwordHint')}
             />
           </div>
           <button type="submit" class="btn btn-primary">
-            Add user
+            {t('ops.addUserButton')}
           </button>
         </form>
       </section>

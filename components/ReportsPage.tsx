@@ -1,44 +1,18 @@
 import type { UiSession } from '../lib/auth/sessions.ts';
+import type { LinkStatus, SafetyVerdict } from '../lib/links/link.ts';
 import type { ReportQueueItem, ReportStatus } from '../lib/safety/moderate_reports.ts';
-import { formatDateTime } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
-import { Badge } from './Badge.tsx';
+import { SafetyBadge, StatusBadge } from './Badge.tsx';
 import { CsrfField, Notice } from './Field.tsx';
+import { useI18n } from './I18n.tsx';
 
-const STATUS_TABS: { status: ReportStatus; label: string }[] = [
-  { status: 'open', label: 'Open' },
-  { status: 'ignored', label: 'Ignored' },
-  { status: 'confirmed', label: 'Confirmed' },
-  { status: 'dismissed', label: 'Dismissed' },
-];
+const STATUS_TABS: readonly ReportStatus[] = ['open', 'ignored', 'confirmed', 'dismissed'];
 
-const SAFETY_TONE: Record<string, string> = {
-  clean: 'good',
-  unknown: 'neutral',
-  warn: 'warn',
-  blocked: 'bad',
-};
-
-/** What each decision does, as the buttons say it. */
+/** The decisions, as the buttons say them (each with a title saying what it does). */
 const ACTIONS = [
-  {
-    action: 'dismiss',
-    label: 'Dismiss',
-    help: 'The reports are unfounded: lift any warning they caused.',
-    class: 'btn btn-secondary btn-sm',
-  },
-  {
-    action: 'confirm',
-    label: 'Confirm and block',
-    help: 'The reports are right: block the link (readers get 451).',
-    class: 'btn btn-danger btn-sm',
-  },
-  {
-    action: 'ignore',
-    label: 'Ignore',
-    help: 'Seen, no action: leave the link exactly as it is.',
-    class: 'btn btn-ghost btn-sm',
-  },
+  { action: 'dismiss', class: 'btn btn-secondary btn-sm' },
+  { action: 'confirm', class: 'btn btn-danger btn-sm' },
+  { action: 'ignore', class: 'btn btn-ghost btn-sm' },
 ] as const;
 
 /** /ui/reports (administrators): links readers reported, with the reasons, and what to do about them. */
@@ -47,18 +21,24 @@ export function ReportsPage(props: {
   status: ReportStatus;
   items: ReportQueueItem[];
   nextCursor: string | null;
-  timeZone: string;
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  // Which decisions make sense from each tab: a confirmed link can only be dismissed (unblocked), an ignored
+  // one not ignored again; dismissed reports are history.
+  const actions = ACTIONS.filter(
+    (a) =>
+      props.status !== 'dismissed' &&
+      !(props.status === 'confirmed' && a.action !== 'dismiss') &&
+      !(props.status === 'ignored' && a.action === 'ignore'),
+  );
   return (
-    <AppLayout title="Reports" session={props.session} section="reports">
+    <AppLayout title={t('reports.title')} session={props.session} section="reports">
       <div class="page-header">
         <div>
-          <h1>Reader reports</h1>
-          <p class="lede">
-            Links readers reported from the warning and preview pages. Three readers put a link behind the
-            warning page until you decide; links on the newsroom's own hosts are only queued.
-          </p>
+          <h1>{t('reports.heading')}</h1>
+          <p class="muted">{t('reports.lede')}</p>
         </div>
       </div>
       {props.notice && (
@@ -66,20 +46,20 @@ export function ReportsPage(props: {
           {props.notice.text && <p>{props.notice.text}</p>}
         </Notice>
       )}
-      <nav class="tabs" aria-label="Report status">
-        {STATUS_TABS.map((tab) => (
+      <nav class="tabs" aria-label={t('reports.tabs')}>
+        {STATUS_TABS.map((status) => (
           <a
-            key={tab.status}
-            href={`/ui/reports${tab.status === 'open' ? '' : `?status=${tab.status}`}`}
-            aria-current={tab.status === props.status ? 'page' : undefined}
+            key={status}
+            href={`/ui/reports${status === 'open' ? '' : `?status=${status}`}`}
+            aria-current={status === props.status ? 'page' : undefined}
           >
-            {tab.label}
+            {t(`reports.status.${status}`)}
           </a>
         ))}
       </nav>
       {props.items.length === 0 ? (
         <p class="empty" id="reports-empty">
-          {props.status === 'open' ? 'No open reports. Nothing to review.' : 'None.'}
+          {props.status === 'open' ? t('reports.empty.open') : t('reports.empty.other')}
         </p>
       ) : (
         <ul class="report-queue" id="report-queue">
@@ -89,25 +69,29 @@ export function ReportsPage(props: {
                 <a href={`/ui/links/${encodeURIComponent(item.code)}`} class="code">
                   {item.shortUrl.replace(/^https?:\/\//, '')}
                 </a>
-                <Badge tone={SAFETY_TONE[item.safety] ?? 'neutral'} text={`safety: ${item.safety}`} />
-                <Badge tone="neutral" text={`status: ${item.status}`} />
+                <StatusBadge status={item.status as LinkStatus} />
+                <SafetyBadge safety={item.safety as SafetyVerdict} />
               </div>
               {item.title && <p class="report-title">{item.title}</p>}
               <p class="destination">
-                <span class="label">Destination</span> <code>{item.url}</code>
+                <span class="label">{t('reports.destination')}</span> <code dir="ltr">{item.url}</code>
               </p>
               <p class="small">
-                {item.reports} report{item.reports === 1 ? '' : 's'} ({item.totalReports} in all) · made by{' '}
-                {item.owner} · last reported {formatDateTime(new Date(item.lastReportedAt), props.timeZone)}
+                {t('reports.summary', {
+                  reports: item.reports,
+                  total: item.totalReports,
+                  owner: item.owner,
+                  when: i18n.dateTime(new Date(item.lastReportedAt)),
+                })}
               </p>
               <ul class="report-reasons">
                 {item.reasons.map((r) => (
                   <li key={r.reason}>
-                    {r.reason || '(no reason given)'} <span class="muted">× {r.count}</span>
+                    {r.reason || t('reports.noReason')} <span class="muted">× {i18n.number(r.count)}</span>
                   </li>
                 ))}
               </ul>
-              {props.status !== 'dismissed' && (
+              {actions.length > 0 && (
                 <form
                   method="post"
                   action={`/ui/reports/${encodeURIComponent(item.code)}`}
@@ -115,23 +99,19 @@ export function ReportsPage(props: {
                 >
                   <CsrfField token={props.session.csrfToken} />
                   <input type="hidden" name="status" value={props.status} />
-                  <label for={`note-${item.code}`}>Note for the history (optional)</label>
+                  <label for={`note-${item.code}`}>{t('reports.note')}</label>
                   <input id={`note-${item.code}`} name="note" maxLength={500} />
                   <div class="button-row">
-                    {ACTIONS.filter(
-                      (a) =>
-                        !(props.status === 'confirmed' && a.action !== 'dismiss') &&
-                        !(props.status === 'ignored' && a.action === 'ignore'),
-                    ).map((a) => (
+                    {actions.map((a) => (
                       <button
                         key={a.action}
                         type="submit"
                         name="action"
                         value={a.action}
                         class={a.class}
-                        title={a.help}
+                        title={t(`reports.action.${a.action}Help`)}
                       >
-                        {a.label}
+                        {t(`reports.action.${a.action}`)}
                       </button>
                     ))}
                   </div>
@@ -147,7 +127,7 @@ export function ReportsPage(props: {
             class="btn btn-secondary"
             href={`/ui/reports?${new URLSearchParams({ ...(props.status === 'open' ? {} : { status: props.status }), cursor: props.nextCursor })}`}
           >
-            More
+            {t('reports.more')}
           </a>
         </p>
       )}

@@ -1,9 +1,13 @@
 import type { UiSession } from '../lib/auth/sessions.ts';
+import type { I18n } from '../lib/i18n/translator.ts';
 import type { RetargetRunRow } from '../lib/retarget/request_retarget.ts';
-import { formatDateTime } from '../lib/ui/time_zone.ts';
+import { runStatusText } from './AdoptionRuns.tsx';
 import { AppLayout } from './AppLayout.tsx';
+import { describeActor } from './AuditHistory.tsx';
 import { Badge } from './Badge.tsx';
+import { DisplayUrl } from './DisplayUrl.tsx';
 import { CsrfField, Notice, SelectField, TextField } from './Field.tsx';
+import { DirIcon, useI18n } from './I18n.tsx';
 
 const STATUS_TONE: Record<string, string> = {
   planning: 'neutral',
@@ -15,12 +19,18 @@ const STATUS_TONE: Record<string, string> = {
   failed: 'bad',
 };
 
-const ruleText = (run: RetargetRunRow) => {
+const ruleText = (i18n: I18n, run: RetargetRunRow) => {
   const r = run.rule as Record<string, unknown>;
-  if (run.kind === 'undo') return `undo of ${run.undoOf}`;
-  if (r.type === 'prefix') return `prefix ${r.from} → ${r.to}`;
-  if (r.type === 'regex') return `regex /${r.pattern}/${r.flags ?? ''} → ${r.replacement}`;
-  return `CSV of ${r.rows} rows`;
+  if (run.kind === 'undo') return i18n.t('retarget.ruleText.undo', { id: String(run.undoOf) });
+  if (r.type === 'prefix')
+    return i18n.t('retarget.ruleText.prefix', { from: String(r.from), to: String(r.to) });
+  if (r.type === 'regex') {
+    return i18n.t('retarget.ruleText.regex', {
+      pattern: `/${r.pattern}/${r.flags ?? ''}`,
+      replacement: String(r.replacement),
+    });
+  }
+  return i18n.t('retarget.ruleText.csv', { rows: Number(r.rows) });
 };
 
 /** /ui/ops/retarget: the runs, and the form that plans a new one (a dry run; nothing changes yet). */
@@ -31,24 +41,22 @@ export function RetargetListPage(props: {
   values?: Record<string, string>;
   errors?: string[];
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const v = props.values ?? {};
   return (
-    <AppLayout title="Mass retarget" session={props.session} section="ops">
+    <AppLayout title={t('retarget.title')} session={props.session} section="ops">
       <div class="page-header">
         <div>
-          <h1>Mass retarget</h1>
-          <p class="muted">
-            Re-platforming, a domain move, a section rename: change many links’ targets at once. A rule is
-            first planned as a dry run (a count and a sample; nothing changes); an admin approves it; it then
-            runs in batches that can be paused, resumed or cancelled, and a finished run can be undone.
-          </p>
+          <h1>{t('retarget.title')}</h1>
+          <p class="muted">{t('retarget.lead')}</p>
         </div>
         <a class="btn btn-secondary" href="/ui/ops">
-          ← Operations
+          <DirIcon glyph="←" /> {t('nav.ops')}
         </a>
       </div>
       {props.errors && props.errors.length > 0 && (
-        <Notice tone="bad" title="The rule was not accepted">
+        <Notice tone="bad" title={t('retarget.refused')}>
           <ul>
             {props.errors.map((e) => (
               <li key={e}>{e}</li>
@@ -57,49 +65,53 @@ export function RetargetListPage(props: {
         </Notice>
       )}
       <section class="card" aria-labelledby="new-title">
-        <h2 id="new-title">Plan a retarget (dry run)</h2>
+        <h2 id="new-title">{t('retarget.plan')}</h2>
         <form method="post" action="/ui/ops/retarget">
           <CsrfField token={props.session.csrfToken} />
           <SelectField
             name="type"
-            label="Rule"
+            label={t('retarget.rule')}
             required
             value={v.type ?? 'prefix'}
             options={[
-              { value: 'prefix', label: 'Prefix: targets starting with … get another start' },
-              { value: 'regex', label: 'Regular expression (RE2: linear time, no backreferences)' },
-              { value: 'csv', label: 'CSV: old URL,new URL per line (exact matches)' },
+              { value: 'prefix', label: t('retarget.rule.prefix') },
+              { value: 'regex', label: t('retarget.rule.regex') },
+              { value: 'csv', label: t('retarget.rule.csv') },
             ]}
           />
           <TextField
             name="from"
-            label="Prefix: from"
+            label={t('retarget.from')}
             value={v.from}
+            dir="ltr"
             placeholder="https://old.example/news/"
           />
-          <TextField name="to" label="Prefix: to" value={v.to} placeholder="https://www.example/stories/" />
+          <TextField
+            name="to"
+            label={t('retarget.to')}
+            value={v.to}
+            dir="ltr"
+            placeholder="https://www.example/stories/"
+          />
           <TextField
             name="pattern"
-            label="Regex: pattern"
+            label={t('retarget.pattern')}
             value={v.pattern}
+            dir="ltr"
             placeholder="^https://old\.example/(\d{4})/(.*)$"
           />
-          <TextField
-            name="replacement"
-            label="Regex: replacement ($1, $2… are the groups)"
-            value={v.replacement}
-          />
+          <TextField name="replacement" label={t('retarget.replacement')} value={v.replacement} dir="ltr" />
           <div class="field">
             <label>
-              <input type="checkbox" name="ignoreCase" value="yes" checked={v.ignoreCase === 'yes'} /> Regex:
-              ignore case
+              <input type="checkbox" name="ignoreCase" value="yes" checked={v.ignoreCase === 'yes'} />{' '}
+              {t('retarget.ignoreCase')}
             </label>
           </div>
           <div class="field">
             <label for="field-csv">
-              CSV <span class="optional">(optional; up to about 60 KB here, any size through the API)</span>
+              {t('retarget.csv')} <span class="optional">{t('retarget.csvNote')}</span>
             </label>
-            <textarea id="field-csv" name="csv" rows={6} class="mono">
+            <textarea id="field-csv" name="csv" rows={6} class="mono" dir="ltr">
               {v.csv ?? ''}
             </textarea>
           </div>
@@ -111,43 +123,48 @@ export function RetargetListPage(props: {
                 value="yes"
                 checked={v.excludeWordPress === 'yes'}
               />{' '}
-              Leave links of WordPress posts alone (WordPress decides their targets; its reconciliation would
-              put them back)
+              {t('retarget.excludeWordPress')}
             </label>
           </div>
           <button class="btn btn-primary" type="submit">
-            Plan (dry run)
+            {t('retarget.planButton')}
           </button>
         </form>
       </section>
       <section class="card" aria-labelledby="runs-title">
-        <h2 id="runs-title">Runs</h2>
+        <h2 id="runs-title">{t('retarget.runs')}</h2>
         {props.runs.length === 0 ? (
-          <p class="muted">No retarget yet.</p>
+          <p class="muted">{t('retarget.noRuns')}</p>
         ) : (
           <table class="data-table">
             <thead>
               <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Rule</th>
-                <th scope="col">Status</th>
-                <th scope="col">Asked</th>
+                <th scope="col">{t('retarget.col.run')}</th>
+                <th scope="col">{t('retarget.col.rule')}</th>
+                <th scope="col">{t('retarget.col.status')}</th>
+                <th scope="col">{t('retarget.col.asked')}</th>
               </tr>
             </thead>
             <tbody>
               {props.runs.map((run) => (
                 <tr key={run.id}>
                   <td>
-                    <a class="mono" href={`/ui/ops/retarget/${run.id}`}>
+                    <a class="mono" dir="ltr" href={`/ui/ops/retarget/${run.id}`}>
                       {run.id}
                     </a>
                   </td>
-                  <td class="small">{ruleText(run)}</td>
+                  <td class="small url-break">{ruleText(i18n, run)}</td>
                   <td>
-                    <Badge tone={STATUS_TONE[run.status] ?? 'neutral'} text={run.status} />
+                    <Badge
+                      tone={STATUS_TONE[run.status] ?? 'neutral'}
+                      text={runStatusText(i18n, run.status)}
+                    />
                   </td>
                   <td class="small">
-                    {formatDateTime(run.createdAt, props.timeZone)} by {run.requestedBy}
+                    {t('retarget.askedBy', {
+                      time: i18n.dateTime(run.createdAt),
+                      actor: describeActor(i18n, run.requestedBy),
+                    })}
                   </td>
                 </tr>
               ))}
@@ -168,6 +185,8 @@ export function RetargetDetailPage(props: {
   run: RetargetRunRow & { counts: { byState: Record<string, number>; bitlyPending: number } };
   notice?: { tone: 'good' | 'bad'; title: string } | undefined;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { run } = props;
   const report = run.report as {
     planned?: number;
@@ -187,75 +206,94 @@ export function RetargetDetailPage(props: {
   );
   const total = (c.planned ?? 0) + (c.applied ?? 0) + (c.skipped ?? 0);
   return (
-    <AppLayout title={`Retarget ${run.id}`} session={props.session} section="ops">
+    <AppLayout title={t('retarget.detailTitle', { id: run.id })} session={props.session} section="ops">
       <div class="page-header">
         <div>
           <h1>
-            Retarget <span class="mono">{run.id}</span>{' '}
-            <Badge tone={STATUS_TONE[run.status] ?? 'neutral'} text={run.status} />
+            {t('retarget.heading')}{' '}
+            <bdi class="mono" dir="ltr">
+              {run.id}
+            </bdi>{' '}
+            <Badge tone={STATUS_TONE[run.status] ?? 'neutral'} text={runStatusText(i18n, run.status)} />
           </h1>
-          <p class="muted">{ruleText(run)}</p>
+          <p class="muted url-break">{ruleText(i18n, run)}</p>
         </div>
         <a class="btn btn-secondary" href={`/ui/ops/retarget/${run.id}`}>
-          Refresh
+          {t('retarget.refresh')}
         </a>
       </div>
       {props.notice && <Notice tone={props.notice.tone} title={props.notice.title} />}
-      {report.error && <Notice tone="bad" title={report.error} />}
-      <section class="card" aria-label="Progress">
+      {report.error && <Notice tone="bad" title={i18n.problem(report.error)} />}
+      <section class="card" aria-label={t('retarget.progress')}>
         {run.status === 'planning' ? (
-          <p>Planning: every link is being checked against the rule. Nothing changes during the dry run.</p>
+          <p>{t('retarget.planning')}</p>
         ) : (
           <>
             <p>
-              <strong>{(report.planned ?? 0).toLocaleString('en')}</strong> links would change;{' '}
-              <strong>{(report.invalid ?? 0).toLocaleString('en')}</strong> matched but their new target is
-              refused.
+              {i18n.rich('retarget.wouldChange', {
+                count: report.planned ?? 0,
+                planned: <strong>{i18n.number(report.planned ?? 0)}</strong>,
+                invalid: <strong>{i18n.number(report.invalid ?? 0)}</strong>,
+              })}
             </p>
             <progress value={c.applied ?? 0} max={Math.max(total, 1)} />
             <p class="small">
-              Applied {(c.applied ?? 0).toLocaleString('en')} · waiting{' '}
-              {(c.planned ?? 0).toLocaleString('en')} · skipped (changed since the dry run){' '}
-              {(c.skipped ?? 0).toLocaleString('en')} · Bitly still to follow{' '}
-              {run.counts.bitlyPending.toLocaleString('en')}
+              {t('retarget.counts', {
+                applied: c.applied ?? 0,
+                waiting: c.planned ?? 0,
+                skipped: c.skipped ?? 0,
+                bitly: run.counts.bitlyPending,
+              })}
             </p>
           </>
         )}
         <div class="btn-row">
-          {run.status === 'planned' && action('approve', 'Approve and run', 'btn-primary')}
-          {run.status === 'running' && action('pause', 'Pause')}
-          {run.status === 'paused' && action('resume', 'Resume', 'btn-primary')}
+          {run.status === 'planned' && action('approve', t('retarget.approve'), 'btn-primary')}
+          {run.status === 'running' && action('pause', t('retarget.pause'))}
+          {run.status === 'paused' && action('resume', t('retarget.resume'), 'btn-primary')}
           {['planning', 'planned', 'running', 'paused'].includes(run.status) &&
-            action('cancel', 'Cancel', 'btn-danger-ghost')}
+            action('cancel', t('retarget.cancel'), 'btn-danger-ghost')}
           {run.kind === 'retarget' &&
             ['finished', 'cancelled', 'paused', 'failed'].includes(run.status) &&
-            action('undo', 'Undo this run (plans the reverse)')}
+            action('undo', t('retarget.undo'))}
         </div>
         <p class="muted small">
-          Asked by {run.requestedBy} {formatDateTime(run.createdAt, props.timeZone)}
+          {t('retarget.asked', {
+            actor: describeActor(i18n, run.requestedBy),
+            time: i18n.dateTime(run.createdAt),
+          })}
           {run.approvedBy && run.approvedAt
-            ? ` · approved by ${run.approvedBy} ${formatDateTime(run.approvedAt, props.timeZone)}`
+            ? ` · ${t('retarget.approved', {
+                actor: describeActor(i18n, run.approvedBy),
+                time: i18n.dateTime(run.approvedAt),
+              })}`
             : ''}
-          {run.finishedAt ? ` · ended ${formatDateTime(run.finishedAt, props.timeZone)}` : ''}
+          {run.finishedAt ? ` · ${t('retarget.ended', { time: i18n.dateTime(run.finishedAt) })}` : ''}
         </p>
       </section>
       {report.sample && report.sample.length > 0 && (
         <section class="card" aria-labelledby="sample-title">
-          <h2 id="sample-title">Sample of the dry run</h2>
+          <h2 id="sample-title">{t('retarget.sample')}</h2>
           <table class="data-table">
             <thead>
               <tr>
-                <th scope="col">Code</th>
-                <th scope="col">Before</th>
-                <th scope="col">After</th>
+                <th scope="col">{t('retarget.col.code')}</th>
+                <th scope="col">{t('retarget.col.before')}</th>
+                <th scope="col">{t('retarget.col.after')}</th>
               </tr>
             </thead>
             <tbody>
               {report.sample.map((p) => (
                 <tr key={p.code}>
-                  <td class="mono">{p.code}</td>
-                  <td class="small mono">{p.before}</td>
-                  <td class="small mono">{p.after}</td>
+                  <td class="mono" dir="ltr">
+                    {p.code}
+                  </td>
+                  <td class="small mono">
+                    <DisplayUrl url={p.before} class="url-break" />
+                  </td>
+                  <td class="small mono">
+                    <DisplayUrl url={p.after} class="url-break" />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -264,21 +302,25 @@ export function RetargetDetailPage(props: {
       )}
       {report.invalidSample && report.invalidSample.length > 0 && (
         <section class="card" aria-labelledby="invalid-title">
-          <h2 id="invalid-title">Refused new targets (not applied)</h2>
+          <h2 id="invalid-title">{t('retarget.invalid')}</h2>
           <table class="data-table">
             <thead>
               <tr>
-                <th scope="col">Code</th>
-                <th scope="col">Would become</th>
-                <th scope="col">Why not</th>
+                <th scope="col">{t('retarget.col.code')}</th>
+                <th scope="col">{t('retarget.col.wouldBecome')}</th>
+                <th scope="col">{t('retarget.col.whyNot')}</th>
               </tr>
             </thead>
             <tbody>
               {report.invalidSample.map((p) => (
                 <tr key={p.code}>
-                  <td class="mono">{p.code}</td>
-                  <td class="small mono">{p.after}</td>
-                  <td class="small">{p.problem}</td>
+                  <td class="mono" dir="ltr">
+                    {p.code}
+                  </td>
+                  <td class="small mono">
+                    <DisplayUrl url={p.after} class="url-break" />
+                  </td>
+                  <td class="small">{p.problem ? i18n.problem(p.problem) : ''}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,85 +1,104 @@
 import type { VendorComparison as Comparison } from '../lib/clicks/link_stats.ts';
-import { formatDateTime } from '../lib/ui/time_zone.ts';
+import type { I18n } from '../lib/i18n/translator.ts';
+import { useI18n } from './I18n.tsx';
+import { vendorName } from './link_fields.ts';
 
-const VENDOR_NAMES: Record<string, string> = { bitly: 'Bitly' };
-const FRONT_TEXT: Record<Comparison['byDay'][number]['front'], string> = {
-  inhouse: 'Lifeline',
-  bitly: 'Bitly',
-  switched: 'Both (switched)',
-};
+type Front = Comparison['byDay'][number]['front'];
 
-/** A signed difference: "+3", "−3" (a real minus sign), "0". */
-export function formatDifference(n: number): string {
-  return n > 0 ? `+${n.toLocaleString('en')}` : n < 0 ? `−${(-n).toLocaleString('en')}` : '0';
+/** Who answered the short domain, for people. */
+function frontName(i18n: Pick<I18n, 't'>, front: string): string {
+  if (front === 'bitly') return i18n.t('vendor.bitly');
+  if (front === 'switched') return i18n.t('comparison.front.switched');
+  return i18n.t('comparison.front.inhouse');
+}
+
+/** A signed difference: "+3", "−3" (a real minus sign), "0", digits as the page writes them. */
+export function formatDifference(n: number, number: (n: number) => string = (v) => v.toLocaleString('en')) {
+  return n > 0 ? `+${number(n)}` : n < 0 ? `−${number(-n)}` : number(0);
+}
+
+/** A signed number laid out left to right, so a right-to-left page keeps its sign in front. */
+function Difference(props: { n: number }) {
+  const i18n = useI18n();
+  return <bdi dir="ltr">{formatDifference(props.n, i18n.number)}</bdi>;
 }
 
 /**
  * Our count of people beside the vendor's own count, for the same UTC days, with the difference and the reasons
  * two honest counters disagree. A view no shortener offers: a shortener shows only its own number.
  */
-export function VendorComparison(props: { comparison: Comparison; timeZone: string }) {
+export function VendorComparison(props: { comparison: Comparison }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const c = props.comparison;
-  const vendor = VENDOR_NAMES[c.name] ?? c.name;
+  const vendor = vendorName(i18n, c.name);
   const days = c.byDay.filter((d) => d.vendorClicks !== null).reverse();
+  const cause = (title: string, text: string) => (
+    <li>
+      <strong>{title}</strong> {text}
+    </li>
+  );
   return (
     <section class="card" aria-labelledby="vendor-title">
       <div class="card-header">
-        <h2 id="vendor-title">Ours and {vendor}’s, day by day</h2>
+        <h2 id="vendor-title">{t('comparison.title', { vendor })}</h2>
       </div>
       <p class="muted small">
         {c.fetchedAt
-          ? `${vendor}’s numbers as of ${formatDateTime(new Date(c.fetchedAt), props.timeZone)}, pulled on a schedule. `
-          : `${vendor}’s numbers have not been pulled yet; they appear after the next scheduled pull. `}
-        Both sides count whole UTC days. Ours counts people only (human clicks and QR scans), not bots, link
-        previews or HEAD requests.
+          ? t('comparison.asOf', { vendor, time: i18n.dateTime(new Date(c.fetchedAt)) })
+          : t('comparison.notPulled', { vendor })}{' '}
+        {t('comparison.basis')}
       </p>
       {days.length > 0 && (
         <>
           <div class="stat-row">
             <div class="stat">
-              <span class="stat-value">{c.ourClicks.toLocaleString('en')}</span>
-              <span class="stat-label">Ours (people)</span>
+              <span class="stat-value">{i18n.number(c.ourClicks)}</span>
+              <span class="stat-label">{t('comparison.oursPeople')}</span>
             </div>
             <div class="stat">
-              <span class="stat-value">{c.clicks.toLocaleString('en')}</span>
+              <span class="stat-value">{i18n.number(c.clicks)}</span>
               <span class="stat-label">{vendor}</span>
             </div>
             <div class="stat">
-              <span class="stat-value">{formatDifference(c.difference)}</span>
-              <span class="stat-label">Difference (ours − {vendor})</span>
+              <span class="stat-value">
+                <Difference n={c.difference} />
+              </span>
+              <span class="stat-label">{t('comparison.differenceLabel', { vendor })}</span>
             </div>
             <div class="stat">
-              <span class="stat-value">{c.comparedDays}</span>
-              <span class="stat-label">Days compared</span>
+              <span class="stat-value">{i18n.number(c.comparedDays)}</span>
+              <span class="stat-label">{t('comparison.daysCompared')}</span>
             </div>
           </div>
           <p class="small">
-            Answering the short domain now:{' '}
-            <strong>{FRONT_TEXT[c.activeFront.active as 'bitly'] ?? 'Lifeline'}</strong>
-            {c.activeFront.since
-              ? ` (since ${formatDateTime(new Date(c.activeFront.since), props.timeZone)})`
-              : ''}
-            . Readers reach whichever front the short domain points at; the other one never sees those clicks.
+            {i18n.rich(c.activeFront.since ? 'comparison.frontNowSince' : 'comparison.frontNow', {
+              front: <strong>{frontName(i18n, c.activeFront.active)}</strong>,
+              since: c.activeFront.since ? i18n.dateTime(new Date(c.activeFront.since)) : '',
+            })}{' '}
+            {t('comparison.frontNote')}
           </p>
           <table class="compact-table comparison-table">
-            <caption class="visually-hidden">Clicks per day, ours and {vendor}’s, newest first</caption>
+            <caption class="visually-hidden">{t('comparison.caption', { vendor })}</caption>
             <thead>
               <tr>
-                <th scope="col">Day (UTC)</th>
-                <th scope="col">Answered by</th>
-                <th scope="col">Ours</th>
+                <th scope="col">{t('comparison.col.day')}</th>
+                <th scope="col">{t('comparison.col.front')}</th>
+                <th scope="col">{t('comparison.col.ours')}</th>
                 <th scope="col">{vendor}</th>
-                <th scope="col">Difference</th>
+                <th scope="col">{t('comparison.col.difference')}</th>
               </tr>
             </thead>
             <tbody>
               {days.map((d) => (
                 <tr key={d.day}>
-                  <th scope="row">{d.day}</th>
-                  <td>{FRONT_TEXT[d.front]}</td>
-                  <td class="num">{d.ourClicks.toLocaleString('en')}</td>
-                  <td class="num">{(d.vendorClicks ?? 0).toLocaleString('en')}</td>
-                  <td class="num">{formatDifference(d.difference ?? 0)}</td>
+                  <th scope="row">{i18n.day(d.day)}</th>
+                  <td>{frontName(i18n, d.front satisfies Front)}</td>
+                  <td class="num">{i18n.number(d.ourClicks)}</td>
+                  <td class="num">{i18n.number(d.vendorClicks ?? 0)}</td>
+                  <td class="num">
+                    <Difference n={d.difference ?? 0} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -87,34 +106,20 @@ export function VendorComparison(props: { comparison: Comparison; timeZone: stri
         </>
       )}
       <details class="chart-table" open={days.length > 0}>
-        <summary>Why the numbers differ</summary>
+        <summary>{t('comparison.why')}</summary>
         <ul class="causes">
-          <li>
-            <strong>Which front answered.</strong> Only one of us answers the short domain at a time: while{' '}
-            {vendor} does, readers go to {vendor} and never reach us, and the other way round. On a day marked
-            “switched” (a failover or failback), each side counted only its part.
-          </li>
-          <li>
-            <strong>Bots and link previews.</strong> We count Slack, X, WhatsApp and other preview fetchers
-            and known bots separately and leave them out of “ours”; {vendor} applies its own filtering, which
-            is not the same list.
-          </li>
-          <li>
-            <strong>HEAD requests.</strong> Link checkers often ask with HEAD; we never count those as clicks.
-          </li>
-          <li>
-            <strong>Browser-cached 301s.</strong> A browser that followed a permanent (301) redirect may go
-            straight to the article next time without asking either of us, so neither counts it.
-          </li>
-          <li>
-            <strong>Links through {vendor}’s own domain.</strong> If a copy of the link was shared under{' '}
-            {vendor}’s domain (bit.ly/…), those clicks only ever reach {vendor}.
-          </li>
-          <li>
-            <strong>Time zones and late data.</strong> Both columns here are UTC days; {vendor}’s own
-            dashboard may show days in your account’s time zone, and its count for today keeps growing until
-            the next pull.
-          </li>
+          {cause(
+            t('comparison.cause.front.title'),
+            t('comparison.cause.front.text', { vendor, switched: t('comparison.front.switched') }),
+          )}
+          {cause(t('comparison.cause.bots.title'), t('comparison.cause.bots.text', { vendor }))}
+          {cause(t('comparison.cause.head.title'), t('comparison.cause.head.text'))}
+          {cause(t('comparison.cause.cached.title'), t('comparison.cause.cached.text'))}
+          {cause(
+            t('comparison.cause.domain.title', { vendor }),
+            t('comparison.cause.domain.text', { vendor, domain: 'bit.ly/…' }),
+          )}
+          {cause(t('comparison.cause.zones.title'), t('comparison.cause.zones.text', { vendor }))}
         </ul>
       </details>
     </section>

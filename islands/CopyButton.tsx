@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Copies `text` to the clipboard. Hidden until hydrated: without JavaScript it could not work. */
-export default function CopyButton(props: { text: string; label?: string }) {
+/**
+ * Copies `text` to the clipboard. Hidden until hydrated: without JavaScript it could not work. The labels
+ * come from the server in the editor's language (islands carry no catalogue).
+ */
+export default function CopyButton(props: { text: string; label?: string; copiedLabel?: string }) {
   const [ready, setReady] = useState(false);
   const [copied, setCopied] = useState(false);
   useEffect(() => setReady(true), []);
@@ -31,7 +34,7 @@ export default function CopyButton(props: { text: string; label?: string }) {
       aria-label={`${props.label ?? 'Copy'}: ${props.text}`}
       data-copy-text={props.text}
     >
-      <span aria-live="polite">{copied ? 'Copied ✓' : (props.label ?? 'Copy')}</span>
+      <span aria-live="polite">{copied ? (props.copiedLabel ?? 'Copied ✓') : (props.label ?? 'Copy')}</span>
     </button>
   );
 }

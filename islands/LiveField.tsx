@@ -13,6 +13,8 @@ export interface LiveFieldProps {
   placeholder?: string;
   /** Shown before the input, e.g. the short domain before an alias. */
   prefix?: string;
+  /** "(optional)" in the editor's language (islands carry no catalogue). */
+  optionalLabel?: string;
 }
 
 const DEBOUNCE_MS = 350;
@@ -61,14 +63,14 @@ export default function LiveField(props: LiveFieldProps) {
     <div class={`field${message && !message.ok ? ' has-error' : ''}`}>
       <label for={id}>
         {props.label}
-        {!props.required && <span class="optional"> (optional)</span>}
+        {!props.required && <span class="optional"> {props.optionalLabel ?? '(optional)'}</span>}
       </label>
       {props.hint && (
         <p class="hint" id={`${id}-hint`}>
           {props.hint}
         </p>
       )}
-      <div class={props.prefix ? 'input-group' : undefined}>
+      <div class={props.prefix ? 'input-group' : undefined} dir="ltr">
         {props.prefix && (
           <span class="input-prefix" aria-hidden="true">
             {props.prefix}

@@ -23,6 +23,8 @@ export const APT_PACKAGES = [
   'prometheus',
   'nginx-light',
   'libnginx-mod-stream',
+  // An Arabic UI font, so the browser tests' screenshots of the Arabic UI show real letter forms.
+  'fonts-noto-ui-core',
 ];
 
 function answers(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { I18n } from '../i18n/translator.ts';
 import { toCsv } from '../shared/csv.ts';
 import { type ClickKind, listTopCountries, listTopReferrers } from '../stores/click_stats_store.ts';
 import type { Db } from '../stores/sql.ts';
@@ -19,19 +20,67 @@ const READER_KINDS: ClickKind[] = ['human', 'qr'];
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
 const FRONT_TEXT = { inhouse: 'Lifeline', bitly: 'Bitly', switched: 'Both (switched that day)' } as const;
 
-function countryName(code: string): string {
-  if (!code) return 'Unknown';
-  try {
-    return regions.of(code) ?? code;
-  } catch {
-    return code;
-  }
+/**
+ * The API's words: English column names, English country names, who answered in English. An editor's download
+ * passes its language instead (lib/links/export_links.ts, CsvLanguage).
+ */
+const API_WORDS = {
+  day: 'Day (UTC)',
+  people: 'People',
+  qr: 'of which QR scans',
+  previews: 'Link previews',
+  bots: 'Bots and HEAD requests',
+  difference: (vendor: string) => `Difference (ours − ${vendor})`,
+  front: 'Answered by',
+  countryCode: 'Country code',
+  country: 'Country',
+  referrer: 'Referrer host',
+  direct: '(direct or hidden)',
+  unknown: 'Unknown',
+  vendor: (name: string) => (name === 'bitly' ? 'Bitly' : name),
+  frontName: (front: keyof typeof FRONT_TEXT): string => FRONT_TEXT[front],
+  region: (code: string) => {
+    try {
+      return regions.of(code) ?? code;
+    } catch {
+      return code;
+    }
+  },
+};
+type CsvWords = typeof API_WORDS;
+
+/** The same words in an editor's language (the catalogues' csv.* keys). */
+function toCsvWords(language: Pick<I18n, 't' | 'region'>): CsvWords {
+  const { t } = language;
+  return {
+    day: t('csv.clicks.day'),
+    people: t('csv.clicks.people'),
+    qr: t('csv.clicks.qr'),
+    previews: t('csv.clicks.previews'),
+    bots: t('csv.clicks.bots'),
+    difference: (vendor) => t('csv.clicks.difference', { vendor }),
+    front: t('csv.clicks.front'),
+    countryCode: t('csv.clicks.countryCode'),
+    country: t('csv.clicks.country'),
+    referrer: t('csv.clicks.referrer'),
+    direct: t('csv.clicks.direct'),
+    unknown: t('common.unknown'),
+    vendor: (name) => (name === 'bitly' ? t('vendor.bitly') : name),
+    frontName: (front) =>
+      front === 'bitly'
+        ? t('vendor.bitly')
+        : front === 'switched'
+          ? t('csv.clicks.frontSwitched')
+          : t('comparison.front.inhouse'),
+    region: language.region,
+  };
 }
 
 /**
  * A link's clicks over [from, to) as CSV (UTF-8 with a BOM, RFC 4180, formula-safe): by day with every kind
  * (and, when a vendor reports on the link, its own count, the difference and who answered the short domain),
- * or people's clicks by country or by referrer host, most first.
+ * or people's clicks by country or by referrer host, most first. Column names and words are the API's English,
+ * or in `language` (an editor's download).
  */
 export async function exportClicksCsv(
   db: Db,
@@ -39,32 +88,34 @@ export async function exportClicksCsv(
   range: { from: Date; to: Date },
   by: ClicksCsvDimension,
   vendorClicks?: VendorClickSource,
+  language?: Pick<I18n, 't' | 'region'>,
 ): Promise<string> {
+  const w = language ? toCsvWords(language) : API_WORDS;
   if (by === 'country') {
     const rows = await listTopCountries(db, code, READER_KINDS, range.from, range.to, ALL_ROWS);
     return toCsv(
-      ['Country code', 'Country', 'People'],
-      rows.map((r) => [r.key || null, countryName(r.key), r.clicks]),
+      [w.countryCode, w.country, w.people],
+      rows.map((r) => [r.key || null, r.key ? w.region(r.key) : w.unknown, r.clicks]),
     );
   }
   if (by === 'referrer') {
     const rows = await listTopReferrers(db, code, READER_KINDS, range.from, range.to, ALL_ROWS);
     return toCsv(
-      ['Referrer host', 'People'],
-      rows.map((r) => [r.key || '(direct or hidden)', r.clicks]),
+      [w.referrer, w.people],
+      rows.map((r) => [r.key || w.direct, r.clicks]),
     );
   }
   const stats = await getLinkStats(db, code, range, vendorClicks);
   const vendor = stats.vendor;
-  const name = vendor?.name === 'bitly' ? 'Bitly' : vendor?.name;
+  const name = vendor ? w.vendor(vendor.name) : '';
   const vendorDays = new Map(vendor?.byDay.map((d) => [d.day, d]) ?? []);
   const header = [
-    'Day (UTC)',
-    'People',
-    'of which QR scans',
-    'Link previews',
-    'Bots and HEAD requests',
-    ...(vendor ? [name!, `Difference (ours − ${name})`, 'Answered by'] : []),
+    w.day,
+    w.people,
+    w.qr,
+    w.previews,
+    w.bots,
+    ...(vendor ? [name, w.difference(name), w.front] : []),
   ];
   return toCsv(
     header,
@@ -76,7 +127,7 @@ export async function exportClicksCsv(
         d.qrScans,
         d.previews,
         d.botHits,
-        ...(vendor ? [v?.vendorClicks ?? null, v?.difference ?? null, v ? FRONT_TEXT[v.front] : null] : []),
+        ...(vendor ? [v?.vendorClicks ?? null, v?.difference ?? null, v ? w.frontName(v.front) : null] : []),
       ];
     }),
   );

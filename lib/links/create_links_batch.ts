@@ -269,6 +269,7 @@ function toNewLink(p: Pending, creator: Creator): NewLink {
     origin: creator.origin,
     site: p.input.site ?? null,
     postId: p.input.postId ?? null,
+    title: p.input.title ?? null,
     owner: creator.owner,
     expiresAt: p.input.expiresAt ? new Date(p.input.expiresAt) : null,
     expiredUrl: p.input.expiredUrl ?? null,

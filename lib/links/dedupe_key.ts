@@ -3,7 +3,10 @@ import type { CreateLinkInput } from './link.ts';
 
 /**
  * The key that makes "same owner, same url, same options" one link: a SHA-256 over a canonical JSON of the
- * url and every option (tags sorted). Aliased creations never dedupe, so they have no key.
+ * url and every option (tags sorted). A title and per-link UTM values count as options when there are any
+ * (asking again with another headline or campaign makes another link rather than dropping it); they are
+ * appended only when set, so links without them keep the keys they always had. Aliased creations never
+ * dedupe, so they have no key.
  */
 export async function getDedupeKey(input: CreateLinkInput): Promise<string | null> {
   if (input.alias !== undefined) return null;
@@ -16,11 +19,11 @@ export async function getDedupeKey(input: CreateLinkInput): Promise<string | nul
     input.site ?? null,
     input.postId ?? null,
   ];
-  // Appended only when set, so the keys of links without UTM values stay what they were before UTM existed.
+  // The title is a bare string and UTM a tagged array, so the two can never be mistaken for each other.
+  if (input.title !== undefined) parts.push(input.title);
   const utm = input.utm;
   if (utm && (utm.campaign || utm.source || utm.medium)) {
     parts.push(['utm', utm.campaign ?? null, utm.source ?? null, utm.medium ?? null]);
   }
-  const canonical = JSON.stringify(parts);
-  return sha256Hex(canonical);
+  return sha256Hex(JSON.stringify(parts));
 }

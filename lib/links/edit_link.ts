@@ -51,7 +51,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
 
 /**
- * Applies an edit (retarget, expiry, fallback, redirect status, tags, status active|gone) in one transaction
+ * Applies an edit (retarget, title, expiry, fallback, redirect status, tags, UTM, status active|gone) in one transaction
  * with its audit entry (actor, before, after, reason), then tells the sync workflow so caches, the serving
  * store, vendors and the expiry timer follow. `expectedVersion` (If-Match) refuses to overwrite someone
  * else's newer edit.
@@ -143,6 +143,11 @@ export async function editLink(
       before.redirectStatus = row.redirectStatus;
       after.redirectStatus = input.redirectStatus;
     }
+    if (input.title !== undefined && input.title !== row.title) {
+      changes.title = input.title;
+      before.title = row.title;
+      after.title = input.title;
+    }
     if (input.tags !== undefined) {
       const tags = [...new Set(input.tags)];
       if (!sameTags(tags, row.tags)) {
@@ -199,6 +204,7 @@ export async function editLink(
       const expiredUrl = changes.expiredUrl !== undefined ? changes.expiredUrl : row.expiredUrl;
       const redirectStatus =
         changes.redirectStatus !== undefined ? changes.redirectStatus : row.redirectStatus;
+      const title = changes.title !== undefined ? changes.title : row.title;
       const ownUtm = compactUtm(utm);
       changes.dedupeKey = await getDedupeKey({
         url: changes.targetUrl ?? row.targetUrl,
@@ -207,6 +213,7 @@ export async function editLink(
         ...(redirectStatus ? { redirectStatus: redirectStatus as CreateLinkInput['redirectStatus'] } : {}),
         tags: changes.tags ?? row.tags,
         ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
+        ...(title !== null ? { title } : {}),
         ...(ownUtm ? { utm: ownUtm } : {}),
       });
     }

@@ -1,9 +1,11 @@
 import type { z } from 'zod';
+import type { I18n } from '../i18n/translator.ts';
 import { type CsvCell, toCsvDateTime, toCsvStream } from '../shared/csv.ts';
 import { type LinkListPosition, listLinks } from '../stores/link_list_store.ts';
 import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { groupVendorLinks, listVendorLinks } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
+import { toDisplayUrl } from './display_url.ts';
 import { linkListQuerySchema, toLinkListFilter } from './list_links.ts';
 
 /** Links read per query while streaming an export (keyset pages, as the list pages itself). */
@@ -13,9 +15,40 @@ export const LINKS_CSV_PAGE_ROWS = 500;
 export const linkExportQuerySchema = linkListQuerySchema.omit({ cursor: true, limit: true });
 export type LinkExportQuery = z.infer<typeof linkExportQuerySchema>;
 
-/** The columns of the links export, in order. */
-export function getLinksCsvHeader(timeZone?: string): string[] {
+/**
+ * The words of a CSV download for an editor: column names and the words in cells (statuses, verdicts, where a
+ * link was made, the Bitly copy's state) in the editor's language, and a readable destination (toDisplayUrl:
+ * an Arabic slug as letters, not %D9%85…) beside the exact one. Without one, a download is the API's:
+ * English column names, the API's codes (`active`, `api`, `synced`) and no readable column, a stable contract.
+ */
+export type CsvLanguage = Pick<I18n, 't' | 'region'>;
+
+/** The columns of the links export, in order (the API's English, or the editor's language). */
+export function getLinksCsvHeader(timeZone?: string, language?: CsvLanguage): string[] {
   const zone = timeZone ?? 'UTC';
+  if (language) {
+    const { t } = language;
+    return [
+      t('csv.links.code'),
+      t('csv.links.shortUrl'),
+      t('csv.links.url'),
+      t('csv.links.urlShown'),
+      t('csv.links.title'),
+      t('csv.links.status'),
+      t('csv.links.safety'),
+      t('csv.links.origin'),
+      t('csv.links.site'),
+      t('csv.links.postId'),
+      t('csv.links.tags'),
+      t('csv.links.utmCampaign'),
+      t('csv.links.utmSource'),
+      t('csv.links.utmMedium'),
+      t('csv.links.expires', { zone }),
+      t('csv.links.created', { zone }),
+      t('csv.links.updated', { zone }),
+      t('csv.links.bitly'),
+    ];
+  }
   return [
     'Code',
     'Short URL',
@@ -40,16 +73,19 @@ export function getLinksCsvHeader(timeZone?: string): string[] {
 function toLinkCells(
   row: LinkRow,
   vendors: VendorLinkRow[] | undefined,
-  options: { shortBaseUrl: string; timeZone?: string | undefined },
+  options: { shortBaseUrl: string; timeZone?: string | undefined; language?: CsvLanguage | undefined },
 ): CsvCell[] {
+  const t = options.language?.t;
+  const bitly = vendors?.find((v) => v.vendor === 'bitly')?.state ?? null;
   return [
     row.code,
     `${options.shortBaseUrl}/${row.code}`,
     row.targetUrl,
+    ...(t ? [toDisplayUrl(row.targetUrl)] : []),
     row.title,
-    row.status,
-    row.safety,
-    row.origin,
+    t ? t(`status.${row.status}`) : row.status,
+    t ? t(`safety.${row.safety}`) : row.safety,
+    t ? t(`origin.${row.origin}`) : row.origin,
     row.site,
     row.postId,
     row.tags.join(' '),
@@ -59,7 +95,7 @@ function toLinkCells(
     toCsvDateTime(row.expiresAt, options.timeZone),
     toCsvDateTime(row.createdAt, options.timeZone),
     toCsvDateTime(row.updatedAt, options.timeZone),
-    vendors?.find((v) => v.vendor === 'bitly')?.state ?? null,
+    t && bitly ? t(`vendorState.${bitly}`) : bitly,
   ];
 }
 
@@ -67,12 +103,12 @@ function toLinkCells(
  * Every link matching the list's filters, in its sort order, as a CSV stream (lib/shared/csv.ts: UTF-8 with a
  * BOM, RFC 4180, formula-safe). Read in keyset pages of LINKS_CSV_PAGE_ROWS as the client downloads, so memory
  * stays flat however many links match; a link created during the download appears at most once. Dates are in
- * `timeZone` (the editor's) or, without one, ISO 8601 UTC.
+ * `timeZone` (the editor's) or, without one, ISO 8601 UTC; words in `language` (the editor's) or the API's.
  */
 export function exportLinksCsv(
   db: Db,
   query: LinkExportQuery,
-  options: { shortBaseUrl: string; timeZone?: string | undefined },
+  options: { shortBaseUrl: string; timeZone?: string | undefined; language?: CsvLanguage | undefined },
 ): ReadableStream<Uint8Array> {
   const filter = toLinkListFilter(query);
   async function* pages() {
@@ -92,7 +128,7 @@ export function exportLinksCsv(
       position = { value: last.sortValue, code: last.code, direction: 'after' };
     }
   }
-  return toCsvStream(getLinksCsvHeader(options.timeZone), pages());
+  return toCsvStream(getLinksCsvHeader(options.timeZone, options.language), pages());
 }
 
 /** The download's file name: `lifeline-links-YYYY-MM-DD.csv`. */

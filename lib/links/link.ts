@@ -66,6 +66,39 @@ export const siteSchema = z
 
 export const postIdSchema = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/** Longest title, in characters (Unicode code points, so an Arabic or emoji title is not cut short). */
+export const TITLE_MAX_CHARS = 500;
+
+/**
+ * Why a (trimmed) string is not an acceptable title, or null. A title is one line of text: no control
+ * characters or line separators, and no bidirectional embeddings, overrides or isolates (U+202A–U+202E,
+ * U+2066–U+2069), which could make it display as something else; pages isolate titles themselves. The marks
+ * RTL text legitimately uses (U+200E, U+200F, U+061C) and joiners are allowed.
+ */
+export function titleProblem(value: string): string | null {
+  if (value === '') return 'must not be empty';
+  if ([...value].length > TITLE_MAX_CHARS) return `must be at most ${TITLE_MAX_CHARS} characters`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value))
+    return 'must be one line without control characters';
+  if (/[\u202a-\u202e\u2066-\u2069]/.test(value))
+    return 'must not contain bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069)';
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value))
+    return 'must be valid Unicode text';
+  return null;
+}
+
+/** A link's title: trimmed, stored in Unicode normalisation form C. */
+export const titleSchema = z
+  .string()
+  .trim()
+  .superRefine((value, ctx) => {
+    const problem = titleProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .normalize('NFC')
+  .describe(`A headline for people, 1–${TITLE_MAX_CHARS} characters on one line`);
+
 /** Longest per-link UTM value: GA4 keeps at most 100 characters of a parameter value. */
 export const UTM_VALUE_MAX_LENGTH = 100;
 
@@ -108,6 +141,7 @@ export const linkFieldsSchema = z.strictObject({
   tags: z.array(tagSchema).max(50, 'at most 50 tags').optional(),
   site: siteSchema.optional(),
   postId: postIdSchema.optional(),
+  title: titleSchema.optional(),
   utm: utmSchema.optional(),
 });
 
@@ -122,13 +156,14 @@ export type CreateLinkInput = z.infer<typeof createLinkInputSchema>;
 export const EDITABLE_STATUSES = ['active', 'gone'] as const;
 
 /**
- * PATCH /api/v1/links/{code} body: every field optional; `null` clears an optional setting (expiry,
+ * PATCH /api/v1/links/{code} body: every field optional; `null` clears an optional setting (title, expiry,
  * fallback, per-link redirect status). `reason` goes to the audit log.
  */
 export const updateLinkInputSchema = linkFieldsSchema
   .pick({ url: true, tags: true })
   .partial()
   .extend({
+    title: titleSchema.nullable().optional(),
     expiresAt: isoDateTime.nullable().optional(),
     expiredUrl: targetUrlSchema.nullable().optional(),
     redirectStatus: linkFieldsSchema.shape.redirectStatus.unwrap().nullable().optional(),

@@ -23,7 +23,18 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUndefin
 
 /** GET /api/v1/links query (also the UI's list filters). Unknown parameters are rejected, not ignored. */
 export const linkListQuerySchema = z.strictObject({
-  q: optional(z.string().trim().min(1).max(200, 'must be at most 200 characters')),
+  q: optional(
+    z
+      .string()
+      .trim()
+      .min(1)
+      .max(200, 'must be at most 200 characters')
+      .describe(
+        'Substring of the code, the target URL (as stored or percent-decoded) or the title, or an exact tag. ' +
+          'Titles and decoded URLs are matched folded: case, accents, Arabic diacritics, tatweel and letter ' +
+          'variants (alef forms, teh marbuta, alef maksura) do not matter.',
+      ),
+  ),
   status: optional(z.enum(LINK_STATUSES)),
   safety: optional(z.enum(SAFETY_VERDICTS)),
   origin: optional(z.enum(LINK_ORIGINS)),

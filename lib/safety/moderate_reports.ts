@@ -199,15 +199,14 @@ export async function getOpenReportSummary(
 }
 
 /**
- * The links list's notice for an editor (`owner`: `user:<id>`) whose links readers reported and nobody has
- * reviewed yet, or undefined.
+ * An editor's links (`owner`: `user:<id>`) that readers reported and nobody has reviewed yet, with their open
+ * reports, most recently reported first (at most six: the links list's notice names five).
  */
-export async function describeOwnReportedLinks(db: Db, owner: string): Promise<string | undefined> {
-  const reported = await listOpenReportsByOwner(db, owner, 6);
-  if (reported.length === 0) return undefined;
-  const shown = reported.slice(0, 5).map((r) => `${r.code} (${r.openReports})`);
-  const more = reported.length > 5 ? ' and more' : '';
-  return `Readers reported links of yours: ${shown.join(', ')}${more}. An administrator reviews them; open a link to see why.`;
+export function listOwnReportedLinks(
+  db: Db,
+  owner: string,
+): Promise<{ code: string; openReports: number }[]> {
+  return listOpenReportsByOwner(db, owner, 6);
 }
 
 export interface ModerationDeps {

@@ -47,7 +47,8 @@ export async function insertLinksWithAudit(
     ), audited AS (
       INSERT INTO audit_log (code, actor, action, after, reason)
       SELECT code, ${audit.actor}, 'link.created',
-             jsonb_build_object('url', "targetUrl", 'status', status, 'origin', origin, 'batch', true),
+             jsonb_build_object('url', "targetUrl", 'status', status, 'origin', origin, 'batch', true)
+               || CASE WHEN title IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('title', title) END,
              ${audit.reason ?? null}
       FROM inserted
     )

@@ -4,7 +4,10 @@ import type { Db } from './sql.ts';
 
 /** Filters of a link listing; all optional, combined with AND. Deleted links are never listed. */
 export interface LinkListFilter {
-  /** Substring of the code or the target URL (case-insensitive), or an exact tag. */
+  /**
+   * Substring of the code or the target URL (case-insensitive), or of the title or the percent-decoded URL
+   * (folded: migrations/0050_links_title_search.sql), or an exact tag.
+   */
   q?: string;
   status?: LinkStatus;
   safety?: SafetyVerdict;
@@ -50,6 +53,7 @@ async function estimateSearchMatches(db: Db, pattern: string, q: string): Promis
     EXPLAIN (FORMAT JSON)
     SELECT code FROM links WHERE lower(code) LIKE lower(${pattern})
     UNION ALL SELECT code FROM links WHERE target_url ILIKE ${pattern}
+    UNION ALL SELECT code FROM links WHERE search_text LIKE lifeline_search_pattern(${q})
     UNION ALL SELECT code FROM links WHERE tags @> ${db.array([q])}::text[]`;
   return row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? Number.POSITIVE_INFINITY;
 }
@@ -81,11 +85,13 @@ export async function listLinks(
       conditions.push(db`code = ANY(ARRAY(
         SELECT code FROM links WHERE lower(code) LIKE lower(${pattern})
         UNION SELECT code FROM links WHERE target_url ILIKE ${pattern}
+        UNION SELECT code FROM links WHERE search_text LIKE lifeline_search_pattern(${filter.q})
         UNION SELECT code FROM links WHERE tags @> ${tag}::text[]))`);
     } else {
       // Many matches: walk the sort order and stop at the page's last row.
       conditions.push(
-        db`(lower(code) LIKE lower(${pattern}) OR target_url ILIKE ${pattern} OR tags @> ${tag}::text[])`,
+        db`(lower(code) LIKE lower(${pattern}) OR target_url ILIKE ${pattern}
+            OR search_text LIKE lifeline_search_pattern(${filter.q}) OR tags @> ${tag}::text[])`,
       );
     }
   }

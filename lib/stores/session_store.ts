@@ -40,16 +40,18 @@ export async function getSessionWithUser(
       role: UserRole;
       userCreatedAt: Date;
       lastLoginAt: Date | null;
+      locale: string | null;
     })[]
   >`
     SELECT s.id_hash AS "idHash", s.user_id AS "userId", s.csrf_token AS "csrfToken", s.created_at AS "createdAt",
            s.last_seen_at AS "lastSeenAt", s.expires_at AS "expiresAt",
-           u.email, u.name, u.role, u.created_at AS "userCreatedAt", u.last_login_at AS "lastLoginAt"
+           u.email, u.name, u.role, u.created_at AS "userCreatedAt", u.last_login_at AS "lastLoginAt",
+           u.locale
     FROM sessions s JOIN users u ON u.id = s.user_id
     WHERE s.id_hash = ${idHash} AND s.expires_at > now() AND u.disabled_at IS NULL`;
   const row = rows[0];
   if (!row) return null;
-  const { email, name, role, userCreatedAt, lastLoginAt, ...session } = row;
+  const { email, name, role, userCreatedAt, lastLoginAt, locale, ...session } = row;
   return {
     session,
     // The password hash never leaves the login path.
@@ -62,6 +64,7 @@ export async function getSessionWithUser(
       disabledAt: null,
       lastLoginAt,
       createdAt: userCreatedAt,
+      locale,
     },
   };
 }

@@ -11,10 +11,12 @@ export interface UserRow {
   disabledAt: Date | null;
   lastLoginAt: Date | null;
   createdAt: Date;
+  /** The editor UI's language chosen by the user (a BCP 47 tag), or null to follow the browser. */
+  locale: string | null;
 }
 
 const COLUMNS = `id, email, name, password_hash AS "passwordHash", role, disabled_at AS "disabledAt",
-  last_login_at AS "lastLoginAt", created_at AS "createdAt"`;
+  last_login_at AS "lastLoginAt", created_at AS "createdAt", locale`;
 
 /** The user with this (lower-cased) email, or null. */
 export async function getUserByEmail(db: Db, email: string): Promise<UserRow | null> {
@@ -92,4 +94,11 @@ export async function countActiveAdmins(db: Db): Promise<number> {
   const rows = await db<{ n: number }[]>`
     SELECT count(*) AS n FROM users WHERE role = 'admin' AND disabled_at IS NULL`;
   return rows[0]?.n ?? 0;
+}
+
+/** Sets the user's UI language (null: follow the browser); null when no such user. */
+export async function updateUserLocale(db: Db, id: number, locale: string | null): Promise<UserRow | null> {
+  const rows = await db<UserRow[]>`
+    UPDATE users SET locale = ${locale}, updated_at = now() WHERE id = ${id} RETURNING ${db.unsafe(COLUMNS)}`;
+  return rows[0] ?? null;
 }

@@ -1,3 +1,5 @@
+import { toSentence } from '../i18n/english_sentence.ts';
+import type { I18n } from '../i18n/translator.ts';
 import type { FieldError } from '../shared/errors.ts';
 import { fromLocalInput } from './time_zone.ts';
 
@@ -14,10 +16,10 @@ export function toFormValues(body: Record<string, unknown>): FormValues {
   return out;
 }
 
-/** "politics, Election-2026 ,  " → ["politics", "Election-2026"]. */
+/** "politics, Election-2026 ,  " → ["politics", "Election-2026"]; the Arabic comma "،" separates too. */
 export function parseTags(value: string | undefined): string[] {
   return (value ?? '')
-    .split(/[,\n]/)
+    .split(/[,\u060c\n]/)
     .map((t) => t.trim())
     .filter(Boolean);
 }
@@ -37,6 +39,8 @@ export function toLinkInput(
   const errors: FieldError[] = [];
   const input: Record<string, unknown> = { url: (form.url ?? '').trim() };
   if (mode === 'create' && !blank(form.alias)) input.alias = form.alias!.trim();
+  if (!blank(form.title)) input.title = form.title;
+  else if (mode === 'edit' && form.title !== undefined) input.title = null;
   if (!blank(form.expiresAt)) {
     const date = fromLocalInput(form.expiresAt!, timeZone);
     if (date) input.expiresAt = date.toISOString();
@@ -91,21 +95,16 @@ export function toFieldMap(errors: FieldError[] | undefined): Record<string, str
   return map;
 }
 
-/** Messages that read as the end of a sentence whose subject is the field ("is taken", "must be ..."). */
-const PREDICATE = /^(must|is|are|may|was|has|appears|already|belongs|choose|the window)\b/;
+export { toSentence };
 
-/** "is taken" → "Custom alias is taken."; a message that is already a sentence is only capitalised. */
-export function toSentence(label: string, message: string): string {
-  const text = PREDICATE.test(message) ? `${label} ${message}` : message[0]!.toUpperCase() + message.slice(1);
-  return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
-/** Field errors as sentences that name their field, for people. */
+/** Field errors as sentences that name their field, for people (in the editor's language with `i18n`). */
 export function toFieldSentences(
   errors: Record<string, string>,
   labels: Record<string, string>,
+  i18n?: Pick<I18n, 'fieldSentence'>,
 ): Record<string, string> {
+  const sentence = i18n ? i18n.fieldSentence : toSentence;
   return Object.fromEntries(
-    Object.entries(errors).map(([field, msg]) => [field, toSentence(labels[field] ?? field, msg)]),
+    Object.entries(errors).map(([field, msg]) => [field, sentence(labels[field] ?? field, msg)]),
   );
 }

@@ -247,7 +247,8 @@ export const API_OPERATIONS: ApiOperation[] = [
     method: 'patch',
     path: '/links/{code}',
     operationId: 'updateLink',
-    summary: 'Retarget, change expiry, status (active|gone), redirect status or tags; audited and synced',
+    summary:
+      'Retarget, retitle, change expiry, status (active|gone), redirect status or tags; audited and synced',
     scope: 'links:write',
     parameters: [code, ifMatch],
     body: 'UpdateLinkInput',

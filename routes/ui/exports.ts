@@ -23,7 +23,8 @@ const uiClicksExportQuerySchema = z.strictObject({
 
 /**
  * GET /ui/links.csv (the list page's filters, every matching link) and /ui/links/:code/clicks.csv (the link
- * page's period): the same exports as the API, signed in as an editor, with dates in the editor's time zone.
+ * page's period): the same exports as the API, signed in as an editor, with dates in the editor's time zone and
+ * column names and words in the editor's language (the API's stay English: a contract for scripts).
  */
 export function createUiExportRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
@@ -35,6 +36,7 @@ export function createUiExportRoutes(deps: WebDeps) {
     const body = exportLinksCsv(deps.sql, query, {
       shortBaseUrl: deps.config.shortBaseUrl,
       timeZone: c.get('timeZone'),
+      language: c.get('i18n'),
     });
     return c.body(body, 200, toCsvHeaders(getLinksCsvFileName()));
   });
@@ -45,7 +47,7 @@ export function createUiExportRoutes(deps: WebDeps) {
     const { days, by } = validate(uiClicksExportQuerySchema, c.req.query());
     const to = new Date();
     const range = { from: new Date(to.getTime() - days * DAY_MS), to };
-    const csv = await exportClicksCsv(deps.sql, code, range, by, deps.vendorClicks);
+    const csv = await exportClicksCsv(deps.sql, code, range, by, deps.vendorClicks, c.get('i18n'));
     return c.body(csv, 200, toCsvHeaders(getClicksCsvFileName(code, by, range)));
   });
 

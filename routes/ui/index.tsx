@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
-import { AppError } from '../../lib/shared/errors.ts';
+import { AppError, NotFoundError } from '../../lib/shared/errors.ts';
 import { findNulCharacter } from '../../lib/shared/validation.ts';
 import type { WebDeps } from '../app_env.ts';
 import { csrfProtection } from '../middleware/csrf.ts';
@@ -15,9 +15,10 @@ import { createLinkNewRoutes } from './link_new.tsx';
 import { createLinkQrRoutes } from './link_qr.ts';
 import { createLoginRoutes } from './login.tsx';
 import { createOpsRoutes } from './ops.tsx';
-import { renderPage } from './render_page.ts';
+import { getI18n, renderPage } from './render_page.ts';
 import { createReportsUiRoutes } from './reports.tsx';
 import { createRetargetUiRoutes } from './retarget.tsx';
+import { createSettingsRoutes } from './settings.tsx';
 import type { UiEnv } from './ui_env.ts';
 
 /** Forms are small; nothing in the UI uploads files. */
@@ -32,12 +33,14 @@ export function createUiRoutes(deps: WebDeps) {
   app.use(
     bodyLimit({
       maxSize: UI_BODY_MAX_BYTES,
-      onError: (c) =>
-        renderPage(
+      onError: (c) => {
+        const { t } = getI18n(c);
+        return renderPage(
           c,
-          <ErrorPage title="Too much data" message="That form sent more than Lifeline accepts." />,
+          <ErrorPage title={t('error.tooLarge.title')} message={t('error.tooLarge.message')} />,
           413,
-        ),
+        );
+      },
     }),
   );
   // No form field takes a NUL character (Postgres cannot store one): a 400 page instead of a failed write.
@@ -47,11 +50,8 @@ export function createUiRoutes(deps: WebDeps) {
     if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) return next();
     const form = await c.req.parseBody().catch(() => ({}));
     if (findNulCharacter(form) === null) return next();
-    return renderPage(
-      c,
-      <ErrorPage title="This form could not be accepted" message="A field contained a NUL character." />,
-      400,
-    );
+    const { t } = getI18n(c);
+    return renderPage(c, <ErrorPage title={t('error.csrf.title')} message={t('error.nul.message')} />, 400);
   });
   app.use(uiSession(deps));
   app.use(
@@ -62,12 +62,10 @@ export function createUiRoutes(deps: WebDeps) {
           { reqId: c.get('requestId'), path: c.req.path, reason },
           'form post rejected (CSRF)',
         );
+        const { t } = getI18n(c);
         return renderPage(
           c,
-          <ErrorPage
-            title="This form could not be accepted"
-            message="It was not sent from a Lifeline page, or the page was open too long. Go back, reload the page and try again."
-          />,
+          <ErrorPage title={t('error.csrf.title')} message={t('error.csrf.message')} />,
           403,
         );
       },
@@ -81,9 +79,10 @@ export function createUiRoutes(deps: WebDeps) {
   app.use('/links', requireUser());
   app.use('/links.csv', requireUser());
   app.use('/api/*', async (c, next) => {
-    if (!c.get('session')) return c.json({ ok: false, message: 'Sign in again.' }, 401);
+    if (!c.get('session')) return c.json({ ok: false, message: c.get('i18n').t('error.signInAgain') }, 401);
     await next();
   });
+  app.use('/settings', requireUser());
   app.use('/ops/*', requireUser('admin'));
   app.use('/ops', requireUser('admin'));
   app.use('/reports/*', requireUser('admin'));
@@ -98,27 +97,39 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/ops/retarget', createRetargetUiRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
   app.route('/reports', createReportsUiRoutes(deps));
+  app.route('/settings', createSettingsRoutes(deps));
 
   // Last: anything else under /ui is an HTML 404 (the app-wide notFound answers problem+json).
-  app.all('*', (c) =>
-    renderPage(
+  app.all('*', (c) => {
+    const { t } = getI18n(c);
+    return renderPage(
       c,
-      <ErrorPage title="Page not found" message="There is nothing at this address in Lifeline." />,
+      <ErrorPage title={t('error.pageNotFound.title')} message={t('error.pageNotFound.message')} />,
       404,
-    ),
-  );
+    );
+  });
   app.onError((error, c) => {
+    const { t } = getI18n(c);
+    if (error instanceof NotFoundError && c.req.path.startsWith('/ui/links/')) {
+      return renderPage(
+        c,
+        <ErrorPage title={t('error.linkNotFound.title')} message={t('error.linkNotFound.message')} />,
+        404,
+      );
+    }
     if (error instanceof AppError && error.status < 500) {
-      const title = error.status === 404 ? 'Not found' : error.title;
-      return renderPage(c, <ErrorPage title={title} message={error.message} />, error.status as 404);
+      const title = error.status === 404 ? t('error.notFound.title') : t('error.request.title');
+      const i18n = getI18n(c);
+      return renderPage(
+        c,
+        <ErrorPage title={title} message={i18n.problem(error.message)} />,
+        error.status as 404,
+      );
     }
     deps.logger.error({ err: error, reqId: c.get('requestId'), path: c.req.path }, 'unhandled UI error');
     return renderPage(
       c,
-      <ErrorPage
-        title="Something went wrong"
-        message="Lifeline could not finish this. It has been logged; please try again."
-      />,
+      <ErrorPage title={t('error.failed.title')} message={t('error.failed.message')} />,
       503,
     );
   });

@@ -1,8 +1,9 @@
 import { type Context, Hono } from 'hono';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { LinkDetailPage, STATS_RANGES } from '../../components/LinkDetailPage.tsx';
-import { LINK_FIELD_LABELS } from '../../components/NewLinkPage.tsx';
+import { getLinkFieldLabels } from '../../components/link_fields.ts';
 import { getLinkStats } from '../../lib/clicks/link_stats.ts';
+import type { I18n } from '../../lib/i18n/translator.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
 import { getLinkRowOrThrow, listLinkVendors } from '../../lib/links/get_link.ts';
@@ -27,24 +28,32 @@ import type { UiEnv } from './ui_env.ts';
 const DAY_MS = 86_400_000;
 type Notice = { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string };
 
-const DEFERRED: Notice = {
-  tone: 'warn',
-  title: 'Saved, but caches and vendors could not be told yet',
-  text: 'The change is stored and is the truth. The workflow service was unreachable, so replicas catch up at the next reconciliation (in-process caches expire within minutes on their own).',
-};
+/** The notice after a redirect back to the page (`?created=1`, `?saved=1`…), in the editor's language. */
+function noticeFor(t: I18n['t'], q: Record<string, string>): Notice | undefined {
+  if (q.sync === 'deferred')
+    return { tone: 'warn', title: t('notice.deferred.title'), text: t('notice.deferred.text') };
+  if (q.created) return { tone: 'good', title: t('notice.created.title'), text: t('notice.created.text') };
+  if (q.existing) return { tone: 'info', title: t('notice.existing.title'), text: t('notice.existing.text') };
+  if (q.saved) return { tone: 'good', title: t('notice.saved.title'), text: t('notice.saved.text') };
+  if (q.unchanged)
+    return { tone: 'info', title: t('notice.unchanged.title'), text: t('notice.unchanged.text') };
+  return undefined;
+}
 
 /** The edit form's values for a link as stored. */
-function toEditValues(row: LinkRow, timeZone: string): FormValues {
+function toEditValues(row: LinkRow, i18n: I18n): FormValues {
+  const timeZone = i18n.timeZone;
   const expiresAt = row.expiresAt ? toLocalInput(row.expiresAt, timeZone) : '';
   return {
     url: row.targetUrl,
+    title: row.title ?? '',
     status: row.status === 'active' || row.status === 'gone' ? row.status : '',
     redirectStatus: row.redirectStatus ? String(row.redirectStatus) : '',
     expiresAt,
     // The form shows minutes; the original lets an untouched field keep its seconds.
     expiresAtShown: expiresAt,
     expiredUrl: row.expiredUrl ?? '',
-    tags: row.tags.join(', '),
+    tags: row.tags.join(i18n.t('common.listSeparator')),
     utmCampaign: row.utmCampaign ?? '',
     utmSource: row.utmSource ?? '',
     utmMedium: row.utmMedium ?? '',
@@ -105,9 +114,13 @@ export function createLinkDetailRoutes(deps: WebDeps) {
           options.edit
             ? {
                 values: options.edit.values,
-                errors: toFieldSentences(options.edit.errors, LINK_FIELD_LABELS),
+                errors: toFieldSentences(
+                  options.edit.errors,
+                  getLinkFieldLabels(c.get('i18n')),
+                  c.get('i18n'),
+                ),
               }
-            : { values: toEditValues(row, c.get('timeZone')), errors: {} }
+            : { values: toEditValues(row, c.get('i18n')), errors: {} }
         }
         deleteError={options.deleteError}
         readerReports={readerReports}
@@ -121,20 +134,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const row = await loadLink(c.req.param('code'));
     const q = c.req.query();
     const days = STATS_RANGES.find((d) => String(d) === q.days) ?? 30;
-    let notice: Notice | undefined;
-    if (q.sync === 'deferred') notice = DEFERRED;
-    else if (q.created)
-      notice = { tone: 'good', title: 'Short link created', text: 'Copy it, or download its QR code.' };
-    else if (q.existing) {
-      notice = {
-        tone: 'info',
-        title: 'You already had this link',
-        text: 'You made a link to this URL with the same settings before; here it is, rather than a second one.',
-      };
-    } else if (q.saved)
-      notice = { tone: 'good', title: 'Changes saved', text: 'Caches and vendors are being updated.' };
-    else if (q.unchanged)
-      notice = { tone: 'info', title: 'Nothing to save', text: 'The form matched the link already.' };
+    const notice = noticeFor(c.get('i18n').t, q);
     return render(c, row, { days, ...(notice ? { notice } : {}) });
   });
 
@@ -146,6 +146,8 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const { input, errors } = toLinkInput(values, c.get('timeZone'), 'edit');
     // An untouched expiry keeps its exact stored time (the form only shows minutes).
     if (values.expiresAt && values.expiresAt === values.expiresAtShown) delete input.expiresAt;
+    // An untouched title is kept as it is, even one WordPress sent longer than an editor may type.
+    if (typeof input.title === 'string' && input.title.trim() === row.title) delete input.title;
     if (!input.reason) errors.push({ path: 'reason', message: 'say why, for the history' });
     const parsed = updateLinkInputSchema.safeParse(input);
     const fieldErrors = [...errors, ...(parsed.success ? [] : toFieldErrors(parsed.error))];
@@ -164,12 +166,9 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     } catch (error) {
       if (error instanceof PreconditionFailedError) {
         const fresh = await loadLink(code);
+        const { t } = c.get('i18n');
         return render(c, fresh, {
-          notice: {
-            tone: 'warn',
-            title: 'Someone changed this link while you were editing',
-            text: 'Your edits are still in the form below, and the page now shows their version. Check it, then save again to apply yours on top.',
-          },
+          notice: { tone: 'warn', title: t('notice.conflict.title'), text: t('notice.conflict.text') },
           edit: { values: { ...values, version: String(fresh.version) }, errors: {} },
           status: 409,
         });
@@ -187,7 +186,10 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const row = await loadLink(code);
     const form = toFormValues(await c.req.parseBody());
     if ((form.confirm ?? '').trim() !== code) {
-      return render(c, row, { deleteError: `Type the code “${code}” exactly to confirm.`, status: 422 });
+      return render(c, row, {
+        deleteError: c.get('i18n').t('detail.deleteConfirmWrong', { code }),
+        status: 422,
+      });
     }
     await deleteLink(deps, code, `user:${session.user.email}`, form.reason?.trim().slice(0, 500) || null, {
       mayManagePostLinks: session.user.role === 'admin',
@@ -200,9 +202,10 @@ export function createLinkDetailRoutes(deps: WebDeps) {
 
 /** The UI's 404 page for a link that does not exist (or was deleted). */
 export function renderLinkNotFound(c: Context<UiEnv>) {
+  const { t } = c.get('i18n');
   return renderPage(
     c,
-    <ErrorPage title="No such link" message="This link does not exist, or it was deleted." />,
+    <ErrorPage title={t('error.linkNotFound.title')} message={t('error.linkNotFound.message')} />,
     404,
   );
 }

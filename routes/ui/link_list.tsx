@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { type LinkFilters, LinksPage } from '../../components/LinksPage.tsx';
 import { toLink } from '../../lib/links/link.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
-import { describeOwnReportedLinks } from '../../lib/safety/moderate_reports.ts';
+import { listOwnReportedLinks } from '../../lib/safety/moderate_reports.ts';
 import { BadRequestError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import { toFieldMap } from '../../lib/ui/link_form.ts';
@@ -25,9 +25,17 @@ export function createLinkListRoutes(deps: WebDeps) {
     filters.sort ||= 'newest';
     const deleted = raw.deleted?.slice(0, CODE_ECHO_MAX);
     // An editor is told here when readers reported links of theirs (issue 13), unless a deletion is confirmed.
+    const reported = deleted ? [] : await listOwnReportedLinks(deps.sql, `user:${session.user.id}`);
     const notice = deleted
-      ? `Deleted ${deleted}. Its short URL now answers “410 Gone”.`
-      : await describeOwnReportedLinks(deps.sql, `user:${session.user.id}`);
+      ? c.get('i18n').t('links.deleted', { code: deleted })
+      : reported.length > 0
+        ? c.get('i18n').t('reports.ownList', {
+            codes: `${reported
+              .slice(0, 5)
+              .map((r) => `${r.code} (${r.openReports})`)
+              .join(', ')}${reported.length > 5 ? ', …' : ''}`,
+          })
+        : undefined;
     const parsed = linkListQuerySchema.safeParse({
       ...filters,
       ...(raw.cursor ? { cursor: raw.cursor } : {}),

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
-import { LINK_FIELD_LABELS, NewLinkPage } from '../../components/NewLinkPage.tsx';
+import { getLinkFieldLabels } from '../../components/link_fields.ts';
+import { NewLinkPage } from '../../components/NewLinkPage.tsx';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinkInputSchema } from '../../lib/links/link.ts';
 import { syncAfterChange } from '../../lib/links/sync_after_change.ts';
@@ -32,7 +33,7 @@ export function createLinkNewRoutes(deps: WebDeps) {
       <NewLinkPage
         session={c.get('session')!}
         values={values}
-        errors={toFieldSentences(errors, LINK_FIELD_LABELS)}
+        errors={toFieldSentences(errors, getLinkFieldLabels(c.get('i18n')), c.get('i18n'))}
         shortBase={deps.config.shortBaseUrl}
         timeZone={c.get('timeZone')}
         deploymentUtm={deps.config.redirect.utmParams}
@@ -70,7 +71,8 @@ export function createLinkNewRoutes(deps: WebDeps) {
       return c.redirect(`${path}?created=1${sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
     } catch (error) {
       if (error instanceof RateLimitedError) {
-        return form(c, values, { form: `You are creating links very fast. ${error.message}` }, 429);
+        const seconds = Number(error.extra.retryAfter);
+        return form(c, values, { form: c.get('i18n').t('form.tooFast', { seconds }) }, 429);
       }
       if (error instanceof AppError && (error.status === 409 || error.status === 422)) {
         const errs = error.extra.errors ?? [{ path: 'form', message: error.message }];

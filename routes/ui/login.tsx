@@ -62,7 +62,7 @@ export function createLoginRoutes(deps: WebDeps) {
       <LoginPage
         csrfToken={loginCsrfToken(c)}
         next={next}
-        {...(c.req.query('signedOut') ? { notice: 'You are signed out.' } : {})}
+        {...(c.req.query('signedOut') ? { notice: c.get('i18n').t('login.signedOut') } : {})}
       />,
     );
   });
@@ -78,7 +78,8 @@ export function createLoginRoutes(deps: WebDeps) {
         <LoginPage csrfToken={loginCsrfToken(c)} email={email} error={error} next={next} />,
         status,
       );
-    if (!email || !password) return again('Enter your email and password.', 401);
+    const { t } = c.get('i18n');
+    if (!email || !password) return again(t('login.missing'), 401);
     try {
       const user = await logIn(deps, email, password, getClientIp(c, deps.config.trustedClientIpHeader));
       const session = await startSession(deps.sql, user, {
@@ -98,13 +99,13 @@ export function createLoginRoutes(deps: WebDeps) {
     } catch (error) {
       if (error instanceof LoginFailedError) {
         deps.logger.warn({ account: email.toLowerCase(), reqId: c.get('requestId') }, 'login failed');
-        return again('The email or password is not right.', 401);
+        return again(t('login.wrong'), 401);
       }
       if (error instanceof RateLimitedError) {
         const seconds = Number(error.extra.retryAfter);
         c.header('Retry-After', String(seconds));
         return again(
-          `Too many sign-in attempts. Try again in ${seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`}.`,
+          t('login.tooMany', { seconds, minutes: seconds < 90 ? 0 : Math.ceil(seconds / 60) }),
           429,
         );
       }

@@ -22,13 +22,21 @@ import { forgetCachedApiKeys } from '../middleware/api_key_auth.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 
-const OPS_FIELD_LABELS: Record<string, string> = {
-  name: 'The name',
-  scopes: 'Scopes',
-  email: 'The email',
-  password: 'The password',
-  role: 'The role',
-};
+const DONE = [
+  'revoked',
+  'disabled',
+  'enabled',
+  'role',
+  'drill',
+  'failover',
+  'failback',
+  'dns',
+  'reconcile',
+  'rescan',
+  'escrow',
+  'snapshot',
+] as const;
+type Done = (typeof DONE)[number];
 
 type OpsExtras = Omit<Parameters<typeof OpsPage>[0], 'session' | 'view' | 'timeZone'>;
 
@@ -73,8 +81,26 @@ export function createOpsRoutes(deps: WebDeps) {
     extras: OpsExtras = {},
     status: 200 | 201 | 404 | 409 | 422 | 503 = 200,
   ) => {
+    const i18n = c.get('i18n');
+    const { t } = i18n;
+    const labels: Record<string, string> =
+      i18n.locale === 'en'
+        ? {
+            name: 'The name',
+            scopes: 'Scopes',
+            email: 'The email',
+            password: 'The password',
+            role: 'The role',
+          }
+        : {
+            name: t('ops.name'),
+            scopes: t('ops.scopes'),
+            email: t('ops.email'),
+            password: t('ops.password'),
+            role: t('ops.role'),
+          };
     for (const form of [extras.keyForm, extras.userForm]) {
-      if (form) form.errors = toFieldSentences(form.errors, OPS_FIELD_LABELS);
+      if (form) form.errors = toFieldSentences(form.errors, labels, i18n);
     }
     return renderPage(
       c,
@@ -93,16 +119,17 @@ export function createOpsRoutes(deps: WebDeps) {
   };
   const idParam = (c: Context<UiEnv>) => Number(c.req.param('id'));
   /** Turns a refused user change into the page with the reason at the users table. */
-  async function userAction(c: Context<UiEnv>, action: () => Promise<unknown>, done: string) {
+  async function userAction(c: Context<UiEnv>, action: () => Promise<unknown>, done: Done) {
     try {
       await action();
       return c.redirect(`/ui/ops?done=${done}#users`, 303);
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {
-        const message = error.extra.errors?.[0]?.message ?? error.message;
+        const i18n = c.get('i18n');
+        const message = i18n.problem(error.extra.errors?.[0]?.message ?? error.message);
         return render(
           c,
-          { userForm: { values: {}, errors: { user: `Not done: ${message}` } } },
+          { userForm: { values: {}, errors: { user: i18n.t('ops.notDone', { problem: message }) } } },
           error.status as 422,
         );
       }
@@ -110,30 +137,17 @@ export function createOpsRoutes(deps: WebDeps) {
     }
   }
 
-  const DONE: Record<string, string> = {
-    revoked: 'API key revoked. It stops working within seconds on every server.',
-    disabled: 'User disabled and signed out everywhere.',
-    enabled: 'User enabled.',
-    role: 'Role changed.',
-    drill: 'Drill started: it rehearses the whole failover except the switch. Its report appears here.',
-    failover: 'Failover started. Follow its steps here or in Temporal UI.',
-    failback: 'Failback started. Follow its steps here or in Temporal UI.',
-    dns: 'DNS change recorded: the failover verifies the new front and finishes.',
-    reconcile: 'Reconciliation started: Postgres, the serving store and Bitly are compared and repaired.',
-    rescan: 'Safety re-scan started: every live destination is checked again.',
-    escrow: 'Escrow export started: it appears here (and can be downloaded) once its manifest is written.',
-    snapshot: 'Static snapshot started: SNAPSHOT_DIR/current points at it once it is complete.',
-  };
-
   /** Runs an operations action; a refusal (conflict, validation, Temporal down) is shown on the page. */
-  async function opsAction(c: Context<UiEnv>, action: () => Promise<unknown>, done: string) {
+  async function opsAction(c: Context<UiEnv>, action: () => Promise<unknown>, done: Done) {
     try {
       await action();
       return c.redirect(`/ui/ops?done=${done}#actions`, 303);
     } catch (error) {
       if (error instanceof AppError) {
+        const i18n = c.get('i18n');
         const reason = error.extra.errors?.[0]?.message;
-        const title = `Not started: ${error.message}${reason ? ` (${reason})` : ''}`;
+        const problem = `${i18n.problem(error.message)}${reason ? ` (${i18n.problem(reason)})` : ''}`;
+        const title = i18n.t('ops.notStarted', { problem });
         const status = error.status === 409 || error.status === 503 ? error.status : 422;
         return render(c, { notice: { tone: 'bad', title } }, status);
       }
@@ -149,10 +163,9 @@ export function createOpsRoutes(deps: WebDeps) {
     return opsAction(
       c,
       async () => {
-        if (!to) throw new ConflictError('choose Bitly or the in-house resolver.');
-        if (!drill && body.confirm !== 'yes') {
-          throw new ConflictError('tick the box to confirm a real switch of the short domain.');
-        }
+        const { t } = c.get('i18n');
+        if (!to) throw new ConflictError(t('ops.chooseFront'));
+        if (!drill && body.confirm !== 'yes') throw new ConflictError(t('ops.tickToConfirm'));
         await requestFrontChange(
           { sql: deps.sql, ops: deps.ops, config: deps.config },
           { to, drill, requestedBy: actorOf(c).name, emergency: body.emergency === 'yes' },
@@ -169,7 +182,7 @@ export function createOpsRoutes(deps: WebDeps) {
       async () => {
         const running = await getRunningFrontChange(deps.sql);
         const state = running ? await deps.ops.describeFrontChange(running.workflowId) : null;
-        if (!running || !state?.waitingForDns) throw new ConflictError('no failover is waiting for DNS.');
+        if (!running || !state?.waitingForDns) throw new ConflictError(c.get('i18n').t('ops.noDnsWait'));
         await deps.ops.signalDnsChanged(running.workflowId, actorOf(c).name);
       },
       'dns',
@@ -218,8 +231,8 @@ export function createOpsRoutes(deps: WebDeps) {
   });
 
   app.get('/', (c) => {
-    const done = DONE[c.req.query('done') ?? ''];
-    return render(c, done ? { notice: { tone: 'good', title: done } } : {});
+    const done = DONE.find((d) => d === c.req.query('done'));
+    return render(c, done ? { notice: { tone: 'good', title: c.get('i18n').t(`ops.done.${done}`) } } : {});
   });
 
   app.post('/keys', async (c) => {
@@ -261,7 +274,13 @@ export function createOpsRoutes(deps: WebDeps) {
       return render(
         c,
         {
-          notice: { tone: 'good', title: `${user.email} can now sign in as ${user.role}.` },
+          notice: {
+            tone: 'good',
+            title: c.get('i18n').t('ops.userAdded', {
+              email: user.email,
+              role: c.get('i18n').t(`role.${user.role}`),
+            }),
+          },
           ...(generatedPassword ? { newPassword: { email: user.email, password: generatedPassword } } : {}),
         },
         201,
@@ -290,7 +309,11 @@ export function createOpsRoutes(deps: WebDeps) {
       return render(c, { newPassword: { email: user.email, password } });
     } catch (error) {
       if (error instanceof AppError && error.status === 404)
-        return render(c, { userForm: { values: {}, errors: { user: error.message } } }, 404);
+        return render(
+          c,
+          { userForm: { values: {}, errors: { user: c.get('i18n').problem(error.message) } } },
+          404,
+        );
       throw error;
     }
   });

@@ -10,16 +10,22 @@ import {
 import { AppError } from '../../lib/shared/errors.ts';
 import { toFormValues } from '../../lib/ui/link_form.ts';
 import type { WebDeps } from '../app_env.ts';
-import { renderPage } from './render_page.ts';
+import { getI18n, renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 
 type Notice = { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string };
 
-const DONE: Record<string, Notice> = {
-  dismiss: { tone: 'good', title: 'Reports dismissed', text: 'Any warning they caused is lifted.' },
-  confirm: { tone: 'good', title: 'Reports confirmed', text: 'The link is blocked: readers get 451.' },
-  ignore: { tone: 'info', title: 'Reports ignored', text: 'The link stays exactly as it was.' },
-};
+/** The notice after a decision, by its action. */
+function doneNotice(c: Context<UiEnv>, action: string | undefined): Notice | undefined {
+  const { t } = getI18n(c);
+  if (action === 'dismiss')
+    return { tone: 'good', title: t('reports.done.dismiss'), text: t('reports.done.dismissText') };
+  if (action === 'confirm')
+    return { tone: 'good', title: t('reports.done.confirm'), text: t('reports.done.confirmText') };
+  if (action === 'ignore')
+    return { tone: 'info', title: t('reports.done.ignore'), text: t('reports.done.ignoreText') };
+  return undefined;
+}
 
 /** /ui/reports (administrators): the moderation queue; each decision is a CSRF-protected form post. */
 export function createReportsUiRoutes(deps: WebDeps) {
@@ -43,7 +49,6 @@ export function createReportsUiRoutes(deps: WebDeps) {
         status={status}
         items={page.items}
         nextCursor={page.nextCursor}
-        timeZone={c.get('timeZone')}
         notice={notice}
       />,
       code as 200,
@@ -57,7 +62,7 @@ export function createReportsUiRoutes(deps: WebDeps) {
 
   app.get('/', async (c) => {
     const q = c.req.query();
-    return render(c, statusOf(q.status), q.cursor, q.done ? DONE[q.done] : undefined);
+    return render(c, statusOf(q.status), q.cursor, doneNotice(c, q.done));
   });
 
   app.post('/:code', async (c) => {
@@ -69,7 +74,7 @@ export function createReportsUiRoutes(deps: WebDeps) {
       ...(form.note?.trim() ? { note: form.note } : {}),
     });
     if (!parsed.success) {
-      return render(c, status, undefined, { tone: 'bad', title: 'Choose dismiss, confirm or ignore' }, 422);
+      return render(c, status, undefined, { tone: 'bad', title: getI18n(c).t('reports.choose') }, 422);
     }
     try {
       await resolveReports(deps, {
@@ -79,7 +84,13 @@ export function createReportsUiRoutes(deps: WebDeps) {
       });
     } catch (error) {
       if (error instanceof AppError && (error.status === 404 || error.status === 409)) {
-        return render(c, status, undefined, { tone: 'warn', title: error.message }, error.status);
+        return render(
+          c,
+          status,
+          undefined,
+          { tone: 'warn', title: getI18n(c).problem(error.message) },
+          error.status,
+        );
       }
       throw error;
     }

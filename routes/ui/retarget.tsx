@@ -15,14 +15,7 @@ import type { WebDeps } from '../app_env.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 
-const DONE: Record<string, string> = {
-  planned: 'Planning started: the dry run counts what would change. Nothing changes until you approve.',
-  approve: 'Approved: the run applies its plan in batches.',
-  pause: 'Pause asked: the run stops after its current batch.',
-  resume: 'Resumed.',
-  cancel: 'Cancel asked: what was applied stays (and can be undone).',
-  undo: 'The undo is being planned: approve it to put every previous target back.',
-};
+const DONE = ['planned', 'approve', 'pause', 'resume', 'cancel', 'undo'] as const;
 
 /** /ui/ops/retarget (admins only): plan, review, approve, pause, resume, cancel and undo mass retargets. */
 export function createRetargetUiRoutes(deps: WebDeps) {
@@ -67,7 +60,10 @@ export function createRetargetUiRoutes(deps: WebDeps) {
     if (!parsed.success) {
       return list(
         c,
-        { values, errors: toFieldErrors(parsed.error).map((e) => `${e.path}: ${e.message}`) },
+        {
+          values,
+          errors: toFieldErrors(parsed.error).map((e) => `${e.path}: ${c.get('i18n').problem(e.message)}`),
+        },
         422,
       );
     }
@@ -76,7 +72,10 @@ export function createRetargetUiRoutes(deps: WebDeps) {
       return c.redirect(`/ui/ops/retarget/${run.id}?done=planned`, 303);
     } catch (error) {
       if (error instanceof AppError && error.status < 600) {
-        const errors = error.extra.errors?.map((e) => `${e.path}: ${e.message}`) ?? [error.message];
+        const i18n = c.get('i18n');
+        const errors = error.extra.errors?.map((e) => `${e.path}: ${i18n.problem(e.message)}`) ?? [
+          i18n.problem(error.message),
+        ];
         return list(c, { values, errors }, error.status === 503 ? 503 : 422);
       }
       throw error;
@@ -85,7 +84,8 @@ export function createRetargetUiRoutes(deps: WebDeps) {
 
   app.get('/:id', async (c) => {
     const run = await getRetarget(deps.sql, c.req.param('id'));
-    const done = DONE[c.req.query('done') ?? ''];
+    const found = DONE.find((d) => d === c.req.query('done'));
+    const done = found ? c.get('i18n').t(`retarget.done.${found}`) : undefined;
     return renderPage(
       c,
       <RetargetDetailPage
@@ -116,7 +116,10 @@ export function createRetargetUiRoutes(deps: WebDeps) {
             session={c.get('session')!}
             timeZone={c.get('timeZone')}
             run={run}
-            notice={{ tone: 'bad', title: `Not done: ${error.message}` }}
+            notice={{
+              tone: 'bad',
+              title: c.get('i18n').t('ops.notDone', { problem: c.get('i18n').problem(error.message) }),
+            }}
           />,
           error.status === 503 ? 503 : 409,
         );

@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { createI18n } from '../../lib/i18n/translator.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { checkLayout } from '../helpers/layout_probe.ts';
 import { getPostLink, waitForPostLink } from '../helpers/wordpress_events.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
 
@@ -215,6 +217,83 @@ describe('WordPress → Lifeline end to end', () => {
     assert.deepEqual(wp.mysql('SELECT COUNT(*) FROM wp_lifeline_outbox'), [['0']]);
     const back = await fetch(`${lifelineUrl}/${delivered.code}`, { redirect: 'manual' });
     assert.equal(back.headers.get('Location'), offline.link);
+  });
+
+  test('an Arabic headline is found in the editor UI by typing part of it in Arabic; its row shows the decoded slug; the page is right-to-left without overlap (Chromium)', async () => {
+    const headline = 'وزير المالية يعلن موازنة العام المقبل في القاهرة';
+    const post = await createPost(headline);
+    // WordPress writes the slug percent-encoded; the link keeps it byte-exact.
+    assert.match(post.link, /%d9%88%d8%b2%d9%8a%d8%b1/);
+    const link = await waitForPostLink(h, SITE, post.id, (l) => l.status === 'active');
+    assert.equal(link.title, headline, 'the post title is the link title');
+    const decodedPath = decodeURIComponent(new URL(post.link).pathname);
+    const ar = createI18n('ar');
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      // An editor whose browser asks for Arabic, on the real web process.
+      const context = await browser.newContext({
+        locale: 'ar-EG',
+        timezoneId: 'Africa/Cairo',
+        viewport: { width: 1280, height: 900 },
+      });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${lifelineUrl}/ui/login`);
+      await page.locator('#field-email').fill('admin@example.test');
+      await page.locator('#field-password').fill('correct horse battery');
+      await Promise.all([
+        page.waitForURL(/\/ui\/links/),
+        page.locator('form[action="/ui/login"] button').click(),
+      ]);
+      assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
+
+      // Part of the headline, typed the way people type: without the teh marbuta's dots or an alef's hamza.
+      const search = page.getByRole('searchbox', { name: ar.t('links.search') });
+      await search.fill('موازنه العام المقبل');
+      await Promise.all([page.waitForURL(/q=/), search.press('Enter')]);
+      const rows = page.locator('.links-table tbody tr');
+      assert.equal(await rows.count(), 1, 'exactly the post');
+      const row = rows.first();
+      assert.equal(
+        await row.locator('a.code-link').textContent(),
+        `${lifelineUrl.replace(/^https?:\/\//, '')}/${link.code}`,
+      );
+      assert.equal(await row.locator('.link-title').textContent(), headline);
+      const shown = await row.locator('.url').textContent();
+      assert.equal(shown, `${new URL(post.link).host}${decodedPath}`, 'the row shows the decoded slug');
+      assert.doesNotMatch(shown ?? '', /%[0-9a-f]{2}/i);
+      mkdirSync(join(ROOT, 'test-results', 'e2e'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, 'test-results', 'e2e', 'arabic-search.png'), fullPage: true });
+      await checkLayout(page, 'Arabic search for a WordPress headline', { dir: 'rtl', lang: 'ar' });
+
+      // Its page: the readable destination, the title, right to left; the redirect is still byte-exact.
+      await row.locator('a.code-link').click();
+      await page.waitForURL(new RegExp(`/ui/links/${link.code}$`));
+      assert.equal(
+        await page.locator('.destination .url').textContent(),
+        `${new URL(post.link).origin}${decodedPath}`,
+      );
+      await page.screenshot({ path: join(ROOT, 'test-results', 'e2e', 'arabic-link.png'), fullPage: true });
+      await checkLayout(page, 'the Arabic link page', { dir: 'rtl', lang: 'ar' });
+      const redirect = await fetch(`${lifelineUrl}/${link.code}`, { redirect: 'manual' });
+      assert.equal(redirect.headers.get('Location'), post.link);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
   });
 
   test("the block editor shows the post's short link; the settings page tests the connection (Chromium)", async () => {

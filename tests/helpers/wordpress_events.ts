@@ -46,6 +46,7 @@ export interface ApiLink {
   shortUrl: string;
   url: string;
   status: string;
+  title?: string;
   vendors: { name: string; state: string; syncedAt?: string; error?: string }[];
 }
 

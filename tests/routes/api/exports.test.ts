@@ -136,7 +136,8 @@ describe('GET /api/v1/links.csv', () => {
       'Bitly copy',
     ]);
     assert.equal(records.length, 2);
-    const byCode = new Map(records.map((r) => [r[0], r]));
+    // Keyed by the Short URL column: a code that starts with "-" is written "'-…" in the Code column.
+    const byCode = new Map(records.map((r) => [r[1]!.split('/').pop(), r]));
     const arabic = byCode.get(tagged[0]!)!;
     assert.equal(arabic[1], `http://sho.rt.test/${tagged[0]}`);
     assert.equal(arabic[2], 'https://news.example/%D8%A7%D9%84%D8%B9%D8%B1%D8%A8%D9%8A%D8%A9/');
@@ -255,16 +256,85 @@ describe('UI downloads', () => {
     assert.match(page, /href="\/ui\/links\.csv\?tag=export"/);
     // The form sends empty filters too: they mean "any".
     const rows = await readCsv(await ui.get('/ui/links.csv?q=&status=&tag=export&sort=code'));
-    assert.equal(rows[0]![14], 'Created (Asia/Riyadh)');
+    // The API's columns, with the destination as people read it beside the exact one.
+    const api = await readCsv(await h.api('/api/v1/links.csv?tag=export&sort=code'));
+    assert.deepEqual(rows[0], [
+      ...api[0]!.slice(0, 3),
+      'Destination (readable)',
+      ...api[0]!.slice(3).map((c) => c.replace('(UTC)', '(Asia/Riyadh)')),
+    ]);
+    assert.equal(rows[0]![15], 'Created (Asia/Riyadh)');
     assert.equal(rows.length, 3);
-    assert.match(rows[1]![14]!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    assert.match(rows[1]![15]!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    const arabicRow = rows.find((r) => r[4] === 'عنوان عربي، مع فاصلة')!;
+    assert.equal(arabicRow[2], 'https://news.example/%D8%A7%D9%84%D8%B9%D8%B1%D8%A8%D9%8A%D8%A9/', 'exact');
+    assert.equal(arabicRow[3], 'https://news.example/العربية/', 'readable');
+    // Words in cells in the editor's language; the API keeps its codes.
+    assert.deepEqual([arabicRow[5], arabicRow[7]], ['Active', 'API']);
+    assert.deepEqual([api[1]![4], api[1]![6]], ['active', 'api']);
     const bad = await ui.get('/ui/links.csv?status=nope');
     assert.equal(bad.status, 422);
 
-    const code = rows[1]![0]!;
+    const code = rows[1]![1]!.split('/').pop()!;
     const detail = await (await ui.get(`/ui/links/${code}?days=7`)).text();
     assert.ok(detail.includes(`/ui/links/${code}/clicks.csv?days=7&amp;by=country`));
     const clicks = await readCsv(await ui.get(`/ui/links/${code}/clicks.csv?days=7&by=day`));
     assert.equal(clicks.length, 1 + 8, 'seven days back to today');
+  });
+
+  test('an editor reading Arabic downloads Arabic column names and words; data stays as it is', async () => {
+    const ui = createUiClient(h.app as never);
+    await ui.login('admin@example.test', 'correct horse battery');
+    const arabic = { 'Accept-Language': 'ar-EG,ar;q=0.9' };
+    const rows = await readCsv(await ui.get('/ui/links.csv?tag=export&sort=code', arabic));
+    assert.deepEqual(rows[0]!.slice(0, 6), [
+      'الرمز',
+      'الرابط القصير',
+      'رابط الوجهة',
+      'الوجهة (مقروءة)',
+      'العنوان',
+      'الحالة',
+    ]);
+    assert.equal(rows[0]![15], 'أُنشئ (\u2068UTC\u2069)', 'the zone isolated in a right-to-left name');
+    const row = rows.find((r) => r[4] === 'عنوان عربي، مع فاصلة')!;
+    assert.deepEqual(
+      [row[3], row[4], row[5], row[6], row[7]],
+      ['https://news.example/العربية/', 'عنوان عربي، مع فاصلة', 'نشط', 'سليم', 'الواجهة البرمجية'],
+    );
+    assert.equal(row[11], 'حملة');
+
+    const code = await createLinkCode(h, { url: 'https://news.example/clicks-export-ar' });
+    await h.app.request(`/${code}`, {
+      headers: { 'User-Agent': 'Mozilla/5.0 Chrome/131.0 Safari/537.36', 'CF-IPCountry': 'EG' },
+    });
+    await h.deps.clicks.flush();
+    await h.db.sql`
+      INSERT INTO vendor_links (code, vendor, vendor_id, state) VALUES (${code}, 'bitly', ${`sho.rt/${code}`}, 'synced')`;
+    const today = new Date().toISOString().slice(0, 10);
+    await h.db.sql`
+      INSERT INTO vendor_daily_clicks (code, vendor, day, clicks) VALUES (${code}, 'bitly', ${today}::date, 4)`;
+    const days = await readCsv(await ui.get(`/ui/links/${code}/clicks.csv?days=7&by=day`, arabic));
+    assert.deepEqual(days[0], [
+      'اليوم (UTC)',
+      'أشخاص',
+      'منهم عبر رمز QR',
+      'معاينات الروابط',
+      'روبوتات وطلبات HEAD',
+      'Bitly',
+      'الفرق (أرقامنا − \u2068Bitly\u2069)',
+      'أجاب عنه',
+    ]);
+    assert.deepEqual(
+      days.find((r) => r[0] === today),
+      [today, '1', '0', '0', '0', '4', '-3', 'Lifeline'],
+    );
+    const countries = await readCsv(await ui.get(`/ui/links/${code}/clicks.csv?days=7&by=country`, arabic));
+    assert.deepEqual(countries, [
+      ['رمز الدولة', 'الدولة', 'أشخاص'],
+      ['EG', 'مصر', '1'],
+    ]);
+    // The same download in English reads as the API's.
+    const english = await readCsv(await ui.get(`/ui/links/${code}/clicks.csv?days=7&by=country`));
+    assert.deepEqual(english[0], ['Country code', 'Country', 'People']);
   });
 });

@@ -1,0 +1,57 @@
+import type { UiSession } from '../lib/auth/sessions.ts';
+import { LOCALE_INFO, LOCALES, type Locale } from '../lib/i18n/locales.ts';
+import { describeTimeZone } from '../lib/ui/time_zone.ts';
+import { AppLayout } from './AppLayout.tsx';
+import { CsrfField, Notice, SelectField } from './Field.tsx';
+import { useI18n } from './I18n.tsx';
+
+/** The editor's own settings: the UI language (or the browser's), and the time zone in use. */
+export function SettingsPage(props: {
+  session: UiSession;
+  /** The language the browser asks for (what "same as my browser" means now). */
+  browserLocale: Locale;
+  saved?: boolean;
+  error?: string;
+}) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const current = props.session.user.locale ?? 'browser';
+  return (
+    <AppLayout title={t('settings.title')} session={props.session} section="settings">
+      <div class="page-header">
+        <div>
+          <h1>{t('settings.title')}</h1>
+          <p class="muted">{t('settings.lead')}</p>
+        </div>
+      </div>
+      {props.saved && <Notice tone="good" title={t('settings.saved')} />}
+      <form method="post" action="/ui/settings" class="card form-card stack">
+        <CsrfField token={props.session.csrfToken} />
+        <SelectField
+          name="locale"
+          label={t('settings.language')}
+          value={current}
+          required
+          error={props.error}
+          hint={t('settings.languageHint')}
+          options={[
+            {
+              value: 'browser',
+              label: t('settings.languageBrowser', { name: LOCALE_INFO[props.browserLocale].name }),
+            },
+            ...LOCALES.map((l) => ({ value: l, label: LOCALE_INFO[l].name })),
+          ]}
+        />
+        <div class="field">
+          <span class="label-like">{t('settings.timeZone')}</span>
+          <p class="hint">{t('settings.timeZoneValue', { zone: describeTimeZone(i18n.timeZone) })}</p>
+        </div>
+        <div class="form-actions">
+          <button type="submit" class="btn btn-primary">
+            {t('settings.save')}
+          </button>
+        </div>
+      </form>
+    </AppLayout>
+  );
+}
