@@ -3,7 +3,7 @@ import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, judgeNewTargets } from '../safety/scan_new_targets.ts';
 import { type AppError, ConflictError, type FieldError, ValidationError } from '../shared/errors.ts';
 import { toProblem } from '../shared/problem.ts';
-import { toFieldErrors } from '../shared/validation.ts';
+import { findNulCharacter, NUL_PROBLEM, toFieldErrors } from '../shared/validation.ts';
 import {
   insertLinksWithAudit,
   listCodesByPosts,
@@ -97,6 +97,11 @@ export async function createLinksBatch(
     const parsed = createLinkInputSchema.safeParse(item);
     if (!parsed.success) {
       fail(index, new ValidationError(toFieldErrors(parsed.error)));
+      continue;
+    }
+    const nul = findNulCharacter(item);
+    if (nul !== null) {
+      fail(index, new ValidationError([{ path: nul, message: NUL_PROBLEM }]));
       continue;
     }
     const input = parsed.data;

@@ -32,15 +32,22 @@ export function findNulCharacter(value: unknown, path = ''): string | null {
   return null;
 }
 
+/** What a field holding a NUL character is told. */
+export const NUL_PROBLEM = 'must not contain a NUL character';
+
 /** The 400 for a value holding a NUL character at `path`. */
 export function nulCharacterError(path: string): BadRequestError {
   return new BadRequestError('The request contains a NUL character, which no field accepts.', [
-    { path, message: 'must not contain a NUL character' },
+    { path, message: NUL_PROBLEM },
   ]);
 }
 
-/** Parses JSON text strictly: malformed JSON is a 400 that says where; so is a NUL character in any string. */
-export function parseJsonText(text: string): unknown {
+/**
+ * Parses JSON text strictly: malformed JSON is a 400 that says where; so is a NUL character in any string, unless
+ * `refuseNul` is false — then `validate` refuses it after the schema (a 422 naming the field, or the schema's own
+ * message for a field that has a rule about it).
+ */
+export function parseJsonText(text: string, options: { refuseNul?: boolean } = {}): unknown {
   if (text.trim() === '') throw new BadRequestError('The request body is empty; send a JSON document.');
   let value: unknown;
   try {
@@ -48,14 +55,21 @@ export function parseJsonText(text: string): unknown {
   } catch (error) {
     throw new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`);
   }
-  const nul = findNulCharacter(value);
-  if (nul !== null) throw nulCharacterError(nul);
+  if (options.refuseNul !== false) {
+    const nul = findNulCharacter(value);
+    if (nul !== null) throw nulCharacterError(nul);
+  }
   return value;
 }
 
-/** Validates with a schema; failures are a 422 listing each field and reason. */
+/**
+ * Validates with a schema; failures are a 422 listing each field and reason. A NUL character the schema let
+ * through (no field takes one; Postgres cannot store one) is a 422 naming its field too.
+ */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error));
+  const nul = findNulCharacter(value);
+  if (nul !== null) throw new ValidationError([{ path: nul, message: NUL_PROBLEM }]);
   return parsed.data;
 }
