@@ -2,11 +2,19 @@
 // traffic, so this is all an orchestrator and Prometheus see of it. /metrics joins the process's Node metrics
 // (prom-client's defaults) and the Temporal SDK's worker and workflow metrics, which the SDK's Rust core exports
 // on a loopback-only port of its own (installTemporalRuntime) and which are fetched from there at each scrape.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WorkerReadiness } from '../lib/health/worker_readiness.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import type { Registry } from '../lib/shared/metrics.ts';
+
+/** Constant-time comparison of equal-length digests, so the token's length and contents never leak by timing. */
+function tokenMatches(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(`metrics:${given}`).digest();
+  const b = createHash('sha256').update(`metrics:${expected}`).digest();
+  return timingSafeEqual(a, b);
+}
 
 /** How long a scrape waits for the SDK's exporter before answering with the Node metrics alone. */
 const SDK_METRICS_TIMEOUT_MS = 2_000;
@@ -35,6 +43,8 @@ export async function startWorkerHealthServer(options: {
   readiness(): Promise<WorkerReadiness>;
   registry: Registry;
   sdkMetricsAddress?: string;
+  /** METRICS_TOKEN: /metrics answers only to `Authorization: Bearer <token>`, as the web tier's does; unset: 404. */
+  metricsToken: string | undefined;
   logger: Logger;
 }): Promise<WorkerHealthServer> {
   const { logger } = options;
@@ -66,6 +76,15 @@ export async function startWorkerHealthServer(options: {
       return;
     }
     if (path === '/metrics') {
+      if (options.metricsToken === undefined) {
+        json(404, { status: 'not found', detail: 'set METRICS_TOKEN to serve /metrics' });
+        return;
+      }
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      if (!tokenMatches(given, options.metricsToken)) {
+        json(401, { status: 'unauthorized', detail: 'send "Authorization: Bearer <METRICS_TOKEN>"' });
+        return;
+      }
       const sdk = options.sdkMetricsAddress
         ? fetchSdkMetrics(options.sdkMetricsAddress).catch((error: unknown) => {
             // Logged at most once a minute: a scrape every 15 s must not flood the log.

@@ -48,6 +48,7 @@ const health = await startWorkerHealthServer({
   port: config.workerHealth.port,
   registry: createProcessMetrics(),
   sdkMetricsAddress,
+  metricsToken: config.metricsToken,
   logger,
   readiness: () =>
     checkWorkerReadiness({

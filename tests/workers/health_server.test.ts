@@ -38,6 +38,7 @@ let connection: NativeConnection;
 let worker: Worker | undefined;
 let running: Promise<void> | undefined;
 let health: WorkerHealthServer;
+const METRICS_TOKEN = 'worker-metrics-test-token';
 const drain = createDrainState();
 let base = '';
 const cut = { postgres: false, temporal: false };
@@ -56,6 +57,7 @@ before(async () => {
     port: 0,
     registry: createProcessMetrics(),
     sdkMetricsAddress,
+    metricsToken: METRICS_TOKEN,
     logger,
     readiness: () =>
       checkWorkerReadiness({
@@ -132,7 +134,9 @@ describe("the worker's /livez and /readyz", () => {
     const event = wordpressEvent('post.published', { postId: 4242 });
     assert.equal((await h.webhook(event)).status, 202);
     await waitForPostLink(h, 'news', 4242, (link) => link.status === 'active');
-    const response = await fetch(`${base}/metrics`);
+    const response = await fetch(`${base}/metrics`, {
+      headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     const text = await response.text();
@@ -189,7 +193,10 @@ describe("the worker's /livez and /readyz", () => {
     assert.deepEqual(await readyz(), { status: 503, body: { status: 'draining' } });
     worker!.shutdown();
     assert.equal(await livez(), 200);
-    assert.equal((await fetch(`${base}/metrics`)).status, 200);
+    assert.equal(
+      (await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).status,
+      200,
+    );
     await running;
     assert.deepEqual(await readyz(), { status: 503, body: { status: 'draining' } });
   });
