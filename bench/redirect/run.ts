@@ -302,14 +302,18 @@ async function runLong(ctx: RunContext, which: string | undefined): Promise<bool
 }
 
 async function runCompare(ctx: RunContext): Promise<void> {
+  // BENCH_PATHS works here too: a partial comparison prints its section and leaves the doc alone.
+  const only = process.env.BENCH_PATHS?.split(',').filter(Boolean);
   const results = [];
-  for (const spec of PATHS) {
+  for (const spec of PATHS.filter((p) => !only || only.includes(p.key))) {
     const r = await compareOnPath(spec, ctx);
     results.push(r);
     say(describeCompareResult(r));
   }
   for (const r of results) process.stdout.write(`${describeCompareResult(r)}\n`);
-  emitSection('compare', renderCompareSection(results, ROOT, ctx.oursB!.root));
+  const section = renderCompareSection(results, ROOT, ctx.oursB!.root);
+  if (only) process.stdout.write(`${section}\n`);
+  else emitSection('compare', section);
 }
 
 /** The `compare` mode's other checkout, checked before anything is created. */
