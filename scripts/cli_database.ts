@@ -2,6 +2,7 @@
 // database `npm start` keeps under LIFELINE_DATA_DIR (opened here, so `npm start` must not be running).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Config } from '../lib/shared/config.ts';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
@@ -137,4 +138,29 @@ export function runCli(main: () => Promise<number | undefined>, known: (error: u
       process.exit(1);
     },
   );
+}
+
+/**
+ * The CLI's arguments by `config` (node:util parseArgs, strict, with `--help`/`-h` added): undefined after printing
+ * `usage` for --help; a usage problem is a CliError with exit code 2 that prints the reason and the usage.
+ */
+export function parseCliArgs<const T extends ParseArgsConfig>(
+  config: T,
+  usage: string,
+): ReturnType<typeof parseArgs<T>> | undefined {
+  let args: ReturnType<typeof parseArgs<T>>;
+  try {
+    args = parseArgs({
+      ...config,
+      options: { ...config.options, help: { type: 'boolean', short: 'h', default: false } },
+      strict: true,
+    } as T);
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n${usage}`, 2);
+  }
+  if ((args.values as { help?: boolean }).help) {
+    process.stdout.write(`${usage}\n`);
+    return undefined;
+  }
+  return args;
 }

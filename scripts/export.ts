@@ -2,29 +2,28 @@
 // (deleted ones too), vendor mappings, reports, the blocklist, the audit log and click aggregates as JSON lines
 // plus a manifest with counts and SHA-256s, from one consistent snapshot, streamed in constant memory.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
 import { exportEscrow } from '../lib/escrow/export_escrow.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
-import { CliError, openCliDatabase, runCli } from './cli_database.ts';
+import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
 const USAGE = `usage: npm run export -- --out DIR [--links-only]
   --out DIR       a new or empty directory for the export
   --links-only    leave out the audit log and click aggregates (history)`;
 
+const CLI_ARGS = {
+  options: {
+    out: { type: 'string' },
+    'links-only': { type: 'boolean', default: false },
+  },
+  allowPositionals: false,
+} as const;
+
 runCli(
   async () => {
-    let args: ReturnType<typeof parse>;
-    try {
-      args = parse();
-    } catch (error) {
-      throw new CliError(`${(error as Error).message}\n${USAGE}`, 2);
-    }
-    if (args.values.help) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
+    const args = parseCliArgs(CLI_ARGS, USAGE);
+    if (!args) return 0;
     if (!args.values.out) throw new CliError(`--out DIR is required\n${USAGE}`, 2);
     const outDir = resolve(args.values.out);
     const config = loadConfigOrExit(process.env);
@@ -53,15 +52,3 @@ runCli(
   },
   (error) => error instanceof EscrowError || error instanceof OutputDirError,
 );
-
-function parse() {
-  return parseArgs({
-    options: {
-      out: { type: 'string' },
-      'links-only': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    allowPositionals: false,
-    strict: true,
-  });
-}

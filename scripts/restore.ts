@@ -2,32 +2,31 @@
 // (sizes, SHA-256s, line counts) into an empty database, migrating it first; `--force` adds to a database that
 // already has links, only where codes are free (an existing code, deleted or not, is never changed).
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
 import { restoreEscrow } from '../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../lib/escrow/verify_escrow.ts';
 import { forgetStoredTargetReview } from '../lib/links/review_stored_targets.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
-import { CliError, openCliDatabase, runCli } from './cli_database.ts';
+import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
 const USAGE = `usage: npm run restore -- DIR [--force] [--verify-only]
   DIR             an export made by \`npm run export\` (or the escrow Schedule)
   --force         restore into a database that already has links: add only links whose codes are free
   --verify-only   check DIR against its manifest and stop`;
 
+const CLI_ARGS = {
+  options: {
+    force: { type: 'boolean', default: false },
+    'verify-only': { type: 'boolean', default: false },
+  },
+  allowPositionals: true,
+} as const;
+
 runCli(
   async () => {
-    let args: ReturnType<typeof parse>;
-    try {
-      args = parse();
-    } catch (error) {
-      throw new CliError(`${(error as Error).message}\n${USAGE}`, 2);
-    }
-    if (args.values.help) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
+    const args = parseCliArgs(CLI_ARGS, USAGE);
+    if (!args) return 0;
     if (args.positionals.length !== 1) throw new CliError(`give exactly one export directory\n${USAGE}`, 2);
     const dir = resolve(args.positionals[0]!);
     // The export is checked before any database is touched.
@@ -75,15 +74,3 @@ runCli(
   },
   (error) => error instanceof EscrowError || error instanceof OutputDirError,
 );
-
-function parse() {
-  return parseArgs({
-    options: {
-      force: { type: 'boolean', default: false },
-      'verify-only': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-}

@@ -2,12 +2,11 @@
 // (lib/snapshot): every code's answer at this moment as files nginx, a static host or an edge key-value store
 // serves without our code, Postgres or Redis. `--format` may repeat (or take a comma list); default all three.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { SNAPSHOT_FORMATS, type SnapshotFormat } from '../lib/shared/config.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { SNAPSHOT_MANIFEST, writeStaticSnapshot } from '../lib/snapshot/write_snapshot.ts';
-import { CliError, openCliDatabase, runCli } from './cli_database.ts';
+import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
 const USAGE = `usage: npm run snapshot -- --format nginx|redirects|json --out DIR [--listen ADDR]
   --format F     nginx (map + server block + nginx.conf), redirects (_redirects for Netlify-style hosts),
@@ -15,18 +14,19 @@ const USAGE = `usage: npm run snapshot -- --format nginx|redirects|json --out DI
   --out DIR      a new or empty directory
   --listen ADDR  the nginx listen directive's address (default 80)`;
 
+const CLI_ARGS = {
+  options: {
+    format: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    listen: { type: 'string' },
+  },
+  allowPositionals: false,
+} as const;
+
 runCli(
   async () => {
-    let args: ReturnType<typeof parse>;
-    try {
-      args = parse();
-    } catch (error) {
-      throw new CliError(`${(error as Error).message}\n${USAGE}`, 2);
-    }
-    if (args.values.help) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
+    const args = parseCliArgs(CLI_ARGS, USAGE);
+    if (!args) return 0;
     if (!args.values.out) throw new CliError(`--out DIR is required\n${USAGE}`, 2);
     const requested = (args.values.format ?? []).flatMap((f) => f.split(',')).map((f) => f.trim());
     const unknown = requested.filter((f) => !(SNAPSHOT_FORMATS as readonly string[]).includes(f));
@@ -79,16 +79,3 @@ runCli(
   },
   (error) => error instanceof OutputDirError,
 );
-
-function parse() {
-  return parseArgs({
-    options: {
-      format: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      listen: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    allowPositionals: false,
-    strict: true,
-  });
-}
