@@ -8,7 +8,7 @@
 //   - `X-Lifeline-Delivery` de-duplicates: a retried delivery is answered 200 again but recorded once;
 //   - scripted failures: 429 with Retry-After, 5xx, slowness, dropped or hung connections.
 import { verifyWebhookSignature } from '../../lib/auth/webhook_signature.ts';
-import { type FakeRequest, type ScriptedFailure, ScriptedHttpServer } from './scripted_http_server.ts';
+import { type FakeRequest, type ScriptedFailure, ScriptedFake } from './scripted_http_server.ts';
 
 export interface WebhookPurge {
   kind: 'paths' | 'prefixes' | 'tags';
@@ -17,21 +17,17 @@ export interface WebhookPurge {
   delivery: string;
 }
 
-export class CdnWebhookFake {
+export class CdnWebhookFake extends ScriptedFake {
   readonly secret: string;
   readonly shortBaseUrl: string;
   /** Purges accepted, once per delivery. */
   readonly purges: WebhookPurge[] = [];
   private readonly deliveries = new Set<string>();
-  readonly server: ScriptedHttpServer;
 
   constructor(options: { secret?: string; shortBaseUrl?: string } = {}) {
+    super();
     this.secret = options.secret ?? `whsec-${crypto.randomUUID()}`;
     this.shortBaseUrl = options.shortBaseUrl ?? 'https://sho.rt';
-    this.server = new ScriptedHttpServer({
-      authorize: (r) => this.authorize(r),
-      answer: (r) => this.answer(r),
-    });
   }
 
   /** The URL to give the purger. */
@@ -39,21 +35,7 @@ export class CdnWebhookFake {
     return `${this.server.url}/hooks/purge`;
   }
 
-  get requests(): FakeRequest[] {
-    return this.server.requests;
-  }
-
-  async start(): Promise<this> {
-    await this.server.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
-  reset(): void {
-    this.server.reset();
+  protected clearRecords(): void {
     this.purges.length = 0;
     this.deliveries.clear();
   }
@@ -75,7 +57,7 @@ export class CdnWebhookFake {
     });
   }
 
-  private async authorize(request: FakeRequest) {
+  protected override async authorize(request: FakeRequest) {
     if (request.method !== 'POST' || request.path !== '/hooks/purge')
       return { status: 404, body: 'not found' };
     if (!String(request.headers['content-type'] ?? '').startsWith('application/json')) {
@@ -90,7 +72,7 @@ export class CdnWebhookFake {
     return check.ok ? null : { status: 401, body: check.reason };
   }
 
-  private answer(request: FakeRequest) {
+  protected answer(request: FakeRequest) {
     const problem = (reason: string) => ({ status: 400, body: reason });
     let body: Record<string, unknown>;
     try {

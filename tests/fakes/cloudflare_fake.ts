@@ -29,7 +29,7 @@ import {
   type FakeAnswer,
   type FakeRequest,
   type ScriptedFailure,
-  ScriptedHttpServer,
+  ScriptedFake,
 } from './scripted_http_server.ts';
 
 export type CloudflarePlan = 'free' | 'pro' | 'business' | 'enterprise';
@@ -65,26 +65,22 @@ function envelopeError(status: number, errors: object[], headers: Record<string,
   return json(status, { success: false, errors, messages: [], result: null }, headers);
 }
 
-export class CloudflareFake {
+export class CloudflareFake extends ScriptedFake {
   readonly zoneId: string;
   readonly token: string;
   plan: CloudflarePlan;
   keysPerCall: number;
   /** Purges accepted, in order. */
   readonly purges: CloudflarePurge[] = [];
-  readonly server: ScriptedHttpServer;
   private bucket: { tokens: number; at: number };
 
   constructor(options: CloudflareFakeOptions = {}) {
+    super();
     this.zoneId = options.zoneId ?? '023e105f4ecef8ad9ca31a8372d0c353';
     this.token = options.token ?? `cf-${crypto.randomUUID()}`;
     this.plan = options.plan ?? 'enterprise';
     this.keysPerCall = options.keysPerCall ?? 30;
     this.bucket = { tokens: PLAN_BUCKETS[this.plan].capacity, at: Date.now() };
-    this.server = new ScriptedHttpServer({
-      authorize: (r) => this.authorize(r),
-      answer: (r) => this.answer(r),
-    });
   }
 
   /** The base to give the purger (`<url>/client/v4`). */
@@ -92,22 +88,8 @@ export class CloudflareFake {
     return `${this.server.url}/client/v4`;
   }
 
-  get requests(): FakeRequest[] {
-    return this.server.requests;
-  }
-
-  async start(): Promise<this> {
-    await this.server.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
   /** Forgets purges, requests and failures; refills the bucket (for `plan`). */
-  reset(): void {
-    this.server.reset();
+  protected clearRecords(): void {
     this.purges.length = 0;
     this.bucket = { tokens: PLAN_BUCKETS[this.plan].capacity, at: Date.now() };
   }
@@ -146,7 +128,7 @@ export class CloudflareFake {
     );
   }
 
-  private authorize(request: FakeRequest): FakeAnswer | null {
+  protected override authorize(request: FakeRequest): FakeAnswer | null {
     const m = /^\/client\/v4\/zones\/([^/]+)\/purge_cache$/.exec(request.path);
     if (!m || request.method !== 'POST') {
       return envelopeError(400, [
@@ -188,7 +170,7 @@ export class CloudflareFake {
     return null;
   }
 
-  private answer(request: FakeRequest): FakeAnswer {
+  protected answer(request: FakeRequest): FakeAnswer {
     const invalid = (message: string, code = 1004) => envelopeError(400, [{ code, message }]);
     let body: Record<string, unknown>;
     try {

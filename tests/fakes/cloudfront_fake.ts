@@ -31,7 +31,7 @@ import {
   type FakeAnswer,
   type FakeRequest,
   type ScriptedFailure,
-  ScriptedHttpServer,
+  ScriptedFake,
 } from './scripted_http_server.ts';
 
 const NAMESPACE = 'http://cloudfront.amazonaws.com/doc/2020-05-31/';
@@ -197,26 +197,22 @@ export function verifySigV4(
   return null;
 }
 
-export class CloudFrontFake {
+export class CloudFrontFake extends ScriptedFake {
   readonly distributionId: string;
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   completeAfterMs: number;
   /** Invalidations accepted, in order (one per distinct CallerReference). */
   readonly invalidations: FakeInvalidation[] = [];
-  readonly server: ScriptedHttpServer;
   private readonly secrets: Map<string, string>;
 
   constructor(options: CloudFrontFakeOptions = {}) {
+    super();
     this.distributionId = options.distributionId ?? 'EDFDVBD6EXAMPLE';
     this.accessKeyId = options.accessKeyId ?? 'AKIAFAKECLOUDFRONT01';
     this.secretAccessKey = options.secretAccessKey ?? `fake/${crypto.randomUUID()}`;
     this.completeAfterMs = options.completeAfterMs ?? 60_000;
     this.secrets = new Map([[this.accessKeyId, this.secretAccessKey]]);
-    this.server = new ScriptedHttpServer({
-      authorize: (r) => this.authorize(r),
-      answer: (r) => this.answer(r),
-    });
   }
 
   /** The base to give the purger (requests go to `<url>/2020-05-31/...`). */
@@ -224,21 +220,7 @@ export class CloudFrontFake {
     return this.server.url;
   }
 
-  get requests(): FakeRequest[] {
-    return this.server.requests;
-  }
-
-  async start(): Promise<this> {
-    await this.server.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
-  reset(): void {
-    this.server.reset();
+  protected clearRecords(): void {
     this.invalidations.length = 0;
   }
 
@@ -289,7 +271,7 @@ export class CloudFrontFake {
     return { files, wildcards };
   }
 
-  private authorize(request: FakeRequest): FakeAnswer | null {
+  protected override authorize(request: FakeRequest): FakeAnswer | null {
     const problem = verifySigV4(
       {
         method: request.method,
@@ -305,7 +287,7 @@ export class CloudFrontFake {
     return cloudFrontError(problem.code === 'IncompleteSignature' ? 400 : 403, problem.code, problem.message);
   }
 
-  private answer(request: FakeRequest): FakeAnswer {
+  protected answer(request: FakeRequest): FakeAnswer {
     const m = /^\/2020-05-31\/distribution\/([^/]+)\/invalidation$/.exec(request.path);
     if (!m || request.method !== 'POST')
       return cloudFrontError(404, 'NoSuchResource', 'The specified resource does not exist.');

@@ -21,7 +21,7 @@ import {
   type FakeAnswer,
   type FakeRequest,
   type ScriptedFailure,
-  ScriptedHttpServer,
+  ScriptedFake,
 } from './scripted_http_server.ts';
 
 export type ValidationCode =
@@ -300,13 +300,12 @@ export function validateMeasurement(
   return out;
 }
 
-export class Ga4Fake {
+export class Ga4Fake extends ScriptedFake {
   /** Every request to either endpoint, in order, with its verdict. */
   readonly collected: CollectedRequest[] = [];
-  readonly server: ScriptedHttpServer;
 
   constructor() {
-    this.server = new ScriptedHttpServer({ answer: (r) => this.answer(r) });
+    super();
   }
 
   /** The endpoint base to give the forwarder (it appends /mp/collect). */
@@ -314,21 +313,7 @@ export class Ga4Fake {
     return this.server.url;
   }
 
-  get requests(): FakeRequest[] {
-    return this.server.requests;
-  }
-
-  async start(): Promise<this> {
-    await this.server.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
-  }
-
-  reset(): void {
-    this.server.reset();
+  protected clearRecords(): void {
     this.collected.length = 0;
   }
 
@@ -344,7 +329,7 @@ export class Ga4Fake {
       .flatMap((c) => ((c.body as { events?: unknown[] } | undefined)?.events ?? []) as never[]);
   }
 
-  private answer(request: FakeRequest): FakeAnswer {
+  protected answer(request: FakeRequest): FakeAnswer {
     const endpoint =
       request.path === '/mp/collect' ? 'collect' : request.path === '/debug/mp/collect' ? 'debug' : null;
     if (!endpoint || request.method !== 'POST') return { status: 404, body: 'Not Found' };

@@ -160,3 +160,41 @@ export class ScriptedHttpServer {
     }
   }
 }
+
+/**
+ * A vendor fake on one ScriptedHttpServer: the request log, start, stop and reset every such fake shares. A fake
+ * implements `answer` (its vendor model), may implement `authorize`, and clears its own records in `clearRecords`.
+ */
+export abstract class ScriptedFake {
+  readonly server = new ScriptedHttpServer({
+    authorize: (r) => this.authorize(r),
+    answer: (r) => this.answer(r),
+  });
+
+  get requests(): FakeRequest[] {
+    return this.server.requests;
+  }
+
+  async start(): Promise<this> {
+    await this.server.start();
+    return this;
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  reset(): void {
+    this.server.reset();
+    this.clearRecords();
+  }
+
+  /** Authentication and transport checks before the model (none by default). */
+  protected authorize(_request: FakeRequest): FakeAnswer | null | Promise<FakeAnswer | null> {
+    return null;
+  }
+
+  protected abstract answer(request: FakeRequest): FakeAnswer | Promise<FakeAnswer>;
+
+  protected abstract clearRecords(): void;
+}
