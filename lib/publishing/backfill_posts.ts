@@ -8,12 +8,13 @@
 import { type BackfillReport, getBackfillWorkflowId } from '../../workflows/contract.ts';
 import { isPossibleCode } from '../links/code_rules.ts';
 import { mintCodes } from '../links/mint.ts';
+import { newPostLink } from '../links/new_post_link.ts';
 import { newTargetProblem } from '../links/new_target_problem.ts';
 import type { TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
-import { describeScanResult, nextSafetyVerdict, type ScanResult } from '../safety/scan_result.ts';
+import { describeScanResult, type ScanResult } from '../safety/scan_result.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { ConflictError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -323,28 +324,8 @@ async function writeBatch(
     for (const d of decisions)
       if (d.kind === 'done') answers.set(d.result.postId, { ...d.result, propagate: false });
 
-    const safetyOf = (post: BackfillPost) => {
-      const scan = scans.get(post.postId);
-      if (!scan) return { safety: 'unknown', safetyReason: null, safetyCheckedAt: null };
-      return {
-        safety: nextSafetyVerdict('unknown', scan),
-        safetyReason: describeScanResult(scan),
-        safetyCheckedAt: scan.complete ? checkedAt : null,
-      };
-    };
-    const toNew = (post: BackfillPost, code: string): BackfilledLink => {
-      const safety = safetyOf(post);
-      return {
-        code,
-        targetUrl: post.permalink,
-        // A blocked destination stays pending, as a first publish leaves it: editors see why.
-        status: safety.safety === 'blocked' ? 'pending' : 'active',
-        ...safety,
-        postId: post.postId,
-        title: post.title ?? null,
-        sourceVersion: new Date(post.modifiedAt),
-      };
-    };
+    const toNew = (post: BackfillPost, code: string): BackfilledLink =>
+      newPostLink(post, code, scans.get(post.postId), checkedAt);
     const settle = (row: LinkRow, outcome: 'minted' | 'adopted') => {
       const blocked = row.status === 'pending';
       answers.set(row.postId!, {

@@ -7,12 +7,13 @@
 // serving store and caches in one batch, and hand each link to its sync workflow for Bitly.
 import type { LinkSyncRequester } from '../links/link_sync.ts';
 import { mintCodes } from '../links/mint.ts';
+import { firstSafety, newPostLink } from '../links/new_post_link.ts';
 import { newTargetProblem } from '../links/new_target_problem.ts';
 import type { TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
-import { describeScanResult, nextSafetyVerdict, type ScanResult } from '../safety/scan_result.ts';
+import type { ScanResult } from '../safety/scan_result.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { ConflictError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -229,11 +230,6 @@ async function repair(
   const scanned = needScan.length > 0 ? await deps.safety.scanMany(needScan.map((p) => p.permalink)) : [];
   const scans = new Map<number, ScanResult>(needScan.map((p, i) => [p.postId, scanned[i]!]));
   const checkedAt = new Date();
-  const safetyOf = (scan: ScanResult) => ({
-    safety: nextSafetyVerdict('unknown', scan),
-    safetyReason: describeScanResult(scan),
-    safetyCheckedAt: scan.complete ? checkedAt : null,
-  });
 
   const result = await deps.sql.begin(async (tx) => {
     await lockKeys(
@@ -255,7 +251,7 @@ async function repair(
         const scan = scans.get(p.post.postId);
         if (!scan || scan.verdict === 'blocked') continue;
         change.targetUrl = p.post.permalink;
-        Object.assign(change, safetyOf(scan));
+        Object.assign(change, firstSafety(scan, checkedAt));
         audits.push({
           code: p.link.code,
           actor,
@@ -287,18 +283,8 @@ async function repair(
 
     // Published posts without a link (missed webhooks): minted now, active (blocked ones stay pending).
     const creatable = missing.filter((p) => scans.has(p.postId));
-    const toNew = (post: ListedPost, code: string): BackfilledLink => {
-      const safety = safetyOf(scans.get(post.postId)!);
-      return {
-        code,
-        targetUrl: post.permalink,
-        status: safety.safety === 'blocked' ? 'pending' : 'active',
-        ...safety,
-        postId: post.postId,
-        title: post.title ?? null,
-        sourceVersion: new Date(post.modifiedAt),
-      };
-    };
+    const toNew = (post: ListedPost, code: string): BackfilledLink =>
+      newPostLink(post, code, scans.get(post.postId)!, checkedAt);
     const created: LinkRow[] = [];
     await mintCodes(creatable, {
       codeLength: deps.codeLength,
