@@ -1,26 +1,8 @@
+import { STATUS_PAGE_TEXT } from '../redirect/status_page_text.ts';
 import type { StaticPage } from './static_answer.ts';
 
-// The pages a static snapshot serves: the same titles and words as Lifeline's own (components/StatusPage.tsx),
+// The pages a static snapshot serves: the same titles and words as Lifeline's own (lib/redirect/status_page_text.ts),
 // self-contained (no stylesheet, script or form: the snapshot answers when nothing of ours runs).
-const TEXT: Record<StaticPage, { title: string; body: string }> = {
-  not_found: {
-    title: 'Link not found',
-    body: 'There is no short link with this address. Check it for typos.',
-  },
-  gone: {
-    title: 'Link removed',
-    body: 'This short link has been retired by its publisher and no longer leads anywhere.',
-  },
-  expired: { title: 'Link expired', body: 'This short link has expired.' },
-  blocked: {
-    title: 'Link blocked',
-    body: 'This short link has been blocked because its destination was found to be unsafe.',
-  },
-  warn: {
-    title: 'Check before you continue',
-    body: 'This link leads to a site that may not be what it seems. Continue only if you trust it.',
-  },
-};
 
 /** The Content-Security-Policy of snapshot pages: nothing but the page itself (no styles, scripts, frames). */
 export const STATIC_PAGE_CSP =
@@ -40,7 +22,7 @@ function escapeHtml(value: string): string {
 
 /** A snapshot page; the warn page names its destination and links to it. */
 export function renderStaticPage(kind: StaticPage, destination?: string): string {
-  const text = TEXT[kind];
+  const text = STATUS_PAGE_TEXT[kind];
   const go =
     destination === undefined
       ? ''
