@@ -17,10 +17,12 @@
 //                                             bare Map, alternated over the three paths: B ÷ A per path
 //   npm run bench:redirect -- profile [ours|bare|bare-resolver]   one server under the LRU-hit load,
 //                                             node --cpu-prof (BENCH_PROFILER=perf: Linux perf record)
+//   npm run bench:redirect -- scale           LRU hit: ours with one web process, ours with WEB_CONCURRENCY=2
+//                                             and bare Map, alternated (CPU and RSS summed over web processes)
 //
 // Knobs (environment): BENCH_ROUNDS (4), BENCH_ROUND_SECONDS (20), BENCH_CONNECTIONS (50),
 // BENCH_WARMUP_SECONDS (the in-order warm-up pass; default: enough to request every code once),
-// BENCH_PATHS (comma list of lru,serving_store,postgres: only those, the doc is left alone),
+// BENCH_PATHS (comma list of lru,serving_store,postgres: only those, the doc is left alone; compare honours it too),
 // BENCH_LONG_SECONDS (600), BENCH_LONG_SAMPLE_SECONDS (60: one "minute" of the long mode),
 // BENCH_MEMORY_SECONDS (240), BENCH_SERVER_NODE_OPTIONS (the memory run's server, e.g. --max-old-space-size=256),
 // BENCH_NPM_START=0 (leave the npm start row out), BENCH_NPM_START_SETTLE_SECONDS (900),
@@ -36,7 +38,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import postgres from 'postgres';
 import { warmUp } from './alternate_rounds.ts';
@@ -62,11 +64,12 @@ import { compareOnPath, describeCompareResult, renderCompareSection } from './co
 import { benchLong, renderLongSection } from './long_mode.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
 import { diffCounts, readOurCounters } from './read_our_metrics.ts';
+import { benchScale, describeScaleResult, renderScaleSection } from './scale_mode.ts';
 import { findPath, PATHS, withoutEmpty } from './redirect_paths.ts';
 import { runWrk } from './run_wrk.ts';
 import { QUIET_BOOTSTRAP_ENV, type RunContext } from './start_contestant.ts';
 
-const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare'];
+const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare', 'scale'];
 const B_DB_NAME = 'lifeline_bench_b';
 
 // -------------------------------------------------------------------------------------------- stampede
@@ -303,7 +306,9 @@ async function runLong(ctx: RunContext, which: string | undefined): Promise<bool
 
 async function runCompare(ctx: RunContext): Promise<void> {
   const results = [];
-  for (const spec of PATHS) {
+  // BENCH_PATHS=lru: compare on some paths only (a short A/B while iterating).
+  const only = process.env.BENCH_PATHS?.split(',').filter(Boolean);
+  for (const spec of PATHS.filter((p) => !only || only.includes(p.key))) {
     const r = await compareOnPath(spec, ctx);
     results.push(r);
     say(describeCompareResult(r));
@@ -361,6 +366,10 @@ async function main() {
       failed = !(await runLong(ctx, arg));
     } else if (mode === 'compare') {
       await runCompare(ctx);
+    } else if (mode === 'scale') {
+      const r = await benchScale(ctx, cpus().length);
+      say(describeScaleResult(r));
+      emitSection('scale', renderScaleSection(r));
     } else {
       if (mode === 'all' || mode === 'paths') failed ||= !(await runPaths(ctx));
       if (mode === 'all' || mode === 'stampede') {
