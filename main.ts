@@ -71,7 +71,8 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
   });
 } else {
   const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-web' });
-  if (webProcess === undefined) printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
+  if (webProcess === undefined)
+    printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
   const deps = await createWebDeps(config, { sql, logger, temporalConnection: temporal.connection });
   const link = webProcess === undefined ? undefined : joinWebPrimary(webProcess, deps.metrics.registry);
   const app = createApp(link ? { ...deps, metricsText: link.metricsText } : deps, {

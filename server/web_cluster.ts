@@ -87,7 +87,13 @@ export function startWebPrimary(options: WebPrimaryOptions): WebPrimary {
   /** Pending metrics gathers, by request id: the requester and the families received so far. */
   const gathers = new Map<
     number,
-    { from: ChildProcess; requestId: number; families: Family[][]; waiting: Set<number>; timer: NodeJS.Timeout }
+    {
+      from: ChildProcess;
+      requestId: number;
+      families: Family[][];
+      waiting: Set<number>;
+      timer: NodeJS.Timeout;
+    }
   >();
   let nextGather = 0;
 
@@ -119,7 +125,7 @@ export function startWebPrimary(options: WebPrimaryOptions): WebPrimary {
       for (const i of waiting) send(children[i]!, { type: 'metrics-collect', id: gatherId });
     } else if (message.type === 'metrics-json') {
       const gather = gathers.get(message.id);
-      if (!gather || !gather.waiting.delete(index)) return;
+      if (!gather?.waiting.delete(index)) return;
       gather.families.push(message.families);
       if (gather.waiting.size === 0) finishGather(message.id);
     }
@@ -155,7 +161,9 @@ export function startWebPrimary(options: WebPrimaryOptions): WebPrimary {
           { webProcess: index, code, signal },
           'a web process exited on its own; stopping the others (the supervisor restarts the service)',
         );
-        rejectReady(new Error(`web process ${index} exited (${code ?? signal}) before every process listened`));
+        rejectReady(
+          new Error(`web process ${index} exited (${code ?? signal}) before every process listened`),
+        );
         stopAll('SIGTERM');
       }
       if (alive === 0) resolveExited(worstCode);
@@ -177,7 +185,8 @@ export function startWebPrimary(options: WebPrimaryOptions): WebPrimary {
 }
 
 function send(child: ChildProcess, message: Message): void {
-  if (child.connected) child.send(message, (error) => error && undefined);
+  // A process that just exited cannot be told: its gather slot is released by its exit handler instead.
+  if (child.connected) child.send(message, () => {});
 }
 
 /** One family per metric name, every process's series side by side (each carries its web_process label). */
@@ -196,7 +205,10 @@ export function mergeFamilies(perProcess: Family[][]): Family[] {
 /** Prometheus text exposition (0.0.4) of merged families, formatted as prom-client formats its own. */
 export function renderFamilies(families: Family[]): string {
   const blocks = families.map((family) => {
-    const lines = [`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`];
+    const lines = [
+      `# HELP ${family.name} ${escapeHelp(family.help)}`,
+      `# TYPE ${family.name} ${family.type}`,
+    ];
     for (const value of family.values) {
       const name = (value as { metricName?: string }).metricName ?? family.name;
       const labels = Object.entries(value.labels ?? {})

@@ -18,7 +18,8 @@ import { eventually } from '../helpers/harness.ts';
 const CODE = 'twoproc1';
 const API_KEY = `ll_test_${randomBytes(24).toString('hex')}`;
 const METRICS_TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0 Safari/537.36';
+const BROWSER =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0 Safari/537.36';
 /** Far longer than the test: an answer that changes was invalidated, not expired. */
 const LRU_TTL_MS = 600_000;
 
@@ -46,7 +47,11 @@ after(async () => {
 /** The direct children of a process (the web processes of the primary). */
 function childPids(pid: number): number[] {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -110,7 +115,9 @@ test('WEB_CONCURRENCY=2: one port, two LRUs, an API edit evicts both; one metric
   });
   const exited = new Promise<number | null>((resolve) => web!.once('exit', (code) => resolve(code)));
   const metrics = async () => {
-    const response = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+    const response = await fetch(`${base}/metrics`, {
+      headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     assert.equal(response.status, 200);
     return response.text();
   };
