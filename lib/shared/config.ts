@@ -164,7 +164,7 @@ export const envSchema = z
         message: 'must be a comma list of query parameter names (letters, digits, "_", ".", "-"; not qr)',
       }),
     CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
-    CLICK_BUFFER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(200_000),
+    CLICK_BUFFER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(250_000),
     ALLOWED_TARGET_HOSTS: commaList,
     CODE_LENGTH: z.coerce.number().int().min(5).max(12).default(6),
     ROOT_REDIRECT_URL: optionalHttpUrl,
