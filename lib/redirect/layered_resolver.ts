@@ -3,7 +3,7 @@ import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.t
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
-import { getLinkByCode } from '../stores/link_store.ts';
+import { getServingRowByCode } from '../stores/link_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
@@ -298,10 +298,10 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       throw unavailable();
     }
     const deadline = Date.now() + postgresTimeoutMs;
-    let row: Awaited<ReturnType<typeof getLinkByCode>>;
+    let row: Awaited<ReturnType<typeof getServingRowByCode>>;
     try {
       row = await withTimeout(
-        gate.run(() => getLinkByCode(sql, code), deadline),
+        gate.run(() => getServingRowByCode(sql, code), deadline),
         postgresTimeoutMs,
         'link lookup',
       );
@@ -465,7 +465,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     },
 
     async refresh(code) {
-      const row = await getLinkByCode(sql, code);
+      const row = await getServingRowByCode(sql, code);
       if (store) {
         if (row) await store.put(toServingRecord(row));
         else await store.delete(code);
