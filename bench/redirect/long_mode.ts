@@ -11,7 +11,14 @@ import { median, toMs, warmUp } from './alternate_rounds.ts';
 import { clearBenchRedis, seedServingStore, sumClicksByKind } from './bench_data.ts';
 import { describeMachine, formatLoad, toPercent } from './bench_report.ts';
 import { readRssMiB } from './bench_server.ts';
-import { CONNECTIONS, LONG_SAMPLE_SECONDS, LONG_SECONDS, REDIS_KEY_PREFIX, say } from './bench_settings.ts';
+import {
+  CONNECTIONS,
+  LONG_CODES,
+  LONG_SAMPLE_SECONDS,
+  LONG_SECONDS,
+  REDIS_KEY_PREFIX,
+  say,
+} from './bench_settings.ts';
 import { diffCounts, type OurCounters, readOurCounters } from './read_our_metrics.ts';
 import type { PathSpec } from './redirect_paths.ts';
 import { runWrk, type WrkOptions, type WrkResult } from './run_wrk.ts';
@@ -78,7 +85,8 @@ async function runWrkWithClickWindow(
   return { result, startedMs, window: { from, until } };
 }
 
-export async function benchLong(spec: PathSpec, ctx: RunContext): Promise<LongResult> {
+export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<LongResult> {
+  const spec = LONG_CODES === undefined ? pathSpec : { ...pathSpec, codes: LONG_CODES };
   const loadBefore = formatLoad();
   say(
     `— long ${spec.key}: ${LONG_SECONDS} s of ours alone, a sample every ${LONG_SAMPLE_SECONDS} s; load average ${loadBefore}`,

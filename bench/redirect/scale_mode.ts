@@ -7,9 +7,9 @@ import { alternateRounds, toMs, warmUp } from './alternate_rounds.ts';
 import { describeLoad, describeMachine, formatLoad, toPercent, toTimes } from './bench_report.ts';
 import type { BenchServer } from './bench_server.ts';
 import { say } from './bench_settings.ts';
+import { type ServerLine, startContestants, toServerLines } from './paths_mode.ts';
 import { diffCounts, readOurCounters } from './read_our_metrics.ts';
 import { findPath } from './redirect_paths.ts';
-import { type ServerLine, startContestants, toServerLines } from './paths_mode.ts';
 import type { RunContext } from './start_contestant.ts';
 
 export interface ScaleResult {

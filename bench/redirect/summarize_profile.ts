@@ -26,7 +26,9 @@ const total = profile.samples.length;
 
 const label = (n: ProfileNode) => {
   const f = n.callFrame;
-  const where = f.url ? `${f.url.replace(/^.*\/(node_modules\/|lifeline[^/]*\/|hotpath\/)/, '$1')}:${f.lineNumber + 1}` : '';
+  const where = f.url
+    ? `${f.url.replace(/^.*\/(node_modules\/|lifeline[^/]*\/|hotpath\/)/, '$1')}:${f.lineNumber + 1}`
+    : '';
   return `${f.functionName || '(anonymous)'} ${where}`.trim();
 };
 
@@ -51,7 +53,10 @@ const special = ['(idle)', '(garbage collector)', '(program)'];
 process.stdout.write(`${file}: ${total} samples\n`);
 for (const s of special) process.stdout.write(`${pct(self.get(s) ?? 0)}  ${s}\n`);
 process.stdout.write(`\nself time, top ${top}:\n`);
-for (const [k, n] of [...self].filter(([k]) => !special.includes(k)).sort((a, b) => b[1] - a[1]).slice(0, top))
+for (const [k, n] of [...self]
+  .filter(([k]) => !special.includes(k))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
   process.stdout.write(`${pct(n)}  ${k}\n`);
 process.stdout.write(`\ninclusive, top ${top}:\n`);
 for (const [k, n] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top))
