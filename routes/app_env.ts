@@ -36,6 +36,11 @@ export interface WebDeps {
   sql: Sql;
   logger: Logger;
   metrics: Metrics;
+  /**
+   * The /metrics text when it is not this process's registry alone: with WEB_CONCURRENCY > 1, every web
+   * process's series gathered by the primary (server/web_cluster.ts). Absent: `metrics.registry.metrics()`.
+   */
+  metricsText?: () => Promise<string>;
   resolver: LinkResolver;
   /** The serving store behind the resolver (REDIS_URL or Upstash), if any; reconciliation reads it. */
   servingStore?: ServingStore;

@@ -34,7 +34,7 @@ export function createHealthRoutes(deps: WebDeps) {
   });
 
   app.get('/metrics', requireMetricsToken(deps.config.metricsToken), async (c) => {
-    const text = await deps.metrics.registry.metrics();
+    const text = await (deps.metricsText ?? (() => deps.metrics.registry.metrics()))();
     return c.body(text, 200, {
       'Content-Type': deps.metrics.registry.contentType,
       'Cache-Control': 'no-store',

@@ -270,14 +270,20 @@ function failFast(
  */
 export async function serveNode(
   fetch: FetchHandler,
-  options: { port: number; host: string; fastPath?: FastPathDeps },
+  options: {
+    port: number;
+    host: string;
+    fastPath?: FastPathDeps;
+    /** SO_REUSEPORT: several processes listen on the same port, the kernel spreads connections (ADR 0023). */
+    reusePort?: boolean;
+  },
 ): Promise<RunningServer> {
   const server = createServer(createNodeListener(fetch, options.fastPath));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => {
+    server.listen({ port: options.port, host: options.host, reusePort: options.reusePort === true }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -1,7 +1,13 @@
 // Warm-up and alternated wrk rounds over several servers (ABAB…, the first server rotating each round), with
 // each server's CPU per request, context switches and RSS read from /proc around its round.
 
-import { type BenchServer, readCpuMicros, readRssMiB, readSwitches } from './bench_server.ts';
+import {
+  type BenchServer,
+  readCpuMicrosOf,
+  readRssMiBOf,
+  readSwitches,
+  servingPidsOf,
+} from './bench_server.ts';
 import { ROUND_SECONDS, ROUNDS, say, sleep, WARMUP_SECONDS } from './bench_settings.ts';
 import { countWrkErrors, runWrk } from './run_wrk.ts';
 
@@ -79,11 +85,13 @@ export async function alternateRounds(
     // Rotate which server goes first, so none always follows another's garbage or cache state.
     const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
     for (const s of order) {
-      const cpuBefore = readCpuMicros(s.pid);
-      const switchesBefore = readSwitches(s.pid);
+      // Several serving processes (WEB_CONCURRENCY > 1): CPU, switches and RSS summed over them.
+      const pids = servingPidsOf(s);
+      const cpuBefore = readCpuMicrosOf(pids);
+      const switchesBefore = sumSwitches(pids);
       const r = await runWrk(s.url, ROUND_SECONDS, { codes, order: 'random' });
-      const cpuAfter = readCpuMicros(s.pid);
-      const switchesAfter = readSwitches(s.pid);
+      const cpuAfter = readCpuMicrosOf(pids);
+      const switchesAfter = sumSwitches(pids);
       const perK = (n: number) => ((n * 1000) / r.requests).toFixed(1);
       const userPerRequest = (cpuAfter.user - cpuBefore.user) / r.requests;
       const systemPerRequest = (cpuAfter.system - cpuBefore.system) / r.requests;
@@ -94,7 +102,7 @@ export async function alternateRounds(
         p50: r.p50_us,
         p99: r.p99_us,
         errors: countWrkErrors(r),
-        rss: readRssMiB(s.pid),
+        rss: readRssMiBOf(pids),
         cpuPerRequest: userPerRequest + systemPerRequest,
       };
       rounds.push(result);
@@ -109,6 +117,17 @@ export async function alternateRounds(
     }
   }
   return rounds;
+}
+
+function sumSwitches(pids: number[]): { slept: number; preempted: number } {
+  let slept = 0;
+  let preempted = 0;
+  for (const pid of pids) {
+    const s = readSwitches(pid);
+    slept += s.slept;
+    preempted += s.preempted;
+  }
+  return { slept, preempted };
 }
 
 /** One server's medians over its rounds. */

@@ -19,6 +19,11 @@ export interface BenchServer {
   fillsCache: boolean;
   /** Our own code (main.ts or scripts/start.ts): has /metrics with lookup counters. */
   ours: boolean;
+  /**
+   * The processes that serve requests when there are several (WEB_CONCURRENCY > 1: the web processes under the
+   * primary): their CPU and RSS are summed. Absent: `pid` alone.
+   */
+  servingPids?: () => number[];
   /** Stops it (SIGTERM or the server's own graceful signal, SIGKILL after a grace period); how it exited. */
   stop(): Promise<string>;
 }
@@ -105,6 +110,8 @@ export async function startNodeServer(options: {
   root?: string;
   nodeArgs?: string[];
   startTimeoutMs?: number;
+  /** The entry forks the processes that serve (WEB_CONCURRENCY > 1): count them, not the primary. */
+  servedByChildren?: boolean;
 }): Promise<BenchServer> {
   const root = options.root ?? ROOT;
   const port = await getFreePort();
@@ -131,8 +138,32 @@ export async function startNodeServer(options: {
     what: root === ROOT ? options.entry : `${join(root, options.entry)} (node ${node})`,
     fillsCache: options.fillsCache,
     ours: options.ours,
+    ...(options.servedByChildren ? { servingPids: () => listChildPids(child.pid!) } : {}),
     stop: () => stopChild(child),
   };
+}
+
+/** The processes whose CPU and RSS a server's figures are (see BenchServer.servingPids). */
+export function servingPidsOf(server: BenchServer): number[] {
+  const pids = server.servingPids?.() ?? [];
+  return pids.length > 0 ? pids : [server.pid];
+}
+
+/** CPU time of several processes, summed (microseconds). */
+export function readCpuMicrosOf(pids: number[]): { user: number; system: number } {
+  let user = 0;
+  let system = 0;
+  for (const pid of pids) {
+    const cpu = readCpuMicros(pid);
+    user += cpu.user;
+    system += cpu.system;
+  }
+  return { user, system };
+}
+
+/** RSS of several processes, summed (MiB, one decimal; shared pages count once per process). */
+export function readRssMiBOf(pids: number[]): number {
+  return Math.round(pids.reduce((n, pid) => n + readRssMiB(pid), 0) * 10) / 10;
 }
 
 /** A GET without keep-alive: status and body. */

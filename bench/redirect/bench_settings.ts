@@ -23,6 +23,11 @@ export const CONNECTIONS = readPositive('BENCH_CONNECTIONS', 50);
 export const MEMORY_SECONDS = readPositive('BENCH_MEMORY_SECONDS', 240);
 /** Seconds of ours alone per path in `long` mode. */
 export const LONG_SECONDS = readPositive('BENCH_LONG_SECONDS', 600);
+/**
+ * Codes requested in `long` mode instead of the path's own number (e.g. 100000 on the LRU path: every seeded
+ * link, all held by its 100,000-entry LRU, so each flush interval carries up to 100,000 click keys).
+ */
+export const LONG_CODES = env.BENCH_LONG_CODES ? readPositive('BENCH_LONG_CODES', 10_000) : undefined;
 /** Length of one throughput/RSS sample in `long` mode ("per minute"); shorter only for smoke runs. */
 export const LONG_SAMPLE_SECONDS = readPositive('BENCH_LONG_SAMPLE_SECONDS', 60);
 /** Caps the in-order warm-up pass (default: long enough to request every code at least once). */

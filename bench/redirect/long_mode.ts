@@ -11,7 +11,14 @@ import { median, toMs, warmUp } from './alternate_rounds.ts';
 import { clearBenchRedis, seedServingStore, sumClicksByKind } from './bench_data.ts';
 import { describeMachine, formatLoad, toPercent } from './bench_report.ts';
 import { readRssMiB } from './bench_server.ts';
-import { CONNECTIONS, LONG_SAMPLE_SECONDS, LONG_SECONDS, REDIS_KEY_PREFIX, say } from './bench_settings.ts';
+import {
+  CONNECTIONS,
+  LONG_CODES,
+  LONG_SAMPLE_SECONDS,
+  LONG_SECONDS,
+  REDIS_KEY_PREFIX,
+  say,
+} from './bench_settings.ts';
 import { diffCounts, type OurCounters, readOurCounters } from './read_our_metrics.ts';
 import type { PathSpec } from './redirect_paths.ts';
 import { runWrk, type WrkOptions, type WrkResult } from './run_wrk.ts';
@@ -78,7 +85,8 @@ async function runWrkWithClickWindow(
   return { result, startedMs, window: { from, until } };
 }
 
-export async function benchLong(spec: PathSpec, ctx: RunContext): Promise<LongResult> {
+export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<LongResult> {
+  const spec = LONG_CODES === undefined ? pathSpec : { ...pathSpec, codes: LONG_CODES };
   const loadBefore = formatLoad();
   say(
     `— long ${spec.key}: ${LONG_SECONDS} s of ours alone, a sample every ${LONG_SAMPLE_SECONDS} s; load average ${loadBefore}`,
@@ -158,6 +166,10 @@ export async function benchLong(spec: PathSpec, ctx: RunContext): Promise<LongRe
     `long ${spec.key}: wrk completed ${wrkRedirects} redirects, Lifeline recorded ${humanClicks} human clicks ` +
       `(difference ${humanClicks - wrkRedirects}); server ${shutdown}; load average ${loadAfter}`,
   );
+  say(
+    `long ${spec.key}: last sample ÷ first ${(body.lastToFirst * 100).toFixed(1)}% (needs ≥ ${MIN_LAST_TO_FIRST * 100}%); ` +
+      `RSS ${describeRss(body.samples)}`,
+  );
   return {
     ...body,
     humanClicks,
@@ -166,6 +178,39 @@ export async function benchLong(spec: PathSpec, ctx: RunContext): Promise<LongRe
     clicksPass: humanClicks === wrkRedirects && body.counters.clicksDropped === 0,
     loadAfter,
   };
+}
+
+/**
+ * Why human clicks and wrk's redirects differ, when they do: clicks the full buffer dropped (counted by the
+ * server), and requests wrk gave up on (timeouts: the server may still have answered and counted them, wrk did
+ * not count the answer) or lost to socket errors. The stop requests rule out requests in flight at wrk's end.
+ */
+export function explainClickDifference(r: LongResult): string {
+  const difference = r.humanClicks - (r.warmupRedirects + r.measuredRedirects);
+  if (difference === 0) return 'none: every redirect wrk completed was recorded once, and nothing else';
+  const dropped = r.counters.clicksDropped;
+  const causes: string[] = [];
+  if (dropped > 0) causes.push(`${dropped} clicks dropped by the full buffer (CLICK_BUFFER_MAX_KEYS)`);
+  // What drops do not account for: clicks recorded for answers wrk never counted (timeouts, broken sockets).
+  const rest = difference + dropped;
+  if (rest !== 0)
+    causes.push(
+      r.errors >= Math.abs(rest)
+        ? `${rest} within wrk's ${r.errors} socket errors or timeouts (requests wrk gave up on that the server answered and counted)`
+        : `${rest} not explained by drops or wrk errors (${r.errors})`,
+    );
+  return causes.join('; ');
+}
+
+/** RSS at the first and last samples, and how much it moved over the second half of the run (MiB). */
+function describeRss(samples: LongSample[]): string {
+  const half = samples.slice(Math.floor(samples.length / 2));
+  const spread = Math.max(...half.map((s) => s.rss)) - Math.min(...half.map((s) => s.rss));
+  const growth = samples.at(-1)!.rss - half[0]!.rss;
+  return (
+    `first sample ${samples[0]!.rss} MiB, last ${samples.at(-1)!.rss} MiB; second half within ${spread.toFixed(1)} MiB ` +
+    `(${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB from its first sample to the last)`
+  );
 }
 
 /** The generated `long-<path>` section. */
@@ -188,6 +233,7 @@ export function renderLongSection(r: LongResult): string {
       `(${Math.round(r.samples[0]!.rps)}); needs ≥ ${MIN_LAST_TO_FIRST * 100}%: ${r.throughputPass ? 'PASS' : 'FAIL'}. ` +
       `Whole run: ${Math.round(m.redirects / r.seconds)} redirects/s, p50 ${toMs(m.p50_us)} ms, p99 ${toMs(m.p99_us)} ms, ` +
       `max ${toMs(m.max_us)} ms; median sample ${Math.round(median(r.samples.map((s) => s.rps)))} req/s.`,
+    `- RSS: ${describeRss(r.samples)}.`,
     `- Clicks: wrk completed **${wrkRedirects.toLocaleString('en')}** redirects (its own count, requests − responses above 399: ` +
       `warm-up ${r.warmupRedirects.toLocaleString('en')} + measured ${r.measuredRedirects.toLocaleString('en')}; every run ended ` +
       `with ${TAIL_SECONDS} s of \`/_bench_stop\` requests, so none was in flight when wrk stopped). Lifeline recorded ` +
@@ -195,7 +241,7 @@ export function renderLongSection(r: LongResult): string {
       `server's SIGTERM shutdown flush; it ended with ${r.shutdown}). Difference ${r.humanClicks - wrkRedirects}; ` +
       `lifeline_clicks_dropped_total ${r.counters.clicksDropped}` +
       `${r.counters.clicksDropped > 0 && wrkRedirects - r.humanClicks === r.counters.clicksDropped ? ' (the whole difference: clicks the full buffer dropped, CLICK_BUFFER_MAX_KEYS)' : ''}: ` +
-      `${r.clicksPass ? 'PASS (exact)' : 'FAIL'}.`,
+      `${r.clicksPass ? 'PASS (exact)' : 'FAIL'}. Difference explained: ${explainClickDifference(r)}.`,
     `- Other clicks recorded: \`${JSON.stringify(r.clicksByKind)}\` (one bot: the readiness probe, which sends no User-Agent). ` +
       `Our lifeline_redirects_total deltas over warm-up and measured run (the server's own count; not_found: stop ` +
       `requests): \`${JSON.stringify(r.redirectsCounted)}\`.`,

@@ -1,12 +1,16 @@
 // Counters read from our server's /metrics: which layer answered, how many redirects, clicks dropped, heap.
 import { BENCH_METRICS_TOKEN, type BenchServer, httpGet } from './bench_server.ts';
 
-/** Every sample of `name` in Prometheus text, keyed by its labels joined as "a/b" (in `labels` order). */
+/**
+ * Every sample of `name` in Prometheus text, keyed by its labels joined as "a/b" (in `labels` order); samples
+ * that differ only in other labels (web_process, with WEB_CONCURRENCY > 1) are summed.
+ */
 function readCounter(text: string, name: string, labels: string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
     const found = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    out[labels.map((l) => found[l] ?? '').join('/')] = Number(m[2]);
+    const key = labels.map((l) => found[l] ?? '').join('/');
+    out[key] = (out[key] ?? 0) + Number(m[2]);
   }
   return out;
 }

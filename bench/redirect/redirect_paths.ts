@@ -8,6 +8,7 @@ export type PathKey = 'lru' | 'serving_store' | 'postgres';
 export type ContestantName =
   | 'ours'
   | 'ours-b'
+  | 'ours-x2'
   | 'bare-map'
   | 'bare-redis'
   | 'bare-postgres'
@@ -75,6 +76,7 @@ export function findPath(name: string): PathSpec {
 export const CONTESTANT_TITLES: Record<ContestantName, string> = {
   ours: 'ours (main.ts)',
   'ours-b': 'ours B (main.ts of BENCH_OURS_B_ROOT)',
+  'ours-x2': 'ours, WEB_CONCURRENCY=2 (two web processes, one port)',
   'bare-map': 'bare node:http + Map',
   'bare-redis': 'bare node:http + node-redis GET',
   'bare-postgres': 'bare node:http + postgres.js select',

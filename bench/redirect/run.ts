@@ -15,13 +15,17 @@
 //   BENCH_OURS_B_ROOT=/other/checkout npm run bench:redirect -- compare
 //                                             ours (A, this checkout) and ours from the other checkout (B) with
 //                                             bare Map, alternated over the three paths: B ÷ A per path
-//   npm run bench:redirect -- profile [ours|bare|bare-resolver]   one server under the LRU-hit load,
+//   npm run bench:redirect -- profile [ours|bare|bare-resolver|bare-redis|bare-postgres] [lru|store|postgres]
+//                                             one server under one path's load (default: ours, LRU hit),
 //                                             node --cpu-prof (BENCH_PROFILER=perf: Linux perf record)
+//   npm run bench:redirect -- scale           LRU hit: ours with one web process, ours with WEB_CONCURRENCY=2
+//                                             and bare Map, alternated (CPU and RSS summed over web processes)
 //
 // Knobs (environment): BENCH_ROUNDS (4), BENCH_ROUND_SECONDS (20), BENCH_CONNECTIONS (50),
 // BENCH_WARMUP_SECONDS (the in-order warm-up pass; default: enough to request every code once),
-// BENCH_PATHS (comma list of lru,serving_store,postgres: only those, the doc is left alone),
-// BENCH_LONG_SECONDS (600), BENCH_LONG_SAMPLE_SECONDS (60: one "minute" of the long mode),
+// BENCH_PATHS (comma list of lru,serving_store,postgres: only those, the doc is left alone; compare honours it too),
+// BENCH_LONG_SECONDS (600), BENCH_LONG_SAMPLE_SECONDS (60: one "minute" of the long mode), BENCH_LONG_CODES
+// (codes the long mode requests instead of the path's own number, e.g. 100000 on the LRU path),
 // BENCH_MEMORY_SECONDS (240), BENCH_SERVER_NODE_OPTIONS (the memory run's server, e.g. --max-old-space-size=256),
 // BENCH_NPM_START=0 (leave the npm start row out), BENCH_NPM_START_SETTLE_SECONDS (900),
 // BENCH_NGINX (/usr/sbin/nginx; the row is skipped with a message when it is missing),
@@ -36,11 +40,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import postgres from 'postgres';
 import { warmUp } from './alternate_rounds.ts';
-import { clearBenchRedis, createBenchDatabase, dropBenchDatabase, writeLinksFile } from './bench_data.ts';
+import {
+  clearBenchRedis,
+  createBenchDatabase,
+  dropBenchDatabase,
+  seedServingStore,
+  writeLinksFile,
+} from './bench_data.ts';
 import { appendHistory, describeMachine, emitSection, formatLoad } from './bench_report.ts';
 import { type BenchServer, readRssMiB, startNodeServer } from './bench_server.ts';
 import {
@@ -64,9 +74,10 @@ import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } 
 import { diffCounts, readOurCounters } from './read_our_metrics.ts';
 import { findPath, PATHS, withoutEmpty } from './redirect_paths.ts';
 import { runWrk } from './run_wrk.ts';
+import { benchScale, describeScaleResult, renderScaleSection } from './scale_mode.ts';
 import { QUIET_BOOTSTRAP_ENV, type RunContext } from './start_contestant.ts';
 
-const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare'];
+const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare', 'scale'];
 const B_DB_NAME = 'lifeline_bench_b';
 
 // -------------------------------------------------------------------------------------------- stampede
@@ -211,19 +222,23 @@ const PROFILE_ENTRIES: Record<string, string> = {
   ours: 'main.ts',
   bare: 'bench/redirect/bare_map_server.ts',
   'bare-resolver': 'bench/redirect/bare_server.ts',
+  'bare-redis': 'bench/redirect/bare_redis_server.ts',
+  'bare-postgres': 'bench/redirect/bare_postgres_server.ts',
 };
 
 /**
- * A server under the LRU-hit load with `node --cpu-prof`; the profile lands in .cache/cpu-profiles/<which>/.
+ * A server under one path's load (LRU hit unless named) with `node --cpu-prof`; the profile lands in
+ * .cache/cpu-profiles/<which>/ (<which>-<path>/ for the other paths).
  * With BENCH_PROFILER=perf, Linux `perf record` samples the whole process instead (native code, the kernel's
  * socket work and GC included; JS frames named through --perf-basic-prof): .cache/cpu-profiles/<which>/perf.data,
  * read with `perf report -i <file> --no-children --sort sym`.
  */
-async function profileLru(which: string, ctx: RunContext): Promise<string> {
+async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Promise<string> {
   const entry = PROFILE_ENTRIES[which];
   if (!entry) throw new Error(`profile what? ${Object.keys(PROFILE_ENTRIES).join(' | ')}`);
-  const spec = findPath('lru');
-  const dir = join(ROOT, '.cache/cpu-profiles', which);
+  const spec = findPath(pathName);
+  if (spec.key === 'serving_store') await seedServingStore(ctx.dbName, REDIS_KEY_PREFIX, spec.codes);
+  const dir = join(ROOT, '.cache/cpu-profiles', spec.key === 'lru' ? which : `${which}-${spec.key}`);
   mkdirSync(dir, { recursive: true });
   const usePerf = process.env.BENCH_PROFILER === 'perf';
   const server = await startNodeServer({
@@ -231,7 +246,7 @@ async function profileLru(which: string, ctx: RunContext): Promise<string> {
     entry,
     env: { ...QUIET_BOOTSTRAP_ENV, ...withoutEmpty(spec.env), BENCH_LINKS_FILE: ctx.linksFile },
     databaseUrl: DATABASE_URL,
-    fillsCache: which !== 'bare',
+    fillsCache: which === 'ours' || which === 'bare-resolver',
     ours: which === 'ours',
     nodeArgs: usePerf ? ['--perf-basic-prof'] : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
@@ -358,13 +373,17 @@ async function main() {
     if (ctx.oursB) await createBenchDatabase(ctx.oursB.dbName, links);
     say(`links file: ${await writeLinksFile(DB_NAME, ctx.linksFile)} links`);
     if (mode === 'profile') {
-      say(`CPU profile written under ${await profileLru(arg ?? 'ours', ctx)}`);
+      say(`CPU profile written under ${await profileLru(arg ?? 'ours', ctx, process.argv[4])}`);
     } else if (mode === 'memory') {
       emitSection('memory', renderMemorySection(await benchMemory(links)));
     } else if (mode === 'long') {
       failed = !(await runLong(ctx, arg));
     } else if (mode === 'compare') {
       await runCompare(ctx);
+    } else if (mode === 'scale') {
+      const r = await benchScale(ctx, cpus().length);
+      say(describeScaleResult(r));
+      emitSection('scale', renderScaleSection(r));
     } else {
       if (mode === 'all' || mode === 'paths') failed ||= !(await runPaths(ctx));
       if (mode === 'all' || mode === 'stampede') {

@@ -1,8 +1,8 @@
 // Starts one named server for a path, each in its own process, with the environment that path gives it.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { type BenchServer, startNodeServer } from './bench_server.ts';
-import { NGINX, REDIS_KEY_PREFIX, REDIS_URL, say } from './bench_settings.ts';
+import { BENCH_METRICS_TOKEN, type BenchServer, httpGet, startNodeServer } from './bench_server.ts';
+import { NGINX, REDIS_KEY_PREFIX, REDIS_URL, say, sleep } from './bench_settings.ts';
 import { hasNginx, startNginx } from './nginx_server.ts';
 import { startNpmStart } from './npm_start_server.ts';
 import { type ContestantName, type PathSpec, withoutEmpty } from './redirect_paths.ts';
@@ -32,6 +32,24 @@ export const QUIET_BOOTSTRAP_ENV = {
   WORDPRESS_WEBHOOK_SECRET: randomBytes(24).toString('hex'),
 };
 
+/**
+ * Waits until the gathered /metrics lists `count` web processes: the first redirect proves one listens, and wrk's
+ * connections must be spread over all of them.
+ */
+async function waitForWebProcesses(server: BenchServer, count: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { body } = await httpGet(`${server.url}/metrics`, {
+      Authorization: `Bearer ${BENCH_METRICS_TOKEN}`,
+    }).catch(() => ({ body: '' }));
+    const seen = new Set([...body.matchAll(/web_process="(\d+)"/g)].map((m) => m[1]));
+    if (seen.size >= count) return;
+    await sleep(200);
+  }
+  await server.stop();
+  throw new Error(`${server.name}: ${count} web processes never all listened`);
+}
+
 /** Starts `name` for `spec`; undefined when it cannot run on this machine (nginx not installed). */
 export async function startContestant(
   name: ContestantName,
@@ -44,6 +62,19 @@ export async function startContestant(
   switch (name) {
     case 'ours':
       return node('main.ts', ourEnv, true, true);
+    case 'ours-x2': {
+      const server = await startNodeServer({
+        name,
+        entry: 'main.ts',
+        env: { ...ourEnv, WEB_CONCURRENCY: '2' },
+        databaseUrl: ctx.databaseUrl,
+        fillsCache: true,
+        ours: true,
+        servedByChildren: true,
+      });
+      await waitForWebProcesses(server, 2);
+      return server;
+    }
     case 'ours-b': {
       const b = ctx.oursB;
       if (!b) throw new Error('ours-b needs BENCH_OURS_B_ROOT');

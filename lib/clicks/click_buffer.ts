@@ -84,7 +84,11 @@ export interface ClickBufferOptions {
  * Cells: the hot path keeps one per cached link beside its memoised answer. A cell holds one running
  * aggregate (a link's clicks mostly share one key within a flush interval), so counting an LRU hit's click is
  * a few compares and an increment on an object the request already touched; a click with another key moves
- * the running count into the buffer. A flush merges every cell's count into the buffer before writing.
+ * the running count into the buffer. A flush writes the map's aggregates first, then the cells' counts in
+ * batches of their own, each cell's count copied out just before its batch is sent (no key string, no map
+ * insert, and never more than one batch of cells between two statements: spilling 100,000 cells into the map
+ * at once was one long pause per flush). A key may so reach click_counts in two statements of one flush; the
+ * upsert adds, and no single statement carries a key twice.
  * Measured on the LRU-hit benchmark (10,000 codes): with a lookup by code per click, our server used 4–6 µs
  * more CPU per request than the bare baseline; with cells, within ±3 µs of it.
  */
@@ -98,6 +102,13 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   let buffer = new Map<string, ClickCountRow>();
   /** Cells holding a running count (or that held one since the last flush); each counts as one held key. */
   let cells: Cell[] = [];
+  /**
+   * The cells the running flush is writing, from `taking` on: each is still listed (its clicks keep counting in
+   * it) until its turn, when its count is copied into that batch and it is unlisted. So a flush touches at most
+   * one batch of cells between two statements: no pause to spill every cell into the map at once.
+   */
+  let pending: Cell[] = [];
+  let taking = 0;
   /** The UTC hour of the latest click recorded (epoch ms). */
   let hourStart = 0;
   /**
@@ -105,7 +116,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
    * tell), so it is retried as is, under the same id, before anything else (at most one; ≤ batchRows rows).
    */
   let retry: { id: string; rows: ClickCountRow[] } | null = null;
-  const heldKeys = () => buffer.size + cells.length + (retry ? retry.rows.length : 0);
+  const heldKeys = () =>
+    buffer.size + cells.length + (pending.length - taking) + (retry ? retry.rows.length : 0);
   /**
    * When this buffer last moved each code's links.last_clicked_at (the latest click it wrote): a batch asks
    * Postgres to move it again only once it may be a precision behind (bounded; a forgotten code is simply
@@ -219,24 +231,89 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
   }
 
+  /**
+   * The next batch of pending cells' counts (at most batchRows rows), each cell unlisted as it is taken. Two cells
+   * of one code (a link's record replaced in the LRU while the old one's cell still counts) may hold the same
+   * key: merged here, since one upsert statement must not carry a key twice.
+   */
+  function takeCells(): ClickCountRow[] {
+    const batch: ClickCountRow[] = [];
+    let byCode: Map<string, ClickCountRow> | undefined;
+    while (batch.length < batchRows && taking < pending.length) {
+      const cell = pending[taking++]!;
+      cell.listed = false;
+      if (cell.clicks === 0) continue;
+      const row: ClickCountRow = {
+        code: cell.code,
+        hourMs: cell.hourMs,
+        kind: cell.kind,
+        country: cell.country,
+        referrerHost: cell.referrerHost,
+        clicks: cell.clicks,
+        lastClickMs: cell.lastClickMs,
+      };
+      cell.clicks = 0;
+      byCode ??= new Map();
+      if (!byCode.has(row.code)) {
+        byCode.set(row.code, row);
+        batch.push(row);
+        continue;
+      }
+      // Rare: another cell of a code already in this batch. Same key: one row; another key: a row of its own.
+      const twin = batch.find((r) => r.code === row.code && sameKey(r, row));
+      if (twin === undefined) batch.push(row);
+      else {
+        twin.clicks += row.clicks;
+        if (row.lastClickMs > twin.lastClickMs) twin.lastClickMs = row.lastClickMs;
+      }
+    }
+    return batch;
+  }
+
+  /** The cells not taken yet go back to being listed for the next flush (a write failed, or shutdown). */
+  function returnPending(): void {
+    for (let i = taking; i < pending.length; i++) cells.push(pending[i]!);
+    pending = [];
+    taking = 0;
+  }
+
   async function writeOut(): Promise<void> {
     if (retry) {
       if (!(await write(retry.id, retry.rows))) return;
       written(retry.rows);
       retry = null;
     }
-    const rows = takeAll();
+    // The map's aggregates first, then the cells' counts a batch at a time (see `pending`).
+    const rows = [...buffer.values()];
+    buffer = new Map();
+    pending = cells;
+    taking = 0;
+    cells = [];
     for (let i = 0; i < rows.length; i += batchRows) {
       const batch = rows.slice(i, i + batchRows);
-      const id = crypto.randomUUID();
-      if (!(await write(id, batch))) {
-        retry = { id, rows: batch };
+      if (!(await writeBatch(batch))) {
         // Batches never sent go back into the buffer (new clicks may have joined their keys meanwhile).
         for (const row of rows.slice(i + batchRows)) merge(row);
+        returnPending();
         return;
       }
-      written(batch);
     }
+    while (taking < pending.length) {
+      const batch = takeCells();
+      if (batch.length > 0 && !(await writeBatch(batch))) break;
+    }
+    returnPending();
+  }
+
+  /** Writes one batch under a fresh id; a failed one is kept as `retry` (at most one). */
+  async function writeBatch(batch: ClickCountRow[]): Promise<boolean> {
+    const id = crypto.randomUUID();
+    if (!(await write(id, batch))) {
+      retry = { id, rows: batch };
+      return false;
+    }
+    written(batch);
+    return true;
   }
 
   function flush(): Promise<void> {
@@ -328,6 +405,16 @@ export interface ClickCell {
 /** A cell inside the buffer: one running aggregate for its code, and whether it is in `cells`. */
 interface Cell extends ClickCountRow {
   listed: boolean;
+}
+
+function sameKey(a: ClickCountRow, b: ClickCountRow): boolean {
+  return (
+    a.code === b.code &&
+    a.hourMs === b.hourMs &&
+    a.kind === b.kind &&
+    a.country === b.country &&
+    a.referrerHost === b.referrerHost
+  );
 }
 
 function keyOf(code: string, hourMs: number, kind: string, country: string, referrerHost: string): string {

@@ -3,7 +3,7 @@ import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.t
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
-import { getLinkByCode } from '../stores/link_store.ts';
+import { getServingRowByCode } from '../stores/link_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
@@ -113,12 +113,67 @@ class TimeoutError extends Error {
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * A deadline of `ms` for any number of promises, kept by one timer: `within(p)` settles as `p` does, or rejects
+ * with a TimeoutError `ms` after it was called. A setTimeout, a clearTimeout, a Promise.race and a finally per
+ * lookup were a visible share of the serving-store path's CPU. Every deadline of one instance has the same
+ * length, so they fall due in the order they were set: a queue whose head the timer waits for; entries
+ * settled in time are skipped when the timer reaches them (while lookups keep coming, it fires about once
+ * every `ms`).
+ */
+function createDeadline(ms: number, what: string): <T>(promise: Promise<T>) => Promise<T> {
+  type Entry = { at: number; reject: ((error: Error) => void) | undefined };
+  let queue: Entry[] = [];
+  let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  const arm = () => {
+    if (timer !== undefined || head === queue.length) return;
+    timer = setTimeout(expire, Math.max(0, queue[head]!.at - performance.now()));
+    // The promises it watches keep the process alive if anything does; the timer alone must not.
+    timer.unref?.();
+  };
+  const expire = () => {
+    timer = undefined;
+    const now = performance.now();
+    while (head < queue.length) {
+      const entry = queue[head]!;
+      if (entry.reject !== undefined && entry.at > now) break;
+      head++;
+      const reject = entry.reject;
+      if (reject !== undefined) {
+        entry.reject = undefined;
+        reject(new TimeoutError(what, ms));
+      }
+    }
+    if (head === queue.length) {
+      queue = [];
+      head = 0;
+      return;
+    }
+    if (head > 1024) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+    arm();
+  };
+  return <T>(promise: Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      const entry: Entry = { at: performance.now() + ms, reject };
+      queue.push(entry);
+      arm();
+      promise.then(
+        (value) => {
+          if (entry.reject === undefined) return;
+          entry.reject = undefined;
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (entry.reject === undefined) return;
+          entry.reject = undefined;
+          reject(error);
+        },
+      );
+    });
 }
 
 /**
@@ -202,6 +257,9 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   let postgresSkipUntil = 0;
 
   const counted = lookupTallies(metrics);
+  const storeDeadline = createDeadline(options.storeTimeoutMs, 'serving store read');
+  const lateStoreDeadline = createDeadline(LATE_STORE_WAIT_MS, 'late serving store read');
+  const postgresDeadline = createDeadline(postgresTimeoutMs, 'link lookup');
 
   function remember(code: string, flight: Flight, record: ServingRecord | null) {
     if (flight.stale) return;
@@ -246,7 +304,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       return { record: undefined };
     }
     try {
-      const read = await withTimeout(reading, options.storeTimeoutMs, 'serving store read');
+      const read = await storeDeadline(reading);
       storeFailures = 0;
       if (read === null) {
         counted.serving_store.miss.n++;
@@ -280,7 +338,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   /** Postgres failed: waits a bounded time more for the store read still running beside it. */
   async function readStoreLate(late: Promise<ServingRecord | null>): Promise<ServingRecord | null> {
     try {
-      const read = await withTimeout(late, LATE_STORE_WAIT_MS, 'late serving store read');
+      const read = await lateStoreDeadline(late);
       if (read === null) return null;
       const record = admit(read, 'serving_store') ?? markTampered(read);
       if (record === read) counted.serving_store.late_hit.n++;
@@ -298,13 +356,9 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       throw unavailable();
     }
     const deadline = Date.now() + postgresTimeoutMs;
-    let row: Awaited<ReturnType<typeof getLinkByCode>>;
+    let row: Awaited<ReturnType<typeof getServingRowByCode>>;
     try {
-      row = await withTimeout(
-        gate.run(() => getLinkByCode(sql, code), deadline),
-        postgresTimeoutMs,
-        'link lookup',
-      );
+      row = await postgresDeadline(gate.run(() => getServingRowByCode(sql, code), deadline));
       postgresFailures = 0;
     } catch (err) {
       counted.postgres.error.n++;
@@ -465,7 +519,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     },
 
     async refresh(code) {
-      const row = await getLinkByCode(sql, code);
+      const row = await getServingRowByCode(sql, code);
       if (store) {
         if (row) await store.put(toServingRecord(row));
         else await store.delete(code);

@@ -72,8 +72,24 @@ export function isTamperedRecord(record: ServingRecord): boolean {
   return tampered.has(record);
 }
 
+/** The columns of a link row its serving record is made of (what the resolver selects on a miss). */
+export type ServingRow = Pick<
+  LinkRow,
+  | 'code'
+  | 'targetUrl'
+  | 'status'
+  | 'safety'
+  | 'redirectStatus'
+  | 'expiresAt'
+  | 'expiredUrl'
+  | 'utmCampaign'
+  | 'utmSource'
+  | 'utmMedium'
+  | 'version'
+>;
+
 /** Projects a stored row to its serving record. */
-export function toServingRecord(row: LinkRow): ServingRecord {
+export function toServingRecord(row: ServingRow): ServingRecord {
   const utm = toServingUtm(row);
   return {
     code: row.code,

@@ -74,6 +74,7 @@ export const envSchema = z
   .object({
     PORT: port.default(8000),
     HOST: z.string().default('0.0.0.0'),
+    WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
     SHORT_BASE_URL: optionalHttpUrl,
     APP_BASE_URL: optionalHttpUrl,
     DATABASE_URL: optionalString.pipe(
@@ -163,7 +164,7 @@ export const envSchema = z
         message: 'must be a comma list of query parameter names (letters, digits, "_", ".", "-"; not qr)',
       }),
     CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
-    CLICK_BUFFER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(50_000),
+    CLICK_BUFFER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(250_000),
     ALLOWED_TARGET_HOSTS: commaList,
     CODE_LENGTH: z.coerce.number().int().min(5).max(12).default(6),
     ROOT_REDIRECT_URL: optionalHttpUrl,
@@ -375,6 +376,11 @@ export type Env = z.infer<typeof envSchema>;
 export interface Config {
   port: number;
   host: string;
+  /**
+   * `npm run web` processes sharing the port (WEB_CONCURRENCY, default 1): each with its own LRU, all on the
+   * one invalidation bus (server/web_cluster.ts, ADR 0023). Other entries ignore it.
+   */
+  webConcurrency: number;
   /** Public base of short links, without a trailing slash. */
   shortBaseUrl: string;
   /** Base of the UI and API, without a trailing slash. */
@@ -539,6 +545,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    webConcurrency: e.WEB_CONCURRENCY,
     shortBaseUrl,
     appBaseUrl,
     splitHosts: new URL(shortBaseUrl).host !== new URL(appBaseUrl).host,
