@@ -183,7 +183,7 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
     }
     return Buffer.concat(kept);
   };
-  /** Runs SQL of the front's own on the session (owned by the caller), ignoring errors. */
+  /** Runs SQL of the front's own on the session (owned by the caller; `exec` takes PGlite's lock), ignoring errors. */
   const runOwn = async (statements: string[]) => {
     for (const statement of statements) await db.exec(statement).catch(() => {});
   };
@@ -214,7 +214,7 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
           // The UNLISTEN ran on the shared session: listen again where other clients still do.
           const channels = relisten.has('*') ? [...listeners.keys()] : [...relisten].filter((c) => listeners.has(c));
           relisten.clear();
-          await db.runExclusive(() => runOwn(channels.map((c) => `LISTEN ${quoteIdentifier(c)}`)));
+          await runOwn(channels.map((c) => `LISTEN ${quoteIdentifier(c)}`));
         }
         session.release(client);
       }
@@ -226,17 +226,15 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
       await session.acquire(client);
       if (stopping) return;
       try {
-        await db.runExclusive(async () => {
-          // A client gone mid-transaction must not leave the shared session inside it.
-          if (db.isInTransaction()) await db.exec('ROLLBACK').catch(() => {});
-          forget(client, '*');
-          const unlisten = channels.filter((c) => !listeners.has(c));
-          await runOwn([
-            ...unlisten.map((c) => `UNLISTEN ${quoteIdentifier(c)}`),
-            ...named.map((name) => `DEALLOCATE ${quoteIdentifier(name)}`),
-          ]);
-          client.statements.clear();
-        });
+        // A client gone mid-transaction must not leave the shared session inside it.
+        if (db.isInTransaction()) await db.exec('ROLLBACK').catch(() => {});
+        forget(client, '*');
+        const unlisten = channels.filter((c) => !listeners.has(c));
+        await runOwn([
+          ...unlisten.map((c) => `UNLISTEN ${quoteIdentifier(c)}`),
+          ...named.map((name) => `DEALLOCATE ${quoteIdentifier(name)}`),
+        ]);
+        client.statements.clear();
       } finally {
         session.release(client);
       }
@@ -311,10 +309,8 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
       await closedServer;
       // Let a client's statement that is running finish, leave any transaction a gone client left open, and
       // put everything on disk before the files close: the next start replays nothing.
-      await db.runExclusive(async () => {
-        if (db.isInTransaction()) await db.exec('ROLLBACK').catch(() => {});
-        await db.exec('CHECKPOINT').catch(() => {});
-      });
+      if (db.isInTransaction()) await db.exec('ROLLBACK').catch(() => {});
+      await db.exec('CHECKPOINT').catch(() => {});
       await db.close();
     },
   };

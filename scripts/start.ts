@@ -22,7 +22,7 @@ import type { GeneratedCredentials } from '../lib/auth/bootstrap.ts';
 import { temporalEnvShape } from '../lib/shared/temporal_settings.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createSql } from '../lib/stores/sql.ts';
-import { EMBEDDED_URL_FILE } from './cli_database.ts';
+import { EMBEDDED_PID_FILE, EMBEDDED_URL_FILE } from './cli_database.ts';
 import { type DevServer, getFreePort, startDevServer } from './dev_server.ts';
 import type { EmbeddedPostgresReady } from './embedded_postgres_main.ts';
 import { type SupervisedProcess, spawnSupervised } from './supervised_process.ts';
@@ -39,7 +39,7 @@ const BACKGROUND_NICE = 10;
 const STOP_GRACE_MS = { web: 15_000, worker: 75_000, pglite: 30_000 };
 /** How long the children may take to become ready (the worker bundles its workflows first). */
 const READY_TIMEOUT_MS = 180_000;
-const PGLITE_PID_FILE = join(DATA_DIR, 'pglite.pid');
+const PGLITE_PID_FILE = join(DATA_DIR, EMBEDDED_PID_FILE);
 const PGLITE_URL_FILE = join(DATA_DIR, EMBEDDED_URL_FILE);
 
 const startedAt = Date.now();

@@ -69,7 +69,7 @@ export function spawnSupervised(options: {
 }): SupervisedProcess {
   const nice = options.nice ?? 0;
   const viaBinary = nice > 0 && NICE_BINARY !== undefined && process.platform !== 'win32';
-  const [command, args] = viaBinary
+  const [command, args]: [string, string[]] = viaBinary
     ? [NICE_BINARY!, ['-n', String(nice), process.execPath, ...options.args]]
     : [process.execPath, options.args];
   const child = spawn(command, args, {
