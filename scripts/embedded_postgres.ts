@@ -212,7 +212,9 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
       if (lastReadyStatus(reply) === IDLE) {
         if (relisten.size > 0) {
           // The UNLISTEN ran on the shared session: listen again where other clients still do.
-          const channels = relisten.has('*') ? [...listeners.keys()] : [...relisten].filter((c) => listeners.has(c));
+          const channels = relisten.has('*')
+            ? [...listeners.keys()]
+            : [...relisten].filter((c) => listeners.has(c));
           relisten.clear();
           await runOwn(channels.map((c) => `LISTEN ${quoteIdentifier(c)}`));
         }

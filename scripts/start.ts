@@ -171,7 +171,11 @@ function withoutUndefined(env: NodeJS.ProcessEnv): Record<string, string> {
  * their only Temporal (every other connection setting removed, and no profile file: the dev server speaks plain
  * gRPC without keys, boot/temporal_connection.ts).
  */
-function childEnv(databaseUrl: string, devServerAddress: string | undefined, temporalUiUrl: string | undefined) {
+function childEnv(
+  databaseUrl: string,
+  devServerAddress: string | undefined,
+  temporalUiUrl: string | undefined,
+) {
   const env = withoutUndefined(process.env);
   if (devServerAddress) {
     for (const name of Object.keys(temporalEnvShape)) if (name !== 'TEMPORAL_NAMESPACE') delete env[name];

@@ -72,7 +72,12 @@ function isAlive(pid: number) {
 function processesOf(banner: string): { web: number; worker: number; pglite: number; devServer: number } {
   const line = /Processes:\s+(.*)/.exec(banner)?.[1] ?? '';
   const pid = (name: string) => Number(new RegExp(`${name} (\\d+)`).exec(line)?.[1]);
-  return { web: pid('web'), worker: pid('worker'), pglite: pid('PGlite'), devServer: pid('Temporal dev server') };
+  return {
+    web: pid('web'),
+    worker: pid('worker'),
+    pglite: pid('PGlite'),
+    devServer: pid('Temporal dev server'),
+  };
 }
 
 /** A process's niceness, from /proc/<pid>/stat (field 19). */
