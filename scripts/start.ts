@@ -6,7 +6,7 @@
 // DATABASE_URL pointing at PGlite's front, the worker and PGlite at a lower priority than the web process. Ctrl-C
 // stops them in order: web, worker, PGlite, dev server. A child that dies on its own takes everything down.
 
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
@@ -120,7 +120,7 @@ async function stopStaleEmbeddedPostgres(): Promise<void> {
 
 /** node --import tsx (and, for the product's entries, the guard that stops them when npm start is gone). */
 function nodeArgs(entry: string, supervisedEntry: boolean): string[] {
-  const guard = pathToFileURL(join(ROOT, 'scripts', 'supervised_child.ts')).href;
+  const guard = pathToFileURL(join(ROOT, 'scripts', 'supervised_child.mjs')).href;
   return ['--import', 'tsx', ...(supervisedEntry ? ['--import', guard] : []), join(ROOT, entry)];
 }
 
@@ -181,11 +181,25 @@ function childEnv(
     for (const name of Object.keys(temporalEnvShape)) if (name !== 'TEMPORAL_NAMESPACE') delete env[name];
     for (const name of Object.keys(env)) if (name.startsWith('TEMPORAL_GRPC_META_')) delete env[name];
     env.TEMPORAL_ADDRESS = devServerAddress;
-    env.TEMPORAL_CONFIG_FILE = '/dev/null';
+    env.TEMPORAL_CONFIG_FILE = writeNoProfileFile();
   }
   if (temporalUiUrl) env.TEMPORAL_UI_URL = temporalUiUrl;
   env.DATABASE_URL = databaseUrl;
   return env;
+}
+
+/**
+ * A Temporal profile file with an empty default profile, for the web and worker processes under the embedded dev
+ * server: with it they never read the user's ~/.config/temporalio/temporal.toml (often a production namespace).
+ */
+function writeNoProfileFile(): string {
+  const file = join(DATA_DIR, 'temporal-client.toml');
+  writeFileSync(
+    file,
+    '# Written by npm start: its web and worker processes reach its own dev server, never a profile of yours.\n' +
+      '[profile.default]\n',
+  );
+  return file;
 }
 
 /** Resolves once `url` answers 200 (a child's /readyz); a stop in the meantime leaves it pending. */
@@ -223,7 +237,8 @@ function stopAll(): Promise<void> {
       const wasGone = child.gone();
       const how = await child.stop(graceMs);
       if (!wasGone) say(`${done} (${how}).`);
-      if (!wasGone && how !== 'exit 0') problems.push(`${child.name}: ${how}`);
+      // Killed by our SIGTERM itself: it was stopped before its entry set up its handler (still starting).
+      if (!wasGone && how !== 'exit 0' && how !== 'signal SIGTERM') problems.push(`${child.name}: ${how}`);
     };
     await stopChild(web, STOP_GRACE_MS.web, 'web stopped accepting and closed; draining the worker');
     await stopChild(worker, STOP_GRACE_MS.worker, 'worker drained and stopped; closing PGlite');
@@ -367,7 +382,11 @@ async function main() {
 // A signal at any point stops what has started, in order; a second one exits at once (code 130).
 onShutdownSignal(async () => {
   await stopAll();
-  if (exitCode !== 0) process.exit(exitCode);
+  if (exitCode !== 0) {
+    say('stopped.');
+    process.exit(exitCode);
+  }
+  say('stopped cleanly.');
 }, say);
 
 main().catch(async (error) => {
