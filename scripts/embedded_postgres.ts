@@ -134,8 +134,8 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
     if (!command) return;
     if (command.listen) {
       client.channels.add(command.channel);
-      let set = listeners.get(command.channel);
-      if (!set) listeners.set(command.channel, (set = new Set()));
+      const set = listeners.get(command.channel) ?? new Set<Client>();
+      listeners.set(command.channel, set);
       set.add(client);
       return;
     }

@@ -19,8 +19,8 @@ import {
   usesExternalTemporal,
 } from '../boot/temporal_connection.ts';
 import type { GeneratedCredentials } from '../lib/auth/bootstrap.ts';
-import { temporalEnvShape } from '../lib/shared/temporal_settings.ts';
 import { createLogger } from '../lib/shared/logger.ts';
+import { temporalEnvShape } from '../lib/shared/temporal_settings.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { EMBEDDED_PID_FILE, EMBEDDED_URL_FILE } from './cli_database.ts';
 import { type DevServer, getFreePort, startDevServer } from './dev_server.ts';
