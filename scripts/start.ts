@@ -72,12 +72,18 @@ process.on('exit', () => {
   }
 });
 
+/** Whether `pid` runs (a zombie, gone but not yet reaped by whoever inherited it, does not). */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return true; // no /proc: the signal's answer stands
   }
 }
 
@@ -112,7 +118,8 @@ async function stopStaleEmbeddedPostgres(): Promise<void> {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {}
-      while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+      const killedAt = Date.now();
+      while (isAlive(pid) && Date.now() - killedAt < 5_000) await new Promise((r) => setTimeout(r, 50));
     }
   }
   rmSync(PGLITE_PID_FILE, { force: true });
