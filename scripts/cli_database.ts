@@ -10,6 +10,8 @@ import { ROOT } from './temporal_cli.ts';
 
 /** The file under LIFELINE_DATA_DIR where a running `npm start` says how to reach its embedded database. */
 export const EMBEDDED_URL_FILE = 'pglite.url';
+/** The file under LIFELINE_DATA_DIR naming the process of `npm start` that holds the embedded database (ADR 0022). */
+export const EMBEDDED_PID_FILE = 'pglite.pid';
 
 /** A refusal the CLI prints as it is (exit 1), or a usage problem (exit 2). */
 export class CliError extends Error {
@@ -87,6 +89,16 @@ export async function openCliDatabase(
       throw new CliError(
         `\`npm start\` is running in ${dataDir} (its dev server is pid ${pid}) but its database cannot be reached; ` +
           'wait until it has started, stop it (Ctrl-C), or point DATABASE_URL at a Postgres server.',
+      );
+    }
+  }
+  const holderFile = join(dataDir, EMBEDDED_PID_FILE);
+  if (existsSync(holderFile)) {
+    const pid = Number(readFileSync(holderFile, 'utf8').trim());
+    if (pid > 0 && isAlive(pid)) {
+      throw new CliError(
+        `the embedded database in ${dataDir} is still held by a process of \`npm start\` (pid ${pid}); ` +
+          'wait until it has started or closed, or point DATABASE_URL at a Postgres server.',
       );
     }
   }

@@ -3,8 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
+import { createPostgresInvalidationBus } from '../../lib/redirect/postgres_invalidation_bus.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../scripts/embedded_postgres.ts';
+import {
+  type EmbeddedPostgres,
+  parseListenStatement,
+  startEmbeddedPostgres,
+} from '../../scripts/embedded_postgres.ts';
+import { eventually } from '../helpers/harness.ts';
 
 // `npm start` serves embedded PGlite (one session) to a postgres.js pool of several connections. Each client's
 // extended-protocol batch (Parse/Bind/Execute/Sync) and each transaction must run alone on that session, or one
@@ -60,5 +67,135 @@ describe('embedded Postgres (PGlite over the wire)', () => {
     await other.end({ timeout: 0 });
     const [row] = await sql`SELECT 1 AS one`;
     assert.equal(row!.one, 1);
+  });
+
+  test('named prepared statements of several pools live side by side, and go when their pool closes', async () => {
+    const named = async () =>
+      (await sql`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name <> ''`)[0]!.n as number;
+    const before = await named();
+    const pools = [0, 1].map(() => createSql({ url: pg.url, max: 4, applicationName: 'prepared' }));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const db = pools[i % 2]!;
+        if (i % 4 < 2) return [i, (await db`SELECT ${i}::int AS a`)[0]!.a];
+        return [i, (await db`SELECT ${String(i)}::text AS b, ${i}::int AS a`)[0]!.a];
+      }),
+    );
+    for (const [asked, got] of results) assert.equal(got, asked);
+    assert.ok((await named()) > before, 'the pools prepared named statements');
+    await Promise.all(pools.map((db) => db.end({ timeout: 5 })));
+    await eventually(async () => ((await named()) === before ? true : undefined), {
+      what: 'the closed pools’ statements to be deallocated',
+    });
+  });
+});
+
+describe('LISTEN/NOTIFY through the front (one PGlite session, many sockets)', () => {
+  /** A connection that records every notification it is sent, whatever the channel. */
+  function recorder() {
+    const heard: string[] = [];
+    // `onnotify` is what postgres.js's own listen() sets: every NotificationResponse the socket is sent.
+    const options: Record<string, unknown> = {
+      max: 1,
+      prepare: false,
+      onnotice: () => {},
+      onnotify: (channel: string, payload: string) => heard.push(`${channel}:${payload}`),
+    };
+    const db = postgres(pg.url, options as postgres.Options<Record<string, never>>);
+    return { db, heard };
+  }
+
+  test('parses LISTEN and UNLISTEN as Postgres folds them', () => {
+    assert.deepEqual(parseListenStatement('listen "Mixed""Case"'), { listen: true, channel: 'Mixed"Case' });
+    assert.deepEqual(parseListenStatement(' LISTEN Folded ;'), { listen: true, channel: 'folded' });
+    assert.deepEqual(parseListenStatement('unlisten *'), { listen: false, channel: '*' });
+    assert.equal(parseListenStatement('SELECT 1'), undefined);
+    assert.equal(parseListenStatement('listen a; select 1'), undefined);
+  });
+
+  test('a notification reaches the socket that listens, and not one that does not', async () => {
+    const listener = createSql({ url: pg.url, max: 2, applicationName: 'listener' });
+    const bystander = recorder();
+    const heard: string[] = [];
+    try {
+      await listener.listen('fan_one', (payload) => heard.push(payload));
+      await bystander.db`SELECT 1`;
+      await sql`SELECT pg_notify('fan_one', 'from another socket')`;
+      await bystander.db`SELECT pg_notify('fan_one', 'from the bystander')`;
+      await eventually(async () => (heard.length === 2 ? true : undefined), { what: 'two notifications' });
+      assert.deepEqual(heard.sort(), ['from another socket', 'from the bystander']);
+      assert.deepEqual(bystander.heard, [], 'a socket that does not LISTEN hears nothing');
+    } finally {
+      await listener.end({ timeout: 5 });
+      await bystander.db.end({ timeout: 5 });
+    }
+  });
+
+  test('two listeners on one channel both hear it; after one UNLISTENs the other still does', async () => {
+    const first = createSql({ url: pg.url, max: 1, applicationName: 'first' });
+    const second = createSql({ url: pg.url, max: 1, applicationName: 'second' });
+    const heardFirst: string[] = [];
+    const heardSecond: string[] = [];
+    try {
+      await first.listen('fan_two', (payload) => heardFirst.push(payload));
+      const { unlisten } = await second.listen('fan_two', (payload) => heardSecond.push(payload));
+      await sql`SELECT pg_notify('fan_two', 'both')`;
+      await eventually(async () => (heardFirst.length === 1 && heardSecond.length === 1 ? true : undefined), {
+        what: 'both listeners to hear it',
+      });
+      await unlisten(); // UNLISTEN on the shared session: the front listens again for `first`
+      await sql`SELECT pg_notify('fan_two', 'first only')`;
+      await eventually(async () => (heardFirst.length === 2 ? true : undefined), {
+        what: 'the remaining listener to hear the second notification',
+      });
+      assert.deepEqual(heardFirst, ['both', 'first only']);
+      assert.deepEqual(heardSecond, ['both']);
+    } finally {
+      await first.end({ timeout: 5 });
+      await second.end({ timeout: 5 });
+    }
+  });
+
+  test('a socket that closes while listening leaves the others listening and nothing broken', async () => {
+    const staying = createSql({ url: pg.url, max: 1, applicationName: 'staying' });
+    const leaving = recorder();
+    const heard: string[] = [];
+    try {
+      await staying.listen('fan_three', (payload) => heard.push(payload));
+      await leaving.db`LISTEN fan_three`;
+      await leaving.db.end({ timeout: 0 });
+      await sql`SELECT pg_notify('fan_three', 'after the close')`;
+      await eventually(async () => (heard.length === 1 ? true : undefined), { what: 'the notification' });
+      assert.deepEqual(heard, ['after the close']);
+      // Nobody listens any more: notifying still works, and the other clients are unaffected.
+      await staying.end({ timeout: 5 });
+      await sql`SELECT pg_notify('fan_three', 'to nobody')`;
+      const [row] = await sql`SELECT 1 AS one`;
+      assert.equal(row!.one, 1);
+    } finally {
+      await staying.end({ timeout: 5 });
+    }
+  });
+
+  test('the invalidation bus over the front: a code published by one pool reaches the subscriber of another', async () => {
+    const webSql = createSql({ url: pg.url, max: 2, applicationName: 'web' });
+    const workerSql = createSql({ url: pg.url, max: 2, applicationName: 'worker' });
+    const webBus = createPostgresInvalidationBus({ sql: webSql });
+    const workerBus = createPostgresInvalidationBus({ sql: workerSql });
+    const codes: string[] = [];
+    let resyncs = 0;
+    try {
+      webBus.subscribe({ onCode: (code) => codes.push(code), onResync: () => resyncs++ });
+      await eventually(async () => (resyncs > 0 ? true : undefined), { what: 'the LISTEN' });
+      await workerBus.publish('abc12');
+      await workerBus.publishMany!(['def34', 'ghi56']);
+      await eventually(async () => (codes.length === 3 ? true : undefined), { what: 'three codes' });
+      assert.deepEqual(codes, ['abc12', 'def34', 'ghi56']);
+    } finally {
+      await webBus.close();
+      await workerBus.close();
+      await webSql.end({ timeout: 5 });
+      await workerSql.end({ timeout: 5 });
+    }
   });
 });

@@ -27,6 +27,8 @@ async function start(ports: { web: number; temporal: number; ui: number }) {
     TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
     TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
     LOG_LEVEL: 'warn',
+    // An hour: a change seen by the web process within the test came over the invalidation bus, not by expiry.
+    RESOLVER_CACHE_TTL_MS: '3600000',
   };
   if (process.env.TEMPORAL_CLI) env.TEMPORAL_CLI = process.env.TEMPORAL_CLI;
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: ROOT, env });
@@ -51,13 +53,52 @@ async function stop(child: ChildProcess): Promise<number | null> {
   return exited;
 }
 
+/** Whether `pid` still runs (a zombie, killed and not yet reaped by whoever inherited it, does not). */
 function isAlive(pid: number) {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The pids of the banner's process list. */
+function processesOf(banner: string): { web: number; worker: number; pglite: number; devServer: number } {
+  const line = /Processes:\s+(.*)/.exec(banner)?.[1] ?? '';
+  const pid = (name: string) => Number(new RegExp(`${name} (\\d+)`).exec(line)?.[1]);
+  return {
+    web: pid('web'),
+    worker: pid('worker'),
+    pglite: pid('PGlite'),
+    devServer: pid('Temporal dev server'),
+  };
+}
+
+/** A process's niceness, from /proc/<pid>/stat (field 19). */
+function niceOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+/** Signs and sends a WordPress event; returns the status. */
+async function sendEvent(base: string, secret: string, event: Record<string, unknown>): Promise<number> {
+  const body = JSON.stringify(event);
+  const res = await fetch(`${base}/api/v1/hooks/wordpress`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Lifeline-Signature': await signWebhook(secret, body, Date.now() / 1000),
+    },
+    body,
+  });
+  await res.body?.cancel();
+  return res.status;
 }
 
 describe('npm start (embedded defaults)', () => {
@@ -86,24 +127,18 @@ describe('npm start (embedded defaults)', () => {
     assert.equal((await fetch(`${base}/readyz`)).status, 200);
     assert.match(banner, /Temporal CLI: .*temporal \(from /, 'says which CLI it runs');
 
-    const event = JSON.stringify({
-      id: 'start-test-1',
-      event: 'post.published',
-      site: 'blog',
-      postId: 7,
-      permalink: 'https://blog.example/hello/',
-      title: 'Hello',
-      occurredAt: new Date().toISOString(),
-    });
-    const hook = await fetch(`${base}/api/v1/hooks/wordpress`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Lifeline-Signature': await signWebhook(secret, event, Date.now() / 1000),
-      },
-      body: event,
-    });
-    assert.equal(hook.status, 202);
+    assert.equal(
+      await sendEvent(base, secret, {
+        id: 'start-test-1',
+        event: 'post.published',
+        site: 'blog',
+        postId: 7,
+        permalink: 'https://blog.example/hello/',
+        title: 'Hello',
+        occurredAt: new Date().toISOString(),
+      }),
+      202,
+    );
     const postLink = await eventually(async () => {
       const res = await fetch(`${base}/api/v1/links/by-post/blog/7`, {
         headers: { Authorization: `Bearer ${apiKey}` },
@@ -121,15 +156,76 @@ describe('npm start (embedded defaults)', () => {
     const ui = await fetch(`http://127.0.0.1:${ports.ui}/`);
     assert.equal(ui.status, 200);
 
-    const devServerPid = Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8'));
+    // Separate processes: the worker and PGlite run niced below the web process.
+    const pids = processesOf(banner);
+    assert.ok(pids.web && pids.worker && pids.pglite && pids.devServer, banner);
+    assert.equal(niceOf(pids.web), niceOf(process.pid));
+    assert.equal(niceOf(pids.worker), Math.min(19, niceOf(process.pid) + 10));
+    assert.equal(niceOf(pids.pglite), Math.min(19, niceOf(process.pid) + 10));
+
+    // An edit through the API shows at once (the web process that made it drops its copy).
+    const edited = await fetch(`${base}/api/v1/links/${code}`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/edited' }),
+    });
+    assert.equal(edited.status, 200, await edited.text());
+    const afterEdit = await fetch(`${base}/${code}`, { redirect: 'manual' });
+    assert.equal(afterEdit.headers.get('location'), 'https://example.com/edited');
+
+    // A change the worker makes (WordPress moved the post) reaches the web process's cache over LISTEN/NOTIFY
+    // through PGlite's front, long before the hour-long cache TTL set above.
+    const cached = await fetch(`${base}/${postLink.code}`, { redirect: 'manual' });
+    assert.equal(cached.headers.get('location'), 'https://blog.example/hello/');
+    const moved = 'https://blog.example/hello-moved/';
+    assert.equal(
+      await sendEvent(base, secret, {
+        id: 'start-test-2',
+        event: 'post.updated',
+        site: 'blog',
+        postId: 7,
+        permalink: moved,
+        title: 'Hello',
+        occurredAt: new Date(Date.now() + 1_000).toISOString(),
+      }),
+      202,
+    );
+    const movedAfter = Date.now();
+    await eventually(
+      async () => {
+        const res = await fetch(`${base}/${postLink.code}`, { redirect: 'manual' });
+        return res.headers.get('location') === moved ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the web process to answer the moved permalink' },
+    );
+    console.log(`npm start: a worker-side change reached the web's answer in ${Date.now() - movedAfter} ms`);
+
+    const shutdownFrom = first.banner().length;
     assert.equal(await stop(first.child), 0);
-    assert.equal(isAlive(devServerPid), false, 'the dev server must not outlive npm start');
+    assert.equal(isAlive(pids.devServer), false, 'the dev server must not outlive npm start');
+    for (const pid of [pids.web, pids.worker, pids.pglite]) assert.equal(isAlive(pid), false);
+    // In order: web, worker, PGlite, dev server; and nothing failing on the way (a worker that lost its
+    // database before it drained would say "terminated" or CONNECTION_ENDED).
+    const shutdown = first.banner().slice(shutdownFrom);
+    const steps = [
+      'SIGTERM: shutting down',
+      'web stopped accepting and closed; draining the worker (exit 0)',
+      'worker drained and stopped; closing PGlite (exit 0)',
+      'PGlite checkpointed and closed (exit 0)',
+      'Temporal dev server stopped.',
+      'stopped cleanly.',
+    ].map((step) => shutdown.indexOf(step));
+    assert.ok(
+      steps.every((at, i) => at >= 0 && (i === 0 || at > steps[i - 1]!)),
+      `shutdown out of order:\n${shutdown}`,
+    );
+    assert.doesNotMatch(shutdown, /terminated|CONNECTION_ENDED|ECONNRESET|ECONNREFUSED|"level":(50|60)/i);
 
     const second = await start(ports);
     assert.doesNotMatch(second.banner(), /Admin API key|Webhook secret|Admin login/);
     const again = await fetch(`${base}/${postLink.code}`, { redirect: 'manual' });
     assert.equal(again.status, 301);
-    assert.equal(again.headers.get('location'), 'https://blog.example/hello/');
+    assert.equal(again.headers.get('location'), moved);
     assert.equal(await stop(second.child), 0);
     console.log(
       `npm start: first start ${first.seconds.toFixed(1)} s, second start ${second.seconds.toFixed(1)} s`,
@@ -140,6 +236,7 @@ describe('npm start (embedded defaults)', () => {
     const ports = { web: await getFreePort(), temporal: await getFreePort(), ui: await getFreePort() };
     const first = await start(ports);
     const devServerPid = Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8'));
+    const pids = processesOf(first.banner());
     const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
     first.child.kill('SIGINT');
     await eventually(async () => (first.banner().includes('SIGINT: shutting down') ? true : undefined), {
@@ -150,6 +247,11 @@ describe('npm start (embedded defaults)', () => {
     process.kill(devServerPid, 'SIGSTOP');
     first.child.kill('SIGINT');
     assert.equal(await exited, 130);
+    // Web and worker are killed on the spot; PGlite was told to close and does so on its own.
+    await eventually(async () => (!isAlive(pids.web) && !isAlive(pids.worker) ? true : undefined), {
+      timeoutMs: 5_000,
+      what: 'the web and worker processes to be gone',
+    });
     // Started again at once, on the same ports, while that dev server may still be shutting down.
     const second = await start(ports);
     assert.match(second.banner(), /Stopping a Temporal dev server left running by an earlier start/);
@@ -157,6 +259,20 @@ describe('npm start (embedded defaults)', () => {
     const health = await fetch(`http://127.0.0.1:${ports.web}/healthz`);
     assert.equal(health.status, 200);
     assert.equal(await stop(second.child), 0);
+  });
+
+  test('a child that dies takes npm start down with a message, and nothing is left running', async () => {
+    const ports = { web: await getFreePort(), temporal: await getFreePort(), ui: await getFreePort() };
+    const run = await start(ports);
+    const pids = processesOf(run.banner());
+    const exited = new Promise<number | null>((resolve) => run.child.once('exit', (code) => resolve(code)));
+    process.kill(pids.worker, 'SIGKILL');
+    assert.equal(await exited, 1);
+    const output = run.banner();
+    assert.match(output, /the worker process exited unexpectedly \(signal SIGKILL\); stopping everything/);
+    assert.match(output, /web stopped accepting and closed/);
+    assert.match(output, /PGlite checkpointed and closed \(exit 0\)/);
+    for (const pid of [pids.web, pids.pglite, pids.devServer]) assert.equal(isAlive(pid), false);
   });
 
   test('TEMPORAL_ADDRESS set: that Temporal is used and no dev server is started', async () => {
