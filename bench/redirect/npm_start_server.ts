@@ -7,7 +7,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { type BenchServer, httpGet, readCpuMicros, stopChild, waitForRedirect } from './bench_server.ts';
+import {
+  type BenchServer,
+  httpGet,
+  listChildPids,
+  readCpuMicros,
+  stopChild,
+  waitForRedirect,
+} from './bench_server.ts';
 import { CODE_PREFIX, NPM_START_SETTLE_SECONDS, ROOT, say, sleep, toTargetUrl } from './bench_settings.ts';
 
 /** Most links one batch request takes (API.md: POST /links/batch, up to 1000). */
@@ -63,7 +70,27 @@ async function createLinks(url: string, apiKey: string, codes: number): Promise<
   );
 }
 
-/** CPU (µs) used so far by the processes `npm start` runs: itself and its Temporal dev server. */
+/**
+ * npm start's processes (ADR 0022): the supervisor and what it spawned (the Temporal dev server, PGlite, the
+ * worker and the web process), plus the dev server's pid from its pid file.
+ */
+function npmStartPids(supervisor: number, devPid: number | undefined): number[] {
+  return [...new Set([supervisor, ...listChildPids(supervisor), ...(devPid ? [devPid] : [])])];
+}
+
+/** npm start's web process (`main.ts`, not `workers/main.ts`): the one that answers redirects. */
+function npmStartWebPids(supervisor: number): number[] {
+  return listChildPids(supervisor).filter((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args.some((a) => (a === 'main.ts' || a.endsWith('/main.ts')) && !a.endsWith('/workers/main.ts'));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** CPU (µs) used so far by the processes `npm start` runs (npmStartPids). */
 function readTreeCpu(pids: number[]): number {
   let total = 0;
   for (const pid of pids) {
@@ -132,7 +159,9 @@ function countDeferredSyncs(log: string): number {
   for (const line of log.split('\n')) {
     if (!line.includes('batch sync deferred to reconciliation')) continue;
     try {
-      deferred += Number((JSON.parse(line) as { deferred?: number }).deferred ?? 0);
+      // Each child's lines carry its name first (`[web] {...}`, scripts/supervised_process.ts).
+      const json = line.replace(/^\[\w+\] /, '');
+      deferred += Number((JSON.parse(json) as { deferred?: number }).deferred ?? 0);
     } catch {}
   }
   return deferred;
@@ -212,10 +241,7 @@ export async function startNpmStart(options: {
     say(`npm start: healthy after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     await createLinks(url, apiKey, options.codes);
     const devPid = devServerPid();
-    const settled = await waitForSyncWorkflows(`127.0.0.1:${temporalPort}`, [
-      child.pid!,
-      ...(devPid ? [devPid] : []),
-    ]);
+    const settled = await waitForSyncWorkflows(`127.0.0.1:${temporalPort}`, npmStartPids(child.pid!, devPid));
     const deferredSyncs = countDeferredSyncs(log);
     const refused = log.split('\n').find((line) => line.includes('Temporal did not accept the work'));
     if (refused) say(`npm start logged: ${refused.slice(0, 600)}`);
@@ -229,7 +255,8 @@ export async function startNpmStart(options: {
       port,
       url,
       pid: child.pid!,
-      what: 'scripts/start.ts (embedded PGlite + Temporal dev server; web and worker in one process)',
+      what: 'scripts/start.ts (Temporal dev server, PGlite, worker and web in their own processes; CPU and RSS: the web process)',
+      servingPids: () => npmStartWebPids(child.pid!),
       fillsCache: true,
       ours: true,
       settleSeconds: settled.seconds,
