@@ -28,7 +28,7 @@ const { takeSyncBatch } = proxyActivities<Activities>({
 // inside the activity; what is thrown (the serving store down, Postgres gone) is the whole batch's, retried.
 const { syncLinkBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '30m',
-  heartbeatTimeout: '15s',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
 
