@@ -29,7 +29,7 @@ async function refreshNow(deps: { logger: Logger; resolver?: LinkResolver }, cod
 
 /**
  * Whether replicas were told about a change: `accepted` (the sync workflow has it), `deferred` (Temporal
- * could not take it; reconciliation repairs), or `queued` (signals are being sent after the response).
+ * could not take it; reconciliation repairs), or `queued` (a batch: queued for the sync queue's drainer).
  */
 export type SyncState = 'accepted' | 'deferred' | 'queued';
 
