@@ -44,10 +44,10 @@ const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicat
 const drain = createDrainState();
 let worker: Worker | undefined;
 let ping: () => Promise<unknown> = () => Promise.reject(new Error('not connected to Temporal yet'));
-// Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const registry = createProcessMetrics();
 // The sync queue's depth and age (ADR 0024), read from Postgres at scrape time.
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
+// Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
   port: config.workerHealth.port,
