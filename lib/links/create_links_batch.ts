@@ -12,8 +12,8 @@ import {
   lockKeys,
 } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
-import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { NewLink } from '../stores/link_store.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';

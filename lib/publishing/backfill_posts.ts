@@ -39,8 +39,8 @@ import {
   upsertBackfillRun,
 } from '../stores/backfill_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
-import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';

@@ -276,10 +276,7 @@ export interface SyncQueueGaugeValues {
  * three): `lifeline_sync_queue_depth`, `lifeline_sync_queue_retrying`, `lifeline_sync_queue_oldest_age_seconds`.
  * A failed read leaves the last values (the scrape itself still answers).
  */
-export function registerSyncQueueGauges(
-  registry: Registry,
-  read: () => Promise<SyncQueueGaugeValues>,
-): void {
+export function registerSyncQueueGauges(registry: Registry, read: () => Promise<SyncQueueGaugeValues>): void {
   let pending: { at: number; values: Promise<SyncQueueGaugeValues | null> } | null = null;
   const current = () => {
     const now = Date.now();

@@ -75,7 +75,9 @@ export function createWorkflowGateway(options: {
     },
     async kickSyncQueue(reason) {
       const workflowId = getSyncQueueWorkflowId(taskQueue);
-      await acceptedByTemporal(temporal, logger, workflowId, () => signalSyncQueue(workflow, taskQueue, reason));
+      await acceptedByTemporal(temporal, logger, workflowId, () =>
+        signalSyncQueue(workflow, taskQueue, reason),
+      );
       return { workflowId };
     },
     // The connection belongs to the process (server/web_deps.ts closes it once).

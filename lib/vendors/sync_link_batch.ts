@@ -147,6 +147,7 @@ export async function syncLinkBatch(
   const untried = new Set<string>();
   // Set from inside the concurrent calls below (a holder, so the checks after them see it).
   const hold: { pause: SyncBatchReport['pause'] } = { pause: undefined };
+  const pausedMs = () => hold.pause?.ms ?? 0;
   /** Codes whose Bitly call failed because Bitly was unavailable (5xx, timeouts). */
   const vendorUnavailable = new Set<string>();
   let vendorAnswered = 0;
@@ -185,17 +186,13 @@ export async function syncLinkBatch(
       if (error instanceof TransientFailure && error.kind === 'VendorRateLimited') {
         // Bitly says wait: every other link would hear the same. Not this link's fault, not an attempt.
         const ms = error.retryAfterMs ?? settings.retryMaxMs;
-        hold.pause = { ms: Math.max(hold.pause?.ms ?? 0, ms), why: 'rate-limited', left: 0 };
+        hold.pause = { ms: Math.max(pausedMs(), ms), why: 'rate-limited', left: 0 };
         untried.add(item.code);
         return;
       }
       if (error instanceof TransientFailure && error.kind === 'VendorUnavailable')
         vendorUnavailable.add(item.code);
-      fail(
-        item.code,
-        messageOf(error),
-        error instanceof TransientFailure ? error.retryAfterMs : undefined,
-      );
+      fail(item.code, messageOf(error), error instanceof TransientFailure ? error.retryAfterMs : undefined);
     } finally {
       done++;
       context.heartbeat({ done });

@@ -72,9 +72,7 @@ async function batchesInHistory(): Promise<string[][]> {
   for await (const execution of h.temporal.client.workflow.list({
     query: `WorkflowId = "${workflowId}"`,
   })) {
-    const history = await h.temporal.client.workflow
-      .getHandle(workflowId, execution.runId)
-      .fetchHistory();
+    const history = await h.temporal.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
     for (const event of history.events ?? []) {
       const scheduled = event.activityTaskScheduledEventAttributes;
       if (scheduled?.activityType?.name !== 'syncLinkBatch') continue;
@@ -101,8 +99,8 @@ describe('the sync queue of bulk changes', () => {
     );
     assert.match(queued[0]!.reason, /^link\.created by apikey:/);
     await eventually(async () =>
-      (await h.temporal.client.workflow.getHandle(getSyncQueueWorkflowId(h.taskQueue)).describe())
-        .type === 'syncQueueWorkflow'
+      (await h.temporal.client.workflow.getHandle(getSyncQueueWorkflowId(h.taskQueue)).describe()).type ===
+      'syncQueueWorkflow'
         ? true
         : undefined,
     );
@@ -167,7 +165,9 @@ describe('the sync queue of bulk changes', () => {
     );
 
     // Identical back-halves: one live bitlink per link, holding exactly our code; every vendor row synced.
-    const live = fake.listLinks().filter((l) => !l.archived && l.longUrl.startsWith('https://example.com/bulk/'));
+    const live = fake
+      .listLinks()
+      .filter((l) => !l.archived && l.longUrl.startsWith('https://example.com/bulk/'));
     assert.equal(live.length, 1000);
     for (const l of live) assert.deepEqual(l.keywords, [codes[Number(l.longUrl.split('/').pop())]!]);
     const [synced] = await h.db.sql<{ n: number }[]>`
@@ -254,9 +254,16 @@ describe('the sync queue of bulk changes', () => {
     const input = JSON.parse(Buffer.from(started!.input!.payloads![0]!.data!).toString('utf8')) as {
       reason: string;
     };
-    assert.match(input.reason, /^sync queue gave up after 3 failed batches \(link\.created by apikey:.*\): .*503/);
+    assert.match(
+      input.reason,
+      /^sync queue gave up after 3 failed batches \(link\.created by apikey:.*\): .*503/,
+    );
     assert.equal(fake.linkByKeyword(link!.code)?.longUrl, link!.url);
-    assert.equal(fake.requestsTo('POST', '/bitlinks').length - requestsBefore, 4, '3 failures, then one create');
+    assert.equal(
+      fake.requestsTo('POST', '/bitlinks').length - requestsBefore,
+      4,
+      '3 failures, then one create',
+    );
     assert.equal(await queueDepth(), 0);
   });
 

@@ -71,10 +71,15 @@ describe('the sync queue and a worker killed mid-drain', () => {
       assert.equal(fake.linkByKeyword(link.code)?.longUrl, link.url, `${link.code} is on Bitly`);
       const made = fake
         .requestsTo('POST', '/bitlinks')
-        .filter((r) => (r.status === 200 || r.status === 201) && (r.body as { keyword?: string }).keyword === link.code);
+        .filter(
+          (r) =>
+            (r.status === 200 || r.status === 201) && (r.body as { keyword?: string }).keyword === link.code,
+        );
       assert.equal(made.length, 1, `${link.code} was created on Bitly exactly once`);
     }
-    const live = fake.listLinks().filter((l) => !l.archived && l.longUrl.startsWith('https://example.com/crash/'));
+    const live = fake
+      .listLinks()
+      .filter((l) => !l.archived && l.longUrl.startsWith('https://example.com/crash/'));
     assert.equal(live.length, LINKS, 'one live bitlink per link, no strays');
     const [synced] = await h.db.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM vendor_links
