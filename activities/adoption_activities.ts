@@ -31,11 +31,11 @@ function currentWordPressRequester() {
 
 /** Adoption (issue 15): backfill runs (lib/publishing) and the WordPress leg of reconciliation (lib/reconcile). */
 export function createAdoptionActivities(deps: ActivityDeps) {
-  const wordpressDeps = (): WordPressReconcileDeps => ({ ...deps, sync: currentSignals().sync });
+  const wordpressDeps = (): WordPressReconcileDeps => ({ ...deps, queue: currentSignals().queue });
   return {
     propagateBackfill: (input: { site: string; runId: string }) =>
       runStep(() =>
-        propagateBackfilledLinks({ ...deps, sync: currentSignals().sync }, input, currentTaskContext()),
+        propagateBackfilledLinks({ ...deps, queue: currentSignals().queue }, input, currentTaskContext()),
       ),
     finishBackfill: (input: { site: string; runId: string }) =>
       runStep(() => closeBackfillRun({ ...deps, wordpress: currentWordPressRequester() }, input)),

@@ -9,6 +9,7 @@ import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { SnapshotFormat } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import type { SyncQueueSettings } from '../lib/vendors/sync_link_batch.ts';
 import type { VendorDeps } from '../lib/vendors/vendor_deps.ts';
 
 /** What activities are given: built once by workers/worker_deps.ts (worker, `npm start`, tests). */
@@ -37,6 +38,8 @@ export interface ActivityDeps {
   archive?: EscrowDeps;
   /** The CDN whose cache a changed link is purged from (CDN_PURGE_PROVIDER); absent: none. */
   cdn?: CdnPurger;
+  /** How the sync queue is drained (SYNC_BATCH_SIZE); absent: the defaults. */
+  syncQueue?: SyncQueueSettings;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

@@ -9,6 +9,7 @@ import { createOpsRunActivities } from './ops_run_activities.ts';
 import { createPublishingActivities } from './publishing_activities.ts';
 import { createReconcileActivities } from './reconcile_activities.ts';
 import { createSafetyActivities } from './safety_activities.ts';
+import { createSyncQueueActivities } from './sync_queue_activities.ts';
 import { createVendorActivities } from './vendor_activities.ts';
 
 /**
@@ -29,5 +30,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createRetargetActivities(deps),
     ...createEscrowActivities(deps),
     ...createCdnActivities(deps),
+    ...createSyncQueueActivities(deps),
   };
 }

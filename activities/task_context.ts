@@ -2,7 +2,11 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { PermanentFailure, TransientFailure } from '../lib/shared/errors.ts';
 import type { TaskContext } from '../lib/shared/task_context.ts';
-import { createExpiryTimers, createLinkSyncRequester } from '../lib/temporal/link_signals.ts';
+import {
+  createExpiryTimers,
+  createLinkSyncRequester,
+  createSyncQueueKicker,
+} from '../lib/temporal/link_signals.ts';
 
 /** The running activity as lib/ sees long work: heartbeats, resume details, attempt, cancellation, sleep. */
 export function currentTaskContext(): TaskContext {
@@ -27,6 +31,7 @@ export function currentSignals() {
   return {
     sync: createLinkSyncRequester(client.workflow, info.taskQueue),
     timers: createExpiryTimers(client.workflow, info.taskQueue),
+    queue: createSyncQueueKicker(client.workflow, info.taskQueue),
   };
 }
 

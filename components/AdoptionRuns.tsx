@@ -57,7 +57,7 @@ export function AdoptionRuns(props: {
 }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const { backfills, retargets } = props.adoption;
+  const { backfills, retargets, syncQueue } = props.adoption;
   const workflowLink = (workflowId: string) =>
     props.temporalUrl ? (
       <a
@@ -137,6 +137,15 @@ export function AdoptionRuns(props: {
           </tbody>
         </table>
       )}
+      <p class="small" id="sync-queue">
+        {syncQueue.depth === 0 || syncQueue.oldestEnqueuedAt === null
+          ? t('adoption.syncQueueEmpty')
+          : t('adoption.syncQueue', {
+              count: syncQueue.depth,
+              retrying: syncQueue.retrying,
+              time: i18n.dateTime(syncQueue.oldestEnqueuedAt),
+            })}
+      </p>
       <h3>{t('adoption.retargets')}</h3>
       {retargets.length === 0 ? (
         <p class="muted">{t('adoption.noRetargets')}</p>

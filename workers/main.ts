@@ -9,10 +9,12 @@ import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
+import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/links/link_sync_queue.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createLogger } from '../lib/shared/logger.ts';
-import { createProcessMetrics } from '../lib/shared/metrics.ts';
+import { createProcessMetrics, registerSyncQueueGauges } from '../lib/shared/metrics.ts';
 import { createSql } from '../lib/stores/sql.ts';
+import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
 import {
   connectWorkerToTemporal,
@@ -42,11 +44,14 @@ const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicat
 const drain = createDrainState();
 let worker: Worker | undefined;
 let ping: () => Promise<unknown> = () => Promise.reject(new Error('not connected to Temporal yet'));
+const registry = createProcessMetrics();
+// The sync queue's depth and age (ADR 0024), read from Postgres at scrape time.
+registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
   port: config.workerHealth.port,
-  registry: createProcessMetrics(),
+  registry,
   sdkMetricsAddress,
   metricsToken: config.metricsToken,
   logger,
@@ -76,8 +81,9 @@ worker = await createLifelineWorker({
   taskQueue: config.temporal.taskQueue,
   deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
 });
+const client = new Client({ connection, namespace: config.temporal.namespace });
 await ensureSchedules(
-  new Client({ connection, namespace: config.temporal.namespace }),
+  client,
   {
     taskQueue: config.temporal.taskQueue,
     rescanInterval: config.safety.rescanInterval,
@@ -88,6 +94,11 @@ await ensureSchedules(
   },
   logger,
 );
+// Codes queued while no kick could reach Temporal (or left when a drainer ended) are drained now.
+await kickSyncQueueIfWaiting(
+  { sql, queue: createSyncQueueKicker(client.workflow, config.temporal.taskQueue) },
+  'worker start',
+).catch((error: unknown) => logger.warn({ err: error }, 'could not wake the sync-queue drainer at start'));
 logger.info(
   { address: temporal.connection.summary.address, taskQueue: config.temporal.taskQueue },
   'worker running',

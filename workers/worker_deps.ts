@@ -13,6 +13,7 @@ import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/vendors/sync_link_batch.ts';
 import { createVendorDeps, type VendorDepsOverrides } from '../lib/vendors/vendor_deps.ts';
 
 /**
@@ -36,6 +37,8 @@ export function createWorkerDeps(
     wordpress?: Partial<WordPressListingDeps>;
     /** A purger other than the configured one (tests). */
     cdn?: CdnPurger;
+    /** Sync-queue tuning other than the defaults (tests: shorter backoff). */
+    syncQueue?: Partial<SyncQueueSettings>;
   },
 ): ActivityDeps {
   return {
@@ -59,6 +62,7 @@ export function createWorkerDeps(
       ...base.wordpress,
     },
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
+    syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

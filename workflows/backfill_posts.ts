@@ -25,10 +25,10 @@ const { finishBackfill } = proxyActivities<Activities>({
 
 /**
  * One archive backfill run (`backfill:{site}:{run}`), fed by the bulk endpoint's signals. The endpoint has
- * already decided and written each batch (links, answers) before its 202; this workflow takes the run's new
- * links to the serving store in chunks and hands each to its sync workflow (Bitly, through its rate limit).
- * Postgres is the queue (backfill_posts.propagated), so a lost signal or a crash anywhere repeats at most a
- * chunk. When the final batch is in and everything propagated, the run is closed and the site's WordPress
+ * already decided and written each batch (links, answers, and the new links' rows in link_sync_queue) before
+ * its 202; this workflow wakes the sync-queue drainer (ADR 0024), which takes them to the serving store and
+ * Bitly in batches, and queues rows written before that queue existed (backfill_posts.propagated). Postgres is
+ * the queue, so a lost signal or a crash anywhere repeats at most a chunk. When the final batch is in and everything propagated, the run is closed and the site's WordPress
  * reconciliation runs once (it heals links the backfill kept, WordPress winning).
  */
 export async function backfillPostsWorkflow(

@@ -24,6 +24,7 @@ export type { Front, PostEvent };
 export const WORKFLOW_TYPES = {
   publishPost: 'publishPostWorkflow',
   syncLink: 'syncLinkWorkflow',
+  syncQueue: 'syncQueueWorkflow',
   expireLink: 'expireLinkWorkflow',
   rescanLinks: 'rescanLinksWorkflow',
   reconcileLinks: 'reconcileLinksWorkflow',
@@ -127,6 +128,40 @@ export interface SyncLinkInput {
 
 /** Signal name on the wire: "the link changed in Postgres; bring every replica up to date". */
 export const linkChangedSignal = defineSignal<[{ reason: string }]>('linkChanged');
+
+// ------------------------------------------------------------------------------- sync queue (one per task queue)
+
+/**
+ * The drainer of link_sync_queue (ADR 0024): bulk changes (API batches, archive backfill) queue their codes in
+ * Postgres and signalWithStart this one workflow, which syncs them in batches. One per task queue, so
+ * deployments or test runs sharing a namespace never drain each other's database.
+ */
+export function getSyncQueueWorkflowId(taskQueue: string): string {
+  return `sync-queue:${taskQueue}`;
+}
+
+export interface SyncQueueInput {
+  /** Why it was started (the first kick's reason). */
+  reason: string;
+  // Carried across continue-as-new:
+  totals?: SyncQueueTotals;
+}
+
+/** What the drainer did so far (its result, and carried across continue-as-new). */
+export interface SyncQueueTotals {
+  batches: number;
+  /** Codes whose replicas were brought in step and that left the queue. */
+  synced: number;
+  /** Codes handed to their own `sync:{code}` workflow after failing SYNC_MAX_ATTEMPTS batches. */
+  handedOff: number;
+  /** Bitly refused our back-half for these codes (recorded collisions). */
+  collisions: number;
+  /** Times the whole queue waited for Bitly (rate limit or outage). */
+  pauses: number;
+}
+
+/** Signal name on the wire: "codes were queued; drain them". */
+export const syncQueuedSignal = defineSignal<[{ reason: string }]>('syncQueued');
 
 // ------------------------------------------------------------------------------- expiry (one per link)
 

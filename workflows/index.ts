@@ -11,3 +11,4 @@ export { reconcileWordPressWorkflow } from './reconcile_wordpress.ts';
 export { rescanLinksWorkflow } from './rescan_links.ts';
 export { retargetLinksWorkflow } from './retarget_links.ts';
 export { syncLinkWorkflow } from './sync_link.ts';
+export { syncQueueWorkflow } from './sync_queue.ts';

@@ -43,3 +43,58 @@ export async function purgeLinkFromCdn(
   }
   return { provider: deps.cdn.name, purged: result.purged, refused, atMs };
 }
+
+/** What a purge of many links did: per code, whether it must be tried again (and after how long). */
+export interface PurgeLinksResult {
+  provider: string | null;
+  purged: number;
+  /** Codes whose paths the CDN could not purge yet (rate limit, 5xx, timeout): try these again. */
+  retry: { code: string; reason: string; retryAfterMs?: number }[];
+  /** Codes the CDN refused for good (logged; their cached copies live out their TTL). */
+  refused: string[];
+}
+
+/**
+ * purgeLinkFromCdn for many links at once (the sync queue's batches): every code's paths in one purgePaths call,
+ * which the purgers split into the CDN's own batch sizes. Never throws for a CDN failure: the codes to try
+ * again are returned, so one link's failure does not hold the others.
+ */
+export async function purgeLinksFromCdn(
+  deps: { cdn?: CdnPurger | undefined; logger: Logger },
+  codes: readonly string[],
+): Promise<PurgeLinksResult> {
+  if (!deps.cdn || codes.length === 0)
+    return { provider: deps.cdn?.name ?? null, purged: 0, retry: [], refused: [] };
+  const codeOfPath = new Map<string, string>();
+  for (const code of codes) for (const path of toLinkPurgePaths(code)) codeOfPath.set(path, code);
+  const result = await deps.cdn.purgePaths([...codeOfPath.keys()]);
+  const retry = new Map<string, { code: string; reason: string; retryAfterMs?: number }>();
+  const refused = new Set<string>();
+  for (const failure of result.failed) {
+    for (const item of failure.items) {
+      const code = codeOfPath.get(item);
+      if (code === undefined) continue;
+      if (failure.retryable) {
+        retry.set(code, {
+          code,
+          reason: `CDN purge failed: ${failure.reason}`,
+          ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+        });
+      } else refused.add(code);
+    }
+  }
+  for (const code of retry.keys()) refused.delete(code);
+  if (refused.size > 0) {
+    deps.logger.error(
+      { codes: [...refused], provider: deps.cdn.name },
+      'the CDN refused to purge changed links; their cached copies live out their TTL',
+    );
+  }
+  const failedCodes = new Set([...retry.keys(), ...refused]);
+  return {
+    provider: deps.cdn.name,
+    purged: codes.filter((c) => !failedCodes.has(c)).length,
+    retry: [...retry.values()],
+    refused: [...refused],
+  };
+}

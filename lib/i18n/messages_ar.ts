@@ -573,6 +573,9 @@ export const ar: Messages = {
   'adoption.retargets': 'إعادة التوجيه الجماعية',
   'adoption.noRetargets': 'لا شيء بعد.',
   'adoption.massRetarget': 'إعادة توجيه جماعية…',
+  'adoption.syncQueue':
+    'طابور المزامنة: {count, plural, zero {لا رابط ينتظر} one {رابط واحد ينتظر} two {رابطان ينتظران} few {# روابط تنتظر} many {# رابطًا تنتظر} other {# رابط ينتظر}} مخزن التقديم وBitly ({retrying} قيد إعادة المحاولة)، والأقدم منذ {time}.',
+  'adoption.syncQueueEmpty': 'طابور المزامنة فارغ: كل تغيير جماعي وصل إلى مخزن التقديم وBitly.',
   'backfill.outcome.minted': 'أُصدر',
   'backfill.outcome.kept': 'أُبقي',
   'backfill.outcome.adopted': 'اعتُمد',

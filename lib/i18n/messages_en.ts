@@ -588,6 +588,9 @@ export const en = {
   'adoption.retargets': 'Mass retargets',
   'adoption.noRetargets': 'None yet.',
   'adoption.massRetarget': 'Mass retarget…',
+  'adoption.syncQueue':
+    'Sync queue: {count, plural, one {# link waits} other {# links wait}} for the serving store and Bitly ({retrying} retrying), the oldest since {time}.',
+  'adoption.syncQueueEmpty': 'Sync queue: empty (every bulk change reached the serving store and Bitly).',
   'backfill.outcome.minted': 'minted',
   'backfill.outcome.kept': 'kept',
   'backfill.outcome.adopted': 'adopted',

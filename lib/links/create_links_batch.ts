@@ -13,6 +13,7 @@ import {
 } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import type { NewLink } from '../stores/link_store.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
@@ -71,7 +72,8 @@ interface Pending {
  * Creates up to BATCH_MAX_LINKS links with per-item results in input order. All valid items go to Postgres
  * in ONE insert statement (audit entries included); only minted codes that collided are re-minted, in one
  * more statement per round (rare). Dedupe, aliases and one-link-per-article behave exactly as for single
- * creation, within the batch too. One transaction: a failure of the database rolls the whole batch back.
+ * creation, within the batch too. One transaction: a failure of the database rolls the whole batch back. The
+ * created codes are queued for the sync-queue drainer in the same transaction (the caller wakes it).
  */
 export async function createLinksBatch(
   deps: {
@@ -252,6 +254,12 @@ export async function createLinksBatch(
       if ('refused' in outcome) fail(p.index, outcome.refused);
       else created.set(p.index, outcome.claimed);
     }
+    // Their replicas follow through the sync queue (ADR 0024): queued with the rows, so none is ever lost.
+    await enqueueLinkSyncs(
+      tx,
+      [...created.values()].map((l) => l.code),
+      `link.created by ${creator.actor}`,
+    );
   });
 
   for (const [index, link] of created) results[index] = { index, status: 201, link };

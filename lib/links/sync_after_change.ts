@@ -29,7 +29,7 @@ async function refreshNow(deps: { logger: Logger; resolver?: LinkResolver }, cod
 
 /**
  * Whether replicas were told about a change: `accepted` (the sync workflow has it), `deferred` (Temporal
- * could not take it; reconciliation repairs), or `queued` (signals are being sent after the response).
+ * could not take it; reconciliation repairs), or `queued` (a batch: queued for the sync queue's drainer).
  */
 export type SyncState = 'accepted' | 'deferred' | 'queued';
 
@@ -56,48 +56,37 @@ export async function syncAfterChange(
   }
 }
 
-/** Signals in flight at once for a batch: enough to overlap round trips, few enough to be polite. */
-const BACKGROUND_SYNC_CONCURRENCY = 32;
 const inFlight = new WeakMap<WorkflowGateway, Set<Promise<void>>>();
 
 /**
- * Signals the sync workflow of many new links without holding the response: one signal per link costs a
- * Temporal round trip (measured ~17 ms each on the dev server under load, so 1,000 would hold a batch
- * response for many seconds). The links are already in Postgres, which every resolver reads on a miss;
- * a signal lost to a crash is repaired by reconciliation. drainBackgroundSyncs waits for them on shutdown.
+ * Wakes the sync-queue drainer after a bulk change queued its codes in link_sync_queue (in the change's own
+ * transaction, ADR 0024), without holding the response: one signalWithStart for the whole batch, where one
+ * signal per link used to cost a Temporal round trip each (and a workflow each). The links are already in
+ * Postgres, which every resolver reads on a miss, and the rows are durable: a kick lost to a Temporal outage
+ * only delays them until the next kick (any bulk change, a backfill step, the worker's start).
+ * drainBackgroundSyncs waits for the kick on shutdown.
  */
-export function syncInBackground(
-  deps: { workflows: WorkflowGateway; logger: Logger; resolver?: LinkResolver },
-  codes: string[],
+export function kickSyncQueueInBackground(
+  deps: { workflows: WorkflowGateway; logger: Logger },
+  codes: readonly string[],
   reason: string,
 ): void {
   if (codes.length === 0) return;
-  let next = 0;
-  let deferred = 0;
-  const worker = async () => {
-    while (next < codes.length) {
-      const code = codes[next++]!;
-      if ((await syncAfterChange(deps, code, reason)) === 'deferred') {
-        deferred++;
-        // Temporal is down: stop here rather than wait out a deadline per link.
-        deferred += codes.length - next;
-        next = codes.length;
-      }
-    }
-  };
-  const all = Promise.all(
-    Array.from({ length: Math.min(BACKGROUND_SYNC_CONCURRENCY, codes.length) }, worker),
-  ).then(() => {
-    if (deferred > 0)
-      deps.logger.error({ deferred, total: codes.length, reason }, 'batch sync deferred to reconciliation');
-  });
+  const kick = deps.workflows.kickSyncQueue(reason).then(
+    () => undefined,
+    (err: unknown) =>
+      deps.logger.error(
+        { err, queued: codes.length, reason },
+        'links queued for sync, but the drainer could not be woken; the next kick or the worker start drains them',
+      ),
+  );
   const set = inFlight.get(deps.workflows) ?? new Set<Promise<void>>();
   inFlight.set(deps.workflows, set);
-  set.add(all);
-  all.finally(() => set.delete(all));
+  set.add(kick);
+  kick.finally(() => set.delete(kick));
 }
 
-/** Waits for background sync signals of this gateway to finish (graceful shutdown). */
+/** Waits for background sync-queue kicks of this gateway to finish (graceful shutdown). */
 export async function drainBackgroundSyncs(workflows: WorkflowGateway): Promise<void> {
   await Promise.all([...(inFlight.get(workflows) ?? [])]);
 }

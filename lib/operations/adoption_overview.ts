@@ -1,6 +1,7 @@
-// What the operations page shows of adopting an existing newsroom: backfill runs with their progress, and the
-// latest mass retargets.
+// What the operations page shows of adopting an existing newsroom: backfill runs with their progress, the
+// latest mass retargets, and the sync queue their links' replicas wait in (ADR 0024).
 
+import { getSyncQueueOverview, type SyncQueueOverview } from '../links/link_sync_queue.ts';
 import { countBackfillPosts, listBackfillRuns } from '../stores/backfill_store.ts';
 import { listRetargetRuns, type RetargetRunRow } from '../stores/retarget_store.ts';
 import type { Db } from '../stores/sql.ts';
@@ -27,10 +28,16 @@ export interface BackfillProgressView {
 export interface AdoptionOverview {
   backfills: BackfillProgressView[];
   retargets: RetargetRunRow[];
+  /** Bulk changes (API batches, backfills) whose replicas are still on their way. */
+  syncQueue: SyncQueueOverview;
 }
 
 export async function getAdoptionOverview(db: Db): Promise<AdoptionOverview> {
-  const [runs, retargets] = await Promise.all([listBackfillRuns(db, 5), listRetargetRuns(db, 5)]);
+  const [runs, retargets, syncQueue] = await Promise.all([
+    listBackfillRuns(db, 5),
+    listRetargetRuns(db, 5),
+    getSyncQueueOverview(db),
+  ]);
   const backfills = await Promise.all(
     runs.map(async (run) => {
       const counts = await countBackfillPosts(db, run.site, run.runId);
@@ -51,5 +58,5 @@ export async function getAdoptionOverview(db: Db): Promise<AdoptionOverview> {
       };
     }),
   );
-  return { backfills, retargets };
+  return { backfills, retargets, syncQueue };
 }

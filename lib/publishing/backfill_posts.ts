@@ -2,11 +2,14 @@
 // the plugin arrived gets its one code. A batch is decided and written in one transaction before the 202, per
 // post: a post that has a link keeps it; one whose earlier short link (`knownShortUrl` on our Bitly or short
 // domain, or a link reconciliation imported from Bitly pointing at its permalink) is free adopts that
-// back-half; anything else is minted. The run's workflow then takes the new links to the serving store and to
-// Bitly (their sync workflows). Re-sent batches get the answers recorded the first time.
+// back-half; anything else is minted. The new links are queued for the sync-queue drainer in the same
+// transaction (ADR 0024), which takes them to the serving store and to Bitly in batches; the run's workflow wakes
+// it. Re-sent batches get the answers recorded the first time.
 
 import { type BackfillReport, getBackfillWorkflowId } from '../../workflows/contract.ts';
 import { isPossibleCode } from '../links/code_rules.ts';
+import type { SyncQueueKicker } from '../links/link_sync.ts';
+import { kickSyncQueueIfWaiting } from '../links/link_sync_queue.ts';
 import { mintCodes } from '../links/mint.ts';
 import { newPostLink } from '../links/new_post_link.ts';
 import { newTargetProblem } from '../links/new_target_problem.ts';
@@ -15,7 +18,6 @@ import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { describeScanResult, type ScanResult } from '../safety/scan_result.ts';
-import { forEachConcurrently } from '../shared/concurrency.ts';
 import { ConflictError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { TaskContext } from '../shared/task_context.ts';
@@ -39,6 +41,7 @@ import {
 } from '../stores/backfill_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
@@ -426,13 +429,26 @@ async function writeBatch(
     const refused = minted.find((m) => 'refused' in m);
     if (refused && 'refused' in refused) throw refused.refused;
 
+    // The new links' replicas (serving store, Bitly) follow through the sync queue (ADR 0024): queued here, with
+    // the links and the answers, so the run's workflow only wakes the drainer and nothing is left unpropagated.
+    const queued = [...answers.values()].filter((a) => a.propagate && a.code);
+    await enqueueLinkSyncs(
+      tx,
+      queued.filter((a) => a.outcome === 'minted').map((a) => a.code!),
+      `link.created by backfill ${run}`,
+    );
+    await enqueueLinkSyncs(
+      tx,
+      queued.filter((a) => a.outcome !== 'minted').map((a) => a.code!),
+      `${reason}: adopted`,
+    );
     const rows = [...answers.values()].map((a) => ({
       postId: a.postId,
       batch: batch.batch,
       outcome: a.outcome,
       code: a.code ?? null,
       detail: a.detail ?? null,
-      propagated: !a.propagate,
+      propagated: true,
     }));
     await insertBackfillPosts(tx, site, run, rows);
     return batch.posts.map((p) => {
@@ -463,11 +479,6 @@ function toResult(row: {
   };
 }
 
-/** Hands a changed link to its sync workflow (`sync:{code}`): serving store, caches and Bitly follow. */
-export interface SyncRequester {
-  syncLink(code: string, reason: string): Promise<unknown>;
-}
-
 /** Where a run's propagation stands. */
 export interface BackfillProgress {
   propagated: number;
@@ -476,18 +487,17 @@ export interface BackfillProgress {
   finished: boolean;
 }
 
-/** Posts per step of the propagation: one serving-store round, then their sync signals. */
+/** Posts per step of the propagation of rows written before the sync queue (one transaction each). */
 const PROPAGATE_CHUNK = 500;
-/** Sync signals in flight at once. */
-const SIGNAL_CONCURRENCY = 32;
 
 /**
- * Takes a run's new links to the serving store (in batches, so they answer from every replica at once) and
- * hands each to its sync workflow, which puts it on Bitly through the Bitly rate limit. Idempotent and
- * resumable: rows are marked only after both happened, so a crash repeats at most one chunk.
+ * Wakes the sync-queue drainer for a run's new links: the batches queued them with the links (ADR 0024), so
+ * this is one signalWithStart per step, whatever the batch size; the drainer takes them to the serving store,
+ * the caches and Bitly (through its rate limit) in batches. Rows a batch recorded as unpropagated (written
+ * before the queue existed) are queued here first, a chunk per transaction. Idempotent and resumable.
  */
 export async function propagateBackfilledLinks(
-  deps: { sql: Sql; logger: Logger; resolver: LinkResolver; sync: SyncRequester },
+  deps: { sql: Sql; logger: Logger; queue: SyncQueueKicker },
   input: { site: string; runId: string },
   context: TaskContext,
 ): Promise<BackfillProgress> {
@@ -495,20 +505,23 @@ export async function propagateBackfilledLinks(
   for (;;) {
     const rows = await listUnpropagatedPosts(deps.sql, input.site, input.runId, PROPAGATE_CHUNK);
     if (rows.length === 0) break;
-    const codes = rows.map((r) => r.code);
-    await refreshLinks(deps.resolver, codes);
-    await forEachConcurrently(codes, SIGNAL_CONCURRENCY, async (code) => {
-      await deps.sync.syncLink(code, `backfill ${input.runId}`);
+    await deps.sql.begin(async (tx) => {
+      await enqueueLinkSyncs(
+        tx,
+        rows.map((r) => r.code),
+        `backfill ${input.runId}`,
+      );
+      await updatePostsPropagated(
+        tx,
+        input.site,
+        input.runId,
+        rows.map((r) => r.postId),
+      );
     });
-    await updatePostsPropagated(
-      deps.sql,
-      input.site,
-      input.runId,
-      rows.map((r) => r.postId),
-    );
     propagated += rows.length;
     context.heartbeat({ propagated });
   }
+  await kickSyncQueueIfWaiting(deps, `backfill ${input.runId}`);
   const run = await getBackfillRun(deps.sql, input.site, input.runId);
   const counts = await countBackfillPosts(deps.sql, input.site, input.runId);
   return {

@@ -4,8 +4,9 @@
 // code); a post trashed or unpublished makes it gone, one published again restores it (the same code); a post
 // absent from a complete listing (deleted for good) makes it gone. Marks land in reconcile_marks, side
 // `wordpress`, keyed `{site}:{postId}`. Repairs change Postgres in one transaction per page, refresh the
-// serving store and caches in one batch, and hand each link to its sync workflow for Bitly.
-import type { LinkSyncRequester } from '../links/link_sync.ts';
+// serving store and caches in one batch, and queue the changed links in the same transaction for the sync-queue
+// drainer (ADR 0024), which takes them to Bitly in batches.
+import type { SyncQueueKicker } from '../links/link_sync.ts';
 import { mintCodes } from '../links/mint.ts';
 import { firstSafety, newPostLink } from '../links/new_post_link.ts';
 import { newTargetProblem } from '../links/new_target_problem.ts';
@@ -14,7 +15,6 @@ import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { ScanResult } from '../safety/scan_result.ts';
-import { forEachConcurrently } from '../shared/concurrency.ts';
 import { ConflictError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { TaskContext } from '../shared/task_context.ts';
@@ -27,6 +27,7 @@ import {
 } from '../stores/backfill_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { type Drift, insertMarks, updateMarksRepaired } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import {
@@ -44,7 +45,8 @@ export interface WordPressReconcileDeps {
   safety: SafetyScanner;
   targetPolicy: TargetPolicy;
   codeLength: number;
-  sync: LinkSyncRequester;
+  /** Wakes the sync-queue drainer once a page's repairs (queued in their transaction) committed. */
+  queue: SyncQueueKicker;
   wordpress: WordPressListingDeps;
 }
 
@@ -70,9 +72,6 @@ export interface WordPressSiteResult {
 
 /** Sweeps of a listing whose total moved meanwhile before the run gives up on "absent means deleted". */
 const MAX_SWEEPS = 3;
-/** Sync signals in flight at once. */
-const SIGNAL_CONCURRENCY = 16;
-
 const keyOf = (site: string, postId: number) => `${site}:${postId}`;
 
 /** The site's listing base: WORDPRESS_REST_URLS first, else the newest signed event's restUrl. */
@@ -303,22 +302,22 @@ async function repair(
       exhausted: () => new ConflictError('No free code; raise CODE_LENGTH.'),
     });
     for (const row of created) keys.push(keyOf(site, row.postId!));
-    return {
-      codes: [...updatedCodes, ...created.filter((r) => r.status === 'active').map((r) => r.code)],
-      keys,
-    };
+    const codes = [...updatedCodes, ...created.filter((r) => r.status === 'active').map((r) => r.code)];
+    await enqueueLinkSyncs(tx, codes, reason);
+    return { codes, keys };
   });
   await propagate(deps, result.codes, reason);
   return result.keys;
 }
 
-/** Serving store and caches in one batch; Bitly through each link's sync workflow. */
+/**
+ * Serving store and caches in one batch at once; Bitly (and the rest) through the sync queue, where the
+ * transaction queued the codes: one kick wakes its drainer.
+ */
 async function propagate(deps: WordPressReconcileDeps, codes: string[], reason: string): Promise<void> {
   if (codes.length === 0) return;
   await refreshLinks(deps.resolver, codes);
-  await forEachConcurrently(codes, SIGNAL_CONCURRENCY, async (code) => {
-    await deps.sync.syncLink(code, reason);
-  });
+  await deps.queue.kickSyncQueue(reason);
 }
 
 /** After a complete listing: live links of posts WordPress no longer has (deleted for good) become gone. */
@@ -357,6 +356,11 @@ async function reconcileAbsentPosts(deps: WordPressReconcileDeps, input: WordPre
         after: { status: 'gone' },
         reason,
       })),
+    );
+    await enqueueLinkSyncs(
+      tx,
+      rows.map((r) => r.code),
+      reason,
     );
     return rows;
   });

@@ -165,6 +165,7 @@ export const envSchema = z
       }),
     CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
     CLICK_BUFFER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(250_000),
+    SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
     ALLOWED_TARGET_HOSTS: commaList,
     CODE_LENGTH: z.coerce.number().int().min(5).max(12).default(6),
     ROOT_REDIRECT_URL: optionalHttpUrl,
@@ -439,6 +440,8 @@ export interface Config {
   };
   /** The click buffer: how often it is written to click_counts, and how many distinct aggregates it holds. */
   clicks: { flushIntervalMs: number; maxKeys: number };
+  /** The sync queue of bulk changes (ADR 0024): codes per batch the drainer syncs at once (SYNC_BATCH_SIZE). */
+  syncQueue: { batchSize: number };
   allowedTargetHosts: string[];
   codeLength: number;
   rootRedirectUrl: string | undefined;
@@ -600,6 +603,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       forwardQueryParams: e.FORWARD_QUERY_PARAMS,
     },
     clicks: { flushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS, maxKeys: e.CLICK_BUFFER_MAX_KEYS },
+    syncQueue: { batchSize: e.SYNC_BATCH_SIZE },
     allowedTargetHosts: e.ALLOWED_TARGET_HOSTS,
     codeLength: e.CODE_LENGTH,
     rootRedirectUrl: e.ROOT_REDIRECT_URL,

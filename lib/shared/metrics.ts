@@ -263,3 +263,51 @@ function collectPending(this: Counter<string>): void {
     }
   }
 }
+
+/** What the sync queue's gauges show (read from Postgres at scrape time). */
+export interface SyncQueueGaugeValues {
+  depth: number;
+  retrying: number;
+  oldestAgeSeconds: number;
+}
+
+/**
+ * The sync queue's gauges (ADR 0024), read from Postgres when scraped (one read per scrape, shared by the
+ * three): `lifeline_sync_queue_depth`, `lifeline_sync_queue_retrying`, `lifeline_sync_queue_oldest_age_seconds`.
+ * A failed read leaves the last values (the scrape itself still answers).
+ */
+export function registerSyncQueueGauges(registry: Registry, read: () => Promise<SyncQueueGaugeValues>): void {
+  let pending: { at: number; values: Promise<SyncQueueGaugeValues | null> } | null = null;
+  const current = () => {
+    const now = Date.now();
+    if (!pending || now - pending.at > 1_000) {
+      pending = { at: now, values: read().catch(() => null) };
+    }
+    return pending.values;
+  };
+  const gauge = (name: string, help: string, pick: (v: SyncQueueGaugeValues) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const values = await current();
+        if (values) this.set(pick(values));
+      },
+    });
+  gauge(
+    'lifeline_sync_queue_depth',
+    'Links whose bulk change waits in the sync queue for its drainer (due or backing off).',
+    (v) => v.depth,
+  );
+  gauge(
+    'lifeline_sync_queue_retrying',
+    'Links in the sync queue that failed at least one batch and wait for their next attempt.',
+    (v) => v.retrying,
+  );
+  gauge(
+    'lifeline_sync_queue_oldest_age_seconds',
+    'How long the oldest link in the sync queue has waited for its replicas (0 when empty).',
+    (v) => v.oldestAgeSeconds,
+  );
+}

@@ -6,6 +6,7 @@ import {
   expiryChangedSignal,
   getExpireWorkflowId,
   getPublishWorkflowId,
+  getSyncQueueWorkflowId,
   getSyncWorkflowId,
   KindKey,
   LinkCodeKey,
@@ -16,10 +17,12 @@ import {
   postEventSignal,
   SiteKey,
   type SyncLinkInput,
+  type SyncQueueInput,
+  syncQueuedSignal,
   WORKFLOW_TYPES,
 } from '../../workflows/contract.ts';
 import type { ExpiryTimers } from '../links/expire_link.ts';
-import type { LinkSyncRequester } from '../links/link_sync.ts';
+import type { LinkSyncRequester, SyncQueueKicker } from '../links/link_sync.ts';
 
 /** signalWithStart of `publish:{site}:{postId}` with one post event. */
 export async function signalPostEvent(
@@ -59,6 +62,32 @@ export async function signalLinkSync(
       { key: KindKey, value: 'sync' },
     ],
   });
+}
+
+/**
+ * signalWithStart of the one sync-queue drainer (`sync-queue:{taskQueue}`): codes were queued in Postgres. Many
+ * kicks coalesce into one wake-up; a kick while no drainer runs starts one.
+ */
+export async function signalSyncQueue(
+  client: WorkflowClient,
+  taskQueue: string,
+  reason: string,
+): Promise<{ workflowId: string }> {
+  const workflowId = getSyncQueueWorkflowId(taskQueue);
+  await client.signalWithStart(WORKFLOW_TYPES.syncQueue, {
+    taskQueue,
+    workflowId,
+    args: [{ reason } satisfies SyncQueueInput],
+    signal: syncQueuedSignal,
+    signalArgs: [{ reason }],
+    typedSearchAttributes: [{ key: KindKey, value: 'sync-queue' }],
+  });
+  return { workflowId };
+}
+
+/** The sync-queue kicker of code that runs where a Temporal client is at hand (activities, the worker entry). */
+export function createSyncQueueKicker(client: WorkflowClient, taskQueue: string): SyncQueueKicker {
+  return { kickSyncQueue: (reason) => signalSyncQueue(client, taskQueue, reason) };
 }
 
 /** The sync requester of code that runs where a Temporal client is at hand (activities). */

@@ -13,7 +13,13 @@ function refuse(reason: string) {
 
 export function createUnavailableGateway(reason: string): WorkflowGateway {
   const fail = refuse(reason);
-  return { startPublish: fail, sendPostEvent: fail, syncLink: fail, close: async () => {} };
+  return {
+    startPublish: fail,
+    sendPostEvent: fail,
+    syncLink: fail,
+    kickSyncQueue: fail,
+    close: async () => {},
+  };
 }
 
 export function createUnavailableOpsGateway(reason: string): OpsGateway {

@@ -1,8 +1,8 @@
 import type { PostEvent, PublishPostInput } from '../../workflows/contract.ts';
-import { getPublishWorkflowId, getSyncWorkflowId } from '../../workflows/contract.ts';
+import { getPublishWorkflowId, getSyncQueueWorkflowId, getSyncWorkflowId } from '../../workflows/contract.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { signalLinkSync, signalPostEvent } from './link_signals.ts';
+import { signalLinkSync, signalPostEvent, signalSyncQueue } from './link_signals.ts';
 import type { TemporalClient } from './temporal_client.ts';
 
 /** How long the web tier waits for Temporal to accept work before answering 503. */
@@ -22,6 +22,11 @@ export interface WorkflowGateway {
    * the serving store and vendors follow. Call after the Postgres write has committed.
    */
   syncLink(code: string, reason: string): Promise<{ workflowId: string }>;
+  /**
+   * Wakes the sync-queue drainer (`sync-queue:{taskQueue}`, signalWithStart) after a bulk change queued its
+   * codes in link_sync_queue (ADR 0024). Call after the queueing transaction committed.
+   */
+  kickSyncQueue(reason: string): Promise<{ workflowId: string }>;
   close(): Promise<void>;
 }
 
@@ -65,6 +70,13 @@ export function createWorkflowGateway(options: {
       const workflowId = getSyncWorkflowId(code);
       await acceptedByTemporal(temporal, logger, workflowId, () =>
         signalLinkSync(workflow, taskQueue, code, reason),
+      );
+      return { workflowId };
+    },
+    async kickSyncQueue(reason) {
+      const workflowId = getSyncQueueWorkflowId(taskQueue);
+      await acceptedByTemporal(temporal, logger, workflowId, () =>
+        signalSyncQueue(workflow, taskQueue, reason),
       );
       return { workflowId };
     },

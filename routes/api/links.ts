@@ -15,7 +15,7 @@ import {
   updateLinkInputSchema,
 } from '../../lib/links/link.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
-import { syncAfterChange, syncInBackground } from '../../lib/links/sync_after_change.ts';
+import { kickSyncQueueInBackground, syncAfterChange } from '../../lib/links/sync_after_change.ts';
 import { BadRequestError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
@@ -94,7 +94,8 @@ export function createLinksRoutes(deps: WebDeps) {
       results.flatMap((r) => ('link' in r ? [r.link] : [])),
     );
     const byCode = new Map(answered.map((l) => [l.code, l]));
-    syncInBackground(deps, createdCodes, `link.created by ${actorOf(c)}`);
+    // Queued with the rows (createLinksBatch); one kick wakes the drainer, which syncs them in batches.
+    kickSyncQueueInBackground(deps, createdCodes, `link.created by ${actorOf(c)}`);
     if (createdCodes.length > 0) c.header('Lifeline-Sync', 'queued');
     return c.json({
       results: results.map((r) =>

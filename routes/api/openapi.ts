@@ -698,8 +698,8 @@ const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
   'Lifeline-Sync': {
     description:
       'accepted: caches and vendors are being updated; deferred: Temporal was unreachable, the change is ' +
-      'saved in Postgres and reconciliation repairs replicas; queued (batches): the sync signals are sent ' +
-      'after this response',
+      'saved in Postgres and reconciliation repairs replicas; queued (batches): the new links were queued ' +
+      'for the sync queue with them, and its drainer syncs them in batches after this response',
     schema: { type: 'string', enum: ['accepted', 'deferred', 'queued'] },
   },
 };

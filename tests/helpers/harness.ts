@@ -6,6 +6,7 @@ import { type Config, parseConfig } from '../../lib/shared/config.ts';
 import { randomToken } from '../../lib/shared/crypto.ts';
 import { createLogger, type Logger } from '../../lib/shared/logger.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
+import type { SyncQueueSettings } from '../../lib/vendors/sync_link_batch.ts';
 import type { VendorDepsOverrides } from '../../lib/vendors/vendor_deps.ts';
 import { createApp } from '../../routes/app.ts';
 import type { AppEnv, WebDeps } from '../../routes/app_env.ts';
@@ -38,6 +39,8 @@ export interface Harness {
   /** Starts a real worker on this harness's task queue; stop() drains it. `vendors` tunes vendor timings. */
   startWorker(options?: {
     vendors?: VendorDepsOverrides;
+    /** Sync-queue tuning (ADR 0024), e.g. a shorter backoff. */
+    syncQueue?: Partial<SyncQueueSettings>;
   }): Promise<{ worker: Worker; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
@@ -119,6 +122,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           resolver: deps.resolver,
           servingStore: deps.servingStore,
           ...(workerOptions.vendors ? { vendors: workerOptions.vendors } : {}),
+          ...(workerOptions.syncQueue ? { syncQueue: workerOptions.syncQueue } : {}),
         }),
       });
       const running = worker.run();

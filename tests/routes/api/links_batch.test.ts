@@ -79,10 +79,15 @@ describe('POST /api/v1/links/batch', () => {
     assert.equal(results[11]!.error!.errors![0]!.path, 'colour');
     assert.equal(results[3]!.error!.type, 'urn:lifeline:problem:validation');
     assert.deepEqual(results[0]!.link!.tags, ['batch']);
-    // Their sync workflows are signalled after the response.
+    // Queued for the sync-queue drainer with the rows (ADR 0024), which is woken after the response.
+    const queued = await h.db.sql<{ code: string }[]>`SELECT code FROM link_sync_queue ORDER BY code`;
+    assert.deepEqual(
+      queued.map((r) => r.code),
+      [results[0]!.link!.code, 'batch-new', results[7]!.link!.code].sort(),
+    );
     await eventually(async () => {
-      const d = await h.temporal.client.workflow.getHandle('sync:batch-new').describe();
-      return d.type === 'syncLinkWorkflow' ? true : undefined;
+      const d = await h.temporal.client.workflow.getHandle(`sync-queue:${h.taskQueue}`).describe();
+      return d.type === 'syncQueueWorkflow' ? true : undefined;
     });
     // Created links redirect, and each has its audit entry.
     assert.equal((await h.app.request('/batch-new')).headers.get('Location'), 'https://example.com/b3');

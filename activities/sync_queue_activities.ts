@@ -1,0 +1,19 @@
+import { syncLinkBatch, takeSyncBatch } from '../lib/vendors/sync_link_batch.ts';
+import type { ActivityDeps } from './deps.ts';
+import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
+
+/** The sync queue's drainer (lib/vendors/sync_link_batch.ts, ADR 0024): bulk changes synced in batches. */
+export function createSyncQueueActivities(deps: ActivityDeps) {
+  return {
+    takeSyncBatch: (input: { limit?: number }) => runStep(() => takeSyncBatch(deps, input)),
+    syncLinkBatch: (input: { codes: string[] }) =>
+      runStep(() => {
+        const signals = currentSignals();
+        return syncLinkBatch(
+          { ...deps, sync: signals.sync, timers: signals.timers },
+          input,
+          currentTaskContext(),
+        );
+      }),
+  };
+}

@@ -1,0 +1,124 @@
+// link_sync_queue (migrations/0070_link_sync_queue.sql, ADR 0024): bulk changes waiting for the sync-queue
+// drainer. A row is written in the transaction of the change and removed only after the code's sync is done.
+import type { Db } from './sql.ts';
+
+/** One queued code as the drainer sees it. */
+export interface QueuedSync {
+  code: string;
+  reason: string;
+  /** Moves on every enqueue: a row is removed only at the generation whose sync finished. */
+  generation: number;
+  /** Failed batch attempts so far (reset by a new enqueue). */
+  attempts: number;
+  enqueuedAt: Date;
+}
+
+/** Where the queue stands (ops page, metrics, the drainer's next wake-up). */
+export interface SyncQueueStats {
+  /** Codes waiting (due or backing off). */
+  depth: number;
+  /** Codes due now. */
+  due: number;
+  /** Codes that failed at least once and wait for their next attempt. */
+  retrying: number;
+  /** When the oldest waiting code was enqueued; null when the queue is empty. */
+  oldestEnqueuedAt: Date | null;
+  /** Milliseconds until the next code backing off is due (0: some are due now); null when the queue is empty. */
+  nextDueInMs: number | null;
+}
+
+/**
+ * Queues codes for the drainer, inside the caller's transaction. A code already queued gets the newer reason, a
+ * new generation (so a batch running with the old one will not remove it) and is due at once; it keeps its
+ * original enqueued_at (how long its replicas have been behind).
+ */
+export async function enqueueLinkSyncs(db: Db, codes: readonly string[], reason: string): Promise<void> {
+  if (codes.length === 0) return;
+  await db`
+    INSERT INTO link_sync_queue (code, reason)
+    SELECT DISTINCT code, ${reason}::text FROM unnest(${db.array([...codes])}::text[]) AS t(code)
+    ON CONFLICT (code) DO UPDATE
+      SET reason = EXCLUDED.reason,
+          generation = link_sync_queue.generation + 1,
+          attempts = 0,
+          next_attempt_at = now(),
+          last_error = NULL`;
+}
+
+/** The next `limit` due codes, oldest due first. */
+export async function listDueSyncs(db: Db, limit: number): Promise<string[]> {
+  const rows = await db<{ code: string }[]>`
+    SELECT code FROM link_sync_queue WHERE next_attempt_at <= now()
+    ORDER BY next_attempt_at, code LIMIT ${limit}`;
+  return rows.map((r) => r.code);
+}
+
+/** The queue rows of `codes` that are still queued (a retried batch skips what an earlier attempt finished). */
+export async function getQueuedSyncs(db: Db, codes: readonly string[]): Promise<Map<string, QueuedSync>> {
+  if (codes.length === 0) return new Map();
+  const rows = await db<QueuedSync[]>`
+    SELECT q.code, q.reason, q.generation, q.attempts, q.enqueued_at AS "enqueuedAt"
+    FROM unnest(${db.array([...codes])}::text[]) AS t(code)
+    JOIN link_sync_queue AS q ON q.code = t.code COLLATE "C"`;
+  return new Map(rows.map((r) => [r.code, r]));
+}
+
+/** Removes rows whose sync is done, only at the generation that was synced (a newer enqueue stays). */
+export async function removeSyncedCodes(
+  db: Db,
+  done: readonly { code: string; generation: number }[],
+): Promise<number> {
+  if (done.length === 0) return 0;
+  const removed = await db`
+    DELETE FROM link_sync_queue AS q
+    USING unnest(${db.array(done.map((d) => d.code))}::text[],
+                 ${db.array(done.map((d) => String(d.generation)))}::int[]) AS t(code, generation)
+    WHERE q.code = t.code COLLATE "C" AND q.generation = t.generation`;
+  return removed.count;
+}
+
+/** Records a failed attempt per code (same generation only) and when to try again. */
+export async function deferSyncs(
+  db: Db,
+  failed: readonly { code: string; generation: number; delayMs: number; error: string }[],
+): Promise<void> {
+  if (failed.length === 0) return;
+  await db`
+    UPDATE link_sync_queue AS q
+    SET attempts = q.attempts + 1,
+        next_attempt_at = now() + make_interval(secs => t.delay_ms / 1000.0),
+        last_error = left(t.error, 500)
+    FROM unnest(${db.array(failed.map((f) => f.code))}::text[],
+                ${db.array(failed.map((f) => String(f.generation)))}::int[],
+                ${db.array(failed.map((f) => String(Math.max(0, Math.round(f.delayMs)))))}::int[],
+                ${db.array(failed.map((f) => f.error))}::text[]) AS t(code, generation, delay_ms, error)
+    WHERE q.code = t.code COLLATE "C" AND q.generation = t.generation`;
+}
+
+/** Depth, due, retrying, the oldest row's age and the next due time, in one statement. */
+export async function getSyncQueueStats(db: Db): Promise<SyncQueueStats> {
+  const [row] = await db<
+    {
+      depth: number;
+      due: number;
+      retrying: number;
+      oldestEnqueuedAt: Date | null;
+      nextDueInMs: number | null;
+    }[]
+  >`
+    SELECT count(*)::int AS depth,
+           count(*) FILTER (WHERE next_attempt_at <= now())::int AS due,
+           count(*) FILTER (WHERE attempts > 0)::int AS retrying,
+           min(enqueued_at) AS "oldestEnqueuedAt",
+           CASE WHEN count(*) = 0 THEN NULL
+                ELSE greatest(0, ceil(extract(epoch FROM min(next_attempt_at) - now()) * 1000))::int
+           END AS "nextDueInMs"
+    FROM link_sync_queue`;
+  return {
+    depth: row?.depth ?? 0,
+    due: row?.due ?? 0,
+    retrying: row?.retrying ?? 0,
+    oldestEnqueuedAt: row?.oldestEnqueuedAt ?? null,
+    nextDueInMs: row?.nextDueInMs ?? null,
+  };
+}
