@@ -20,8 +20,8 @@ export function createConfiguredServingStore(config: Config, logger?: Logger): S
 }
 
 /**
- * The bus: Redis pub/sub with REDIS_URL, else Postgres LISTEN/NOTIFY (`bus: 'local'` for one process that
- * shares a single resolver between worker and web, e.g. `npm start` on embedded PGlite).
+ * The bus: Redis pub/sub with REDIS_URL, else Postgres LISTEN/NOTIFY (also under `npm start`: its PGlite front fans
+ * notifications out to the web process, ADR 0022).
  */
 export function createConfiguredInvalidationBus(
   config: Config,
@@ -43,7 +43,6 @@ export function createConfiguredResolver(
     metrics?: Metrics;
     logger?: Logger;
     role: 'web' | 'worker';
-    bus?: 'shared' | 'local';
     /** Pool size behind `sql` (in-flight hot-path queries never exceed it); default DATABASE_POOL_SIZE. */
     poolSize?: number;
   },
@@ -54,7 +53,7 @@ export function createConfiguredResolver(
     metrics: deps.metrics,
     logger: deps.logger,
     store: createConfiguredServingStore(config, deps.logger),
-    bus: deps.bus === 'local' ? undefined : createConfiguredInvalidationBus(config, deps),
+    bus: createConfiguredInvalidationBus(config, deps),
     subscribe: web,
     cacheMax: web ? config.resolver.cacheMax : 0,
     cacheTtlMs: config.resolver.cacheTtlMs,
