@@ -78,7 +78,7 @@ describe('parseConfig', () => {
   test('hot-path settings: forwarded query parameters, the click buffer, the report limit', () => {
     const defaults = parseConfig({});
     assert.deepEqual(defaults.redirect.forwardQueryParams, []);
-    assert.deepEqual(defaults.clicks, { flushIntervalMs: 5000, maxKeys: 50_000 });
+    assert.deepEqual(defaults.clicks, { flushIntervalMs: 5000, maxKeys: 250_000 });
     assert.equal(defaults.rateLimits.reportsPerHour, 20);
     const config = parseConfig({
       FORWARD_QUERY_PARAMS: 'ref, utm_Campaign',
