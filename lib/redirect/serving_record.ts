@@ -72,21 +72,9 @@ export function isTamperedRecord(record: ServingRecord): boolean {
   return tampered.has(record);
 }
 
-/** The columns of a link row its serving record is made of (what the resolver selects on a miss). */
-export type ServingRow = Pick<
-  LinkRow,
-  | 'code'
-  | 'targetUrl'
-  | 'status'
-  | 'safety'
-  | 'redirectStatus'
-  | 'expiresAt'
-  | 'expiredUrl'
-  | 'utmCampaign'
-  | 'utmSource'
-  | 'utmMedium'
-  | 'version'
->;
+import type { ServingRow } from '../stores/link_rows.ts';
+
+export type { ServingRow };
 
 /** Projects a stored row to its serving record. */
 export function toServingRecord(row: ServingRow): ServingRecord {

@@ -52,3 +52,19 @@ export interface VendorLinkRow {
   syncedAt: Date | null;
   updatedAt: Date;
 }
+
+/** The columns of a link row its serving record is made of (what the resolver selects on a miss). */
+export type ServingRow = Pick<
+  LinkRow,
+  | 'code'
+  | 'targetUrl'
+  | 'status'
+  | 'safety'
+  | 'redirectStatus'
+  | 'expiresAt'
+  | 'expiredUrl'
+  | 'utmCampaign'
+  | 'utmSource'
+  | 'utmMedium'
+  | 'version'
+>;

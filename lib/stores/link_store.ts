@@ -1,4 +1,11 @@
-import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict, VendorLinkRow } from './link_rows.ts';
+import type {
+  LinkOrigin,
+  LinkRow,
+  LinkStatus,
+  SafetyVerdict,
+  ServingRow,
+  VendorLinkRow,
+} from './link_rows.ts';
 import type { Db } from './sql.ts';
 
 /** Every column of `links`, camel-cased into a LinkRow. */
@@ -31,23 +38,7 @@ export async function getLinkByCode(db: Db, code: string): Promise<LinkRow | nul
 }
 
 /** What the redirect needs of the row for `code` (SERVING_COLUMNS), deleted or not, or null: the hot-path lookup. */
-export async function getServingRowByCode(
-  db: Db,
-  code: string,
-): Promise<Pick<
-  LinkRow,
-  | 'code'
-  | 'targetUrl'
-  | 'status'
-  | 'safety'
-  | 'redirectStatus'
-  | 'expiresAt'
-  | 'expiredUrl'
-  | 'utmCampaign'
-  | 'utmSource'
-  | 'utmMedium'
-  | 'version'
-> | null> {
+export async function getServingRowByCode(db: Db, code: string): Promise<ServingRow | null> {
   const rows = await db<LinkRow[]>`SELECT ${db.unsafe(SERVING_COLUMNS)} FROM links WHERE code = ${code}`;
   return rows[0] ?? null;
 }
