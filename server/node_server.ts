@@ -75,7 +75,7 @@ function writeAnswer(outgoing: ServerResponse, answer: RedirectAnswer, method: s
     return;
   }
   if (answer.body === null) {
-    outgoing.writeHead(answer.status, answer.headers);
+    outgoing.writeHead(answer.status, (answer.headerList as string[] | undefined) ?? answer.headers);
     outgoing.end();
     return;
   }
@@ -136,26 +136,45 @@ export function createNodeListener(
 }
 
 /** Headers of which node:http keeps only the first occurrence (others are joined with ", "; cookie with "; "). */
-const FIRST_WINS = new Set([
-  'age',
-  'authorization',
-  'content-length',
-  'content-type',
-  'etag',
-  'expires',
-  'from',
-  'host',
-  'if-modified-since',
-  'if-unmodified-since',
-  'last-modified',
-  'location',
-  'max-forwards',
-  'proxy-authorization',
-  'referer',
-  'retry-after',
-  'server',
-  'user-agent',
-]);
+function firstWins(name: string): boolean {
+  switch (name) {
+    case 'user-agent':
+    case 'referer':
+    case 'host':
+    case 'age':
+    case 'authorization':
+    case 'content-length':
+    case 'content-type':
+    case 'etag':
+    case 'expires':
+    case 'from':
+    case 'if-modified-since':
+    case 'if-unmodified-since':
+    case 'last-modified':
+    case 'location':
+    case 'max-forwards':
+    case 'proxy-authorization':
+    case 'retry-after':
+    case 'server':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * True when a header field name is `name` (lower-case) in any case, without making a lower-cased copy: each
+ * character is `name`'s, or the upper-case form of a letter of it.
+ */
+function isFieldName(field: string, name: string): boolean {
+  if (field.length !== name.length) return false;
+  for (let i = 0; i < name.length; i++) {
+    const n = name.charCodeAt(i);
+    const c = field.charCodeAt(i);
+    if (c !== n && (n < 97 /* a */ || n > 122 /* z */ || c !== n - 32)) return false;
+  }
+  return true;
+}
 
 /**
  * A header from `incoming.rawHeaders` as `incoming.headers[name]` gives it (`name` lower-case; duplicates merged
@@ -166,11 +185,10 @@ const FIRST_WINS = new Set([
 export function rawHeader(rawHeaders: readonly string[], name: string): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const field = rawHeaders[i]!;
-    if (field.length !== name.length || field.toLowerCase() !== name) continue;
+    if (!isFieldName(rawHeaders[i]!, name)) continue;
     if (value === undefined) {
       value = rawHeaders[i + 1]!;
-      if (FIRST_WINS.has(name)) return value;
+      if (firstWins(name)) return value;
     } else value = `${value}${name === 'cookie' ? '; ' : ', '}${rawHeaders[i + 1]!}`;
   }
   return value;

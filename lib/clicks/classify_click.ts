@@ -16,6 +16,13 @@ const USER_AGENT_MAX_LENGTH = 512;
  * ~3 µs per test: remember the verdict of recent agents (bounded, so odd agents cannot grow memory).
  */
 const agentKinds = new LRUCache<string, 'preview' | 'bot' | 'reader'>({ max: 5000 });
+/**
+ * The last agent classified and its verdict, checked before the LRU: consecutive requests mostly come from the
+ * same browser build, and comparing two strings is cheaper than hashing a new one (every request's header is a
+ * new string) for the LRU's map.
+ */
+let lastAgent = '';
+let lastKind: 'preview' | 'bot' | 'reader' = 'bot';
 
 /** Longest referrer host kept; a longer one is recorded as '' rather than truncated into a wrong host. */
 export const REFERRER_HOST_MAX_LENGTH = 100;
@@ -28,10 +35,16 @@ export function classifyClick(method: string, userAgent: string | undefined, que
   if (method === 'HEAD') return 'head';
   if (!userAgent) return 'bot';
   const ua = userAgent.length > USER_AGENT_MAX_LENGTH ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : userAgent;
-  let agent = agentKinds.get(ua);
-  if (agent === undefined) {
-    agent = PREVIEW_FETCHERS.test(ua) ? 'preview' : isbot(ua) ? 'bot' : 'reader';
-    agentKinds.set(ua, agent);
+  let agent: 'preview' | 'bot' | 'reader' | undefined;
+  if (ua === lastAgent) agent = lastKind;
+  else {
+    agent = agentKinds.get(ua);
+    if (agent === undefined) {
+      agent = PREVIEW_FETCHERS.test(ua) ? 'preview' : isbot(ua) ? 'bot' : 'reader';
+      agentKinds.set(ua, agent);
+    }
+    lastAgent = ua;
+    lastKind = agent;
   }
   if (agent !== 'reader') return agent;
   if (query !== '' && hasQrMarker(query)) return 'qr';

@@ -103,6 +103,14 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   /** Cells holding a running count (or that held one since the last flush); each counts as one held key. */
   let cells: Cell[] = [];
   /**
+   * `record`'s cells by code (a click without a caller-kept cell: the serving-store and Postgres paths), so
+   * counting it is a lookup by the short code, not a composite key string built, hashed and compared. A cell
+   * keeps the first key its code was clicked with (other keys of the code go to the map). Emptied whenever the
+   * cells are taken for a flush (their counts travel with them), so it holds at most the cells listed since,
+   * each one a held key.
+   */
+  let codeCells = new Map<string, Cell>();
+  /**
    * The cells the running flush is writing, from `taking` on: each is still listed (its clicks keep counting in
    * it) until its turn, when its count is copied into that batch and it is unlisted. So a flush touches at most
    * one batch of cells between two statements: no pause to spill every cell into the map at once.
@@ -162,6 +170,58 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
   }
 
+  /** A fresh cell for `code` (counting nothing, not listed yet). */
+  function newCell(code: string): Cell {
+    return {
+      code,
+      hourMs: 0,
+      kind: 'human',
+      country: '',
+      referrerHost: '',
+      clicks: 0,
+      lastClickMs: 0,
+      listed: false,
+    };
+  }
+
+  /** recordInCell proper. */
+  function countInCell(
+    cell: Cell,
+    kind: ClickKind,
+    country: string,
+    referrerHost: string,
+    atMs: number,
+  ): void {
+    const hourMs = hourOf(atMs);
+    if (cell.clicks > 0) {
+      if (
+        cell.hourMs === hourMs &&
+        cell.kind === kind &&
+        cell.country === country &&
+        cell.referrerHost === referrerHost
+      ) {
+        cell.clicks++;
+        if (atMs > cell.lastClickMs) cell.lastClickMs = atMs;
+        return;
+      }
+      spill(cell);
+    } else if (!cell.listed) {
+      if (heldKeys() >= options.maxKeys) {
+        drop(1);
+        return;
+      }
+      cell.listed = true;
+      cells.push(cell);
+    }
+    cell.hourMs = hourMs;
+    cell.kind = kind;
+    cell.country = country;
+    cell.referrerHost = referrerHost;
+    cell.clicks = 1;
+    cell.lastClickMs = atMs;
+    flushIfFilling();
+  }
+
   /** Moves a cell's running count into the buffer (the cell keeps its place in `cells`). */
   function spill(cell: Cell): void {
     merge(cell);
@@ -183,6 +243,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   function takeAll(): ClickCountRow[] {
     const counted = cells;
     cells = [];
+    codeCells = new Map();
     for (const cell of counted) {
       cell.listed = false;
       if (cell.clicks > 0) spill(cell);
@@ -289,6 +350,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     pending = cells;
     taking = 0;
     cells = [];
+    codeCells = new Map();
     for (let i = 0; i < rows.length; i += batchRows) {
       const batch = rows.slice(i, i + batchRows);
       if (!(await writeBatch(batch))) {
@@ -329,51 +391,41 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   return {
     record(click) {
       const { code, kind, country, referrerHost, atMs } = click;
-      add(code, hourOf(atMs), kind, country, referrerHost, 1, atMs);
-      flushIfFilling();
-    },
-    cell(code) {
-      return {
-        code,
-        hourMs: 0,
-        kind: 'human',
-        country: '',
-        referrerHost: '',
-        clicks: 0,
-        lastClickMs: 0,
-        listed: false,
-      } satisfies Cell;
-    },
-    recordInCell(handle, kind, country, referrerHost, atMs) {
-      const cell = handle as Cell;
       const hourMs = hourOf(atMs);
-      if (cell.clicks > 0) {
-        if (
-          cell.hourMs === hourMs &&
-          cell.kind === kind &&
-          cell.country === country &&
-          cell.referrerHost === referrerHost
-        ) {
-          cell.clicks++;
-          if (atMs > cell.lastClickMs) cell.lastClickMs = atMs;
-          return;
-        }
-        spill(cell);
-      } else if (!cell.listed) {
+      const cell = codeCells.get(code);
+      if (cell === undefined) {
         if (heldKeys() >= options.maxKeys) {
           drop(1);
           return;
         }
-        cell.listed = true;
-        cells.push(cell);
+        const fresh = newCell(code);
+        fresh.hourMs = hourMs;
+        fresh.kind = kind;
+        fresh.country = country;
+        fresh.referrerHost = referrerHost;
+        fresh.clicks = 1;
+        fresh.lastClickMs = atMs;
+        fresh.listed = true;
+        cells.push(fresh);
+        codeCells.set(code, fresh);
+      } else if (
+        cell.hourMs === hourMs &&
+        cell.kind === kind &&
+        cell.country === country &&
+        cell.referrerHost === referrerHost
+      ) {
+        cell.clicks++;
+        if (atMs > cell.lastClickMs) cell.lastClickMs = atMs;
+        return;
+      } else {
+        // Another key of the code: the map's aggregate (the cell keeps its key, so no key is held twice).
+        add(code, hourMs, kind, country, referrerHost, 1, atMs);
       }
-      cell.hourMs = hourMs;
-      cell.kind = kind;
-      cell.country = country;
-      cell.referrerHost = referrerHost;
-      cell.clicks = 1;
-      cell.lastClickMs = atMs;
       flushIfFilling();
+    },
+    cell: newCell,
+    recordInCell(handle, kind, country, referrerHost, atMs) {
+      countInCell(handle as Cell, kind, country, referrerHost, atMs);
     },
     flush: async () => {
       // A flush already running wrote an older snapshot: run once more for what arrived since.

@@ -38,6 +38,11 @@ export interface RedirectAnswer {
   headers: Record<string, string>;
   /** null: no body (redirects, and every HEAD). */
   body: string | null;
+  /**
+   * A redirect's `headers` again as a flat `[name, value, …]` list in the same order: node:http's writeHead
+   * takes a list without enumerating an object (for…in and a hasOwnProperty per header), the same bytes.
+   */
+  headerList?: readonly string[];
 }
 
 /** The short host's HTML pages (status pages and the preview), rendered by the web layer. */
@@ -95,7 +100,7 @@ export function toRedirectAnswer(
   if (decision.location !== undefined) {
     if (https) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
     headers.Location = decision.location;
-    return { status: decision.status, headers, body: null };
+    return { status: decision.status, headers, body: null, headerList: Object.entries(headers).flat() };
   }
   headers['Content-Type'] = 'text/html; charset=utf-8';
   Object.assign(headers, publicPageHeaders(https));

@@ -1,5 +1,6 @@
 import type { ServingReplica } from '../reconcile/serving_replica.ts';
-import { type ServingRecord, servingRecordSchema } from './serving_record.ts';
+import { LINK_STATUSES, SAFETY_VERDICTS } from '../stores/link_rows.ts';
+import type { ServingRecord } from './serving_record.ts';
 
 /**
  * The shared serving store between the web tier's in-process caches and Postgres (Redis over TCP, or Upstash
@@ -45,24 +46,36 @@ export function encodeServingRecord(record: ServingRecord): string {
   return `${record.version}|${JSON.stringify(fields)}`;
 }
 
+/** The longest target or fallback a record may carry (servingRecordSchema's bound). */
+const URL_MAX = 2048;
+const STATUSES: ReadonlySet<unknown> = new Set(LINK_STATUSES);
+const VERDICTS: ReadonlySet<unknown> = new Set(SAFETY_VERDICTS);
+
+/** One UTM value as stored: a non-empty string, or null for unset; anything else is unreadable. */
+function isUtmValue(value: unknown): value is string | null {
+  return value === null || (typeof value === 'string' && value !== '');
+}
+
 /** The seventh element back to a record's `utm`; undefined when absent or empty, null when unreadable. */
 function decodeUtm(value: unknown): ServingRecord['utm'] | null {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.length !== 3) return null;
   const [campaign, source, medium] = value as unknown[];
-  const utm: NonNullable<ServingRecord['utm']> = {};
-  for (const [key, v] of [
-    ['campaign', campaign],
-    ['source', source],
-    ['medium', medium],
-  ] as const) {
-    if (typeof v === 'string' && v !== '') utm[key] = v;
-    else if (v !== null) return null;
-  }
-  return Object.keys(utm).length > 0 ? utm : undefined;
+  if (!isUtmValue(campaign) || !isUtmValue(source) || !isUtmValue(medium)) return null;
+  if (campaign === null && source === null && medium === null) return undefined;
+  return {
+    ...(campaign !== null ? { campaign } : {}),
+    ...(source !== null ? { source } : {}),
+    ...(medium !== null ? { medium } : {}),
+  };
 }
 
-/** Decodes a stored value for `code`; null for a value this version cannot read (treated as a miss). */
+/**
+ * Decodes a stored value for `code`; null for a value this version cannot read (treated as a miss). The checks
+ * are servingRecordSchema's, written out: this runs on every serving-store read, where zod's safeParse (an
+ * input object, an output object, issue bookkeeping) was a visible share of the path's CPU
+ * (tests/lib/redirect/serving_store.test.ts holds both to the same verdicts).
+ */
 export function decodeServingRecord(code: string, raw: string | null | undefined): ServingRecord | null {
   if (typeof raw !== 'string') return null;
   const bar = raw.indexOf('|');
@@ -74,20 +87,41 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     return null;
   }
   if (!Array.isArray(fields)) return null;
-  const utm = decodeUtm(fields[6]);
+  const [url, status, safety, redirectStatus, expiresAt, expiredUrl, utmField] = fields as unknown[];
+  const version = Number(raw.slice(0, bar));
+  if (
+    typeof url !== 'string' ||
+    url.length > URL_MAX ||
+    !STATUSES.has(status) ||
+    !VERDICTS.has(safety) ||
+    !(
+      redirectStatus === null ||
+      redirectStatus === 301 ||
+      redirectStatus === 302 ||
+      redirectStatus === 307 ||
+      redirectStatus === 308
+    ) ||
+    !(expiresAt === null || Number.isSafeInteger(expiresAt)) ||
+    !(expiredUrl === null || (typeof expiredUrl === 'string' && expiredUrl.length <= URL_MAX)) ||
+    !Number.isSafeInteger(version) ||
+    version < 0
+  ) {
+    return null;
+  }
+  const utm = decodeUtm(utmField);
   if (utm === null) return null;
-  const parsed = servingRecordSchema.safeParse({
+  const record: ServingRecord = {
     code,
-    url: fields[0],
-    status: fields[1],
-    safety: fields[2],
-    redirectStatus: fields[3],
-    expiresAt: fields[4],
-    expiredUrl: fields[5],
+    url,
+    status: status as ServingRecord['status'],
+    safety: safety as ServingRecord['safety'],
+    redirectStatus: redirectStatus as ServingRecord['redirectStatus'],
+    expiresAt: expiresAt as number | null,
+    expiredUrl: expiredUrl as string | null,
     ...(utm ? { utm } : {}),
-    version: Number(raw.slice(0, bar)),
-  });
-  return parsed.success ? parsed.data : null;
+    version,
+  };
+  return record;
 }
 
 /**

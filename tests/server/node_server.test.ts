@@ -279,6 +279,8 @@ describe('Node fast path', () => {
       'cookie',
       'from',
       'accept',
+      'x_country',
+      'x-geo-2',
     ];
     const seen = await new Promise<{ raw: string[]; headers: Record<string, unknown> }>((resolve, reject) => {
       const server = createServer((req, res) => {
@@ -293,7 +295,8 @@ describe('Node fast path', () => {
           socket.write(
             'GET /abc HTTP/1.1\r\nHost: a.example\r\nhost: b.example\r\nUser-Agent: UA-1\r\nuser-agent: UA-2\r\n' +
               'Referer: https://r1.example/\r\nREFERER: https://r2.example/\r\nCF-IPCountry: SE\r\ncf-ipcountry: DE\r\n' +
-              'X-Forwarded-For: 1.1.1.1\r\nCookie: a=1\r\nCookie: b=2\r\nFrom: f1\r\nFrom: f2\r\n\r\n',
+              'X-Forwarded-For: 1.1.1.1\r\nCookie: a=1\r\nCookie: b=2\r\nFrom: f1\r\nFrom: f2\r\n' +
+              'X_Country: NO\r\nx_country: FI\r\nX-GEO-2: PT\r\nx-geo-3: ES\r\n\r\n',
           );
           socket.on('data', () => socket.end());
         });

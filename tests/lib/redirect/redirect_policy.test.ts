@@ -251,6 +251,16 @@ describe('toRedirectAnswer: the headers of each answer', () => {
           Location: 'https://news.example/2026/story/',
         },
         body: null,
+        headerList: [
+          'Cache-Control',
+          'private, max-age=90',
+          'X-Robots-Tag',
+          'noindex',
+          'Referrer-Policy',
+          'strict-origin-when-cross-origin',
+          'Location',
+          'https://news.example/2026/story/',
+        ],
       });
     }
   });

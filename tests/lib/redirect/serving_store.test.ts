@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from '@upstash/redis';
 import { createClient } from 'redis';
 import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';
-import type { ServingRecord } from '../../../lib/redirect/serving_record.ts';
+import { type ServingRecord, servingRecordSchema } from '../../../lib/redirect/serving_record.ts';
 import {
   decodeServingRecord,
   encodeServingRecord,
@@ -65,6 +65,69 @@ describe('serving record encoding', () => {
       '4|["u","active","clean",null,null,null,[1,2]]',
     ])
       assert.equal(decodeServingRecord('utm3', bad), null, bad);
+  });
+
+  test("the decoder gives servingRecordSchema's verdict on every field variant (it checks by hand)", () => {
+    const base: unknown[] = ['https://example.com/a', 'active', 'clean', null, null, null];
+    const variants: Record<number, unknown[]> = {
+      0: ['', 'x'.repeat(2048), 'x'.repeat(2049), 1, null, ['u'], { u: 1 }],
+      1: ['pending', 'active', 'expired', 'gone', 'blocked', 'ACTIVE', '', null, 1],
+      2: ['unknown', 'clean', 'warn', 'blocked', 'bad', null, 0],
+      3: [null, 301, 302, 307, 308, 300, 303, '301', 301.5, true],
+      4: [null, 0, 1_700_000_000_000, -5, 1.5, '1', Number.MAX_SAFE_INTEGER, 2 ** 60, true],
+      5: [null, 'https://example.com/f', 'y'.repeat(2049), 3, ['f']],
+      6: [
+        undefined,
+        null,
+        ['a', null, null],
+        [null, null, null],
+        ['', null, null],
+        [1, null, null],
+        ['a', 'b'],
+        'x',
+        {},
+      ],
+    };
+    let checked = 0;
+    for (const version of ['0', '7', '-1', '1.5', 'x', '9007199254740993']) {
+      for (const [at, values] of Object.entries(variants)) {
+        for (const value of values) {
+          const fields = [...base];
+          if (Number(at) === 6) {
+            if (value !== undefined) fields.push(value);
+          } else fields[Number(at)] = value;
+          const raw = `${version}|${JSON.stringify(fields)}`;
+          const [url, status, safety, redirectStatus, expiresAt, expiredUrl, utmField] = fields;
+          let utm: unknown;
+          let utmReadable = true;
+          if (Array.isArray(utmField) && utmField.length === 3) {
+            const keys = ['campaign', 'source', 'medium'] as const;
+            const entries = keys.flatMap((key, i) => {
+              const v = utmField[i];
+              if (typeof v === 'string' && v !== '') return [[key, v] as const];
+              if (v !== null) utmReadable = false;
+              return [];
+            });
+            utm = entries.length > 0 ? Object.fromEntries(entries) : undefined;
+          } else if (utmField !== undefined && utmField !== null) utmReadable = false;
+          const parsed = servingRecordSchema.safeParse({
+            code: 'c0de',
+            url,
+            status,
+            safety,
+            redirectStatus,
+            expiresAt,
+            expiredUrl,
+            ...(utm ? { utm } : {}),
+            version: Number(version),
+          });
+          const expected = utmReadable && parsed.success ? parsed.data : null;
+          assert.deepEqual(decodeServingRecord('c0de', raw), expected, raw);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 300, `checked ${checked}`);
   });
 });
 
