@@ -1,6 +1,6 @@
 // A server under test, each in its own process: started, probed until it redirects, measured from /proc, stopped.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { getFreePort } from '../../scripts/dev_server.ts';
@@ -109,6 +109,8 @@ export async function startNodeServer(options: {
   ours: boolean;
   root?: string;
   nodeArgs?: string[];
+  /** Where the server's stdout goes (e.g. V8's --trace-deopt lines); discarded when unset. */
+  stdoutFile?: string;
   startTimeoutMs?: number;
   /** The entry forks the processes that serve (WEB_CONCURRENCY > 1): count them, not the primary. */
   servedByChildren?: boolean;
@@ -120,7 +122,7 @@ export async function startNodeServer(options: {
   const child = spawn(node, [...(options.nodeArgs ?? []), '--import', 'tsx', options.entry], {
     cwd: root,
     env: { ...baseServerEnv(options.databaseUrl, port), ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.stdoutFile ? openSync(options.stdoutFile, 'w') : 'ignore', 'pipe'],
   });
   const stderr = tailStderr(child);
   const url = `http://127.0.0.1:${port}`;

@@ -231,7 +231,8 @@ const PROFILE_ENTRIES: Record<string, string> = {
  * .cache/cpu-profiles/<which>/ (<which>-<path>/ for the other paths).
  * With BENCH_PROFILER=perf, Linux `perf record` samples the whole process instead (native code, the kernel's
  * socket work and GC included; JS frames named through --perf-basic-prof): .cache/cpu-profiles/<which>/perf.data,
- * read with `perf report -i <file> --no-children --sort sym`.
+ * read with `perf report -i <file> --no-children --sort sym`. BENCH_PROFILER=deopt: V8's deoptimisations
+ * (--trace-deopt) to .cache/cpu-profiles/<which>/deopt.log, to find code that keeps falling back.
  */
 async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Promise<string> {
   const entry = PROFILE_ENTRIES[which];
@@ -241,6 +242,7 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
   const dir = join(ROOT, '.cache/cpu-profiles', spec.key === 'lru' ? which : `${which}-${spec.key}`);
   mkdirSync(dir, { recursive: true });
   const usePerf = process.env.BENCH_PROFILER === 'perf';
+  const traceDeopt = process.env.BENCH_PROFILER === 'deopt';
   const server = await startNodeServer({
     name: which,
     entry,
@@ -248,7 +250,12 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
     databaseUrl: DATABASE_URL,
     fillsCache: which === 'ours' || which === 'bare-resolver',
     ours: which === 'ours',
-    nodeArgs: usePerf ? ['--perf-basic-prof'] : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    nodeArgs: usePerf
+      ? ['--perf-basic-prof']
+      : traceDeopt
+        ? ['--trace-deopt']
+        : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    ...(traceDeopt ? { stdoutFile: join(dir, 'deopt.log') } : {}),
   });
   try {
     await warmUp(server, spec.codes);
@@ -274,7 +281,7 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
     const r = await runWrk(server.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
     if (perf && perf.exitCode === null) await new Promise((resolve) => perf.once('exit', resolve));
     say(
-      `profile: ${Math.round(r.rps)} req/s under ${usePerf ? 'perf' : '--cpu-prof'}; ` +
+      `profile: ${Math.round(r.rps)} req/s under ${usePerf ? 'perf' : traceDeopt ? '--trace-deopt' : '--cpu-prof'}; ` +
         `${r.requests} measured requests (the profile also holds the warm-up)`,
     );
   } finally {

@@ -217,11 +217,16 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
   }
 
   return {
-    async answer(request) {
-      const preview = isPreview(request.code);
-      const code = preview ? request.code.slice(0, -1) : request.code;
-      const record = isPossibleCode(code) ? await resolver.resolve(code) : null;
-      return answerResolved(request, code, preview, record);
+    answer(request) {
+      // One reaction on the lookup (not an async function awaiting it): a promise less per request.
+      try {
+        const preview = isPreview(request.code);
+        const code = preview ? request.code.slice(0, -1) : request.code;
+        if (!isPossibleCode(code)) return Promise.resolve(answerResolved(request, code, preview, null));
+        return resolver.resolve(code).then((record) => answerResolved(request, code, preview, record));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     answerPeeked(request) {
       const preview = isPreview(request.code);

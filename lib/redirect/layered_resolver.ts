@@ -106,6 +106,21 @@ interface Flight {
   stale: boolean;
 }
 
+/**
+ * What the serving store said when it gave no record: `record` undefined when it could not answer in time
+ * (error, timeout, breaker open, no store), null for "no such code". A read that timed out is handed on as
+ * `late`, still running, for use if Postgres fails too.
+ */
+interface StoreRead {
+  record: null | undefined;
+  late?: Promise<ServingRecord | null>;
+  /** The store answered with a record that breaks the target rule: refused, to be replaced from Postgres. */
+  refused?: boolean;
+  read?: ServingRecord;
+}
+const NO_STORE: StoreRead = Object.freeze({ record: undefined });
+const STORE_MISS: StoreRead = Object.freeze({ record: null });
+
 class TimeoutError extends Error {
   constructor(what: string, ms: number) {
     super(`${what} took longer than ${ms} ms`);
@@ -121,7 +136,10 @@ class TimeoutError extends Error {
  * settled in time are skipped when the timer reaches them (while lookups keep coming, it fires about once
  * every `ms`).
  */
-function createDeadline(ms: number, what: string): <T>(promise: Promise<T>) => Promise<T> {
+function createDeadline(
+  ms: number,
+  what: string,
+): <T>(promise: Promise<T>, onSettle?: () => void) => Promise<T> {
   type Entry = { at: number; reject: ((error: Error) => void) | undefined };
   let queue: Entry[] = [];
   let head = 0;
@@ -156,18 +174,21 @@ function createDeadline(ms: number, what: string): <T>(promise: Promise<T>) => P
     }
     arm();
   };
-  return <T>(promise: Promise<T>) =>
+  // `onSettle` runs when `promise` settles, in time or not (one reaction instead of a second `then`).
+  return <T>(promise: Promise<T>, onSettle?: () => void) =>
     new Promise<T>((resolve, reject) => {
       const entry: Entry = { at: performance.now() + ms, reject };
       queue.push(entry);
       arm();
       promise.then(
         (value) => {
+          onSettle?.();
           if (entry.reject === undefined) return;
           entry.reject = undefined;
           resolve(value);
         },
         (error: unknown) => {
+          onSettle?.();
           if (entry.reject === undefined) return;
           entry.reject = undefined;
           reject(error);
@@ -198,33 +219,45 @@ function createGate(limit: number) {
       head = 0;
     }
   };
+  /** Runs `fn` in a slot already taken; the slot is held until its query settles, even unawaited. */
+  function start<T>(fn: () => Promise<T>): Promise<T> {
+    let running: Promise<T>;
+    try {
+      running = fn();
+    } catch (error) {
+      release();
+      return Promise.reject(error);
+    }
+    running.then(release, release);
+    return running;
+  }
   return {
-    /** Runs `fn` once a slot is free; rejects if no slot frees up before `deadline` (epoch ms). */
-    async run<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
-      if (active < limit) active++;
-      else {
-        await new Promise<void>((resolve, reject) => {
-          const waiter = {
-            cancelled: false,
-            grant: () => {
-              clearTimeout(timer);
-              resolve();
-            },
-          };
-          const timer = setTimeout(
-            () => {
-              waiter.cancelled = true;
-              reject(new TimeoutError('waiting for a database connection', POSTGRES_LOOKUP_TIMEOUT_MS));
-            },
-            Math.max(0, deadline - Date.now()),
-          );
-          queue.push(waiter);
-        });
+    /**
+     * Runs `fn` once a slot is free; rejects if no slot frees up before `deadline` (epoch ms). With a slot free,
+     * `fn`'s own promise is handed back (no async frame around it).
+     */
+    run<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
+      if (active < limit) {
+        active++;
+        return start(fn);
       }
-      // The slot is held until the query itself settles, even when the caller stopped waiting for it.
-      const running = fn();
-      running.then(release, release);
-      return running;
+      return new Promise<void>((resolve, reject) => {
+        const waiter = {
+          cancelled: false,
+          grant: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        const timer = setTimeout(
+          () => {
+            waiter.cancelled = true;
+            reject(new TimeoutError('waiting for a database connection', POSTGRES_LOOKUP_TIMEOUT_MS));
+          },
+          Math.max(0, deadline - Date.now()),
+        );
+        queue.push(waiter);
+      }).then(() => start(fn));
     },
   };
 }
@@ -287,51 +320,61 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   }
 
   /**
-   * Reads the store; `record` is undefined when the store could not answer in time (error, timeout, breaker
-   * open). A read that timed out is handed back as `late`, still running, for use if Postgres fails too.
+   * Looks a code up: the serving store first, Postgres when the store has no clean answer. The store hit is
+   * the common case and is answered with one reaction on the store's read (no async frames): each promise and
+   * await on this path was a visible share of its CPU.
    */
-  async function readStore(code: string): Promise<{
-    record: ServingRecord | null | undefined;
-    late?: Promise<ServingRecord | null>;
-    /** The store answered with a record that breaks the target rule: refused, to be replaced from Postgres. */
-    refused?: boolean;
-    read?: ServingRecord;
-  }> {
-    if (!store) return { record: undefined };
-    const reading = storeSkipUntil > Date.now() ? undefined : getFromStore(code);
+  function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
+    if (!store) {
+      // No store, so no late answer to wait for: Postgres's answer (or its error) is the answer.
+      return readPostgres(code).then((record) => {
+        remember(code, flight, record);
+        return record;
+      });
+    }
+    const reading = storeSkipUntil > Date.now() ? undefined : startStoreRead(code);
     if (!reading) {
       counted.serving_store.skipped.n++;
-      return { record: undefined };
+      return lookupBeyondStore(code, flight, NO_STORE);
     }
-    try {
-      const read = await storeDeadline(reading);
-      storeFailures = 0;
-      if (read === null) {
-        counted.serving_store.miss.n++;
-        return { record: null };
-      }
-      const record = admit(read, 'serving_store');
-      if (record === undefined) return { record: undefined, refused: true, read };
-      counted.serving_store.hit.n++;
-      return { record };
-    } catch (err) {
-      const timedOut = err instanceof TimeoutError;
-      metrics?.servingStoreErrors.inc({ operation: timedOut ? 'get_timeout' : 'get' });
-      counted.serving_store.error.n++;
-      if (++storeFailures >= STORE_BREAKER_FAILURES) {
-        storeSkipUntil = Date.now() + STORE_BREAKER_OPEN_MS;
+    return storeDeadline(reading, settled).then(
+      (read) => {
         storeFailures = 0;
-      }
-      return { record: undefined, ...(timedOut ? { late: reading } : {}) };
-    }
+        if (read === null) {
+          counted.serving_store.miss.n++;
+          return lookupBeyondStore(code, flight, STORE_MISS);
+        }
+        const record = admit(read, 'serving_store');
+        if (record === undefined)
+          return lookupBeyondStore(code, flight, { record: undefined, refused: true, read });
+        counted.serving_store.hit.n++;
+        remember(code, flight, record);
+        return record;
+      },
+      (err: unknown) => {
+        const timedOut = err instanceof TimeoutError;
+        metrics?.servingStoreErrors.inc({ operation: timedOut ? 'get_timeout' : 'get' });
+        counted.serving_store.error.n++;
+        if (++storeFailures >= STORE_BREAKER_FAILURES) {
+          storeSkipUntil = Date.now() + STORE_BREAKER_OPEN_MS;
+          storeFailures = 0;
+        }
+        return lookupBeyondStore(code, flight, timedOut ? { record: undefined, late: reading } : NO_STORE);
+      },
+    );
+  }
+
+  /** A store read counted in flight (`settled` must run when it settles), unless too many are pending. */
+  function startStoreRead(code: string): Promise<ServingRecord | null> | undefined {
+    if (!store || storeInFlight >= STORE_MAX_IN_FLIGHT) return undefined;
+    storeInFlight++;
+    return store.get(code);
   }
 
   /** A store read, unless too many are pending already (then undefined). */
   function getFromStore(code: string): Promise<ServingRecord | null> | undefined {
-    if (!store || storeInFlight >= STORE_MAX_IN_FLIGHT) return undefined;
-    storeInFlight++;
-    const reading = store.get(code);
-    reading.then(settled, settled);
+    const reading = startStoreRead(code);
+    reading?.then(settled, settled);
     return reading;
   }
 
@@ -348,39 +391,41 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     }
   }
 
-  async function readPostgres(code: string): Promise<ServingRecord | null> {
+  /** Reads Postgres (bounded by the gate and the deadline, behind its breaker); one reaction, no async frame. */
+  function readPostgres(code: string): Promise<ServingRecord | null> {
     const unavailable = () =>
       new UnavailableError('The link database is not answering; try again shortly.', 5);
     if (postgresSkipUntil > Date.now()) {
       counted.postgres.skipped.n++;
-      throw unavailable();
+      return Promise.reject(unavailable());
     }
     const deadline = Date.now() + postgresTimeoutMs;
-    let row: Awaited<ReturnType<typeof getServingRowByCode>>;
-    try {
-      row = await postgresDeadline(gate.run(() => getServingRowByCode(sql, code), deadline));
-      postgresFailures = 0;
-    } catch (err) {
-      counted.postgres.error.n++;
-      if (++postgresFailures >= POSTGRES_BREAKER_FAILURES) {
-        postgresSkipUntil = Date.now() + POSTGRES_BREAKER_OPEN_MS;
+    return postgresDeadline(gate.run(() => getServingRowByCode(sql, code), deadline)).then(
+      (row) => {
         postgresFailures = 0;
-        logger?.warn({ err }, 'link lookups: Postgres is failing; answering from caches only for a moment');
-      }
-      throw unavailable();
-    }
-    counted.postgres[row ? 'hit' : 'miss'].n++;
-    if (!row) return null;
-    const record = toServingRecord(row);
-    return admit(record, 'postgres') ?? markTampered(record);
+        counted.postgres[row ? 'hit' : 'miss'].n++;
+        if (!row) return null;
+        const record = toServingRecord(row);
+        return admit(record, 'postgres') ?? markTampered(record);
+      },
+      (err: unknown) => {
+        counted.postgres.error.n++;
+        if (++postgresFailures >= POSTGRES_BREAKER_FAILURES) {
+          postgresSkipUntil = Date.now() + POSTGRES_BREAKER_OPEN_MS;
+          postgresFailures = 0;
+          logger?.warn({ err }, 'link lookups: Postgres is failing; answering from caches only for a moment');
+        }
+        throw unavailable();
+      },
+    );
   }
 
-  async function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
-    const stored = await readStore(code);
-    if (stored.record) {
-      remember(code, flight, stored.record);
-      return stored.record;
-    }
+  /** The store gave no record (`stored` says why): Postgres, with the store's late answer as a fallback. */
+  async function lookupBeyondStore(
+    code: string,
+    flight: Flight,
+    stored: StoreRead,
+  ): Promise<ServingRecord | null> {
     // The store gave no clean answer (slow, failing, or skipped by its breaker): keep its read going (or start
     // one) beside Postgres. A record it returns before Postgres answers is as good an answer, and it is the
     // only answer when Postgres is down too.
@@ -507,9 +552,20 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
         return inFlight.promise;
       }
       const flight: Flight = { promise: Promise.resolve(null), stale: false };
-      flight.promise = lookup(code, flight).finally(() => {
+      // Landed: no longer in flight (then with two reactions, not finally: that adds two promises per lookup).
+      const land = () => {
         if (flights.get(code) === flight) flights.delete(code);
-      });
+      };
+      flight.promise = lookup(code, flight).then(
+        (record) => {
+          land();
+          return record;
+        },
+        (error: unknown) => {
+          land();
+          throw error;
+        },
+      );
       flights.set(code, flight);
       return flight.promise;
     },

@@ -44,8 +44,8 @@ export function createRedisServingStore(options: {
   const key = (code: string) => servingKey(options.keyPrefix, code);
   return {
     kind: 'redis',
-    async get(code) {
-      return decodeServingRecord(code, await client.get(key(code)));
+    get(code) {
+      return client.get(key(code)).then((raw) => decodeServingRecord(code, raw));
     },
     async getMany(codes) {
       if (codes.length === 0) return [];

@@ -22,11 +22,6 @@ export const LINK_COLUMNS = `
  * lookup on a miss reads these only. The other columns (six timestamps, tags, titles…) cost postgres.js a parse
  * each, per lookup, for nothing the redirect uses.
  */
-const SERVING_COLUMNS = `
-  code, target_url AS "targetUrl", status, safety, expires_at AS "expiresAt", expired_url AS "expiredUrl",
-  redirect_status AS "redirectStatus", utm_campaign AS "utmCampaign", utm_source AS "utmSource",
-  utm_medium AS "utmMedium", version`;
-
 const VENDOR_COLUMNS = `
   code, vendor, vendor_id AS "vendorId", state, synced_url AS "syncedUrl", last_error AS "lastError",
   attempts, synced_at AS "syncedAt", updated_at AS "updatedAt"`;
@@ -37,10 +32,15 @@ export async function getLinkByCode(db: Db, code: string): Promise<LinkRow | nul
   return rows[0] ?? null;
 }
 
-/** What the redirect needs of the row for `code` (SERVING_COLUMNS), deleted or not, or null: the hot-path lookup. */
-export async function getServingRowByCode(db: Db, code: string): Promise<ServingRow | null> {
-  const rows = await db<LinkRow[]>`SELECT ${db.unsafe(SERVING_COLUMNS)} FROM links WHERE code = ${code}`;
-  return rows[0] ?? null;
+/** What the redirect needs of the row for `code`, deleted or not, or null: the hot-path lookup. */
+export function getServingRowByCode(db: Db, code: string): Promise<ServingRow | null> {
+  // The columns written out (no db.unsafe fragment for postgres.js to splice in per call) and a reaction, not
+  // an async function: this runs for every redirect the caches cannot answer.
+  return db<ServingRow[]>`
+    SELECT code, target_url AS "targetUrl", status, safety, expires_at AS "expiresAt",
+      expired_url AS "expiredUrl", redirect_status AS "redirectStatus", utm_campaign AS "utmCampaign",
+      utm_source AS "utmSource", utm_medium AS "utmMedium", version
+    FROM links WHERE code = ${code}`.then((rows) => rows[0] ?? null);
 }
 
 /** The article's canonical link, or null until minted. */
