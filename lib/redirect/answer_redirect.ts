@@ -98,9 +98,21 @@ export function toRedirectAnswer(
     'Referrer-Policy': REDIRECT_REFERRER_POLICY,
   };
   if (decision.location !== undefined) {
-    if (https) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
+    const headerList = [
+      'Cache-Control',
+      decision.cacheControl,
+      'X-Robots-Tag',
+      'noindex',
+      'Referrer-Policy',
+      REDIRECT_REFERRER_POLICY,
+    ];
+    if (https) {
+      headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
+      headerList.push('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+    }
     headers.Location = decision.location;
-    return { status: decision.status, headers, body: null, headerList: Object.entries(headers).flat() };
+    headerList.push('Location', decision.location);
+    return { status: decision.status, headers, body: null, headerList };
   }
   headers['Content-Type'] = 'text/html; charset=utf-8';
   Object.assign(headers, publicPageHeaders(https));

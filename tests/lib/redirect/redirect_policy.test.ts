@@ -265,6 +265,21 @@ describe('toRedirectAnswer: the headers of each answer', () => {
     }
   });
 
+  test("a redirect's headerList is its headers in order, with HSTS on https too", () => {
+    for (const https of [false, true]) {
+      for (const r of [
+        record(),
+        record({ redirectStatus: 307 }),
+        record({ status: 'expired', expiredUrl: 'https://news.example/f' }),
+      ]) {
+        const answer = toRedirectAnswer(decide(r), 'GET', pages, https);
+        if (answer.headers.Location === undefined) continue;
+        assert.deepEqual(answer.headerList, Object.entries(answer.headers).flat());
+        assert.equal(answer.headers['Strict-Transport-Security'] !== undefined, https);
+      }
+    }
+  });
+
   test('a page (404, 410, 451, expired, warn): HTML with a CSP; HEAD has the headers without the body', () => {
     const cases: [ServingRecord | null, number, string][] = [
       [null, 404, 'not_found'],
