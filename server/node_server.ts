@@ -30,9 +30,6 @@ export interface FastPathDeps {
   metrics?: Pick<Metrics, 'redirectDuration'>;
 }
 
-/** Where a fast-path answer's duration goes: counted in the histogram's array (no prom-client call). */
-type Timing = { histogram: BucketedHistogram | undefined; started: number };
-
 /**
  * The single path segment of a short-host request the fast path may answer, or null to leave it to Hono:
  * `/<code>` or `/<code>+` (the preview) where the code passes isPossibleCode. Reserved words (`/ui`,
@@ -40,15 +37,21 @@ type Timing = { histogram: BucketedHistogram | undefined; started: number };
  * return null, so Hono answers them exactly as before.
  */
 export function fastPathCode(url: string): { code: string; query: string } | null {
-  if (url.charCodeAt(0) !== 47 /* / */) return null;
+  const pathEnd = fastPathEnd(url);
+  if (pathEnd < 0) return null;
+  return { code: url.slice(1, pathEnd), query: pathEnd === url.length ? '' : url.slice(pathEnd + 1) };
+}
+
+/** fastPathCode without the object: where the code's segment ends (the `?` or the end), or -1 for Hono. */
+function fastPathEnd(url: string): number {
+  if (url.charCodeAt(0) !== 47 /* / */) return -1;
   const queryAt = url.indexOf('?');
   const pathEnd = queryAt < 0 ? url.length : queryAt;
   const slash = url.indexOf('/', 1);
-  if (slash !== -1 && slash < pathEnd) return null;
-  const code = url.slice(1, pathEnd);
-  const bare = code.charCodeAt(code.length - 1) === 43 /* + */ ? code.slice(0, -1) : code;
-  if (!isPossibleCode(bare)) return null;
-  return { code, query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
+  if (slash !== -1 && slash < pathEnd) return -1;
+  const plus = url.charCodeAt(pathEnd - 1) === 43; /* + */
+  if (!isPossibleCode(url.slice(1, plus ? pathEnd - 1 : pathEnd))) return -1;
+  return pathEnd;
 }
 
 function byLowerCase(a: string, b: string): number {
@@ -116,22 +119,21 @@ export function createNodeListener(
     // The request's arrival (its headers parsed): the start of lifeline_redirect_duration_seconds.
     const started = performance.now();
     const method = incoming.method;
-    const target =
-      (method === 'GET' || method === 'HEAD') && incoming.url !== undefined
-        ? fastPathCode(incoming.url)
-        : null;
-    if (
-      (method !== 'GET' && method !== 'HEAD') ||
-      target === null ||
-      (routing.split && routing.isAppHost(rawHeader(incoming.rawHeaders, 'host') ?? ''))
-    ) {
+    const url = incoming.url;
+    const pathEnd = (method === 'GET' || method === 'HEAD') && url !== undefined ? fastPathEnd(url) : -1;
+    if (pathEnd < 0 || (routing.split && routing.isAppHost(rawHeader(incoming.rawHeaders, 'host') ?? ''))) {
       hono(incoming, outgoing);
       return;
     }
-    answerFast(fastPath, answerer, incoming, outgoing, method, target.code, target.query, {
-      histogram,
+    // One object per request: the request as the answerer reads it, and when it arrived.
+    const request = new NodeRedirectRequest(
+      method as 'GET' | 'HEAD',
+      (url as string).slice(1, pathEnd),
+      pathEnd === (url as string).length ? '' : (url as string).slice(pathEnd + 1),
+      incoming.rawHeaders,
       started,
-    });
+    );
+    answerFast(fastPath, answerer, outgoing, request, histogram);
   };
 }
 
@@ -201,6 +203,8 @@ class NodeRedirectRequest implements RedirectRequest {
     readonly code: string,
     readonly query: string,
     private readonly rawHeaders: string[],
+    /** performance.now() at arrival (see createNodeListener). */
+    readonly started: number,
   ) {}
 
   header(name: string): string | undefined {
@@ -215,28 +219,24 @@ class NodeRedirectRequest implements RedirectRequest {
 function answerFast(
   deps: FastPathDeps,
   answerer: RedirectAnswerer,
-  incoming: IncomingMessage,
   outgoing: ServerResponse,
-  method: 'GET' | 'HEAD',
-  code: string,
-  query: string,
-  timing: Timing,
+  request: NodeRedirectRequest,
+  histogram: BucketedHistogram | undefined,
 ): void {
-  const request = new NodeRedirectRequest(method, code, query, incoming.rawHeaders);
   let answer: RedirectAnswer | undefined;
   try {
     answer = answerer.answerPeeked(request);
   } catch (error) {
-    failFast(deps, outgoing, error, code, method, timing);
+    failFast(deps, outgoing, error, request, histogram);
     return;
   }
   if (answer !== undefined) {
-    writeOrDestroy(deps, outgoing, answer, code, method, timing);
+    writeOrDestroy(deps, outgoing, answer, request, histogram);
     return;
   }
   answerer.answer(request).then(
-    (resolved) => writeOrDestroy(deps, outgoing, resolved, code, method, timing),
-    (error: unknown) => failFast(deps, outgoing, error, code, method, timing),
+    (resolved) => writeOrDestroy(deps, outgoing, resolved, request, histogram),
+    (error: unknown) => failFast(deps, outgoing, error, request, histogram),
   );
 }
 
@@ -245,17 +245,16 @@ function writeOrDestroy(
   deps: FastPathDeps,
   outgoing: ServerResponse,
   answer: RedirectAnswer,
-  code: string,
-  method: string,
-  timing: Timing,
+  request: NodeRedirectRequest,
+  histogram: BucketedHistogram | undefined,
 ): void {
   try {
-    writeAnswer(outgoing, answer, method);
+    writeAnswer(outgoing, answer, request.method);
   } catch (error) {
-    deps.logger.error({ err: error, path: `/${code}` }, 'could not write the answer');
+    deps.logger.error({ err: error, path: `/${request.code}` }, 'could not write the answer');
     outgoing.destroy();
   }
-  timing.histogram?.observeMs(performance.now() - timing.started);
+  histogram?.observeMs(performance.now() - request.started);
 }
 
 /** An unexpected failure while answering: logged (unless an AppError) and answered as problem+json. */
@@ -263,23 +262,23 @@ function failFast(
   deps: FastPathDeps,
   outgoing: ServerResponse,
   error: unknown,
-  code: string,
-  method: string,
-  timing: Timing,
+  request: NodeRedirectRequest,
+  histogram: BucketedHistogram | undefined,
 ): void {
-  if (!(error instanceof AppError)) deps.logger.error({ err: error, path: `/${code}` }, 'unhandled error');
+  const path = `/${request.code}`;
+  if (!(error instanceof AppError)) deps.logger.error({ err: error, path }, 'unhandled error');
   if (outgoing.headersSent) {
     outgoing.destroy();
   } else {
     try {
-      writeProblem(outgoing, error, `/${code}`, method);
+      writeProblem(outgoing, error, path, request.method);
     } catch (writeError) {
-      deps.logger.error({ err: writeError, path: `/${code}` }, 'could not write the answer');
+      deps.logger.error({ err: writeError, path }, 'could not write the answer');
       outgoing.destroy();
     }
   }
   // A 503 (Postgres and the caches could not answer) counts too: it is the latency a reader saw.
-  timing.histogram?.observeMs(performance.now() - timing.started);
+  histogram?.observeMs(performance.now() - request.started);
 }
 
 /**

@@ -97,6 +97,9 @@ function lookupTallies(metrics: Metrics | undefined): LookupTallies {
   return out as LookupTallies;
 }
 
+/** How stale the LRU's clock may be at most (see ttlResolution below). */
+const LRU_TTL_RESOLUTION_MS = 1_000;
+
 /** "No such code", cached for negativeTtlMs in the negative LRU. */
 const NOT_FOUND = Object.freeze({ notFound: true as const });
 
@@ -275,7 +278,13 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   const postgresTimeoutMs = options.postgresTimeoutMs ?? POSTGRES_LOOKUP_TIMEOUT_MS;
   const lru =
     options.cacheMax > 0
-      ? new LRUCache<string, ServingRecord>({ max: options.cacheMax, ttl: options.cacheTtlMs })
+      ? new LRUCache<string, ServingRecord>({
+          max: options.cacheMax,
+          ttl: options.cacheTtlMs,
+          // The clock read for staleness is reused for this long (default 1 ms: a clock read and a new timer
+          // every millisecond under load); a record may so live up to this much past its TTL.
+          ttlResolution: Math.min(LRU_TTL_RESOLUTION_MS, Math.max(1, Math.floor(options.cacheTtlMs / 100))),
+        })
       : undefined;
   const negative =
     options.cacheMax > 0 && options.negativeTtlMs > 0
