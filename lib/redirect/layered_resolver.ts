@@ -200,11 +200,11 @@ function createDeadline(
     });
 }
 
-/** A caller waiting for a slot of the gate: resolved when granted, cancelled when its wait ran out. */
+/** A caller waiting for a slot of the gate until `deadline` (epoch ms); resolved or refused at its turn. */
 interface Waiter {
-  cancelled: boolean;
+  deadline: number;
   resolve: () => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  reject: (error: Error) => void;
 }
 
 /** The error every lookup that cannot reach Postgres answers with (a 503). */
@@ -213,8 +213,10 @@ function databaseUnavailable(): UnavailableError {
 }
 
 /**
- * A counting semaphore whose waits are bounded: a waiter that gives up is skipped when its turn comes (no
- * scan of the queue; the trap this guards against is exactly such a scan inside postgres.js).
+ * A counting semaphore whose waits are bounded: a waiter whose deadline has passed when its turn comes is
+ * refused then and skipped (no scan of the queue; the trap this guards against is exactly such a scan inside
+ * postgres.js). No timer per waiter: the caller's own deadline (postgresDeadline) already stops it waiting, so
+ * a timer here only freed the waiter's place early, at a setTimeout and clearTimeout per queued lookup.
  */
 function createGate(limit: number) {
   let active = 0;
@@ -223,11 +225,11 @@ function createGate(limit: number) {
   const release = () => {
     while (head < queue.length) {
       const waiter = queue[head++]!;
-      if (!waiter.cancelled) {
-        clearTimeout(waiter.timer);
+      if (waiter.deadline >= Date.now()) {
         waiter.resolve();
         return;
       }
+      waiter.reject(new TimeoutError('waiting for a database connection', POSTGRES_LOOKUP_TIMEOUT_MS));
     }
     active--;
     if (head > 1024 && head * 2 > queue.length) {
@@ -249,7 +251,7 @@ function createGate(limit: number) {
   }
   return {
     /**
-     * Runs `fn` once a slot is free; rejects if no slot frees up before `deadline` (epoch ms). With a slot free,
+     * Runs `fn` once a slot is free; refused if no slot frees up before `deadline` (epoch ms). With a slot free,
      * `fn`'s own promise is handed back (no async frame around it).
      */
     run<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
@@ -258,15 +260,7 @@ function createGate(limit: number) {
         return start(fn);
       }
       return new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { cancelled: false, resolve, timer: undefined };
-        waiter.timer = setTimeout(
-          () => {
-            waiter.cancelled = true;
-            reject(new TimeoutError('waiting for a database connection', POSTGRES_LOOKUP_TIMEOUT_MS));
-          },
-          Math.max(0, deadline - Date.now()),
-        );
-        queue.push(waiter);
+        queue.push({ deadline, resolve, reject });
       }).then(() => start(fn));
     },
   };
