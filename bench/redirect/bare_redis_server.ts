@@ -13,7 +13,14 @@ if (!env.REDIS_URL) throw new Error('REDIS_URL is required');
 const keyPrefix = `${env.REDIS_KEY_PREFIX ?? 'lifeline:'}link:`;
 const cacheControl = env.REDIRECT_CACHE_CONTROL || 'private, max-age=90';
 
-const redis = createClient({ url: env.REDIS_URL });
+// BARE_REDIS_COMMAND_TIMEOUT=0: node-redis's default 5 s per-command timeout off (the bench's extra line
+// bare-redis-no-timeout); unset, the client's defaults, the simplest thing.
+const redis = createClient({
+  url: env.REDIS_URL,
+  ...(env.BARE_REDIS_COMMAND_TIMEOUT === undefined
+    ? {}
+    : { commandOptions: { timeout: Number(env.BARE_REDIS_COMMAND_TIMEOUT) } }),
+});
 redis.on('error', (error: Error) => process.stderr.write(`bare Redis server: ${error.message}\n`));
 await redis.connect();
 

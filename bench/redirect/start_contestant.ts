@@ -92,6 +92,15 @@ export async function startContestant(
       return node('bench/redirect/bare_map_server.ts', { BENCH_LINKS_FILE: ctx.linksFile }, false, false);
     case 'bare-redis':
       return node('bench/redirect/bare_redis_server.ts', { REDIS_URL, REDIS_KEY_PREFIX }, false, false);
+    case 'bare-redis-no-timeout':
+      // The same bare server with node-redis's default per-command timeout off, as ours reads (an extra line:
+      // the baseline itself stays the simplest thing, the client's defaults).
+      return node(
+        'bench/redirect/bare_redis_server.ts',
+        { REDIS_URL, REDIS_KEY_PREFIX, BARE_REDIS_COMMAND_TIMEOUT: '0' },
+        false,
+        false,
+      );
     case 'bare-postgres':
       return node('bench/redirect/bare_postgres_server.ts', {}, false, false);
     case 'bare-resolver':

@@ -33,6 +33,10 @@ const CODE_CHARS = /^[A-Za-z0-9_-]+$/;
 
 /** Longest reserved word: shorter codes are the only ones that need the reserved-word check. */
 const RESERVED_MAX_LENGTH = Math.max(...[...RESERVED_CODES].map((word) => word.length));
+// isPossibleCode relies on it: a reserved word with a digit or `_` would need its check changed.
+for (const word of RESERVED_CODES) {
+  if (!/^[a-z-]+$/.test(word)) throw new Error(`reserved code ${word}: lower-case letters and - only`);
+}
 
 /**
  * True when `code` could name a link: charset [A-Za-z0-9_-], length, not reserved, not `_`-prefixed. Cheap (it
@@ -42,17 +46,15 @@ const RESERVED_MAX_LENGTH = Math.max(...[...RESERVED_CODES].map((word) => word.l
 export function isPossibleCode(code: string): boolean {
   const length = code.length;
   if (length === 0 || length > CODE_MAX_LENGTH || code.charCodeAt(0) === 95 /* _ */) return false;
+  // Reserved words are letters and `-` only: a code with a digit or `_` needs no lower-cased copy to rule them out.
+  let wordLike = length <= RESERVED_MAX_LENGTH;
   for (let i = 0; i < length; i++) {
     const c = code.charCodeAt(i);
-    const allowed =
-      (c >= 97 && c <= 122) /* a-z */ ||
-      (c >= 65 && c <= 90) /* A-Z */ ||
-      (c >= 48 && c <= 57) /* 0-9 */ ||
-      c === 45 /* - */ ||
-      c === 95; /* _ */
-    if (!allowed) return false;
+    if ((c >= 97 && c <= 122) /* a-z */ || (c >= 65 && c <= 90) /* A-Z */ || c === 45 /* - */) continue;
+    if ((c >= 48 && c <= 57) /* 0-9 */ || c === 95 /* _ */) wordLike = false;
+    else return false;
   }
-  return length > RESERVED_MAX_LENGTH || !RESERVED_CODES.has(code.toLowerCase());
+  return !wordLike || !RESERVED_CODES.has(code.toLowerCase());
 }
 
 export const aliasSchema = z

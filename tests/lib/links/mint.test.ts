@@ -45,10 +45,13 @@ describe('isPossibleCode', () => {
       'healthz',
       'ui',
       'ﾑa',
+      'Well-Known',
+      'ADMIN',
     ]) {
       assert.equal(isPossibleCode(code), false, code);
     }
-    for (const code of ['a', 'Abc-_9', 'x'.repeat(64)]) assert.equal(isPossibleCode(code), true, code);
+    for (const code of ['a', 'Abc-_9', 'x'.repeat(64), 'api1', 'ap_i', 'livez2', 'well-known-x'])
+      assert.equal(isPossibleCode(code), true, code);
   });
 
   test('agrees with its definition (charset regex, length, reserved words, `_` prefix) on random strings', () => {
