@@ -1,6 +1,7 @@
 // Warm-up and alternated wrk rounds over several servers (ABAB…, the first server rotating each round), with
 // each server's CPU per request, context switches and RSS read from /proc around its round.
 
+import { readFileSync } from 'node:fs';
 import {
   type BenchServer,
   readCpuMicrosOf,
@@ -8,7 +9,7 @@ import {
   readSwitches,
   servingPidsOf,
 } from './bench_server.ts';
-import { ROUND_SECONDS, ROUNDS, say, sleep, WARMUP_SECONDS } from './bench_settings.ts';
+import { QUIET_SECONDS, ROUND_SECONDS, ROUNDS, say, sleep, WARMUP_SECONDS } from './bench_settings.ts';
 import { countWrkErrors, runWrk } from './run_wrk.ts';
 
 export interface RoundResult {
@@ -74,19 +75,65 @@ export async function warmUp(server: BenchServer, codes: number, run?: WarmupRun
   await wrk(3, 'random');
 }
 
+/** Busy and total CPU time of the whole machine so far (jiffies, /proc/stat's first line). */
+function machineCpu(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  // idle and iowait are the 4th and 5th fields.
+  return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
+}
+
+/** Share of the machine's CPU busy below which it counts as quiet (2 cores: 0.1 = a fifth of one core). */
+const QUIET_SHARE = 0.1;
+
+/**
+ * Waits until the machine has been quiet for one 500 ms sample (at most QUIET_SECONDS); how long it waited and
+ * how busy it was when it gave up are returned for the log.
+ */
+export async function waitForQuiet(): Promise<{ waitedMs: number; busy: number }> {
+  const started = Date.now();
+  let busy = 1;
+  while (Date.now() - started < QUIET_SECONDS * 1000) {
+    const a = machineCpu();
+    await sleep(500);
+    const b = machineCpu();
+    busy = (b.busy - a.busy) / Math.max(1, b.total - a.total);
+    if (busy < QUIET_SHARE) break;
+  }
+  return { waitedMs: Date.now() - started, busy };
+}
+
 /** `ROUNDS` rounds of `ROUND_SECONDS` per server, alternated; every round is logged as it ends. */
 export async function alternateRounds(
   label: string,
   servers: BenchServer[],
   codes: number,
+  /**
+   * Servers measured back to back in every round (ours and its baselines), in alternating order round by round;
+   * the others follow, rotating. On this machine the speed of every server drifts between rounds (the same
+   * server's CPU per request moved 17 → 34 µs from one round to the next), so a ratio is only as good as the
+   * time between its two measurements.
+   */
+  adjacent: string[] = [],
 ): Promise<RoundResult[]> {
   const rounds: RoundResult[] = [];
+  const group = adjacent
+    .map((name) => servers.find((s) => s.name === name))
+    .filter((s): s is BenchServer => s !== undefined);
+  const rest = servers.filter((s) => !group.includes(s));
   for (let round = 1; round <= ROUNDS; round++) {
     // Rotate which server goes first, so none always follows another's garbage or cache state.
-    const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
+    const rotated = rest.map((_, i) => rest[(i + round - 1) % rest.length]!);
+    const order = [...(round % 2 === 1 ? group : [...group].reverse()), ...rotated];
     for (const s of order) {
       // Several serving processes (WEB_CONCURRENCY > 1): CPU, switches and RSS summed over them.
       const pids = servingPidsOf(s);
+      const quiet = await waitForQuiet();
       const cpuBefore = readCpuMicrosOf(pids);
       const switchesBefore = sumSwitches(pids);
       const r = await runWrk(s.url, ROUND_SECONDS, { codes, order: 'random' });
@@ -112,7 +159,8 @@ export async function alternateRounds(
           `(user ${userPerRequest.toFixed(1)}, kernel ${systemPerRequest.toFixed(1)}), switches per 1k req: ` +
           `slept ${perK(switchesAfter.slept - switchesBefore.slept)}, ` +
           `preempted ${perK(switchesAfter.preempted - switchesBefore.preempted)}, errors ${result.errors}, ` +
-          `RSS ${result.rss} MiB`,
+          `RSS ${result.rss} MiB; waited ${(quiet.waitedMs / 1000).toFixed(1)} s for quiet ` +
+          `(${Math.round(quiet.busy * 100)}% busy${quiet.busy < QUIET_SHARE ? '' : ', gave up'})`,
       );
     }
   }
@@ -131,6 +179,27 @@ function sumSwitches(pids: number[]): { slept: number; preempted: number } {
 }
 
 /** One server's medians over its rounds. */
+/**
+ * The median over rounds of `server`'s figure divided by `baseline`'s in the same round (req/s and p99): the
+ * paired ratio, which the drift between rounds does not move the way a ratio of two medians is moved.
+ */
+export function pairedRatios(
+  rounds: RoundResult[],
+  server: string,
+  baseline: string,
+): { rps: number; p99: number } {
+  const rps: number[] = [];
+  const p99: number[] = [];
+  for (const r of rounds) {
+    if (r.server !== server) continue;
+    const b = rounds.find((x) => x.server === baseline && x.round === r.round);
+    if (!b) continue;
+    rps.push(r.rps / b.rps);
+    p99.push(r.p99 / b.p99);
+  }
+  return { rps: median(rps), p99: median(p99) };
+}
+
 export function summarizeRounds(rounds: RoundResult[], server: string): ServerSummary {
   const mine = rounds.filter((r) => r.server === server);
   return {

@@ -31,8 +31,10 @@ export function describeMachine(): string[] {
 export function describeLoad(): string {
   return (
     `- Load: wrk -t1 -c${CONNECTIONS}, keep-alive, uniformly random codes (Lua), a browser User-Agent, loopback; ` +
-    `${ROUNDS} rounds × ${ROUND_SECONDS} s per server per path, alternated (the first server rotates); ` +
-    'req/s, p50 and p99 are medians over rounds.'
+    `${ROUNDS} rounds × ${ROUND_SECONDS} s per server per path, alternated, each round starting on a quiet machine ` +
+    '(up to BENCH_QUIET_SECONDS waiting for it); req/s, p50 and p99 are medians over rounds. In the paths ' +
+    'section ours and its baselines run back to back in every round (their order alternating, the other servers ' +
+    "rotating after them) and each ratio is paired: the median over rounds of that round's ratio."
   );
 }
 

@@ -20,6 +20,11 @@ export { ROOT };
 export const ROUNDS = readPositive('BENCH_ROUNDS', 4);
 export const ROUND_SECONDS = readPositive('BENCH_ROUND_SECONDS', 20);
 export const CONNECTIONS = readPositive('BENCH_CONNECTIONS', 50);
+/**
+ * BENCH_QUIET_SECONDS: before each round, wait up to this long for the machine to go quiet (the work a previous
+ * round left behind — click flushes, npm start's PGlite writing them, autovacuum — not billed to the next server).
+ */
+export const QUIET_SECONDS = readPositive('BENCH_QUIET_SECONDS', 20);
 export const MEMORY_SECONDS = readPositive('BENCH_MEMORY_SECONDS', 240);
 /** Seconds of ours alone per path in `long` mode. */
 export const LONG_SECONDS = readPositive('BENCH_LONG_SECONDS', 600);

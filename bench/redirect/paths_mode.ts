@@ -2,6 +2,7 @@
 // lines, alternated round by round; every figure a ratio against the same run's bare Map and same-lookup server.
 import {
   alternateRounds,
+  pairedRatios,
   type RoundResult,
   type ServerSummary,
   summarizeRounds,
@@ -11,7 +12,7 @@ import {
 import { clearBenchRedis, seedServingStore } from './bench_data.ts';
 import { describeLoad, describeMachine, formatLoad, toPercent, toTimes } from './bench_report.ts';
 import type { BenchServer } from './bench_server.ts';
-import { REDIS_KEY_PREFIX, say } from './bench_settings.ts';
+import { REDIS_KEY_PREFIX, say, WITH_NPM_START } from './bench_settings.ts';
 import { type BytesVerdict, checkResponseBytes } from './check_response_bytes.ts';
 import { diffCounts, readOurCounters } from './read_our_metrics.ts';
 import { CONTESTANT_TITLES, type ContestantName, type PathSpec } from './redirect_paths.ts';
@@ -84,18 +85,19 @@ export function toServerLines(
   servers: BenchServer[],
   sameLookup: string,
 ): ServerLine[] {
-  const map = summarizeRounds(rounds, 'bare-map');
-  const same = summarizeRounds(rounds, sameLookup);
+  // Ratios are paired: each round's figure against the baseline's in the same round, the median over rounds.
   return servers.map((s) => {
     const summary = summarizeRounds(rounds, s.name);
+    const vsMap = pairedRatios(rounds, s.name, 'bare-map');
+    const vsSame = pairedRatios(rounds, s.name, sameLookup);
     return {
       name: s.name,
       what: s.what,
       summary,
-      vsMap: summary.rps / map.rps,
-      vsSame: summary.rps / same.rps,
-      p99VsMap: summary.p99 / map.p99,
-      p99VsSame: summary.p99 / same.p99,
+      vsMap: vsMap.rps,
+      vsSame: vsSame.rps,
+      p99VsMap: vsMap.p99,
+      p99VsSame: vsSame.p99,
     };
   });
 }
@@ -111,7 +113,7 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
     'ours',
     'bare-map',
     ...(spec.sameLookup === 'bare-map' ? [] : [spec.sameLookup]),
-    ...spec.extras,
+    ...spec.extras.filter((name) => WITH_NPM_START || name !== 'npm-start'),
   ];
   const servers: BenchServer[] = [];
   const skipped: string[] = [];
@@ -123,7 +125,12 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
     for (const s of servers) await warmUp(s, spec.codes);
     const ourServers = servers.filter((s) => s.ours);
     const before = await Promise.all(ourServers.map((s) => readOurCounters(s)));
-    const rounds = await alternateRounds(spec.key, servers, spec.codes);
+    // Ours, the same-lookup baseline and bare-map back to back in every round (see alternateRounds).
+    const rounds = await alternateRounds(spec.key, servers, spec.codes, [
+      'ours',
+      spec.sameLookup,
+      ...(spec.sameLookup === 'bare-map' ? [] : ['bare-map']),
+    ]);
     const layers: Record<string, Record<string, number>> = {};
     for (const [i, s] of ourServers.entries())
       layers[s.name] = diffCounts((await readOurCounters(s)).lookups, before[i]!.lookups);

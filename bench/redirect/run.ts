@@ -21,7 +21,7 @@
 //   npm run bench:redirect -- scale           LRU hit: ours with one web process, ours with WEB_CONCURRENCY=2
 //                                             and bare Map, alternated (CPU and RSS summed over web processes)
 //
-// Knobs (environment): BENCH_ROUNDS (4), BENCH_ROUND_SECONDS (20), BENCH_CONNECTIONS (50),
+// Knobs (environment): BENCH_ROUNDS (4), BENCH_ROUND_SECONDS (20), BENCH_CONNECTIONS (50), BENCH_QUIET_SECONDS (20: the most a round waits for the machine to go quiet first),
 // BENCH_WARMUP_SECONDS (the in-order warm-up pass; default: enough to request every code once),
 // BENCH_PATHS (comma list of lru,serving_store,postgres: only those, the doc is left alone; compare honours it too),
 // BENCH_LONG_SECONDS (600), BENCH_LONG_SAMPLE_SECONDS (60: one "minute" of the long mode), BENCH_LONG_CODES
