@@ -126,10 +126,12 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
     const ourServers = servers.filter((s) => s.ours);
     const before = await Promise.all(ourServers.map((s) => readOurCounters(s)));
     // Ours, the same-lookup baseline and bare-map back to back in every round (see alternateRounds).
+    // npm start (on the LRU path) is judged against bare-map too: next to it, on the other side from ours.
     const rounds = await alternateRounds(spec.key, servers, spec.codes, [
       'ours',
       spec.sameLookup,
       ...(spec.sameLookup === 'bare-map' ? [] : ['bare-map']),
+      'npm-start',
     ]);
     const layers: Record<string, Record<string, number>> = {};
     for (const [i, s] of ourServers.entries())
