@@ -25,7 +25,8 @@ export interface BenchServer {
    */
   servingPids?: () => number[];
   /** Stops it (SIGTERM or the server's own graceful signal, SIGKILL after a grace period); how it exited. */
-  stop(): Promise<string>;
+  /** SIGTERM, then SIGKILL after `graceMs` (10 s unless given); says how it ended. */
+  stop(graceMs?: number): Promise<string>;
 }
 
 /** The bearer token our servers require on /metrics (METRICS_TOKEN); readOurCounters sends it. */
@@ -141,7 +142,7 @@ export async function startNodeServer(options: {
     fillsCache: options.fillsCache,
     ours: options.ours,
     ...(options.servedByChildren ? { servingPids: () => listChildPids(child.pid!) } : {}),
-    stop: () => stopChild(child),
+    stop: (graceMs?: number) => stopChild(child, graceMs),
   };
 }
 
