@@ -194,16 +194,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   ): void {
     const hourMs = hourOf(atMs);
     if (cell.clicks > 0) {
-      if (
-        cell.hourMs === hourMs &&
-        cell.kind === kind &&
-        cell.country === country &&
-        cell.referrerHost === referrerHost
-      ) {
-        cell.clicks++;
-        if (atMs > cell.lastClickMs) cell.lastClickMs = atMs;
-        return;
-      }
+      if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs)) return;
       spill(cell);
     } else if (!cell.listed) {
       if (heldKeys() >= options.maxKeys) {
@@ -213,12 +204,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
       cell.listed = true;
       cells.push(cell);
     }
-    cell.hourMs = hourMs;
-    cell.kind = kind;
-    cell.country = country;
-    cell.referrerHost = referrerHost;
-    cell.clicks = 1;
-    cell.lastClickMs = atMs;
+    startCount(cell, hourMs, kind, country, referrerHost, atMs);
     flushIfFilling();
   }
 
@@ -399,23 +385,11 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
           return;
         }
         const fresh = newCell(code);
-        fresh.hourMs = hourMs;
-        fresh.kind = kind;
-        fresh.country = country;
-        fresh.referrerHost = referrerHost;
-        fresh.clicks = 1;
-        fresh.lastClickMs = atMs;
+        startCount(fresh, hourMs, kind, country, referrerHost, atMs);
         fresh.listed = true;
         cells.push(fresh);
         codeCells.set(code, fresh);
-      } else if (
-        cell.hourMs === hourMs &&
-        cell.kind === kind &&
-        cell.country === country &&
-        cell.referrerHost === referrerHost
-      ) {
-        cell.clicks++;
-        if (atMs > cell.lastClickMs) cell.lastClickMs = atMs;
+      } else if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs)) {
         return;
       } else {
         // Another key of the code: the map's aggregate (the cell keeps its key, so no key is held twice).
@@ -457,6 +431,45 @@ export interface ClickCell {
 /** A cell inside the buffer: one running aggregate for its code, and whether it is in `cells`. */
 interface Cell extends ClickCountRow {
   listed: boolean;
+}
+
+/** One more click on the cell's running count when the click has its key; false (nothing done) otherwise. */
+function countIfSameKey(
+  cell: Cell,
+  hourMs: number,
+  kind: ClickKind,
+  country: string,
+  referrerHost: string,
+  atMs: number,
+): boolean {
+  if (
+    cell.hourMs !== hourMs ||
+    cell.kind !== kind ||
+    cell.country !== country ||
+    cell.referrerHost !== referrerHost
+  ) {
+    return false;
+  }
+  cell.clicks++;
+  if (atMs > cell.lastClickMs) cell.lastClickMs = atMs;
+  return true;
+}
+
+/** The cell's running count restarts at one click of this key. */
+function startCount(
+  cell: Cell,
+  hourMs: number,
+  kind: ClickKind,
+  country: string,
+  referrerHost: string,
+  atMs: number,
+): void {
+  cell.hourMs = hourMs;
+  cell.kind = kind;
+  cell.country = country;
+  cell.referrerHost = referrerHost;
+  cell.clicks = 1;
+  cell.lastClickMs = atMs;
 }
 
 function sameKey(a: ClickCountRow, b: ClickCountRow): boolean {
