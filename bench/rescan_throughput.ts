@@ -23,10 +23,13 @@ const h = await createHarness({
 });
 try {
   await h.db.sql`
-    INSERT INTO links (code, target_url, status, safety, origin, owner, last_clicked_at)
-    SELECT 'b' || i, 'https://host' || (i % ${HOSTS}) || '.example/article/' || i, 'active', 'clean', 'api', 'bench',
-           CASE WHEN i % 3 = 0 THEN NULL ELSE now() - (i || ' seconds')::interval END
+    INSERT INTO links (code, target_url, status, safety, origin, owner)
+    SELECT 'b' || i, 'https://host' || (i % ${HOSTS}) || '.example/article/' || i, 'active', 'clean', 'api', 'bench'
     FROM generate_series(1, ${links}) AS i`;
+  // Two links in three were clicked (link_last_clicks), the rest never.
+  await h.db.sql`
+    INSERT INTO link_last_clicks (code, last_clicked_at)
+    SELECT 'b' || i, now() - (i || ' seconds')::interval FROM generate_series(1, ${links}) AS i WHERE i % 3 <> 0`;
   await h.db.sql`ANALYZE links`;
   const maliciousHosts = Math.round((HOSTS * maliciousPercent) / 100);
   for (let i = 0; i < maliciousHosts; i++) fake.addThreat(`host${i}.example/`, 'MALWARE');

@@ -16,6 +16,7 @@ import {
   listPlainIndexes,
   listSkippedCodes,
   listTableColumns,
+  MOVED_ESCROW_COLUMNS,
   resetAuditSequence,
 } from '../stores/escrow_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
@@ -79,11 +80,14 @@ export async function restoreEscrow(
   const columnsByTable = new Map<string, string[]>();
   for (const file of manifest.files) {
     const present = new Set(await listTableColumns(deps.sql, file.table));
-    const unknown = file.columns.filter((c) => !present.has(c));
+    // A column a later migration moved to another table (an older export): loaded there, not here.
+    const moved = MOVED_ESCROW_COLUMNS[file.table] ?? {};
+    const kept = file.columns.filter((c) => moved[c] === undefined);
+    const unknown = kept.filter((c) => !present.has(c));
     if (unknown.length > 0) {
       throw new EscrowError(`${file.name} has columns this database lacks: ${unknown.join(', ')}`);
     }
-    columnsByTable.set(file.table, file.columns);
+    columnsByTable.set(file.table, kept);
   }
   const existing = await countRestoreTargetRows(deps.sql);
   const occupied = Object.entries(existing).filter(([, n]) => n > 0);
@@ -184,6 +188,7 @@ async function loadFile(
         columns,
         jsonArray: `[${batch.join(',')}]`,
         merge,
+        lastClickedAt: file.table === 'links' && file.columns.includes('last_clicked_at'),
       });
     } catch (error) {
       throw new EscrowError(

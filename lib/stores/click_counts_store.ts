@@ -12,23 +12,23 @@ export interface ClickCountRow {
   /** Lower-cased referrer host, '' when none. */
   referrerHost: string;
   clicks: number;
-  /** The latest click of the aggregate, epoch ms (for links.last_clicked_at). */
+  /** The latest click of the aggregate, epoch ms (for link_last_clicks). */
   lastClickMs: number;
 }
 
 /**
- * links.last_clicked_at moves forward only when it is at least this far behind the batch's latest click. It
- * orders the safety re-scan (recently clicked links first), which needs no finer grain, and an update of
- * `links` is costly: the column is indexed, so the update cannot be HOT and touches every index on the table
- * (three trigram GIN indexes among them). Measured: 10,000 clicked codes per flush cost Postgres 2.2–3.7 s with
- * every flush moving the column, 0.2–0.36 s with this precision (bench/redirect's LRU-hit load).
+ * A code's last click time (link_last_clicks) moves forward only when it is at least this far behind the batch's
+ * latest click. It orders the safety re-scan (recently clicked links first), which needs no finer grain, and each
+ * move is a non-HOT update (the column is indexed). The time lived in `links` until migration 0071, where a move
+ * touched every index of the table (three trigram GIN indexes among them): 10,000 clicked codes per flush cost
+ * Postgres 2.2–3.7 s with every flush moving it, 0.2–0.36 s with this precision (ADR 0026).
  */
 export const LAST_CLICK_PRECISION_MINUTES = 10;
 /** How long a flushed batch's id is remembered (a retry comes within seconds or minutes). */
 const BATCH_ID_RETENTION = '1 day';
 
 /**
- * Adds one batch of aggregates to click_counts with a multi-row upsert and moves links.last_clicked_at
+ * Adds one batch of aggregates to click_counts with a multi-row upsert and moves the codes' link_last_clicks
  * forward (to within LAST_CLICK_PRECISION_MINUTES), in ONE statement (data-modifying CTEs): atomic without an explicit transaction. `batchId` makes
  * it idempotent: a batch whose id is already in click_flush_batches changes nothing, so a flush that lost its
  * connection at commit time can retry the same batch without counting twice; returns false for such a
@@ -41,7 +41,7 @@ export async function addClickCounts(
   batchId: string,
   rows: readonly ClickCountRow[],
   /**
-   * Codes whose last_clicked_at this batch may move; absent: every code in it. The click buffer leaves out
+   * Codes whose last click time this batch may move; absent: every code in it. The click buffer leaves out
    * codes it moved less than LAST_CLICK_PRECISION_MINUTES ago: even a lookup that changes nothing costs
    * (measured: 80 ms of the ~200 ms a batch of 10,000 aggregates took).
    */
@@ -80,10 +80,10 @@ export async function addClickCounts(
       DO UPDATE SET clicks = click_counts.clicks + EXCLUDED.clicks
     )
     , touched AS (
-      UPDATE links AS l SET last_clicked_at = m.at
-      FROM (SELECT code, max(last_at) AS at FROM input WHERE last_at IS NOT NULL GROUP BY code) AS m
-      WHERE l.code = m.code COLLATE "C" AND (l.last_clicked_at IS NULL
-             OR l.last_clicked_at <= m.at - make_interval(mins => ${LAST_CLICK_PRECISION_MINUTES}))
+      INSERT INTO link_last_clicks AS c (code, last_clicked_at)
+      SELECT code, max(last_at) FROM input WHERE last_at IS NOT NULL GROUP BY code ORDER BY code
+      ON CONFLICT (code) DO UPDATE SET last_clicked_at = EXCLUDED.last_clicked_at
+      WHERE c.last_clicked_at <= EXCLUDED.last_clicked_at - make_interval(mins => ${LAST_CLICK_PRECISION_MINUTES})
     )
     SELECT EXISTS (SELECT 1 FROM claim) AS counted`;
   return result?.counted ?? false;

@@ -20,7 +20,16 @@ export const ESCROW_TABLES = [
     history: true,
     codeColumn: true,
   },
+  { table: 'link_last_clicks', orderBy: 'code', history: true, codeColumn: true },
 ] as const;
+
+/**
+ * Columns an older export may carry in a table that no longer has them, and where their values live now:
+ * `links.last_clicked_at` moved to link_last_clicks (migration 0071, ADR 0026). A restore loads them there.
+ */
+export const MOVED_ESCROW_COLUMNS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  links: { last_clicked_at: 'link_last_clicks' },
+};
 export type EscrowTable = (typeof ESCROW_TABLES)[number]['table'];
 export const ESCROW_TABLE_NAMES = ESCROW_TABLES.map((t) => t.table) as [EscrowTable, ...EscrowTable[]];
 
@@ -100,7 +109,8 @@ export async function countRestoreTargetRows(db: Db): Promise<Record<string, num
            (SELECT count(*) FROM vendor_links)::int AS vendor_links,
            (SELECT count(*) FROM reports)::int AS reports,
            (SELECT count(*) FROM audit_log)::int AS audit_log,
-           (SELECT count(*) FROM click_counts)::int AS click_counts`;
+           (SELECT count(*) FROM click_counts)::int AS click_counts,
+           (SELECT count(*) FROM link_last_clicks)::int AS link_last_clicks`;
   return row!;
 }
 
@@ -165,8 +175,16 @@ export async function listSkippedCodes(
  */
 export async function insertEscrowRows(
   tx: Tx,
-  input: { table: EscrowTable; columns: readonly string[]; jsonArray: string; merge: boolean },
+  input: {
+    table: EscrowTable;
+    columns: readonly string[];
+    jsonArray: string;
+    merge: boolean;
+    /** links only: the rows carry last_clicked_at (an export made before migration 0071). */
+    lastClickedAt?: boolean;
+  },
 ): Promise<number> {
+  if (input.table === 'links' && input.lastClickedAt) await insertMovedLastClicks(tx, input);
   const cols = input.columns.map(quoteIdent).join(', ');
   const picked = input.columns.map((c) => `r.${quoteIdent(c)}`).join(', ');
   const from = `json_populate_recordset(null::${input.table}, $1::text::json) r`;
@@ -196,6 +214,21 @@ export async function insertEscrowRows(
     [input.jsonArray],
   );
   return result.count;
+}
+
+/**
+ * An older export's links.last_clicked_at, loaded into link_last_clicks. Run before the links themselves, so in a
+ * merge only codes this restore is about to insert count (none of them is in the database yet).
+ */
+async function insertMovedLastClicks(tx: Tx, input: { jsonArray: string; merge: boolean }): Promise<void> {
+  const fresh = input.merge ? 'AND NOT EXISTS (SELECT 1 FROM links AS l WHERE l.code = r.code)' : '';
+  await tx.unsafe(
+    `INSERT INTO link_last_clicks (code, last_clicked_at)
+     SELECT r.code, r.last_clicked_at FROM json_to_recordset($1::text::json) AS r(code text, last_clicked_at timestamptz)
+     WHERE r.last_clicked_at IS NOT NULL ${fresh}
+     ON CONFLICT (code) DO NOTHING`,
+    [input.jsonArray],
+  );
 }
 
 /** After loading audit entries with their ids, the next id continues after the largest. */

@@ -18,46 +18,63 @@ export async function expireLinkIfDue(db: Db, code: string): Promise<Date | null
 /** Where a re-scan run stands: links clicked most recently first, then a sweep by code of anything missed. */
 export interface RescanCursor {
   phase: 'recent' | 'sweep';
-  /** ISO time of the last link's last_clicked_at (null: the never-clicked tail). */
+  /** ISO time of the last link's last click (null: the never-clicked tail). */
   lastClickedAt: string | null;
   code: string;
 }
 
+/** A link as a re-scan checks it, with its last click time (null: never clicked). */
+export type RescanLink = Pick<LinkRow, 'code' | 'targetUrl' | 'safety' | 'safetyReason' | 'version'> & {
+  lastClickedAt: Date | null;
+};
+
 /**
  * The next links a re-scan should check: live links (active or pending) whose verdict was not verified
  * since the run started, after `cursor`, optionally only those whose target contains `contains`.
- * The `recent` phase walks last_clicked_at DESC NULLS LAST (index links_last_clicked_idx); a link clicked
- * while the run goes jumps ahead of the cursor, so the `sweep` phase walks codes for whatever is still
- * unverified.
+ * The `recent` phase walks link_last_clicks by last_clicked_at DESC (index link_last_clicks_recent_idx), then
+ * the links never clicked by code; a link clicked while the run goes jumps ahead of the cursor, so the `sweep`
+ * phase walks codes for whatever is still unverified.
  */
 export async function listLinksToRescan(
   db: Db,
   options: { cursor: RescanCursor; startedAt: Date; contains?: string | undefined; limit: number },
-): Promise<Pick<LinkRow, 'code' | 'targetUrl' | 'safety' | 'safetyReason' | 'version' | 'lastClickedAt'>[]> {
-  const { cursor } = options;
-  const scope =
-    options.contains === undefined ? db`` : db`AND position(${options.contains} in lower(target_url)) > 0`;
-  const after =
-    cursor.phase === 'sweep'
-      ? db`AND code > ${cursor.code}`
-      : cursor.lastClickedAt === null
-        ? cursor.code === ''
-          ? db``
-          : db`AND last_clicked_at IS NULL AND code > ${cursor.code}`
-        : db`AND (last_clicked_at < ${cursor.lastClickedAt}
-                  OR (last_clicked_at = ${cursor.lastClickedAt} AND code > ${cursor.code})
-                  OR last_clicked_at IS NULL)`;
-  const order =
-    cursor.phase === 'sweep' ? db`ORDER BY code` : db`ORDER BY last_clicked_at DESC NULLS LAST, code`;
-  return db`
-    SELECT code, target_url AS "targetUrl", safety, safety_reason AS "safetyReason", version,
-           last_clicked_at AS "lastClickedAt"
-    FROM links
-    WHERE status IN ('active', 'pending') AND deleted_at IS NULL
-      AND (safety_checked_at IS NULL OR safety_checked_at < ${options.startedAt})
-      ${scope} ${after}
-    ${order}
-    LIMIT ${options.limit}` as never;
+): Promise<RescanLink[]> {
+  const { cursor, limit } = options;
+  const due = db`l.status IN ('active', 'pending') AND l.deleted_at IS NULL
+    AND (l.safety_checked_at IS NULL OR l.safety_checked_at < ${options.startedAt})
+    ${options.contains === undefined ? db`` : db`AND position(${options.contains} in lower(l.target_url)) > 0`}`;
+  const columns = db`l.code, l.target_url AS "targetUrl", l.safety, l.safety_reason AS "safetyReason", l.version`;
+  if (cursor.phase === 'sweep') {
+    return db<RescanLink[]>`
+      SELECT ${columns}, c.last_clicked_at AS "lastClickedAt"
+      FROM links AS l LEFT JOIN link_last_clicks AS c ON c.code = l.code
+      WHERE ${due} AND l.code > ${cursor.code}
+      ORDER BY l.code LIMIT ${limit}`;
+  }
+  let clicked: RescanLink[] = [];
+  if (cursor.lastClickedAt !== null || cursor.code === '') {
+    // `<= t AND (< t OR code > c)`: the first term bounds the index scan, the second skips what came before.
+    const after =
+      cursor.lastClickedAt === null
+        ? db``
+        : db`AND c.last_clicked_at <= ${cursor.lastClickedAt}
+             AND (c.last_clicked_at < ${cursor.lastClickedAt} OR c.code > ${cursor.code})`;
+    clicked = await db<RescanLink[]>`
+      SELECT ${columns}, c.last_clicked_at AS "lastClickedAt"
+      FROM link_last_clicks AS c JOIN links AS l ON l.code = c.code
+      WHERE ${due} ${after}
+      ORDER BY c.last_clicked_at DESC, c.code LIMIT ${limit}`;
+    if (clicked.length === limit) return clicked;
+  }
+  // The never-clicked tail, by code (from its start when the clicked part just ran out).
+  const tailAfter = cursor.lastClickedAt === null ? cursor.code : '';
+  const tail = await db<RescanLink[]>`
+    SELECT ${columns}, NULL::timestamptz AS "lastClickedAt"
+    FROM links AS l
+    WHERE ${due} AND l.code > ${tailAfter}
+      AND NOT EXISTS (SELECT 1 FROM link_last_clicks AS c WHERE c.code = l.code)
+    ORDER BY l.code LIMIT ${limit - clicked.length}`;
+  return clicked.concat(tail);
 }
 
 /** Records a complete check of links whose verdict did not change (no version bump: nothing changed). */

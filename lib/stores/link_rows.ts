@@ -34,7 +34,6 @@ export interface LinkRow {
   utmMedium: string | null;
   dedupeKey: string | null;
   sourceVersion: Date | null;
-  lastClickedAt: Date | null;
   deletedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;

@@ -14,7 +14,7 @@ export const LINK_COLUMNS = `
   safety_checked_at AS "safetyCheckedAt", origin, site, post_id AS "postId", title, owner,
   expires_at AS "expiresAt", expired_url AS "expiredUrl", redirect_status AS "redirectStatus", tags,
   utm_campaign AS "utmCampaign", utm_source AS "utmSource", utm_medium AS "utmMedium",
-  dedupe_key AS "dedupeKey", source_version AS "sourceVersion", last_clicked_at AS "lastClickedAt",
+  dedupe_key AS "dedupeKey", source_version AS "sourceVersion",
   deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version`;
 
 /**

@@ -9,7 +9,7 @@ const COLUMNS = `
   l.safety_checked_at AS "safetyCheckedAt", l.origin, l.site, l.post_id AS "postId", l.title, l.owner,
   l.expires_at AS "expiresAt", l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.tags,
   l.utm_campaign AS "utmCampaign", l.utm_source AS "utmSource", l.utm_medium AS "utmMedium",
-  l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion", l.last_clicked_at AS "lastClickedAt",
+  l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion",
   l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
 
 export type ReconcileSide = 'bitly' | 'serving' | 'expiry' | 'wordpress';

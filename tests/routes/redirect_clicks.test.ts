@@ -97,7 +97,7 @@ describe('clicks through the redirect', () => {
     );
     const [link] = await h.db.sql<
       { at: Date | null }[]
-    >`SELECT last_clicked_at AS at FROM links WHERE code = ${code}`;
+    >`SELECT last_clicked_at AS at FROM link_last_clicks WHERE code = ${code}`;
     assert.ok(link?.at && Date.now() - link.at.getTime() < 60_000, 'last_clicked_at moved');
   });
 

@@ -39,6 +39,13 @@ async function createLink(url: string): Promise<string> {
   return ((await res.json()) as { code: string }).code;
 }
 
+/** Records `code` as last clicked `secondsAgo` seconds ago (what a click flush writes). */
+async function setLastClicked(code: string, secondsAgo: number): Promise<void> {
+  await h.db.sql`
+    INSERT INTO link_last_clicks (code, last_clicked_at) VALUES (${code}, now() - make_interval(secs => ${secondsAgo}))
+    ON CONFLICT (code) DO UPDATE SET last_clicked_at = EXCLUDED.last_clicked_at`;
+}
+
 async function runRescan(input: RescanLinksInput): Promise<{ workflowId: string; report: RescanReport }> {
   const workflowId = uniqueId('rescan:test');
   const handle = await h.temporal.client.workflow.start('rescanLinksWorkflow', {
@@ -119,9 +126,9 @@ describe('rescanLinksWorkflow', () => {
     const codes: Record<string, string> = {};
     for (const name of ['r1', 'r2', 'r3', 'r4', 'r5'])
       codes[name] = await createLink(`https://order.example/${name}`);
-    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '1 minute' WHERE code = ${codes.r3!}`;
-    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '2 minutes' WHERE code = ${codes.r1!}`;
-    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '3 minutes' WHERE code = ${codes.r5!}`;
+    await setLastClicked(codes.r3!, 60);
+    await setLastClicked(codes.r1!, 120);
+    await setLastClicked(codes.r5!, 180);
     const sent = fake.requests.length;
     const workflowId = uniqueId('rescan:test');
     const handle = await h.temporal.client.workflow.start('rescanLinksWorkflow', {
@@ -146,7 +153,7 @@ describe('rescanLinksWorkflow', () => {
   test('a link clicked during a run jumps ahead of the cursor and is caught by the sweep', async () => {
     const a = await createLink('https://sweep.example/a');
     const b = await createLink('https://sweep.example/b');
-    await h.db.sql`UPDATE links SET last_clicked_at = now() - interval '1 minute' WHERE code = ${a}`;
+    await setLastClicked(a, 60);
     const startedAt = new Date(Date.now() + 1_000);
     const first = await listLinksToRescan(h.db.sql, {
       cursor: { phase: 'recent', lastClickedAt: null, code: '' },
@@ -161,7 +168,7 @@ describe('rescanLinksWorkflow', () => {
       code: a,
     };
     // b is clicked now: it sorts before the cursor and the recent phase no longer sees it...
-    await h.db.sql`UPDATE links SET last_clicked_at = now() WHERE code = ${b}`;
+    await setLastClicked(b, 0);
     const recent = await listLinksToRescan(h.db.sql, {
       cursor,
       startedAt,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,9 @@ describe('escrow export and restore', () => {
     const source = await database();
     await seedLinkStates(source.sql, { count: LINKS, prefix: 'e', extras: true });
     await source.sql`INSERT INTO blocklist (pattern, kind, reason, created_by) VALUES ('evil.example', 'host', 'test', 'admin')`;
+    await source.sql`
+      INSERT INTO link_last_clicks (code, last_clicked_at)
+      SELECT 'e' || i, timestamptz '2026-11-20 10:00:00+00' + make_interval(mins => i) FROM generate_series(1, 50) AS i`;
     const before = await describeAnswers(createStandaloneAnswerer(configFor(source), source.sql), codes);
     const dir = join(work, 'export-1');
     const exported = await cli('export', ['--out', dir], { DATABASE_URL: source.url });
@@ -92,6 +96,7 @@ describe('escrow export and restore', () => {
         'blocklist.jsonl',
         'audit_log.jsonl',
         'click_counts.jsonl',
+        'link_last_clicks.jsonl',
       ],
     );
     // Anyone can check the files without our code: `sha256sum -c SHA256SUMS`.
@@ -115,7 +120,7 @@ describe('escrow export and restore', () => {
     const again = join(work, 'export-1-again');
     await exportEscrow({ sql: target.sql }, { outDir: again });
     assert.equal(readFileSync(join(again, 'links.jsonl'), 'utf8'), sourceLines);
-    for (const name of ['vendor_links', 'reports', 'blocklist', 'click_counts']) {
+    for (const name of ['vendor_links', 'reports', 'blocklist', 'click_counts', 'link_last_clicks']) {
       assert.equal(
         readFileSync(join(again, `${name}.jsonl`), 'utf8'),
         readFileSync(join(dir, `${name}.jsonl`), 'utf8'),
@@ -131,6 +136,52 @@ describe('escrow export and restore', () => {
     // Indexes were rebuilt as the migrations define them.
     const indexes = await target.sql`SELECT indexdef FROM pg_indexes WHERE indexname = 'links_url_trgm_idx'`;
     assert.match(String(indexes[0]?.indexdef), /fastupdate='?off'?/);
+  });
+
+  test('an export made before migration 0071 (links.last_clicked_at) restores its last clicks into link_last_clicks', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 48, prefix: 'o', extras: false });
+    const dir = join(work, 'export-old');
+    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    // Rewrite it as the older format was: last_clicked_at a column of links, no link_last_clicks file.
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    const clickedAt: Record<string, string> = {
+      o1: '2026-11-20T10:00:00.5+00:00',
+      o2: '2026-11-21T11:00:00+00:00',
+    };
+    const lines = readFileSync(join(dir, 'links.jsonl'), 'utf8').trimEnd().split('\n');
+    const oldLinks = `${lines
+      .map((line) => {
+        const row = JSON.parse(line) as Record<string, unknown>;
+        return JSON.stringify({ ...row, last_clicked_at: clickedAt[row.code as string] ?? null });
+      })
+      .join('\n')}\n`;
+    writeFileSync(join(dir, 'links.jsonl'), oldLinks);
+    rmSync(join(dir, 'link_last_clicks.jsonl'));
+    manifest.files = manifest.files.filter((f: { table: string }) => f.table !== 'link_last_clicks');
+    const links = manifest.files.find((f: { table: string }) => f.table === 'links');
+    links.columns.push('last_clicked_at');
+    links.bytes = Buffer.byteLength(oldLinks);
+    links.sha256 = createHash('sha256').update(oldLinks).digest('hex');
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    writeFileSync(
+      join(dir, 'SHA256SUMS'),
+      manifest.files.map((f: { sha256: string; name: string }) => `${f.sha256}  ${f.name}\n`).join(''),
+    );
+
+    const target = await database();
+    const restored = await cli('restore', [dir], { DATABASE_URL: target.url });
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.equal((await target.sql`SELECT count(*)::int AS n FROM links`)[0]!.n, 48);
+    const last = await target.sql<{ code: string; at: Date }[]>`
+      SELECT code, last_clicked_at AS at FROM link_last_clicks ORDER BY code`;
+    assert.deepEqual(
+      last.map((r) => [r.code, r.at.toISOString()]),
+      [
+        ['o1', '2026-11-20T10:00:00.500Z'],
+        ['o2', '2026-11-21T11:00:00.000Z'],
+      ],
+    );
   });
 
   test('refusals: a changed file, a non-empty database, a non-empty export directory, bad flags', async () => {

@@ -33,7 +33,6 @@ function row(overrides: Partial<LinkRow> = {}): LinkRow {
     utmMedium: null,
     dedupeKey: null,
     sourceVersion: null,
-    lastClickedAt: null,
     deletedAt: null,
     createdAt: new Date(NOW),
     updatedAt: new Date(NOW),
