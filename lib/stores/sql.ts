@@ -30,7 +30,10 @@ export function createSql(options: SqlOptions): Sql {
   return postgres(options.url, {
     max: options.max ?? 10,
     prepare: options.prepare ?? true,
-    idle_timeout: 60,
+    // No idle_timeout: with one, postgres.js arms a timer each time a connection goes idle and clears it when the
+    // next query takes it — a setTimeout and a clearTimeout per query (≈0.9 µs of each redirect answered from
+    // Postgres, in the CPU profile). Idle connections stay open (at most `max`); TCP keep-alive (postgres.js's
+    // keep_alive, 60 s) finds dead ones, and a failed connection is replaced on the next query.
     connect_timeout: 10,
     onnotice: () => {},
     connection: { application_name: options.applicationName ?? 'lifeline' },
