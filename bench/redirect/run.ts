@@ -15,7 +15,7 @@
 //   BENCH_OURS_B_ROOT=/other/checkout npm run bench:redirect -- compare
 //                                             ours (A, this checkout) and ours from the other checkout (B) with
 //                                             bare Map, alternated over the three paths: B ÷ A per path
-//   npm run bench:redirect -- profile [ours|bare|bare-resolver|bare-redis|bare-postgres] [lru|store|postgres]
+//   npm run bench:redirect -- profile [ours|bare|bare-resolver|bare-redis|bare-postgres|npm-start] [lru|store|postgres]
 //                                             one server under one path's load (default: ours, LRU hit),
 //                                             node --cpu-prof (BENCH_PROFILER=perf: Linux perf record)
 //   npm run bench:redirect -- scale           LRU hit: ours with one web process, ours with WEB_CONCURRENCY=2
@@ -70,6 +70,7 @@ import {
 } from './bench_settings.ts';
 import { compareOnPath, describeCompareResult, renderCompareSection } from './compare_mode.ts';
 import { benchLong, renderLongSection } from './long_mode.ts';
+import { startNpmStart } from './npm_start_server.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
 import { diffCounts, readOurCounters } from './read_our_metrics.ts';
 import { findPath, PATHS, withoutEmpty } from './redirect_paths.ts';
@@ -236,45 +237,45 @@ const PROFILE_ENTRIES: Record<string, string> = {
  */
 async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Promise<string> {
   const entry = PROFILE_ENTRIES[which];
-  if (!entry) throw new Error(`profile what? ${Object.keys(PROFILE_ENTRIES).join(' | ')}`);
+  if (!entry && which !== 'npm-start')
+    throw new Error(`profile what? ${[...Object.keys(PROFILE_ENTRIES), 'npm-start'].join(' | ')}`);
   const spec = findPath(pathName);
   if (spec.key === 'serving_store') await seedServingStore(ctx.dbName, REDIS_KEY_PREFIX, spec.codes);
   const dir = join(ROOT, '.cache/cpu-profiles', spec.key === 'lru' ? which : `${which}-${spec.key}`);
   mkdirSync(dir, { recursive: true });
-  const usePerf = process.env.BENCH_PROFILER === 'perf';
+  // npm start's web process is a child of its supervisor: sampled with perf (by its pid), never --cpu-prof.
+  const usePerf = process.env.BENCH_PROFILER === 'perf' || which === 'npm-start';
   const traceDeopt = process.env.BENCH_PROFILER === 'deopt';
-  const server = await startNodeServer({
-    name: which,
-    entry,
-    env: { ...QUIET_BOOTSTRAP_ENV, ...withoutEmpty(spec.env), BENCH_LINKS_FILE: ctx.linksFile },
-    databaseUrl: DATABASE_URL,
-    fillsCache: which === 'ours' || which === 'bare-resolver',
-    ours: which === 'ours',
-    nodeArgs: usePerf
-      ? ['--perf-basic-prof']
-      : traceDeopt
-        ? ['--trace-deopt']
-        : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-    ...(traceDeopt ? { stdoutFile: join(dir, 'deopt.log') } : {}),
-  });
+  const server = entry
+    ? await startNodeServer({
+        name: which,
+        entry,
+        env: { ...QUIET_BOOTSTRAP_ENV, ...withoutEmpty(spec.env), BENCH_LINKS_FILE: ctx.linksFile },
+        databaseUrl: DATABASE_URL,
+        fillsCache: which === 'ours' || which === 'bare-resolver',
+        ours: which === 'ours',
+        nodeArgs: usePerf
+          ? ['--perf-basic-prof']
+          : traceDeopt
+            ? ['--trace-deopt']
+            : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+        ...(traceDeopt ? { stdoutFile: join(dir, 'deopt.log') } : {}),
+      })
+    : await startNpmStart({
+        dataDir: join(ctx.tmpDir, 'npm-start-data'),
+        env: { ...withoutEmpty(spec.env), NODE_OPTIONS: '--perf-basic-prof' },
+        codes: spec.codes,
+      });
+  const profiled = server.servingPids?.()[0] ?? server.pid;
   try {
     await warmUp(server, spec.codes);
     const perf = usePerf
       ? spawn(
           'perf',
-          [
-            'record',
-            '-F',
-            '499',
-            '-g',
-            '-p',
-            String(server.pid),
-            '-o',
-            join(dir, 'perf.data'),
-            '--',
+          ['record', '-F', '499', '-g', '-p', String(profiled), '-o', join(dir, 'perf.data'), '--'].concat(
             'sleep',
             String(ROUND_SECONDS),
-          ],
+          ),
           { stdio: 'ignore' },
         )
       : undefined;
