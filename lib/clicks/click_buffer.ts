@@ -127,9 +127,9 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   const heldKeys = () =>
     buffer.size + cells.length + (pending.length - taking) + (retry ? retry.rows.length : 0);
   /**
-   * When this buffer last moved each code's links.last_clicked_at (the latest click it wrote): a batch asks
-   * Postgres to move it again only once it may be a precision behind (bounded; a forgotten code is simply
-   * asked again).
+   * When this buffer last moved each code's last click time (link_last_clicks; the latest click it wrote): a
+   * batch asks Postgres to move it again only once it may be a precision behind (bounded; a forgotten code is
+   * simply asked again).
    */
   const lastMoved = new LRUCache<string, number>({ max: Math.max(1000, options.maxKeys) });
   let flushing: Promise<void> | null = null;
