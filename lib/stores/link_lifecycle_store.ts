@@ -45,9 +45,10 @@ export async function listLinksToRescan(
     ${options.contains === undefined ? db`` : db`AND position(${options.contains} in lower(l.target_url)) > 0`}`;
   const columns = db`l.code, l.target_url AS "targetUrl", l.safety, l.safety_reason AS "safetyReason", l.version`;
   if (cursor.phase === 'sweep') {
+    // The sweep's cursor is the code alone: the last click time is not read (no join).
     return db<RescanLink[]>`
-      SELECT ${columns}, c.last_clicked_at AS "lastClickedAt"
-      FROM links AS l LEFT JOIN link_last_clicks AS c ON c.code = l.code
+      SELECT ${columns}, NULL::timestamptz AS "lastClickedAt"
+      FROM links AS l
       WHERE ${due} AND l.code > ${cursor.code}
       ORDER BY l.code LIMIT ${limit}`;
   }
