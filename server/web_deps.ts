@@ -99,6 +99,7 @@ export async function createWebDeps(
     metrics,
     logger: base.logger,
     flushIntervalMs: config.clicks.flushIntervalMs,
+    maxFlushIntervalMs: config.clicks.maxFlushIntervalMs,
     maxKeys: config.clicks.maxKeys,
     ...(ga4 ? { onWritten: (rows) => ga4.written(rows) } : {}),
   });

@@ -50,13 +50,24 @@ async function waitForWebProcesses(server: BenchServer, count: number): Promise<
   throw new Error(`${server.name}: ${count} web processes never all listened`);
 }
 
+/**
+ * BENCH_OURS_ENV: `NAME=value` pairs (comma-separated) added to our servers' environment, for experiments
+ * such as `BENCH_OURS_ENV=CLICK_FLUSH_INTERVAL_MS=600000` (say so beside any figure it produced).
+ */
+const OURS_EXTRA_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.BENCH_OURS_ENV ?? '')
+    .split(',')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1)]),
+);
+
 /** Starts `name` for `spec`; undefined when it cannot run on this machine (nginx not installed). */
 export async function startContestant(
   name: ContestantName,
   spec: PathSpec,
   ctx: RunContext,
 ): Promise<BenchServer | undefined> {
-  const ourEnv = { ...withoutEmpty(spec.env), ...QUIET_BOOTSTRAP_ENV };
+  const ourEnv = { ...withoutEmpty(spec.env), ...QUIET_BOOTSTRAP_ENV, ...OURS_EXTRA_ENV };
   const node = (entry: string, env: Record<string, string>, fillsCache: boolean, ours: boolean) =>
     startNodeServer({ name, entry, env, databaseUrl: ctx.databaseUrl, fillsCache, ours });
   switch (name) {

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import type { Logger } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import {
@@ -16,6 +15,13 @@ const LAST_CLICK_PRECISION_MS = LAST_CLICK_PRECISION_MINUTES * 60_000;
  * ~0.4 ms for 250 rows against ~1.5–2 ms for 1,000, which showed in the LRU-hit path's p99.
  */
 export const CLICK_FLUSH_BATCH_ROWS = 250;
+/**
+ * A timed flush waits at least this many times as long as the last flush took (up to the maximum interval), so
+ * writing clicks keeps the database and the event loop busy at most about a tenth of the time however many
+ * distinct codes are clicked: a flush's work grows with the keys it writes, and fewer, larger flushes write
+ * each busy code once instead of once per interval.
+ */
+const FLUSH_DUTY_FACTOR = 10;
 /** A failed flush is logged at most this often (the database may be down for a while). */
 const FAILURE_LOG_INTERVAL_MS = 30_000;
 
@@ -55,8 +61,13 @@ export interface ClickBufferOptions {
   sql: Sql;
   metrics: Metrics;
   logger: Logger;
-  /** CLICK_FLUSH_INTERVAL_MS. */
+  /** CLICK_FLUSH_INTERVAL_MS: the wait between timed flushes while they are short. */
   flushIntervalMs: number;
+  /**
+   * CLICK_FLUSH_MAX_INTERVAL_MS: the longest wait a long flush stretches the next one to (see FLUSH_DUTY_FACTOR);
+   * never below flushIntervalMs (absent or equal: a fixed interval).
+   */
+  maxFlushIntervalMs?: number;
   /**
    * CLICK_BUFFER_MAX_KEYS: distinct (code, hour, kind, country, referrer) aggregates held at most (plus, after
    * a failed flush, the one batch of at most `batchRows` kept for its retry).
@@ -105,11 +116,14 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   /**
    * `record`'s cells by code (a click without a caller-kept cell: the serving-store and Postgres paths), so
    * counting it is a lookup by the short code, not a composite key string built, hashed and compared. A cell
-   * keeps the first key its code was clicked with (other keys of the code go to the map). Emptied whenever the
-   * cells are taken for a flush (their counts travel with them), so it holds at most the cells listed since,
-   * each one a held key.
+   * counts one key at a time (other keys of the code go to the map) and outlives flushes like a caller-kept
+   * one: a code clicked again finds its cell (no cell allocated, no map insert) and the time its last click was
+   * last moved (`movedAt`). Only listed cells hold keys; the map itself is bounded by `codeCellsMax`, emptied at
+   * the start of a flush that finds it larger (a code then gets a new cell, which asks to move its last click
+   * time once more).
    */
   let codeCells = new Map<string, Cell>();
+  const codeCellsMax = Math.max(1000, options.maxKeys);
   /**
    * The cells the running flush is writing, from `taking` on: each is still listed (its clicks keep counting in
    * it) until its turn, when its count is copied into that batch and it is unlisted. So a flush touches at most
@@ -126,18 +140,25 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   let retry: { id: string; rows: ClickCountRow[] } | null = null;
   const heldKeys = () =>
     buffer.size + cells.length + (pending.length - taking) + (retry ? retry.rows.length : 0);
-  /**
-   * When this buffer last moved each code's last click time (link_last_clicks; the latest click it wrote): a
-   * batch asks Postgres to move it again only once it may be a precision behind (bounded; a forgotten code is
-   * simply asked again).
-   */
-  const lastMoved = new LRUCache<string, number>({ max: Math.max(1000, options.maxKeys) });
   let flushing: Promise<void> | null = null;
   let closed = false;
   let lastFailureLog = 0;
 
-  const timer = setInterval(() => void flush(), options.flushIntervalMs);
-  (timer as { unref?: () => void }).unref?.();
+  const maxIntervalMs = Math.max(options.flushIntervalMs, options.maxFlushIntervalMs ?? 0);
+  /** The next timed flush; none while a flush runs (its end schedules the next) or once closed. */
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  schedule(options.flushIntervalMs);
+
+  function schedule(delayMs: number): void {
+    clearTimeout(timer);
+    if (closed) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, delayMs);
+    (timer as { unref?: () => void }).unref?.();
+    options.metrics.clickFlushIntervalSeconds.set(delayMs / 1000);
+  }
 
   function drop(clicks: number): void {
     options.metrics.clicksDropped.inc(clicks);
@@ -181,6 +202,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
       clicks: 0,
       lastClickMs: 0,
       listed: false,
+      movedAt: 0,
     };
   }
 
@@ -241,18 +263,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   async function write(id: string, rows: ClickCountRow[]): Promise<boolean> {
     const started = performance.now();
-    const touch = new Set<string>();
-    for (const row of rows) {
-      const moved = lastMoved.get(row.code);
-      if (moved === undefined || row.lastClickMs >= moved + LAST_CLICK_PRECISION_MS) touch.add(row.code);
-    }
     try {
-      await addClickCounts(options.sql, id, rows, touch);
-      for (const row of rows) {
-        if (touch.has(row.code) && row.lastClickMs > (lastMoved.get(row.code) ?? 0)) {
-          lastMoved.set(row.code, row.lastClickMs);
-        }
-      }
+      await addClickCounts(options.sql, id, rows);
       options.metrics.clickFlushes.inc({ result: 'ok' });
       options.metrics.clickFlushSeconds.observe((performance.now() - started) / 1000);
       return true;
@@ -280,17 +292,16 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   /**
    * The next batch of pending cells' counts (at most batchRows rows), each cell unlisted as it is taken. Two cells
-   * of one code (a link's record replaced in the LRU while the old one's cell still counts) may hold the same
-   * key: merged here, since one upsert statement must not carry a key twice.
+   * of one code (a link's record replaced in the LRU while the old one's cell still counts, or record()'s cell
+   * beside a caller-kept one) may hold the same key: addClickCounts merges such rows.
    */
   function takeCells(): ClickCountRow[] {
     const batch: ClickCountRow[] = [];
-    let byCode: Map<string, ClickCountRow> | undefined;
     while (batch.length < batchRows && taking < pending.length) {
       const cell = pending[taking++]!;
       cell.listed = false;
       if (cell.clicks === 0) continue;
-      const row: ClickCountRow = {
+      batch.push({
         code: cell.code,
         hourMs: cell.hourMs,
         kind: cell.kind,
@@ -298,23 +309,24 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
         referrerHost: cell.referrerHost,
         clicks: cell.clicks,
         lastClickMs: cell.lastClickMs,
-      };
+        moveLastClick: movesLastClick(cell, cell.lastClickMs),
+      });
       cell.clicks = 0;
-      byCode ??= new Map();
-      if (!byCode.has(row.code)) {
-        byCode.set(row.code, row);
-        batch.push(row);
-        continue;
-      }
-      // Rare: another cell of a code already in this batch. Same key: one row; another key: a row of its own.
-      const twin = batch.find((r) => r.code === row.code && sameKey(r, row));
-      if (twin === undefined) batch.push(row);
-      else {
-        twin.clicks += row.clicks;
-        if (row.lastClickMs > twin.lastClickMs) twin.lastClickMs = row.lastClickMs;
-      }
     }
     return batch;
+  }
+
+  /**
+   * Whether a row of `owner`'s code with this latest click should ask Postgres to move the code's last click
+   * time (link_last_clicks): only once it may be a precision behind what this buffer last asked for, since even
+   * a lookup that changes nothing costs (ADR 0026). Asking counts as moved: a batch that fails is retried as
+   * is, and one that never lands leaves the time at most a precision (plus the outage) behind.
+   */
+  function movesLastClick(owner: Cell | undefined, lastClickMs: number): boolean {
+    if (owner === undefined) return true;
+    if (lastClickMs < owner.movedAt + LAST_CLICK_PRECISION_MS) return false;
+    owner.movedAt = lastClickMs;
+    return true;
   }
 
   /** The cells not taken yet go back to being listed for the next flush (a write failed, or shutdown). */
@@ -336,9 +348,10 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     pending = cells;
     taking = 0;
     cells = [];
-    codeCells = new Map();
+    if (codeCells.size > codeCellsMax) codeCells = new Map();
     for (let i = 0; i < rows.length; i += batchRows) {
       const batch = rows.slice(i, i + batchRows);
+      for (const row of batch) row.moveLastClick = movesLastClick(codeCells.get(row.code), row.lastClickMs);
       if (!(await writeBatch(batch))) {
         // Batches never sent go back into the buffer (new clicks may have joined their keys meanwhile).
         for (const row of rows.slice(i + batchRows)) merge(row);
@@ -366,10 +379,19 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   function flush(): Promise<void> {
     if (flushing) return flushing;
-    if (buffer.size === 0 && cells.length === 0 && !retry) return Promise.resolve();
+    if (buffer.size === 0 && cells.length === 0 && !retry) {
+      schedule(options.flushIntervalMs);
+      return Promise.resolve();
+    }
+    clearTimeout(timer);
+    const started = performance.now();
     flushing = writeOut().finally(() => {
       flushing = null;
       options.metrics.clickBufferKeys.set(heldKeys());
+      const took = performance.now() - started;
+      schedule(
+        Math.round(Math.min(maxIntervalMs, Math.max(options.flushIntervalMs, took * FLUSH_DUTY_FACTOR))),
+      );
     });
     return flushing;
   }
@@ -377,25 +399,23 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   return {
     record(click) {
       const { code, kind, country, referrerHost, atMs } = click;
-      const hourMs = hourOf(atMs);
-      const cell = codeCells.get(code);
+      let cell = codeCells.get(code);
       if (cell === undefined) {
         if (heldKeys() >= options.maxKeys) {
           drop(1);
           return;
         }
-        const fresh = newCell(code);
-        startCount(fresh, hourMs, kind, country, referrerHost, atMs);
-        fresh.listed = true;
-        cells.push(fresh);
-        codeCells.set(code, fresh);
-      } else if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs)) {
-        return;
-      } else {
+        cell = newCell(code);
+        codeCells.set(code, cell);
+      } else if (cell.clicks > 0) {
+        const hourMs = hourOf(atMs);
+        if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs)) return;
         // Another key of the code: the map's aggregate (the cell keeps its key, so no key is held twice).
         add(code, hourMs, kind, country, referrerHost, 1, atMs);
+        flushIfFilling();
+        return;
       }
-      flushIfFilling();
+      countInCell(cell, kind, country, referrerHost, atMs);
     },
     cell: newCell,
     recordInCell(handle, kind, country, referrerHost, atMs) {
@@ -411,7 +431,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     },
     async close() {
       closed = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       if (flushing) await flushing;
       await flush();
       if (heldKeys() > 0) {
@@ -428,9 +448,13 @@ export interface ClickCell {
   readonly code: string;
 }
 
-/** A cell inside the buffer: one running aggregate for its code, and whether it is in `cells`. */
+/**
+ * A cell inside the buffer: one running aggregate for its code, whether it is in `cells`, and the latest click
+ * it last asked Postgres to move the code's last click time to (see movesLastClick).
+ */
 interface Cell extends ClickCountRow {
   listed: boolean;
+  movedAt: number;
 }
 
 /** One more click on the cell's running count when the click has its key; false (nothing done) otherwise. */
@@ -470,16 +494,6 @@ function startCount(
   cell.referrerHost = referrerHost;
   cell.clicks = 1;
   cell.lastClickMs = atMs;
-}
-
-function sameKey(a: ClickCountRow, b: ClickCountRow): boolean {
-  return (
-    a.code === b.code &&
-    a.hourMs === b.hourMs &&
-    a.kind === b.kind &&
-    a.country === b.country &&
-    a.referrerHost === b.referrerHost
-  );
 }
 
 function keyOf(code: string, hourMs: number, kind: string, country: string, referrerHost: string): string {

@@ -164,6 +164,7 @@ export const envSchema = z
         message: 'must be a comma list of query parameter names (letters, digits, "_", ".", "-"; not qr)',
       }),
     CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    CLICK_FLUSH_MAX_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     CLICK_BUFFER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(250_000),
     SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
     ALLOWED_TARGET_HOSTS: commaList,
@@ -438,8 +439,11 @@ export interface Config {
     /** Request query parameters forwarded to targets (FORWARD_QUERY_PARAMS); empty: none. */
     forwardQueryParams: string[];
   };
-  /** The click buffer: how often it is written to click_counts, and how many distinct aggregates it holds. */
-  clicks: { flushIntervalMs: number; maxKeys: number };
+  /**
+   * The click buffer: how often it is written to click_counts (the interval, stretched by long flushes up to the
+   * maximum, never below the interval), and how many distinct aggregates it holds.
+   */
+  clicks: { flushIntervalMs: number; maxFlushIntervalMs: number; maxKeys: number };
   /** The sync queue of bulk changes (ADR 0024): codes per batch the drainer syncs at once (SYNC_BATCH_SIZE). */
   syncQueue: { batchSize: number };
   allowedTargetHosts: string[];
@@ -602,7 +606,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       utmParams: e.UTM_PARAMS,
       forwardQueryParams: e.FORWARD_QUERY_PARAMS,
     },
-    clicks: { flushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS, maxKeys: e.CLICK_BUFFER_MAX_KEYS },
+    clicks: {
+      flushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
+      maxFlushIntervalMs: Math.max(e.CLICK_FLUSH_INTERVAL_MS, e.CLICK_FLUSH_MAX_INTERVAL_MS),
+      maxKeys: e.CLICK_BUFFER_MAX_KEYS,
+    },
     syncQueue: { batchSize: e.SYNC_BATCH_SIZE },
     allowedTargetHosts: e.ALLOWED_TARGET_HOSTS,
     codeLength: e.CODE_LENGTH,

@@ -25,6 +25,7 @@ export interface Metrics {
   clickFlushes: Counter<'result'>;
   clickFlushSeconds: Histogram;
   clickBufferKeys: Gauge;
+  clickFlushIntervalSeconds: Gauge;
   webhooks: Counter<'event' | 'outcome'>;
   /** lifeline_redirect_duration_seconds: every short-host answer, arrival to answer written (see `observeMs`). */
   redirectDuration: BucketedHistogram;
@@ -98,6 +99,11 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     clickBufferKeys: new Gauge({
       name: 'lifeline_click_buffer_keys',
       help: 'Distinct click aggregates waiting in memory after the last flush.',
+      registers: [registry],
+    }),
+    clickFlushIntervalSeconds: new Gauge({
+      name: 'lifeline_click_flush_interval_seconds',
+      help: 'Wait before the next timed click flush: CLICK_FLUSH_INTERVAL_MS, stretched to ten times the last flush (at most CLICK_FLUSH_MAX_INTERVAL_MS).',
       registers: [registry],
     }),
     webhooks: new Counter({

@@ -78,7 +78,11 @@ describe('parseConfig', () => {
   test('hot-path settings: forwarded query parameters, the click buffer, the report limit', () => {
     const defaults = parseConfig({});
     assert.deepEqual(defaults.redirect.forwardQueryParams, []);
-    assert.deepEqual(defaults.clicks, { flushIntervalMs: 5000, maxKeys: 250_000 });
+    assert.deepEqual(defaults.clicks, {
+      flushIntervalMs: 5000,
+      maxFlushIntervalMs: 30_000,
+      maxKeys: 250_000,
+    });
     assert.equal(defaults.rateLimits.reportsPerHour, 20);
     const config = parseConfig({
       FORWARD_QUERY_PARAMS: 'ref, utm_Campaign',
@@ -87,7 +91,12 @@ describe('parseConfig', () => {
       RATE_LIMIT_REPORTS_PER_HOUR: '3',
     });
     assert.deepEqual(config.redirect.forwardQueryParams, ['ref', 'utm_Campaign'], 'names keep their case');
-    assert.deepEqual(config.clicks, { flushIntervalMs: 1000, maxKeys: 1000 });
+    assert.deepEqual(config.clicks, { flushIntervalMs: 1000, maxFlushIntervalMs: 30_000, maxKeys: 1000 });
+    assert.equal(
+      parseConfig({ CLICK_FLUSH_INTERVAL_MS: '60000' }).clicks.maxFlushIntervalMs,
+      60_000,
+      'the maximum is never below the interval',
+    );
     assert.equal(config.rateLimits.reportsPerHour, 3);
   });
 

@@ -301,6 +301,55 @@ describe('click buffer', () => {
     await buffer.close();
   });
 
+  /** Another transaction locks click_counts for `ms`: resolves once it holds the lock, `done` when it ends. */
+  async function holdClickCounts(ms: number): Promise<{ done: Promise<unknown> }> {
+    let locked = () => {};
+    const holding = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const done = db.sql.begin(async (tx) => {
+      await tx`LOCK TABLE click_counts IN EXCLUSIVE MODE`;
+      locked();
+      await tx`SELECT pg_sleep(${ms / 1000})`;
+    });
+    await holding;
+    return { done }; // wrapped: an async function returning the promise itself would wait for it
+  }
+
+  test('a long flush stretches the wait before the next timed one, up to the maximum', async () => {
+    const intervalOf = async (m: Metrics) => (await m.clickFlushIntervalSeconds.get()).values[0]?.value;
+    const metrics = createMetrics();
+    const buffer = newBuffer({ metrics, flushIntervalMs: 1000, maxFlushIntervalMs: 8000 });
+    assert.equal(await intervalOf(metrics), 1, 'a fresh buffer waits the interval');
+    buffer.record(click('c251', { atMs: T0 + 4 * HOUR }));
+    await buffer.flush();
+    assert.equal(await intervalOf(metrics), 1, 'a short flush leaves the interval as it is');
+
+    // Another transaction holds click_counts for 400 ms: the flush waits about that long.
+    let held = await holdClickCounts(400);
+    buffer.record(click('c252', { atMs: T0 + 4 * HOUR }));
+    await buffer.flush();
+    await held.done;
+    const stretched = (await intervalOf(metrics)) ?? 0;
+    assert.ok(stretched >= 3 && stretched < 8, `about ten times a ~400 ms flush: ${stretched} s`);
+    held = await holdClickCounts(1000);
+    buffer.record(click('c252', { atMs: T0 + 4 * HOUR }));
+    await buffer.flush();
+    await held.done;
+    assert.equal(await intervalOf(metrics), 8, 'capped at the maximum');
+    assert.equal(await total(['c251', 'c252']), 3);
+
+    const fixed = createMetrics();
+    const plain = newBuffer({ metrics: fixed, flushIntervalMs: 1000 });
+    held = await holdClickCounts(400);
+    plain.record(click('c253', { atMs: T0 + 4 * HOUR }));
+    await plain.flush();
+    await held.done;
+    assert.equal(await intervalOf(fixed), 1, 'no maximum: a fixed interval');
+    await buffer.close();
+    await plain.close();
+  });
+
   test('a database outage keeps the aggregates (bounded), record() stays instant, and nothing is lost after', async () => {
     const metrics = createMetrics();
     const buffer = createClickBuffer({
