@@ -27,6 +27,7 @@ import { type DevServer, getFreePort, startDevServer } from './dev_server.ts';
 import type { EmbeddedPostgresReady } from './embedded_postgres_main.ts';
 import { type SupervisedProcess, spawnSupervised } from './supervised_process.ts';
 import { ensureTemporalCli, ROOT } from './temporal_cli.ts';
+import { webNodeFlags } from './web_node_flags.ts';
 
 // Knobs of this script only (not of the product): where embedded state lives and the dev server's ports.
 const DATA_DIR = process.env.LIFELINE_DATA_DIR ?? join(ROOT, '.data');
@@ -126,9 +127,9 @@ async function stopStaleEmbeddedPostgres(): Promise<void> {
 }
 
 /** node --import tsx (and, for the product's entries, the guard that stops them when npm start is gone). */
-function nodeArgs(entry: string, supervisedEntry: boolean): string[] {
+function nodeArgs(entry: string, supervisedEntry: boolean, flags: string[] = []): string[] {
   const guard = pathToFileURL(join(ROOT, 'scripts', 'supervised_child.mjs')).href;
-  return ['--import', 'tsx', ...(supervisedEntry ? ['--import', guard] : []), join(ROOT, entry)];
+  return [...flags, '--import', 'tsx', ...(supervisedEntry ? ['--import', guard] : []), join(ROOT, entry)];
 }
 
 /** A supervised child: its unexpected exit takes everything down with a message saying which one and how. */
@@ -367,7 +368,8 @@ async function main() {
   web = supervise(
     spawnSupervised({
       name: 'web',
-      args: nodeArgs('main.ts', true),
+      // The web tier's V8 flags as `npm run web` has them (package.json).
+      args: nodeArgs('main.ts', true, webNodeFlags(ROOT)),
       // One machine, no load balancer to wait for: on a stop, readiness turns 503 and the server closes at once.
       env: { ...env, SHUTDOWN_DELAY_MS: '0' },
       cwd: ROOT,

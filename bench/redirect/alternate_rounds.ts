@@ -136,10 +136,15 @@ export async function alternateRounds(
       const quiet = await waitForQuiet();
       const cpuBefore = readCpuMicrosOf(pids);
       const switchesBefore = sumSwitches(pids);
+      const machineBefore = machineCpu();
       const r = await runWrk(s.url, ROUND_SECONDS, { codes, order: 'random' });
+      const machineAfter = machineCpu();
       const cpuAfter = readCpuMicrosOf(pids);
       const switchesAfter = sumSwitches(pids);
       const perK = (n: number) => ((n * 1000) / r.requests).toFixed(1);
+      // The whole machine's busy CPU (server, wrk, Postgres or Redis, everything else) per request: /proc/stat
+      // counts in USER_HZ ticks (100 a second on Linux), so a tick is 10,000 µs.
+      const machinePerRequest = ((machineAfter.busy - machineBefore.busy) * 10_000) / r.requests;
       const userPerRequest = (cpuAfter.user - cpuBefore.user) / r.requests;
       const systemPerRequest = (cpuAfter.system - cpuBefore.system) / r.requests;
       const result: RoundResult = {
@@ -156,7 +161,8 @@ export async function alternateRounds(
       say(
         `${label} round ${round} ${s.name}: ${Math.round(r.rps)} req/s, p50 ${toMs(r.p50_us)} ms, ` +
           `p99 ${toMs(r.p99_us)} ms, CPU ${result.cpuPerRequest.toFixed(1)} µs/req ` +
-          `(user ${userPerRequest.toFixed(1)}, kernel ${systemPerRequest.toFixed(1)}), switches per 1k req: ` +
+          `(user ${userPerRequest.toFixed(1)}, kernel ${systemPerRequest.toFixed(1)}; whole machine ` +
+          `${machinePerRequest.toFixed(1)}), switches per 1k req: ` +
           `slept ${perK(switchesAfter.slept - switchesBefore.slept)}, ` +
           `preempted ${perK(switchesAfter.preempted - switchesBefore.preempted)}, errors ${result.errors}, ` +
           `RSS ${result.rss} MiB; waited ${(quiet.waitedMs / 1000).toFixed(1)} s for quiet ` +

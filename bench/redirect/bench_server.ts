@@ -1,9 +1,11 @@
 // A server under test, each in its own process: started, probed until it redirects, measured from /proc, stopped.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { getFreePort } from '../../scripts/dev_server.ts';
+import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 import { CODE_PREFIX, ROOT, sleep } from './bench_settings.ts';
 
 export interface BenchServer {
@@ -120,7 +122,9 @@ export async function startNodeServer(options: {
   const port = await getFreePort();
   const ownNode = join(root, 'node_modules/.bin/node');
   const node = root !== ROOT && existsSync(ownNode) ? ownNode : process.execPath;
-  const child = spawn(node, [...(options.nodeArgs ?? []), '--import', 'tsx', options.entry], {
+  // Ours runs with the web tier's Node flags from its checkout's package.json, as `npm run web` starts it.
+  const flags = options.ours ? webNodeFlags(root) : [];
+  const child = spawn(node, [...flags, ...(options.nodeArgs ?? []), '--import', 'tsx', options.entry], {
     cwd: root,
     env: { ...baseServerEnv(options.databaseUrl, port), ...options.env },
     stdio: ['ignore', options.stdoutFile ? openSync(options.stdoutFile, 'w') : 'ignore', 'pipe'],

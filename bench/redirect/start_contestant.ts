@@ -50,16 +50,23 @@ async function waitForWebProcesses(server: BenchServer, count: number): Promise<
   throw new Error(`${server.name}: ${count} web processes never all listened`);
 }
 
+/** `NAME=value` pairs, comma-separated (the experiment knobs below). */
+function readEnvPairs(raw: string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (raw ?? '')
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
 /**
- * BENCH_OURS_ENV: `NAME=value` pairs (comma-separated) added to our servers' environment, for experiments
- * such as `BENCH_OURS_ENV=CLICK_FLUSH_INTERVAL_MS=600000` (say so beside any figure it produced).
+ * BENCH_OURS_ENV: added to our servers' environment, for experiments such as
+ * `BENCH_OURS_ENV=CLICK_FLUSH_INTERVAL_MS=600000` (say so beside any figure it produced).
  */
-const OURS_EXTRA_ENV: Record<string, string> = Object.fromEntries(
-  (process.env.BENCH_OURS_ENV ?? '')
-    .split(',')
-    .filter((pair) => pair.includes('='))
-    .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1)]),
-);
+const OURS_EXTRA_ENV = readEnvPairs(process.env.BENCH_OURS_ENV);
+/** BENCH_OURS_B_ENV: added to ours B only (compare mode), e.g. the same code with one setting changed. */
+const OURS_B_EXTRA_ENV = readEnvPairs(process.env.BENCH_OURS_B_ENV);
 
 /** Starts `name` for `spec`; undefined when it cannot run on this machine (nginx not installed). */
 export async function startContestant(
@@ -94,7 +101,11 @@ export async function startContestant(
         entry: 'main.ts',
         root: b.root,
         databaseUrl: b.databaseUrl,
-        env: spec.env.REDIS_URL ? { ...ourEnv, REDIS_KEY_PREFIX: b.redisKeyPrefix } : ourEnv,
+        env: {
+          ...ourEnv,
+          ...(spec.env.REDIS_URL ? { REDIS_KEY_PREFIX: b.redisKeyPrefix } : {}),
+          ...OURS_B_EXTRA_ENV,
+        },
         fillsCache: true,
         ours: true,
       });

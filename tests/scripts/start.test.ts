@@ -8,6 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
+import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 import { eventually } from '../helpers/harness.ts';
 
 // `npm start` as a new user runs it: no configuration, embedded PGlite, its own Temporal dev server.
@@ -162,6 +163,12 @@ describe('npm start (embedded defaults)', () => {
     assert.equal(niceOf(pids.web), niceOf(process.pid));
     assert.equal(niceOf(pids.worker), Math.min(19, niceOf(process.pid) + 10));
     assert.equal(niceOf(pids.pglite), Math.min(19, niceOf(process.pid) + 10));
+    // The web process runs with `npm run web`'s Node flags (package.json), the worker without them.
+    const argsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of webNodeFlags(ROOT)) {
+      assert.ok(argsOf(pids.web).includes(flag), `web process lacks ${flag}: ${argsOf(pids.web).join(' ')}`);
+      assert.ok(!argsOf(pids.worker).includes(flag));
+    }
 
     // An edit through the API shows at once (the web process that made it drops its copy).
     const edited = await fetch(`${base}/api/v1/links/${code}`, {
