@@ -3,12 +3,18 @@ import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.t
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
-import { getServingRowByCode } from '../stores/link_store.ts';
+import { getServingRowByCode, selectServingRows } from '../stores/link_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
 import type { LinkResolver } from './link_resolver.ts';
-import { isTamperedRecord, markTampered, type ServingRecord, toServingRecord } from './serving_record.ts';
+import {
+  isTamperedRecord,
+  markTampered,
+  type ServingRecord,
+  type ServingRow,
+  toServingRecord,
+} from './serving_record.ts';
 import type { ServingStore } from './serving_store.ts';
 
 /** A Postgres lookup (waiting for a slot included) that takes longer than this answers 503 instead. */
@@ -138,12 +144,21 @@ class TimeoutError extends Error {
  * length, so they fall due in the order they were set: a queue whose head the timer waits for; entries
  * settled in time are skipped when the timer reaches them (while lookups keep coming, it fires about once
  * every `ms`).
+ *
+ * `onSettle` runs when `p` settles, in time or not. `onValue` and `onError` (the TimeoutError included) turn
+ * the outcome into the returned promise's value, or throw its rejection: the caller's work runs in this one
+ * reaction on `p` instead of a `then` chained after it (each reaction and promise on the Postgres path was
+ * a measurable share of its CPU).
  */
-function createDeadline(
-  ms: number,
-  what: string,
-): <T>(promise: Promise<T>, onSettle?: () => void) => Promise<T> {
-  type Entry = { at: number; reject: ((error: Error) => void) | undefined };
+function createDeadline(ms: number, what: string) {
+  type Entry = {
+    at: number;
+    done: boolean;
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+    onValue: ((value: never) => unknown) | undefined;
+    onError: ((error: unknown) => unknown) | undefined;
+  };
   let queue: Entry[] = [];
   let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -153,18 +168,28 @@ function createDeadline(
     // The promises it watches keep the process alive if anything does; the timer alone must not.
     timer.unref?.();
   };
+  const finish = (entry: Entry, ok: boolean, outcome: unknown) => {
+    entry.done = true;
+    const handle = ok ? entry.onValue : entry.onError;
+    if (handle === undefined) {
+      if (ok) entry.resolve(outcome);
+      else entry.reject(outcome);
+      return;
+    }
+    try {
+      entry.resolve(handle(outcome as never));
+    } catch (error) {
+      entry.reject(error);
+    }
+  };
   const expire = () => {
     timer = undefined;
     const now = performance.now();
     while (head < queue.length) {
       const entry = queue[head]!;
-      if (entry.reject !== undefined && entry.at > now) break;
+      if (!entry.done && entry.at > now) break;
       head++;
-      const reject = entry.reject;
-      if (reject !== undefined) {
-        entry.reject = undefined;
-        reject(new TimeoutError(what, ms));
-      }
+      if (!entry.done) finish(entry, false, new TimeoutError(what, ms));
     }
     if (head === queue.length) {
       queue = [];
@@ -177,27 +202,43 @@ function createDeadline(
     }
     arm();
   };
-  // `onSettle` runs when `promise` settles, in time or not (one reaction instead of a second `then`).
-  return <T>(promise: Promise<T>, onSettle?: () => void) =>
-    new Promise<T>((resolve, reject) => {
-      const entry: Entry = { at: performance.now() + ms, reject };
+  function within<T>(promise: Promise<T>, onSettle?: () => void): Promise<T>;
+  function within<T, R>(
+    promise: Promise<T>,
+    onSettle: (() => void) | undefined,
+    onValue: (value: T) => R,
+    onError: (error: unknown) => R,
+  ): Promise<R>;
+  function within<T, R>(
+    promise: Promise<T>,
+    onSettle?: () => void,
+    onValue?: (value: T) => R,
+    onError?: (error: unknown) => R,
+  ): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const entry: Entry = {
+        at: performance.now() + ms,
+        done: false,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        onValue: onValue as ((value: never) => unknown) | undefined,
+        onError,
+      };
       queue.push(entry);
       arm();
       promise.then(
         (value) => {
           onSettle?.();
-          if (entry.reject === undefined) return;
-          entry.reject = undefined;
-          resolve(value);
+          if (!entry.done) finish(entry, true, value);
         },
         (error: unknown) => {
           onSettle?.();
-          if (entry.reject === undefined) return;
-          entry.reject = undefined;
-          reject(error);
+          if (!entry.done) finish(entry, false, error);
         },
       );
     });
+  }
+  return within;
 }
 
 /** A caller waiting for a slot of the gate until `deadline` (epoch ms); resolved or refused at its turn. */
@@ -250,6 +291,16 @@ function createGate(limit: number) {
     return running;
   }
   return {
+    /**
+     * Takes a free slot if there is one (true); its holder calls `release` once its query has settled. The
+     * hot path's way in: the release runs in the caller's one reaction on the query (see createDeadline).
+     */
+    tryTake(): boolean {
+      if (active >= limit) return false;
+      active++;
+      return true;
+    },
+    release,
     /**
      * Runs `fn` once a slot is free; refused if no slot frees up before `deadline` (epoch ms). With a slot free,
      * `fn`'s own promise is handed back (no async frame around it).
@@ -304,10 +355,20 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   const lateStoreDeadline = createDeadline(LATE_STORE_WAIT_MS, 'late serving store read');
   const postgresDeadline = createDeadline(postgresTimeoutMs, 'link lookup');
 
+  /**
+   * A lookup landed with `record`: no longer in flight, and cached unless the code changed meanwhile (a stale
+   * flight was already taken out of `flights` by drop or clear, and another may stand there now).
+   */
   function remember(code: string, flight: Flight, record: ServingRecord | null) {
     if (flight.stale) return;
+    flights.delete(code);
     if (record === null) negative?.set(code, NOT_FOUND);
     else lru?.set(code, record);
+  }
+
+  /** A lookup failed: no longer in flight (nothing cached). */
+  function forget(code: string, flight: Flight) {
+    if (!flight.stale) flights.delete(code);
   }
 
   /**
@@ -335,13 +396,9 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
    * await on this path was a visible share of its CPU.
    */
   function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
-    if (!store) {
-      // No store, so no late answer to wait for: Postgres's answer (or its error) is the answer.
-      return readPostgres(code).then((record) => {
-        remember(code, flight, record);
-        return record;
-      });
-    }
+    // No store, so no late answer to wait for: Postgres's answer (or its error) is the answer, landed in
+    // readPostgres's one reaction.
+    if (!store) return readPostgres(code, flight);
     const reading = storeSkipUntil > Date.now() ? undefined : startStoreRead(code);
     if (!reading) {
       counted.serving_store.skipped.n++;
@@ -401,28 +458,52 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     }
   }
 
-  /** Reads Postgres (bounded by the gate and the deadline, behind its breaker); one reaction, no async frame. */
-  function readPostgres(code: string): Promise<ServingRecord | null> {
+  /**
+   * Reads Postgres (bounded by the gate and the deadline, behind its breaker). With `flight`, the lookup lands
+   * here (remember or forget). Everything after the query — the slot's release, the row's record, the target
+   * rule, the cache — runs in one reaction on postgres.js's promise: no async frame, no `then` chained after it.
+   */
+  function readPostgres(code: string, flight?: Flight): Promise<ServingRecord | null> {
     if (postgresSkipUntil > Date.now()) {
       counted.postgres.skipped.n++;
+      if (flight) forget(code, flight);
       return Promise.reject(databaseUnavailable());
     }
-    const deadline = Date.now() + postgresTimeoutMs;
-    return postgresDeadline(gate.run(() => getServingRowByCode(sql, code), deadline)).then(
-      (row) => {
+    let rows: Promise<ServingRow[]>;
+    let release: (() => void) | undefined;
+    if (gate.tryTake()) {
+      try {
+        rows = selectServingRows(sql, code);
+        release = gate.release;
+      } catch (error) {
+        gate.release();
+        rows = Promise.reject(error);
+      }
+    } else rows = gate.run(() => selectServingRows(sql, code), Date.now() + postgresTimeoutMs);
+    return postgresDeadline(
+      rows,
+      release,
+      (found) => {
         postgresFailures = 0;
-        counted.postgres[row ? 'hit' : 'miss'].n++;
-        if (!row) return null;
-        const record = toServingRecord(row);
-        return admit(record, 'postgres') ?? markTampered(record);
+        const row = found[0];
+        let record: ServingRecord | null = null;
+        if (row === undefined) counted.postgres.miss.n++;
+        else {
+          counted.postgres.hit.n++;
+          const read = toServingRecord(row);
+          record = admit(read, 'postgres') ?? markTampered(read);
+        }
+        if (flight) remember(code, flight, record);
+        return record;
       },
-      (err: unknown) => {
+      (err) => {
         counted.postgres.error.n++;
         if (++postgresFailures >= POSTGRES_BREAKER_FAILURES) {
           postgresSkipUntil = Date.now() + POSTGRES_BREAKER_OPEN_MS;
           postgresFailures = 0;
           logger?.warn({ err }, 'link lookups: Postgres is failing; answering from caches only for a moment');
         }
+        if (flight) forget(code, flight);
         throw databaseUnavailable();
       },
     );
@@ -430,6 +511,20 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
 
   /** The store gave no record (`stored` says why): Postgres, with the store's late answer as a fallback. */
   async function lookupBeyondStore(
+    code: string,
+    flight: Flight,
+    stored: StoreRead,
+  ): Promise<ServingRecord | null> {
+    try {
+      return await answerBeyondStore(code, flight, stored);
+    } catch (error) {
+      forget(code, flight);
+      throw error;
+    }
+  }
+
+  /** lookupBeyondStore's answer; every answer is remembered (which lands the flight), a failure thrown. */
+  async function answerBeyondStore(
     code: string,
     flight: Flight,
     stored: StoreRead,
@@ -559,21 +654,18 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
         counted.singleflight.shared.n++;
         return inFlight.promise;
       }
-      const flight: Flight = { promise: Promise.resolve(null), stale: false };
-      // Landed: no longer in flight (then with two reactions, not finally: that adds two promises per lookup).
-      // No named closure here or anywhere per request: tsx compiles with esbuild's keepNames, which wraps each
-      // one in __name (an Object.defineProperty per closure created: ~1 µs a request on the Postgres path).
-      flight.promise = lookup(code, flight).then(
-        (record) => {
-          if (flights.get(code) === flight) flights.delete(code);
-          return record;
-        },
-        (error: unknown) => {
-          if (flights.get(code) === flight) flights.delete(code);
-          throw error;
-        },
-      );
+      const flight: Flight = { promise: NEVER, stale: false };
+      // In flight from now; the lookup lands it (remember or forget) in the same reaction that produces its
+      // answer, so no `then` is chained here. No named closure here or anywhere per request: tsx compiles with
+      // esbuild's keepNames, which wraps each one in __name (an Object.defineProperty per closure created:
+      // ~1 µs a request on the Postgres path).
       flights.set(code, flight);
+      try {
+        flight.promise = lookup(code, flight);
+      } catch (error) {
+        forget(code, flight);
+        throw error;
+      }
       return flight.promise;
     },
 

@@ -34,15 +34,19 @@ export async function getLinkByCode(db: Db, code: string): Promise<LinkRow | nul
 
 /** What the redirect needs of the row for `code`, deleted or not, or null: the hot-path lookup. */
 export function getServingRowByCode(db: Db, code: string): Promise<ServingRow | null> {
-  // The columns written out (no db.unsafe fragment for postgres.js to splice in per call) and a reaction, not
-  // an async function: this runs for every redirect the caches cannot answer. One line without padding:
-  // postgres.js rebuilds the text and looks its prepared statement up by it on every call (hashing every
-  // character), so each character is paid per lookup.
+  return selectServingRows(db, code).then((rows) => rows[0] ?? null);
+}
+
+/**
+ * The query behind getServingRowByCode, its rows as postgres.js gives them (none or one): the resolver's hot
+ * path reads the row in its own single reaction. The columns written out (no db.unsafe fragment for
+ * postgres.js to splice in per call). One line without padding: postgres.js rebuilds the text and looks its
+ * prepared statement up by it on every call (hashing every character), so each character is paid per lookup.
+ */
+export function selectServingRows(db: Db, code: string): Promise<ServingRow[]> {
   return db<
     ServingRow[]
-  >`SELECT code,target_url "targetUrl",status,safety,expires_at "expiresAt",expired_url "expiredUrl",redirect_status "redirectStatus",utm_campaign "utmCampaign",utm_source "utmSource",utm_medium "utmMedium",version FROM links WHERE code=${code}`.then(
-    (rows) => rows[0] ?? null,
-  );
+  >`SELECT code,target_url "targetUrl",status,safety,expires_at "expiresAt",expired_url "expiredUrl",redirect_status "redirectStatus",utm_campaign "utmCampaign",utm_source "utmSource",utm_medium "utmMedium",version FROM links WHERE code=${code}`;
 }
 
 /** The article's canonical link, or null until minted. */
