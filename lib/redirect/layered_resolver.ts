@@ -38,6 +38,9 @@ const POSTGRES_BREAKER_OPEN_MS = 1_000;
  * this one and never evicts real links (each entry lives RESOLVER_NEGATIVE_TTL_MS anyway).
  */
 export const NEGATIVE_CACHE_MAX = 10_000;
+/** What a settled deadline entry holds instead of its promise's resolving functions. */
+function settledAlready(): void {}
+
 /** A promise that never settles: a race entry that must not win. */
 const NEVER = new Promise<never>(() => {});
 
@@ -169,17 +172,23 @@ function createDeadline(ms: number, what: string) {
     timer.unref?.();
   };
   const finish = (entry: Entry, ok: boolean, outcome: unknown) => {
-    entry.done = true;
+    const { resolve, reject } = entry;
     const handle = ok ? entry.onValue : entry.onError;
+    // A settled entry stays queued until the timer passes it (up to `ms`): it must not keep its promise, the
+    // answer and the caller's closures alive that long. Held for `ms` (3 s on the Postgres path), every
+    // lookup's answer outlived two scavenges and was promoted, for the old generation's marker to trace.
+    entry.done = true;
+    entry.resolve = entry.reject = settledAlready;
+    entry.onValue = entry.onError = undefined;
     if (handle === undefined) {
-      if (ok) entry.resolve(outcome);
-      else entry.reject(outcome);
+      if (ok) resolve(outcome);
+      else reject(outcome);
       return;
     }
     try {
-      entry.resolve(handle(outcome as never));
+      resolve(handle(outcome as never));
     } catch (error) {
-      entry.reject(error);
+      reject(error);
     }
   };
   const expire = () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { after, before, describe, test } from 'node:test';
 import {
   createLayeredResolver,
@@ -348,5 +350,24 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     }
     await r.resolve(code);
     assert.equal(await count(metrics, 'postgres', 'hit'), 2, 'the second resolve had to read again');
+  });
+
+  test('an answered lookup is not kept alive by its pending deadline (no per-lookup garbage held for seconds)', async () => {
+    // The Postgres deadline (3 s) keeps a queue entry per lookup until its timer passes it; the entry must not
+    // hold the answer. Held, every Postgres answer at 10k req/s lived 3 s and was promoted to the old generation.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const code = await createCode('https://example.com/held');
+    const { r } = resolver({ cacheMax: 0 });
+    let record = await r.resolve(code);
+    assert.equal(record?.url, 'https://example.com/held');
+    const held = new WeakRef(record as object);
+    record = null;
+    // Within the 3 s deadline: only the queue entry could still reach the record.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    assert.equal(held.deref(), undefined, 'the answered record was collected before its deadline fell due');
   });
 });
