@@ -79,30 +79,15 @@ export type { ServingRow };
 /** Projects a stored row to its serving record. */
 export function toServingRecord(row: ServingRow): ServingRecord {
   const utm = toServingUtm(row);
-  const expiresAt = row.expiresAt ? row.expiresAt.getTime() : null;
-  // Two literals, not a spread of `{ utm }` or `{}`: this runs for every lookup that reaches Postgres, and a
-  // spread builds and copies a temporary object each time.
-  if (utm === undefined) {
-    return {
-      code: row.code,
-      url: row.targetUrl,
-      status: row.status,
-      safety: row.safety,
-      redirectStatus: row.redirectStatus,
-      expiresAt,
-      expiredUrl: row.expiredUrl,
-      version: row.version,
-    };
-  }
   return {
     code: row.code,
     url: row.targetUrl,
     status: row.status,
     safety: row.safety,
     redirectStatus: row.redirectStatus,
-    expiresAt,
+    expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     expiredUrl: row.expiredUrl,
-    utm,
+    ...(utm ? { utm } : {}),
     version: row.version,
   };
 }
