@@ -69,6 +69,7 @@ import {
   toDatabaseUrl,
 } from './bench_settings.ts';
 import { compareOnPath, describeCompareResult, renderCompareSection } from './compare_mode.ts';
+import { summarizeGcTrace } from './gc_trace.ts';
 import { benchLong, renderLongSection } from './long_mode.ts';
 import { startNpmStart } from './npm_start_server.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
@@ -234,6 +235,8 @@ const PROFILE_ENTRIES: Record<string, string> = {
  * socket work and GC included; JS frames named through --perf-basic-prof): .cache/cpu-profiles/<which>/perf.data,
  * read with `perf report -i <file> --no-children --sort sym`. BENCH_PROFILER=deopt: V8's deoptimisations
  * (--trace-deopt) to .cache/cpu-profiles/<which>/deopt.log, to find code that keeps falling back.
+ * BENCH_PROFILER=gc: every collection (--trace-gc-nvp) to .cache/cpu-profiles/<which>/gc.log, to see what the
+ * scavenger and the mark-compactor cost a path (summarised at the end).
  */
 async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Promise<string> {
   const entry = PROFILE_ENTRIES[which];
@@ -246,6 +249,8 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
   // npm start's web process is a child of its supervisor: sampled with perf (by its pid), never --cpu-prof.
   const usePerf = process.env.BENCH_PROFILER === 'perf' || which === 'npm-start';
   const traceDeopt = process.env.BENCH_PROFILER === 'deopt';
+  const traceGc = process.env.BENCH_PROFILER === 'gc';
+  const traceFile = traceDeopt ? join(dir, 'deopt.log') : traceGc ? join(dir, 'gc.log') : undefined;
   const server = entry
     ? await startNodeServer({
         name: which,
@@ -258,8 +263,10 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
           ? ['--perf-basic-prof']
           : traceDeopt
             ? ['--trace-deopt']
-            : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-        ...(traceDeopt ? { stdoutFile: join(dir, 'deopt.log') } : {}),
+            : traceGc
+              ? ['--trace-gc-nvp']
+              : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+        ...(traceFile ? { stdoutFile: traceFile } : {}),
       })
     : await startNpmStart({
         dataDir: join(ctx.tmpDir, 'npm-start-data'),
@@ -282,9 +289,11 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
     const r = await runWrk(server.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
     if (perf && perf.exitCode === null) await new Promise((resolve) => perf.once('exit', resolve));
     say(
-      `profile: ${Math.round(r.rps)} req/s under ${usePerf ? 'perf' : traceDeopt ? '--trace-deopt' : '--cpu-prof'}; ` +
+      `profile: ${Math.round(r.rps)} req/s under ${usePerf ? 'perf' : traceDeopt ? '--trace-deopt' : traceGc ? '--trace-gc-nvp' : '--cpu-prof'}; ` +
         `${r.requests} measured requests (the profile also holds the warm-up)`,
     );
+    if (traceGc && traceFile)
+      say(`profile: ${summarizeGcTrace(traceFile, r.requests, ROUND_SECONDS * 1000)}`);
   } finally {
     await server.stop();
   }

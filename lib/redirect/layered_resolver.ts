@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
+import { Fifo } from '../shared/concurrency.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
@@ -144,9 +145,11 @@ class TimeoutError extends Error {
  * A deadline of `ms` for any number of promises, kept by one timer: `within(p)` settles as `p` does, or rejects
  * with a TimeoutError `ms` after it was called. A setTimeout, a clearTimeout, a Promise.race and a finally per
  * lookup were a visible share of the serving-store path's CPU. Every deadline of one instance has the same
- * length, so they fall due in the order they were set: a queue whose head the timer waits for; entries
- * settled in time are skipped when the timer reaches them (while lookups keep coming, it fires about once
- * every `ms`).
+ * length, so they fall due in the order they were set: a list in that order, whose first entry the timer
+ * waits for. An entry leaves the list the moment its promise settles, so the list holds only what is still
+ * pending (about the lookups in flight), and nothing of a settled lookup outlives it: an array queue that kept
+ * settled entries until the timer passed them (3 s on the Postgres path) made every lookup's entry outlive two
+ * scavenges and be promoted, for the old generation's marker to trace.
  *
  * `onSettle` runs when `p` settles, in time or not. `onValue` and `onError` (the TimeoutError included) turn
  * the outcome into the returned promise's value, or throw its rejection: the caller's work runs in this one
@@ -156,28 +159,34 @@ class TimeoutError extends Error {
 function createDeadline(ms: number, what: string) {
   type Entry = {
     at: number;
+    /** Settled (and so out of the list). */
     done: boolean;
+    prev: Entry | undefined;
+    next: Entry | undefined;
     resolve: (value: unknown) => void;
     reject: (error: unknown) => void;
     onValue: ((value: never) => unknown) | undefined;
     onError: ((error: unknown) => unknown) | undefined;
   };
-  let queue: Entry[] = [];
-  let head = 0;
+  let first: Entry | undefined;
+  let last: Entry | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {
-    if (timer !== undefined || head === queue.length) return;
-    timer = setTimeout(expire, Math.max(0, queue[head]!.at - performance.now()));
+    if (timer !== undefined || first === undefined) return;
+    timer = setTimeout(expire, Math.max(0, first.at - performance.now()));
     // The promises it watches keep the process alive if anything does; the timer alone must not.
     timer.unref?.();
   };
   const finish = (entry: Entry, ok: boolean, outcome: unknown) => {
-    const { resolve, reject } = entry;
+    const { resolve, reject, prev, next } = entry;
     const handle = ok ? entry.onValue : entry.onError;
-    // A settled entry stays queued until the timer passes it (up to `ms`): it must not keep its promise, the
-    // answer and the caller's closures alive that long. Held for `ms` (3 s on the Postgres path), every
-    // lookup's answer outlived two scavenges and was promoted, for the old generation's marker to trace.
     entry.done = true;
+    if (prev === undefined) first = next;
+    else prev.next = next;
+    if (next === undefined) last = prev;
+    else next.prev = prev;
+    entry.prev = entry.next = undefined;
+    // After a timeout the query still runs and its reactions hold the entry: they must not hold the caller.
     entry.resolve = entry.reject = settledAlready;
     entry.onValue = entry.onError = undefined;
     if (handle === undefined) {
@@ -194,21 +203,7 @@ function createDeadline(ms: number, what: string) {
   const expire = () => {
     timer = undefined;
     const now = performance.now();
-    while (head < queue.length) {
-      const entry = queue[head]!;
-      if (!entry.done && entry.at > now) break;
-      head++;
-      if (!entry.done) finish(entry, false, new TimeoutError(what, ms));
-    }
-    if (head === queue.length) {
-      queue = [];
-      head = 0;
-      return;
-    }
-    if (head > 1024) {
-      queue = queue.slice(head);
-      head = 0;
-    }
+    while (first !== undefined && first.at <= now) finish(first, false, new TimeoutError(what, ms));
     arm();
   };
   function within<T>(promise: Promise<T>, onSettle?: () => void): Promise<T>;
@@ -228,12 +223,16 @@ function createDeadline(ms: number, what: string) {
       const entry: Entry = {
         at: performance.now() + ms,
         done: false,
+        prev: last,
+        next: undefined,
         resolve: resolve as (value: unknown) => void,
         reject,
         onValue: onValue as ((value: never) => unknown) | undefined,
         onError,
       };
-      queue.push(entry);
+      if (last === undefined) first = entry;
+      else last.next = entry;
+      last = entry;
       arm();
       promise.then(
         (value) => {
@@ -270,11 +269,10 @@ function databaseUnavailable(): UnavailableError {
  */
 function createGate(limit: number) {
   let active = 0;
-  let queue: Waiter[] = [];
-  let head = 0;
+  /** Waiters in arrival order; a served one is let go at once (see Fifo). */
+  const queue = new Fifo<Waiter>();
   const release = () => {
-    while (head < queue.length) {
-      const waiter = queue[head++]!;
+    for (let waiter = queue.shift(); waiter !== undefined; waiter = queue.shift()) {
       if (waiter.deadline >= Date.now()) {
         waiter.resolve();
         return;
@@ -282,10 +280,6 @@ function createGate(limit: number) {
       waiter.reject(new TimeoutError('waiting for a database connection', POSTGRES_LOOKUP_TIMEOUT_MS));
     }
     active--;
-    if (head > 1024 && head * 2 > queue.length) {
-      queue = queue.slice(head);
-      head = 0;
-    }
   };
   /** Runs `fn` in a slot already taken; the slot is held until its query settles, even unawaited. */
   function start<T>(fn: () => Promise<T>): Promise<T> {
