@@ -17,7 +17,8 @@
 //                                             bare Map, alternated over the three paths: B ÷ A per path
 //   npm run bench:redirect -- profile [ours|bare|bare-resolver|bare-redis|bare-postgres|npm-start] [lru|store|postgres]
 //                                             one server under one path's load (default: ours, LRU hit),
-//                                             node --cpu-prof (BENCH_PROFILER=perf: Linux perf record)
+//                                             node --cpu-prof (BENCH_PROFILER=perf: Linux perf record; =deopt:
+//                                             --trace-deopt; =gc: --trace-gc-nvp, summarised per request)
 //   npm run bench:redirect -- scale           LRU hit: ours with one web process, ours with WEB_CONCURRENCY=2
 //                                             and bare Map, alternated (CPU and RSS summed over web processes)
 //
