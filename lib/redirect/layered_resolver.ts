@@ -42,7 +42,10 @@ export const NEGATIVE_CACHE_MAX = 10_000;
 /** What a settled deadline entry holds instead of its promise's resolving functions. */
 function settledAlready(): void {}
 
-/** A promise that never settles: a race entry that must not win. */
+/**
+ * A promise that never settles: a flight's placeholder until its lookup has started. Nothing may wait on it (a
+ * reaction on it is never released: whatever it reaches stays alive for good).
+ */
 const NEVER = new Promise<never>(() => {});
 
 export interface LayeredResolverOptions {
@@ -542,10 +545,17 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     const fromPostgres = readPostgres(code);
     let answer: { record: ServingRecord | null } | { error: unknown };
     if (late) {
-      const lateRecord = late.then(
-        (record) => (record ? { late: record } : NEVER),
-        () => NEVER,
-      );
+      // Settles only with a record; otherwise stays pending, but as a promise of its own that nothing holds once
+      // the read has ended. (Adopting a shared never-settling promise here added a reaction to it per slow
+      // read that missed, keeping the race, and so this lookup's answer, reachable for good.)
+      const lateRecord = new Promise<{ late: ServingRecord }>((resolve) => {
+        late.then(
+          (record) => {
+            if (record) resolve({ late: record });
+          },
+          () => {},
+        );
+      });
       const first = await Promise.race([
         fromPostgres.then(
           (record) => ({ record }),

@@ -370,4 +370,35 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     gc();
     assert.equal(held.deref(), undefined, 'the answered record was collected before its deadline fell due');
   });
+
+  test('a slow serving-store read that ends in a miss keeps nothing of the lookup alive', async () => {
+    // The store read timed out and kept running beside Postgres, which answered first; the read then found
+    // nothing. Racing it must not tie the lookup to a promise that never settles: one shared never-settling
+    // promise adopted per such read kept every one of those lookups' answers reachable for good (a leak that
+    // grows with each store timeout, i.e. during any Redis slowdown).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const fake = await startUpstashFake({ redisUrl: REDIS_URL, token: `tok_${randomUUID()}` });
+    closers.push(() => fake.stop());
+    const store = createUpstashServingStore({
+      url: fake.url,
+      token: fake.token,
+      keyPrefix: `lltest:${randomUUID()}:`,
+    });
+    const code = await createCode('https://example.com/late-miss');
+    const { r, metrics } = resolver({ store, cacheMax: 0, storeTimeoutMs: 50 });
+    fake.setDelayMs(300);
+    let record = await r.resolve(code);
+    assert.equal(record?.url, 'https://example.com/late-miss');
+    assert.equal(await errors(metrics, 'get_timeout'), 1, 'the store read timed out');
+    const held = new WeakRef(record as object);
+    record = null;
+    // The slow read ends (a miss) well within this wait.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    fake.setDelayMs(0);
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    assert.equal(held.deref(), undefined, 'the answer was collected once the late read had missed');
+  });
 });
