@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapStatistics } from 'node:v8';
+import { exposeGc } from '../helpers/gc.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
@@ -9,8 +9,7 @@ import { createUiClient } from '../helpers/ui_client.ts';
 // heap that grew with every huge e-mail), and attempts an IP was already refused for still counted against
 // the account (one blocked address locked anyone's account for 15 minutes).
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+const gc = exposeGc();
 
 let h: Harness;
 const ADMIN = { email: 'admin@example.test', password: 'correct horse battery' };

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import {
   createLayeredResolver,
   type LayeredResolverOptions,
@@ -14,6 +12,7 @@ import { createMetrics, type Metrics } from '../../../lib/shared/metrics.ts';
 import { insertLink, updateLink } from '../../../lib/stores/link_store.ts';
 import { startUpstashFake } from '../../fakes/upstash_fake.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { exposeGc } from '../../helpers/gc.ts';
 import { eventually } from '../../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../../helpers/private_redis.ts';
 
@@ -53,6 +52,18 @@ async function sharedStore(): Promise<ServingStore> {
   // Connected (until then reads fail fast and fall through, which other tests cover).
   await eventually(async () => ((await store.get('probe')) === null ? true : undefined));
   return store;
+}
+
+/** The Upstash fake (its own token) and a serving store on it under a fresh key prefix; both closed after. */
+async function upstashStore() {
+  const fake = await startUpstashFake({ redisUrl: REDIS_URL, token: `tok_${randomUUID()}` });
+  closers.push(() => fake.stop());
+  const store = createUpstashServingStore({
+    url: fake.url,
+    token: fake.token,
+    keyPrefix: `lltest:${randomUUID()}:`,
+  });
+  return { fake, store };
 }
 
 function resolver(overrides: Partial<LayeredResolverOptions> = {}) {
@@ -222,13 +233,7 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
   });
 
   test('Upstash (REST) serving store: hits, then a hung and a failing REST endpoint fall through in time', async () => {
-    const fake = await startUpstashFake({ redisUrl: REDIS_URL, token: `tok_${randomUUID()}` });
-    closers.push(() => fake.stop());
-    const store = createUpstashServingStore({
-      url: fake.url,
-      token: fake.token,
-      keyPrefix: `lltest:${randomUUID()}:`,
-    });
+    const { fake, store } = await upstashStore();
     const code = await createCode('https://example.com/upstash');
     // Generous timeouts: a REST round trip on a loaded test machine can exceed the 50 ms default.
     const warm = resolver({ store, cacheMax: 0, storeTimeoutMs: 2_000 });
@@ -355,8 +360,7 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
   test('an answered lookup is not kept alive by its pending deadline (no per-lookup garbage held for seconds)', async () => {
     // The Postgres deadline (3 s) keeps a queue entry per lookup until its timer passes it; the entry must not
     // hold the answer. Held, every Postgres answer at 10k req/s lived 3 s and was promoted to the old generation.
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = exposeGc();
     const code = await createCode('https://example.com/held');
     const { r } = resolver({ cacheMax: 0 });
     let record = await r.resolve(code);
@@ -376,15 +380,8 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     // nothing. Racing it must not tie the lookup to a promise that never settles: one shared never-settling
     // promise adopted per such read kept every one of those lookups' answers reachable for good (a leak that
     // grows with each store timeout, i.e. during any Redis slowdown).
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const fake = await startUpstashFake({ redisUrl: REDIS_URL, token: `tok_${randomUUID()}` });
-    closers.push(() => fake.stop());
-    const store = createUpstashServingStore({
-      url: fake.url,
-      token: fake.token,
-      keyPrefix: `lltest:${randomUUID()}:`,
-    });
+    const gc = exposeGc();
+    const { fake, store } = await upstashStore();
     const code = await createCode('https://example.com/late-miss');
     const { r, metrics } = resolver({ store, cacheMax: 0, storeTimeoutMs: 50 });
     fake.setDelayMs(300);

@@ -2,9 +2,8 @@
 // waiters in, which must hand them out in order and let go of each at once.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Fifo, forEachConcurrently } from '../../../lib/shared/concurrency.ts';
+import { exposeGc } from '../../helpers/gc.ts';
 
 describe('Fifo', () => {
   test('hands items out in arrival order, across trims, and reports its size', () => {
@@ -26,8 +25,7 @@ describe('Fifo', () => {
   });
 
   test('lets go of a taken item while others keep arriving (nothing of a busy stretch stays reachable)', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = exposeGc();
     const q = new Fifo<object>();
     q.push({ first: true });
     let item: object | undefined = { taken: true };
