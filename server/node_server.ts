@@ -3,7 +3,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { isPossibleCode } from '../lib/links/code_rules.ts';
-import type { RedirectAnswer, RedirectAnswerer, RedirectRequest } from '../lib/redirect/answer_redirect.ts';
+import type {
+  AnswerSink,
+  RedirectAnswer,
+  RedirectAnswerer,
+  RedirectRequest,
+} from '../lib/redirect/answer_redirect.ts';
 import type { HostRouting } from '../lib/redirect/host_routing.ts';
 import { AppError } from '../lib/shared/errors.ts';
 import type { Logger } from '../lib/shared/logger.ts';
@@ -113,8 +118,11 @@ export function createNodeListener(
   const hono = getRequestListener(fetch);
   if (!fastPath) return hono;
   const routing = fastPath.hostRouting;
-  const answerer = fastPath.redirects;
-  const histogram = fastPath.metrics?.redirectDuration;
+  const context: FastPathContext = {
+    deps: fastPath,
+    answerer: fastPath.redirects,
+    histogram: fastPath.metrics?.redirectDuration,
+  };
   return (incoming, outgoing) => {
     // The request's arrival (its headers parsed): the start of lifeline_redirect_duration_seconds.
     const started = performance.now();
@@ -125,15 +133,17 @@ export function createNodeListener(
       hono(incoming, outgoing);
       return;
     }
-    // One object per request: the request as the answerer reads it, and when it arrived.
+    // One object per request: the request as the answerer reads it, when it arrived, and where its answer goes.
     const request = new NodeRedirectRequest(
       method as 'GET' | 'HEAD',
       (url as string).slice(1, pathEnd),
       pathEnd === (url as string).length ? '' : (url as string).slice(pathEnd + 1),
       incoming.rawHeaders,
       started,
+      outgoing,
+      context,
     );
-    answerFast(fastPath, answerer, outgoing, request, histogram);
+    answerFast(context, request);
   };
 }
 
@@ -196,8 +206,18 @@ export function rawHeader(rawHeaders: readonly string[], name: string): string |
   return value;
 }
 
-/** A node:http request as the hot path reads it: headers only when asked for (see rawHeader). */
-class NodeRedirectRequest implements RedirectRequest {
+/** What every fast-path request shares: built once per listener. */
+interface FastPathContext {
+  deps: FastPathDeps;
+  answerer: RedirectAnswerer;
+  histogram: BucketedHistogram | undefined;
+}
+
+/**
+ * A node:http request as the hot path reads it (headers only when asked for, see rawHeader), and the sink its
+ * answer is delivered to (written to `outgoing`, or a failure answered as problem+json).
+ */
+class NodeRedirectRequest implements RedirectRequest, AnswerSink {
   constructor(
     readonly method: 'GET' | 'HEAD',
     readonly code: string,
@@ -205,80 +225,59 @@ class NodeRedirectRequest implements RedirectRequest {
     private readonly rawHeaders: string[],
     /** performance.now() at arrival (see createNodeListener). */
     readonly started: number,
+    private readonly outgoing: ServerResponse,
+    private readonly context: FastPathContext,
   ) {}
 
   header(name: string): string | undefined {
     return rawHeader(this.rawHeaders, name);
   }
+
+  /** Writes the answer; if writing throws (e.g. an invalid header value), never leaves the socket hanging. */
+  deliver(answer: RedirectAnswer): void {
+    try {
+      writeAnswer(this.outgoing, answer, this.method);
+    } catch (error) {
+      this.context.deps.logger.error({ err: error, path: `/${this.code}` }, 'could not write the answer');
+      this.outgoing.destroy();
+    }
+    this.context.histogram?.observeMs(performance.now() - this.started);
+  }
+
+  /** An unexpected failure while answering: logged (unless an AppError) and answered as problem+json. */
+  fail(error: unknown): void {
+    const { outgoing, context } = this;
+    const path = `/${this.code}`;
+    if (!(error instanceof AppError)) context.deps.logger.error({ err: error, path }, 'unhandled error');
+    if (outgoing.headersSent) {
+      outgoing.destroy();
+    } else {
+      try {
+        writeProblem(outgoing, error, path, this.method);
+      } catch (writeError) {
+        context.deps.logger.error({ err: writeError, path }, 'could not write the answer');
+        outgoing.destroy();
+      }
+    }
+    // A 503 (Postgres and the caches could not answer) counts too: it is the latency a reader saw.
+    context.histogram?.observeMs(performance.now() - this.started);
+  }
 }
 
 /**
  * The fast path proper. An LRU hit is answered synchronously (answerPeeked: no promise between the parsed
- * request and the socket write); anything else waits for the lookup, one promise.
+ * request and the socket write); anything else is delivered by the lookup's one reaction (answerTo).
  */
-function answerFast(
-  deps: FastPathDeps,
-  answerer: RedirectAnswerer,
-  outgoing: ServerResponse,
-  request: NodeRedirectRequest,
-  histogram: BucketedHistogram | undefined,
-): void {
+function answerFast(context: FastPathContext, request: NodeRedirectRequest): void {
   let answer: RedirectAnswer | undefined;
   try {
-    answer = answerer.answerPeeked(request);
+    answer = context.answerer.answerPeeked(request);
   } catch (error) {
-    failFast(deps, outgoing, error, request, histogram);
+    request.fail(error);
     return;
   }
-  if (answer !== undefined) {
-    writeOrDestroy(deps, outgoing, answer, request, histogram);
-    return;
-  }
-  answerer.answer(request).then(
-    (resolved) => writeOrDestroy(deps, outgoing, resolved, request, histogram),
-    (error: unknown) => failFast(deps, outgoing, error, request, histogram),
-  );
-}
-
-/** Writes the answer; if writing throws (e.g. an invalid header value), never leaves the socket hanging. */
-function writeOrDestroy(
-  deps: FastPathDeps,
-  outgoing: ServerResponse,
-  answer: RedirectAnswer,
-  request: NodeRedirectRequest,
-  histogram: BucketedHistogram | undefined,
-): void {
-  try {
-    writeAnswer(outgoing, answer, request.method);
-  } catch (error) {
-    deps.logger.error({ err: error, path: `/${request.code}` }, 'could not write the answer');
-    outgoing.destroy();
-  }
-  histogram?.observeMs(performance.now() - request.started);
-}
-
-/** An unexpected failure while answering: logged (unless an AppError) and answered as problem+json. */
-function failFast(
-  deps: FastPathDeps,
-  outgoing: ServerResponse,
-  error: unknown,
-  request: NodeRedirectRequest,
-  histogram: BucketedHistogram | undefined,
-): void {
-  const path = `/${request.code}`;
-  if (!(error instanceof AppError)) deps.logger.error({ err: error, path }, 'unhandled error');
-  if (outgoing.headersSent) {
-    outgoing.destroy();
-  } else {
-    try {
-      writeProblem(outgoing, error, path, request.method);
-    } catch (writeError) {
-      deps.logger.error({ err: writeError, path }, 'could not write the answer');
-      outgoing.destroy();
-    }
-  }
-  // A 503 (Postgres and the caches could not answer) counts too: it is the latency a reader saw.
-  histogram?.observeMs(performance.now() - request.started);
+  if (answer !== undefined) request.deliver(answer);
+  else context.answerer.answerTo(request, request);
 }
 
 /**

@@ -80,6 +80,19 @@ export interface RedirectAnswerer {
    * the parsed request and the socket. `request.code` must already be a possible code (a `+` may follow).
    */
   answerPeeked(request: RedirectRequest): RedirectAnswer | undefined;
+  /**
+   * `answer` for a caller that writes the answer itself: exactly one of `sink.deliver` (the answer) or
+   * `sink.fail` (what went wrong) is called, from the lookup's own reaction. No promise of its own: the Node
+   * fast path answers a cache miss with one reaction on the resolver's promise, not three (measured on the
+   * Postgres-only path, where every request is a miss).
+   */
+  answerTo(request: RedirectRequest, sink: AnswerSink): void;
+}
+
+/** Where answerTo delivers: the answer, or the error answering it threw or the lookup failed with. */
+export interface AnswerSink {
+  deliver(answer: RedirectAnswer): void;
+  fail(error: unknown): void;
 }
 
 /**
@@ -228,18 +241,54 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     return answer;
   }
 
+  /** answerResolved for answerTo: its answer to `sink.deliver`, or what it threw to `sink.fail`. */
+  function deliverResolved(
+    request: RedirectRequest,
+    code: string,
+    preview: boolean,
+    record: ServingRecord | null,
+    sink: AnswerSink,
+  ): void {
+    let answer: RedirectAnswer;
+    try {
+      answer = answerResolved(request, code, preview, record);
+    } catch (error) {
+      sink.fail(error);
+      return;
+    }
+    sink.deliver(answer);
+  }
+
+  function answerTo(request: RedirectRequest, sink: AnswerSink): void {
+    let preview: boolean;
+    let code: string;
+    let lookup: Promise<ServingRecord | null> | undefined;
+    try {
+      preview = isPreview(request.code);
+      code = preview ? request.code.slice(0, -1) : request.code;
+      if (isPossibleCode(code)) lookup = resolver.resolve(code);
+    } catch (error) {
+      sink.fail(error);
+      return;
+    }
+    if (lookup === undefined) {
+      deliverResolved(request, code, preview, null, sink);
+      return;
+    }
+    // One reaction on the lookup; its two closures are all a miss allocates here.
+    lookup.then(
+      (record) => deliverResolved(request, code, preview, record, sink),
+      (error: unknown) => sink.fail(error),
+    );
+  }
+
   return {
     answer(request) {
-      // One reaction on the lookup (not an async function awaiting it): a promise less per request.
-      try {
-        const preview = isPreview(request.code);
-        const code = preview ? request.code.slice(0, -1) : request.code;
-        if (!isPossibleCode(code)) return Promise.resolve(answerResolved(request, code, preview, null));
-        return resolver.resolve(code).then((record) => answerResolved(request, code, preview, record));
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      return new Promise<RedirectAnswer>((resolve, reject) =>
+        answerTo(request, { deliver: resolve, fail: reject }),
+      );
     },
+    answerTo,
     answerPeeked(request) {
       const preview = isPreview(request.code);
       const code = preview ? request.code.slice(0, -1) : request.code;

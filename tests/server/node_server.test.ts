@@ -178,6 +178,36 @@ describe('Node fast path', () => {
     }
   });
 
+  test('an answer that throws after the lookup is the same problem answer on both paths, written once', async () => {
+    // The lookup succeeds (a miss, then a cached negative: both of the fast path's ways in); rendering the
+    // answer throws. Exactly one response per request, as Hono's onError writes it.
+    const throwing = {
+      status(): string {
+        throw new Error('the page renderer broke');
+      },
+      preview(): string {
+        throw new Error('the page renderer broke');
+      },
+    };
+    const deps = { ...h.deps, redirects: createRedirectAnswerer({ ...h.deps, pages: throwing }) };
+    const app = createApp(deps);
+    const broken = await serveNode(app.fetch, { port: 0, host: '127.0.0.1', fastPath: deps });
+    const brokenPlain = await serveNode(app.fetch, { port: 0, host: '127.0.0.1' });
+    try {
+      for (const path of ['/NoSuchZz1', '/NoSuchZz1', '/NoSuchZz2+', '/GoneOne']) {
+        for (const method of ['GET', 'HEAD']) {
+          const ours = await raw(broken.port, method, path, { 'X-Request-Id': 'req-4' });
+          assert.match(ours, /^HTTP\/1\.1 500 /, `${method} ${path}`);
+          assert.equal(ours.match(/HTTP\/1\.1 /g)?.length, 1, `one response for ${method} ${path}`);
+          assert.equal(ours, await raw(brokenPlain.port, method, path, { 'X-Request-Id': 'req-4' }));
+        }
+      }
+    } finally {
+      await broken.close(100);
+      await brokenPlain.close(100);
+    }
+  });
+
   test('everything that is not a possible code still reaches Hono and answers as before', async () => {
     const paths: [string, string][] = [
       ['GET', '/'],
