@@ -11,7 +11,7 @@ import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 
 test('the web script’s flags: a larger young generation, and Node accepts them', () => {
   const flags = webNodeFlags(ROOT);
-  assert.deepEqual(flags, ['--max-semi-space-size=64']);
+  assert.deepEqual(flags, ['--max-semi-space-size=64', '--min-semi-space-size=64']);
   const run = spawnSync(process.execPath, [...flags, '-e', 'console.log(JSON.stringify(process.execArgv))'], {
     encoding: 'utf8',
   });
