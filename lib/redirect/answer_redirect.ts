@@ -83,8 +83,8 @@ export interface RedirectAnswerer {
   /**
    * `answer` for a caller that writes the answer itself: exactly one of `sink.deliver` (the answer) or
    * `sink.fail` (what went wrong) is called, from the lookup's own reaction. No promise of its own: the Node
-   * fast path answers a cache miss with one reaction on the resolver's promise, not three (measured on the
-   * Postgres-only path, where every request is a miss).
+   * fast path answers a cache miss with one reaction on the resolver's promise instead of three chained ones
+   * (under 1 µs of a Postgres lookup's ~40 µs: a saving by construction, too small for the benchmark to resolve).
    */
   answerTo(request: RedirectRequest, sink: AnswerSink): void;
 }
