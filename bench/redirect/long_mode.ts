@@ -23,6 +23,7 @@ import { diffCounts, type OurCounters, readOurCounters } from './read_our_metric
 import type { PathSpec } from './redirect_paths.ts';
 import { runWrk, type WrkOptions, type WrkResult } from './run_wrk.ts';
 import { type RunContext, startContestant } from './start_contestant.ts';
+import { fitTrend } from './trend.ts';
 
 /** How long ours may take to stop (and flush its clicks) before it is killed. */
 const SHUTDOWN_GRACE_MS = 60_000;
@@ -175,7 +176,7 @@ export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<Lo
   );
   say(
     `long ${spec.key}: last sample ÷ first ${(body.lastToFirst * 100).toFixed(1)}% (needs ≥ ${MIN_LAST_TO_FIRST * 100}%); ` +
-      `RSS ${describeRss(body.samples)}`,
+      `RSS ${describeRss(body.samples)}; trend: ${describeTrend(body.samples)}`,
   );
   return {
     ...body,
@@ -220,6 +221,19 @@ function describeRss(samples: LongSample[]): string {
   );
 }
 
+/**
+ * The least-squares line through the samples' throughput: where it ends against where it starts, and how far the
+ * samples scatter around it (one minute's swing can fail last ÷ first on a shared machine; a decay moves the line).
+ */
+function describeTrend(samples: LongSample[]): string {
+  const t = fitTrend(samples.map((s) => s.rps));
+  return (
+    `the line fitted through the ${samples.length} samples ends at ${toPercent(t.lastToFirst)} of where it starts ` +
+    `(${t.perSample >= 0 ? '+' : ''}${(t.perSample * 100).toFixed(2)}% of the mean per sample); the samples scatter ` +
+    `${(t.scatter * 100).toFixed(1)}% around it (standard deviation ÷ mean)`
+  );
+}
+
 /** The generated `long-<path>` section. */
 export function renderLongSection(r: LongResult): string {
   const wrkRedirects = r.warmupRedirects + r.measuredRedirects;
@@ -240,6 +254,7 @@ export function renderLongSection(r: LongResult): string {
       `(${Math.round(r.samples[0]!.rps)}); needs ≥ ${MIN_LAST_TO_FIRST * 100}%: ${r.throughputPass ? 'PASS' : 'FAIL'}. ` +
       `Whole run: ${Math.round(m.redirects / r.seconds)} redirects/s, p50 ${toMs(m.p50_us)} ms, p99 ${toMs(m.p99_us)} ms, ` +
       `max ${toMs(m.max_us)} ms; median sample ${Math.round(median(r.samples.map((s) => s.rps)))} req/s.`,
+    `- Trend (read beside the criterion, not instead of it): ${describeTrend(r.samples)}.`,
     `- RSS: ${describeRss(r.samples)}.`,
     `- Clicks: wrk completed **${wrkRedirects.toLocaleString('en')}** redirects (its own count, requests − responses above 399: ` +
       `warm-up ${r.warmupRedirects.toLocaleString('en')} + measured ${r.measuredRedirects.toLocaleString('en')}; every run ended ` +
