@@ -226,6 +226,8 @@ function describeRss(samples: LongSample[]): string {
  * samples scatter around it (one minute's swing can fail last ÷ first on a shared machine; a decay moves the line).
  */
 function describeTrend(samples: LongSample[]): string {
+  // A smoke run shorter than two samples (BENCH_LONG_SECONDS ≤ BENCH_LONG_SAMPLE_SECONDS) has no line to fit.
+  if (samples.length < 2) return 'one sample only, no line to fit';
   const t = fitTrend(samples.map((s) => s.rps));
   return (
     `the line fitted through the ${samples.length} samples ends at ${toPercent(t.lastToFirst)} of where it starts ` +
