@@ -304,10 +304,6 @@ export class Ga4Fake extends ScriptedFake {
   /** Every request to either endpoint, in order, with its verdict. */
   readonly collected: CollectedRequest[] = [];
 
-  constructor() {
-    super();
-  }
-
   /** The endpoint base to give the forwarder (it appends /mp/collect). */
   get endpoint(): string {
     return this.server.url;
