@@ -193,17 +193,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   /** A fresh cell for `code` (counting nothing, not listed yet). */
   function newCell(code: string): Cell {
-    return {
-      code,
-      hourMs: 0,
-      kind: 'human',
-      country: '',
-      referrerHost: '',
-      clicks: 0,
-      lastClickMs: 0,
-      listed: false,
-      movedAt: 0,
-    };
+    return new Cell(code);
   }
 
   /** recordInCell proper. */
@@ -297,8 +287,12 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
    */
   function takeCells(): ClickCountRow[] {
     const batch: ClickCountRow[] = [];
-    while (batch.length < batchRows && taking < pending.length) {
-      const cell = pending[taking++]!;
+    const from = pending;
+    const end = from.length;
+    let next = taking;
+    let rows = 0;
+    while (rows < batchRows && next < end) {
+      const cell = from[next++]!;
       cell.listed = false;
       if (cell.clicks === 0) continue;
       batch.push({
@@ -311,8 +305,10 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
         lastClickMs: cell.lastClickMs,
         moveLastClick: movesLastClick(cell, cell.lastClickMs),
       });
+      rows++;
       cell.clicks = 0;
     }
+    taking = next;
     return batch;
   }
 
@@ -452,9 +448,28 @@ export interface ClickCell {
  * A cell inside the buffer: one running aggregate for its code, whether it is in `cells`, and the latest click
  * it last asked Postgres to move the code's last click time to (see movesLastClick).
  */
-interface Cell extends ClickCountRow {
+class Cell implements ClickCountRow {
+  readonly code: string;
+  hourMs: number;
+  kind: ClickKind;
+  country: string;
+  referrerHost: string;
+  clicks: number;
+  lastClickMs: number;
   listed: boolean;
   movedAt: number;
+
+  constructor(code: string) {
+    this.code = code;
+    this.hourMs = 0;
+    this.kind = 'human';
+    this.country = '';
+    this.referrerHost = '';
+    this.clicks = 0;
+    this.lastClickMs = 0;
+    this.listed = false;
+    this.movedAt = 0;
+  }
 }
 
 /** One more click on the cell's running count when the click has its key; false (nothing done) otherwise. */
