@@ -105,28 +105,62 @@ export function toRedirectAnswer(
   pages: RedirectPages,
   https = false,
 ): RedirectAnswer {
+  const cacheControl = decision.cacheControl;
+  const location = decision.location;
+  if (location !== undefined) {
+    // Each shape written as one literal (no property added, no list grown afterwards): this runs per redirect
+    // answered from beyond the LRU.
+    if (https) {
+      return {
+        status: decision.status,
+        headers: {
+          'Cache-Control': cacheControl,
+          'X-Robots-Tag': 'noindex',
+          'Referrer-Policy': REDIRECT_REFERRER_POLICY,
+          'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY,
+          Location: location,
+        },
+        body: null,
+        headerList: [
+          'Cache-Control',
+          cacheControl,
+          'X-Robots-Tag',
+          'noindex',
+          'Referrer-Policy',
+          REDIRECT_REFERRER_POLICY,
+          'Strict-Transport-Security',
+          STRICT_TRANSPORT_SECURITY,
+          'Location',
+          location,
+        ],
+      };
+    }
+    return {
+      status: decision.status,
+      headers: {
+        'Cache-Control': cacheControl,
+        'X-Robots-Tag': 'noindex',
+        'Referrer-Policy': REDIRECT_REFERRER_POLICY,
+        Location: location,
+      },
+      body: null,
+      headerList: [
+        'Cache-Control',
+        cacheControl,
+        'X-Robots-Tag',
+        'noindex',
+        'Referrer-Policy',
+        REDIRECT_REFERRER_POLICY,
+        'Location',
+        location,
+      ],
+    };
+  }
   const headers: Record<string, string> = {
-    'Cache-Control': decision.cacheControl,
+    'Cache-Control': cacheControl,
     'X-Robots-Tag': 'noindex',
     'Referrer-Policy': REDIRECT_REFERRER_POLICY,
   };
-  if (decision.location !== undefined) {
-    const headerList = [
-      'Cache-Control',
-      decision.cacheControl,
-      'X-Robots-Tag',
-      'noindex',
-      'Referrer-Policy',
-      REDIRECT_REFERRER_POLICY,
-    ];
-    if (https) {
-      headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
-      headerList.push('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-    }
-    headers.Location = decision.location;
-    headerList.push('Location', decision.location);
-    return { status: decision.status, headers, body: null, headerList };
-  }
   headers['Content-Type'] = 'text/html; charset=utf-8';
   Object.assign(headers, publicPageHeaders(https));
   const body = decision.page ? pages.status(decision.page) : '';

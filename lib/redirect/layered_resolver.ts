@@ -4,7 +4,7 @@ import { Fifo } from '../shared/concurrency.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
-import { getServingRowByCode, selectServingRows } from '../stores/link_store.ts';
+import { getServingRowByCode, selectServingValues } from '../stores/link_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
@@ -13,7 +13,8 @@ import {
   isTamperedRecord,
   markTampered,
   type ServingRecord,
-  type ServingRow,
+  type ServingValues,
+  servingRecordFromValues,
   toServingRecord,
 } from './serving_record.ts';
 import type { ServingStore } from './serving_store.ts';
@@ -475,17 +476,17 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       if (flight) forget(code, flight);
       return Promise.reject(databaseUnavailable());
     }
-    let rows: Promise<ServingRow[]>;
+    let rows: Promise<ServingValues[]>;
     let release: (() => void) | undefined;
     if (gate.tryTake()) {
       try {
-        rows = selectServingRows(sql, code);
+        rows = selectServingValues(sql, code);
         release = gate.release;
       } catch (error) {
         gate.release();
         rows = Promise.reject(error);
       }
-    } else rows = gate.run(() => selectServingRows(sql, code), Date.now() + postgresTimeoutMs);
+    } else rows = gate.run(() => selectServingValues(sql, code), Date.now() + postgresTimeoutMs);
     return postgresDeadline(
       rows,
       release,
@@ -496,7 +497,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
         if (row === undefined) counted.postgres.miss.n++;
         else {
           counted.postgres.hit.n++;
-          const read = toServingRecord(row);
+          const read = servingRecordFromValues(code, row);
           record = admit(read, 'postgres') ?? markTampered(read);
         }
         if (flight) remember(code, flight, record);

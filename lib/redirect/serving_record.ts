@@ -72,9 +72,9 @@ export function isTamperedRecord(record: ServingRecord): boolean {
   return tampered.has(record);
 }
 
-import type { ServingRow } from '../stores/link_rows.ts';
+import type { ServingRow, ServingValues } from '../stores/link_rows.ts';
 
-export type { ServingRow };
+export type { ServingRow, ServingValues };
 
 /** Projects a stored row to its serving record. */
 export function toServingRecord(row: ServingRow): ServingRecord {
@@ -89,5 +89,37 @@ export function toServingRecord(row: ServingRow): ServingRecord {
     expiredUrl: row.expiredUrl,
     ...(utm ? { utm } : {}),
     version: row.version,
+  };
+}
+
+/**
+ * toServingRecord for the hot path's positional row of `code` (selectServingValues): the same record, built as
+ * one of two object literals (with or without `utm`, in toServingRecord's key order) rather than with a spread.
+ */
+export function servingRecordFromValues(code: string, values: ServingValues): ServingRecord {
+  const expiresAt = values[4];
+  const expiredUrl = values[5];
+  if (!values[6] && !values[7] && !values[8]) {
+    return {
+      code,
+      url: values[0],
+      status: values[1],
+      safety: values[2],
+      redirectStatus: values[3],
+      expiresAt: expiresAt === null ? null : expiresAt.getTime(),
+      expiredUrl,
+      version: values[9],
+    };
+  }
+  return {
+    code,
+    url: values[0],
+    status: values[1],
+    safety: values[2],
+    redirectStatus: values[3],
+    expiresAt: expiresAt === null ? null : expiresAt.getTime(),
+    expiredUrl,
+    utm: toServingUtm({ utmCampaign: values[6], utmSource: values[7], utmMedium: values[8] }),
+    version: values[9],
   };
 }

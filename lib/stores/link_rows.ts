@@ -67,3 +67,21 @@ export type ServingRow = Pick<
   | 'utmMedium'
   | 'version'
 >;
+
+/**
+ * A link's serving columns as the resolver's hot-path lookup reads them: positional (postgres.js `.values()`, so
+ * the driver fills an array by index instead of storing each value under its column's name), without the code
+ * (the caller looked it up by it). Order: SERVING_VALUE_COLUMNS in lib/stores/link_store.ts.
+ */
+export type ServingValues = readonly [
+  targetUrl: string,
+  status: LinkStatus,
+  safety: SafetyVerdict,
+  redirectStatus: number | null,
+  expiresAt: Date | null,
+  expiredUrl: string | null,
+  utmCampaign: string | null,
+  utmSource: string | null,
+  utmMedium: string | null,
+  version: number,
+];
