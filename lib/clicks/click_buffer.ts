@@ -446,7 +446,10 @@ export interface ClickCell {
 
 /**
  * A cell inside the buffer: one running aggregate for its code, whether it is in `cells`, and the latest click
- * it last asked Postgres to move the code's last click time to (see movesLastClick).
+ * it last asked Postgres to move the code's last click time to (see movesLastClick). A class rather than an
+ * object literal, so its objects have a map of their own: as a literal it shared its first seven fields'
+ * transitions with the flush's rows and the map's aggregates, and V8 kept no feedback for takeCells' store to
+ * `listed`, throwing its optimised code away once per batch (a deopt loop; issue 17, session 18).
  */
 class Cell implements ClickCountRow {
   readonly code: string;
