@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import {
   type BenchServer,
   readCpuMicrosOf,
+  readMinorFaultsOf,
   readRssMiBOf,
   readSwitches,
   servingPidsOf,
@@ -136,11 +137,13 @@ export async function alternateRounds(
       const quiet = await waitForQuiet();
       const cpuBefore = readCpuMicrosOf(pids);
       const switchesBefore = sumSwitches(pids);
+      const faultsBefore = readMinorFaultsOf(pids);
       const machineBefore = machineCpu();
       const r = await runWrk(s.url, ROUND_SECONDS, { codes, order: 'random' });
       const machineAfter = machineCpu();
       const cpuAfter = readCpuMicrosOf(pids);
       const switchesAfter = sumSwitches(pids);
+      const faultsAfter = readMinorFaultsOf(pids);
       const perK = (n: number) => ((n * 1000) / r.requests).toFixed(1);
       // The whole machine's busy CPU (server, wrk, Postgres or Redis, everything else) per request: /proc/stat
       // counts in USER_HZ ticks (100 a second on Linux), so a tick is 10,000 µs.
@@ -164,7 +167,8 @@ export async function alternateRounds(
           `(user ${userPerRequest.toFixed(1)}, kernel ${systemPerRequest.toFixed(1)}; whole machine ` +
           `${machinePerRequest.toFixed(1)}), switches per 1k req: ` +
           `slept ${perK(switchesAfter.slept - switchesBefore.slept)}, ` +
-          `preempted ${perK(switchesAfter.preempted - switchesBefore.preempted)}, errors ${result.errors}, ` +
+          `preempted ${perK(switchesAfter.preempted - switchesBefore.preempted)}, page faults ` +
+          `${perK(faultsAfter - faultsBefore)}, errors ${result.errors}, ` +
           `RSS ${result.rss} MiB; waited ${(quiet.waitedMs / 1000).toFixed(1)} s for quiet ` +
           `(${Math.round(quiet.busy * 100)}% busy${quiet.busy < QUIET_SHARE ? '' : ', gave up'})`,
       );

@@ -18,7 +18,8 @@
 //   npm run bench:redirect -- profile [ours|bare|bare-resolver|bare-redis|bare-postgres|npm-start] [lru|store|postgres]
 //                                             one server under one path's load (default: ours, LRU hit),
 //                                             node --cpu-prof (BENCH_PROFILER=perf: Linux perf record; =deopt:
-//                                             --trace-deopt; =gc: --trace-gc-nvp, summarised per request)
+//                                             --trace-deopt; =gc: --trace-gc-nvp, summarised per request;
+//                                             =promoted: what survived the young generation, by allocation site)
 //   npm run bench:redirect -- scale           LRU hit: ours with one web process, ours with WEB_CONCURRENCY=2
 //                                             and bare Map, alternated (CPU and RSS summed over web processes)
 //
@@ -237,7 +238,9 @@ const PROFILE_ENTRIES: Record<string, string> = {
  * read with `perf report -i <file> --no-children --sort sym`. BENCH_PROFILER=deopt: V8's deoptimisations
  * (--trace-deopt) to .cache/cpu-profiles/<which>/deopt.log, to find code that keeps falling back.
  * BENCH_PROFILER=gc: every collection (--trace-gc-nvp) to .cache/cpu-profiles/<which>/gc.log, to see what the
- * scavenger and the mark-compactor cost a path (summarised at the end).
+ * scavenger and the mark-compactor cost a path (summarised at the end). BENCH_PROFILER=promoted: V8's sampling heap
+ * profiler keeping only what survived the young generation (bench/redirect/promoted_sampler.ts), by allocation
+ * site, to .cache/cpu-profiles/<which>/promoted.heapprofile (read with summarize_heap_profile.ts).
  */
 async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Promise<string> {
   const entry = PROFILE_ENTRIES[which];
@@ -251,12 +254,19 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
   const usePerf = process.env.BENCH_PROFILER === 'perf' || which === 'npm-start';
   const traceDeopt = process.env.BENCH_PROFILER === 'deopt';
   const traceGc = process.env.BENCH_PROFILER === 'gc';
+  const tracePromoted = process.env.BENCH_PROFILER === 'promoted';
+  const promotedFile = join(dir, 'promoted.heapprofile');
   const traceFile = traceDeopt ? join(dir, 'deopt.log') : traceGc ? join(dir, 'gc.log') : undefined;
   const server = entry
     ? await startNodeServer({
         name: which,
         entry,
-        env: { ...QUIET_BOOTSTRAP_ENV, ...withoutEmpty(spec.env), BENCH_LINKS_FILE: ctx.linksFile },
+        env: {
+          ...QUIET_BOOTSTRAP_ENV,
+          ...withoutEmpty(spec.env),
+          BENCH_LINKS_FILE: ctx.linksFile,
+          ...(tracePromoted ? { BENCH_PROMOTED_FILE: promotedFile } : {}),
+        },
         databaseUrl: DATABASE_URL,
         fillsCache: which === 'ours' || which === 'bare-resolver',
         ours: which === 'ours',
@@ -266,7 +276,9 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
             ? ['--trace-deopt']
             : traceGc
               ? ['--trace-gc-nvp']
-              : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+              : tracePromoted
+                ? ['--import', join(ROOT, 'bench/redirect/promoted_sampler.ts')]
+                : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
         ...(traceFile ? { stdoutFile: traceFile } : {}),
       })
     : await startNpmStart({
@@ -277,6 +289,8 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
   const profiled = server.servingPids?.()[0] ?? server.pid;
   try {
     await warmUp(server, spec.codes);
+    // The promoted-allocation sampler starts now, after the warm-up (see promoted_sampler.ts).
+    if (tracePromoted) process.kill(profiled, 'SIGUSR2');
     const perf = usePerf
       ? spawn(
           'perf',
@@ -290,11 +304,15 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
     const r = await runWrk(server.url, ROUND_SECONDS, { codes: spec.codes, order: 'random' });
     if (perf && perf.exitCode === null) await new Promise((resolve) => perf.once('exit', resolve));
     say(
-      `profile: ${Math.round(r.rps)} req/s under ${usePerf ? 'perf' : traceDeopt ? '--trace-deopt' : traceGc ? '--trace-gc-nvp' : '--cpu-prof'}; ` +
+      `profile: ${Math.round(r.rps)} req/s under ${usePerf ? 'perf' : traceDeopt ? '--trace-deopt' : traceGc ? '--trace-gc-nvp' : tracePromoted ? 'the promoted-allocation sampler' : '--cpu-prof'}; ` +
         `${r.requests} measured requests (the profile also holds the warm-up)`,
     );
     if (traceGc && traceFile)
       say(`profile: ${summarizeGcTrace(traceFile, r.requests, ROUND_SECONDS * 1000)}`);
+    if (tracePromoted)
+      say(
+        `profile: read with npx tsx bench/redirect/summarize_heap_profile.ts ${promotedFile} 30 ${r.requests}`,
+      );
   } finally {
     await server.stop();
   }

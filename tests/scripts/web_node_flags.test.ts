@@ -9,9 +9,9 @@ import { test } from 'node:test';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 
-test('the web script’s flags: a larger young generation, and Node accepts them', () => {
+test('the web script’s flags: none (V8’s own young generation, ADR 0053), and Node accepts what is there', () => {
   const flags = webNodeFlags(ROOT);
-  assert.deepEqual(flags, ['--max-semi-space-size=64', '--min-semi-space-size=64']);
+  assert.deepEqual(flags, []);
   const run = spawnSync(process.execPath, [...flags, '-e', 'console.log(JSON.stringify(process.execArgv))'], {
     encoding: 'utf8',
   });
