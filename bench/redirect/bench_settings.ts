@@ -19,6 +19,8 @@ function readPositive(name: string, fallback: number): number {
 export { ROOT };
 export const ROUNDS = readPositive('BENCH_ROUNDS', 4);
 export const ROUND_SECONDS = readPositive('BENCH_ROUND_SECONDS', 20);
+/** `rest` mode: idle seconds between its load windows. */
+export const REST_SECONDS = readPositive('BENCH_REST_SECONDS', 60);
 export const CONNECTIONS = readPositive('BENCH_CONNECTIONS', 50);
 /**
  * BENCH_QUIET_SECONDS: before each round, wait up to this long for the machine to go quiet (the work a previous

@@ -20,6 +20,10 @@
 //                                             node --cpu-prof (BENCH_PROFILER=perf: Linux perf record; =deopt:
 //                                             --trace-deopt; =gc: --trace-gc-nvp, summarised per request;
 //                                             =promoted: what survived the young generation, by allocation site)
+//   npm run bench:redirect -- rest [ours|bare-map|…] [lru|store|postgres]
+//                                             one server, BENCH_ROUNDS load windows with BENCH_REST_SECONDS (60)
+//                                             of idle between them: is it slower after an idle spell?
+//                                             (BENCH_PROFILER=cpu: under --cpu-prof)
 //   npm run bench:redirect -- scale           LRU hit: ours with one web process, ours with WEB_CONCURRENCY=2
 //                                             and bare Map, alternated (CPU and RSS summed over web processes)
 //
@@ -76,12 +80,13 @@ import { benchLong, renderLongSection } from './long_mode.ts';
 import { startNpmStart } from './npm_start_server.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
 import { diffCounts, readOurCounters } from './read_our_metrics.ts';
-import { findPath, PATHS, withoutEmpty } from './redirect_paths.ts';
+import { type ContestantName, findPath, PATHS, withoutEmpty } from './redirect_paths.ts';
+import { benchRest } from './rest_mode.ts';
 import { runWrk } from './run_wrk.ts';
 import { benchScale, describeScaleResult, renderScaleSection } from './scale_mode.ts';
 import { QUIET_BOOTSTRAP_ENV, type RunContext } from './start_contestant.ts';
 
-const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare', 'scale'];
+const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare', 'scale', 'rest'];
 const B_DB_NAME = 'lifeline_bench_b';
 
 // -------------------------------------------------------------------------------------------- stampede
@@ -416,6 +421,8 @@ async function main() {
       failed = !(await runLong(ctx, arg));
     } else if (mode === 'compare') {
       await runCompare(ctx);
+    } else if (mode === 'rest') {
+      await benchRest((arg ?? 'ours') as ContestantName, findPath(process.argv[4] ?? 'lru'), ctx);
     } else if (mode === 'scale') {
       const r = await benchScale(ctx, cpus().length);
       say(describeScaleResult(r));

@@ -68,15 +68,19 @@ const OURS_EXTRA_ENV = readEnvPairs(process.env.BENCH_OURS_ENV);
 /** BENCH_OURS_B_ENV: added to ours B only (compare mode), e.g. the same code with one setting changed. */
 const OURS_B_EXTRA_ENV = readEnvPairs(process.env.BENCH_OURS_B_ENV);
 
-/** Starts `name` for `spec`; undefined when it cannot run on this machine (nginx not installed). */
+/**
+ * Starts `name` for `spec`; undefined when it cannot run on this machine (nginx not installed). `nodeArgs` go to
+ * a single-process Node server (ours, the bare servers), e.g. `--cpu-prof` in the rest mode.
+ */
 export async function startContestant(
   name: ContestantName,
   spec: PathSpec,
   ctx: RunContext,
+  nodeArgs: string[] = [],
 ): Promise<BenchServer | undefined> {
   const ourEnv = { ...withoutEmpty(spec.env), ...QUIET_BOOTSTRAP_ENV, ...OURS_EXTRA_ENV };
   const node = (entry: string, env: Record<string, string>, fillsCache: boolean, ours: boolean) =>
-    startNodeServer({ name, entry, env, databaseUrl: ctx.databaseUrl, fillsCache, ours });
+    startNodeServer({ name, entry, env, databaseUrl: ctx.databaseUrl, fillsCache, ours, nodeArgs });
   switch (name) {
     case 'ours':
       return node('main.ts', ourEnv, true, true);

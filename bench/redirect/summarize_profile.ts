@@ -2,7 +2,7 @@
 // self time per function (name, file:line), the top N, and the share of idle, GC and program time, so ours and
 // bare can be compared side by side without a browser.
 //
-//   npx tsx bench/redirect/summarize_profile.ts .cache/cpu-profiles/ours/<file>.cpuprofile [top=40]
+//   npx tsx bench/redirect/summarize_profile.ts .cache/cpu-profiles/ours/<file>.cpuprofile [top=40] [from-s to-s: only samples taken then, seconds after the profile started]
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
@@ -12,10 +12,25 @@ interface ProfileNode {
   children?: number[];
 }
 
-const [file, topArg] = process.argv.slice(2);
-if (!file) throw new Error('usage: summarize_profile.ts <file.cpuprofile> [top]');
+const [file, topArg, fromArg, toArg] = process.argv.slice(2);
+if (!file) throw new Error('usage: summarize_profile.ts <file.cpuprofile> [top] [from-s to-s]');
 const top = Number(topArg ?? 40);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[] };
+const whole = JSON.parse(readFileSync(file, 'utf8')) as {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+};
+// Optionally only the samples taken between two times (seconds after the profile started).
+const profile = { nodes: whole.nodes, samples: [] as number[] };
+{
+  const from = fromArg === undefined ? -Infinity : Number(fromArg) * 1e6;
+  const to = toArg === undefined ? Infinity : Number(toArg) * 1e6;
+  let at = 0;
+  whole.samples.forEach((id, i) => {
+    at += whole.timeDeltas[i] ?? 0;
+    if (at >= from && at <= to) profile.samples.push(id);
+  });
+}
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
