@@ -1,8 +1,10 @@
 import type { Logger } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import {
-  addClickCounts,
+  addEncodedClickCounts,
   type ClickCountRow,
+  type EncodedClickCounts,
+  encodeClickCounts,
   LAST_CLICK_PRECISION_MINUTES,
 } from '../stores/click_counts_store.ts';
 import type { ClickKind } from '../stores/click_stats_store.ts';
@@ -137,9 +139,9 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
    * A batch whose write failed: it may or may not have committed (a connection lost at commit time cannot
    * tell), so it is retried as is, under the same id, before anything else (at most one; ≤ batchRows rows).
    */
-  let retry: { id: string; rows: ClickCountRow[] } | null = null;
+  let retry: Batch | null = null;
   const heldKeys = () =>
-    buffer.size + cells.length + (pending.length - taking) + (retry ? retry.rows.length : 0);
+    buffer.size + cells.length + (pending.length - taking) + (retry ? retry.encoded.keys : 0);
   let flushing: Promise<void> | null = null;
   let closed = false;
   let lastFailureLog = 0;
@@ -251,10 +253,10 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     return rows;
   }
 
-  async function write(id: string, rows: ClickCountRow[]): Promise<boolean> {
+  async function write(batch: Batch): Promise<boolean> {
     const started = performance.now();
     try {
-      await addClickCounts(options.sql, id, rows);
+      await addEncodedClickCounts(options.sql, batch.id, batch.encoded);
       options.metrics.clickFlushes.inc({ result: 'ok' });
       options.metrics.clickFlushSeconds.observe((performance.now() - started) / 1000);
       return true;
@@ -271,45 +273,39 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
   }
 
-  function written(rows: readonly ClickCountRow[]): void {
-    if (!options.onWritten) return;
+  function written(batch: Batch): void {
+    if (!options.onWritten || batch.rows === null) return;
     try {
-      options.onWritten(rows);
+      options.onWritten(batch.rows);
     } catch (err) {
       options.logger.error({ err }, 'a consumer of written clicks failed; the clicks are stored regardless');
     }
   }
 
   /**
-   * The next batch of pending cells' counts (at most batchRows rows), each cell unlisted as it is taken. Two cells
-   * of one code (a link's record replaced in the LRU while the old one's cell still counts, or record()'s cell
-   * beside a caller-kept one) may hold the same key: addClickCounts merges such rows.
+   * The next batch of pending cells' counts (at most batchRows keys), each cell unlisted as it is taken and its
+   * count encoded straight into the batch (rows as objects only when `onWritten` wants them). Two cells of one
+   * code (a link's record replaced in the LRU while the old one's cell still counts, or record()'s cell beside a
+   * caller-kept one) may hold the same key: encodeClickCounts merges them.
    */
-  function takeCells(): ClickCountRow[] {
-    const batch: ClickCountRow[] = [];
+  function takeCells(): Batch | null {
+    const taken: Cell[] = [];
     const from = pending;
     const end = from.length;
     let next = taking;
-    let rows = 0;
-    while (rows < batchRows && next < end) {
+    while (taken.length < batchRows && next < end) {
       const cell = from[next++]!;
       cell.listed = false;
       if (cell.clicks === 0) continue;
-      batch.push({
-        code: cell.code,
-        hourMs: cell.hourMs,
-        kind: cell.kind,
-        country: cell.country,
-        referrerHost: cell.referrerHost,
-        clicks: cell.clicks,
-        lastClickMs: cell.lastClickMs,
-        moveLastClick: movesLastClick(cell, cell.lastClickMs),
-      });
-      rows++;
-      cell.clicks = 0;
+      cell.moveLastClick = movesLastClick(cell, cell.lastClickMs);
+      taken.push(cell);
     }
     taking = next;
-    return batch;
+    if (taken.length === 0) return null;
+    const encoded = encodeClickCounts(taken);
+    const rows = options.onWritten ? taken.map(rowOf) : null;
+    for (const cell of taken) cell.clicks = 0;
+    return { id: crypto.randomUUID(), encoded, rows };
   }
 
   /**
@@ -334,8 +330,8 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
 
   async function writeOut(): Promise<void> {
     if (retry) {
-      if (!(await write(retry.id, retry.rows))) return;
-      written(retry.rows);
+      if (!(await write(retry))) return;
+      written(retry);
       retry = null;
     }
     // The map's aggregates first, then the cells' counts a batch at a time (see `pending`).
@@ -348,7 +344,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     for (let i = 0; i < rows.length; i += batchRows) {
       const batch = rows.slice(i, i + batchRows);
       for (const row of batch) row.moveLastClick = movesLastClick(codeCells.get(row.code), row.lastClickMs);
-      if (!(await writeBatch(batch))) {
+      if (!(await writeBatch({ id: crypto.randomUUID(), encoded: encodeClickCounts(batch), rows: batch }))) {
         // Batches never sent go back into the buffer (new clicks may have joined their keys meanwhile).
         for (const row of rows.slice(i + batchRows)) merge(row);
         returnPending();
@@ -357,16 +353,15 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
     while (taking < pending.length) {
       const batch = takeCells();
-      if (batch.length > 0 && !(await writeBatch(batch))) break;
+      if (batch !== null && !(await writeBatch(batch))) break;
     }
     returnPending();
   }
 
-  /** Writes one batch under a fresh id; a failed one is kept as `retry` (at most one). */
-  async function writeBatch(batch: ClickCountRow[]): Promise<boolean> {
-    const id = crypto.randomUUID();
-    if (!(await write(id, batch))) {
-      retry = { id, rows: batch };
+  /** Writes one batch; a failed one is kept as `retry` (at most one). */
+  async function writeBatch(batch: Batch): Promise<boolean> {
+    if (!(await write(batch))) {
+      retry = batch;
       return false;
     }
     written(batch);
@@ -431,11 +426,36 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
       if (flushing) await flushing;
       await flush();
       if (heldKeys() > 0) {
-        const rows = [...takeAll(), ...(retry?.rows ?? [])];
-        const clicks = rows.reduce((n, r) => n + r.clicks, 0);
-        options.logger.error({ aggregates: rows.length, clicks }, 'clicks could not be written at shutdown');
+        const rows = takeAll();
+        const aggregates = rows.length + (retry?.encoded.keys ?? 0);
+        const clicks = rows.reduce((n, r) => n + r.clicks, retry?.encoded.clicks ?? 0);
+        options.logger.error({ aggregates, clicks }, 'clicks could not be written at shutdown');
       }
     },
+  };
+}
+
+/**
+ * One flush statement's worth of aggregates under its id (kept as is for a retry), and the rows `onWritten` is
+ * given once it lands (null for cells' counts when nothing listens).
+ */
+interface Batch {
+  id: string;
+  encoded: EncodedClickCounts;
+  rows: readonly ClickCountRow[] | null;
+}
+
+/** A snapshot of a cell's running count as a row (for onWritten). */
+function rowOf(cell: Cell): ClickCountRow {
+  return {
+    code: cell.code,
+    hourMs: cell.hourMs,
+    kind: cell.kind,
+    country: cell.country,
+    referrerHost: cell.referrerHost,
+    clicks: cell.clicks,
+    lastClickMs: cell.lastClickMs,
+    moveLastClick: cell.moveLastClick,
   };
 }
 
@@ -461,6 +481,8 @@ class Cell implements ClickCountRow {
   lastClickMs: number;
   listed: boolean;
   movedAt: number;
+  /** Set as the cell's count is taken into a batch (see movesLastClick). */
+  moveLastClick: boolean;
 
   constructor(code: string) {
     this.code = code;
@@ -472,6 +494,7 @@ class Cell implements ClickCountRow {
     this.lastClickMs = 0;
     this.listed = false;
     this.movedAt = 0;
+    this.moveLastClick = true;
   }
 }
 

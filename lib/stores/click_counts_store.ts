@@ -34,47 +34,79 @@ export const LAST_CLICK_PRECISION_MINUTES = 10;
 const BATCH_ID_RETENTION = '1 day';
 
 /**
- * Adds one batch of aggregates to click_counts with a multi-row upsert and moves the codes' link_last_clicks
- * forward (to within LAST_CLICK_PRECISION_MINUTES), in ONE statement (data-modifying CTEs): atomic without an explicit transaction. `batchId` makes
- * it idempotent: a batch whose id is already in click_flush_batches changes nothing, so a flush that lost its
- * connection at commit time can retry the same batch without counting twice; returns false for such a
- * replay. Deliberately not sql.begin(): postgres.js 3.4.9 can throw an uncatchable TypeError (`socket.write` on a closed connection, porsager/postgres#1154, #1208) when a connection dies
- * inside a transaction, which would take the web process down during a database outage. Rows go in key
- * order so concurrent flushes from several instances take row locks in the same order.
+ * One batch of aggregates as the click_counts statement takes it: a jsonb array of
+ * `[code, hour_ms, kind, country, referrer_host, clicks, last_ms | null]`, in key order, each key once.
  */
-export async function addClickCounts(
+export interface EncodedClickCounts {
+  json: string;
+  /** Distinct keys in the batch (after merging). */
+  keys: number;
+  /** Clicks in the batch. */
+  clicks: number;
+}
+
+/**
+ * Encodes a batch for addEncodedClickCounts, SORTING `rows` IN PLACE (the caller's own array). Rows go in key order
+ * so concurrent flushes from several instances take row locks in the same order; rows of one key (two cells of a
+ * code may each count it) become one, since a statement must not upsert a row twice. The text is built straight
+ * from the rows, with no object per row: a batch's parameter lives until its statement returns (tens of
+ * milliseconds under load), across scavenges, and each object there is promoted to the old generation (issue 17,
+ * session 20: `BENCH_PROFILER=promoted` put the flush's rows, their jsonb input objects and the sorted copy at
+ * ~280 B per request on the Postgres path). Times are epoch milliseconds (numbers: no Date or ISO string per row).
+ */
+export function encodeClickCounts(rows: ClickCountRow[]): EncodedClickCounts {
+  rows.sort(compareRows);
+  let json = '[';
+  let keys = 0;
+  let clicks = 0;
+  const n = rows.length;
+  for (let i = 0; i < n; ) {
+    const first = rows[i]!;
+    let sum = first.clicks;
+    let lastMs = first.moveLastClick !== false ? first.lastClickMs : -1;
+    let j = i + 1;
+    for (; j < n; j++) {
+      const r = rows[j]!;
+      if (compareRows(first, r) !== 0) break;
+      sum += r.clicks;
+      if (r.moveLastClick !== false && r.lastClickMs > lastMs) lastMs = r.lastClickMs;
+    }
+    if (keys > 0) json += ',';
+    json += `[${JSON.stringify(first.code)},${first.hourMs},"${first.kind}",${JSON.stringify(first.country)},${JSON.stringify(first.referrerHost)},${sum},${lastMs < 0 ? 'null' : lastMs}]`;
+    keys++;
+    clicks += sum;
+    i = j;
+  }
+  return { json: `${json}]`, keys, clicks };
+}
+
+/**
+ * Adds one batch of aggregates to click_counts (see addEncodedClickCounts); `rows` are copied, not reordered.
+ * Returns false when the batch id was already counted.
+ */
+export function addClickCounts(db: Db, batchId: string, rows: readonly ClickCountRow[]): Promise<boolean> {
+  if (rows.length === 0) return Promise.resolve(true);
+  return addEncodedClickCounts(db, batchId, encodeClickCounts([...rows]));
+}
+
+/**
+ * Adds one encoded batch to click_counts with a multi-row upsert and moves the codes' link_last_clicks
+ * forward (to within LAST_CLICK_PRECISION_MINUTES), in ONE statement (data-modifying CTEs): atomic without an
+ * explicit transaction. `batchId` makes it idempotent: a batch whose id is already in click_flush_batches changes
+ * nothing, so a flush that lost its connection at commit time can retry the same batch without counting twice;
+ * returns false for such a replay. Deliberately not sql.begin(): postgres.js 3.4.9 can throw an uncatchable
+ * TypeError (`socket.write` on a closed connection, porsager/postgres#1154, #1208) when a connection dies inside a
+ * transaction, which would take the web process down during a database outage.
+ */
+export async function addEncodedClickCounts(
   db: Db,
   batchId: string,
-  rows: readonly ClickCountRow[],
+  batch: EncodedClickCounts,
 ): Promise<boolean> {
-  if (rows.length === 0) return true;
-  const sorted = [...rows].sort(compareRows);
+  if (batch.keys === 0) return true;
   // One jsonb parameter rather than parallel arrays: postgres.js 3.4.9 mis-serialises a one-element array
-  // parameter on a statement's first (unprepared) run ("malformed array literal").
-  // Times go as epoch milliseconds (numbers: no Date or ISO string per row) and become timestamptz in SQL.
-  // Rows of one key (two cells of a code may each count it) become one: a statement must not upsert a row twice.
-  const input: ClickCountInput[] = [];
-  let last: ClickCountRow | undefined;
-  for (const r of sorted) {
-    const moves = r.moveLastClick !== false;
-    if (last !== undefined && compareRows(last, r) === 0) {
-      const merged = input[input.length - 1]!;
-      merged.clicks += r.clicks;
-      if (moves && (merged.last_ms === null || r.lastClickMs > merged.last_ms))
-        merged.last_ms = r.lastClickMs;
-      continue;
-    }
-    last = r;
-    input.push({
-      code: r.code,
-      hour_ms: r.hourMs,
-      kind: r.kind,
-      country: r.country,
-      referrer_host: r.referrerHost,
-      clicks: r.clicks,
-      last_ms: moves ? r.lastClickMs : null,
-    });
-  }
+  // parameter on a statement's first (unprepared) run ("malformed array literal"). It goes as text (`::text`):
+  // a parameter described as jsonb would be JSON.stringify'd once more, into one JSON string.
   const [result] = await db<{ counted: boolean }[]>`
     WITH claim AS (
       INSERT INTO click_flush_batches (id) VALUES (${batchId}) ON CONFLICT (id) DO NOTHING RETURNING id
@@ -82,10 +114,9 @@ export async function addClickCounts(
       DELETE FROM click_flush_batches WHERE id IN (
         SELECT id FROM click_flush_batches WHERE flushed_at < now() - ${BATCH_ID_RETENTION}::interval LIMIT 1000)
     ), input AS (
-      SELECT code, to_timestamp(hour_ms / 1000.0) AS hour, kind, country, referrer_host, clicks,
-             to_timestamp(last_ms / 1000.0) AS last_at
-      FROM jsonb_to_recordset(${db.json(input)}::jsonb)
-        AS t(code text, hour_ms bigint, kind text, country text, referrer_host text, clicks bigint, last_ms bigint)
+      SELECT e->>0 AS code, to_timestamp((e->>1)::bigint / 1000.0) AS hour, e->>2 AS kind, e->>3 AS country,
+             e->>4 AS referrer_host, (e->>5)::bigint AS clicks, to_timestamp((e->>6)::bigint / 1000.0) AS last_at
+      FROM jsonb_array_elements(${batch.json}::text::jsonb) AS e
       WHERE EXISTS (SELECT 1 FROM claim)
     ), counted AS (
       INSERT INTO click_counts (code, hour, kind, country, referrer_host, clicks)
@@ -102,17 +133,6 @@ export async function addClickCounts(
     SELECT EXISTS (SELECT 1 FROM claim) AS counted`;
   return result?.counted ?? false;
 }
-
-/** One row of the statement's jsonb input (a type, not an interface: postgres.js's JSONValue wants an index signature). */
-type ClickCountInput = {
-  code: string;
-  hour_ms: number;
-  kind: string;
-  country: string;
-  referrer_host: string;
-  clicks: number;
-  last_ms: number | null;
-};
 
 function compareRows(a: ClickCountRow, b: ClickCountRow): number {
   return (

@@ -90,6 +90,40 @@ describe('addClickCounts', () => {
     assert.equal(await total(['c270']), 8);
   });
 
+  test('rows of one key in a batch become one; strings reach Postgres exactly (JSON escaping); input left in order', async () => {
+    const row = (referrerHost: string, clicks: number) => ({
+      code: 'c290',
+      hourMs: T0,
+      kind: 'human' as const,
+      country: '',
+      referrerHost,
+      clicks,
+      lastClickMs: T0 + clicks,
+    });
+    const odd = 'a"b\\c\u00e9\n\u2028.example';
+    const rows = [row('z.example', 1), row(odd, 2), row('z.example', 3), row('', 4)];
+    const before = rows.map((r) => r.clicks);
+    assert.equal(await addClickCounts(db.sql, crypto.randomUUID(), rows), true);
+    assert.deepEqual(
+      rows.map((r) => r.clicks),
+      before,
+      'addClickCounts copies before it sorts',
+    );
+    const stored = await countsOf(['c290']);
+    assert.deepEqual(
+      stored.map((r) => [r.referrerHost, r.clicks]),
+      [
+        ['', 4],
+        [odd, 2],
+        ['z.example', 4],
+      ],
+    );
+    const [last] = await db.sql<
+      { at: Date }[]
+    >`SELECT last_clicked_at AS at FROM link_last_clicks WHERE code = 'c290'`;
+    assert.equal(last!.at.getTime(), T0 + 4);
+  });
+
   test('the last click time moves only when it is LAST_CLICK_PRECISION_MINUTES behind (clicks always count)', async () => {
     const precision = LAST_CLICK_PRECISION_MINUTES * 60_000;
     const lastClicked = async () => {
