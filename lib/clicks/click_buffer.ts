@@ -302,10 +302,9 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     }
     taking = next;
     if (taken.length === 0) return null;
-    const encoded = encodeClickCounts(taken);
-    const rows = options.onWritten ? taken.map(rowOf) : null;
+    const batch = newBatch(taken, options.onWritten ? taken.map(rowOf) : null);
     for (const cell of taken) cell.clicks = 0;
-    return { id: crypto.randomUUID(), encoded, rows };
+    return batch;
   }
 
   /**
@@ -344,7 +343,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
     for (let i = 0; i < rows.length; i += batchRows) {
       const batch = rows.slice(i, i + batchRows);
       for (const row of batch) row.moveLastClick = movesLastClick(codeCells.get(row.code), row.lastClickMs);
-      if (!(await writeBatch({ id: crypto.randomUUID(), encoded: encodeClickCounts(batch), rows: batch }))) {
+      if (!(await writeBatch(newBatch(batch, batch)))) {
         // Batches never sent go back into the buffer (new clicks may have joined their keys meanwhile).
         for (const row of rows.slice(i + batchRows)) merge(row);
         returnPending();
@@ -443,6 +442,11 @@ interface Batch {
   id: string;
   encoded: EncodedClickCounts;
   rows: readonly ClickCountRow[] | null;
+}
+
+/** A batch of `rows` (sorted in place as they are encoded) under a fresh id; `written`: what onWritten gets. */
+function newBatch(rows: ClickCountRow[], written: readonly ClickCountRow[] | null): Batch {
+  return { id: crypto.randomUUID(), encoded: encodeClickCounts(rows), rows: written };
 }
 
 /** A snapshot of a cell's running count as a row (for onWritten). */
