@@ -35,7 +35,7 @@
 // BENCH_MEMORY_SECONDS (240), BENCH_SERVER_NODE_OPTIONS (the memory run's server, e.g. --max-old-space-size=256),
 // BENCH_NPM_START=0 (leave the npm start row out), BENCH_NPM_START_SETTLE_SECONDS (900),
 // BENCH_NGINX (/usr/sbin/nginx; the row is skipped with a message when it is missing),
-// BENCH_OURS_B_ROOT (compare mode), BENCH_OURS_ENV (NAME=value,… added to our servers' environment: experiments), BENCH_OURS_B_ENV (the same, ours B only), BENCH_NO_DOC=1 (results on stdout only; docs/BENCHMARKS.md untouched),
+// BENCH_OURS_B_ROOT (compare mode), BENCH_OURS_ENV (NAME=value,… added to our servers' environment, the profile mode's ours too: experiments), BENCH_OURS_B_ENV (the same, ours B only), BENCH_NO_DOC=1 (results on stdout only; docs/BENCHMARKS.md untouched),
 // BENCH_ADMIN_URL (Postgres admin URL; default as the tests' harness), BENCH_REDIS_URL
 // (redis://127.0.0.1:6379/7: a database index of its own, so the shared db 0 is untouched; keys are also
 // prefixed lifeline-bench: and deleted at the end by SCAN, never FLUSHDB).
@@ -84,7 +84,7 @@ import { type ContestantName, findPath, PATHS, withoutEmpty } from './redirect_p
 import { benchRest } from './rest_mode.ts';
 import { runWrk } from './run_wrk.ts';
 import { benchScale, describeScaleResult, renderScaleSection } from './scale_mode.ts';
-import { QUIET_BOOTSTRAP_ENV, type RunContext } from './start_contestant.ts';
+import { OURS_EXTRA_ENV, QUIET_BOOTSTRAP_ENV, type RunContext } from './start_contestant.ts';
 
 const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare', 'scale', 'rest'];
 const B_DB_NAME = 'lifeline_bench_b';
@@ -269,6 +269,7 @@ async function profileLru(which: string, ctx: RunContext, pathName = 'lru'): Pro
         env: {
           ...QUIET_BOOTSTRAP_ENV,
           ...withoutEmpty(spec.env),
+          ...(which === 'ours' ? OURS_EXTRA_ENV : {}),
           BENCH_LINKS_FILE: ctx.linksFile,
           ...(tracePromoted ? { BENCH_PROMOTED_FILE: promotedFile } : {}),
         },

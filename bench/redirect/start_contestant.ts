@@ -64,7 +64,7 @@ function readEnvPairs(raw: string | undefined): Record<string, string> {
  * BENCH_OURS_ENV: added to our servers' environment, for experiments such as
  * `BENCH_OURS_ENV=CLICK_FLUSH_INTERVAL_MS=600000` (say so beside any figure it produced).
  */
-const OURS_EXTRA_ENV = readEnvPairs(process.env.BENCH_OURS_ENV);
+export const OURS_EXTRA_ENV = readEnvPairs(process.env.BENCH_OURS_ENV);
 /** BENCH_OURS_B_ENV: added to ours B only (compare mode), e.g. the same code with one setting changed. */
 const OURS_B_EXTRA_ENV = readEnvPairs(process.env.BENCH_OURS_B_ENV);
 
