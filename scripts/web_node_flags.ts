@@ -1,6 +1,6 @@
 // The Node flags of the web tier, read from package.json's "web" script (`tsx <flags> main.ts`), so `npm run web`,
 // npm start's web process and the redirect benchmark's "ours" run main.ts with the same V8 settings and the
-// script stays the one place they are written (docs/adr/0053-web-tier-young-generation.md).
+// script stays the one place they are written (docs/adr/0053-web-tier-young-generation.md, 0054-web-tier-keeps-its-heap.md).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -9,9 +9,9 @@ import { test } from 'node:test';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 
-test('the web script’s flags: none (V8’s own young generation, ADR 0053), and Node accepts what is there', () => {
+test('the web script’s flags: no memory reducer (ADR 0054), V8’s own young generation (ADR 0053); Node accepts them', () => {
   const flags = webNodeFlags(ROOT);
-  assert.deepEqual(flags, []);
+  assert.deepEqual(flags, ['--no-memory-reducer']);
   const run = spawnSync(process.execPath, [...flags, '-e', 'console.log(JSON.stringify(process.execArgv))'], {
     encoding: 'utf8',
   });
