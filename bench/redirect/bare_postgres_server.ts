@@ -1,7 +1,10 @@
 // The baseline of the Postgres-only path: node:http and one postgres.js primary-key select per request. It
 // imports nothing of ours.
 //
-// Environment: DATABASE_URL, DATABASE_POOL_SIZE (as ours; default 10), PORT, HOST, REDIRECT_CACHE_CONTROL.
+// Environment: DATABASE_URL, DATABASE_POOL_SIZE (as ours; default 10), PORT, HOST, REDIRECT_CACHE_CONTROL;
+// BARE_POSTGRES_BATCH (default 1: one select per request, the baseline): with N > 1, lookups that wait for a
+// connection are sent together, up to N in one `code = ANY(…)` select, as our resolver does (an extra line,
+// "bare-postgres-batched": what the same trick gives a server with nothing else in it).
 // At most DATABASE_POOL_SIZE queries are in flight; the rest wait here in arrival order. postgres.js 3.4.9 slows
 // down the longer a process runs when more queries are queued inside it than it has connections
 // (porsager/postgres#747; DESIGN.md measured a bare server falling from ~9.7k to ~5k req/s), so a server
@@ -20,23 +23,72 @@ const sql = postgres(env.DATABASE_URL, {
   connection: { application_name: 'bench-bare-postgres' },
 });
 
+const batchMax = Math.max(1, Number(env.BARE_POSTGRES_BATCH || 1));
+
 let inFlight = 0;
-const waiting: (() => void)[] = [];
+type Waiter = {
+  code: string;
+  resolve: (target: string | undefined) => void;
+  reject: (error: unknown) => void;
+};
+const waiting: Waiter[] = [];
+
+function selectOne(code: string) {
+  return sql<
+    { target_url: string }[]
+  >`SELECT target_url FROM links WHERE code = ${code} AND status = 'active'`;
+}
+
+/** A slot's query settled: its slot takes the next waiter (or, batching, up to batchMax of them), or is freed. */
+function next(): void {
+  if (waiting.length === 0) {
+    inFlight--;
+    return;
+  }
+  const taken = batchMax === 1 ? undefined : waiting.splice(0, batchMax);
+  if (taken === undefined || taken.length === 1) {
+    const waiter = (taken ? taken[0] : waiting.shift()) as Waiter;
+    selectOne(waiter.code).then(
+      (rows) => {
+        next();
+        waiter.resolve(rows[0]?.target_url);
+      },
+      (error) => {
+        next();
+        waiter.reject(error);
+      },
+    );
+    return;
+  }
+  const codes = taken.map((waiter) => waiter.code);
+  sql<{ code: string; target_url: string }[]>`
+    SELECT code, target_url FROM links WHERE code = ANY(${codes}) AND status = 'active'`.then(
+    (rows) => {
+      next();
+      const byCode = new Map(rows.map((row) => [row.code, row.target_url]));
+      for (const waiter of taken) waiter.resolve(byCode.get(waiter.code));
+    },
+    (error) => {
+      next();
+      for (const waiter of taken) waiter.reject(error);
+    },
+  );
+}
 
 /** The active link's target, with at most poolSize queries handed to postgres.js at once. */
-async function selectTarget(code: string): Promise<string | undefined> {
-  if (inFlight >= poolSize) await new Promise<void>((resume) => waiting.push(resume));
-  else inFlight++;
-  try {
-    const rows = await sql<{ target_url: string }[]>`
-      SELECT target_url FROM links WHERE code = ${code} AND status = 'active'`;
-    return rows[0]?.target_url;
-  } finally {
-    // Hand the slot straight to the next waiter (inFlight stays), or free it.
-    const next = waiting.shift();
-    if (next) next();
-    else inFlight--;
-  }
+function selectTarget(code: string): Promise<string | undefined> {
+  if (inFlight >= poolSize) return new Promise((resolve, reject) => waiting.push({ code, resolve, reject }));
+  inFlight++;
+  return selectOne(code).then(
+    (rows) => {
+      next();
+      return rows[0]?.target_url;
+    },
+    (error) => {
+      next();
+      throw error;
+    },
+  );
 }
 
 const server = createServer((req, res) => {

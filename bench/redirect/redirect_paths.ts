@@ -13,6 +13,7 @@ export type ContestantName =
   | 'bare-redis'
   | 'bare-redis-no-timeout'
   | 'bare-postgres'
+  | 'bare-postgres-batched'
   | 'bare-resolver'
   | 'hono-only'
   | 'nginx'
@@ -61,7 +62,7 @@ export const PATHS: PathSpec[] = [
     codes: 100_000,
     sameLookup: 'bare-postgres',
     threshold: { rps: 0.85 },
-    extras: ['bare-resolver'],
+    extras: ['bare-postgres-batched', 'bare-resolver'],
   },
 ];
 
@@ -82,6 +83,7 @@ export const CONTESTANT_TITLES: Record<ContestantName, string> = {
   'bare-redis': 'bare node:http + node-redis GET',
   'bare-redis-no-timeout': 'the same, node-redis per-command timeout off (as ours reads)',
   'bare-postgres': 'bare node:http + postgres.js select',
+  'bare-postgres-batched': 'the same, queued lookups sent together as ours does (not the baseline)',
   'bare-resolver': 'bare node:http + OUR resolver (not a baseline)',
   'hono-only': 'main.ts without the fast path',
   nginx: 'nginx map + return 301 (ceiling)',

@@ -1,6 +1,7 @@
 // Starts one named server for a path, each in its own process, with the environment that path gives it.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { LOOKUP_BATCH_MAX } from '../../lib/redirect/layered_resolver.ts';
 import { BENCH_METRICS_TOKEN, type BenchServer, httpGet, startNodeServer } from './bench_server.ts';
 import { NGINX, REDIS_KEY_PREFIX, REDIS_URL, say, sleep } from './bench_settings.ts';
 import { hasNginx, startNginx } from './nginx_server.ts';
@@ -129,6 +130,15 @@ export async function startContestant(
       );
     case 'bare-postgres':
       return node('bench/redirect/bare_postgres_server.ts', {}, false, false);
+    case 'bare-postgres-batched':
+      // The same bare server sending the lookups that wait for a connection together, as our resolver does (an
+      // extra line: the baseline stays one select per request, the simplest thing).
+      return node(
+        'bench/redirect/bare_postgres_server.ts',
+        { BARE_POSTGRES_BATCH: String(LOOKUP_BATCH_MAX) },
+        false,
+        false,
+      );
     case 'bare-resolver':
       return node('bench/redirect/bare_server.ts', ourEnv, true, false);
     case 'hono-only':

@@ -72,9 +72,9 @@ export function isTamperedRecord(record: ServingRecord): boolean {
   return tampered.has(record);
 }
 
-import type { ServingRow, ServingValues } from '../stores/link_rows.ts';
+import type { ServingRow, ServingValues, ServingValuesWithCode } from '../stores/link_rows.ts';
 
-export type { ServingRow, ServingValues };
+export type { ServingRow, ServingValues, ServingValuesWithCode };
 
 /** Projects a stored row to its serving record. */
 export function toServingRecord(row: ServingRow): ServingRecord {

@@ -20,6 +20,7 @@ export interface Metrics {
   httpDuration: Histogram<'route'>;
   redirects: Counter<'outcome'>;
   lookups: Counter<'layer' | 'result'>;
+  lookupQueries: Counter<'shape'>;
   servingStoreErrors: Counter<'operation'>;
   clicksDropped: Counter;
   clickFlushes: Counter<'result'>;
@@ -70,6 +71,15 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
         'negative, error, skipped: serving store bypassed while failing; shared: joined a lookup in flight; ' +
         'tampered: a record whose target breaks the target rule, refused).',
       labelNames: ['layer', 'result'],
+      registers: [registry],
+      collect: collectPending,
+    }),
+    lookupQueries: new Counter({
+      name: 'lifeline_link_lookup_queries_total',
+      help:
+        'Statements the resolver sent to Postgres, by shape (single: one code; batch: the lookups that queued ' +
+        'for a connection, sent together). Postgres lookups ÷ statements is the batching under load.',
+      labelNames: ['shape'],
       registers: [registry],
       collect: collectPending,
     }),

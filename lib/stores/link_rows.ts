@@ -85,3 +85,6 @@ export type ServingValues = readonly [
   utmMedium: string | null,
   version: number,
 ];
+
+/** ServingValues with the row's code appended: selectManyServingValues's rows. */
+export type ServingValuesWithCode = readonly [...ServingValues, code: string];

@@ -5,6 +5,7 @@ import type {
   SafetyVerdict,
   ServingRow,
   ServingValues,
+  ServingValuesWithCode,
   VendorLinkRow,
 } from './link_rows.ts';
 import type { Db } from './sql.ts';
@@ -53,6 +54,18 @@ export async function getServingRowByCode(db: Db, code: string): Promise<Serving
 export function selectServingValues(db: Db, code: string): Promise<ServingValues[]> {
   return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version FROM links WHERE code=${code}`.values() as unknown as Promise<
     ServingValues[]
+  >;
+}
+
+/**
+ * selectServingValues for many codes in one statement: each found row's ServingValues with its code appended
+ * (index 10), in no particular order; codes not stored have no row. The resolver batches the lookups that
+ * queue for a connection into one of these (createLookupGate in lib/redirect/layered_resolver.ts). One
+ * statement text for any number of codes (one array parameter), so one prepared statement.
+ */
+export function selectManyServingValues(db: Db, codes: readonly string[]): Promise<ServingValuesWithCode[]> {
+  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,code FROM links WHERE code=ANY(${codes as string[]})`.values() as unknown as Promise<
+    ServingValuesWithCode[]
   >;
 }
 

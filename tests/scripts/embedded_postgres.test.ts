@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
+import { createLayeredResolver } from '../../lib/redirect/layered_resolver.ts';
 import { createPostgresInvalidationBus } from '../../lib/redirect/postgres_invalidation_bus.ts';
+import { createMetrics } from '../../lib/shared/metrics.ts';
+import { insertLink } from '../../lib/stores/link_store.ts';
+import { migrateDatabase } from '../../lib/stores/migrate.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
 import {
   type EmbeddedPostgres,
@@ -197,5 +201,38 @@ describe('LISTEN/NOTIFY through the front (one PGlite session, many sockets)', (
       await webSql.end({ timeout: 5 });
       await workerSql.end({ timeout: 5 });
     }
+  });
+
+  test("the resolver's batched lookup (code = ANY of an array parameter) answers over the front, unprepared", async () => {
+    await migrateDatabase(pg.url);
+    const codes = Array.from({ length: 40 }, (_, i) => `emb${i}`);
+    for (const [i, code] of codes.entries()) {
+      await insertLink(sql, {
+        code,
+        targetUrl: `https://example.com/e/${i}`,
+        status: 'active',
+        origin: 'api',
+        owner: 't',
+      });
+    }
+    const metrics = createMetrics();
+    const resolver = createLayeredResolver({
+      sql,
+      metrics,
+      cacheMax: 0,
+      cacheTtlMs: 0,
+      negativeTtlMs: 0,
+      storeTimeoutMs: 1_000,
+      postgresConcurrency: 1,
+    });
+    const asked = [...codes, 'emb-none'];
+    const answers = await Promise.all(asked.map((code) => resolver.resolve(code)));
+    for (const [i, answer] of answers.entries()) {
+      assert.equal(answer?.url, i < 40 ? `https://example.com/e/${i}` : undefined, asked[i]);
+    }
+    const { values } = await metrics.lookupQueries.get();
+    const batches = values.find((v) => v.labels.shape === 'batch')?.value ?? 0;
+    assert.ok(batches >= 1, 'one connection for 41 lookups: the queued ones went together');
+    await resolver.close();
   });
 });

@@ -314,6 +314,67 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     }
   });
 
+  test('lookups that queue for a connection are sent together (32 per statement at most), each answered with its own row', async () => {
+    // Rows of every shape the serving record reads: plain, with UTM tags, expiring with a fallback, blocked.
+    const codes: string[] = [];
+    for (let i = 0; i < 38; i++) {
+      const code = `lb${Date.now().toString(36)}${n++}`;
+      await insertLink(db.sql, {
+        code,
+        targetUrl: `https://example.com/batch/${i}`,
+        status: i % 7 === 3 ? 'blocked' : 'active',
+        origin: 'api',
+        owner: 'test',
+        redirectStatus: i % 5 === 1 ? 302 : null,
+        expiresAt: i % 4 === 2 ? new Date(Date.now() + 86_400_000 + i) : null,
+        expiredUrl: i % 4 === 2 ? `https://example.com/expired/${i}` : null,
+        utmCampaign: i % 3 === 0 ? `c${i}` : null,
+        utmSource: i % 3 === 0 ? 'newsletter' : null,
+      });
+      codes.push(code);
+    }
+    const unknown = `nope${Date.now().toString(36)}`;
+    const asked = [...codes.slice(0, 20), unknown, ...codes.slice(20)];
+    // One connection, held by the table lock: the first lookup takes it, the other 38 queue in the gate.
+    const { r, metrics } = resolver({ cacheMax: 0, postgresConcurrency: 1, postgresTimeoutMs: 10_000 });
+    const lock = await db.sql.reserve();
+    let answers: Awaited<ReturnType<typeof r.resolve>>[];
+    try {
+      await lock`BEGIN`;
+      await lock`LOCK TABLE links IN ACCESS EXCLUSIVE MODE`;
+      const all = Promise.all(asked.map((c) => r.resolve(c)));
+      await eventually(async () => {
+        const [row] = await db.sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM links WHERE code%'`;
+        return row?.n === 1 ? true : undefined;
+      });
+      await lock`COMMIT`;
+      answers = await all;
+    } finally {
+      lock.release();
+    }
+    const queries = async (shape: string) =>
+      (await metrics.lookupQueries.get()).values.find((v) => v.labels.shape === shape)?.value ?? 0;
+    assert.equal(await queries('single'), 1, 'the first lookup went alone');
+    assert.equal(await queries('batch'), 2, 'the 38 that queued went as 32 + 6');
+    assert.equal(await count(metrics, 'postgres', 'hit'), 38);
+    assert.equal(await count(metrics, 'postgres', 'miss'), 1);
+
+    // Each batched answer is the record a lookup of its own gives (a fresh resolver, free connections).
+    const alone = resolver({ cacheMax: 0 });
+    for (const [i, code] of asked.entries()) {
+      assert.deepEqual(answers[i], await alone.r.resolve(code), code);
+    }
+    assert.equal(answers[20], null);
+    assert.equal(answers[0]?.url, 'https://example.com/batch/0');
+    assert.equal(await queries('batch'), 2);
+    assert.equal(
+      (await alone.metrics.lookupQueries.get()).values.find((v) => v.labels.shape === 'batch'),
+      undefined,
+    );
+  });
+
   test('Postgres failing: after five failures lookups answer 503 at once for a moment (no pile-up)', async () => {
     const code = await createCode('https://example.com/breaker');
     const { r, metrics } = resolver({ cacheMax: 0, postgresTimeoutMs: 500 });
