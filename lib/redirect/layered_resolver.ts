@@ -283,7 +283,7 @@ const NO_ROWS: readonly ServingValues[] = Object.freeze([]);
  * lookups that arrive while all are busy wait here, in arrival order, to be sent together. A free slot sends
  * its lookup at once as the one-code statement (no lookup waits to be batched); when a statement settles, its
  * slot takes every waiter still in time off the queue (LOOKUP_BATCH_MAX at most) and sends them as one
- * `code = ANY(…)` statement (or the one-code statement, if only one waits). So under load the queries a second
+ * `code = ANY(…)` statement (or the one-code statement, if only one waits; ADR 0055). So under load the queries a second
  * stay about constant while the lookups a second grow: Postgres and postgres.js pay their per-statement work
  * (parse, bind, plan, protocol round, promise) once per batch.
  *
