@@ -280,12 +280,12 @@ const NO_ROWS: readonly ServingValues[] = Object.freeze([]);
 
 /**
  * The hot path's way to Postgres: at most `limit` statements in flight (DESIGN.md, "Known trap"), and the
- * lookups that arrive while all are busy wait here, in arrival order, to be sent together. A free slot sends
- * its lookup at once as the one-code statement (no lookup waits to be batched); when a statement settles, its
- * slot takes every waiter still in time off the queue (LOOKUP_BATCH_MAX at most) and sends them as one
- * `code = ANY(…)` statement (or the one-code statement, if only one waits; ADR 0055). So under load the queries a second
- * stay about constant while the lookups a second grow: Postgres and postgres.js pay their per-statement work
- * (parse, bind, plan, protocol round, promise) once per batch.
+ * lookups that arrive while all are busy wait here, in arrival order, to be sent together (ADR 0055). A free
+ * slot sends its lookup at once as the one-code statement (no lookup waits to be batched); when a statement
+ * settles, its slot takes every waiter still in time off the queue (LOOKUP_BATCH_MAX at most) and sends them as
+ * one `code = ANY(…)` statement (or the one-code statement, if only one waits). So under load the statements a
+ * second stay about constant while the lookups a second grow: Postgres and postgres.js pay their per-statement
+ * work (bind, plan, protocol round, promise) once per batch.
  *
  * A waiter whose deadline has passed when its turn comes is refused then and skipped (no scan of the queue; the
  * trap this guards against is exactly such a scan inside postgres.js). No timer per waiter: the caller's own
