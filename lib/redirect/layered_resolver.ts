@@ -337,11 +337,12 @@ function createLookupGate(limit: number, sql: Db, queries: { single: Tally; batc
 
   function sendMany(batch: Waiter[]) {
     if (queries) queries.batch.n++;
-    const codes = new Array<string>(batch.length);
-    for (let i = 0; i < batch.length; i++) codes[i] = (batch[i] as Waiter).code;
     let rows: Promise<ServingValuesWithCode[]>;
     try {
-      rows = selectManyServingValues(sql, codes);
+      rows = selectManyServingValues(
+        sql,
+        batch.map((waiter) => waiter.code),
+      );
     } catch (error) {
       rows = Promise.reject(error);
     }
