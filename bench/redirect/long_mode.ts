@@ -42,6 +42,9 @@ export interface LongSample {
   rps: number;
   /** Server RSS at the sample's end, MiB. */
   rss: number;
+  /** V8 heap used and reserved at the sample's end, MiB (our /metrics): tells heap growth from the rest of RSS. */
+  heapUsed: number;
+  heapTotal: number;
 }
 
 export interface LongResult {
@@ -115,32 +118,42 @@ export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<Lo
     });
     say(`long ${spec.key}: warm-up done (${warmupRedirects} redirects); measuring`);
 
-    const rssAtSampleEnd: number[] = [];
-    const sampler = setInterval(() => rssAtSampleEnd.push(readRssMiB(ours.pid)), LONG_SAMPLE_SECONDS * 1000);
+    type Memory = Pick<LongSample, 'rss' | 'heapUsed' | 'heapTotal'>;
+    const readMemory = async (): Promise<Memory> => {
+      const rss = readRssMiB(ours.pid);
+      const { heapUsedMiB, heapTotalMiB } = await readOurCounters(ours);
+      return { rss, heapUsed: heapUsedMiB, heapTotal: heapTotalMiB };
+    };
+    // One /metrics scrape a minute: a single request among millions, as a Prometheus server would send.
+    const memoryAtSampleEnd: Promise<Memory>[] = [];
+    const sampler = setInterval(() => memoryAtSampleEnd.push(readMemory()), LONG_SAMPLE_SECONDS * 1000);
     let main: Awaited<ReturnType<typeof runWrkWithClickWindow>>;
     try {
       main = await runWrkWithClickWindow(ours.url, LONG_SECONDS, { codes: spec.codes, order: 'random' });
     } finally {
       clearInterval(sampler);
     }
+    const memory = await Promise.all(memoryAtSampleEnd);
     const endCounters = await readOurCounters(ours);
     const { result, startedMs, window } = main;
-    const samples = result.sent_per_sample.map((sent, i) => {
+    const samples: LongSample[] = [];
+    for (const [i, sent] of result.sent_per_sample.entries()) {
       const start = i === 0 ? startedMs / 1000 : window.from + i * LONG_SAMPLE_SECONDS;
       const end = Math.min(window.from + (i + 1) * LONG_SAMPLE_SECONDS, window.until);
-      return {
+      samples.push({
         index: i + 1,
         seconds: Math.round((end - start) * 10) / 10,
         rps: sent / (end - start),
-        rss: rssAtSampleEnd[i] ?? readRssMiB(ours.pid),
-      };
-    });
+        ...(memory[i] ?? (await readMemory())),
+      });
+    }
     const first = samples[0]!;
     const last = samples.at(-1)!;
     const lastToFirst = last.rps / first.rps;
     for (const s of samples)
       say(
-        `long ${spec.key} sample ${s.index}: ${Math.round(s.rps)} req/s over ${s.seconds} s, RSS ${s.rss} MiB`,
+        `long ${spec.key} sample ${s.index}: ${Math.round(s.rps)} req/s over ${s.seconds} s, RSS ${s.rss} MiB, ` +
+          `V8 heap ${s.heapUsed} MiB used of ${s.heapTotal} MiB`,
       );
     body = {
       spec,
@@ -210,14 +223,38 @@ export function explainClickDifference(r: LongResult): string {
   return causes.join('; ');
 }
 
-/** RSS at the first and last samples, and how much it moved over the second half of the run (MiB). */
+/** A drop of the V8 heap reserved between two samples larger than this share: a full collection ran between them. */
+const FULL_COLLECTION_DROP = 0.05;
+
+/**
+ * RSS at the first and last samples, and how much it moved over the second half of the run (MiB); then the V8 heap
+ * reserved, the samples after which it fell (a full collection gave pages back to the heap's pool), and how RSS moved
+ * from the first of them on. Until the first full collection the old generation grows with what the scavenger
+ * promotes (V8 lets it reach a limit set from the heap live after the last one), so a fresh process's RSS climbs to
+ * that high-water mark once; whether it keeps climbing after a full collection is what tells a leak.
+ */
 function describeRss(samples: LongSample[]): string {
   const half = samples.slice(Math.floor(samples.length / 2));
-  const spread = Math.max(...half.map((s) => s.rss)) - Math.min(...half.map((s) => s.rss));
-  const growth = samples.at(-1)!.rss - half[0]!.rss;
+  const spread = (from: LongSample[]) =>
+    Math.max(...from.map((s) => s.rss)) - Math.min(...from.map((s) => s.rss));
+  const signed = (mib: number) => `${mib >= 0 ? '+' : ''}${mib.toFixed(1)}`;
+  const first = samples[0]!;
+  const last = samples.at(-1)!;
+  const collections = samples
+    .slice(1)
+    .filter((s, i) => s.heapTotal < samples[i]!.heapTotal * (1 - FULL_COLLECTION_DROP))
+    .map((s) => s.index);
+  const afterFirst = collections.length > 0 ? samples.slice(collections[0]! - 1) : [];
   return (
-    `first sample ${samples[0]!.rss} MiB, last ${samples.at(-1)!.rss} MiB; second half within ${spread.toFixed(1)} MiB ` +
-    `(${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB from its first sample to the last)`
+    `first sample ${first.rss} MiB, last ${last.rss} MiB; second half within ${spread(half).toFixed(1)} MiB ` +
+    `(${signed(last.rss - half[0]!.rss)} MiB from its first sample to the last); V8 heap reserved ` +
+    `${first.heapTotal} → ${last.heapTotal} MiB (used ${first.heapUsed} → ${last.heapUsed}, read at any point of a ` +
+    `collection cycle); ` +
+    (collections.length === 0
+      ? 'no full collection showed (the heap reserved never fell by 5% between samples)'
+      : `full collections before sample${collections.length > 1 ? 's' : ''} ${collections.join(', ')} (the heap ` +
+        `reserved fell); from sample ${collections[0]} on, RSS within ${spread(afterFirst).toFixed(1)} MiB ` +
+        `(${signed(last.rss - afterFirst[0]!.rss)} MiB to the last)`)
   );
 }
 
@@ -251,6 +288,8 @@ export function renderLongSection(r: LongResult): string {
     `| seconds | ${r.samples.map((s) => s.seconds).join(' | ')} |`,
     `| req/s (wrk, code requests sent) | ${r.samples.map((s) => Math.round(s.rps)).join(' | ')} |`,
     `| RSS MiB (sample end) | ${r.samples.map((s) => s.rss).join(' | ')} |`,
+    `| V8 heap used MiB | ${r.samples.map((s) => s.heapUsed).join(' | ')} |`,
+    `| V8 heap reserved MiB | ${r.samples.map((s) => s.heapTotal).join(' | ')} |`,
     '',
     `- Throughput: last sample ${Math.round(r.samples.at(-1)!.rps)} req/s = **${toPercent(r.lastToFirst)}** of the first ` +
       `(${Math.round(r.samples[0]!.rps)}); needs ≥ ${MIN_LAST_TO_FIRST * 100}%: ${r.throughputPass ? 'PASS' : 'FAIL'}. ` +
