@@ -119,10 +119,15 @@ export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<Lo
     say(`long ${spec.key}: warm-up done (${warmupRedirects} redirects); measuring`);
 
     type Memory = Pick<LongSample, 'rss' | 'heapUsed' | 'heapTotal'>;
+    // A scrape that fails leaves the heap figures NaN: the sample's promise waits unhandled until the run ends, so
+    // it must never reject (that would end the whole run).
     const readMemory = async (): Promise<Memory> => {
       const rss = readRssMiB(ours.pid);
-      const { heapUsedMiB, heapTotalMiB } = await readOurCounters(ours);
-      return { rss, heapUsed: heapUsedMiB, heapTotal: heapTotalMiB };
+      const heap = await readOurCounters(ours).catch(() => ({
+        heapUsedMiB: Number.NaN,
+        heapTotalMiB: Number.NaN,
+      }));
+      return { rss, heapUsed: heap.heapUsedMiB, heapTotal: heap.heapTotalMiB };
     };
     // One /metrics scrape a minute: a single request among millions, as a Prometheus server would send.
     const memoryAtSampleEnd: Promise<Memory>[] = [];
@@ -227,11 +232,12 @@ export function explainClickDifference(r: LongResult): string {
 const FULL_COLLECTION_DROP = 0.05;
 
 /**
- * RSS at the first and last samples, and how much it moved over the second half of the run (MiB); then the V8 heap
- * reserved, the samples after which it fell (a full collection gave pages back to the heap's pool), and how RSS moved
- * from the first of them on. Until the first full collection the old generation grows with what the scavenger
- * promotes (V8 lets it reach a limit set from the heap live after the last one), so a fresh process's RSS climbs to
- * that high-water mark once; whether it keeps climbing after a full collection is what tells a leak.
+ * RSS at the first and last samples, and how much it moved over the second half of the run (MiB); then the V8
+ * heap reserved, the samples during which it fell (a full collection ran: "before sample N" is between the ends
+ * of samples N − 1 and N), and how RSS moved from the first of them on. Until the first full collection the old
+ * generation grows with what the scavenger promotes (V8 lets it reach a limit set from the heap live after the
+ * last one), so a fresh process's RSS climbs to that high-water mark once; whether it keeps climbing after a
+ * full collection is what tells a leak.
  */
 function describeRss(samples: LongSample[]): string {
   const half = samples.slice(Math.floor(samples.length / 2));
