@@ -10,7 +10,6 @@
 import { median, toMs, warmUp } from './alternate_rounds.ts';
 import { clearBenchRedis, seedServingStore, sumClicksByKind } from './bench_data.ts';
 import { describeMachine, formatLoad, toPercent } from './bench_report.ts';
-import { readRssMiB } from './bench_server.ts';
 import {
   CONNECTIONS,
   LONG_CODES,
@@ -19,7 +18,13 @@ import {
   REDIS_KEY_PREFIX,
   say,
 } from './bench_settings.ts';
-import { diffCounts, type OurCounters, readOurCounters } from './read_our_metrics.ts';
+import {
+  diffCounts,
+  type OurCounters,
+  type OurMemory,
+  readOurCounters,
+  readOurMemory,
+} from './read_our_metrics.ts';
 import type { PathSpec } from './redirect_paths.ts';
 import { runWrk, type WrkOptions, type WrkResult } from './run_wrk.ts';
 import { type RunContext, startContestant } from './start_contestant.ts';
@@ -33,18 +38,14 @@ const TAIL_SECONDS = 2;
 /** The last sample's throughput must be at least this share of the first's. */
 const MIN_LAST_TO_FIRST = 0.95;
 
-export interface LongSample {
+/** One sample; its memory (OurMemory) read at the sample's end: heap growth told from the rest of RSS. */
+export interface LongSample extends OurMemory {
   /** 1-based sample number ("minute"). */
   index: number;
   /** Seconds of the click window this sample covers. */
   seconds: number;
   /** Code requests wrk sent in the sample, per second. */
   rps: number;
-  /** Server RSS at the sample's end, MiB. */
-  rss: number;
-  /** V8 heap used and reserved at the sample's end, MiB (our /metrics): tells heap growth from the rest of RSS. */
-  heapUsed: number;
-  heapTotal: number;
 }
 
 export interface LongResult {
@@ -118,19 +119,9 @@ export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<Lo
     });
     say(`long ${spec.key}: warm-up done (${warmupRedirects} redirects); measuring`);
 
-    type Memory = Pick<LongSample, 'rss' | 'heapUsed' | 'heapTotal'>;
-    // A scrape that fails leaves the heap figures NaN: the sample's promise waits unhandled until the run ends, so
-    // it must never reject (that would end the whole run).
-    const readMemory = async (): Promise<Memory> => {
-      const rss = readRssMiB(ours.pid);
-      const heap = await readOurCounters(ours).catch(() => ({
-        heapUsedMiB: Number.NaN,
-        heapTotalMiB: Number.NaN,
-      }));
-      return { rss, heapUsed: heap.heapUsedMiB, heapTotal: heap.heapTotalMiB };
-    };
+    const readMemory = () => readOurMemory(ours);
     // One /metrics scrape a minute: a single request among millions, as a Prometheus server would send.
-    const memoryAtSampleEnd: Promise<Memory>[] = [];
+    const memoryAtSampleEnd: Promise<OurMemory>[] = [];
     const sampler = setInterval(() => memoryAtSampleEnd.push(readMemory()), LONG_SAMPLE_SECONDS * 1000);
     let main: Awaited<ReturnType<typeof runWrkWithClickWindow>>;
     try {

@@ -1,5 +1,5 @@
 // Counters read from our server's /metrics: which layer answered, how many redirects, clicks dropped, heap.
-import { BENCH_METRICS_TOKEN, type BenchServer, httpGet } from './bench_server.ts';
+import { BENCH_METRICS_TOKEN, type BenchServer, httpGet, readRssMiB } from './bench_server.ts';
 
 /**
  * Every sample of `name` in Prometheus text, keyed by its labels joined as "a/b" (in `labels` order); samples
@@ -40,6 +40,26 @@ export async function readOurCounters(server: BenchServer): Promise<OurCounters>
     heapUsedMiB: mib('nodejs_heap_size_used_bytes'),
     heapTotalMiB: mib('nodejs_heap_size_total_bytes'),
   };
+}
+
+/** Our server's memory now, MiB: its RSS, and V8's heap used and reserved (from /metrics). */
+export interface OurMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+}
+
+/**
+ * OurMemory, sampled while a run goes on (the long and memory modes). A failed scrape leaves the heap figures
+ * NaN: a sample's promise may wait unhandled until the run ends, so it must never reject (that ends the run).
+ */
+export async function readOurMemory(server: BenchServer): Promise<OurMemory> {
+  const rss = readRssMiB(server.pid);
+  const heap = await readOurCounters(server).catch(() => ({
+    heapUsedMiB: Number.NaN,
+    heapTotalMiB: Number.NaN,
+  }));
+  return { rss, heapUsed: heap.heapUsedMiB, heapTotal: heap.heapTotalMiB };
 }
 
 /** after − before for every key that moved. */

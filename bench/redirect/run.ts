@@ -58,7 +58,7 @@ import {
   writeLinksFile,
 } from './bench_data.ts';
 import { appendHistory, describeMachine, emitSection, formatLoad } from './bench_report.ts';
-import { type BenchServer, readRssMiB, startNodeServer } from './bench_server.ts';
+import { type BenchServer, startNodeServer } from './bench_server.ts';
 import {
   CONNECTIONS,
   DATABASE_URL,
@@ -79,7 +79,7 @@ import { summarizeGcTrace } from './gc_trace.ts';
 import { benchLong, renderLongSection } from './long_mode.ts';
 import { startNpmStart } from './npm_start_server.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
-import { diffCounts, readOurCounters } from './read_our_metrics.ts';
+import { diffCounts, readOurCounters, readOurMemory } from './read_our_metrics.ts';
 import { type ContestantName, findPath, PATHS, withoutEmpty } from './redirect_paths.ts';
 import { benchRest } from './rest_mode.ts';
 import { runWrk } from './run_wrk.ts';
@@ -179,13 +179,8 @@ async function benchMemory(links: number) {
   const series: Sample[] = [];
   const started = Date.now();
   const sample = async () => {
-    const counters = await readOurCounters(ours);
-    series.push({
-      t: Math.round((Date.now() - started) / 1000),
-      rss: readRssMiB(ours.pid),
-      heapUsed: counters.heapUsedMiB,
-      heapTotal: counters.heapTotalMiB,
-    });
+    const t = Math.round((Date.now() - started) / 1000);
+    series.push({ t, ...(await readOurMemory(ours)) });
   };
   try {
     await sample();
