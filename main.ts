@@ -2,6 +2,10 @@
 // is the primary: it prepares the database once and forks that many web processes of this same file, which
 // share the port through SO_REUSEPORT (server/web_cluster.ts, ADR 0023).
 
+// FIRST: reading node:async_hooks switches Node's AsyncContextFrame to its active implementation now, before any
+// code is optimised. Left to the first HTML render (hono/jsx looks AsyncLocalStorage up lazily), the switch came
+// after process.nextTick was hot and left every tick on V8's slow paths for the life of the process (ADR 0056).
+import 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { guardKnownDriverFaults } from './boot/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from './boot/load_config.ts';
