@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import {
+  BENCH_METRICS_TOKEN,
   type BenchServer,
   httpGet,
   listChildPids,
@@ -203,6 +204,8 @@ export async function startNpmStart(options: {
       WORDPRESS_WEBHOOK_SECRET: randomBytes(24).toString('hex'),
       // Ten batches of 1,000 within a minute would hit the default budget (2,000 a minute per key).
       RATE_LIMIT_CREATE_PER_MINUTE: '1000000',
+      // /metrics is served only with a token: the paths mode reads which layer answered from it, as for ours.
+      METRICS_TOKEN: BENCH_METRICS_TOKEN,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
