@@ -3,8 +3,9 @@
 // share the port through SO_REUSEPORT (server/web_cluster.ts, ADR 0023).
 
 // FIRST: reading node:async_hooks switches Node's AsyncContextFrame to its active implementation now, before any
-// code is optimised. Left to the first HTML render (hono/jsx looks AsyncLocalStorage up lazily), the switch came
-// after process.nextTick was hot and left every tick on V8's slow paths for the life of the process (ADR 0056).
+// code runs. Left to the Temporal client (imported lazily, after the database is prepared), the switch came after
+// start-up had trained process.nextTick on the inactive one, and every tick of the process then took V8's slower
+// paths (ADR 0056).
 import 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { guardKnownDriverFaults } from './boot/driver_faults.ts';
