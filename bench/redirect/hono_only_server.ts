@@ -2,7 +2,7 @@
 // @hono/node-server. bench/redirect/run.ts measures it beside main.ts in the LRU-hit path, to show what the
 // fast path is worth (DESIGN.md: "if Hono's adapter costs more than that, route the hot path around it").
 
-// First, as in main.ts (ADR 0056): Node's async context frame switched on before anything is optimised.
+// First, as in main.ts (ADR 0056): Node's async context frame switched on before anything runs.
 import 'node:async_hooks';
 import { loadConfigOrExit, requireSetting } from '../../boot/load_config.ts';
 import { prepareDatabase } from '../../boot/prepare_database.ts';
