@@ -119,10 +119,12 @@ export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<Lo
     });
     say(`long ${spec.key}: warm-up done (${warmupRedirects} redirects); measuring`);
 
-    const readMemory = () => readOurMemory(ours);
     // One /metrics scrape a minute: a single request among millions, as a Prometheus server would send.
     const memoryAtSampleEnd: Promise<OurMemory>[] = [];
-    const sampler = setInterval(() => memoryAtSampleEnd.push(readMemory()), LONG_SAMPLE_SECONDS * 1000);
+    const sampler = setInterval(
+      () => memoryAtSampleEnd.push(readOurMemory(ours)),
+      LONG_SAMPLE_SECONDS * 1000,
+    );
     let main: Awaited<ReturnType<typeof runWrkWithClickWindow>>;
     try {
       main = await runWrkWithClickWindow(ours.url, LONG_SECONDS, { codes: spec.codes, order: 'random' });
@@ -140,7 +142,7 @@ export async function benchLong(pathSpec: PathSpec, ctx: RunContext): Promise<Lo
         index: i + 1,
         seconds: Math.round((end - start) * 10) / 10,
         rps: sent / (end - start),
-        ...(memory[i] ?? (await readMemory())),
+        ...(memory[i] ?? (await readOurMemory(ours))),
       });
     }
     const first = samples[0]!;
