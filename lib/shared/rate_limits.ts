@@ -70,7 +70,10 @@ export class BoundedMemoryLimiter extends LimiterBase {
 
   constructor(options: { keyPrefix: string; points: number; duration: number; maxKeys?: number }) {
     super({ keyPrefix: options.keyPrefix, points: options.points, duration: options.duration });
-    this.windows = new LRUCache({ max: options.maxKeys ?? LIMITER_KEYS_MAX });
+    // Bounded by maxSize at one unit a key rather than by `max`: with `max`, lru-cache allocates its arrays for
+    // every key up front (~2.8 MB a limiter at 100,000 keys, six limiters a web process); this way they grow
+    // with the keys actually seen, up to the same bound.
+    this.windows = new LRUCache({ maxSize: options.maxKeys ?? LIMITER_KEYS_MAX, sizeCalculation: () => 1 });
   }
 
   /** Keys tracked now (for tests and memory accounting). */
