@@ -35,7 +35,7 @@ describe('BoundedMemoryLimiter', () => {
 
   test('allocates for the keys it sees, not for LIMITER_KEYS_MAX up front', async () => {
     // lru-cache with `max` allocates typed arrays for every key at construction (three Uint32Arrays of
-    // LIMITER_KEYS_MAX: 1.2 MB here, plus two arrays of as many slots on the heap). Six of these live in each
+    // LIMITER_KEYS_MAX: 1.2 MB a limiter, plus two arrays of as many slots on the heap). Six of these live in each
     // web process.
     const before = process.memoryUsage().arrayBuffers;
     const limiters = Array.from(
