@@ -1,8 +1,8 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 
 /**
- * The one Temporal client connection of a web process, shared by every gateway (STYLE.md: one connection per
- * process). Lazily connected, so the web tier starts (and redirects) while Temporal is down; work handed to it
+ * The one Temporal client connection of a web process, shared by every gateway: a connection is costly to open and
+ * multiplexes every call, so a process keeps one. Lazily connected, so the web tier starts (and redirects) while Temporal is down; work handed to it
  * is bounded by `withDeadline` so a request never waits on Temporal for long.
  */
 export interface TemporalClient {
