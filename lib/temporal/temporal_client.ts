@@ -2,8 +2,8 @@ import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 
 /**
  * The one Temporal client connection of a web process, shared by every gateway: a connection is costly to open and
- * multiplexes every call, so a process keeps one. Lazily connected, so the web tier starts (and redirects) while Temporal is down; work handed to it
- * is bounded by `withDeadline` so a request never waits on Temporal for long.
+ * multiplexes every call, so a process keeps one. Lazily connected, so the web tier starts (and redirects) while
+ * Temporal is down; work handed to it is bounded by `withDeadline` so a request never waits on Temporal for long.
  */
 export interface TemporalClient {
   client: Client;
