@@ -29,7 +29,7 @@ function currentWordPressRequester() {
   };
 }
 
-/** Adoption (issue 15): backfill runs (lib/publishing) and the WordPress leg of reconciliation (lib/reconcile). */
+/** Adoption: backfill runs (lib/publishing) and the WordPress leg of reconciliation (lib/reconcile). */
 export function createAdoptionActivities(deps: ActivityDeps) {
   const wordpressDeps = (): WordPressReconcileDeps => ({ ...deps, queue: currentSignals().queue });
   return {

@@ -1,4 +1,4 @@
-// Archive backfill at scale through the signed bulk endpoint (issue 15), against real Postgres, Redis, a real
+// Archive backfill at scale through the signed bulk endpoint, against real Postgres, Redis, a real
 // Temporal dev server, the real worker entry (a child process, SIGKILLed mid-run) and the Bitly fake:
 //
 //   npx tsx bench/backfill.ts [posts=5000] [batchSize=500]

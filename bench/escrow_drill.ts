@@ -1,4 +1,4 @@
-// The escrow drill (issue 14's "done means"): seed N links in every state into a scratch database, record what
+// The escrow drill: seed N links in every state into a scratch database, record what
 // Lifeline's own answerer gives for every code, `npm run export`, DROP the database, create it empty,
 // `npm run restore`, and compare every code's answer again (status, Location byte for byte, the warn page).
 // Reports export time and peak RSS (the export CLI's own), restore time, and every mismatch.

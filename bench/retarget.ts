@@ -1,4 +1,4 @@
-// Mass retarget at scale (issue 15): a domain move of N links, against real Postgres, Redis (the serving store)
+// Mass retarget at scale: a domain move of N links, against real Postgres, Redis (the serving store)
 // and a real Temporal dev server with the real worker; Bitly is left out (it follows afterwards through its own
 // rate limit; `--bitly` adds the fake to measure that phase too).
 //

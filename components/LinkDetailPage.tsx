@@ -96,7 +96,7 @@ export function LinkDetailPage(props: {
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
   edit: { values: Record<string, string>; errors: Record<string, string> };
   deleteError?: string | undefined;
-  /** Open reader reports of the link (issue 13): its editors are told on its page. */
+  /** Open reader reports of the link: its editors are told on its page. */
   readerReports?: { open: number; reasons: string[] } | undefined;
   /** UTM_PARAMS, shown beside the link's own UTM fields. */
   deploymentUtm?: string | undefined;

@@ -71,7 +71,7 @@ export interface OpsView {
     workflowId: string;
     step: string | null;
     waitingForDns: boolean;
-    /** Where it goes, the steps finished (issue 14) and the end of a DNS TTL wait. */
+    /** Where it goes, the steps finished and the end of a DNS TTL wait. */
     to?: string;
     steps?: { name: string; ms: number }[];
     ttlWaitUntil?: Date | null;
@@ -80,9 +80,9 @@ export interface OpsView {
   keys: ApiKey[];
   users: UserRow[];
   temporalUrl: string | null;
-  /** Archive backfills and mass retargets (issue 15). */
+  /** Archive backfills and mass retargets. */
   adoption?: AdoptionOverview;
-  /** Escrow exports and static snapshots (issue 14). */
+  /** Escrow exports and static snapshots. */
   escrow?: EscrowOverview;
 }
 

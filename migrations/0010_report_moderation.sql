@@ -1,5 +1,5 @@
 -- Up Migration
--- The moderation queue (issue 13): each reader report carries what a moderator decided about it.
+-- The moderation queue: each reader report carries what a moderator decided about it.
 --   open       waiting in the queue; counts towards the soft-block (three distinct readers: warn)
 --   ignored    seen, no action: out of the queue, still counts (the link stays as it is, warned or not)
 --   dismissed  unfounded: no longer counts; the soft-block it caused is lifted

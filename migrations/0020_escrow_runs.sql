@@ -1,5 +1,5 @@
 -- Up Migration
--- Escrow exports and static snapshots (issue 14): one row per run, scheduled or by hand, with where it wrote and
+-- Escrow exports and static snapshots: one row per run, scheduled or by hand, with where it wrote and
 -- what its manifest says. The exports themselves live on disk (ESCROW_DIR, SNAPSHOT_DIR), outside the database
 -- they protect; this table only lets the operations page say how the last runs went.
 CREATE TABLE escrow_runs (

@@ -49,7 +49,7 @@ export interface WebDeps {
   /** GA4 forwarding of written clicks (GA4_MEASUREMENT_ID + GA4_API_SECRET); absent when off. */
   ga4?: Ga4ClickFeed;
   workflows: WorkflowGateway;
-  /** Operations workflows: re-scans (and, with issue 6 phase 2, reconciliation and failover). */
+  /** Operations workflows: re-scans, reconciliation and failover. */
   ops: OpsGateway;
   targetPolicy: TargetPolicy;
   /** Checks destinations at creation (scheme, addresses, look-alikes, blocklist, Safe Browsing). */
@@ -58,7 +58,7 @@ export interface WebDeps {
   rateLimits: RateLimits;
   /** A vendor's stored per-day counts of a link (Bitly, pulled on a schedule), shown beside ours in stats. */
   vendorClicks?: VendorClickSource;
-  /** Adoption workflows: backfill runs, WordPress reconciliation, mass retargets (issue 15). */
+  /** Adoption workflows: backfill runs, WordPress reconciliation, mass retargets. */
   adoption: AdoptionGateway;
   /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
   getWebhookSecret(): Promise<string>;

@@ -265,8 +265,8 @@ export interface ChangeFrontInput {
   publicSample?: number;
   /**
    * A planned switch first lowers the short domain's TTL to this (FAILOVER_DNS_LOWERED_TTL_SECONDS) through the
-   * DNS adapter, waits out the old TTL, switches, then sets the old TTL back. Absent (runs started before
-   * issue 14): no TTL steps.
+   * DNS adapter, waits out the old TTL, switches, then sets the old TTL back. Absent (runs started before the
+   * TTL steps existed): no TTL steps.
    */
   loweredTtlSeconds?: number;
   /** Switch at once, without lowering the TTL and waiting it out first (the vendor is down now). */

@@ -58,7 +58,7 @@ export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: 
     const changes = reasons;
     reasons = [];
     await writeServingStore({ codes: [input.code] });
-    // Edge caches (issue 14): once our own copies answer the new state, the CDN's copy is purged, beside Bitly
+    // Edge caches: once our own copies answer the new state, the CDN's copy is purged, beside Bitly
     // (neither waits for the other's outage). A new link is not: nothing can be cached under a code that did
     // not exist but a 404 (cached 60 s), and a batch of a thousand creations would spend a CDN's purge quota.
     const purge = patched('cdn-purge-after-change') && !changes.every((r) => CREATION_REASON.test(r));
@@ -68,7 +68,7 @@ export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: 
     if (bitly.outcome === 'mismatch') {
       await recordVendorCollision({ code: input.code, vendor: 'bitly', detail: bitly.detail });
     }
-    // Expiry (issue 6): keep the link's durable timer `expire:{code}` in step with expires_at.
+    // Expiry: keep the link's durable timer `expire:{code}` in step with expires_at.
     await ensureExpiryTimer({ code: input.code });
   }
   return { passes };

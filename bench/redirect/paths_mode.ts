@@ -102,7 +102,7 @@ export function toServerLines(
   });
 }
 
-/** Issue 17's bar for `npm start` (the embedded default) on the LRU path, against bare-map. */
+/** The bar for `npm start` (the embedded default) on the LRU path, against bare-map. */
 const NPM_START_THRESHOLD = { rps: 0.8, p99: 2 };
 
 export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathResult> {
@@ -144,7 +144,7 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
       lines.every((l) => !['ours', 'bare-map', spec.sameLookup].includes(l.name) || l.summary.errors === 0);
     const npmStart = lines.find((l) => l.name === 'npm-start');
     if (npmStart) {
-      // Issue 17: the embedded default on the LRU path, ≥ 80% of bare-map with p99 ≤ 2×.
+      // The embedded default on the LRU path, ≥ 80% of bare-map with p99 ≤ 2×.
       const ok = npmStart.vsMap >= NPM_START_THRESHOLD.rps && npmStart.p99VsMap <= NPM_START_THRESHOLD.p99;
       notes.push(
         `npm start: ${toPercent(npmStart.vsMap)} of bare-map, p99 ${toTimes(npmStart.p99VsMap)} ` +

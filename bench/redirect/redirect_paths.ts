@@ -28,7 +28,7 @@ export interface PathSpec {
   codes: number;
   /** The bare server doing the same lookup as ours on this path (bare-map on the LRU path). */
   sameLookup: 'bare-map' | 'bare-redis' | 'bare-postgres';
-  /** Issue 17's requirement (issue 4's was lower), ours against the same-lookup baseline. */
+  /** The bar: ours against the same-lookup baseline (docs/BENCHMARKS.md). */
   threshold: { rps: number; p99?: number };
   /** Servers measured beside ours, bare Map and the same-lookup baseline. */
   extras: ContestantName[];

@@ -1,4 +1,4 @@
-// Redirect benchmark (issues 4 and 17): our production entry (main.ts) against the simplest servers that do the
+// Redirect benchmark: our production entry (main.ts) against the simplest servers that do the
 // job (DESIGN.md), each in its own process, alternated round by round on loopback with wrk. Every figure is a
 // ratio against the same run's bare node:http + Map server (bench/redirect/bare_map_server.ts), and per path
 // against the bare server doing the same lookup (bare_redis_server.ts, bare_postgres_server.ts). Extra lines:

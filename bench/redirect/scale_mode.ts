@@ -1,4 +1,4 @@
-// `scale` mode (issue 17 item 5): ours with one web process, ours with WEB_CONCURRENCY=2 (two processes on one port,
+// `scale` mode: ours with one web process, ours with WEB_CONCURRENCY=2 (two processes on one port,
 // SO_REUSEPORT) and bare Map, alternated on the LRU-hit path. CPU and RSS of the two-process server are summed over
 // its web processes (the primary serves nothing). What a 2-core machine can show: wrk needs most of a core, so two
 // web processes share what is left with it; the figure to read is CPU per request (the cost of a redirect does

@@ -1,5 +1,5 @@
 // The straight line through a long run's per-minute throughput (least squares), to tell a decay from the
-// machine's minute-to-minute swings: the pass/fail criterion stays last minute ÷ first (issue 17), this is read
+// machine's minute-to-minute swings: the pass/fail criterion stays last minute ÷ first, this is read
 // beside it.
 
 export interface Trend {

@@ -696,7 +696,7 @@ export const ar: Messages = {
   'problem.chooseScope': 'اختر صلاحية واحدة على الأقل',
   'problem.tagN': 'الوسم {n}: {problem}',
   'problem.invalid': 'ليست قيمة صالحة',
-  // بلاغات القرّاء وقائمة الإشراف (issue 13)
+  // بلاغات القرّاء وقائمة الإشراف
   'nav.reports': 'البلاغات',
   'check.looksGoodSavedAs': 'يبدو سليمًا؛ سيُحفظ هكذا: {url}',
   'error.nul.message': 'احتوى أحد الحقول على محرف NUL، ولا يقبله أي حقل.',

@@ -713,7 +713,7 @@ export const en = {
   'problem.chooseScope': 'choose at least one scope',
   'problem.tagN': 'tag {n} {problem}',
   'problem.invalid': 'is not a valid value',
-  // Reader reports and the moderation queue (issue 13)
+  // Reader reports and the moderation queue
   'nav.reports': 'Reports',
   'check.looksGoodSavedAs': 'Looks good; saved as {url}',
   'error.nul.message': 'A field contained a NUL character, which no field accepts.',

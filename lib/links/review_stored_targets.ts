@@ -1,5 +1,5 @@
 // The stored-target review (docs/adr/0017-hostile-input-and-abuse.md): links stored before the one target rule
-// (issue 13) may hold a target in a form every parser does not read alike, or one the deployment's policy no
+// may hold a target in a form every parser does not read alike, or one the deployment's policy no
 // longer allows. At start-up, once per rule version and policy, every stored target is read again:
 //   - a target whose canonical form differs only in spelling (case, a trailing dot, a default port, punycode,
 //     percent-encoding as WHATWG writes it) is rewritten to it: every browser already went exactly there;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FRONTS } from '../failover/active_front.ts';
 import { BLOCKLIST_KINDS } from '../safety/blocklist_entry.ts';
 
-// The JSON shapes of the safety, blocklist and operations endpoints (issue 6), for the OpenAPI document.
+// The JSON shapes of the safety, blocklist and operations endpoints, for the OpenAPI document.
 
 const VERDICTS = ['clean', 'warn', 'blocked'] as const;
 const isoTime = z.string().describe('ISO 8601 time');

@@ -1,4 +1,4 @@
-// Archive backfill (issue 15; integrations/wordpress/CONTRACT.md §1): every post WordPress published before
+// Archive backfill (integrations/wordpress/CONTRACT.md §1): every post WordPress published before
 // the plugin arrived gets its one code. A batch is decided and written in one transaction before the 202, per
 // post: a post that has a link keeps it; one whose earlier short link (`knownShortUrl` on our Bitly or short
 // domain, or a link reconciliation imported from Bitly pointing at its permalink) is free adopts that

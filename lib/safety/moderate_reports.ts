@@ -1,4 +1,4 @@
-// The moderation queue of reader reports (issue 13): which links readers reported and why, and what a
+// The moderation queue of reader reports: which links readers reported and why, and what a
 // moderator decides — dismiss (the reports are unfounded: the soft-block is lifted), confirm (they are right:
 // the link is blocked, 451) or ignore (seen, no action: the link stays as it is). Every decision is audited and
 // reaches caches and vendors like any other change. Moderators are administrators (UI role `admin`, API scope

@@ -222,7 +222,7 @@ export const envSchema = z
         }
         return out;
       }),
-    // Issue 14: the DNS TTL a planned switch lowers to first; escrow exports; static snapshots; CDN purge.
+    // Links that outlive us: the DNS TTL a planned switch lowers to first; escrow exports; static snapshots; CDN purge.
     FAILOVER_DNS_LOWERED_TTL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
     ESCROW_INTERVAL: optionalString.pipe(duration.optional()),
     ESCROW_DIR: optionalString.pipe(absolutePath.optional()),

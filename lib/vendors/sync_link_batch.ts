@@ -211,7 +211,7 @@ export async function syncLinkBatch(
     }
   }
 
-  // 4. Expiry timers (issue 6), for what was synced: a new link without an expiry has no timer to arm.
+  // 4. Expiry timers, for what was synced: a new link without an expiry has no timer to arm.
   const settled = items.filter((i) => !untried.has(i.code) && !failures.has(i.code));
   const rows = await getLinksByCodes(
     deps.sql,

@@ -59,7 +59,7 @@ const SCHEMAS = {
   WordPressEvent: z.union([wordpressEventSchema, siteEventSchema]),
   WebhookAccepted: z.object({ workflowId: z.string(), code: z.string().optional() }),
   Problem: problemSchema,
-  // Safety, blocklist and operations (issue 6).
+  // Safety, blocklist and operations.
   BlocklistInput: blocklistInputDocSchema,
   BlocklistEntry: blocklistEntrySchema,
   BlocklistList: blocklistListSchema,
@@ -70,7 +70,7 @@ const SCHEMAS = {
   ActiveFront: activeFrontSchema,
   FailoverInput: failoverInputSchema,
   ReconcileInput: reconcileInputSchema,
-  // The moderation queue of reader reports (issue 13).
+  // The moderation queue of reader reports.
   ReportQueue: z.object({ items: z.array(reportQueueItemSchema), nextCursor: z.string().nullable() }),
   LinkReports: z.object({
     code: z.string(),
@@ -98,7 +98,7 @@ const SCHEMAS = {
     safety: z.string(),
     status: z.string(),
   }),
-  // Adopting an existing newsroom (issue 15).
+  // Adopting an existing newsroom.
   BackfillBatch: backfillBatchSchema,
   BackfillAccepted: backfillAcceptedSchema,
   RetargetRequest: retargetRequestSchema,

@@ -24,7 +24,7 @@ export function createLinkListRoutes(deps: WebDeps) {
     const filters = Object.fromEntries(FILTER_KEYS.map((k) => [k, raw[k] ?? ''])) as unknown as LinkFilters;
     filters.sort ||= 'newest';
     const deleted = raw.deleted?.slice(0, CODE_ECHO_MAX);
-    // An editor is told here when readers reported links of theirs (issue 13), unless a deletion is confirmed.
+    // An editor is told here when readers reported links of theirs, unless a deletion is confirmed.
     const reported = deleted ? [] : await listOwnReportedLinks(deps.sql, `user:${session.user.id}`);
     const notice = deleted
       ? c.get('i18n').t('links.deleted', { code: deleted })

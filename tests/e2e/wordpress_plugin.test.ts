@@ -10,7 +10,7 @@ import { ROOT } from '../../scripts/temporal_cli.ts';
 import { eventually } from '../helpers/harness.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
 
-// The WordPress plugin's side of adopting an existing newsroom (issue 15; integrations/wordpress/CONTRACT.md):
+// The WordPress plugin's side of adopting an existing newsroom (integrations/wordpress/CONTRACT.md):
 // archive backfill from WP-CLI and from the settings page through WP-Cron, the signed post listing,
 // site.permalinks_changed, and scheduled posts. A real WordPress (Debian's package under PHP's built-in server,
 // MariaDB) talks to a small receiver in this file that stands in for Lifeline's endpoints and checks every

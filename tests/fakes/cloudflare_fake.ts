@@ -7,7 +7,7 @@
 //   - Per call: "For Zones on Free/Pro/Business plan, you may purge up to 30 URLs in one API call. For Zones on
 //     Enterprise plan, you may purge up to 500 URLs in one API call"; "You may purge up to 30 tags, hosts, or
 //     prefixes in one API call" [spec: same reference text; cloudflare-docs PR #13619]. The purge page now shows
-//     "Max operations per request: 100" for tags/hosts/prefixes, and cloudflare-docs issue #21338 says the files
+//     "Max operations per request: 100" for tags/hosts/prefixes, and cloudflare-docs#21338 says the files
 //     limit is still 30 [docs: developers.cloudflare.com/cache/how-to/purge-cache]. Both limits are options here.
 //   - Over the per-call limit: HTTP 400 [obs: MnemeHQ/mneme PR #215, 245 URLs in one call], message "You may only
 //     purge up to 30 files per API call" [obs: a client's notes]; the numeric code was not found anywhere, so the

@@ -58,7 +58,7 @@ function refuse(input: string, why: string, problem: RegExp): HostileTarget {
   return { input, why, expect: { kind: 'refuse', problem } };
 }
 
-/** The three findings of the security review (issue 13), verbatim. */
+/** The three findings of the first security review, verbatim. */
 export const REVIEW_FINDINGS: readonly HostileTarget[] = [
   refuse(
     'https://news.example\\@evil.example/',

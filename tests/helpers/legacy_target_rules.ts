@@ -1,4 +1,4 @@
-// The target rules Lifeline applied before issue 13 (lib/links/link.ts's targetUrlProblem and
+// The target rules Lifeline applied before the one canonical target rule (lib/links/link.ts's targetUrlProblem and
 // lib/links/target_policy.ts's targetPolicyProblem), kept here only so the canonical rule can be shown to be at
 // least as strict as them and cheaper (tests/lib/safety/canonical_url.test.ts). Never used by the product.
 

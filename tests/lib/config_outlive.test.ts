@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../../lib/shared/config.ts';
 
-// Issue 14's settings: escrow exports, static snapshots, CDN purge and the DNS TTL of a planned switch. A bad
+// The settings of links that outlive us: escrow exports, static snapshots, CDN purge and the DNS TTL of a planned switch. A bad
 // value names the variable and stops start-up.
 function refused(env: Record<string, string>, variable: string, message?: RegExp): void {
   assert.throws(

@@ -7,7 +7,7 @@ import { forgetCachedApiKeys } from '../../routes/middleware/api_key_auth.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
-// Issue 13, item 4: every start re-applied BOOTSTRAP_API_KEY and ADMIN_PASSWORD, so a revoked bootstrap key
+// Every start re-applied BOOTSTRAP_API_KEY and ADMIN_PASSWORD, so a revoked bootstrap key
 // worked again after a restart and a changed or disabled admin was reverted. Bootstrap now creates what is
 // missing, once. A "restart" here is what every start does: ensureBootstrap with the same configuration.
 

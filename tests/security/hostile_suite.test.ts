@@ -20,7 +20,7 @@ import {
 } from '../helpers/hostile_inputs.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 
-// The hostile-input suite (issue 13): every way a destination or free text enters Lifeline, driven through the
+// The hostile-input suite: every way a destination or free text enters Lifeline, driven through the
 // real app (API, UI forms and the live check, signed WordPress webhooks, reader reports, list and query
 // parameters) with the shared corpus (tests/helpers/hostile_inputs.ts) and fast-check generators, seeded.
 // Whatever is accepted is canonical, allowed, and read alike by WHATWG and an RFC 3986 parser (fast-uri);

@@ -5,7 +5,7 @@ import { exposeGc } from '../helpers/gc.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
-// Issue 13, item 3: the login form. The per-account limiter was keyed by the typed e-mail with no size cap (a
+// The login form. The per-account limiter was keyed by the typed e-mail with no size cap (a
 // heap that grew with every huge e-mail), and attempts an IP was already refused for still counted against
 // the account (one blocked address locked anyone's account for 15 minutes).
 

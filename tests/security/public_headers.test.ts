@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../routes/app.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 
-// Issue 13, item 6: the short host's pages sent no frame-ancestors / X-Frame-Options and no nosniff; redirects
+// The short host's pages sent no frame-ancestors / X-Frame-Options and no nosniff; redirects
 // sent `Referrer-Policy: unsafe-url`; no HSTS over https; /metrics was public on every host.
 
 const METRICS_TOKEN = 'public-headers-metrics-token';

@@ -9,7 +9,7 @@ import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 
-// Issue 13, item 5: three addresses (cheap with IPv6) put any link behind the warning page for good, even the
+// Three addresses (cheap with IPv6) put any link behind the warning page for good, even the
 // newsroom's own trusted hosts, and no screen showed or resolved reports. Now: trusted hosts are never
 // soft-blocked by readers, IPv6 reporters count per /64, a moderation queue (API and UI) dismisses, confirms
 // or ignores (audited), and editors are told (in the UI, and through REPORT_WEBHOOK_URL).

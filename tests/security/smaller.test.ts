@@ -7,7 +7,7 @@ import { createHarness, type Harness } from '../helpers/harness.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
-// Issue 13, item 7: the smaller findings, one test each.
+// The smaller findings of the first security review, one test each.
 
 let h: Harness;
 let writerKey: string;

@@ -10,7 +10,7 @@ import { expectFieldProblem } from '../helpers/problem.ts';
 import { uniqueId } from '../helpers/temporal.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 
-// Issue 13, items 1 and 2: one canonical form and one rule for every way a target enters (API create, batch
+// One canonical form and one rule for every way a target enters (API create, batch
 // and edit, UI forms and the live check, WordPress permalinks, Bitly imports), re-checked at serving time.
 // The deployment of the security review: ALLOWED_TARGET_HOSTS=news.example, SHORT_BASE_URL=https://sho.rt.
 

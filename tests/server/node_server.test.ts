@@ -44,7 +44,7 @@ before(async () => {
     ['Temp307', 'https://example.com/temp', 'active', 'clean', 307, null, null],
     ['Perm308', 'https://example.com/perm', 'active', 'unknown', 308, null, null],
     ['Soon', 'https://example.com/soon', 'active', 'clean', null, future, null],
-    // Stored as every way in stores it since issue 13: canonical (https://例え.jp/パス/ü?q=日本#frag).
+    // Stored as every way in stores it: canonical (https://例え.jp/パス/ü?q=日本#frag).
     [
       'NonLatin',
       'https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9/%C3%BC?q=%E6%97%A5%E6%9C%AC#frag',

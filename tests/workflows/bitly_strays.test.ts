@@ -10,7 +10,7 @@ import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 import { uniqueId } from '../helpers/temporal.ts';
 
-// No strays on Bitly (issue 15): a bitlink whose create answer was lost, or that Bitly made with a random
+// No strays on Bitly: a bitlink whose create answer was lost, or that Bitly made with a random
 // back-half, is found (every bitlink we make is tagged at creation, the two-step path included) and archived,
 // by the link's next sync attempt or by reconciliation, and never imported as a link of its own.
 

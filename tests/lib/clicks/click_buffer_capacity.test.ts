@@ -1,4 +1,4 @@
-// The default CLICK_BUFFER_MAX_KEYS holds a heavy run without dropping a click (issue 17, item 4: 10 minutes at
+// The default CLICK_BUFFER_MAX_KEYS holds a heavy run without dropping a click (10 minutes at
 // ~70k req/s over 100,000 codes must count every human click). What fills the buffer is distinct keys, not
 // traffic: per flush interval at most one running count per clicked code (its cell) plus what spilled into the
 // map, and across an hour boundary each code's old-hour count spills while its cell starts the new hour. So the

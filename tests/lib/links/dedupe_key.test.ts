@@ -1,4 +1,4 @@
-// The dedupe key across both halves of issue 16: a title and per-link UTM values count as options only when
+// The dedupe key across titles and UTM values: a title and per-link UTM values count as options only when
 // set, so every link made before either existed keeps its key (and "same url, same options" still finds it).
 // Expected keys are computed here from the literal canonical JSON, independently of the code under test.
 import assert from 'node:assert/strict';

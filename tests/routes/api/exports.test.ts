@@ -146,7 +146,7 @@ describe('GET /api/v1/links.csv', () => {
     assert.equal(arabic[10], 'حملة');
     assert.match(arabic[14]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const awkward = byCode.get(tagged[1]!)!;
-    // Stored in canonical form (issue 13: `"` in a query is percent-encoded, as WHATWG writes it).
+    // Stored in canonical form (`"` in a query is percent-encoded, as WHATWG writes it).
     assert.equal(awkward[2], 'https://news.example/a,b?x=%22y%22');
     assert.equal(awkward[3], `'=HYPERLINK("http://evil.example","click")\nsecond line`);
   });
