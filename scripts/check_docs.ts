@@ -7,7 +7,7 @@
 // Exits 1 with one line per finding (file:line: what).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, normalize, relative } from 'node:path';
+import { basename, dirname, join, normalize } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -18,8 +18,13 @@ const APPLIED_MIGRATION_NAMES = new Set([
   'migrations/0008_issue4_click_batches.sql',
 ]);
 
-/** Recorded workflow histories and lockfiles are machine-written. */
-const SKIPPED = [/^package-lock\.json$/, /^tests\/histories\//, /\.(png|jpg|ico|svg|woff2?|pdf)$/];
+/** Recorded workflow histories and lockfiles are machine-written; this check's own test plants findings on purpose. */
+const SKIPPED = [
+  /^package-lock\.json$/,
+  /^tests\/histories\//,
+  /^tests\/scripts\/check_docs\.test\.ts$/,
+  /\.(png|jpg|ico|svg|woff2?|pdf)$/,
+];
 
 const TRACKER_WORDS = /\b(?:issues?|sessions?|tickets?)[ _-]?#?\d+\b/i;
 const MD_PATH = /(?<![\w/.-])((?:\.{1,2}\/)?[\w./-]*[\w-]\.md)(#[\w\u00C0-\uFFFF-]+)?(?![\w])/g;
@@ -30,14 +35,14 @@ export interface Finding {
   what: string;
 }
 
-function listFiles(): string[] {
+function listFiles(root: string): string[] {
   const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
-    cwd: ROOT,
+    cwd: root,
     encoding: 'utf8',
   });
   return out
     .split('\n')
-    .filter((f) => f !== '' && existsSync(join(ROOT, f)) && !SKIPPED.some((re) => re.test(f)));
+    .filter((f) => f !== '' && existsSync(join(root, f)) && !SKIPPED.some((re) => re.test(f)));
 }
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
@@ -63,13 +68,13 @@ export function headingAnchors(markdown: string): Set<string> {
   return anchors;
 }
 
-function resolveMd(file: string, cited: string, byName: Map<string, string[]>): string | null {
+function resolveMd(root: string, file: string, cited: string, byName: Map<string, string[]>): string | null {
   const candidates = [
     normalize(join(dirname(file), cited)),
     normalize(cited),
     normalize(join('docs', cited)),
   ];
-  for (const c of candidates) if (!c.startsWith('..') && existsSync(join(ROOT, c))) return c;
+  for (const c of candidates) if (!c.startsWith('..') && existsSync(join(root, c))) return c;
   if (!cited.includes('/')) {
     const same = byName.get(cited);
     if (same?.length === 1 && same[0]) return same[0];
@@ -77,7 +82,8 @@ function resolveMd(file: string, cited: string, byName: Map<string, string[]>): 
   return null;
 }
 
-export function checkRepository(files = listFiles()): Finding[] {
+/** Every finding in the repository at `root` (its tracked and untracked, not ignored, files). */
+export function checkRepository(root = ROOT, files = listFiles(root)): Finding[] {
   const findings: Finding[] = [];
   const byName = new Map<string, string[]>();
   for (const f of files)
@@ -86,7 +92,7 @@ export function checkRepository(files = listFiles()): Finding[] {
   const anchorsOf = (f: string) => {
     const cached = anchorCache.get(f);
     if (cached) return cached;
-    const anchors = headingAnchors(readFileSync(join(ROOT, f), 'utf8'));
+    const anchors = headingAnchors(readFileSync(join(root, f), 'utf8'));
     anchorCache.set(f, anchors);
     return anchors;
   };
@@ -94,7 +100,7 @@ export function checkRepository(files = listFiles()): Finding[] {
   for (const file of files) {
     if (TRACKER_WORDS.test(file) && !APPLIED_MIGRATION_NAMES.has(file))
       findings.push({ file, line: 0, what: 'a tracker word in the file name' });
-    const text = readFileSync(join(ROOT, file), 'utf8');
+    const text = readFileSync(join(root, file), 'utf8');
     if (text.includes('\u0000')) continue;
     const lines = text.split('\n');
     lines.forEach((line, i) => {
@@ -104,7 +110,7 @@ export function checkRepository(files = listFiles()): Finding[] {
         const [, cited = '', anchor] = m;
         const before = line.slice(0, m.index);
         if (/https?:\/\/\S*$/.test(before) || /[\w-]+\/[\w.-]+#?$/.test(before)) continue;
-        const target = resolveMd(file, cited, byName);
+        const target = resolveMd(root, file, cited, byName);
         if (!target) {
           findings.push({ file, line: i + 1, what: `cites ${cited}, which is not in the repository` });
           continue;
@@ -125,8 +131,7 @@ export function checkRepository(files = listFiles()): Finding[] {
 
 if (import.meta.main || process.argv[1] === import.meta.filename) {
   const findings = checkRepository();
-  for (const f of findings)
-    process.stderr.write(`${relative(ROOT, join(ROOT, f.file))}:${f.line}: ${f.what}\n`);
+  for (const f of findings) process.stderr.write(`${f.file}:${f.line}: ${f.what}\n`);
   if (findings.length > 0) {
     process.stderr.write(`lint:docs: ${findings.length} finding(s)\n`);
     process.exit(1);

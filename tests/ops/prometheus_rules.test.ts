@@ -101,11 +101,7 @@ describe('runbook and dashboard', () => {
     const rules = readFileSync(join(PROMETHEUS_DIR, 'lifeline.rules.yml'), 'utf8');
     const urls = [...rules.matchAll(/runbook_url: (\S+)/g)].map((m) => m[1]!);
     assert.equal(urls.length, alertNames().length, 'one runbook_url per alert');
-    // The sections live in ops/prometheus/runbook.md until they are merged into docs/OPERATIONS.md.
-    const anchors = new Set([
-      ...anchorsOf(readFileSync(join(PROMETHEUS_DIR, 'runbook.md'), 'utf8')),
-      ...anchorsOf(readFileSync(join(ROOT, 'docs', 'OPERATIONS.md'), 'utf8')),
-    ]);
+    const anchors = anchorsOf(readFileSync(join(ROOT, 'docs', 'OPERATIONS.md'), 'utf8'));
     const missing = urls.filter((url) => {
       const [path, anchor] = url.split('#');
       return path !== 'docs/OPERATIONS.md' || !anchor || !anchors.has(anchor);
