@@ -280,7 +280,9 @@ export async function acceptBackfillBatch(
       workflowId,
       accepted: batch.posts.length,
       results: plan.results,
-      ...(deps.bitlyBudget ? { bitly: await describeBitlyBudget(deps.bitlyBudget, plan.bitlyCreates) } : {}),
+      ...(deps.bitlyBudget
+        ? { bitly: await describeBitlyBudget(deps.bitlyBudget, batch.run, plan.bitlyCreates) }
+        : {}),
     };
   }
   const results = await writeBatch(deps, batch, workflowId);

@@ -12,8 +12,8 @@ export interface BitlyBudgetDeps {
   archiveLinksInHouse: boolean;
   /** BITLY_MONTHLY_CREATE_LIMIT: the plan's monthly link limit when Bitly's plan limits cannot be read. */
   monthlyCreateLimit: number | undefined;
-  /** Bitly's own plan limit on new links, or null when it cannot be read. */
-  readPlanLimit(): Promise<MonthlyCreateLimit | null>;
+  /** Bitly's own plan limit on new links, or null when it cannot be read; `run`: the backfill run asking. */
+  readPlanLimit(run: string): Promise<MonthlyCreateLimit | null>;
 }
 
 /** The `bitly` member of a dry run's answer (integrations/wordpress/CONTRACT.md §1). */
@@ -29,22 +29,18 @@ export interface BitlyBudget {
   limitSource: 'bitly' | 'setting' | null;
 }
 
-/** How long a plan limit read from Bitly is reused: a dry run sends its batches one after another. */
-const PLAN_LIMIT_TTL_MS = 60_000;
-
 /**
- * Reads the plan's monthly limit on new links from Bitly, at most once a minute (a run's batches share it); a
- * refusal (a token that may not read its organization) or an outage is logged and answered null, so a dry run
- * never fails for it.
+ * Reads the plan's monthly limit on new links from Bitly once per backfill run (a dry run's batches, sent one
+ * after another, share the first answer; the last run's is kept); a refusal (a token that may not read its
+ * organization) or an outage is logged and answered null, so a dry run never fails for it.
  */
 export function createPlanLimitReader(
   bitly: Pick<BitlyProvider, 'getMonthlyCreateLimit'>,
   logger: Logger,
-  now: () => number = Date.now,
-): () => Promise<MonthlyCreateLimit | null> {
-  let cached: { at: number; value: Promise<MonthlyCreateLimit | null> } | null = null;
-  return () => {
-    if (cached && now() - cached.at < PLAN_LIMIT_TTL_MS) return cached.value;
+): (run: string) => Promise<MonthlyCreateLimit | null> {
+  let cached: { run: string; value: Promise<MonthlyCreateLimit | null> } | null = null;
+  return (run) => {
+    if (cached?.run === run) return cached.value;
     const value = bitly.getMonthlyCreateLimit().catch((error: unknown) => {
       if (!(error instanceof ProviderError)) throw error;
       logger.warn(
@@ -53,14 +49,18 @@ export function createPlanLimitReader(
       );
       return null;
     });
-    cached = { at: now(), value };
+    cached = { run, value };
     return value;
   };
 }
 
-/** The budget a dry run reports for `creates` would-be Bitly creates. */
-export async function describeBitlyBudget(deps: BitlyBudgetDeps, creates: number): Promise<BitlyBudget> {
-  const plan = await deps.readPlanLimit();
+/** The budget a dry run of backfill run `run` reports for `creates` would-be Bitly creates. */
+export async function describeBitlyBudget(
+  deps: BitlyBudgetDeps,
+  run: string,
+  creates: number,
+): Promise<BitlyBudget> {
+  const plan = await deps.readPlanLimit(run);
   const base = {
     creates: deps.archiveLinksInHouse ? 0 : creates,
     archiveLinksInHouse: deps.archiveLinksInHouse,
