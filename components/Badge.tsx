@@ -19,6 +19,7 @@ const VENDOR_TONE: Record<VendorState, string> = {
   synced: 'good',
   failed: 'bad',
   collision: 'bad',
+  inhouse: 'muted',
 };
 
 /** A small coloured label; the text always says what the colour means. */

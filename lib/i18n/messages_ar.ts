@@ -93,6 +93,7 @@ export const ar: Messages = {
   'vendorState.synced': 'متزامن',
   'vendorState.failed': 'فشل',
   'vendorState.collision': 'تعارض',
+  'vendorState.inhouse': 'داخلي فقط',
   'origin.api': 'الواجهة البرمجية',
   'origin.ui': 'المحرر',
   'origin.wordpress': 'WordPress',

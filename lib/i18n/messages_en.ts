@@ -97,6 +97,7 @@ export const en = {
   'vendorState.synced': 'Synced',
   'vendorState.failed': 'Failed',
   'vendorState.collision': 'Collision',
+  'vendorState.inhouse': 'In-house only',
   'origin.api': 'API',
   'origin.ui': 'Editor',
   'origin.wordpress': 'WordPress',

@@ -44,9 +44,11 @@ import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';
+import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
 import type { WordPressReconcileRequester } from './accept_site_event.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
+import { type BitlyBudget, type BitlyBudgetDeps, describeBitlyBudget } from './bitly_budget.ts';
 
 export interface BackfillDeps {
   sql: Sql;
@@ -58,6 +60,8 @@ export interface BackfillDeps {
   adoptableHosts: readonly string[];
   /** The Bitly branded domain, when Bitly is configured: an adopted back-half there is found on Bitly as ours. */
   bitlyDomain?: string | undefined;
+  /** Bitly's part (when Bitly is configured): the dry run's budget, and archive links kept in-house only. */
+  bitlyBudget?: BitlyBudgetDeps | undefined;
   /** The web tier's resolver: a batch's new links go to the serving store before the 202 (best effort). */
   resolver?: LinkResolver | undefined;
   now?: () => Date;
@@ -204,11 +208,24 @@ const WOULD: Record<string, BackfillOutcome> = {
   mint: 'would-mint',
 };
 
-/** A dry run: what each post would get; nothing is written, locked or started. */
-export async function planBackfillBatch(deps: BackfillDeps, batch: BackfillBatch): Promise<BackfillResult[]> {
+/**
+ * A dry run: what each post would get, and how many Bitly creates a real run would make (a new link, or a
+ * back-half adopted from our own short host; a back-half Bitly already holds is not created again); nothing is
+ * written, locked or started.
+ */
+export async function planBackfillBatch(
+  deps: BackfillDeps,
+  batch: BackfillBatch,
+): Promise<{ results: BackfillResult[]; bitlyCreates: number }> {
   const { decisions } = await decide(deps.sql, deps, batch);
   const scans = await scanNew(deps, decisions);
-  return decisions.map((d) => {
+  const bitlyCreates = decisions.filter(
+    (d) =>
+      (d.kind === 'mint' ||
+        (d.kind === 'adopt' && new URL(d.post.knownShortUrl!).host.toLowerCase() !== deps.bitlyDomain)) &&
+      scans.get(d.post.postId)?.verdict !== 'blocked',
+  ).length;
+  const results = decisions.map((d): BackfillResult => {
     if (d.kind === 'done') {
       const r = d.result;
       return r.outcome === 'kept' ? { ...r, outcome: 'would-keep' } : r;
@@ -225,6 +242,7 @@ export async function planBackfillBatch(deps: BackfillDeps, batch: BackfillBatch
       ...(d.kind === 'bind' ? { code: d.link.code } : d.kind === 'adopt' ? { code: d.code } : {}),
     };
   });
+  return { results, bitlyCreates };
 }
 
 /** Scans the permalinks that would get a new link (one scanner call for the batch). */
@@ -241,6 +259,8 @@ export interface AcceptedBackfillBatch {
   workflowId: string;
   accepted: number;
   results: BackfillResult[];
+  /** A dry run's Bitly budget, when Bitly is configured. */
+  bitly?: BitlyBudget;
 }
 
 /**
@@ -255,7 +275,15 @@ export async function acceptBackfillBatch(
 ): Promise<AcceptedBackfillBatch> {
   const workflowId = getBackfillWorkflowId(batch.site, batch.run);
   if (batch.dryRun) {
-    return { workflowId, accepted: batch.posts.length, results: await planBackfillBatch(deps, batch) };
+    const plan = await planBackfillBatch(deps, batch);
+    return {
+      workflowId,
+      accepted: batch.posts.length,
+      results: plan.results,
+      ...(deps.bitlyBudget
+        ? { bitly: await describeBitlyBudget(deps.bitlyBudget, batch.run, plan.bitlyCreates) }
+        : {}),
+    };
   }
   const results = await writeBatch(deps, batch, workflowId);
   if (deps.resolver) {
@@ -432,6 +460,12 @@ async function writeBatch(
     // The new links' replicas (serving store, Bitly) follow through the sync queue (ADR 0024): queued here, with
     // the links and the answers, so the run's workflow only wakes the drainer and nothing is left unpropagated.
     const queued = [...answers.values()].filter((a) => a.propagate && a.code);
+    // Archive links kept off Bitly: marked before the sync queue sees them (a bitlink we adopted keeps its row).
+    if (deps.bitlyBudget?.archiveLinksInHouse)
+      await insertInhouseOnly(
+        tx,
+        queued.map((a) => a.code!),
+      );
     await enqueueLinkSyncs(
       tx,
       queued.filter((a) => a.outcome === 'minted').map((a) => a.code!),

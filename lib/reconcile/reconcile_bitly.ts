@@ -217,7 +217,16 @@ async function reconcileBitlyLinks(
       continue;
     }
     const target = toVendorTarget(row, settings, Date.now());
-    const mapping = mappings.get(code);
+    const marked = mappings.get(code);
+    if (marked?.state === 'inhouse' && deps.vendors!.archiveLinksInHouse) {
+      // An archive link kept off Bitly, yet Bitly answers its code: fine when it answers ours (nothing of ours
+      // to keep in step), a collision when it sends readers elsewhere.
+      const answersOurs = link.group === bitly.groupGuid && link.longUrl === target.longUrl;
+      marks.push({ code, drift: answersOurs ? null : 'collision' });
+      continue;
+    }
+    // Turned off since: an in-house-only link is one Bitly was never asked for.
+    const mapping = marked?.state === 'inhouse' ? undefined : marked;
     const ours =
       link.group === bitly.groupGuid &&
       (link.longUrl === target.longUrl || (mapping !== undefined && mapping.state !== 'collision'));
@@ -307,6 +316,7 @@ export async function reconcileMissingOnBitly(
       startedAt: new Date(input.startedAtMs),
       cursor,
       limit: Math.min(POSTGRES_CHUNK, input.budget - read),
+      skipInhouseOnly: deps.vendors.archiveLinksInHouse === true,
     });
     if (codes.length === 0) return { position: { phase: 'serving', cursor: '' }, read };
     await insertMarks(

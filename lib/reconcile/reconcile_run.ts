@@ -11,6 +11,7 @@ import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { Logger } from '../shared/logger.ts';
 import {
   countImportedLinks,
+  countInhouseOnlyLinks,
   deleteMarks,
   type ReconcileSideSummary,
   summarizeMarks,
@@ -61,7 +62,11 @@ export interface ReconcileStepResult {
 
 /** The drift a run reports, per side (counted from reconcile_marks: exact across crashes). */
 export type ReconcileSummary = {
-  bitly: (ReconcileSideSummary & { imported: number }) | null;
+  /**
+   * `inhouseOnly` (with ARCHIVE_LINKS_IN_HOUSE): active archive links Bitly does not hold by design: not drift,
+   * but codes Bitly cannot answer while it fronts the short domain.
+   */
+  bitly: (ReconcileSideSummary & { imported: number; inhouseOnly?: number }) | null;
   serving: ReconcileSideSummary | null;
   /** Expiry timers found missing (and re-armed when repairing). */
   expiry: ReconcileSideSummary;
@@ -81,7 +86,15 @@ export async function summarizeReconcileRun(
 ): Promise<ReconcileSummary> {
   const bitly = deps.vendors?.bitly ? await summarizeMarks(deps.sql, runId, 'bitly') : null;
   return {
-    bitly: bitly ? { ...bitly, imported: await countImportedLinks(deps.sql, importReason(runId)) } : null,
+    bitly: bitly
+      ? {
+          ...bitly,
+          imported: await countImportedLinks(deps.sql, importReason(runId)),
+          ...(deps.vendors?.archiveLinksInHouse
+            ? { inhouseOnly: await countInhouseOnlyLinks(deps.sql) }
+            : {}),
+        }
+      : null,
     serving: deps.servingStore ? await summarizeMarks(deps.sql, runId, 'serving') : null,
     expiry: await summarizeMarks(deps.sql, runId, 'expiry'),
     wordpress: await summarizeWordPressSide(deps.sql, runId),

@@ -116,6 +116,12 @@ export const envSchema = z
       .regex(/^(off|[1-9]\d*(m|h|d))$/, 'must be a duration like 30m, 6h or 1d, or off')
       .default('6h'),
     BITLY_CLICKS_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    // Archive (backfilled) links served in-house only: never created on Bitly (docs/PUBLISHING.md).
+    ARCHIVE_LINKS_IN_HOUSE: flag.default(false),
+    // The Bitly plan's monthly limit on new links, for the backfill dry run when Bitly's plan limits cannot be read.
+    BITLY_MONTHLY_CREATE_LIMIT: optionalString
+      .refine((v) => v === undefined || /^\d{1,9}$/.test(v), 'must be a whole number of links (0 or more)')
+      .transform((v) => (v === undefined ? undefined : Number(v))),
     DNS_ADAPTER_URL: optionalHttpUrl,
     DNS_ADAPTER_TOKEN: optionalString,
     FAILOVER_DNS_TTL_SECONDS: z.coerce
@@ -429,6 +435,12 @@ export interface Config {
    * not configured or the interval is `off`.
    */
   bitlyClicks: { interval: string; days: number } | undefined;
+  /**
+   * What an archive backfill may spend on Bitly: `archiveLinksInHouse` (ARCHIVE_LINKS_IN_HOUSE) keeps backfilled
+   * links off Bitly; `monthlyCreateLimit` (BITLY_MONTHLY_CREATE_LIMIT) is the plan's monthly link limit when
+   * Bitly's own plan limits cannot be read.
+   */
+  bitlyBudget: { archiveLinksInHouse: boolean; monthlyCreateLimit: number | undefined };
   wordpressWebhookSecret: string | undefined;
   bootstrapApiKey: string | undefined;
   admin: { email: string; password: string | undefined } | undefined;
@@ -597,6 +609,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID && e.BITLY_CLICKS_INTERVAL !== 'off'
         ? { interval: e.BITLY_CLICKS_INTERVAL, days: e.BITLY_CLICKS_DAYS }
         : undefined,
+    bitlyBudget: {
+      archiveLinksInHouse: e.ARCHIVE_LINKS_IN_HOUSE,
+      monthlyCreateLimit: e.BITLY_MONTHLY_CREATE_LIMIT,
+    },
     wordpressWebhookSecret: e.WORDPRESS_WEBHOOK_SECRET,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     admin: e.ADMIN_EMAIL ? { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD } : undefined,

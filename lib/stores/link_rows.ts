@@ -4,7 +4,8 @@
 export const LINK_STATUSES = ['pending', 'active', 'expired', 'gone', 'blocked'] as const;
 export const SAFETY_VERDICTS = ['unknown', 'clean', 'warn', 'blocked'] as const;
 export const LINK_ORIGINS = ['api', 'ui', 'wordpress', 'import'] as const;
-export const VENDOR_STATES = ['pending', 'synced', 'failed', 'collision'] as const;
+/** `inhouse`: an archive link Bitly is not to hold (ARCHIVE_LINKS_IN_HOUSE). */
+export const VENDOR_STATES = ['pending', 'synced', 'failed', 'collision', 'inhouse'] as const;
 
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 export type SafetyVerdict = (typeof SAFETY_VERDICTS)[number];

@@ -224,8 +224,16 @@ export async function getLinkByCodeForUpdate(db: Db, code: string): Promise<Link
 }
 
 /** A random sample of live active links (the failover's check through the public short domain). */
-export async function listRandomActiveLinks(db: Db, limit: number): Promise<LinkRow[]> {
+export async function listRandomActiveLinks(
+  db: Db,
+  limit: number,
+  options: { onBitly?: boolean } = {},
+): Promise<LinkRow[]> {
+  // onBitly: not archive links kept off Bitly (vendor state `inhouse`), which Bitly cannot answer.
   return db<LinkRow[]>`
-    SELECT ${db.unsafe(LINK_COLUMNS)} FROM links
-    WHERE status = 'active' AND deleted_at IS NULL ORDER BY random() LIMIT ${limit}`;
+    SELECT ${db.unsafe(LINK_COLUMNS)} FROM links AS l
+    WHERE status = 'active' AND deleted_at IS NULL
+      AND NOT (${options.onBitly === true} AND EXISTS (
+        SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
+    ORDER BY random() LIMIT ${limit}`;
 }

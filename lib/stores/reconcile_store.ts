@@ -106,11 +106,12 @@ export async function getLinksByCodes(db: Db, codes: string[]): Promise<Map<stri
 
 /**
  * Active links after `cursor` (by code) the vendor was not seen holding in this run: what it lacks. Links
- * created after the run started are left to their own sync.
+ * created after the run started are left to their own sync; with `skipInhouseOnly`, so are archive links kept
+ * off Bitly (vendor state `inhouse`).
  */
 export async function listUnseenActiveCodes(
   db: Db,
-  options: { runId: string; startedAt: Date; cursor: string; limit: number },
+  options: { runId: string; startedAt: Date; cursor: string; limit: number; skipInhouseOnly?: boolean },
 ): Promise<string[]> {
   const rows = await db<{ code: string }[]>`
     SELECT l.code FROM links AS l
@@ -119,6 +120,8 @@ export async function listUnseenActiveCodes(
       AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
                       WHERE m.run_id = ${options.runId} AND m.side = 'bitly' AND m.code = l.code
                         AND m.drift IS DISTINCT FROM 'missing')
+      AND NOT (${options.skipInhouseOnly === true} AND EXISTS (
+        SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
     ORDER BY l.code LIMIT ${options.limit}`;
   return rows.map((r) => r.code);
 }
@@ -158,6 +161,14 @@ export async function listExpiringLinksAfter(
 }
 
 /** How many links a reconciliation run imported (their audit entries carry the run's reason). */
+/** Active archive links kept off Bitly (vendor state `inhouse`): what Bitly cannot answer while it fronts. */
+export async function countInhouseOnlyLinks(db: Db): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM vendor_links AS v JOIN links AS l ON l.code = v.code
+    WHERE v.vendor = 'bitly' AND v.state = 'inhouse' AND l.status = 'active' AND l.deleted_at IS NULL`;
+  return row?.n ?? 0;
+}
+
 export async function countImportedLinks(db: Db, reason: string): Promise<number> {
   const [row] = await db<{ n: number }[]>`
     SELECT count(*)::int AS n FROM audit_log WHERE action = 'link.imported' AND reason = ${reason}`;

@@ -57,6 +57,18 @@ export async function updateVendorProblem(
       vendor_id = COALESCE(EXCLUDED.vendor_id, vendor_links.vendor_id), updated_at = now()`;
 }
 
+/**
+ * Marks new archive links as kept off Bitly (ARCHIVE_LINKS_IN_HOUSE), in the backfill's transaction; a code that
+ * already has a Bitly row (an adopted or imported bitlink) keeps it.
+ */
+export async function insertInhouseOnly(db: Db, codes: string[]): Promise<void> {
+  if (codes.length === 0) return;
+  await db`
+    INSERT INTO vendor_links (code, vendor, state, attempts)
+    SELECT t.code, 'bitly', 'inhouse', 0 FROM unnest(${db.array(codes)}::text[]) AS t(code)
+    ON CONFLICT (code, vendor) DO NOTHING`;
+}
+
 /** Forgets every vendor replica of `code` (only for a never-shared code that is re-minted). */
 export async function deleteVendorLinks(db: Db, code: string): Promise<void> {
   await db`DELETE FROM vendor_links WHERE code = ${code}`;

@@ -54,12 +54,51 @@ export interface BitlyProvider extends ShortLinkProvider {
   discard(vendorId: string): Promise<void>;
   /** Bitly's clicks per day (GET /v4/bitlinks/{bitlink}/clicks?unit=day); null when Bitly has no such link. */
   getClicksByDay(codeOrBitlink: string, options: ClicksByDayOptions): Promise<DailyClicks | null>;
+  /**
+   * The plan's tightest monthly limit on new links, read from Bitly's plan limits (the group's organization,
+   * then its plan_limits); null when Bitly names none we know. Throws a ProviderError when Bitly cannot be read.
+   */
+  getMonthlyCreateLimit(): Promise<MonthlyCreateLimit | null>;
   /** Every bitlink of the group, page by page. */
   iterateLinks(options?: {
     size?: number;
     archived?: 'on' | 'off' | 'both';
     createdAfter?: Date;
   }): AsyncGenerator<VendorLink>;
+}
+
+/** A monthly plan limit a new link counts against (GET /v4/organizations/{guid}/plan_limits). */
+export interface MonthlyCreateLimit {
+  /** Bitly's name for it, e.g. `bsd_encodes`. */
+  name: string;
+  limit: number;
+  /** Used so far this month (the plan resets on the 1st). */
+  used: number;
+}
+
+/**
+ * The plan limits one of our creates counts against: a link (`encodes`), on the branded domain (`bsd_encodes`),
+ * with a custom back-half (`keyword_overrides`). Bitly's sources name the monthly quotas only through their error
+ * codes (MONTHLY_ENCODE_LIMIT_REACHED, MONTHLY_BSD_ENCODE_LIMIT_REACHED, KEYWORD_OVERRIDES_LIMIT_EXCEEDED); these
+ * names follow them and are matched case-insensitively. A plan that names none: BITLY_MONTHLY_CREATE_LIMIT.
+ */
+const CREATE_LIMIT_NAMES = new Set(['encodes', 'bsd_encodes', 'keyword_overrides']);
+
+/** The limit with the fewest creates left among the plan's limits on new links; null when none is named. */
+export function pickMonthlyCreateLimit(
+  planLimits: { name?: unknown; count?: unknown; limit?: unknown }[],
+): MonthlyCreateLimit | null {
+  let tightest: MonthlyCreateLimit | null = null;
+  for (const entry of planLimits) {
+    if (typeof entry?.name !== 'string' || !CREATE_LIMIT_NAMES.has(entry.name.toLowerCase())) continue;
+    const limit = Number(entry.limit);
+    const used = Math.max(0, Math.trunc(Number(entry.count) || 0));
+    // A negative or missing limit is no limit.
+    if (!Number.isFinite(limit) || limit < 0) continue;
+    const candidate = { name: entry.name, limit: Math.trunc(limit), used };
+    if (!tightest || candidate.limit - candidate.used < tightest.limit - tightest.used) tightest = candidate;
+  }
+  return tightest;
 }
 
 /** Tag on every bitlink we create, so people (and the importer) can tell ours from hand-made ones. */
@@ -431,6 +470,20 @@ export function createBitlyProvider(config: BitlyConfig, options: BitlyOptions =
         nextCursor = page ? `page:${page}` : null;
       }
       return { links, nextCursor, total: typeof p.total === 'number' ? p.total : null };
+    },
+
+    async getMonthlyCreateLimit() {
+      // The plan belongs to the group's organization (the Group schema's organization_guid).
+      const group = await call<{ organization_guid?: string }>(
+        'GET',
+        `/groups/${encodeURIComponent(config.groupGuid)}`,
+      );
+      if (!group.organization_guid) return null;
+      const body = await call<{ plan_limits?: { name?: unknown; count?: unknown; limit?: unknown }[] }>(
+        'GET',
+        `/organizations/${encodeURIComponent(group.organization_guid)}/plan_limits`,
+      );
+      return pickMonthlyCreateLimit(Array.isArray(body.plan_limits) ? body.plan_limits : []);
     },
 
     async *iterateLinks(opts = {}) {

@@ -199,7 +199,13 @@ export async function syncToBitly(
   if (link.status === 'pending' && !input.publishing) {
     return { outcome: 'skipped', reason: 'its publish workflow syncs a pending link' };
   }
-  const before = await insertVendorAttempt(deps.sql, input.code, 'bitly');
+  let before = await insertVendorAttempt(deps.sql, input.code, 'bitly');
+  if (before?.state === 'inhouse') {
+    // An archive link kept off Bitly (ARCHIVE_LINKS_IN_HOUSE; docs/PUBLISHING.md): nothing to create or update.
+    if (vendors.archiveLinksInHouse) return { outcome: 'skipped', reason: 'archive link kept in-house only' };
+    // The setting was turned off: created like a link never attempted.
+    before = null;
+  }
   // Cancellation (the publish workflow stops waiting) arrives through heartbeats.
   const beat = setInterval(() => context.heartbeat(), 1_000);
   try {

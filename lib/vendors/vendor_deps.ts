@@ -15,6 +15,11 @@ export interface VendorDeps {
   retryMaxMs: number;
   /** With the in-house front, how long a first publish waits for Bitly before activating anyway. */
   publishWaitMs: number;
+  /**
+   * ARCHIVE_LINKS_IN_HOUSE: links a backfill marked in-house only (vendor state `inhouse`) are never created on
+   * Bitly, and reconciliation does not count them missing there. Off: they are created like any other link.
+   */
+  archiveLinksInHouse?: boolean;
 }
 
 export interface VendorDepsOverrides {
@@ -37,5 +42,6 @@ export function createVendorDeps(
     retryBaseMs: overrides.retryBaseMs ?? 1_000,
     retryMaxMs: overrides.retryMaxMs ?? 300_000,
     publishWaitMs: overrides.publishWaitMs ?? 20_000,
+    archiveLinksInHouse: config.bitlyBudget.archiveLinksInHouse,
   };
 }

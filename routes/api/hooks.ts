@@ -4,9 +4,11 @@ import { acceptSiteEvent } from '../../lib/publishing/accept_site_event.ts';
 import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_event.ts';
 import { backfillBatchSchema } from '../../lib/publishing/backfill_batch.ts';
 import { acceptBackfillBatch, getAdoptableHosts } from '../../lib/publishing/backfill_posts.ts';
+import { type BitlyBudgetDeps, createPlanLimitReader } from '../../lib/publishing/bitly_budget.ts';
 import { siteEventSchema, wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
 import { BadRequestError, UnauthorizedError } from '../../lib/shared/errors.ts';
 import { parseJsonText, toFieldErrors } from '../../lib/shared/validation.ts';
+import { createBitlyProvider } from '../../lib/vendors/bitly.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { jsonBody } from '../middleware/json_body.ts';
 
@@ -17,6 +19,16 @@ const BACKFILL_BODY_MAX_BYTES = 4 * 1024 * 1024;
 /** /api/v1/hooks: signed WordPress webhooks and archive backfill batches. */
 export function createHooksRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
+  // What a backfill may spend on Bitly; the plan limit is read from Bitly once a minute at most.
+  const bitlyBudget: BitlyBudgetDeps | undefined = deps.config.bitly
+    ? {
+        ...deps.config.bitlyBudget,
+        readPlanLimit: createPlanLimitReader(
+          createBitlyProvider(deps.config.bitly, { logger: deps.logger }),
+          deps.logger,
+        ),
+      }
+    : undefined;
 
   /** The raw body, once its signature checks out (the HMAC covers the bytes exactly as sent). */
   async function verified(raw: string, header: string | undefined, what: string): Promise<void> {
@@ -94,6 +106,7 @@ export function createHooksRoutes(deps: WebDeps) {
         targetPolicy: deps.targetPolicy,
         adoptableHosts: getAdoptableHosts(deps.config),
         bitlyDomain: deps.config.bitly?.domain.toLowerCase(),
+        bitlyBudget,
         resolver: deps.resolver,
         workflows: deps.adoption,
       },

@@ -17,6 +17,13 @@
 // unit=day is modelled (other units are refused with 400 INVALID_ARG_UNIT, a deviation); bad `units` or
 // `unit_reference` get 400 INVALID_ARG_UNITS / INVALID_ARG_UNIT_REFERENCE [infer: codes in Bitly's INVALID_ARG_*
 // style]. Both are rate-limited like every other endpoint.
+// Plan limits (VENDORS.md 1.3): `GET /v4/groups/{group_guid}` answers the Group with its `organization_guid`
+// [spec: the v4 OpenAPI's Group schema], and `GET /v4/organizations/{organization_guid}/plan_limits` answers
+// `{organization_guid, plan_limits: [{name, description, count, limit}], references}` from `planLimits`. The limit
+// names Bitly uses are not in any source found; the fake uses `encodes`, `bsd_encodes` and `keyword_overrides`
+// [infer: after the monthly codes MONTHLY_ENCODE_LIMIT_REACHED, MONTHLY_BSD_ENCODE_LIMIT_REACHED and
+// KEYWORD_OVERRIDES_LIMIT_EXCEEDED], counted from this month's bitlinks of the group unless a count is given.
+// `planLimits = null` (the default) answers 403 FORBIDDEN, as for a token that may not read its organization.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -77,6 +84,14 @@ export interface FakeChaos {
   pathPrefix?: string;
 }
 
+/** One of the organization's plan limits (VENDORS.md 1.3); `count` absent: counted from this month's bitlinks. */
+export interface FakePlanLimit {
+  name: string;
+  description: string;
+  limit: number;
+  count?: number;
+}
+
 export interface BitlyFakeOptions {
   token?: string;
   /** Our group (its links are what `links()` returns by default). */
@@ -131,6 +146,8 @@ export class BitlyFake {
   readonly token: string;
   readonly groupGuid: string;
   readonly domains: string[];
+  /** The organization our group belongs to (GET /v4/groups/{guid} names it). */
+  readonly organizationGuid = 'Ofake0org';
   /** Every request answered (or dropped: status 0), in order. */
   readonly requests: FakeRequest[] = [];
   /** Every request as it arrives, before any delay or answer (to act while one is in flight); query `?…` or ''. */
@@ -155,6 +172,8 @@ export class BitlyFake {
   /** Added to every answer. */
   latencyMs = 0;
   chaos: FakeChaos | null = null;
+  /** The organization's plan limits; null: the plan_limits endpoint answers 403 FORBIDDEN. */
+  planLimits: FakePlanLimit[] | null = null;
 
   private server: Server | null = null;
   private baseUrl = '';
@@ -257,6 +276,7 @@ export class BitlyFake {
     this.perMinuteLimit = 0;
     this.maxConcurrent = 0;
     this.latencyMs = 0;
+    this.planLimits = null;
     this.setChaos(null);
     for (const key of Object.keys(this.stats) as (keyof typeof this.stats)[]) this.stats[key] = 0;
   }
@@ -652,6 +672,10 @@ export class BitlyFake {
     }
     m = /^\/groups\/([^/]+)\/bitlinks$/.exec(path);
     if (m && method === 'GET') return this.listGroup(decodeURIComponent(m[1]!), query);
+    m = /^\/groups\/([^/]+)$/.exec(path);
+    if (m && method === 'GET') return this.getGroup(decodeURIComponent(m[1]!));
+    m = /^\/organizations\/([^/]+)\/plan_limits$/.exec(path);
+    if (m && method === 'GET') return this.getPlanLimits(decodeURIComponent(m[1]!));
     m = /^\/bitlinks\/([^/]+\/[^/]+?)(\/clicks\/summary|\/clicks)?$/.exec(path);
     if (m) {
       const link = this.lookup(decodeURIComponent(m[1]!));
@@ -663,6 +687,48 @@ export class BitlyFake {
       if (!m[2] && method === 'PATCH') return this.patchBitlink(link, body);
     }
     return bitlyError(404, 'NOT_FOUND', 'What you are looking for cannot be found.');
+  }
+
+  /** GET /v4/groups/{group_guid}: the Group (OpenAPI schema `Group`). */
+  private getGroup(group: string): HttpAnswer {
+    if (group !== this.groupGuid)
+      return bitlyError(403, 'FORBIDDEN', 'You are currently forbidden to access this resource.');
+    return new HttpAnswer(200, {
+      references: { organization: `${this.baseUrl}/v4/organizations/${this.organizationGuid}` },
+      guid: this.groupGuid,
+      name: 'Newsroom',
+      organization_guid: this.organizationGuid,
+      bsds: this.domains,
+      is_active: true,
+      role: 'org-admin',
+      created: bitlyTime(new Date(0)),
+      modified: bitlyTime(new Date(0)),
+    });
+  }
+
+  /** GET /v4/organizations/{organization_guid}/plan_limits, counting this month's bitlinks of our group. */
+  private getPlanLimits(organization: string): HttpAnswer {
+    if (organization !== this.organizationGuid || this.planLimits === null)
+      return bitlyError(403, 'FORBIDDEN', 'You are currently forbidden to access this resource.');
+    const month = new Date().toISOString().slice(0, 7);
+    const made = [...this.links.values()].filter(
+      (l) => l.group === this.groupGuid && l.createdAt.slice(0, 7) === month,
+    );
+    const counted: Record<string, number> = {
+      encodes: made.length,
+      bsd_encodes: made.filter((l) => l.domain !== BITLY_DEFAULT_DOMAIN).length,
+      keyword_overrides: made.reduce((n, l) => n + l.keywords.length, 0),
+    };
+    return new HttpAnswer(200, {
+      organization_guid: organization,
+      plan_limits: this.planLimits.map((p) => ({
+        name: p.name,
+        description: p.description,
+        count: p.count ?? counted[p.name] ?? 0,
+        limit: p.limit,
+      })),
+      references: {},
+    });
   }
 
   /** GET /v4/bitlinks/{bitlink}/clicks and /clicks/summary, for unit=day. */

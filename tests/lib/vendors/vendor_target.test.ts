@@ -63,13 +63,17 @@ describe('toVendorTarget: a vendor copy answers what our resolver answers', () =
     );
   });
 
-  test('gone, deleted and expired-without-fallback are archived; expired with a fallback points at it', () => {
-    assert.deepEqual(toVendorTarget(row({ status: 'gone' }), settings, NOW), {
-      longUrl: 'https://news.example/%d8%b9/?a=1',
-      archived: true,
-    });
-    assert.equal(toVendorTarget(row({ deletedAt: new Date(NOW) }), settings, NOW).archived, true);
-    assert.equal(toVendorTarget(row({ expiresAt: new Date(NOW - 1) }), settings, NOW).archived, true);
+  test('gone, deleted and expired-without-fallback lead to our gone page, archived; expired with a fallback points at it', () => {
+    // Bitly cannot answer 410 and an archived bitlink may still redirect: while Bitly fronts the short domain,
+    // its copy must not send readers to an unpublished article.
+    const gonePage = { longUrl: 'https://sho.rt/Ab3xY0+', archived: true };
+    assert.deepEqual(toVendorTarget(row({ status: 'gone' }), settings, NOW), gonePage);
+    assert.deepEqual(
+      toVendorTarget(row({ deletedAt: new Date(NOW), status: 'gone' }), settings, NOW),
+      gonePage,
+    );
+    assert.deepEqual(toVendorTarget(row({ expiresAt: new Date(NOW - 1) }), settings, NOW), gonePage);
+    assert.deepEqual(toVendorTarget(row({ status: 'expired' }), settings, NOW), gonePage);
     assert.deepEqual(
       toVendorTarget(row({ status: 'expired', expiredUrl: 'https://news.example/archive' }), settings, NOW),
       { longUrl: 'https://news.example/archive', archived: false },

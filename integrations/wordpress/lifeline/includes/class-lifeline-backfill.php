@@ -145,6 +145,10 @@ final class Lifeline_Backfill {
 		$run['attempts']    = 0;
 		$run['next_try_at'] = null;
 		self::tally( $run, $answer['results'] );
+		if ( ! empty( $answer['bitly'] ) ) {
+			$run['bitly_creates'] = (int) ( $run['bitly_creates'] ?? 0 ) + (int) ( $answer['bitly']['creates'] ?? 0 );
+			$run['bitly']         = $answer['bitly'];
+		}
 		if ( $batch['final'] ) {
 			$run['status']      = 'finished';
 			$run['finished_at'] = self::now();
@@ -288,6 +292,8 @@ final class Lifeline_Backfill {
 		if ( $status >= 200 && $status < 300 ) {
 			$answer            = self::answer( 'ok', $status, '' );
 			$answer['results'] = is_array( $json ) && isset( $json['results'] ) && is_array( $json['results'] ) ? $json['results'] : array();
+			// A dry run's Bitly budget (CONTRACT.md §1), when Lifeline has Bitly configured.
+			$answer['bitly'] = is_array( $json ) && isset( $json['bitly'] ) && is_array( $json['bitly'] ) ? $json['bitly'] : null;
 			return $answer;
 		}
 		$detail = is_array( $json ) && isset( $json['detail'] ) ? (string) $json['detail'] : (string) wp_remote_retrieve_response_message( $response );

@@ -219,11 +219,36 @@ class Lifeline_CLI_Command {
 			);
 		}
 		$progress->finish();
+		if ( $run['dry_run'] && ! empty( $run['bitly'] ) ) {
+			WP_CLI::log( self::bitly_budget( $run ) );
+		}
 		WP_CLI::success(
 			$run['dry_run']
 				? sprintf( 'Dry run finished: asked about %d post(s) in %d batch(es); %s. Nothing was changed.', $run['sent'], $run['batch'], self::summarize( $run ) )
 				: sprintf( 'Backfill finished: sent %d post(s) in %d batch(es); %s.', $run['sent'], $run['batch'], self::summarize( $run ) )
 		);
+	}
+
+	/** "Bitly: a real run would create 4210 link(s); this month's limit 5000, 1200 used, 3800 left (from Bitly)." */
+	private static function bitly_budget( array $run ): string {
+		$bitly = $run['bitly'];
+		if ( ! empty( $bitly['archiveLinksInHouse'] ) ) {
+			return 'Bitly: a real run would create no link there (ARCHIVE_LINKS_IN_HOUSE: archive links stay in-house only).';
+		}
+		$line = sprintf( 'Bitly: a real run would create %d link(s)', (int) ( $run['bitly_creates'] ?? 0 ) );
+		if ( ! isset( $bitly['monthlyLimit'] ) ) {
+			return $line . '; the monthly limit is unknown (set BITLY_MONTHLY_CREATE_LIMIT on Lifeline).';
+		}
+		if ( isset( $bitly['remaining'], $bitly['usedThisMonth'] ) ) {
+			$line .= sprintf( "; this month's limit %d, %d used, %d left", (int) $bitly['monthlyLimit'], (int) $bitly['usedThisMonth'], (int) $bitly['remaining'] );
+		} else {
+			$line .= sprintf( "; this month's limit %d", (int) $bitly['monthlyLimit'] );
+		}
+		$line .= 'bitly' === ( $bitly['limitSource'] ?? '' ) ? ' (from Bitly).' : ' (BITLY_MONTHLY_CREATE_LIMIT).';
+		if ( isset( $bitly['remaining'] ) && (int) ( $run['bitly_creates'] ?? 0 ) > (int) $bitly['remaining'] ) {
+			$line .= ' More than is left this month: creates over the limit wait for the next month.';
+		}
+		return $line;
 	}
 
 	/** "minted 250, kept 0, adopted 10, failed 0"; a dry run says "would mint 250, would keep 0, …". */
