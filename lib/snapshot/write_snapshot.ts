@@ -1,5 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CODE_MAX_LENGTH } from '../links/code_rules.ts';
 import type { TargetPolicy } from '../links/target_policy.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
@@ -92,7 +93,9 @@ export async function writeStaticSnapshot(
           generatedAt,
           notFound: notFoundAnswer(nowMs, options.redirect),
           rootRedirectUrl: options.rootRedirectUrl,
-          longestCode,
+          // Only codes that pass the code rule are written: a longer stored one (refused below) must not size
+          // nginx's capital-letter masks (one regex per position).
+          longestCode: Math.min(longestCode, CODE_MAX_LENGTH),
         };
         for (const format of options.formats) writers.push(await WRITERS[format](writerOptions));
         const byStatus: Record<string, number> = {};
