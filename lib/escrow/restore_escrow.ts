@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { TargetPolicy } from '../links/target_policy.ts';
 import { requestRescanAfterRestore } from '../safety/rescan_after_restore.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -234,10 +234,7 @@ async function loadFile(
   rules: RowRules,
   context: TaskContext | undefined,
 ): Promise<number> {
-  const lines = createInterface({
-    input: createReadStream(join(dir, file.name), { highWaterMark: 1 << 20 }),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
+  const lines = readLines(join(dir, file.name));
   let batch: string[] = [];
   let batchBytes = 0;
   let firstLine = 1;
@@ -295,4 +292,27 @@ function checkLine(file: EscrowFile, line: string, lineNo: number): Record<strin
     throw new EscrowError(`${file.name} line ${lineNo} has no code`);
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The lines of a JSON-lines file, split at `\n` only: readline also ends a line at `\r` and at U+2028/U+2029,
+ * which JSON strings may hold unescaped (row_to_json leaves them as they are), so a title with a line separator
+ * would cut its row in two.
+ */
+async function* readLines(path: string): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    rest += decoder.write(chunk as Buffer);
+    let at = rest.indexOf('\n');
+    let from = 0;
+    while (at !== -1) {
+      yield rest.slice(from, at);
+      from = at + 1;
+      at = rest.indexOf('\n', from);
+    }
+    rest = rest.slice(from);
+  }
+  rest += decoder.end();
+  if (rest !== '') yield rest;
 }

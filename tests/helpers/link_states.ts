@@ -106,6 +106,8 @@ export function createStandaloneAnswerer(config: Config, sql: Sql): RedirectAnsw
     negativeTtlMs: 0,
     storeTimeoutMs: 50,
     postgresConcurrency: 8,
+    // A reference answer, not a latency check: a loaded test machine must not turn a slow lookup into a 503.
+    postgresTimeoutMs: 30_000,
     targetPolicy: createTargetPolicy(config),
   });
   return createRedirectAnswerer({
