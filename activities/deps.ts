@@ -47,6 +47,6 @@ export interface EscrowDeps {
   shortBaseUrl: string;
   redirect: RedirectSettings;
   rootRedirectUrl: string | undefined;
-  escrow: { dir: string | undefined; keep: number };
+  escrow: { dir: string | undefined; keep: number; signingKey?: string | undefined };
   snapshot: { dir: string | undefined; formats: readonly SnapshotFormat[]; keep: number };
 }

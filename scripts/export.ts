@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
+import { toSigningKeyId } from '../lib/escrow/escrow_signature.ts';
 import { exportEscrow } from '../lib/escrow/export_escrow.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
@@ -32,7 +33,7 @@ runCli(
       process.stderr.write(`exporting ${db.describe} to ${outDir}...\n`);
       const manifest = await exportEscrow(
         { sql: db.sql, shortBaseUrl: config.shortBaseUrl },
-        { outDir, history: !args.values['links-only'] },
+        { outDir, history: !args.values['links-only'], signingKey: config.escrow.signingKey },
       );
       const rssMiB = process.resourceUsage().maxRSS / 1024;
       const files = manifest.files.map(
@@ -40,7 +41,10 @@ runCli(
       );
       process.stderr.write(
         `${files.join('\n')}\nexported ${manifest.counts.links} links (${manifest.counts.deletedLinks} deleted) ` +
-          `as of ${manifest.snapshotAt} in ${(manifest.durationMs / 1000).toFixed(1)} s, peak RSS ${rssMiB.toFixed(0)} MiB\n`,
+          `as of ${manifest.snapshotAt} in ${(manifest.durationMs / 1000).toFixed(1)} s, peak RSS ${rssMiB.toFixed(0)} MiB\n` +
+          (config.escrow.signingKey
+            ? `manifest signed with ESCROW_SIGNING_KEY (key id ${toSigningKeyId(config.escrow.signingKey)})\n`
+            : 'manifest not signed (ESCROW_SIGNING_KEY is not set)\n'),
       );
       process.stdout.write(
         `${JSON.stringify({ outDir, links: manifest.counts.links, durationMs: manifest.durationMs, peakRssMiB: Math.round(rssMiB) })}\n`,

@@ -1,27 +1,39 @@
-// `npm run restore -- DIR [--force]`: loads an escrow export (lib/escrow) after verifying it against its manifest
-// (sizes, SHA-256s, line counts) into an empty database, migrating it first; `--force` adds to a database that
-// already has links, only where codes are free (an existing code, deleted or not, is never changed).
+// `npm run restore -- DIR [--force] [--allow-unsigned]`: loads an escrow export (lib/escrow) after verifying it
+// against its manifest (its signature when ESCROW_SIGNING_KEY is set; sizes, SHA-256s, line counts) into an empty
+// database, migrating it first, every row checked with the intake rules; `--force` adds to a database that already
+// has links, only where codes are free (an existing code, deleted or not, is never changed).
 import { resolve } from 'node:path';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
+import type { SignatureState } from '../lib/escrow/escrow_signature.ts';
 import { restoreEscrow } from '../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../lib/escrow/verify_escrow.ts';
 import { forgetStoredTargetReview } from '../lib/links/review_stored_targets.ts';
+import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
-const USAGE = `usage: npm run restore -- DIR [--force] [--verify-only]
-  DIR             an export made by \`npm run export\` (or the escrow Schedule)
-  --force         restore into a database that already has links: add only links whose codes are free
-  --verify-only   check DIR against its manifest and stop`;
+const USAGE = `usage: npm run restore -- DIR [--force] [--verify-only] [--allow-unsigned]
+  DIR               an export made by \`npm run export\` (or the escrow Schedule)
+  --force           restore into a database that already has links: add only links whose codes are free
+  --verify-only     check DIR against its manifest (and signature) and stop
+  --allow-unsigned  with ESCROW_SIGNING_KEY set, restore an export that has no signature (never a wrong one)`;
 
 const CLI_ARGS = {
   options: {
     force: { type: 'boolean', default: false },
     'verify-only': { type: 'boolean', default: false },
+    'allow-unsigned': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 } as const;
+
+const SIGNATURE_NOTES: Record<SignatureState, string> = {
+  valid: 'its manifest is signed with ESCROW_SIGNING_KEY',
+  unsigned: 'it is not signed (set ESCROW_SIGNING_KEY where exports are made and here to check who made it)',
+  'unsigned-allowed': 'it is not signed; restoring anyway (--allow-unsigned)',
+  'not-checked': 'it is signed, but ESCROW_SIGNING_KEY is not set here: the signature was not checked',
+};
 
 runCli(
   async () => {
@@ -29,13 +41,18 @@ runCli(
     if (!args) return 0;
     if (args.positionals.length !== 1) throw new CliError(`give exactly one export directory\n${USAGE}`, 2);
     const dir = resolve(args.positionals[0]!);
+    const config = loadConfigOrExit(process.env);
+    const signing = {
+      signingKey: config.escrow.signingKey,
+      allowUnsigned: args.values['allow-unsigned'],
+    };
     // The export is checked before any database is touched.
-    const manifest = await verifyEscrow(dir);
+    const { manifest, signature } = await verifyEscrow(dir, signing);
     process.stderr.write(
-      `${dir}: a Lifeline export of ${manifest.counts.links} links as of ${manifest.snapshotAt}; every file matches its manifest\n`,
+      `${dir}: a Lifeline export of ${manifest.counts.links} links as of ${manifest.snapshotAt}; every file matches its manifest\n` +
+        `${SIGNATURE_NOTES[signature]}\n`,
     );
     if (args.values['verify-only']) return 0;
-    const config = loadConfigOrExit(process.env);
     const db = await openCliDatabase(config, {
       create: true,
       migrate: true,
@@ -44,8 +61,8 @@ runCli(
     try {
       process.stderr.write(`restoring into ${db.describe}...\n`);
       const summary = await restoreEscrow(
-        { sql: db.sql },
-        { dir, force: args.values.force, actor: 'system:restore-cli' },
+        { sql: db.sql, targetPolicy: createTargetPolicy(config) },
+        { dir, force: args.values.force, actor: 'system:restore-cli', ...signing },
       );
       const tables = Object.entries(summary.tables).map(
         ([t, c]) => `  ${t.padEnd(14)} ${String(c.inserted).padStart(10)} of ${c.inExport}`,
@@ -57,15 +74,26 @@ runCli(
             `${summary.skippedExamples.length ? ` (e.g. ${summary.skippedExamples.join(', ')})` : ''}\n`,
         );
       }
+      const { refused } = summary;
+      if (refused.total > 0) {
+        const byRule = Object.entries(refused.byRule).map(([rule, n]) => `${n} ${rule}`);
+        const byTable = Object.entries(refused.byTable).map(([table, n]) => `${n} in ${table}`);
+        process.stderr.write(
+          `${refused.total} rows refused (they break an intake rule, or belong to a link that does): ` +
+            `${byRule.join(', ')}; ${byTable.join(', ')}; e.g. ${refused.examples.slice(0, 5).join('; ')}\n`,
+        );
+      }
       process.stderr.write(
-        `restored in ${(summary.durationMs / 1000).toFixed(1)} s (${summary.mode} database)\n`,
+        `restored in ${(summary.durationMs / 1000).toFixed(1)} s (${summary.mode} database)\n` +
+          'restored links are due a safety re-scan (clean verdicts loaded as unknown); the worker starts it at its ' +
+          'next start, or start it now from /ui/ops\n',
       );
       // Restored links bypassed every way in: the next start reviews their targets against the target rule
       // (ADR 0017). Not now: a restore loads the export exactly as it was.
       await forgetStoredTargetReview(db.sql);
       process.stderr.write('stored targets will be reviewed against the target rule at the next start\n');
       process.stdout.write(
-        `${JSON.stringify({ mode: summary.mode, links: summary.tables.links?.inserted ?? 0, skippedLinks: summary.skippedLinks, durationMs: summary.durationMs })}\n`,
+        `${JSON.stringify({ mode: summary.mode, links: summary.tables.links?.inserted ?? 0, skippedLinks: summary.skippedLinks, refused: refused.total, signature: summary.signature, durationMs: summary.durationMs })}\n`,
       );
       return 0;
     } finally {

@@ -3,6 +3,7 @@
 // serves without our code, Postgres or Redis. `--format` may repeat (or take a comma list); default all three.
 import { resolve } from 'node:path';
 import { loadConfigOrExit } from '../boot/load_config.ts';
+import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { SNAPSHOT_FORMATS, type SnapshotFormat } from '../lib/shared/config.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { SNAPSHOT_MANIFEST, writeStaticSnapshot } from '../lib/snapshot/write_snapshot.ts';
@@ -48,6 +49,7 @@ runCli(
           formats,
           shortBaseUrl: config.shortBaseUrl,
           redirect: config.redirect,
+          targetPolicy: createTargetPolicy(config),
           rootRedirectUrl: config.rootRedirectUrl,
           listen,
         },
@@ -59,6 +61,14 @@ runCli(
         `snapshot of ${summary.answers} codes as of ${summary.generatedAt} (${statuses || 'none'}; unknown codes 404) ` +
           `in ${(summary.durationMs / 1000).toFixed(1)} s, ${summary.files.length} files in ${outDir} (${SNAPSHOT_MANIFEST} lists them)\n`,
       );
+      const { refused } = summary;
+      if (refused.codeRule + refused.targetRule > 0) {
+        process.stderr.write(
+          `${refused.codeRule + refused.targetRule} rows refused: ${refused.codeRule} by the code rule, ` +
+            `${refused.targetRule} by the target rule (they answer 404, as they do live); e.g. ` +
+            `${refused.examples.slice(0, 5).join('; ')}\n`,
+        );
+      }
       for (const [format, codes] of Object.entries(summary.skipped)) {
         process.stderr.write(
           `${format}: ${codes.length} codes cannot be expressed and answer 404 there: ${codes.slice(0, 10).join(', ')}\n`,
@@ -70,7 +80,7 @@ runCli(
         );
       }
       process.stdout.write(
-        `${JSON.stringify({ outDir, answers: summary.answers, durationMs: summary.durationMs })}\n`,
+        `${JSON.stringify({ outDir, answers: summary.answers, refused: { codeRule: refused.codeRule, targetRule: refused.targetRule }, durationMs: summary.durationMs })}\n`,
       );
       return 0;
     } finally {

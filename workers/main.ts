@@ -11,11 +11,12 @@ import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/links/link_sync_queue.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
+import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createProcessMetrics, registerSyncQueueGauges } from '../lib/shared/metrics.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
-import { ensureSchedules } from '../lib/temporal/schedules.ts';
+import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
 import {
   connectWorkerToTemporal,
   createLifelineWorker,
@@ -93,6 +94,14 @@ await ensureSchedules(
     snapshotInterval: config.snapshot.interval,
   },
   logger,
+);
+// Links a restore loaded are due a safety re-scan: started now rather than at the next SAFETY_RESCAN_INTERVAL.
+await startRequestedRescan({ sql, logger }, () => triggerRescanNow(client, config.temporal.taskQueue)).catch(
+  (error: unknown) =>
+    logger.warn(
+      { err: error },
+      'could not start the re-scan a restore asked for; the next start tries again',
+    ),
 );
 // Codes queued while no kick could reach Temporal (or left when a drainer ended) are drained now.
 await kickSyncQueueIfWaiting(

@@ -67,7 +67,7 @@ export function createWorkerDeps(
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,
       rootRedirectUrl: config.rootRedirectUrl,
-      escrow: { dir: config.escrow.dir, keep: config.escrow.keep },
+      escrow: { dir: config.escrow.dir, keep: config.escrow.keep, signingKey: config.escrow.signingKey },
       snapshot: { dir: config.snapshot.dir, formats: config.snapshot.formats, keep: config.snapshot.keep },
     },
   };

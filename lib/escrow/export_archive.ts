@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { insertAuditEntry } from '../stores/audit_store.ts';
@@ -10,6 +10,7 @@ import {
   escrowManifestSchema,
   MANIFEST_FILE,
 } from './escrow_manifest.ts';
+import { SIGNATURE_FILE } from './escrow_signature.ts';
 
 const BLOCK = 512;
 const encoder = new TextEncoder();
@@ -34,7 +35,7 @@ function header(name: string, size: number, mtime: number): Uint8Array {
   const block = new Uint8Array(BLOCK);
   const put = (text: string, at: number) => block.set(encoder.encode(text), at);
   put(name, 0);
-  put(octal(0o644, 8), 100);
+  put(octal(0o600, 8), 100);
   put(octal(0, 8), 108);
   put(octal(0, 8), 116);
   if (size < 8 ** 11) put(octal(size, 12), 124);
@@ -60,16 +61,23 @@ function header(name: string, size: number, mtime: number): Uint8Array {
 }
 
 /**
- * The newest finished export under ESCROW_DIR as a tar (manifest, SHA256SUMS and the files the manifest lists,
- * under one folder), or null when there is none. The manifest is read first and only the files it names are
- * sent, so nothing else in the directory can leak into a download.
+ * The newest finished export under ESCROW_DIR as a tar (manifest, its signature when there is one, SHA256SUMS and
+ * the files the manifest lists, under one folder; entries 0600 as on disk), or null when there is none. The
+ * manifest is read first and only the files it names are sent, so nothing else in the directory can leak into a
+ * download.
  */
 export async function openLatestExportArchive(escrowDir: string): Promise<ExportArchive | null> {
   const [folder] = await listFinishedExports(escrowDir);
   if (!folder) return null;
   const root = join(escrowDir, folder);
   const manifest = escrowManifestSchema.parse(JSON.parse(await readFile(join(root, MANIFEST_FILE), 'utf8')));
-  const names = [MANIFEST_FILE, CHECKSUMS_FILE, ...manifest.files.map((f) => f.name)];
+  const signed = existsSync(join(root, SIGNATURE_FILE));
+  const names = [
+    MANIFEST_FILE,
+    ...(signed ? [SIGNATURE_FILE] : []),
+    CHECKSUMS_FILE,
+    ...manifest.files.map((f) => f.name),
+  ];
   const entries: { name: string; size: number; mtime: number }[] = [];
   for (const name of names) {
     const info = await stat(join(root, name));

@@ -14,9 +14,13 @@ import {
   type EscrowManifest,
   MANIFEST_FILE,
 } from './escrow_manifest.ts';
+import { SIGNATURE_FILE, signManifest } from './escrow_signature.ts';
 
 /** Rows fetched per round trip: big enough to keep Postgres busy, small enough to keep memory flat. */
 const ROWS_PER_FETCH = 2_000;
+/** An export holds every link, report and audit entry: readable by its owner only. */
+const EXPORT_FILE_MODE = 0o600;
+const EXPORT_FOLDER_MODE = 0o700;
 
 export interface ExportEscrowOptions {
   /** A directory that does not exist yet or is empty. */
@@ -25,6 +29,8 @@ export interface ExportEscrowOptions {
   history?: boolean;
   /** Heartbeats (Temporal), cancellation. */
   context?: TaskContext;
+  /** ESCROW_SIGNING_KEY: the manifest is signed (manifest.json.sig, HMAC-SHA256) when set. */
+  signingKey?: string | undefined;
 }
 
 /**
@@ -33,7 +39,8 @@ export interface ExportEscrowOptions {
  * table, from ONE read-only snapshot: a consistent picture however long it takes and whatever is written
  * meanwhile. Streamed: rows go from a server-side cursor through a SHA-256 to the file, a few thousand at a time,
  * so memory stays flat whatever the size. The manifest (counts, bytes, SHA-256 and columns per file) is written
- * last; a folder without one is an export that did not finish. On failure the files written are removed.
+ * last; a folder without one is an export that did not finish. On failure the files written are removed. Files
+ * are created 0600 in a 0700 folder; with a signing key the manifest's signature is written just before it.
  */
 export async function exportEscrow(
   deps: { sql: Sql; logger?: Logger; shortBaseUrl?: string },
@@ -41,7 +48,7 @@ export async function exportEscrow(
 ): Promise<EscrowManifest> {
   const started = Date.now();
   const history = options.history ?? true;
-  const created = await prepareOutputDir(options.outDir, 'an export');
+  const created = await prepareOutputDir(options.outDir, 'an export', { mode: EXPORT_FOLDER_MODE });
   const written: string[] = [];
   try {
     const manifest = await withEscrowSnapshot(deps.sql, async (snapshot) => {
@@ -72,11 +79,18 @@ export async function exportEscrow(
       } satisfies EscrowManifest;
     });
     const sums = manifest.files.map((f) => `${f.sha256}  ${f.name}\n`).join('');
-    written.push(CHECKSUMS_FILE, MANIFEST_FILE);
-    await writeFile(join(options.outDir, CHECKSUMS_FILE), sums);
+    written.push(CHECKSUMS_FILE, SIGNATURE_FILE, MANIFEST_FILE);
+    const mode = EXPORT_FILE_MODE;
+    await writeFile(join(options.outDir, CHECKSUMS_FILE), sums, { mode });
+    const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+    if (options.signingKey) {
+      await writeFile(join(options.outDir, SIGNATURE_FILE), signManifest(manifestText, options.signingKey), {
+        mode,
+      });
+    }
     // Renamed into place: a manifest is either whole or absent.
     const temporary = join(options.outDir, `.${MANIFEST_FILE}.partial`);
-    await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
+    await writeFile(temporary, manifestText, { mode });
     await rename(temporary, join(options.outDir, MANIFEST_FILE));
     return manifest;
   } catch (error) {
@@ -94,7 +108,7 @@ async function writeTable(
   context: TaskContext | undefined,
 ): Promise<EscrowFile> {
   const columns = await snapshot.columnsOf(table);
-  const out = await openFileSink(path, { exclusive: true });
+  const out = await openFileSink(path, { exclusive: true, mode: EXPORT_FILE_MODE });
   let rows = 0;
   try {
     for await (const batch of snapshot.streamRows(table, ROWS_PER_FETCH)) {

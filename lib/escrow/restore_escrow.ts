@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
+import type { TargetPolicy } from '../links/target_policy.ts';
+import { requestRescanAfterRestore } from '../safety/rescan_after_restore.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
@@ -21,6 +23,13 @@ import {
 } from '../stores/escrow_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
 import { EscrowError, type EscrowFile, type EscrowManifest } from './escrow_manifest.ts';
+import type { SignatureState } from './escrow_signature.ts';
+import {
+  countRefusedRow,
+  emptyRefusedRestoreRows,
+  findRestoreRowProblem,
+  type RefusedRestoreRows,
+} from './restore_rows.ts';
 import { verifyEscrow } from './verify_escrow.ts';
 
 /** Rows per INSERT: one JSON array parameter of up to this many lines (or BATCH_MAX_BYTES). */
@@ -39,6 +48,10 @@ export interface RestoreEscrowOptions {
   context?: TaskContext;
   /** Who restores (the audit entry). */
   actor?: string;
+  /** ESCROW_SIGNING_KEY: the manifest's signature must match it (escrow_signature.ts). */
+  signingKey?: string | undefined;
+  /** Restore an export without a signature although `signingKey` is set (--allow-unsigned). */
+  allowUnsigned?: boolean;
 }
 
 export interface RestoreSummary {
@@ -48,6 +61,9 @@ export interface RestoreSummary {
   /** Links of the export whose codes the database already had (merge only): left unchanged. */
   skippedLinks: number;
   skippedExamples: string[];
+  /** Rows left out because they break an intake rule (restore_rows.ts), by table and rule. */
+  refused: RefusedRestoreRows;
+  signature: SignatureState;
   durationMs: number;
 }
 
@@ -58,14 +74,20 @@ export interface RestoreSummary {
  * timestamps included, and the counts must equal the manifest's; with `force`, into a database that has
  * links, only links whose codes (and posts) are free are added, with their vendor mappings, reports, audit
  * entries (new ids) and clicks: a restore never changes a code that exists, so a deleted code stays deleted.
+ * Every row is checked with the intake rules first (restore_rows.ts: code rule, target rule under `targetPolicy`,
+ * vendor id shape); a row that breaks one is left out and counted. No row vouches for its link's safety: `clean`
+ * is loaded as `unknown`, every link is due a re-scan, and one is requested (lib/safety/rescan_after_restore.ts).
  * One transaction: a failure leaves the database as it was.
  */
 export async function restoreEscrow(
-  deps: { sql: Sql; logger?: Logger },
+  deps: { sql: Sql; logger?: Logger; targetPolicy: TargetPolicy },
   options: RestoreEscrowOptions,
 ): Promise<RestoreSummary> {
   const started = Date.now();
-  const manifest = await verifyEscrow(options.dir);
+  const { manifest, signature } = await verifyEscrow(options.dir, {
+    signingKey: options.signingKey,
+    allowUnsigned: options.allowUnsigned ?? false,
+  });
   const applied = await listAppliedMigrations(deps.sql).catch((error: unknown) => {
     throw new EscrowError(
       `the database has no Lifeline schema (${(error as Error).message}); run \`npm run migrate\` first`,
@@ -101,6 +123,8 @@ export async function restoreEscrow(
   const merge = occupied.length > 0;
   const files = ESCROW_TABLES.flatMap((spec) => manifest.files.filter((f) => f.table === spec.table));
   const tables: RestoreSummary['tables'] = {};
+  const refused = emptyRefusedRestoreRows();
+  const rules = { policy: deps.targetPolicy, refused, refusedCodes: new Set<string>() };
   const loaded = await deps.sql.begin(async (tx) => {
     const indexes = merge
       ? []
@@ -118,11 +142,18 @@ export async function restoreEscrow(
       const columns = columnsByTable
         .get(file.table)!
         .filter((c) => !(merge && file.table === 'audit_log' && c === 'id'));
-      const inserted = await loadFile(tx, options.dir, file, columns, merge, options.context);
+      const before = refused.byTable[file.table] ?? 0;
+      const inserted = await loadFile(tx, options.dir, file, columns, merge, rules, options.context);
+      const left = (refused.byTable[file.table] ?? 0) - before;
       tables[file.table] = { inExport: file.rows, inserted };
-      deps.logger?.info({ table: file.table, inserted, rows: file.rows }, 'escrow table restored');
-      if (!merge && inserted !== file.rows) {
-        throw new EscrowError(`${file.name}: ${inserted} rows loaded, the manifest says ${file.rows}`);
+      deps.logger?.info(
+        { table: file.table, inserted, rows: file.rows, refused: left },
+        'escrow table restored',
+      );
+      if (!merge && inserted + left !== file.rows) {
+        throw new EscrowError(
+          `${file.name}: ${inserted} rows loaded and ${left} refused, the manifest says ${file.rows}`,
+        );
       }
     }
     await createIndexes(
@@ -131,6 +162,14 @@ export async function restoreEscrow(
     );
     if (!merge) await resetAuditSequence(tx);
     const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
+    const links = tables.links?.inserted ?? 0;
+    if (links > 0) {
+      await requestRescanAfterRestore(tx, {
+        requestedAt: new Date().toISOString(),
+        links,
+        source: manifest.snapshotAt,
+      });
+    }
     await insertAuditEntry(tx, {
       code: null,
       actor: options.actor ?? 'system:restore',
@@ -138,8 +177,10 @@ export async function restoreEscrow(
       after: {
         mode: merge ? 'merge' : 'empty',
         snapshotAt: manifest.snapshotAt,
-        links: tables.links?.inserted ?? 0,
+        links,
         linksInExport: manifest.counts.links,
+        refused: { total: refused.total, byTable: refused.byTable, byRule: refused.byRule },
+        signature,
       },
       reason: `restore of ${options.dir}`,
     });
@@ -149,19 +190,40 @@ export async function restoreEscrow(
     deps.sql,
     files.map((f) => f.table),
   );
+  if (refused.total > 0) {
+    deps.logger?.warn(
+      {
+        refused: refused.total,
+        byTable: refused.byTable,
+        byRule: refused.byRule,
+        examples: refused.examples,
+      },
+      'rows the restore refused: they break an intake rule (code, target, vendor id) or belong to such a link',
+    );
+  }
   return {
     mode: merge ? 'merge' : 'empty',
     manifest,
     tables,
     skippedLinks: loaded.count,
     skippedExamples: loaded.examples,
+    refused,
+    signature,
     durationMs: Date.now() - started,
   };
 }
 
+/** What loadFile checks rows against, and where it counts what it leaves out. */
+interface RowRules {
+  policy: TargetPolicy;
+  refused: RefusedRestoreRows;
+  /** Codes of links left out: their rows in later tables are left out too. */
+  refusedCodes: Set<string>;
+}
+
 /**
  * Streams one JSON-lines file into its table in batches; every line must be a JSON object (the line number of a
- * bad one is named). Returns the rows inserted.
+ * bad one is named); a row that breaks an intake rule is left out and counted. Returns the rows inserted.
  */
 async function loadFile(
   tx: Tx,
@@ -169,12 +231,10 @@ async function loadFile(
   file: EscrowFile,
   columns: string[],
   merge: boolean,
+  rules: RowRules,
   context: TaskContext | undefined,
 ): Promise<number> {
-  const lines = createInterface({
-    input: createReadStream(join(dir, file.name), { highWaterMark: 1 << 20 }),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
+  const lines = readLines(join(dir, file.name));
   let batch: string[] = [];
   let batchBytes = 0;
   let firstLine = 1;
@@ -203,7 +263,12 @@ async function loadFile(
   };
   for await (const line of lines) {
     lineNo++;
-    checkLine(file, line, lineNo);
+    const row = checkLine(file, line, lineNo);
+    const problem = findRestoreRowProblem(file.table, row, rules.policy, rules.refusedCodes);
+    if (problem !== null) {
+      countRefusedRow(rules.refused, file, lineNo, problem);
+      continue;
+    }
     batch.push(line);
     batchBytes += line.length;
     if (batch.length >= BATCH_MAX_ROWS || batchBytes >= BATCH_MAX_BYTES) await flush();
@@ -212,8 +277,8 @@ async function loadFile(
   return inserted;
 }
 
-/** A line must be one JSON object (a code-bound table's with its code). */
-function checkLine(file: EscrowFile, line: string, lineNo: number): void {
+/** A line must be one JSON object (a code-bound table's with its code); returns it. */
+function checkLine(file: EscrowFile, line: string, lineNo: number): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -226,4 +291,28 @@ function checkLine(file: EscrowFile, line: string, lineNo: number): void {
   if (file.table === 'links' && typeof (value as { code?: unknown }).code !== 'string') {
     throw new EscrowError(`${file.name} line ${lineNo} has no code`);
   }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The lines of a JSON-lines file, split at `\n` only: readline also ends a line at `\r` and at U+2028/U+2029,
+ * which JSON strings may hold unescaped (row_to_json leaves them as they are), so a title with a line separator
+ * would cut its row in two.
+ */
+async function* readLines(path: string): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    rest += decoder.write(chunk as Buffer);
+    let at = rest.indexOf('\n');
+    let from = 0;
+    while (at !== -1) {
+      yield rest.slice(from, at);
+      from = at + 1;
+      at = rest.indexOf('\n', from);
+    }
+    rest = rest.slice(from);
+  }
+  rest += decoder.end();
+  if (rest !== '') yield rest;
 }

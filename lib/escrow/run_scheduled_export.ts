@@ -12,8 +12,8 @@ export interface ScheduledExportDeps {
   sql: Sql;
   logger: Logger;
   shortBaseUrl: string;
-  /** ESCROW_DIR and ESCROW_KEEP; no dir: exports are not configured on this worker. */
-  escrow: { dir: string | undefined; keep: number };
+  /** ESCROW_DIR, ESCROW_KEEP and ESCROW_SIGNING_KEY; no dir: exports are not configured on this worker. */
+  escrow: { dir: string | undefined; keep: number; signingKey?: string | undefined };
 }
 
 export interface ScheduledExportReport {
@@ -44,7 +44,7 @@ export async function runScheduledExport(
   try {
     const manifest = await exportEscrow(
       { sql: deps.sql, logger: deps.logger, shortBaseUrl: deps.shortBaseUrl },
-      { outDir: directory, context },
+      { outDir: directory, context, signingKey: deps.escrow.signingKey },
     );
     const pruned = await pruneFolders(root, {
       pattern: EXPORT_FOLDER_PATTERN,

@@ -3,15 +3,28 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EscrowError, type EscrowManifest, escrowManifestSchema, MANIFEST_FILE } from './escrow_manifest.ts';
+import {
+  checkManifestSignature,
+  SIGNATURE_FILE,
+  type SignatureOptions,
+  type SignatureState,
+} from './escrow_signature.ts';
 
 const NEWLINE = 0x0a;
 
+/** An export that matches its manifest, and how its signature was found. */
+export interface VerifiedEscrow {
+  manifest: EscrowManifest;
+  signature: SignatureState;
+}
+
 /**
- * Checks an export folder before anything is loaded from it: the manifest parses and describes a Lifeline
- * escrow, and every file it lists is there with exactly its size, SHA-256 and number of lines. Every problem is
- * reported at once (EscrowError); the manifest is returned when there is none.
+ * Checks an export folder before anything is loaded from it: with a signing key, the manifest's signature first
+ * (escrow_signature.ts); then the manifest parses and describes a Lifeline escrow, and every file it lists is there
+ * with exactly its size, SHA-256 and number of lines. Every problem is reported at once (EscrowError); the manifest
+ * is returned when there is none.
  */
-export async function verifyEscrow(dir: string): Promise<EscrowManifest> {
+export async function verifyEscrow(dir: string, options: SignatureOptions = {}): Promise<VerifiedEscrow> {
   let text: string;
   try {
     const info = await stat(dir).catch((error: NodeJS.ErrnoException) => {
@@ -30,6 +43,7 @@ export async function verifyEscrow(dir: string): Promise<EscrowManifest> {
     }
     throw new EscrowError(`cannot read ${dir}: ${(error as Error).message}`);
   }
+  const signature = checkManifestSignature(dir, text, await readSignature(dir), options);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -71,7 +85,17 @@ export async function verifyEscrow(dir: string): Promise<EscrowManifest> {
   if (problems.length > 0) {
     throw new EscrowError(`the export in ${dir} does not match its manifest:\n  ${problems.join('\n  ')}`);
   }
-  return manifest;
+  return { manifest, signature };
+}
+
+/** The signature file's text, or null when there is none. */
+async function readSignature(dir: string): Promise<string | null> {
+  try {
+    return await readFile(join(dir, SIGNATURE_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new EscrowError(`cannot read ${SIGNATURE_FILE} in ${dir}: ${(error as Error).message}`);
+  }
 }
 
 /** SHA-256 and line count of a file, streamed. */

@@ -233,6 +233,14 @@ export const envSchema = z
     ESCROW_INTERVAL: optionalString.pipe(duration.optional()),
     ESCROW_DIR: optionalString.pipe(absolutePath.optional()),
     ESCROW_KEEP: z.coerce.number().int().min(1).max(1_000).default(7),
+    // Signs each export's manifest (HMAC-SHA256) and makes a restore refuse one that is unsigned or tampered.
+    ESCROW_SIGNING_KEY: optionalString.pipe(
+      z
+        .string()
+        .min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 48`)')
+        .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+        .optional(),
+    ),
     SNAPSHOT_INTERVAL: optionalString.pipe(duration.optional()),
     SNAPSHOT_DIR: optionalString.pipe(absolutePath.optional()),
     SNAPSHOT_FORMATS: z
@@ -497,7 +505,13 @@ export interface Config {
    * Escrow exports (lib/escrow): the Schedule's interval (undefined: off), the directory it writes
    * `lifeline-escrow-<time>/` folders to (also where the ops page finds the latest), and how many it keeps.
    */
-  escrow: { interval: string | undefined; dir: string | undefined; keep: number };
+  escrow: {
+    interval: string | undefined;
+    dir: string | undefined;
+    keep: number;
+    /** ESCROW_SIGNING_KEY: signs each export's manifest; a restore with it set refuses unsigned or tampered ones. */
+    signingKey: string | undefined;
+  };
   /** Static last-resort snapshots (lib/snapshot): interval (undefined: off), directory, formats, how many kept. */
   snapshot: {
     interval: string | undefined;
@@ -653,7 +667,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
           }
         : undefined,
     wordpressRestUrls: e.WORDPRESS_REST_URLS,
-    escrow: { interval: e.ESCROW_INTERVAL, dir: e.ESCROW_DIR, keep: e.ESCROW_KEEP },
+    escrow: {
+      interval: e.ESCROW_INTERVAL,
+      dir: e.ESCROW_DIR,
+      keep: e.ESCROW_KEEP,
+      signingKey: e.ESCROW_SIGNING_KEY,
+    },
     snapshot: {
       interval: e.SNAPSHOT_INTERVAL,
       dir: e.SNAPSHOT_DIR,

@@ -10,11 +10,18 @@ export interface FileSink {
   abort(): void;
 }
 
-/** Opens `path` for writing; `exclusive`: refuse a file that already exists. */
-export async function openFileSink(path: string, options: { exclusive?: boolean } = {}): Promise<FileSink> {
+/**
+ * Opens `path` for writing; `exclusive`: refuse a file that already exists; `mode`: the permissions a new file is
+ * created with (narrowed further by the umask; default 0o666 & ~umask).
+ */
+export async function openFileSink(
+  path: string,
+  options: { exclusive?: boolean; mode?: number } = {},
+): Promise<FileSink> {
   const out: WriteStream = createWriteStream(path, {
     flags: options.exclusive ? 'wx' : 'w',
     highWaterMark: 1 << 20,
+    ...(options.mode !== undefined ? { mode: options.mode } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     out.once('open', () => resolve());

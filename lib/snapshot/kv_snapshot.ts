@@ -1,7 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FileSink, openFileSink } from '../shared/file_sink.ts';
-import type { SnapshotWriter, SnapshotWriterOptions } from './snapshot_writer.ts';
+import {
+  requireSnapshotCode,
+  SNAPSHOT_FILE_MODE,
+  SNAPSHOT_FOLDER_MODE,
+  type SnapshotWriter,
+  type SnapshotWriterOptions,
+} from './snapshot_writer.ts';
 import type { StaticAnswer } from './static_answer.ts';
 import { renderStaticPage } from './static_pages.ts';
 
@@ -18,7 +24,7 @@ export const KV_META_KEY = '_lifeline_snapshot';
  */
 export async function createKvWriter(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
   const dir = join(options.outDir, 'json');
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: SNAPSHOT_FOLDER_MODE });
   const files: string[] = [];
   let out: FileSink | undefined;
   let inFile = 0;
@@ -26,7 +32,7 @@ export async function createKvWriter(options: SnapshotWriterOptions): Promise<Sn
   const open = async () => {
     const name = `kv-${String(files.length + 1).padStart(4, '0')}.json`;
     files.push(`json/${name}`);
-    out = await openFileSink(join(dir, name), { exclusive: true });
+    out = await openFileSink(join(dir, name), { exclusive: true, mode: SNAPSHOT_FILE_MODE });
     inFile = 0;
     await out.write('[\n');
   };
@@ -45,7 +51,7 @@ export async function createKvWriter(options: SnapshotWriterOptions): Promise<Sn
   });
   return {
     async add(answer: StaticAnswer) {
-      await pair(answer.code, {
+      await pair(requireSnapshotCode(answer.code), {
         status: answer.status,
         cacheControl: answer.cacheControl,
         ...(answer.location !== undefined ? { location: answer.location } : {}),

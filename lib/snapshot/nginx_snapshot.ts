@@ -1,7 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FileSink, openFileSink } from '../shared/file_sink.ts';
-import type { SnapshotWriter, SnapshotWriterOptions } from './snapshot_writer.ts';
+import {
+  requireSnapshotCode,
+  SNAPSHOT_FILE_MODE,
+  SNAPSHOT_FOLDER_MODE,
+  type SnapshotWriter,
+  type SnapshotWriterOptions,
+} from './snapshot_writer.ts';
 import type { StaticAnswer } from './static_answer.ts';
 import { renderStaticPage, STATIC_PAGE_CSP } from './static_pages.ts';
 
@@ -42,8 +48,12 @@ export function toCaseMask(code: string, length: number): string {
 export async function createNginxWriter(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
   const dir = join(options.outDir, 'nginx');
   const served = join(options.publicDir, 'nginx');
-  await mkdir(join(dir, 'pages', '_lifeline', 'warn'), { recursive: true });
-  const entries: FileSink = await openFileSink(join(dir, 'lifeline_map_entries.conf'), { exclusive: true });
+  await mkdir(join(dir, 'pages', '_lifeline', 'warn'), { recursive: true, mode: SNAPSHOT_FOLDER_MODE });
+  const mode = SNAPSHOT_FILE_MODE;
+  const entries: FileSink = await openFileSink(join(dir, 'lifeline_map_entries.conf'), {
+    exclusive: true,
+    mode,
+  });
   const cacheControls = new Map<string, number>();
   const indexOf = (cacheControl: string) => {
     let index = cacheControls.get(cacheControl);
@@ -64,27 +74,29 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
 
   return {
     async add(answer: StaticAnswer) {
+      const code = requireSnapshotCode(answer.code);
       const rest = answer.location ?? answer.page!;
+      // One map entry is one line of printable ASCII (every target that passes the target rule is): anything
+      // else, or a value over nginx's limit, cannot be written.
       const value = toNginxString(`${answer.status}:${indexOf(answer.cacheControl)}:${rest}`);
-      if (value.length > NGINX_MAX_VALUE) {
-        skipped.push(answer.code);
+      if (value.length > NGINX_MAX_VALUE || !/^[\x20-\x7e]+$/.test(value)) {
+        skipped.push(code);
         return;
       }
-      await entries.write(
-        `${toNginxString(`/${answer.code} ${toCaseMask(answer.code, maskLength)}`)} ${value};\n`,
-      );
+      await entries.write(`${toNginxString(`/${code} ${toCaseMask(code, maskLength)}`)} ${value};\n`);
       count++;
       if (answer.page === 'warn') {
         await writeFile(
-          join(dir, 'pages', '_lifeline', 'warn', `${answer.code}.html`),
+          join(dir, 'pages', '_lifeline', 'warn', `${code}.html`),
           renderStaticPage('warn', answer.destination),
+          { mode },
         );
       }
     },
     async finish() {
       await entries.close();
       for (const page of ['not_found', 'gone', 'expired', 'blocked'] as const) {
-        await writeFile(join(dir, 'pages', '_lifeline', `${page}.html`), renderStaticPage(page));
+        await writeFile(join(dir, 'pages', '_lifeline', `${page}.html`), renderStaticPage(page), { mode });
       }
       const ccLines = [...cacheControls].map(([value, index]) => `  ${index} ${toNginxString(value)};`);
       // A hash big enough for every code (nginx sizes it at start; a bigger maximum only costs start time).
@@ -124,6 +136,7 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
           '}',
           '',
         ].join('\n'),
+        { mode },
       );
       const headers = [
         '  add_header Cache-Control $lifeline_cache_control always;',
@@ -171,6 +184,7 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
           '}',
           '',
         ].join('\n'),
+        { mode },
       );
       await writeFile(
         join(dir, 'nginx.conf'),
@@ -198,6 +212,7 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
           '}',
           '',
         ].join('\n'),
+        { mode },
       );
       return {
         files: [

@@ -1,7 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openFileSink } from '../shared/file_sink.ts';
-import type { SnapshotWriter, SnapshotWriterOptions } from './snapshot_writer.ts';
+import {
+  requireSnapshotCode,
+  SNAPSHOT_FILE_MODE,
+  SNAPSHOT_FOLDER_MODE,
+  type SnapshotWriter,
+  type SnapshotWriterOptions,
+} from './snapshot_writer.ts';
 import type { StaticAnswer } from './static_answer.ts';
 import { renderStaticPage, STATIC_PAGE_CSP } from './static_pages.ts';
 
@@ -16,8 +22,9 @@ const LONGEST_LINE = 1_000;
  */
 export async function createRedirectsWriter(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
   const dir = join(options.outDir, 'redirects');
-  await mkdir(join(dir, '_lifeline', 'warn'), { recursive: true });
-  const out = await openFileSink(join(dir, '_redirects'), { exclusive: true });
+  await mkdir(join(dir, '_lifeline', 'warn'), { recursive: true, mode: SNAPSHOT_FOLDER_MODE });
+  const out = await openFileSink(join(dir, '_redirects'), { exclusive: true, mode: SNAPSHOT_FILE_MODE });
+  const mode = SNAPSHOT_FILE_MODE;
   await out.write(
     `# Lifeline static snapshot of ${options.shortBaseUrl}, generated ${options.generatedAt}: the answer every\n` +
       '# code had at that moment. Regenerate to follow changes.\n',
@@ -26,12 +33,14 @@ export async function createRedirectsWriter(options: SnapshotWriterOptions): Pro
   const skipped: string[] = [];
   return {
     async add(answer: StaticAnswer) {
+      const code = requireSnapshotCode(answer.code);
       const to =
         answer.location ??
-        (answer.page === 'warn' ? `/_lifeline/warn/${answer.code}.html` : `/_lifeline/${answer.page}.html`);
-      const line = `/${answer.code}  ${to}  ${answer.status}`;
-      // A rule is whitespace-separated: a Location with white space or over the limit cannot be written.
-      if (/\s/.test(to) || line.length > LONGEST_LINE) {
+        (answer.page === 'warn' ? `/_lifeline/warn/${code}.html` : `/_lifeline/${answer.page}.html`);
+      const line = `/${code}  ${to}  ${answer.status}`;
+      // A rule is one line of whitespace-separated fields: a Location with white space or anything but printable
+      // ASCII (none passes the target rule), or over the limit, cannot be written.
+      if (!/^[\x21-\x7e]+$/.test(to) || line.length > LONGEST_LINE) {
         skipped.push(answer.code);
         return;
       }
@@ -39,20 +48,22 @@ export async function createRedirectsWriter(options: SnapshotWriterOptions): Pro
       count++;
       if (answer.page === 'warn') {
         await writeFile(
-          join(dir, '_lifeline', 'warn', `${answer.code}.html`),
+          join(dir, '_lifeline', 'warn', `${code}.html`),
           renderStaticPage('warn', answer.destination),
+          { mode },
         );
       }
     },
     async finish() {
       await out.close();
       for (const page of ['gone', 'expired', 'blocked'] as const) {
-        await writeFile(join(dir, '_lifeline', `${page}.html`), renderStaticPage(page));
+        await writeFile(join(dir, '_lifeline', `${page}.html`), renderStaticPage(page), { mode });
       }
-      await writeFile(join(dir, '404.html'), renderStaticPage('not_found'));
+      await writeFile(join(dir, '404.html'), renderStaticPage('not_found'), { mode });
       await writeFile(
         join(dir, '_headers'),
         `/*\n  X-Robots-Tag: noindex\n  Referrer-Policy: strict-origin-when-cross-origin\n/_lifeline/*\n  Content-Security-Policy: ${STATIC_PAGE_CSP}\n  Cache-Control: no-store\n`,
+        { mode },
       );
       return {
         files: ['redirects/_redirects', 'redirects/_headers', 'redirects/404.html'],

@@ -1,6 +1,7 @@
 import { rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pruneFolders, toExportFolderName } from '../escrow/escrow_folders.ts';
+import type { TargetPolicy } from '../links/target_policy.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
 import { PermanentFailure } from '../shared/errors.ts';
@@ -8,6 +9,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { finishEscrowRun, insertEscrowRun } from '../stores/escrow_run_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { RefusedSnapshotRows } from './snapshot_rows.ts';
 import { SNAPSHOT_MANIFEST, writeStaticSnapshot } from './write_snapshot.ts';
 
 /** Folders the Schedule writes under SNAPSHOT_DIR; `current` is a symlink to the newest. */
@@ -19,6 +21,8 @@ export interface ScheduledSnapshotDeps {
   logger: Logger;
   shortBaseUrl: string;
   redirect: RedirectSettings;
+  /** Where links may point: rows that break it are left out of the snapshot. */
+  targetPolicy: TargetPolicy;
   rootRedirectUrl: string | undefined;
   snapshot: { dir: string | undefined; formats: readonly SnapshotFormat[]; keep: number };
 }
@@ -29,6 +33,8 @@ export interface ScheduledSnapshotReport {
   answers: number;
   byStatus: Record<string, number>;
   formats: SnapshotFormat[];
+  /** Rows left out because their code or target breaks a rule (counts and escaped examples). */
+  refused: RefusedSnapshotRows;
   durationMs: number;
   pruned: string[];
 }
@@ -62,6 +68,7 @@ export async function runScheduledSnapshot(
         formats: deps.snapshot.formats,
         shortBaseUrl: deps.shortBaseUrl,
         redirect: deps.redirect,
+        targetPolicy: deps.targetPolicy,
         rootRedirectUrl: deps.rootRedirectUrl,
         context,
       },
@@ -86,6 +93,7 @@ export async function runScheduledSnapshot(
       answers: summary.answers,
       byStatus: summary.byStatus,
       formats: summary.formats,
+      refused: summary.refused,
       durationMs: summary.durationMs,
       pruned,
     };

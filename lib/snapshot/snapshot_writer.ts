@@ -1,4 +1,21 @@
+import { isPossibleCode } from '../links/code_rules.ts';
 import type { StaticAnswer } from './static_answer.ts';
+
+/**
+ * Snapshot files are served by a web server's own user, so they are readable by others; never group- or
+ * world-writable whatever the umask (nginx includes its configuration from here as root).
+ */
+export const SNAPSHOT_FILE_MODE = 0o644;
+export const SNAPSHOT_FOLDER_MODE = 0o755;
+
+/**
+ * A code as it may appear in a file name, a rule or a map key: write_snapshot.ts admits only codes that pass the
+ * code rule, and a writer refuses anything else rather than trust its caller with a path.
+ */
+export function requireSnapshotCode(code: string): string {
+  if (!isPossibleCode(code)) throw new Error('a snapshot writer was given a code that breaks the code rule');
+  return code;
+}
 
 /** What every format's writer is given. */
 export interface SnapshotWriterOptions {

@@ -1,5 +1,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CODE_MAX_LENGTH } from '../links/code_rules.ts';
+import type { TargetPolicy } from '../links/target_policy.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -10,7 +12,13 @@ import type { Sql } from '../stores/sql.ts';
 import { createKvWriter } from './kv_snapshot.ts';
 import { createNginxWriter } from './nginx_snapshot.ts';
 import { createRedirectsWriter } from './redirects_snapshot.ts';
-import type { SnapshotWriter, SnapshotWriterOptions } from './snapshot_writer.ts';
+import { admitSnapshotRow, emptyRefusedRows, type RefusedSnapshotRows } from './snapshot_rows.ts';
+import {
+  SNAPSHOT_FILE_MODE,
+  SNAPSHOT_FOLDER_MODE,
+  type SnapshotWriter,
+  type SnapshotWriterOptions,
+} from './snapshot_writer.ts';
 import { notFoundAnswer, toStaticAnswer } from './static_answer.ts';
 
 /** The snapshot's own description, written last (a folder without it did not finish). */
@@ -31,6 +39,8 @@ export interface WriteSnapshotOptions {
   formats: readonly SnapshotFormat[];
   shortBaseUrl: string;
   redirect: RedirectSettings;
+  /** The deployment's target rule (ALLOWED_TARGET_HOSTS, the short domain), as the redirect path applies it. */
+  targetPolicy: TargetPolicy;
   rootRedirectUrl?: string | undefined;
   /** nginx `listen` (default 80). */
   listen?: string;
@@ -47,6 +57,8 @@ export interface SnapshotSummary {
   files: string[];
   /** Codes a format could not express (an over-long or white-space Location), by format: they answer 404 there. */
   skipped: Partial<Record<SnapshotFormat, string[]>>;
+  /** Rows left out of every format: their code breaks the code rule, or their target the target rule. */
+  refused: RefusedSnapshotRows;
   durationMs: number;
 }
 
@@ -55,13 +67,15 @@ export interface SnapshotSummary {
  * of one database snapshot, written as files a plain web server or CDN serves without our code, Postgres or
  * Redis (nginx, `_redirects`, key-value JSON). A snapshot is frozen: a link that expires later keeps redirecting
  * there until the snapshot is regenerated (the Schedule does it every SNAPSHOT_INTERVAL). Streamed in code order.
+ * Every row passes the code rule and the target rule first (snapshot_rows.ts), as the redirect path would check
+ * it; the rest is counted, logged and left out, so it answers 404 there as it does live.
  */
 export async function writeStaticSnapshot(
   deps: { sql: Sql; logger?: Logger },
   options: WriteSnapshotOptions,
 ): Promise<SnapshotSummary> {
   const started = Date.now();
-  const created = await prepareOutputDir(options.outDir, 'a snapshot');
+  const created = await prepareOutputDir(options.outDir, 'a snapshot', { mode: SNAPSHOT_FOLDER_MODE });
   const writers: SnapshotWriter[] = [];
   try {
     const summary = await withLinkSnapshot(
@@ -79,14 +93,18 @@ export async function writeStaticSnapshot(
           generatedAt,
           notFound: notFoundAnswer(nowMs, options.redirect),
           rootRedirectUrl: options.rootRedirectUrl,
-          longestCode,
+          // Only codes that pass the code rule are written: a longer stored one (refused below) must not size
+          // nginx's capital-letter masks (one regex per position).
+          longestCode: Math.min(longestCode, CODE_MAX_LENGTH),
         };
         for (const format of options.formats) writers.push(await WRITERS[format](writerOptions));
         const byStatus: Record<string, number> = {};
+        const refused = emptyRefusedRows();
         let answers = 0;
         for await (const batch of rows) {
           if (options.context) throwIfCancelled(options.context);
           for (const row of batch) {
+            if (!admitSnapshotRow(row, options.targetPolicy, refused)) continue;
             const answer = toStaticAnswer(row, nowMs, options.redirect);
             if (!answer) continue;
             answers++;
@@ -102,7 +120,7 @@ export async function writeStaticSnapshot(
           files.push(...done.files);
           if (done.skipped.length > 0) skipped[options.formats[i]!] = done.skipped;
         }
-        return { generatedAt, answers, byStatus, files, skipped };
+        return { generatedAt, answers, byStatus, files, skipped, refused };
       },
     );
     const result: SnapshotSummary = {
@@ -112,7 +130,16 @@ export async function writeStaticSnapshot(
       files: [...summary.files, SNAPSHOT_MANIFEST],
       durationMs: Date.now() - started,
     };
-    await writeFile(join(options.outDir, SNAPSHOT_MANIFEST), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(join(options.outDir, SNAPSHOT_MANIFEST), `${JSON.stringify(result, null, 2)}\n`, {
+      mode: SNAPSHOT_FILE_MODE,
+    });
+    const { refused } = result;
+    if (refused.codeRule + refused.targetRule > 0) {
+      deps.logger?.warn(
+        { codeRule: refused.codeRule, targetRule: refused.targetRule, examples: refused.examples },
+        'rows the snapshot refused: their code breaks the code rule or their target the target rule (they answer 404)',
+      );
+    }
     for (const [format, codes] of Object.entries(result.skipped)) {
       deps.logger?.warn(
         { format, codes: codes.slice(0, 20), count: codes.length },

@@ -186,7 +186,7 @@ export async function insertEscrowRows(
 ): Promise<number> {
   if (input.table === 'links' && input.lastClickedAt) await insertMovedLastClicks(tx, input);
   const cols = input.columns.map(quoteIdent).join(', ');
-  const picked = input.columns.map((c) => `r.${quoteIdent(c)}`).join(', ');
+  const picked = input.columns.map((c) => pickRestoredColumn(input.table, c)).join(', ');
   const from = `json_populate_recordset(null::${input.table}, $1::text::json) r`;
   if (input.table === 'links') {
     if (!input.merge) {
@@ -214,6 +214,26 @@ export async function insertEscrowRows(
     [input.jsonArray],
   );
   return result.count;
+}
+
+/** What a restored link's safety reason says until its re-scan. */
+export const RESTORED_SAFETY_REASON = 'restored from an escrow export; not re-scanned yet';
+
+/**
+ * A column of an exported row as a restore loads it. A link's safety verdict is not taken on the row's word: a
+ * `warn` or `blocked` verdict stays (a row may only make a link more cautious), anything else becomes `unknown`,
+ * and every link is due a re-scan (no check time).
+ */
+function pickRestoredColumn(table: EscrowTable, column: string): string {
+  if (table === 'links') {
+    const kept = "r.safety IN ('warn', 'blocked')";
+    if (column === 'safety') return `CASE WHEN ${kept} THEN r.safety ELSE 'unknown' END`;
+    if (column === 'safety_reason') {
+      return `CASE WHEN ${kept} THEN r.safety_reason ELSE '${RESTORED_SAFETY_REASON}' END`;
+    }
+    if (column === 'safety_checked_at') return 'NULL::timestamptz';
+  }
+  return `r.${quoteIdent(column)}`;
 }
 
 /**

@@ -148,6 +148,14 @@ async function ensureSchedule(
   }
 }
 
+/**
+ * Runs the re-scan Schedule now (a restore asked for it: lib/safety/rescan_after_restore.ts). A run already going
+ * is not doubled but followed by this one (BUFFER_ONE), so codes it has passed are scanned too.
+ */
+export async function triggerRescanNow(client: Client, taskQueue: string): Promise<void> {
+  await client.schedule.getHandle(getRescanScheduleId(taskQueue)).trigger(ScheduleOverlapPolicy.BUFFER_ONE);
+}
+
 function msOf(duration: string): number {
   const m = /^(\d+)(m|h|d)$/.exec(duration);
   if (!m) return Number.NaN;

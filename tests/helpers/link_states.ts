@@ -3,6 +3,7 @@
 // escrow restore test and the static-snapshot test compare through these.
 import { createHash } from 'node:crypto';
 import type { ClickRecorder } from '../../lib/clicks/click_buffer.ts';
+import { createTargetPolicy } from '../../lib/links/target_policy.ts';
 import { createRedirectAnswerer, type RedirectAnswerer } from '../../lib/redirect/answer_redirect.ts';
 import { createLayeredResolver } from '../../lib/redirect/layered_resolver.ts';
 import { forEachConcurrently } from '../../lib/shared/concurrency.ts';
@@ -16,8 +17,9 @@ export const LINK_STATE_VARIANTS = 24;
 
 /**
  * Inserts `count` links `<prefix><i>` (i from 1), cycling through every state: active with each redirect status,
- * non-ASCII paths, an IDN host, lowercase percent-encoded permalinks, targets full of characters that need
- * escaping in configuration files (`$ " \ { } ; # '`), an existing utm_source; expired by status or by time,
+ * non-ASCII paths and an IDN host (in the canonical form every way in stores: percent-encoded, punycode),
+ * lowercase percent-encoded permalinks, canonical targets full of characters nginx's configuration syntax gives a
+ * meaning to (`$ { } ; # '`), an existing utm_source; expired by status or by time,
  * with and without a fallback; expiring tomorrow; gone, deleted, blocked by status or verdict, warn, pending;
  * WordPress, imported and tagged links. With `extras`, also vendor mappings, reader reports, audit entries and
  * click aggregates for some of them.
@@ -35,10 +37,10 @@ export async function seedLinkStates(
                          expires_at, expired_url, redirect_status, tags, deleted_at, created_at, updated_at, version)
       SELECT ${prefix} || i,
         CASE v
-          WHEN 4 THEN 'https://news.example/ünï/中文/' || i
-          WHEN 5 THEN 'https://bücher.example/kapitel/' || i
+          WHEN 4 THEN 'https://news.example/%C3%BCn%C3%AF/%E4%B8%AD%E6%96%87/' || i
+          WHEN 5 THEN 'https://xn--bcher-kva.example/kapitel/' || i
           WHEN 6 THEN 'https://news.example/%d8%a7%d9%84%d8%b9/' || i || '/'
-          WHEN 7 THEN 'https://news.example/q?a=$1&b="x"&c=\\y&d={z};e=''f''#frag-' || i
+          WHEN 7 THEN 'https://news.example/q;x=''$1''?a=$1&d={z};e=%27f%27#frag;''$-' || i
           WHEN 8 THEN 'https://news.example/p?utm_source=keep&i=' || i
           ELSE 'https://news.example/story/' || i || '?ref=home'
         END,
@@ -52,7 +54,7 @@ export async function seedLinkStates(
         CASE WHEN v IN (14, 20, 21) THEN 'Títle «' || i || '»' END,
         CASE v WHEN 22 THEN 'editor@newsroom.example' WHEN 21 THEN 'import:bitly' ELSE 'apikey:1' END,
         CASE WHEN v IN (11, 12) THEN now() - interval '1 day' WHEN v = 13 THEN now() + interval '2 days' END,
-        CASE WHEN v IN (9, 11) THEN 'https://news.example/archive/ü/' || i END,
+        CASE WHEN v IN (9, 11) THEN 'https://news.example/archive/%C3%BC/' || i END,
         CASE v WHEN 1 THEN 302 WHEN 2 THEN 307 WHEN 3 THEN 308 END,
         CASE WHEN v = 22 THEN ARRAY['politics', 'é"t', 'x' || (i % 5)] ELSE '{}'::text[] END,
         CASE WHEN v = 15 THEN now() - interval '3 hours' END,
@@ -87,7 +89,10 @@ const noClicks: ClickRecorder = {
   close: async () => {},
 };
 
-/** Lifeline's own answerer on `sql` with `config`'s redirect settings: the LRU off, every lookup from Postgres. */
+/**
+ * Lifeline's own answerer on `sql` with `config`'s redirect settings and target rule (as the service applies it):
+ * the LRU off, every lookup from Postgres.
+ */
 export function createStandaloneAnswerer(config: Config, sql: Sql): RedirectAnswerer {
   const resolver = createLayeredResolver({
     sql,
@@ -101,6 +106,9 @@ export function createStandaloneAnswerer(config: Config, sql: Sql): RedirectAnsw
     negativeTtlMs: 0,
     storeTimeoutMs: 50,
     postgresConcurrency: 8,
+    // A reference answer, not a latency check: a loaded test machine must not turn a slow lookup into a 503.
+    postgresTimeoutMs: 30_000,
+    targetPolicy: createTargetPolicy(config),
   });
   return createRedirectAnswerer({
     resolver,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../../lib/escrow/restore_escrow.ts';
+import { createTargetPolicy } from '../../../lib/links/target_policy.ts';
 import { importVendorLink } from '../../../lib/reconcile/import_vendor_link.ts';
 import { CODE_ALPHABET } from '../../../lib/shared/config.ts';
 import type { ReconcileReport } from '../../../workflows/contract.ts';
@@ -190,12 +191,13 @@ describe('a deleted code never points elsewhere', () => {
         VALUES (${code}, 'https://elsewhere.example/restored', 'active', 'clean', 'api', 'other')`;
       const dir = join(work, 'export');
       await exportEscrow({ sql: other.sql }, { outDir: dir });
-      const summary = await restoreEscrow({ sql: h.db.sql }, { dir, force: true });
+      const deps = { sql: h.db.sql, targetPolicy: createTargetPolicy(h.config) };
+      const summary = await restoreEscrow(deps, { dir, force: true });
       assert.equal(summary.mode, 'merge');
       assert.deepEqual(summary.skippedExamples, [code]);
       await assertStillGone(code, 'https://news.example/restore-retired');
       // Without --force a database with links is refused outright.
-      await assert.rejects(restoreEscrow({ sql: h.db.sql }, { dir }), /the database is not empty/);
+      await assert.rejects(restoreEscrow(deps, { dir }), /the database is not empty/);
     } finally {
       await other.drop();
     }

@@ -1,0 +1,87 @@
+import { isPossibleCode } from '../links/code_rules.ts';
+import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
+import { toShortId } from '../vendors/bitly.ts';
+import type { EscrowFile } from './escrow_manifest.ts';
+
+/** Why a restore left a row out. */
+export type RestoreRule =
+  /** A link's code that no request can name (charset, length, a reserved word, `_`). */
+  | 'code'
+  /** A link's target or fallback that is not canonical, or that this deployment's target policy refuses. */
+  | 'target'
+  /** A vendor mapping whose id has no shape the vendor gives (Bitly `domain/back-half`; in-house: the code). */
+  | 'vendor_id'
+  /** A row of another table that belongs to a link the restore left out (or to no possible code). */
+  | 'orphan';
+
+/** Rows a restore left out, by table and by rule; the first few named by file and line (never by content). */
+export interface RefusedRestoreRows {
+  total: number;
+  byTable: Record<string, number>;
+  byRule: Partial<Record<RestoreRule, number>>;
+  examples: string[];
+}
+
+const REFUSED_EXAMPLES = 20;
+
+export function emptyRefusedRestoreRows(): RefusedRestoreRows {
+  return { total: 0, byTable: {}, byRule: {}, examples: [] };
+}
+
+/**
+ * The intake rules applied to one exported row before it is loaded (the export is a file anyone with access to
+ * its folder may have edited): a link's code must pass the code rule and its target and fallback the target rule
+ * under this deployment's policy, exactly as a new link would; a vendor mapping's id must have its vendor's shape;
+ * a code-bound row of another table goes only with a link that was loaded. `refusedCodes` collects the codes of
+ * links left out, so their rows elsewhere are left out too. Returns the rule a row breaks, or null.
+ */
+export function findRestoreRowProblem(
+  table: EscrowFile['table'],
+  row: Record<string, unknown>,
+  policy: TargetPolicy,
+  refusedCodes: Set<string>,
+): RestoreRule | null {
+  const code = row.code;
+  if (table === 'links') {
+    const problem = findLinkProblem(row, policy);
+    if (problem !== null && typeof code === 'string') refusedCodes.add(code);
+    return problem;
+  }
+  if (table === 'blocklist') return null;
+  // The audit log keeps entries that name no link (code null): they are history, not a way in.
+  if (table === 'audit_log' && code === null) return null;
+  if (typeof code !== 'string' || !isPossibleCode(code) || refusedCodes.has(code)) return 'orphan';
+  if (table === 'vendor_links' && !hasVendorIdShape(row.vendor, row.vendor_id, code)) return 'vendor_id';
+  return null;
+}
+
+function findLinkProblem(row: Record<string, unknown>, policy: TargetPolicy): RestoreRule | null {
+  if (typeof row.code !== 'string' || !isPossibleCode(row.code)) return 'code';
+  if (typeof row.target_url !== 'string' || targetPolicyProblem(row.target_url, policy) !== null)
+    return 'target';
+  const fallback = row.expired_url;
+  if (fallback === null || fallback === undefined) return null;
+  return typeof fallback === 'string' && targetPolicyProblem(fallback, policy) === null ? null : 'target';
+}
+
+/** A vendor id as the vendor hands it out: none yet (pending), Bitly's canonical `domain/back-half`, or the code. */
+function hasVendorIdShape(vendor: unknown, vendorId: unknown, code: string): boolean {
+  if (vendorId === null || vendorId === undefined) return true;
+  if (typeof vendorId !== 'string') return false;
+  if (vendor === 'bitly') return toShortId(vendorId) === vendorId;
+  if (vendor === 'inhouse') return vendorId === code;
+  return false;
+}
+
+/** Counts one refused row (`line` of `file`). */
+export function countRefusedRow(
+  refused: RefusedRestoreRows,
+  file: EscrowFile,
+  line: number,
+  rule: RestoreRule,
+): void {
+  refused.total++;
+  refused.byTable[file.table] = (refused.byTable[file.table] ?? 0) + 1;
+  refused.byRule[rule] = (refused.byRule[rule] ?? 0) + 1;
+  if (refused.examples.length < REFUSED_EXAMPLES) refused.examples.push(`${file.name} line ${line}: ${rule}`);
+}
