@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
+import { createI18n } from '../../lib/i18n/translator.ts';
 import { countWaitingBreakerHolds } from '../../lib/publishing/mass_change_breaker.ts';
 import { registerWordPressBreakerGauge } from '../../lib/shared/metrics.ts';
 import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
 import { WordPressListingFake } from '../fakes/wordpress_listing_fake.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { recordHistory } from '../helpers/histories.ts';
+import { createUiClient } from '../helpers/ui_client.ts';
 import { waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../helpers/wordpress_events.ts';
 
 // A newsroom moves to a fresh WordPress (export, import, new hosting): the same site id, a new installation id,
@@ -296,13 +298,22 @@ describe('moving to a new WordPress', () => {
         assert.equal(live[0]!.n, 60);
         assert.deepEqual(await location(`${site.slice(-1)}v7`), [301, 'https://news.example/v/7/']);
 
-        const decided = await h.api(
-          `/api/v1/wordpress/breaker/${hold.id}/${approve ? 'approve' : 'discard'}`,
-          {
-            method: 'POST',
-          },
-        );
-        assert.equal(decided.status, 202, await decided.clone().text());
+        if (approve) {
+          const decided = await h.api(`/api/v1/wordpress/breaker/${hold.id}/approve`, { method: 'POST' });
+          assert.equal(decided.status, 202, await decided.clone().text());
+        } else {
+          // The refusal from the admins' page, which shows the hold in English and in Arabic.
+          const admin = createUiClient(h.app as never);
+          assert.equal((await admin.login('admin@example.test', 'correct horse battery')).status, 303);
+          const arabic = await (await admin.get('/ui/ops/wordpress', { 'Accept-Language': 'ar' })).text();
+          assert.ok(arabic.includes(createI18n('ar').t('wordpress.breaker')), 'Arabic page');
+          const page = await (await admin.get('/ui/ops/wordpress')).text();
+          assert.ok(
+            page.includes('Changes waiting for approval') && page.includes(`Hold ${hold.id}: ${site}`),
+          );
+          const refused = await admin.post(`/ui/ops/wordpress/breaker/${hold.id}/discard`, {});
+          assert.equal(refused.status, 303);
+        }
         const report = (await h.temporal.client.workflow.getHandle(workflowId).result()) as Report;
         if (approve) await recordHistory('reconcileWordPressWorkflow-breaker-approved', workflowId);
         assert.equal(report.breaker?.status, approve ? 'applied' : 'discarded');
