@@ -24,7 +24,8 @@ let h: Harness;
 let wp: WordPressListingFake;
 
 before(async () => {
-  h = await createHarness();
+  // A small floor, so a few post events reach the budget (the share of these small sites is below it).
+  h = await createHarness({ env: { WORDPRESS_BREAKER_MIN: '3' } });
   await h.startWorker();
   wp = await new WordPressListingFake(SITE, h.webhookSecret).start();
 });
@@ -254,6 +255,45 @@ describe('moving to a new WordPress', () => {
     );
   });
 
+  test('the breaker on post events: unpublishes beyond the hourly budget wait for an admin', async () => {
+    const site = 'busy';
+    for (let postId = 1; postId <= 5; postId++) {
+      await h.webhook(
+        wordpressEvent('post.published', { site, postId, permalink: `https://news.example/busy/${postId}/` }),
+      );
+    }
+    const codes: string[] = [];
+    for (let postId = 1; postId <= 5; postId++) {
+      await waitForPostWorkflow(h, site, postId);
+      codes.push((await waitForPostLink(h, site, postId, (l) => l.status === 'active')).code);
+    }
+    for (let postId = 1; postId <= 5; postId++) {
+      await h.webhook(wordpressEvent('post.unpublished', { site, postId }));
+    }
+    const outcomes = [];
+    for (let postId = 1; postId <= 5; postId++)
+      outcomes.push((await waitForPostWorkflow(h, site, postId)).applied.at(-1));
+    assert.deepEqual(outcomes.sort(), [
+      'post.unpublished: gone',
+      'post.unpublished: gone',
+      'post.unpublished: gone',
+      'post.unpublished: held',
+      'post.unpublished: held',
+    ]);
+    const list = (await (await h.api('/api/v1/wordpress/breaker?status=waiting')).json()) as {
+      items: { id: number; site: string; source: string; counts: unknown }[];
+    };
+    const hold = list.items.find((i) => i.site === site)!;
+    assert.deepEqual([hold.source, hold.counts], ['events', { gone: { held: 2 } }]);
+    const gone = async () =>
+      (await Promise.all(codes.map(location))).filter(([status]) => status === 410).length;
+    assert.equal(await gone(), 3, 'two unpublishes wait');
+    const decided = await h.api(`/api/v1/wordpress/breaker/${hold.id}/approve`, { method: 'POST' });
+    assert.equal(decided.status, 202, await decided.clone().text());
+    await h.temporal.client.workflow.getHandle(getWordPressReconcileWorkflowId(h.taskQueue, site)).result();
+    assert.equal(await gone(), 5, 'approved: applied');
+  });
+
   test('the breaker: an empty listing changes nothing until approved; a refusal discards it', async () => {
     const gauge = new Registry();
     registerWordPressBreakerGauge(gauge, () => countWaitingBreakerHolds(h.db.sql));
@@ -263,7 +303,7 @@ describe('moving to a new WordPress', () => {
     ] as const) {
       const empty = await new WordPressListingFake(site, h.webhookSecret).start();
       try {
-        // 60 live post links; the budget is max(2% of 60, 50) = 50.
+        // 60 live post links; the budget is max(2% of 60, 3) = 3.
         await h.db.sql`
           INSERT INTO links (code, target_url, status, safety, origin, owner, site, post_id, created_at)
           SELECT ${`${site.slice(-1)}v`} || g, 'https://news.example/v/' || g || '/', 'active', 'clean', 'wordpress',
@@ -288,7 +328,7 @@ describe('moving to a new WordPress', () => {
           },
           { timeoutMs: 30_000, what: `${site}'s hold` },
         );
-        assert.equal(hold.budget, 50);
+        assert.equal(hold.budget, 3);
         assert.deepEqual(hold.counts, { gone: { held: 60 } });
         assert.equal(hold.sample.length, 20);
         assert.match(await gauge.metrics(), /^lifeline_wordpress_breaker_waiting 1$/m);
