@@ -43,8 +43,9 @@ export async function acceptWordPressEvent(
       getPermalinkProblem({ ...event, event: 'post.updated' }, deps.targetPolicy) === null)
       ? event.permalink
       : undefined;
-  // The newest signed event says where the site's listing lives (WordPress reconciliation reads it).
-  if (event.restUrl) await upsertWordPressSite(deps.sql, event.site, event.restUrl, event.occurredAt);
+  // The newest signed event says where the site's listing lives (WordPress reconciliation reads it): newest
+  // by our clock, as a sender's occurredAt could claim any time.
+  if (event.restUrl) await upsertWordPressSite(deps.sql, event.site, event.restUrl, new Date());
   const seen = await getWebhookDelivery(deps.sql, event.id);
   if (seen) {
     const link = await getLinkByPost(deps.sql, seen.site, seen.postId);

@@ -28,7 +28,7 @@ before(async () => {
       DNS_ADAPTER_URL: `http://127.0.0.1:${port}/_dns`,
       DNS_ADAPTER_TOKEN: DNS_TOKEN,
       FAILOVER_DNS_TTL_SECONDS: '300',
-      FAILOVER_DNS_LOWERED_TTL_SECONDS: '1',
+      FAILOVER_DNS_LOWERED_TTL_SECONDS: '60',
     },
   });
   dns = await startDnsSwitch({
@@ -78,7 +78,7 @@ describe('DNS TTL around a planned switch', () => {
       waiting.steps?.map((s) => s.name),
       ['lower DNS TTL', 'preflight repair', 'preflight check', 'verify in-house answers'],
     );
-    assert.equal(dns.ttlSeconds, 1);
+    assert.equal(dns.ttlSeconds, 60);
     assert.equal(dns.front, 'bitly', 'not switched before the old TTL ran out');
     const front = (await (await h.api('/api/v1/ops/front')).json()) as {
       inProgress?: { step?: string; dnsTtlWaitUntil?: string; steps?: unknown[] };
@@ -110,14 +110,14 @@ describe('DNS TTL around a planned switch', () => {
     );
     assert.equal(report.switched, true);
     assert.ok(report.dnsTtl && 'raised' in report.dnsTtl);
-    assert.equal(report.dnsTtl.lowered, 1);
+    assert.equal(report.dnsTtl.lowered, 60);
     assert.equal(report.dnsTtl.previous, OLD_TTL_SECONDS);
     assert.equal(report.dnsTtl.raised, true);
     assert.ok(report.dnsTtl.waitedMs >= OLD_TTL_SECONDS * 1000, `waited ${report.dnsTtl.waitedMs} ms`);
-    // The DNS automation saw: TTL 1, then (the old TTL later) the switch, then the old TTL back.
+    // The DNS automation saw: TTL 60, then (the old TTL later) the switch, then the old TTL back.
     assert.deepEqual(
       dns.log.map((l) => l.call),
-      ['ttl 1', 'front inhouse', `ttl ${OLD_TTL_SECONDS}`],
+      ['ttl 60', 'front inhouse', `ttl ${OLD_TTL_SECONDS}`],
     );
     assert.ok(dns.log[1]!.at - dns.log[0]!.at >= OLD_TTL_SECONDS * 1000);
     assert.equal(dns.ttlSeconds, OLD_TTL_SECONDS);
