@@ -156,7 +156,11 @@ export function getOutgoingUrlProblem(url: URL, rule: OutgoingRule): string | nu
   } else if (url.protocol !== 'https:') {
     return `${url.protocol} is not allowed (https only)`;
   }
-  return literal ? getAddressProblem(host, host, rule) : null;
+  if (literal) return getAddressProblem(host, host, rule);
+  // Loopback by name (RFC 6761), refused before any lookup: some resolvers answer it, some do not.
+  if ((host === 'localhost' || host.endsWith('.localhost')) && !isHostAllowed(host, rule))
+    return `${host} is a loopback name (OUTGOING_ALLOWED_PRIVATE may allow it)`;
+  return null;
 }
 
 type LookupCallback = (
@@ -217,6 +221,21 @@ async function loadAgent(rule: OutgoingRule, resolve?: OutgoingLookup): Promise<
   return { dispatcher, fetch: undiciFetch };
 }
 
+/** Resolves once the shared pool for `rule` is loaded (undici's import can take a while on a busy machine). */
+export async function loadOutgoingRequests(rule: OutgoingRule = STRICT_OUTGOING_RULE): Promise<void> {
+  await getSharedAgent(rule);
+}
+
+function getSharedAgent(rule: OutgoingRule): Promise<LoadedAgent> {
+  const key = JSON.stringify(rule.allowPrivate);
+  let agent = agents.get(key);
+  if (!agent) {
+    agent = loadAgent(rule);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
 /**
  * A fetch that obeys the rule. Redirects are not followed unless the caller asks (`redirect: 'follow'`), and a
  * followed one is checked at connect time like the first hop. A refusal rejects with OutgoingRequestRefused.
@@ -225,22 +244,13 @@ export function createOutgoingFetch(
   rule: OutgoingRule = STRICT_OUTGOING_RULE,
   options: { lookup?: OutgoingLookup } = {},
 ): typeof fetch {
-  const key = JSON.stringify(rule.allowPrivate);
-  const getAgent = (): Promise<LoadedAgent> => {
-    if (options.lookup) return loadAgent(rule, options.lookup);
-    let agent = agents.get(key);
-    if (!agent) {
-      agent = loadAgent(rule);
-      agents.set(key, agent);
-    }
-    return agent;
-  };
-  let ownAgent: Promise<LoadedAgent> | undefined;
+  // Loading starts now, not at the first request, so undici's import does not eat into a caller's deadline.
+  const ownAgent = options.lookup ? loadAgent(rule, options.lookup) : getSharedAgent(rule);
+  ownAgent.catch(() => {});
   const outgoingFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : input);
     const problem = getOutgoingUrlProblem(url, rule);
     if (problem) throw new OutgoingRequestRefused(problem);
-    ownAgent ??= getAgent();
     const { dispatcher, fetch: undiciFetch } = await ownAgent;
     try {
       return (await undiciFetch(url, {

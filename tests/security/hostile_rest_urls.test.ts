@@ -238,7 +238,11 @@ describe('restUrls and configured webhook URLs never reach a private address', (
         () => assert.fail(`the listing of ${restUrl} was read`),
         (e: unknown) => e as Error & { cause?: Error },
       );
-      assert.match(String(failure.cause?.message ?? failure.message), /not connected to|only https/, restUrl);
+      // The workflow's failure wraps the activity's, which wraps the listing's own message.
+      const messages: string[] = [];
+      for (let e: (Error & { cause?: unknown }) | undefined = failure; e; e = e.cause as typeof e)
+        messages.push(e.message);
+      assert.match(messages.join(' / '), /not connected to|only https|not https|loopback name/, restUrl);
     }
     assert.equal(listener.connections - before, 0, 'the worker connected to the loopback listener');
   });
@@ -272,7 +276,7 @@ describe('restUrls and configured webhook URLs never reach a private address', (
     const dns = createWebhookDnsAdapter({ url });
     await assert.rejects(dns.pointShortDomainAt('inhouse', { workflowId: 'w' }), /only https/);
     const dnsByName = createWebhookDnsAdapter({ url: `https://localhost:${listener.port}/dns` });
-    await assert.rejects(dnsByName.setTtl(60, { workflowId: 'w' }), /localhost was not connected to/);
+    await assert.rejects(dnsByName.setTtl(60, { workflowId: 'w' }), /localhost is a loopback name/);
     assert.equal(listener.connections - before, 0, 'a webhook connected to the loopback listener');
 
     // The operator's allowance: the same DNS webhook on a private address, allowed by name.
