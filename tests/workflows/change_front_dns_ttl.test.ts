@@ -11,9 +11,10 @@ import { createUiClient } from '../helpers/ui_client.ts';
 
 // A planned switch lowers the short domain's TTL through the DNS adapter, waits out the old TTL with a durable
 // timer, switches, verifies and sets the TTL back; the operations page shows each step, and the history names
-// them. The zone's old TTL is 4 s here (the DNS helper's setting), so the wait is real but short.
+// them. The zone's old TTL is 61 s here (the DNS helper's setting), so the wait is real: just above the floor.
 const DNS_TOKEN = 'dns-automation-token-for-tests';
-const OLD_TTL_SECONDS = 4;
+// Above the 60 s floor of FAILOVER_DNS_LOWERED_TTL_SECONDS, so the switch lowers it and waits it out (61 s).
+const OLD_TTL_SECONDS = 61;
 let fake: BitlyFake;
 let h: Harness;
 let dns: Awaited<ReturnType<typeof startDnsSwitch>>;
