@@ -59,6 +59,7 @@ export function createWorkerDeps(
         return secret;
       },
       restUrls: config.wordpressRestUrls,
+      outgoing: config.outgoing,
       ...base.wordpress,
     },
     wordpressBreaker: config.wordpressBreaker,

@@ -5,7 +5,7 @@ import { createCdnPurger } from './create_cdn_purger.ts';
 
 /** The purger CDN_PURGE_PROVIDER names (with its settings), or undefined when none is configured. */
 export function createConfiguredCdnPurger(
-  config: Pick<Config, 'cdn' | 'shortBaseUrl'>,
+  config: Pick<Config, 'cdn' | 'shortBaseUrl' | 'outgoing'>,
   options: { logger?: Logger; fetch?: typeof fetch } = {},
 ): CdnPurger | undefined {
   const cdn = config.cdn;
@@ -21,6 +21,7 @@ export function createConfiguredCdnPurger(
         url: cdn.url,
         secret: cdn.secret,
         shortBaseUrl: config.shortBaseUrl,
+        outgoing: config.outgoing,
         ...common,
       });
     case 'cloudflare':

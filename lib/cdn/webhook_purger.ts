@@ -1,4 +1,5 @@
 import { signWebhook } from '../auth/webhook_signature.ts';
+import { createOutgoingFetch, type OutgoingRule } from '../shared/outgoing_request.ts';
 import type { CdnPurger, CommonPurgerOptions, PurgeResult } from './cdn_purger.ts';
 import {
   type BatchOutcome,
@@ -25,6 +26,8 @@ export interface WebhookPurgerOptions extends CommonPurgerOptions {
   batchSize?: number;
   /** Clock for the signature timestamp (tests). */
   now?: () => number;
+  /** The outgoing-request rule the default fetch obeys (docs/adr/0058-outgoing-requests-rule.md). */
+  outgoing?: OutgoingRule;
 }
 
 /** Items per webhook request unless told otherwise. */
@@ -47,7 +50,8 @@ export function createWebhookPurger(options: WebhookPurgerOptions): CdnPurger {
     'the purge webhook secret must have at least 16 characters',
   );
   requireOption(isHttpUrl(options.shortBaseUrl), 'the short base URL must be an absolute http(s) URL');
-  const fetchFn = options.fetch ?? fetch;
+  // The URL is configuration, so it gets the rule every configured URL gets: no private address unless allowed.
+  const fetchFn = options.fetch ?? createOutgoingFetch(options.outgoing);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const now = options.now ?? Date.now;
   const batchSize = Math.max(1, options.batchSize ?? WEBHOOK_PURGE_BATCH_SIZE);

@@ -1,3 +1,4 @@
+import { createOutgoingFetch, type OutgoingRule } from '../shared/outgoing_request.ts';
 import type { Front } from './active_front.ts';
 
 /**
@@ -29,8 +30,10 @@ export function createWebhookDnsAdapter(options: {
   token?: string | undefined;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** The outgoing-request rule the default fetch obeys (docs/adr/0058-outgoing-requests-rule.md). */
+  outgoing?: OutgoingRule;
 }): DnsAdapter {
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = options.fetch ?? createOutgoingFetch(options.outgoing);
   return {
     async pointShortDomainAt(front, context) {
       const response = await doFetch(options.url, {

@@ -21,7 +21,9 @@ export function createFrontDeps(config: Config, overrides: { dnsAdapter?: DnsAda
     redirect: config.redirect,
     dnsAdapter:
       overrides.dnsAdapter ??
-      (adapter ? createWebhookDnsAdapter({ url: adapter.url, token: adapter.token }) : undefined),
+      (adapter
+        ? createWebhookDnsAdapter({ url: adapter.url, token: adapter.token, outgoing: config.outgoing })
+        : undefined),
     dnsTtlSeconds: config.lifecycle.dnsTtlSeconds,
   };
 }

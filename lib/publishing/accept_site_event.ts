@@ -20,7 +20,8 @@ export async function acceptSiteEvent(
   deps: { sql: Sql; adoption: WordPressReconcileRequester },
   event: SiteEvent,
 ): Promise<{ workflowId: string; duplicate: boolean }> {
-  await upsertWordPressSite(deps.sql, event.site, event.restUrl, event.occurredAt);
+  // Ordered by when we received it, not the occurredAt the sender claims.
+  await upsertWordPressSite(deps.sql, event.site, event.restUrl, new Date());
   await noteInstallation({ sql: deps.sql }, event.site, event.installationId);
   const seen = await getWebhookDelivery(deps.sql, event.id);
   if (seen) return { workflowId: seen.workflowId, duplicate: true };

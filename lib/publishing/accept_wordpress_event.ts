@@ -50,8 +50,9 @@ export async function acceptWordPressEvent(
       getPermalinkProblem({ ...event, event: 'post.updated' }, deps.targetPolicy) === null)
       ? event.permalink
       : undefined;
-  // The newest signed event says where the site's listing lives (WordPress reconciliation reads it).
-  if (event.restUrl) await upsertWordPressSite(deps.sql, event.site, event.restUrl, event.occurredAt);
+  // The newest signed event says where the site's listing lives (WordPress reconciliation reads it): newest
+  // by our clock, as a sender's occurredAt could claim any time.
+  if (event.restUrl) await upsertWordPressSite(deps.sql, event.site, event.restUrl, new Date());
   // A new installation for a known site (a fresh WordPress): migration mode, and its reconciliation starts.
   await noteInstallation(deps, event.site, event.installationId);
   const seen = await getWebhookDelivery(deps.sql, event.id);

@@ -102,17 +102,36 @@ export interface WordPressSiteResult {
 const MAX_SWEEPS = 3;
 const keyOf = (site: string, postId: number) => `${site}:${postId}`;
 
-/** The site's listing base: WORDPRESS_REST_URLS first, else the newest signed event's restUrl. */
+/** True when WORDPRESS_REST_URLS is set: then it is the whole list of listings read. */
+const isListClosed = (deps: Pick<WordPressReconcileDeps, 'wordpress'>) =>
+  Object.keys(deps.wordpress.restUrls).length > 0;
+
+/**
+ * The site's listing base. With WORDPRESS_REST_URLS set, only what it lists (a restUrl a signed event or batch
+ * carried is never read then, for that site or any other); otherwise the newest signed event's restUrl, which
+ * the outgoing-request rule still keeps off private addresses (docs/adr/0058-outgoing-requests-rule.md).
+ */
 export async function getRestUrl(deps: Pick<WordPressReconcileDeps, 'sql' | 'wordpress'>, site: string) {
-  return deps.wordpress.restUrls[site] ?? (await getWordPressSite(deps.sql, site))?.restUrl ?? null;
+  if (isListClosed(deps)) return deps.wordpress.restUrls[site] ?? null;
+  return (await getWordPressSite(deps.sql, site))?.restUrl ?? null;
 }
 
-/** Every site reconciliation knows: from events and backfills, and WORDPRESS_REST_URLS. */
+/** Every site reconciliation reads: WORDPRESS_REST_URLS's when set, else those events and backfills named. */
 export async function listKnownSites(
-  deps: Pick<WordPressReconcileDeps, 'sql' | 'wordpress'>,
+  deps: Pick<WordPressReconcileDeps, 'sql' | 'wordpress'> & { logger?: Logger },
 ): Promise<string[]> {
   const sites = new Set(Object.keys(deps.wordpress.restUrls));
-  for (const row of await listWordPressSites(deps.sql)) sites.add(row.site);
+  const stored = await listWordPressSites(deps.sql);
+  if (!isListClosed(deps)) for (const row of stored) sites.add(row.site);
+  else {
+    const ignored = stored.filter((row) => !sites.has(row.site)).map((row) => row.site);
+    if (ignored.length > 0) {
+      deps.logger?.warn(
+        { ignored: ignored.length, sites: ignored.slice(0, 20) },
+        'sites whose signed events named a restUrl are not in WORDPRESS_REST_URLS: not read',
+      );
+    }
+  }
   return [...sites].sort();
 }
 
@@ -127,6 +146,19 @@ export async function reconcileWordPressSite(
 ): Promise<WordPressSiteResult> {
   const restUrl = await getRestUrl(deps, input.site);
   if (!restUrl) {
+    if (isListClosed(deps)) {
+      const stored = await getWordPressSite(deps.sql, input.site);
+      deps.logger.warn(
+        { site: input.site, restUrlIgnored: Boolean(stored) },
+        'a site not in WORDPRESS_REST_URLS asked for reconciliation: its listing is not read',
+      );
+      return {
+        site: input.site,
+        read: 0,
+        complete: false,
+        error: 'this site is not in WORDPRESS_REST_URLS: the restUrl its signed events carry is not read',
+      };
+    }
     return {
       site: input.site,
       read: 0,

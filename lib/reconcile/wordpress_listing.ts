@@ -1,12 +1,24 @@
 // The client of the plugin's signed listing (integrations/wordpress/CONTRACT.md §5): `GET {restUrl}posts?page=
-// &per_page=`, the request signed over "<t>.GET <path and query>", the answer's signature checked over the raw
-// body before anything in it is trusted. Guarded like any outbound call to an address we were told about: only
-// the restUrl's own host, a deadline, a size cap, and no redirect to another host.
+// &per_page=`, the request signed for its kind over method, host, path and query and a fresh nonce the plugin
+// refuses to see twice, the answer's signature (bound to that nonce) checked over the raw body before anything
+// in it is trusted. Guarded like any outbound call to an address we were told about: https (plain http only to
+// loopback, for tests), the outgoing-request rule, only the restUrl's own host, a deadline and a size cap.
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { signWebhook, verifyWebhookSignature } from '../auth/webhook_signature.ts';
+import {
+  listingAnswerMessage,
+  listingRequestMessage,
+  signKind,
+  verifyKindSignature,
+} from '../auth/webhook_signature.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
 import { installationIdSchema, lenientGuid, lenientKnownCode } from '../publishing/wordpress_event.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
+import {
+  createOutgoingFetch,
+  OutgoingRequestRefused,
+  type OutgoingRule,
+} from '../shared/outgoing_request.ts';
 
 /** What reading a site's listing needs (ActivityDeps.wordpress). */
 export interface WordPressListingDeps {
@@ -14,6 +26,8 @@ export interface WordPressListingDeps {
   getSecret(): Promise<string>;
   /** WORDPRESS_REST_URLS: a site's listing base, winning over the restUrl its events carry. */
   restUrls: Readonly<Record<string, string>>;
+  /** The outgoing-request rule (OUTGOING_ALLOWED_PRIVATE) the default fetch obeys; default: no private address. */
+  outgoing?: OutgoingRule;
   fetch?: typeof fetch;
   /** Per request (default 20 s). */
   timeoutMs?: number;
@@ -51,6 +65,12 @@ export type ListingPage = z.infer<typeof listingPageSchema>;
 export type ListedPost = ListingPage['posts'][number];
 
 const MAX_REDIRECTS = 3;
+
+/** localhost, 127.0.0.0/8 and ::1: where a test's WordPress runs over plain http. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 /** `{restUrl}posts` with the query joined as the contract says (`&` after an existing `?`). */
 export function buildListingUrl(restUrl: string, query: Record<string, string>): URL {
@@ -99,14 +119,23 @@ export async function fetchListingPage(
   input: { site: string; restUrl: string; page: number; modifiedAfter?: string },
 ): Promise<ListingPage> {
   const secret = await deps.getSecret();
-  const doFetch = deps.fetch ?? fetch;
+  const doFetch = deps.fetch ?? createOutgoingFetch(deps.outgoing);
   const timeoutMs = deps.timeoutMs ?? 20_000;
   const query: Record<string, string> = { page: String(input.page), per_page: String(deps.perPage ?? 500) };
   if (input.modifiedAfter) query.modified_after = input.modifiedAfter;
   let url = buildListingUrl(input.restUrl, query);
   const host = url.host;
+  if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
+    // The answer lists drafts and embargoed titles, and the request is a credential for 300 s: never in clear.
+    throw new PermanentFailure(
+      `WordPress listing of ${input.site} refused: ${url.protocol}//${host} is not https (plain http only to loopback)`,
+      'ListingAddressRefused',
+    );
+  }
   for (let hops = 0; ; hops++) {
     const target = `${url.pathname}${url.search}`;
+    const nonce = randomBytes(16).toString('hex');
+    const signed = listingRequestMessage('GET', url.host, target, nonce);
     let res: Response;
     try {
       res = await doFetch(url, {
@@ -115,11 +144,18 @@ export async function fetchListingPage(
         headers: {
           Accept: 'application/json',
           'User-Agent': 'Lifeline-Reconcile/1',
-          'X-Lifeline-Signature': await signWebhook(secret, `GET ${target}`, Date.now() / 1000),
+          'X-Lifeline-Signature': await signKind(secret, 'listing-request', signed, Date.now() / 1000, nonce),
         },
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      if (error instanceof OutgoingRequestRefused) {
+        // A restUrl at a private or metadata address (or plain http) is wrong, not down: no retry.
+        throw new PermanentFailure(
+          `WordPress listing of ${input.site} refused: ${error.message}`,
+          'ListingAddressRefused',
+        );
+      }
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new TransientFailure(
         `WordPress listing of ${input.site} ${timedOut ? `timed out after ${timeoutMs} ms` : `failed: ${(error as Error).message}`}`,
@@ -140,27 +176,32 @@ export async function fetchListingPage(
       url = next;
       continue;
     }
-    const raw = await readCapped(res, deps.maxBytes ?? 8 * 1024 * 1024);
+    // Only the status of a refusal is kept: whatever answered (which may not be WordPress at all) never gets
+    // its body into our errors, logs or the operations page.
     if (res.status >= 500 || res.status === 429 || res.status === 408) {
+      await res.body?.cancel();
       throw new TransientFailure(
         `WordPress listing of ${input.site} answered ${res.status}`,
         'WordPressUnavailable',
       );
     }
     if (res.status !== 200) {
+      await res.body?.cancel();
       const hint =
         res.status === 401
-          ? ' (the plugin refused our signature: check the shared secret and both clocks)'
+          ? ' (the plugin refused our signature: check the shared secret and both clocks, and update a plugin that predates kind-bound (v2) listing signatures)'
           : '';
       throw new PermanentFailure(
-        `WordPress listing of ${input.site} answered ${res.status}${hint}: ${raw.slice(0, 300)}`,
+        `WordPress listing of ${input.site} answered ${res.status}${hint}`,
         'ListingRefused',
       );
     }
-    const check = await verifyWebhookSignature(
+    const raw = await readCapped(res, deps.maxBytes ?? 8 * 1024 * 1024);
+    const check = await verifyKindSignature(
       secret,
+      'listing-answer',
       res.headers.get('x-lifeline-signature'),
-      raw,
+      listingAnswerMessage(nonce, raw),
       Date.now() / 1000,
     );
     if (!check.ok) {

@@ -1,5 +1,6 @@
 import { signWebhook } from '../auth/webhook_signature.ts';
 import type { Logger } from '../shared/logger.ts';
+import { createOutgoingFetch, type OutgoingRule } from '../shared/outgoing_request.ts';
 
 /** A report webhook slower than this is given up (it never holds up the reader's answer). */
 const NOTIFY_TIMEOUT_MS = 5_000;
@@ -30,7 +31,12 @@ export interface ReportNotification {
  * and the report itself is already stored and shown in the UI (link page, the owner's list, the queue).
  */
 export function notifyReport(
-  deps: { logger: Logger; webhook: { url: string; secret: string | undefined } | undefined },
+  deps: {
+    logger: Logger;
+    webhook: { url: string; secret: string | undefined } | undefined;
+    /** The outgoing-request rule (docs/adr/0058-outgoing-requests-rule.md); default: no private address. */
+    outgoing?: OutgoingRule;
+  },
   notification: ReportNotification,
 ): Promise<void> {
   const webhook = deps.webhook;
@@ -40,7 +46,7 @@ export function notifyReport(
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': 'Lifeline' };
     if (webhook.secret)
       headers['X-Lifeline-Signature'] = await signWebhook(webhook.secret, body, Date.now() / 1000);
-    const res = await fetch(webhook.url, {
+    const res = await createOutgoingFetch(deps.outgoing)(webhook.url, {
       method: 'POST',
       headers,
       body,

@@ -41,7 +41,7 @@ export interface ReportDeps {
   /** Tells trusted hosts (SAFETY_TRUSTED_HOSTS) apart: readers never soft-block them. */
   safety?: Pick<SafetyScanner, 'isTrusted'>;
   /** Where notifications point, and REPORT_WEBHOOK_URL. */
-  config?: Pick<Config, 'shortBaseUrl' | 'appBaseUrl' | 'reportWebhook'>;
+  config?: Pick<Config, 'shortBaseUrl' | 'appBaseUrl' | 'reportWebhook' | 'outgoing'>;
 }
 
 export interface ReportOutcome {
@@ -141,7 +141,7 @@ export async function reportLink(
     const softBlocked = outcome.safety === 'warn' && link.safety !== 'warn';
     const shortUrl = `${deps.config.shortBaseUrl}/${link.code}`;
     void notifyReport(
-      { logger: deps.logger, webhook: deps.config.reportWebhook },
+      { logger: deps.logger, webhook: deps.config.reportWebhook, outgoing: deps.config.outgoing },
       {
         event: 'link.reported',
         code: link.code,

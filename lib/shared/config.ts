@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type OutgoingRule, parseAllowanceEntry } from './outgoing_request.ts';
 import { refineTemporalSettings, type TemporalSettings, temporalEnvShape } from './temporal_settings.ts';
 
 /** Codes and aliases: letters, digits, '-' and '_' (Bitly's back-half rules), case-sensitive. */
@@ -32,6 +33,16 @@ const optionalHttpUrl = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v))
   .pipe(httpUrl.optional());
+
+/** True for an https URL, or an http one to a loopback address (a test's local fake). */
+export function isHttpsOrLoopback(value: string): boolean {
+  const url = new URL(value);
+  if (url.protocol === 'https:') return true;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return (
+    url.protocol === 'http:' && (host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1')
+  );
+}
 
 // A Temporal duration: a whole number of minutes, hours or days.
 const duration = z
@@ -196,7 +207,9 @@ export const envSchema = z
         .regex(/^\S{1,200}$/, 'must be a Measurement Protocol API secret (no spaces)')
         .optional(),
     ),
-    GA4_ENDPOINT: optionalHttpUrl.transform((v) => v ?? 'https://www.google-analytics.com'),
+    GA4_ENDPOINT: optionalHttpUrl
+      .transform((v) => v ?? 'https://www.google-analytics.com')
+      .refine(isHttpsOrLoopback, 'must be an https URL (plain http only to a loopback address, for tests)'),
     GA4_INCLUDE_QR: flag.default(true),
     GA4_QUEUE_MAX: z.coerce.number().int().min(25).max(1_000_000).default(10_000),
     WORDPRESS_REST_URLS: z
@@ -241,7 +254,12 @@ export const envSchema = z
       .max(100_000_000)
       .default(50),
     // Links that outlive us: the DNS TTL a planned switch lowers to first; escrow exports; static snapshots; CDN purge.
-    FAILOVER_DNS_LOWERED_TTL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+    FAILOVER_DNS_LOWERED_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60, 'must be at least 60 (DNS providers and resolvers ignore or refuse shorter TTLs)')
+      .max(3_600)
+      .default(60),
     ESCROW_INTERVAL: optionalString.pipe(duration.optional()),
     ESCROW_DIR: optionalString.pipe(absolutePath.optional()),
     ESCROW_KEEP: z.coerce.number().int().min(1).max(1_000).default(7),
@@ -307,6 +325,17 @@ export const envSchema = z
     RATE_LIMIT_CREATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_SAFETY_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     REPORT_WEBHOOK_URL: optionalHttpUrl,
+    // Private addresses or hosts server-side requests to configured URLs may reach (docs/adr/0058-outgoing-requests-rule.md).
+    OUTGOING_ALLOWED_PRIVATE: commaList.superRefine((entries, ctx) => {
+      for (const entry of entries) {
+        if (!parseAllowanceEntry(entry)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a comma list of host names, IP addresses and CIDR ranges (e.g. hooks.internal,10.20.0.0/16); "${entry}" is none`,
+          });
+        }
+      }
+    }),
     REPORT_WEBHOOK_SECRET: optionalString.pipe(
       z.string().min(16, 'must be at least 16 characters').optional(),
     ),
@@ -555,6 +584,11 @@ export interface Config {
   metricsToken: string | undefined;
   /** Where reader reports are announced (REPORT_WEBHOOK_URL), signed with REPORT_WEBHOOK_SECRET if set. */
   reportWebhook: { url: string; secret: string | undefined } | undefined;
+  /**
+   * The rule for server-side requests to configured or received URLs (WordPress listings, the report, CDN and
+   * DNS webhooks): OUTGOING_ALLOWED_PRIVATE, the private hosts and ranges they may reach all the same.
+   */
+  outgoing: OutgoingRule;
 }
 
 /** A configuration error names every offending variable; start-up stops on it. */
@@ -704,6 +738,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     reportWebhook: e.REPORT_WEBHOOK_URL
       ? { url: e.REPORT_WEBHOOK_URL, secret: e.REPORT_WEBHOOK_SECRET }
       : undefined,
+    outgoing: { allowPrivate: e.OUTGOING_ALLOWED_PRIVATE },
   };
 }
 

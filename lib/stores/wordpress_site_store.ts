@@ -8,7 +8,10 @@ export interface WordPressSiteRow {
   seenAt: Date;
 }
 
-/** Records a site's restUrl unless a newer one (by the time WordPress sent it) is already stored. */
+/**
+ * Records a site's restUrl unless a newer one is already stored. `seenAt` is when we received it (our clock: a
+ * sender's claimed time could pin a restUrl for good); a row dated in the future is always replaced.
+ */
 export async function upsertWordPressSite(
   db: Db,
   site: string,
@@ -18,7 +21,7 @@ export async function upsertWordPressSite(
   await db`
     INSERT INTO wordpress_sites (site, rest_url, seen_at) VALUES (${site}, ${restUrl}, ${seenAt}::timestamptz)
     ON CONFLICT (site) DO UPDATE SET rest_url = EXCLUDED.rest_url, seen_at = EXCLUDED.seen_at, updated_at = now()
-    WHERE wordpress_sites.seen_at <= EXCLUDED.seen_at`;
+    WHERE wordpress_sites.seen_at <= EXCLUDED.seen_at OR wordpress_sites.seen_at > now()`;
 }
 
 export async function getWordPressSite(db: Db, site: string): Promise<WordPressSiteRow | null> {

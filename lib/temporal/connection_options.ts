@@ -264,6 +264,15 @@ export function loadTemporalConnectionOptions(input: {
     ...(connectionOptions.apiKey ? { apiKey: connectionOptions.apiKey } : {}),
     ...(metadata ? { metadata } : {}),
   };
+  if (connectionOptions.apiKey && tlsMode === 'off' && !isLoopbackAddress(addressChosen)) {
+    // The key is a bearer credential: in clear text it is anyone's who sees one packet on the way.
+    throw new TemporalSettingsError([
+      {
+        variable: 'TEMPORAL_API_KEY',
+        message: `would be sent without TLS to ${addressChosen}: turn TLS on (TEMPORAL_TLS=true); plain text is only for a Temporal on a loopback address`,
+      },
+    ]);
+  }
   const warnings: string[] = [];
   if (connectionOptions.apiKey && tlsMode === 'off') {
     warnings.push(
@@ -285,4 +294,12 @@ export function loadTemporalConnectionOptions(input: {
     },
     warnings,
   };
+}
+
+/** True for `localhost`, 127.0.0.0/8 and ::1, with or without a port. */
+function isLoopbackAddress(address: string): boolean {
+  const host = address.startsWith('[')
+    ? address.slice(1, address.indexOf(']'))
+    : address.replace(/:\d+$/, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

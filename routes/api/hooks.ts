@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { verifyWebhookSignature } from '../../lib/auth/webhook_signature.ts';
+import { type SignedKind, verifyKindSignature } from '../../lib/auth/webhook_signature.ts';
 import { acceptSiteEvent } from '../../lib/publishing/accept_site_event.ts';
 import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_event.ts';
 import { backfillBatchSchema } from '../../lib/publishing/backfill_batch.ts';
@@ -30,9 +30,18 @@ export function createHooksRoutes(deps: WebDeps) {
       }
     : undefined;
 
-  /** The raw body, once its signature checks out (the HMAC covers the bytes exactly as sent). */
-  async function verified(raw: string, header: string | undefined, what: string): Promise<void> {
-    const check = await verifyWebhookSignature(await deps.getWebhookSecret(), header, raw, Date.now() / 1000);
+  /**
+   * The raw body, once its signature checks out (the HMAC covers the bytes exactly as sent), signed for its kind;
+   * a v1 signature from a plugin that predates kind-bound ones still passes (lib/auth/webhook_signature.ts).
+   */
+  async function verified(
+    raw: string,
+    header: string | undefined,
+    what: string,
+    kind: SignedKind,
+  ): Promise<void> {
+    const secret = await deps.getWebhookSecret();
+    const check = await verifyKindSignature(secret, kind, header, raw, Date.now() / 1000, { legacy: true });
     if (!check.ok) {
       deps.metrics.webhooks.inc({ event: what, outcome: 'bad_signature' });
       throw new UnauthorizedError(`Webhook rejected: ${check.reason}.`);
@@ -41,7 +50,7 @@ export function createHooksRoutes(deps: WebDeps) {
 
   app.post('/wordpress', jsonBody(WEBHOOK_BODY_MAX_BYTES), async (c) => {
     const raw = await c.req.text();
-    await verified(raw, c.req.header('X-Lifeline-Signature'), 'unknown');
+    await verified(raw, c.req.header('X-Lifeline-Signature'), 'unknown', 'event');
     const body = parseJsonText(raw);
     if ((body as { event?: unknown } | null)?.event === 'site.permalinks_changed') {
       const site = siteEventSchema.safeParse(body);
@@ -90,7 +99,7 @@ export function createHooksRoutes(deps: WebDeps) {
   // Archive backfill (integrations/wordpress/CONTRACT.md §1): durable before 202, answers per post.
   app.post('/wordpress/backfill', jsonBody(BACKFILL_BODY_MAX_BYTES), async (c) => {
     const raw = await c.req.text();
-    await verified(raw, c.req.header('X-Lifeline-Signature'), 'backfill');
+    await verified(raw, c.req.header('X-Lifeline-Signature'), 'backfill', 'backfill');
     const parsed = backfillBatchSchema.safeParse(parseJsonText(raw));
     if (!parsed.success) {
       deps.metrics.webhooks.inc({ event: 'backfill', outcome: 'bad_payload' });

@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import {
+  listingRequestMessage,
+  type SignedKind,
+  signKind,
+  verifyKindSignature,
+} from '../../lib/auth/webhook_signature.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { eventually } from '../helpers/harness.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
@@ -80,16 +86,35 @@ interface Delivery<T> {
 }
 
 /** '' when the header signs `message` with `secret` within ±300 s, otherwise why not. */
-function checkSignature(header: string | null | undefined, message: string, secret = SECRET): string {
-  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '');
-  if (!m) return `malformed signature header ${JSON.stringify(header)}`;
-  if (Math.abs(Date.now() / 1000 - Number(m[1])) > 300) return 'stale';
-  const expected = createHmac('sha256', secret).update(`${m[1]}.${message}`).digest();
-  return timingSafeEqual(expected, Buffer.from(m[2]!, 'hex')) ? '' : 'wrong HMAC';
+/** '' when `header` signs `message` for its kind (v2, as Lifeline checks it; v1 alone does not pass), else why not. */
+async function checkSignature(
+  header: string | null | undefined,
+  kind: SignedKind,
+  message: string,
+): Promise<string> {
+  const check = await verifyKindSignature(SECRET, kind, header, message, Date.now() / 1000);
+  return check.ok ? '' : check.reason;
 }
 
+/** A v1 signature (what Lifeline sent before listing requests were bound to a host and a nonce). */
 function sign(message: string, secret = SECRET, t = Math.floor(Date.now() / 1000)): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${message}`).digest('hex')}`;
+}
+
+/** A listing request's signature as Lifeline makes it: for GET, the host, the target and a fresh nonce. */
+async function signListing(
+  target: string,
+  o: { secret?: string; t?: number; host?: string; nonce?: string } = {},
+): Promise<string> {
+  const nonce = o.nonce ?? randomBytes(16).toString('hex');
+  const host = o.host ?? new URL(wp.baseUrl).host;
+  return signKind(
+    o.secret ?? SECRET,
+    'listing-request',
+    listingRequestMessage('GET', host, target, nonce),
+    o.t ?? Date.now() / 1000,
+    nonce,
+  );
 }
 
 class Receiver {
@@ -135,7 +160,12 @@ class Receiver {
       res.writeHead(404, { 'Content-Type': 'application/problem+json' }).end('{"title":"Not Found"}');
       return;
     }
-    const problem = checkSignature(req.headers['x-lifeline-signature'] as string | undefined, raw);
+    const kind = path === '/api/v1/hooks/wordpress/backfill' ? 'backfill' : 'event';
+    const problem = await checkSignature(
+      req.headers['x-lifeline-signature'] as string | undefined,
+      kind,
+      raw,
+    );
     if (problem) {
       this.unsigned.push(`${path}: ${problem}`);
       res.writeHead(401, { 'Content-Type': 'application/problem+json' }).end(`{"detail":"${problem}"}`);
@@ -379,13 +409,18 @@ async function settingsPage(): Promise<string> {
   return settingsText(page.html);
 }
 
-/** A signed GET of the listing at `target` (path and query as sent). */
-async function listing(target: string, signature: string | null = sign(`GET ${target}`)) {
+/** A signed GET of the listing at `target` (path and query as sent), by default signed as Lifeline signs it. */
+async function listing(target: string, given?: string | null) {
+  const signature = given === undefined ? await signListing(target) : given;
   const res = await fetch(`${wp.baseUrl}${target}`, {
     headers: signature === null ? {} : { 'X-Lifeline-Signature': signature },
   });
   const raw = await res.text();
+  const nonce = /,n=([0-9a-f]+),/.exec(signature ?? '')?.[1] ?? '';
   return {
+    /** '' when the answer is signed for this request (its nonce), else why not. */
+    answerCheck: () =>
+      checkSignature(res.headers.get('x-lifeline-signature'), 'listing-answer', `${nonce}\n${raw}`),
     status: res.status,
     raw,
     body: JSON.parse(raw) as {
@@ -763,11 +798,7 @@ describe('WordPress plugin: adopting an existing newsroom', () => {
     for (let page = 1; page <= totalPages; page++) {
       const res = await listing(`/wp-json/lifeline/v1/posts?page=${page}&per_page=100`);
       assert.equal(res.status, 200, res.raw);
-      assert.equal(
-        checkSignature(res.signature, res.raw),
-        '',
-        `page ${page}'s answer is signed by the plugin`,
-      );
+      assert.equal(await res.answerCheck(), '', `page ${page}'s answer is signed by the plugin`);
       assert.match(res.cacheControl ?? '', /no-store/);
       assert.deepEqual(
         [res.body.site, res.body.page, res.body.perPage, res.body.total],
@@ -816,17 +847,23 @@ describe('WordPress plugin: adopting an existing newsroom', () => {
     // Refusals: 401 with a JSON error, and nothing listed.
     const target = '/wp-json/lifeline/v1/posts?page=2&per_page=100';
     const now = Math.floor(Date.now() / 1000);
+    const replayed = await signListing(target);
+    assert.equal((await listing(target, replayed)).status, 200, 'the first use of a nonce');
     for (const [what, header] of [
       ['unsigned', null],
-      ['signed with another secret', sign(`GET ${target}`, 'not-the-secret')],
-      ['stale', sign(`GET ${target}`, SECRET, now - 330)],
-      ['from the future', sign(`GET ${target}`, SECRET, now + 330)],
-      ['signed for another query', sign('GET /wp-json/lifeline/v1/posts?page=1&per_page=100')],
+      ['signed with another secret', await signListing(target, { secret: 'not-the-secret' })],
+      ['stale', await signListing(target, { t: now - 330 })],
+      ['from the future', await signListing(target, { t: now + 330 })],
+      ['signed for another query', await signListing('/wp-json/lifeline/v1/posts?page=1&per_page=100')],
+      ['signed for another host', await signListing(target, { host: 'wp.other.example' })],
+      ['replayed (a nonce already used)', replayed],
+      ['v1, bound to neither host nor nonce', sign(`GET ${target}`)],
       ['malformed', 'v1=abc'],
     ] as const) {
       const res = await listing(target, header);
       assert.equal(res.status, 401, what);
       assert.equal(res.body.code, 'lifeline_bad_signature', what);
+      if (what.startsWith('replayed')) assert.match(res.body.message ?? '', /replayed/);
       assert.ok(!('posts' in res.body), what);
     }
     const tooMany = await listing('/wp-json/lifeline/v1/posts?per_page=501');
@@ -934,9 +971,12 @@ describe('WordPress plugin: adopting an existing newsroom', () => {
     assert.equal(plainTarget, '/index.php?rest_route=/lifeline/v1/posts&page=1&per_page=2');
     const plainList = await listing(plainTarget);
     assert.equal(plainList.status, 200, plainList.raw);
-    assert.equal(checkSignature(plainList.signature, plainList.raw), '');
+    assert.equal(await plainList.answerCheck(), '');
     assert.equal(plainList.body.posts[0]!.permalink, `${wp.baseUrl}/?p=${plainList.body.posts[0]!.postId}`);
-    const wrongTarget = await listing(plainTarget, sign('GET /wp-json/lifeline/v1/posts?page=1&per_page=2'));
+    const wrongTarget = await listing(
+      plainTarget,
+      await signListing('/wp-json/lifeline/v1/posts?page=1&per_page=2'),
+    );
     assert.equal(wrongTarget.status, 401);
 
     // Back to /%postname%/ for the tests after this one.

@@ -1,7 +1,8 @@
 // The WordPress plugin's signed listing (integrations/wordpress/CONTRACT.md §5) as a small HTTP server, for
-// reconciliation tests that do not need a real WordPress: it checks the request signature over
-// "<t>.GET <request target>" exactly as the plugin does (401 `lifeline_bad_signature` otherwise), pages posts by
-// ID, and signs each answer over its raw body. Switches: a wrong signature, a redirect to another host.
+// reconciliation tests that do not need a real WordPress: it checks the kind-bound request signature over
+// method, Host, request target and nonce exactly as the plugin does, and refuses a nonce it has seen (401
+// `lifeline_bad_signature` otherwise), pages posts by ID, and signs each answer over the nonce and its raw body.
+// Switches: a wrong signature, a redirect to another host.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,16 +18,31 @@ export interface FakePost {
   guid?: string;
 }
 
-function sign(secret: string, message: string, t = Math.floor(Date.now() / 1000)): string {
-  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${message}`).digest('hex')}`;
+const hmac = (secret: string, kind: string, t: string | number, message: string) =>
+  createHmac('sha256', secret).update(`lifeline/${kind}\n${t}.${message}`).digest();
+
+function sign(secret: string, nonce: string, body: string, t = Math.floor(Date.now() / 1000)): string {
+  return `t=${t},v2=${hmac(secret, 'listing-answer', t, `${nonce}\n${body}`).toString('hex')}`;
 }
 
-function verify(secret: string, header: string | undefined, message: string): string {
-  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '');
-  if (!m) return 'malformed X-Lifeline-Signature header';
-  if (Math.abs(Date.now() / 1000 - Number(m[1])) > 300) return 'stale signature';
-  const expected = createHmac('sha256', secret).update(`${m[1]}.${message}`).digest();
-  return timingSafeEqual(expected, Buffer.from(m[2]!, 'hex')) ? '' : 'signature does not match';
+/** '' and the nonce when the request is signed for `GET <host> <target>`, else why not. */
+function verify(
+  secret: string,
+  header: string | undefined,
+  host: string,
+  target: string,
+  seen: Set<string>,
+): { problem: string; nonce: string } {
+  const m = /^t=(\d+),n=([0-9a-f]{16,64}),v2=([0-9a-f]{64})$/.exec(header ?? '');
+  if (!m) return { problem: 'malformed X-Lifeline-Signature header', nonce: '' };
+  const [, t, nonce, signature] = m as unknown as [string, string, string, string];
+  if (Math.abs(Date.now() / 1000 - Number(t)) > 300) return { problem: 'stale signature', nonce };
+  const expected = hmac(secret, 'listing-request', t, `GET\n${host.toLowerCase()}\n${target}\n${nonce}`);
+  if (!timingSafeEqual(expected, Buffer.from(signature, 'hex')))
+    return { problem: 'signature does not match', nonce };
+  if (seen.has(nonce)) return { problem: 'replayed nonce', nonce };
+  seen.add(nonce);
+  return { problem: '', nonce };
 }
 
 export class WordPressListingFake {
@@ -39,6 +55,10 @@ export class WordPressListingFake {
   redirectTo: string | null = null;
   /** The plugin's installation id, sent at the top of every page (absent: an older plugin). */
   installationId: string | null = null;
+  /** Answer every good request with this answer instead (one captured earlier: a replay). */
+  replayAnswer: { header: string; body: string } | null = null;
+  /** Nonces of accepted requests (the plugin keeps them for the signature window). */
+  readonly nonces = new Set<string>();
   private server: Server | null = null;
   url = '';
 
@@ -69,10 +89,12 @@ export class WordPressListingFake {
         res.writeHead(404).end('{}');
         return;
       }
-      const problem = verify(
+      const { problem, nonce } = verify(
         this.secret,
         req.headers['x-lifeline-signature'] as string | undefined,
-        `GET ${target}`,
+        req.headers.host ?? '',
+        target,
+        this.nonces,
       );
       if (problem) {
         res.writeHead(401, { 'Content-Type': 'application/json' }).end(
@@ -81,6 +103,14 @@ export class WordPressListingFake {
             message: `Lifeline signature refused: ${problem}.`,
           }),
         );
+        return;
+      }
+      if (this.replayAnswer) {
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'X-Lifeline-Signature': this.replayAnswer.header,
+        });
+        res.end(this.replayAnswer.body);
         return;
       }
       const page = Number(url.searchParams.get('page') ?? 1);
@@ -107,7 +137,7 @@ export class WordPressListingFake {
       res.writeHead(200, {
         'Content-Type': 'application/json',
         'Cache-Control': 'no-store, private',
-        'X-Lifeline-Signature': sign(this.answerSecret ?? this.secret, body),
+        'X-Lifeline-Signature': sign(this.answerSecret ?? this.secret, nonce, body),
       });
       res.end(body);
     });

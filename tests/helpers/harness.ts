@@ -49,6 +49,9 @@ export interface Harness {
  * One test file's world: its own Postgres database, a unique task queue on the shared Temporal dev server,
  * the real app (called in-process with Request objects), and real workers on demand. Nothing is mocked.
  */
+/** OUTGOING_ALLOWED_PRIVATE for tests: loopback, where every fake listens. */
+export const TEST_OUTGOING_ALLOWANCE = '127.0.0.0/8,::1,localhost';
+
 export async function createHarness(options: { env?: Record<string, string> } = {}): Promise<Harness> {
   // The Temporal Runtime must be installed before the first native connection of the process.
   installTemporalRuntime(createLogger({ level: process.env.LOG_LEVEL ?? 'silent', name: 'temporal' }));
@@ -67,6 +70,9 @@ export async function createHarness(options: { env?: Record<string, string> } = 
     ADMIN_PASSWORD: 'correct horse battery',
     SHORT_BASE_URL: 'http://sho.rt.test',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    // The vendor fakes, listings and webhooks of tests listen on loopback: allowed explicitly, as an operator
+    // would allow an internal host (a test of the rule itself passes an empty list).
+    OUTGOING_ALLOWED_PRIVATE: TEST_OUTGOING_ALLOWANCE,
     ...options.env,
   });
   const logger = createLogger({ level: config.logLevel, name: 'test' });

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import type { Harness } from './harness.ts';
+import { type Harness, TEST_OUTGOING_ALLOWANCE } from './harness.ts';
 
 /**
  * The real worker entry (workers/main.ts) in a child process on the harness's database and task queue, so a
@@ -28,6 +28,7 @@ export function startWorkerProcess(options: { h: Harness; env?: Record<string, s
       LOG_LEVEL: 'info',
       // Any free port for the worker's probes and metrics: test workers run side by side.
       WORKER_HEALTH_PORT: '0',
+      OUTGOING_ALLOWED_PRIVATE: TEST_OUTGOING_ALLOWANCE,
       ...options.env,
     },
   });

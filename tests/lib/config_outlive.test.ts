@@ -98,9 +98,9 @@ describe('configuration: links that outlive us', () => {
     refused({ FAILOVER_DNS_TTL_SECONDS: '59' }, 'FAILOVER_DNS_TTL_SECONDS', /at least 60/);
     refused({ FAILOVER_DNS_TTL_SECONDS: '0' }, 'FAILOVER_DNS_TTL_SECONDS');
     assert.equal(
-      parseConfig({ FAILOVER_DNS_TTL_SECONDS: '60', FAILOVER_DNS_LOWERED_TTL_SECONDS: '30' }).lifecycle
+      parseConfig({ FAILOVER_DNS_TTL_SECONDS: '61', FAILOVER_DNS_LOWERED_TTL_SECONDS: '60' }).lifecycle
         .dnsTtlSeconds,
-      60,
+      61,
     );
     refused(
       { FAILOVER_DNS_TTL_SECONDS: '60' },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { listingRequestMessage, signKind, signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { fetchListingPage } from '../../lib/reconcile/wordpress_listing.ts';
 import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
 import { WordPressListingFake } from '../fakes/wordpress_listing_fake.ts';
@@ -133,6 +134,7 @@ describe('WordPress leg of reconciliation', () => {
     const deps = {
       getSecret: async () => h.webhookSecret,
       restUrls: {},
+      outgoing: { allowPrivate: ['127.0.0.1'] },
     };
     const page = await fetchListingPage(deps, { site: SITE, restUrl: wp.restUrl, page: 1 });
     assert.equal(page.site, SITE);
@@ -186,5 +188,70 @@ describe('WordPress leg of reconciliation', () => {
       wp.answerSecret = null;
     }
     await eventually(async () => true);
+  });
+
+  test('each request is signed for its host and a nonce; an answer is bound to it, and passes for nothing else', async () => {
+    const deps = {
+      getSecret: async () => h.webhookSecret,
+      restUrls: {},
+      outgoing: { allowPrivate: ['127.0.0.1'] },
+    };
+    // Two reads: two nonces, each accepted once by the plugin.
+    const seen = wp.nonces.size;
+    await fetchListingPage(deps, { site: SITE, restUrl: wp.restUrl, page: 1 });
+    await fetchListingPage(deps, { site: SITE, restUrl: wp.restUrl, page: 1 });
+    assert.equal(wp.nonces.size, seen + 2);
+
+    // An answer the plugin signed for one request, captured and served again for another, is refused.
+    const nonce = randomBytes(16).toString('hex');
+    const target = '/wp-json/lifeline/v1/posts?page=1&per_page=500';
+    const host = new URL(wp.url).host;
+    const captured = await fetch(`${wp.url}${target}`, {
+      headers: {
+        'X-Lifeline-Signature': await signKind(
+          h.webhookSecret,
+          'listing-request',
+          listingRequestMessage('GET', host, target, nonce),
+          Date.now() / 1000,
+          nonce,
+        ),
+      },
+    });
+    assert.equal(captured.status, 200);
+    const answer = { header: captured.headers.get('x-lifeline-signature')!, body: await captured.text() };
+    wp.replayAnswer = answer;
+    try {
+      await assert.rejects(
+        fetchListingPage(deps, { site: SITE, restUrl: wp.restUrl, page: 1 }),
+        /signature is refused \(signature does not match\)/,
+      );
+      // A plugin that still signs answers v1 is not trusted either.
+      wp.replayAnswer = {
+        header: await signWebhook(h.webhookSecret, answer.body, Date.now() / 1000),
+        body: answer.body,
+      };
+      await assert.rejects(
+        fetchListingPage(deps, { site: SITE, restUrl: wp.restUrl, page: 1 }),
+        /signature is refused \(signature has no v2= value/,
+      );
+    } finally {
+      wp.replayAnswer = null;
+    }
+
+    // The same signed answer posted to Lifeline as a backfill batch or an event: refused as unsigned for that kind.
+    for (const path of ['/api/v1/hooks/wordpress/backfill', '/api/v1/hooks/wordpress']) {
+      const res = await h.app.request(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Lifeline-Signature': answer.header },
+        body: answer.body,
+      });
+      assert.equal(res.status, 401, `${path}: ${await res.clone().text()}`);
+    }
+
+    // Plain http to anything but loopback is refused before any request.
+    await assert.rejects(
+      fetchListingPage(deps, { site: SITE, restUrl: 'http://wp.example/wp-json/lifeline/v1/', page: 1 }),
+      /is not https/,
+    );
   });
 });

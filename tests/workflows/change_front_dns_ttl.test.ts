@@ -11,9 +11,10 @@ import { createUiClient } from '../helpers/ui_client.ts';
 
 // A planned switch lowers the short domain's TTL through the DNS adapter, waits out the old TTL with a durable
 // timer, switches, verifies and sets the TTL back; the operations page shows each step, and the history names
-// them. The zone's old TTL is 4 s here (the DNS helper's setting), so the wait is real but short.
+// them. The zone's old TTL is 61 s here (the DNS helper's setting), so the wait is real: just above the floor.
 const DNS_TOKEN = 'dns-automation-token-for-tests';
-const OLD_TTL_SECONDS = 4;
+// Above the 60 s floor of FAILOVER_DNS_LOWERED_TTL_SECONDS, so the switch lowers it and waits it out (61 s).
+const OLD_TTL_SECONDS = 61;
 let fake: BitlyFake;
 let h: Harness;
 let dns: Awaited<ReturnType<typeof startDnsSwitch>>;
@@ -28,7 +29,7 @@ before(async () => {
       DNS_ADAPTER_URL: `http://127.0.0.1:${port}/_dns`,
       DNS_ADAPTER_TOKEN: DNS_TOKEN,
       FAILOVER_DNS_TTL_SECONDS: '300',
-      FAILOVER_DNS_LOWERED_TTL_SECONDS: '1',
+      FAILOVER_DNS_LOWERED_TTL_SECONDS: '60',
     },
   });
   dns = await startDnsSwitch({
@@ -78,7 +79,7 @@ describe('DNS TTL around a planned switch', () => {
       waiting.steps?.map((s) => s.name),
       ['lower DNS TTL', 'preflight repair', 'preflight check', 'verify in-house answers'],
     );
-    assert.equal(dns.ttlSeconds, 1);
+    assert.equal(dns.ttlSeconds, 60);
     assert.equal(dns.front, 'bitly', 'not switched before the old TTL ran out');
     const front = (await (await h.api('/api/v1/ops/front')).json()) as {
       inProgress?: { step?: string; dnsTtlWaitUntil?: string; steps?: unknown[] };
@@ -110,14 +111,14 @@ describe('DNS TTL around a planned switch', () => {
     );
     assert.equal(report.switched, true);
     assert.ok(report.dnsTtl && 'raised' in report.dnsTtl);
-    assert.equal(report.dnsTtl.lowered, 1);
+    assert.equal(report.dnsTtl.lowered, 60);
     assert.equal(report.dnsTtl.previous, OLD_TTL_SECONDS);
     assert.equal(report.dnsTtl.raised, true);
     assert.ok(report.dnsTtl.waitedMs >= OLD_TTL_SECONDS * 1000, `waited ${report.dnsTtl.waitedMs} ms`);
-    // The DNS automation saw: TTL 1, then (the old TTL later) the switch, then the old TTL back.
+    // The DNS automation saw: TTL 60, then (the old TTL later) the switch, then the old TTL back.
     assert.deepEqual(
       dns.log.map((l) => l.call),
-      ['ttl 1', 'front inhouse', `ttl ${OLD_TTL_SECONDS}`],
+      ['ttl 60', 'front inhouse', `ttl ${OLD_TTL_SECONDS}`],
     );
     assert.ok(dns.log[1]!.at - dns.log[0]!.at >= OLD_TTL_SECONDS * 1000);
     assert.equal(dns.ttlSeconds, OLD_TTL_SECONDS);

@@ -4,10 +4,16 @@ import type { CdnPurgeMetrics } from '../../../lib/cdn/cdn_purger.ts';
 import { toLinkPurgePaths } from '../../../lib/cdn/cdn_purger.ts';
 import { createCdnPurger } from '../../../lib/cdn/create_cdn_purger.ts';
 import { createWebhookPurger, type WebhookPurgerOptions } from '../../../lib/cdn/webhook_purger.ts';
+import { loadOutgoingRequests } from '../../../lib/shared/outgoing_request.ts';
 import { type CdnWebhookFake, startCdnWebhookFake } from '../../fakes/cdn_webhook_fake.ts';
 
 let fake: CdnWebhookFake;
+/** The fake receiver listens on loopback: allowed as an operator would allow an internal webhook. */
+const LOOPBACK_ALLOWED = { allowPrivate: ['127.0.0.1'] };
+
 before(async () => {
+  // undici loads before the first purge's 500 ms deadline starts.
+  await loadOutgoingRequests(LOOPBACK_ALLOWED);
   fake = await startCdnWebhookFake({ shortBaseUrl: 'https://sho.rt' });
 });
 after(() => fake.stop());
@@ -33,6 +39,7 @@ function purger(overrides: Partial<WebhookPurgerOptions> = {}) {
     shortBaseUrl: 'https://sho.rt/',
     timeoutMs: 500,
     retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 2000 },
+    outgoing: LOOPBACK_ALLOWED,
     ...overrides,
   });
 }

@@ -25,9 +25,12 @@ before(async () => {
 });
 after(() => new Promise<void>((r) => server.close(() => r())));
 
+/** The fake automation listens on loopback: allowed as an operator would allow an internal webhook. */
+const LOOPBACK_ALLOWED = { allowPrivate: ['127.0.0.1'] };
+
 describe('webhook DNS adapter: setTtl', () => {
   test('sends the TTL with the token and returns the TTL before the change', async () => {
-    const adapter = createWebhookDnsAdapter({ url, token: 'tok' });
+    const adapter = createWebhookDnsAdapter({ url, token: 'tok', outgoing: LOOPBACK_ALLOWED });
     assert.deepEqual(await adapter.setTtl(60, { workflowId: 'failover:x' }), { previousTtlSeconds: 300 });
     assert.deepEqual(received.at(-1), {
       auth: 'Bearer tok',
@@ -36,7 +39,7 @@ describe('webhook DNS adapter: setTtl', () => {
   });
 
   test('an answer without the old TTL, a 501 and an error', async () => {
-    const adapter = createWebhookDnsAdapter({ url });
+    const adapter = createWebhookDnsAdapter({ url, outgoing: LOOPBACK_ALLOWED });
     answer = { status: 204, body: '' };
     assert.deepEqual(await adapter.setTtl(60, { workflowId: 'w' }), { previousTtlSeconds: null });
     answer = { status: 200, body: '{"previousTtlSeconds":"300"}' };

@@ -159,7 +159,7 @@ function assertVerdict(c: HostileTarget) {
   assertContract(c.input);
 }
 
-describe('the first security review\'s findings, verbatim', () => {
+describe("the first security review's findings, verbatim", () => {
   test('a backslash before @ is refused: browsers and curl would go to different hosts', () => {
     const input = 'https://news.example\\@evil.example/';
     assert.equal(new URL(input).hostname, 'news.example'); // what the old check saw

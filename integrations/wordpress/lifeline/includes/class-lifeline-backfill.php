@@ -279,7 +279,7 @@ final class Lifeline_Backfill {
 					'Content-Type'         => 'application/json; charset=utf-8',
 					'Accept'               => 'application/json',
 					'User-Agent'           => 'Lifeline-WordPress/' . LIFELINE_PLUGIN_VERSION . '; ' . home_url( '/' ),
-					'X-Lifeline-Signature' => Lifeline_Client::sign( $body, Lifeline_Config::secret(), time() ),
+					'X-Lifeline-Signature' => Lifeline_Client::sign( $body, Lifeline_Config::secret(), time(), Lifeline_Signature::KIND_BACKFILL ),
 				),
 				'body'               => $body,
 			)

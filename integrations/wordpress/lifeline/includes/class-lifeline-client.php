@@ -18,11 +18,17 @@ final class Lifeline_Client {
 	const READ_TIMEOUT = 2;
 
 	/**
-	 * The signature header value (API.md): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
-	 * It covers the exact bytes sent, and its own time, so a delivery retried hours later is signed afresh.
+	 * The signature header value (API.md): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`,
+	 * and with `$kind` also `,v2=<hex>` bound to that kind (Lifeline_Signature::sign_kind), which Lifeline checks
+	 * instead when present; v1 stays for a Lifeline that predates v2. It covers the exact bytes sent, and its
+	 * own time, so a delivery retried hours later is signed afresh.
 	 */
-	public static function sign( string $body, string $secret, int $timestamp ): string {
-		return 't=' . $timestamp . ',v1=' . hash_hmac( 'sha256', $timestamp . '.' . $body, $secret );
+	public static function sign( string $body, string $secret, int $timestamp, string $kind = '' ): string {
+		$header = 't=' . $timestamp . ',v1=' . hash_hmac( 'sha256', $timestamp . '.' . $body, $secret );
+		if ( '' !== $kind ) {
+			$header .= ',v2=' . Lifeline_Signature::sign_kind( $kind, $body, $secret, $timestamp );
+		}
+		return $header;
 	}
 
 	/**
@@ -43,7 +49,7 @@ final class Lifeline_Client {
 					'Content-Type'         => 'application/json; charset=utf-8',
 					'Accept'               => 'application/json',
 					'User-Agent'           => 'Lifeline-WordPress/' . LIFELINE_PLUGIN_VERSION . '; ' . home_url( '/' ),
-					'X-Lifeline-Signature' => self::sign( (string) $body, Lifeline_Config::secret(), time() ),
+					'X-Lifeline-Signature' => self::sign( (string) $body, Lifeline_Config::secret(), time(), Lifeline_Signature::KIND_EVENT ),
 				),
 				'body'               => $body,
 			)
@@ -140,7 +146,7 @@ final class Lifeline_Client {
 				'reject_unsafe_urls' => false,
 				'headers'            => array(
 					'Content-Type'         => 'application/json',
-					'X-Lifeline-Signature' => self::sign( $body, Lifeline_Config::secret(), time() ),
+					'X-Lifeline-Signature' => self::sign( $body, Lifeline_Config::secret(), time(), Lifeline_Signature::KIND_EVENT ),
 				),
 				'body'               => $body,
 			)

@@ -2,8 +2,9 @@
 /**
  * The signed listing Lifeline's reconciliation reads (CONTRACT.md §5): `GET /wp-json/lifeline/v1/posts?page=&
  * per_page=&modified_after=` answers, for every post of the configured types, its status and permalink as
- * WordPress has them now. Only Lifeline may ask (the request is signed with the shared secret), and the answer
- * is signed too, so Lifeline knows it came from this plugin and not from a cache or a proxy in between.
+ * WordPress has them now. Only Lifeline may ask (the request is signed with the shared secret, for this host,
+ * with a nonce used once), and the answer is signed too, bound to that request, so Lifeline knows it came from
+ * this plugin for this request and not from a cache, a proxy in between or an earlier answer.
  *
  * @package Lifeline
  */
@@ -21,6 +22,9 @@ final class Lifeline_Listing {
 	const MAX_PAGE         = 10000000;
 	/** The statuses listed; auto-drafts, revisions ("inherit") and custom statuses never. */
 	const STATUSES = array( 'publish', 'future', 'draft', 'pending', 'private', 'trash' );
+
+	/** The nonce of the request being answered (its answer is signed over it). */
+	private static $nonce = '';
 
 	public static function init(): void {
 		add_action( 'rest_api_init', array( __CLASS__, 'register_route' ) );
@@ -40,22 +44,28 @@ final class Lifeline_Listing {
 	}
 
 	/**
-	 * The request must carry `X-Lifeline-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.GET <path and query
-	 * exactly as requested>")>`: the request target as it reached this server, so the plain-permalink form
-	 * `/?rest_route=/lifeline/v1/posts&page=2` is signed as it is, and a changed query breaks the signature.
+	 * The request must carry `X-Lifeline-Signature: t=<unix>,n=<nonce>,v2=<hex HMAC-SHA256(secret,
+	 * "lifeline/listing-request\n<t>.GET\n<host>\n<path and query exactly as requested>\n<nonce>")>`: the Host it
+	 * was sent to and the request target as it reached this server (so the plain-permalink form
+	 * `/?rest_route=/lifeline/v1/posts&page=2` is signed as it is, and a changed query breaks the signature), with
+	 * a nonce this site has not accepted before (Lifeline_Signature::verify_listing_request).
 	 *
 	 * @return true|WP_Error
 	 */
 	public static function authorize( WP_REST_Request $request ) {
 		// WordPress adds slashes to $_SERVER (wp_magic_quotes); the signature covers the bytes the client sent.
-		$target = isset( $_SERVER['REQUEST_URI'] ) ? wp_unslash( (string) $_SERVER['REQUEST_URI'] ) : '';
-		$reason = Lifeline_Signature::verify(
+		$target          = isset( $_SERVER['REQUEST_URI'] ) ? wp_unslash( (string) $_SERVER['REQUEST_URI'] ) : '';
+		$host            = isset( $_SERVER['HTTP_HOST'] ) ? wp_unslash( (string) $_SERVER['HTTP_HOST'] ) : '';
+		list( $reason, $nonce ) = Lifeline_Signature::verify_listing_request(
 			(string) $request->get_header( 'X-Lifeline-Signature' ),
-			$request->get_method() . ' ' . $target,
+			$request->get_method(),
+			$host,
+			$target,
 			Lifeline_Config::secret(),
 			time()
 		);
 		if ( '' === $reason ) {
+			self::$nonce = $nonce;
 			return true;
 		}
 		return new WP_Error( 'lifeline_bad_signature', 'Lifeline signature refused: ' . $reason . '.', array( 'status' => 401 ) );
@@ -134,7 +144,9 @@ final class Lifeline_Listing {
 
 	/**
 	 * `rest_pre_serve_request`: serves this route's successful answers itself, so the bytes signed are exactly
-	 * the bytes sent: `X-Lifeline-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
+	 * the bytes sent: `X-Lifeline-Signature: t=<unix>,v2=<hex HMAC-SHA256(secret, "lifeline/listing-answer\n<t>.
+	 * <request nonce>\n<raw body>")>` (bound to the request it answers; never v1, which Lifeline would also read
+	 * as a signed backfill batch or event).
 	 *
 	 * @param bool             $served  Whether an earlier filter served the request.
 	 * @param WP_HTTP_Response $result  The response about to be sent.
@@ -144,14 +156,23 @@ final class Lifeline_Listing {
 	 */
 	public static function serve_signed( $served, $result, $request, $server ) {
 		if ( $served || ! $request instanceof WP_REST_Request || self::ROUTE !== $request->get_route()
-			|| ! $result instanceof WP_HTTP_Response || 200 !== $result->get_status() ) {
+			|| ! $result instanceof WP_HTTP_Response || 200 !== $result->get_status() || '' === self::$nonce ) {
 			return $served;
 		}
 		$body = wp_json_encode( $result->get_data(), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE );
 		if ( false === $body ) {
 			return $served;
 		}
-		$server->send_header( 'X-Lifeline-Signature', Lifeline_Client::sign( $body, Lifeline_Config::secret(), time() ) );
+		$now = time();
+		$server->send_header(
+			'X-Lifeline-Signature',
+			't=' . $now . ',v2=' . Lifeline_Signature::sign_kind(
+				Lifeline_Signature::KIND_LISTING_ANSWER,
+				self::$nonce . "\n" . $body,
+				Lifeline_Config::secret(),
+				$now
+			)
+		);
 		if ( 'HEAD' !== $request->get_method() ) {
 			echo $body; // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- JSON, as WordPress's REST server sends it.
 		}
