@@ -1,5 +1,5 @@
-// The one rule for every server-side request to a URL someone configured or sent us (ADR 0058): https only, and never to a loopback, private, link-local, CGNAT, unique-local, multicast,
-// unspecified, reserved or cloud-metadata address. Checked where the socket is opened, on every address the
+// The one rule for every server-side request to a URL someone configured or sent us (ADR 0058): https only,
+// and never to a loopback, private, link-local, CGNAT, unique-local, multicast, unspecified, reserved or cloud-metadata address. Checked where the socket is opened, on every address the
 // name resolves to (so a name that resolves to 127.0.0.1, or rebinds to it between two lookups, is refused
 // too) and on IP literals; an operator may allow private addresses or hosts by name (OUTGOING_ALLOWED_PRIVATE).
 //
