@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { postIdSchema, siteSchema, TARGET_URL_MAX_BYTES, targetUrlProblem } from '../links/link.ts';
+import {
+  importedTitleSchema,
+  postIdSchema,
+  siteSchema,
+  TARGET_URL_MAX_BYTES,
+  targetUrlProblem,
+} from '../links/link.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
 
 /** Most posts the plugin sends in one batch (its --batch-size is 1..500). */
@@ -20,7 +26,7 @@ export const backfillPostSchema = z.object({
     .string()
     .max(4 * TARGET_URL_MAX_BYTES)
     .transform(toCanonicalTarget),
-  title: z.string().max(1000).optional(),
+  title: importedTitleSchema.optional(),
   publishedAt: isoSecond,
   modifiedAt: isoSecond,
   knownShortUrl: z

@@ -4,6 +4,7 @@
 // the restUrl's own host, a deadline, a size cap, and no redirect to another host.
 import { z } from 'zod';
 import { signWebhook, verifyWebhookSignature } from '../auth/webhook_signature.ts';
+import { importedTitleSchema } from '../links/link.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
 
@@ -36,7 +37,7 @@ export const listingPageSchema = z.object({
       status: z.string(),
       // In canonical form when it has one: compared with stored targets, which are canonical.
       permalink: z.string().transform(toCanonicalTarget),
-      title: z.string().optional(),
+      title: importedTitleSchema.optional(),
       modifiedAt: z.string(),
     }),
   ),
