@@ -15,17 +15,17 @@ export async function signWebhook(
   return `t=${t},v1=${await hmacSha256Hex(secret, `${t}.${rawBody}`)}`;
 }
 
+/** A signature header that is well formed and within the replay window: its timestamp and its v1 values. */
+export type SignatureHeader =
+  | { ok: true; timestamp: string; signatures: string[] }
+  | { ok: false; reason: string };
+
 /**
- * Checks an `X-Lifeline-Signature` header against the raw request bytes (never re-serialised JSON):
- * a v1 HMAC that matches in constant time, within the replay window. Several v1 values are allowed
- * so a sender can sign with an old and a new secret while rotating.
+ * Reads an `X-Lifeline-Signature` header without the body: present, with a `t=` timestamp inside the replay window
+ * and at least one `v1=` value. Routes call it before reading a body, so an unsigned or stale request costs no
+ * body bytes.
  */
-export async function verifyWebhookSignature(
-  secret: string,
-  header: string | null | undefined,
-  rawBody: string,
-  nowSeconds: number,
-): Promise<SignatureCheck> {
+export function readSignatureHeader(header: string | null | undefined, nowSeconds: number): SignatureHeader {
   if (!header) return { ok: false, reason: 'missing X-Lifeline-Signature header' };
   let timestamp: string | undefined;
   const signatures: string[] = [];
@@ -43,6 +43,23 @@ export async function verifyWebhookSignature(
   if (Math.abs(nowSeconds - Number(timestamp)) > WEBHOOK_TOLERANCE_SECONDS) {
     return { ok: false, reason: `signature timestamp is outside the ${WEBHOOK_TOLERANCE_SECONDS} s window` };
   }
+  return { ok: true, timestamp, signatures };
+}
+
+/**
+ * Checks an `X-Lifeline-Signature` header against the raw request bytes (never re-serialised JSON):
+ * a v1 HMAC that matches in constant time, within the replay window. Several v1 values are allowed
+ * so a sender can sign with an old and a new secret while rotating.
+ */
+export async function verifyWebhookSignature(
+  secret: string,
+  header: string | null | undefined,
+  rawBody: string,
+  nowSeconds: number,
+): Promise<SignatureCheck> {
+  const parsed = readSignatureHeader(header, nowSeconds);
+  if (!parsed.ok) return parsed;
+  const { timestamp, signatures } = parsed;
   const expected = await hmacSha256Hex(secret, `${timestamp}.${rawBody}`);
   // Check every candidate so timing does not reveal which one matched.
   let match = false;
