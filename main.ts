@@ -14,11 +14,13 @@ import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_datab
 import { onShutdownSignal, startDraining } from './boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from './boot/temporal_connection.ts';
 import { createLogger } from './lib/shared/logger.ts';
+import { createSharedLimiterHost } from './lib/shared/rate_limits.ts';
 import { createSql } from './lib/stores/sql.ts';
 import { createApp } from './routes/app.ts';
 import { loadStaticFiles } from './routes/static.ts';
 import { serveNode } from './server/node_server.ts';
 import {
+  connectSharedLimiter,
   joinWebPrimary,
   reusePortUnavailable,
   startWebPrimary,
@@ -56,6 +58,8 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
     count: config.webConcurrency,
     entry: fileURLToPath(import.meta.url),
     logger,
+    // Without Redis the processes share their rate-limit counters here, or each would allow the whole budget.
+    ...(config.redis?.kind === 'tcp' ? {} : { limiter: createSharedLimiterHost(config) }),
   });
   let signalled = false;
   onShutdownSignal(
@@ -78,7 +82,12 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
   const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-web' });
   if (webProcess === undefined)
     printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
-  const deps = await createWebDeps(config, { sql, logger, temporalConnection: temporal.connection });
+  const deps = await createWebDeps(config, {
+    sql,
+    logger,
+    temporalConnection: temporal.connection,
+    ...(webProcess !== undefined ? { sharedLimiter: connectSharedLimiter() } : {}),
+  });
   const link = webProcess === undefined ? undefined : joinWebPrimary(webProcess, deps.metrics.registry);
   const app = createApp(link ? { ...deps, metricsText: link.metricsText } : deps, {
     staticFiles: await loadStaticFiles(),

@@ -1,32 +1,15 @@
 import { Hono } from 'hono';
+import { createPostgresCheck } from '../lib/health/web_readiness.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { requireMetricsToken } from './middleware/metrics_token.ts';
-
-const HEALTH_TIMEOUT_MS = 1_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref?.(),
-    ),
-  ]);
-}
 
 /** /healthz (can this instance serve redirects?) and /metrics (Prometheus text, behind METRICS_TOKEN). */
 export function createHealthRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
+  const checkPostgres = createPostgresCheck(deps.sql);
 
   app.get('/healthz', async (c) => {
-    let postgres = 'ok';
-    try {
-      await withTimeout(
-        deps.sql`SELECT 1`.then(() => undefined),
-        HEALTH_TIMEOUT_MS,
-      );
-    } catch {
-      postgres = 'down';
-    }
+    const postgres = await checkPostgres();
     const ok = postgres === 'ok';
     return c.json({ status: ok ? 'ok' : 'degraded', postgres }, ok ? 200 : 503, {
       'Cache-Control': 'no-store',

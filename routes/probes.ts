@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { checkWebReadiness } from '../lib/health/web_readiness.ts';
+import { createWebReadinessCheck } from '../lib/health/web_readiness.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -11,14 +11,15 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
  */
 export function createProbeRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
+  const checkReadiness = createWebReadinessCheck({
+    sql: deps.sql,
+    servingStore: deps.servingStore,
+    cache: deps.config.resolver.cacheMax > 0 ? deps.resolver : undefined,
+    drain: deps.drain,
+  });
   app.get('/livez', (c) => c.json({ status: 'ok' }, 200, NO_STORE));
   app.get('/readyz', async (c) => {
-    const readiness = await checkWebReadiness({
-      sql: deps.sql,
-      servingStore: deps.servingStore,
-      cache: deps.config.resolver.cacheMax > 0 ? deps.resolver : undefined,
-      drain: deps.drain,
-    });
+    const readiness = await checkReadiness();
     return c.json(readiness, readiness.status === 'ready' ? 200 : 503, NO_STORE);
   });
   return app;

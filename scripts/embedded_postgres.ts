@@ -19,6 +19,8 @@ const CLOSE = 0x43; // 'C' (frontend): close a statement or portal
 const READY_FOR_QUERY = 0x5a; // 'Z'
 const NOTIFICATION = 0x41; // 'A': NotificationResponse
 const IDLE = 0x49; // 'I': ReadyForQuery's status outside a transaction
+/** Postgres's own cap on a start-up packet (MAX_STARTUP_PACKET_LENGTH); anything longer is not one. */
+const STARTUP_MAX_BYTES = 10_000;
 
 /**
  * PGlite has one session; every client socket shares it. A client owns the session from its first message until
@@ -254,6 +256,11 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
           if (pending.length < 8) return;
           const length = pending.readInt32BE(0);
           const code = pending.readInt32BE(4);
+          // A length that cannot be a start-up packet's would never consume its bytes (zero: this loop spins).
+          if (length < 8 || length > STARTUP_MAX_BYTES) {
+            socket.destroy();
+            return;
+          }
           if (pending.length < length) return;
           const message = pending.subarray(0, length);
           pending = pending.subarray(length);
@@ -270,7 +277,13 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64
           continue;
         }
         if (pending.length < 5) return;
-        const length = 1 + pending.readInt32BE(1);
+        // The length counts itself: below 4 it is no message's, and framing by it would not move on.
+        const declared = pending.readInt32BE(1);
+        if (declared < 4) {
+          socket.destroy();
+          return;
+        }
+        const length = 1 + declared;
         if (pending.length < length) return;
         const message = Buffer.from(pending.subarray(0, length));
         pending = pending.subarray(length);

@@ -7,6 +7,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
 import type { Logger } from '../lib/shared/logger.ts';
+import type {
+  SharedLimiterAnswer,
+  SharedLimiterChannel,
+  SharedLimiterRequest,
+} from '../lib/shared/rate_limits.ts';
 
 /** Set by the primary on each process it forks: its index, 0 … WEB_CONCURRENCY − 1. */
 export const WEB_PROCESS_ENV = 'LIFELINE_WEB_PROCESS';
@@ -23,7 +28,9 @@ type Message =
   | { type: 'metrics-request'; id: number }
   | { type: 'metrics-collect'; id: number }
   | { type: 'metrics-json'; id: number; index: number; families: Family[] }
-  | { type: 'metrics-text'; id: number; text: string };
+  | { type: 'metrics-text'; id: number; text: string }
+  | { type: 'limit'; id: number; request: SharedLimiterRequest }
+  | { type: 'limit-answer'; id: number; answer?: SharedLimiterAnswer; error?: string };
 
 /** This process's index when the primary forked it; undefined for the primary or a single process. */
 export function webProcessIndex(env: NodeJS.ProcessEnv): number | undefined {
@@ -52,6 +59,11 @@ export interface WebPrimaryOptions {
   /** The entry each web process runs (main.ts), with this process's Node flags (the tsx loader). */
   entry: string;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /**
+   * The rate-limit counters every web process shares when there is no Redis (createSharedLimiterHost): without
+   * them each process would allow the whole budget, N processes N times it (ADR 0061).
+   */
+  limiter?: { answer(request: SharedLimiterRequest): Promise<SharedLimiterAnswer> };
 }
 
 export interface WebPrimary {
@@ -123,6 +135,16 @@ export function startWebPrimary(options: WebPrimaryOptions): WebPrimary {
       timer.unref();
       gathers.set(gatherId, { from: child, requestId: message.id, families: [], waiting, timer });
       for (const i of waiting) send(children[i]!, { type: 'metrics-collect', id: gatherId });
+    } else if (message.type === 'limit') {
+      const { id } = message;
+      if (!options.limiter) {
+        send(child, { type: 'limit-answer', id, error: 'the primary keeps no shared counters' });
+        return;
+      }
+      options.limiter.answer(message.request).then(
+        (answer) => send(child, { type: 'limit-answer', id, answer }),
+        (error: unknown) => send(child, { type: 'limit-answer', id, error: String(error) }),
+      );
     } else if (message.type === 'metrics-json') {
       const gather = gathers.get(message.id);
       if (!gather?.waiting.delete(index)) return;
@@ -285,6 +307,42 @@ export function joinWebPrimary(index: number, registry: Registry): WebProcessLin
           resolve(text);
         });
         process.send?.({ type: 'metrics-request', id } satisfies Message);
+      });
+    },
+  };
+}
+
+/** A shared-counter call the primary does not answer within this fails; the caller's insurance limiter answers. */
+const LIMIT_CALL_TIMEOUT_MS = 1_000;
+
+/**
+ * The rate-limit counters of the primary, from a forked web process: each call goes over the IPC channel and is
+ * answered by the primary's createSharedLimiterHost. A call fails when the primary is gone or slow.
+ */
+export function connectSharedLimiter(): SharedLimiterChannel {
+  const pending = new Map<number, (message: Extract<Message, { type: 'limit-answer' }>) => void>();
+  let nextId = 0;
+  process.on('message', (raw) => {
+    const message = raw as Message;
+    if (message.type === 'limit-answer') pending.get(message.id)?.(message);
+  });
+  return {
+    call(request) {
+      if (!process.connected || !process.send) return Promise.reject(new Error('no primary'));
+      const id = nextId++;
+      return new Promise<SharedLimiterAnswer>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(new Error('the primary did not answer'));
+        }, LIMIT_CALL_TIMEOUT_MS);
+        timer.unref();
+        pending.set(id, (message) => {
+          pending.delete(id);
+          clearTimeout(timer);
+          if (message.answer) resolve(message.answer);
+          else reject(new Error(message.error ?? 'no answer'));
+        });
+        process.send?.({ type: 'limit', id, request } satisfies Message);
       });
     },
   };

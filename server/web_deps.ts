@@ -14,7 +14,7 @@ import type { Config } from '../lib/shared/config.ts';
 import { UnavailableError } from '../lib/shared/errors.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { createMetrics, type Metrics } from '../lib/shared/metrics.ts';
-import { createRateLimits } from '../lib/shared/rate_limits.ts';
+import { createRateLimits, type SharedLimiterChannel } from '../lib/shared/rate_limits.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
 import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
@@ -50,6 +50,8 @@ export async function createWebDeps(
      * profile file, no TEMPORAL_GRPC_META_* headers), as in-process tests configure it.
      */
     temporalConnection?: TemporalConnectionOptions;
+    /** The primary's shared rate-limit counters, for a web process of WEB_CONCURRENCY > 1 without Redis. */
+    sharedLimiter?: SharedLimiterChannel;
   },
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
@@ -86,7 +88,11 @@ export async function createWebDeps(
     }
   }
   let webhookSecret: string | undefined = config.wordpressWebhookSecret;
-  const rateLimits = createRateLimits(config, base.logger);
+  const rateLimits = createRateLimits(
+    config,
+    base.logger,
+    base.sharedLimiter ? { shared: base.sharedLimiter } : {},
+  );
   // Clicks write through their own single connection, so a flush never holds a connection the redirect path
   // is waiting for (measured: flushes on the shared pool took the Postgres path's p99 from ~20 ms to ~250 ms).
   const clicksSql = config.databaseUrl

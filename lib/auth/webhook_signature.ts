@@ -94,6 +94,24 @@ function checkTime(timestamp: string | undefined, nowSeconds: number): Signature
   return { ok: true };
 }
 
+/** What a signature header says before the body is read: its timestamp, or why it is refused. */
+export type SignatureHeader = { ok: true; timestamp: string } | { ok: false; reason: string };
+
+/**
+ * Reads an `X-Lifeline-Signature` header without the body: present, with a `t=` timestamp inside the replay window
+ * and at least one `v1=` or `v2=` value. Routes call it before reading a body, so an unsigned or stale request
+ * costs no body bytes; the HMAC itself is checked once the body is read.
+ */
+export function readSignatureHeader(header: string | null | undefined, nowSeconds: number): SignatureHeader {
+  if (!header) return { ok: false, reason: 'missing X-Lifeline-Signature header' };
+  const parsed = parseHeader(header);
+  const time = checkTime(parsed.timestamp, nowSeconds);
+  if (!time.ok) return time;
+  if (parsed.v1.length === 0 && parsed.v2.length === 0)
+    return { ok: false, reason: 'signature has no v1= or v2= value' };
+  return { ok: true, timestamp: parsed.timestamp as string };
+}
+
 /**
  * Checks an `X-Lifeline-Signature` header (v1) against the raw request bytes (never re-serialised JSON): a
  * v1 HMAC that matches in constant time, within the replay window. Several v1 values are allowed so a sender

@@ -7,6 +7,7 @@ import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { ServingStore } from '../redirect/serving_store.ts';
 import { pingDatabase } from '../stores/ping_database.ts';
 import type { Db } from '../stores/sql.ts';
+import { cacheCheck } from './cached_check.ts';
 import type { DrainState } from './drain_state.ts';
 import { probe } from './probe_checks.ts';
 
@@ -42,15 +43,29 @@ export function decideWebReadiness(checks: WebReadinessChecks): WebReadiness['st
     : 'unavailable';
 }
 
-/** Checks Postgres and the serving store (in parallel, each within a second) and the LRU, then decides. */
-export async function checkWebReadiness(deps: WebReadinessDeps): Promise<WebReadiness> {
-  if (deps.drain?.draining) return { status: 'draining' };
+/** Whether Postgres answers (/healthz's one question), asked at most once a second however often it is called. */
+export function createPostgresCheck(sql: Db): () => Promise<'ok' | 'down'> {
+  return cacheCheck(() => probe(() => pingDatabase(sql)));
+}
+
+/**
+ * Checks Postgres and the serving store (in parallel, each within a second) and the LRU, then decides. The two
+ * network checks are made at most once a second (cached_check.ts) however often it is asked; draining and the
+ * LRU are read on every call.
+ */
+export function createWebReadinessCheck(deps: WebReadinessDeps): () => Promise<WebReadiness> {
   const store = deps.servingStore;
-  const [postgres, servingStore] = await Promise.all([
-    probe(() => pingDatabase(deps.sql)),
-    store ? probe(() => store.get(PROBE_CODE)) : Promise.resolve('none' as const),
-  ]);
-  const cache = deps.cache?.hasLiveRecords ? (deps.cache.hasLiveRecords() ? 'warm' : 'cold') : 'off';
-  const checks: WebReadinessChecks = { postgres, servingStore, cache };
-  return { status: deps.drain?.draining ? 'draining' : decideWebReadiness(checks), checks };
+  const dependencies = cacheCheck(() =>
+    Promise.all([
+      probe(() => pingDatabase(deps.sql)),
+      store ? probe(() => store.get(PROBE_CODE)) : Promise.resolve('none' as const),
+    ]),
+  );
+  return async () => {
+    if (deps.drain?.draining) return { status: 'draining' };
+    const [postgres, servingStore] = await dependencies();
+    const cache = deps.cache?.hasLiveRecords ? (deps.cache.hasLiveRecords() ? 'warm' : 'cold') : 'off';
+    const checks: WebReadinessChecks = { postgres, servingStore, cache };
+    return { status: deps.drain?.draining ? 'draining' : decideWebReadiness(checks), checks };
+  };
 }

@@ -88,6 +88,35 @@ export function titleProblem(value: string): string | null {
   return null;
 }
 
+/**
+ * A title written elsewhere (a WordPress post's), made to pass titleProblem instead of refused: the post's link
+ * matters more than its headline, and the editor rules are for what editors type. Line breaks and other control
+ * characters become spaces, bidirectional formatting characters go, a broken surrogate becomes U+FFFD, spaces
+ * fold, and it is cut to TITLE_MAX_CHARS code points (the last one an ellipsis). Undefined when nothing is left.
+ */
+export function toTitle(value: string): string | undefined {
+  const cleaned = value
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+    .replace(/[\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .normalize('NFC');
+  const chars = [...cleaned];
+  const title =
+    chars.length > TITLE_MAX_CHARS
+      ? `${chars
+          .slice(0, TITLE_MAX_CHARS - 1)
+          .join('')
+          .trimEnd()}\u2026`
+      : cleaned;
+  return title === '' ? undefined : title;
+}
+
+/** A title from WordPress (webhooks, backfill batches, the signed listing): toTitle's, never refused. */
+export const importedTitleSchema = z.string().transform(toTitle);
+
 /** A link's title: trimmed, stored in Unicode normalisation form C. */
 export const titleSchema = z
   .string()

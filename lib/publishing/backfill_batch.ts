@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { postIdSchema, siteSchema, TARGET_URL_MAX_BYTES, targetUrlProblem } from '../links/link.ts';
+import {
+  importedTitleSchema,
+  postIdSchema,
+  siteSchema,
+  TARGET_URL_MAX_BYTES,
+  targetUrlProblem,
+} from '../links/link.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
 import { installationIdSchema, lenientGuid, lenientKnownCode } from './wordpress_event.ts';
 
@@ -21,7 +27,7 @@ export const backfillPostSchema = z.object({
     .string()
     .max(4 * TARGET_URL_MAX_BYTES)
     .transform(toCanonicalTarget),
-  title: z.string().max(1000).optional(),
+  title: importedTitleSchema.optional(),
   publishedAt: isoSecond,
   modifiedAt: isoSecond,
   knownShortUrl: z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isPossibleCode } from '../links/code_rules.ts';
-import { postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
+import { importedTitleSchema, postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
 import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
 
 export const WORDPRESS_EVENTS = ['post.published', 'post.updated', 'post.unpublished'] as const;
@@ -35,7 +35,7 @@ export const wordpressEventSchema = z
     site: siteSchema,
     postId: postIdSchema,
     permalink: targetUrlSchema.optional(),
-    title: z.string().max(1000).optional(),
+    title: importedTitleSchema.optional(),
     occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
     /** Where the site's signed listing lives (CONTRACT.md §6): every event carries it since plugin 1.1. */
     restUrl: targetUrlSchema.optional(),

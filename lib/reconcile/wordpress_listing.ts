@@ -11,6 +11,7 @@ import {
   signKind,
   verifyKindSignature,
 } from '../auth/webhook_signature.ts';
+import { importedTitleSchema } from '../links/link.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
 import { installationIdSchema, lenientGuid, lenientKnownCode } from '../publishing/wordpress_event.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
@@ -53,7 +54,7 @@ export const listingPageSchema = z.object({
       status: z.string(),
       // In canonical form when it has one: compared with stored targets, which are canonical.
       permalink: z.string().transform(toCanonicalTarget),
-      title: z.string().optional(),
+      title: importedTitleSchema.optional(),
       modifiedAt: z.string(),
       /** The code the post claims and its GUID (ADR 0057); a malformed claim is ignored. */
       knownCode: lenientKnownCode,

@@ -10,6 +10,12 @@ const APP_HOST_PREFIXES = ['/api/', '/ui/'];
 const APP_HOST_PATHS = ['/api', '/ui', '/metrics'];
 /** Paths both hosts serve. */
 const SHARED_PATHS = ['/', '/healthz', '/livez', '/readyz'];
+/**
+ * Served by the app host alone when the hosts are split, whatever else the Host header names (the short host, an
+ * address, a name we do not know): the signed WordPress webhooks, which carry bodies of up to 4 MiB and must
+ * never be reachable through the host every reader on the internet is sent to.
+ */
+const APP_HOST_ONLY_PREFIX = '/api/v1/hooks/';
 
 export interface HostRouting {
   /** False when the hosts are one: every path is served. */
@@ -29,22 +35,40 @@ function isAppPath(path: string): boolean {
   return APP_HOST_PATHS.includes(path) || APP_HOST_PREFIXES.some((p) => path.startsWith(p));
 }
 
+/**
+ * Whether a Host header names a base URL's host however it is spelled: any case, a trailing dot, and — when the
+ * base URL has no port of its own — any port. `sho.rt:443` and `SHO.RT.` are the short host `sho.rt`.
+ */
+function namesHost(host: string, base: URL): boolean {
+  if (host === base.host) return true;
+  const h = host.toLowerCase();
+  const colon = h.lastIndexOf(':');
+  const hasPort = colon > h.lastIndexOf(']');
+  let name = hasPort ? h.slice(0, colon) : h;
+  if (name.endsWith('.')) name = name.slice(0, -1);
+  return name === base.hostname && (base.port === '' || (hasPort && h.slice(colon + 1) === base.port));
+}
+
 /** Builds the routing of a deployment from its two base URLs. */
 export function createHostRouting(config: { shortBaseUrl: string; appBaseUrl: string }): HostRouting {
-  const shortHost = new URL(config.shortBaseUrl).host.toLowerCase();
-  const appHost = new URL(config.appBaseUrl).host.toLowerCase();
+  const short = new URL(config.shortBaseUrl);
+  const app = new URL(config.appBaseUrl);
+  const shortHost = short.host.toLowerCase();
+  const appHost = app.host.toLowerCase();
   const split = shortHost !== appHost;
+  const isShort = (host: string) => namesHost(host, short);
+  const isApp = (host: string) => namesHost(host, app);
   return {
     split,
     shortHost,
     appHost,
-    isAppHost: (host) => split && host.toLowerCase() === appHost,
-    isShortHost: (host) => split && host.toLowerCase() === shortHost,
+    isAppHost: (host) => split && isApp(host),
+    isShortHost: (host) => split && isShort(host),
     serves(host, path) {
       if (!split) return true;
-      const h = host.toLowerCase();
-      if (h === shortHost) return !isAppPath(path);
-      if (h === appHost) return isAppPath(path) || SHARED_PATHS.includes(path) || path.startsWith('/static/');
+      if (path.startsWith(APP_HOST_ONLY_PREFIX)) return isApp(host);
+      if (isShort(host)) return !isAppPath(path);
+      if (isApp(host)) return isAppPath(path) || SHARED_PATHS.includes(path) || path.startsWith('/static/');
       return true;
     },
   };

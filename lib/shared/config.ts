@@ -86,6 +86,13 @@ export const envSchema = z
     PORT: port.default(8000),
     HOST: z.string().default('0.0.0.0'),
     WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+    // Webhook and backfill bodies being read at once, per web process: at least one backfill batch (4 MiB) must fit.
+    WEBHOOK_BODIES_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(4 * 1024 * 1024, 'must be at least 4194304 (one 4 MiB backfill batch)')
+      .max(1024 * 1024 * 1024, 'must be at most 1 GiB')
+      .default(16 * 1024 * 1024),
     SHORT_BASE_URL: optionalHttpUrl,
     APP_BASE_URL: optionalHttpUrl,
     DATABASE_URL: optionalString.pipe(
@@ -438,6 +445,11 @@ export interface Config {
    * one invalidation bus (server/web_cluster.ts, ADR 0023). Other entries ignore it.
    */
   webConcurrency: number;
+  /**
+   * Bytes of webhook and backfill bodies one web process reads at once (WEBHOOK_BODIES_MAX_BYTES); a delivery
+   * beyond it is answered 503 + Retry-After, which the plugin's outbox retries.
+   */
+  webhookBodiesMaxBytes: number;
   /** Public base of short links, without a trailing slash. */
   shortBaseUrl: string;
   /** Base of the UI and API, without a trailing slash. */
@@ -630,6 +642,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     port: e.PORT,
     host: e.HOST,
     webConcurrency: e.WEB_CONCURRENCY,
+    webhookBodiesMaxBytes: e.WEBHOOK_BODIES_MAX_BYTES,
     shortBaseUrl,
     appBaseUrl,
     splitHosts: new URL(shortBaseUrl).host !== new URL(appBaseUrl).host,

@@ -28,6 +28,8 @@ export interface Metrics {
   clickBufferKeys: Gauge;
   clickFlushIntervalSeconds: Gauge;
   webhooks: Counter<'event' | 'outcome'>;
+  /** Bytes of webhook and backfill bodies being read now (of WEBHOOK_BODIES_MAX_BYTES). */
+  webhookBodyBytes: Gauge;
   /** lifeline_redirect_duration_seconds: every short-host answer, arrival to answer written (see `observeMs`). */
   redirectDuration: BucketedHistogram;
   ga4Events: Counter<'outcome'>;
@@ -120,6 +122,11 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'lifeline_webhooks_total',
       help: 'WordPress webhook deliveries by event and outcome.',
       labelNames: ['event', 'outcome'],
+      registers: [registry],
+    }),
+    webhookBodyBytes: new Gauge({
+      name: 'lifeline_webhook_body_bytes_in_flight',
+      help: 'Bytes of webhook and backfill bodies this process holds for reading now (at most WEBHOOK_BODIES_MAX_BYTES).',
       registers: [registry],
     }),
     redirectDuration: new BucketedHistogram({

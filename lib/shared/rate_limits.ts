@@ -21,6 +21,8 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const REPORT_WINDOW_SECONDS = 60 * 60;
 /** A Redis call slower than this falls back to the in-process limiter rather than delaying the request. */
 const REDIS_TIMEOUT_MS = 250;
+/** Likewise for a call to the primary's shared counters (web processes of one WEB_CONCURRENCY primary). */
+const SHARED_TIMEOUT_MS = 250;
 /** Window of the safety-check limit (POST /api/v1/safety/check, per API key). */
 export const SAFETY_CHECK_WINDOW_SECONDS = 60;
 /**
@@ -33,8 +35,11 @@ export const LOGIN_ACCOUNT_MAX_LENGTH = 254;
 
 /** Rate limits on link creation and login (never on redirects). */
 export interface RateLimits {
-  /** Where counters live: shared across instances in Redis, or per process in memory. */
-  backend: 'redis' | 'memory';
+  /**
+   * Where counters live: shared across instances in Redis; shared by the web processes of one machine in their
+   * primary's memory (WEB_CONCURRENCY > 1 without Redis); or in this process's memory.
+   */
+  backend: 'redis' | 'primary' | 'memory';
   /** Counts `points` link creations for `subject` (an API key or user); 429 when over the minute's budget. */
   consumeCreations(subject: string, points?: number): Promise<void>;
   /**
@@ -143,6 +148,152 @@ export class BoundedMemoryLimiter extends LimiterBase {
   }
 }
 
+/** One operation on a shared counter, as a web process asks its primary (server/web_cluster.ts relays it). */
+export interface SharedLimiterRequest {
+  /** Which limiter (LIMITER_NAMES). */
+  limiter: LimiterName;
+  op: 'consume' | 'penalty' | 'reward' | 'delete' | 'get';
+  key: string;
+  points: number;
+}
+
+/** The answer: the counter's state after the operation (null: no window), and whether a consume went over. */
+export interface SharedLimiterAnswer {
+  over: boolean;
+  res: {
+    remainingPoints: number;
+    msBeforeNext: number;
+    consumedPoints: number;
+    isFirstInDuration: boolean;
+  } | null;
+  deleted?: boolean;
+}
+
+/** How a web process reaches the counters its primary keeps. */
+export interface SharedLimiterChannel {
+  call(request: SharedLimiterRequest): Promise<SharedLimiterAnswer>;
+}
+
+/** The limiters, by the name their keys carry, with their budgets and windows from the configuration. */
+function getLimiterBudgets(config: Config): Record<LimiterName, { points: number; duration: number }> {
+  const r = config.rateLimits;
+  return {
+    create: { points: r.createPerMinute, duration: CREATE_WINDOW_SECONDS },
+    'login-account': { points: r.loginPerAccount, duration: LOGIN_WINDOW_SECONDS },
+    'login-ip': { points: r.loginPerIp, duration: LOGIN_WINDOW_SECONDS },
+    'report-ip': { points: r.reportsPerHour, duration: REPORT_WINDOW_SECONDS },
+    'create-ip': { points: r.createPerIpPerMinute, duration: CREATE_WINDOW_SECONDS },
+    'safety-check': { points: r.safetyChecksPerMinute, duration: SAFETY_CHECK_WINDOW_SECONDS },
+  };
+}
+
+export const LIMITER_NAMES = [
+  'create',
+  'login-account',
+  'login-ip',
+  'report-ip',
+  'create-ip',
+  'safety-check',
+] as const;
+export type LimiterName = (typeof LIMITER_NAMES)[number];
+
+function toAnswerRes(res: RateLimiterRes | null): SharedLimiterAnswer['res'] {
+  if (res === null) return null;
+  return {
+    remainingPoints: res.remainingPoints,
+    msBeforeNext: res.msBeforeNext,
+    consumedPoints: res.consumedPoints,
+    isFirstInDuration: res.isFirstInDuration,
+  };
+}
+
+/**
+ * The counters a WEB_CONCURRENCY primary keeps for its web processes when there is no Redis: one bounded
+ * in-memory limiter per name, so N processes share one budget instead of having N (ADR 0061).
+ */
+export function createSharedLimiterHost(config: Config): {
+  answer(request: SharedLimiterRequest): Promise<SharedLimiterAnswer>;
+} {
+  const limiters = new Map<string, BoundedMemoryLimiter>();
+  for (const [name, budget] of Object.entries(getLimiterBudgets(config))) {
+    limiters.set(name, new BoundedMemoryLimiter({ keyPrefix: name, ...budget }));
+  }
+  return {
+    async answer(request) {
+      const limiter = limiters.get(request.limiter);
+      if (!limiter) throw new Error(`no limiter named ${request.limiter}`);
+      switch (request.op) {
+        case 'consume':
+          return limiter.consume(request.key, request.points).then(
+            (res) => ({ over: false, res: toAnswerRes(res) }),
+            (res: RateLimiterRes) => ({ over: true, res: toAnswerRes(res) }),
+          );
+        case 'penalty':
+          return { over: false, res: toAnswerRes(await limiter.penalty(request.key, request.points)) };
+        case 'reward':
+          return { over: false, res: toAnswerRes(await limiter.reward(request.key, request.points)) };
+        case 'get':
+          return { over: false, res: toAnswerRes(await limiter.get(request.key)) };
+        case 'delete':
+          return { over: false, res: null, deleted: await limiter.delete(request.key) };
+      }
+    },
+  };
+}
+
+/** A limiter whose counters live in the primary (createSharedLimiterHost), reached over `channel`. */
+class SharedLimiter extends LimiterBase {
+  constructor(
+    private readonly name: LimiterName,
+    private readonly channel: SharedLimiterChannel,
+    budget: { points: number; duration: number },
+  ) {
+    super({ keyPrefix: name, ...budget });
+  }
+
+  private async ask(op: SharedLimiterRequest['op'], key: string | number, points: number) {
+    return this.channel.call({ limiter: this.name, op, key: String(key), points });
+  }
+
+  private static toRes(answer: SharedLimiterAnswer): RateLimiterRes | null {
+    const r = answer.res;
+    return r
+      ? new RateLimiterRes(r.remainingPoints, r.msBeforeNext, r.consumedPoints, r.isFirstInDuration)
+      : null;
+  }
+
+  override async consume(key: string | number, points = 1): Promise<RateLimiterRes> {
+    const answer = await this.ask('consume', key, points);
+    const res = SharedLimiter.toRes(answer) as RateLimiterRes;
+    if (answer.over) throw res;
+    return res;
+  }
+
+  override async penalty(key: string | number, points = 1): Promise<RateLimiterRes> {
+    return SharedLimiter.toRes(await this.ask('penalty', key, points)) as RateLimiterRes;
+  }
+
+  override async reward(key: string | number, points = 1): Promise<RateLimiterRes> {
+    return SharedLimiter.toRes(await this.ask('reward', key, points)) as RateLimiterRes;
+  }
+
+  override async get(key: string | number): Promise<RateLimiterRes | null> {
+    return SharedLimiter.toRes(await this.ask('get', key, 0));
+  }
+
+  override async delete(key: string | number): Promise<boolean> {
+    return (await this.ask('delete', key, 0)).deleted === true;
+  }
+
+  override block(): Promise<RateLimiterRes> {
+    return Promise.reject(new Error('block is not offered by the shared limiter'));
+  }
+
+  override set(): Promise<RateLimiterRes> {
+    return Promise.reject(new Error('set is not offered by the shared limiter'));
+  }
+}
+
 /**
  * The account key of a typed e-mail: a hash of its normalised form (64 characters whatever was typed), or null
  * when it is too long to be anyone's address.
@@ -160,18 +311,18 @@ function toRateLimited(error: unknown): never {
 
 /**
  * Builds the limiters: Redis-backed when REDIS_URL is set (counters shared by every web instance; if Redis
- * is down or slow, an in-process limiter takes over so logins and creations keep working), else in memory.
- * Upstash REST is not supported by the limiter library, so edge deployments limit per instance.
+ * is down or slow, an in-process limiter takes over so logins and creations keep working); else, for a web
+ * process of a WEB_CONCURRENCY primary, through the primary's counters (`shared`, with the same in-process
+ * insurance); else in memory. Upstash REST is not supported by the limiter library, so edge deployments limit
+ * per instance.
  */
-export function createRateLimits(config: Config, logger: Logger): RateLimits {
-  const {
-    createPerMinute,
-    loginPerAccount,
-    loginPerIp,
-    reportsPerHour,
-    createPerIpPerMinute,
-    safetyChecksPerMinute,
-  } = config.rateLimits;
+export function createRateLimits(
+  config: Config,
+  logger: Logger,
+  options: { shared?: SharedLimiterChannel } = {},
+): RateLimits {
+  const { createPerMinute } = config.rateLimits;
+  const budgets = getLimiterBudgets(config);
   let redis: ReturnType<typeof createClient> | undefined;
   if (config.redis?.kind === 'tcp') {
     redis = createClient({
@@ -191,11 +342,20 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
     logger.info('rate limiter: Upstash REST is not supported; limits are per instance');
   }
   const prefix = `${config.redis?.keyPrefix ?? 'lifeline:'}rl:`;
+  const shared = redis ? undefined : options.shared;
 
-  function limiter(name: string, points: number, duration: number): RateLimiterAbstract {
+  function limiter(name: LimiterName): RateLimiterAbstract {
+    const { points, duration } = budgets[name];
     const memory = new BoundedMemoryLimiter({ keyPrefix: name, points, duration });
+    if (shared) {
+      return new RLWrapperTimeouts({
+        limiter: new SharedLimiter(name, shared, budgets[name]),
+        timeoutMs: SHARED_TIMEOUT_MS,
+        insuranceLimiter: memory,
+      });
+    }
     if (!redis) return memory;
-    const shared = new RateLimiterRedis({
+    const store = new RateLimiterRedis({
       storeClient: redis,
       useRedisPackage: true,
       rejectIfRedisNotReady: true,
@@ -204,18 +364,18 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
       duration,
       insuranceLimiter: memory,
     });
-    return new RLWrapperTimeouts({ limiter: shared, timeoutMs: REDIS_TIMEOUT_MS, insuranceLimiter: memory });
+    return new RLWrapperTimeouts({ limiter: store, timeoutMs: REDIS_TIMEOUT_MS, insuranceLimiter: memory });
   }
 
-  const creations = limiter('create', createPerMinute, CREATE_WINDOW_SECONDS);
-  const loginAccount = limiter('login-account', loginPerAccount, LOGIN_WINDOW_SECONDS);
-  const loginIp = limiter('login-ip', loginPerIp, LOGIN_WINDOW_SECONDS);
-  const reports = limiter('report-ip', reportsPerHour, REPORT_WINDOW_SECONDS);
-  const creationsByIp = limiter('create-ip', createPerIpPerMinute, CREATE_WINDOW_SECONDS);
-  const safetyChecks = limiter('safety-check', safetyChecksPerMinute, SAFETY_CHECK_WINDOW_SECONDS);
+  const creations = limiter('create');
+  const loginAccount = limiter('login-account');
+  const loginIp = limiter('login-ip');
+  const reports = limiter('report-ip');
+  const creationsByIp = limiter('create-ip');
+  const safetyChecks = limiter('safety-check');
 
   return {
-    backend: redis ? 'redis' : 'memory',
+    backend: redis ? 'redis' : shared ? 'primary' : 'memory',
     async consumeCreations(subject, points = 1) {
       // A batch larger than the whole budget may still run once per window rather than never.
       await creations.consume(subject, Math.min(points, createPerMinute)).catch(toRateLimited);

@@ -68,7 +68,7 @@ interface Web {
   close(): Promise<void>;
 }
 
-async function startWeb(env: Record<string, string>): Promise<Web> {
+async function startWeb(env: Record<string, string>, webSql: Sql = sql): Promise<Web> {
   const config = parseConfig({
     DATABASE_URL: db.url,
     LOG_LEVEL: 'silent',
@@ -76,7 +76,7 @@ async function startWeb(env: Record<string, string>): Promise<Web> {
     ...env,
   });
   const deps = await createWebDeps(config, {
-    sql,
+    sql: webSql,
     logger: createLogger({ level: 'silent' }),
     metrics: createMetrics(),
     workflows: createUnavailableGateway('probe test'),
@@ -93,6 +93,27 @@ async function startWeb(env: Record<string, string>): Promise<Web> {
       await deps.close();
     },
   };
+}
+
+/**
+ * Asks `path` until it answers `status` with `checks` (a probe's answer is cached for a second, so a change shows
+ * within about that): the answer, and how long the change took to show from the first ask.
+ */
+async function awaitProbe(
+  web: Web,
+  path: string,
+  status: number,
+  checks: Record<string, unknown>,
+): Promise<{ body: Record<string, unknown>; ms: number }> {
+  const started = performance.now();
+  const answer = await eventually(
+    async () => {
+      const r = await getJson(`${web.base}${path}`);
+      return r.status === status && JSON.stringify(r.body.checks) === JSON.stringify(checks) ? r : undefined;
+    },
+    { timeoutMs: 10_000, intervalMs: 20, what: `${path} answering ${status} ${JSON.stringify(checks)}` },
+  );
+  return { body: answer.body, ms: performance.now() - started };
 }
 
 async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
@@ -143,17 +164,22 @@ describe('web probes without a serving store', () => {
     });
 
     await cutPostgres();
-    const degraded = await getJson(`${web.base}/readyz`);
-    assert.equal(degraded.status, 200, JSON.stringify(degraded.body));
-    assert.deepEqual(degraded.body, {
-      status: 'ready',
-      checks: { postgres: 'down', servingStore: 'none', cache: 'warm' },
+    const degraded = await awaitProbe(web, '/readyz', 200, {
+      postgres: 'down',
+      servingStore: 'none',
+      cache: 'warm',
     });
+    assert.equal(degraded.body.status, 'ready');
+    assert.ok(
+      degraded.ms < 2_500,
+      `the outage shows within about a second (took ${Math.round(degraded.ms)} ms)`,
+    );
     // What readiness promises: the cached link still redirects.
     const cached = await fetch(`${web.base}/probeA1`, { redirect: 'manual' });
     assert.equal(cached.status, 301);
 
     (web.deps.resolver as LayeredResolver).clear();
+    // The LRU is read on every ask (only the network checks are cached).
     const cold = await getJson(`${web.base}/readyz`);
     assert.equal(cold.status, 503);
     assert.deepEqual(cold.body, {
@@ -204,21 +230,72 @@ describe('web probes with a serving store and no LRU', () => {
     await eventually(async () => (await web.deps.servingStore!.get('probeB1')) ?? undefined);
 
     await cutPostgres();
-    const storeOnly = await getJson(`${web.base}/readyz`);
-    assert.deepEqual(
-      [storeOnly.status, storeOnly.body],
-      [200, { status: 'ready', checks: { postgres: 'down', servingStore: 'ok', cache: 'off' } }],
-    );
+    const storeOnly = await awaitProbe(web, '/readyz', 200, {
+      postgres: 'down',
+      servingStore: 'ok',
+      cache: 'off',
+    });
+    assert.equal(storeOnly.body.status, 'ready');
     assert.equal((await fetch(`${web.base}/probeB1`, { redirect: 'manual' })).status, 301);
 
     redis.freeze();
-    const nothing = await getJson(`${web.base}/readyz`);
-    assert.deepEqual(
-      [nothing.status, nothing.body],
-      [503, { status: 'unavailable', checks: { postgres: 'down', servingStore: 'down', cache: 'off' } }],
-    );
-    assert.ok(nothing.ms < 2_500, `a hung store does not hang the probe (took ${Math.round(nothing.ms)} ms)`);
+    const nothing = await awaitProbe(web, '/readyz', 503, {
+      postgres: 'down',
+      servingStore: 'down',
+      cache: 'off',
+    });
+    assert.equal(nothing.body.status, 'unavailable');
+    // The cached answer's second, then one check bounded by its own one-second timeout.
+    assert.ok(nothing.ms < 3_500, `a hung store does not hang the probe (took ${Math.round(nothing.ms)} ms)`);
     redis.thaw();
     await restorePostgres();
+  });
+});
+
+describe('probe answers are cached for a second', () => {
+  let web: Web;
+  let pings = 0;
+  before(async () => {
+    // The web tier's own pool, counting the probes' query as it goes to Postgres.
+    const counting = new Proxy(sql, {
+      apply(target, self, args: unknown[]) {
+        if ((args[0] as readonly string[] | undefined)?.[0] === 'SELECT 1') pings++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    web = await startWeb({}, counting);
+  });
+  after(async () => {
+    await restorePostgres();
+    await web?.close();
+  });
+
+  test('many probes within a second make one query each; an outage shows within about a second', async () => {
+    pings = 0;
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => getJson(`${web.base}/${i % 2 === 0 ? 'readyz' : 'healthz'}`)),
+    );
+    const seconds = Math.floor((performance.now() - started) / 1000) + 1;
+    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    // One query per probe route for each second the burst spanned (a fresh run of the checks each second).
+    assert.ok(pings <= 2 * seconds, `${pings} queries for 60 probes over ${seconds} s`);
+
+    await cutPostgres();
+    const started2 = performance.now();
+    await eventually(
+      async () => {
+        const [ready, health] = await Promise.all([
+          getJson(`${web.base}/readyz`),
+          getJson(`${web.base}/healthz`),
+        ]);
+        return ready.status === 503 && health.status === 503 && health.body.postgres === 'down'
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, what: 'both probes seeing Postgres down' },
+    );
+    const ms = performance.now() - started2;
+    assert.ok(ms < 2_500, `the outage shows within about a second (took ${Math.round(ms)} ms)`);
   });
 });

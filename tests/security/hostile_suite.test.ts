@@ -296,7 +296,8 @@ describe('hostile webhook bodies, signatures and timestamps', () => {
       '',
       `t=${now}`,
       `v1=${hmac}`,
-      `t=${now},v1=${hmac.slice(0, -1)}0`,
+      // The last digit changed (to 0, or to 1 when it is 0: one run in sixteen signed a valid header here).
+      `t=${now},v1=${hmac.slice(0, -1)}${hmac.endsWith('0') ? '1' : '0'}`,
       `t=${now},v1=${hmac.toUpperCase().replace(/.$/, 'X')}`,
       `t=${now - 400},v1=${(await signWebhook(h.webhookSecret, body, now - 400)).split('v1=')[1]}`,
       `t=${now + 400},v1=${(await signWebhook(h.webhookSecret, body, now + 400)).split('v1=')[1]}`,
