@@ -3,7 +3,9 @@
  * The signed listing Lifeline's reconciliation reads (CONTRACT.md §5): `GET /wp-json/lifeline/v1/posts?page=&
  * per_page=&modified_after=` answers, for every post of the configured types, its status and permalink as
  * WordPress has them now. Only Lifeline may ask (the request is signed with the shared secret), and the answer
- * is signed too, so Lifeline knows it came from this plugin and not from a cache or a proxy in between.
+ * is signed too, so Lifeline knows it came from this plugin and not from a cache or a proxy in between. Each row
+ * names the code the post claims and its GUID, and the answer this installation's id, so Lifeline can tell a
+ * moved site (post IDs reassigned) from the one it knew.
  *
  * @package Lifeline
  */
@@ -106,24 +108,28 @@ final class Lifeline_Listing {
 			foreach ( $ids as $id ) {
 				$post = get_post( $id );
 				if ( $post instanceof WP_Post ) {
-					$posts[] = array(
-						'postId'     => (int) $post->ID,
-						'status'     => $post->post_status,
-						'permalink'  => Lifeline_Post_Fields::permalink( $post ),
-						'title'      => Lifeline_Post_Fields::title( $post ),
-						'modifiedAt' => Lifeline_Post_Fields::modified_at( $post ),
+					$posts[] = Lifeline_Post_Code::add_identity(
+						array(
+							'postId'     => (int) $post->ID,
+							'status'     => $post->post_status,
+							'permalink'  => Lifeline_Post_Fields::permalink( $post ),
+							'title'      => Lifeline_Post_Fields::title( $post ),
+							'modifiedAt' => Lifeline_Post_Fields::modified_at( $post ),
+						),
+						$post
 					);
 				}
 			}
 		}
 		$response = new WP_REST_Response(
 			array(
-				'site'       => Lifeline_Config::site_id(),
-				'page'       => $page,
-				'perPage'    => $per_page,
-				'total'      => $total,
-				'totalPages' => (int) ceil( $total / $per_page ),
-				'posts'      => $posts,
+				'site'           => Lifeline_Config::site_id(),
+				'installationId' => Lifeline_Config::installation_id(),
+				'page'           => $page,
+				'perPage'        => $per_page,
+				'total'          => $total,
+				'totalPages'     => (int) ceil( $total / $per_page ),
+				'posts'          => $posts,
 			),
 			200
 		);
