@@ -1,6 +1,7 @@
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { TargetPolicy } from '../lib/links/target_policy.ts';
+import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
 import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
 import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
@@ -34,6 +35,8 @@ export interface ActivityDeps {
   targetPolicy: TargetPolicy;
   /** The plugin's signed listing (WordPress reconciliation): the shared secret and WORDPRESS_REST_URLS. */
   wordpress: WordPressListingDeps;
+  /** The breaker on mass change by WordPress (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN). */
+  wordpressBreaker?: BreakerSettings;
   /** Escrow exports and static snapshots: where they go and how answers are decided; absent: they refuse. */
   archive?: EscrowDeps;
   /** The CDN whose cache a changed link is purged from (CDN_PURGE_PROVIDER); absent: none. */

@@ -12,6 +12,7 @@ import { createOpsRoutes } from './api/ops.ts';
 import { createReportsRoutes } from './api/reports.ts';
 import { createRetargetRoutes } from './api/retargets.ts';
 import { createSafetyRoutes } from './api/safety.ts';
+import { createWordPressAdminRoutes } from './api/wordpress_admin.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
 import { refuseNulInUrl } from './middleware/refuse_nul.ts';
@@ -85,6 +86,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/keys', createKeysRoutes(deps));
   app.route('/api/v1/reports', createReportsRoutes(deps));
   app.route('/api/v1/retargets', createRetargetRoutes(deps));
+  app.route('/api/v1/wordpress', createWordPressAdminRoutes(deps));
   app.route('/api/v1', createOpenApiRoutes(deps));
   app.route('/api/v1', createExportRoutes(deps));
   app.route('/ui', createUiRoutes(deps));

@@ -10,9 +10,14 @@ import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/links/link_sync_queue.ts';
+import { countWaitingBreakerHolds } from '../lib/publishing/mass_change_breaker.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createLogger } from '../lib/shared/logger.ts';
-import { createProcessMetrics, registerSyncQueueGauges } from '../lib/shared/metrics.ts';
+import {
+  createProcessMetrics,
+  registerSyncQueueGauges,
+  registerWordPressBreakerGauge,
+} from '../lib/shared/metrics.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules } from '../lib/temporal/schedules.ts';
@@ -47,6 +52,8 @@ let ping: () => Promise<unknown> = () => Promise.reject(new Error('not connected
 const registry = createProcessMetrics();
 // The sync queue's depth and age (ADR 0024), read from Postgres at scrape time.
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
+// The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
+registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,

@@ -61,6 +61,7 @@ export function createWorkerDeps(
       restUrls: config.wordpressRestUrls,
       ...base.wordpress,
     },
+    wordpressBreaker: config.wordpressBreaker,
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
     archive: {

@@ -395,6 +395,17 @@ export interface ReconcileWordPressInput {
   repair?: boolean;
   /** Carried across continue-as-new: passes so far. */
   passes?: number;
+  /** Carried across continue-as-new: breaker decisions received and not yet applied. */
+  decisions?: BreakerDecision[];
+  /** How long a pass whose breaker tripped waits for a decision before discarding its hold. Default 7 days. */
+  decisionTimeoutMs?: number;
+}
+
+/** An admin's decision on a breaker hold of the site (ADR 0057). */
+export interface BreakerDecision {
+  holdId: number;
+  approve: boolean;
+  by: string;
 }
 
 /** What one pass of a site's WordPress reconciliation found and repaired (also in ops_runs.report). */
@@ -408,10 +419,20 @@ export type WordPressReconcileReport = {
   wordpress: ReconcileSideSummary | null;
   durationMs: number;
   error?: string;
+  /** Codes moved to another post ID by a post's claim, GUID or path (ADR 0057). */
+  rebound?: number;
+  /** Items filed for an admin's review in this pass. */
+  reviewed?: number;
+  /** The site was in migration mode; `ended`: this pass ended it. */
+  migration?: 'ongoing' | 'ended';
+  /** The breaker tripped in this pass: its hold, and what the decision did. */
+  breaker?: { holdId: number; status: string; applied: number; skipped: number; decidedBy: string };
 };
 
 /** Signal name on the wire: WordPress changed again (run once more after this pass). */
 export const wordpressChangedSignal = defineSignal<[{ reason: string }]>('wordpressChanged');
+/** Signal name on the wire: an admin approved or discarded a breaker hold of the site. */
+export const wordpressBreakerDecisionSignal = defineSignal<[BreakerDecision]>('wordpressBreakerDecision');
 
 // ------------------------------------------------------------------------------- mass retarget (one per run)
 

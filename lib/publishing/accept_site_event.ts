@@ -1,6 +1,7 @@
 import type { Sql } from '../stores/sql.ts';
 import { getWebhookDelivery, insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
+import { noteInstallation } from './site_installation.ts';
 import type { SiteEvent } from './wordpress_event.ts';
 
 /** Starts (or re-runs) one site's WordPress reconciliation. */
@@ -20,6 +21,7 @@ export async function acceptSiteEvent(
   event: SiteEvent,
 ): Promise<{ workflowId: string; duplicate: boolean }> {
   await upsertWordPressSite(deps.sql, event.site, event.restUrl, event.occurredAt);
+  await noteInstallation({ sql: deps.sql }, event.site, event.installationId);
   const seen = await getWebhookDelivery(deps.sql, event.id);
   if (seen) return { workflowId: seen.workflowId, duplicate: true };
   const { workflowId } = await deps.adoption.requestWordPressReconcile({

@@ -6,6 +6,8 @@ import type { Sql } from '../stores/sql.ts';
 import { getWebhookDelivery, insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
+import type { WordPressReconcileRequester } from './accept_site_event.ts';
+import { noteInstallation } from './site_installation.ts';
 import { getPermalinkProblem, type WordPressEvent } from './wordpress_event.ts';
 
 export interface AcceptedEvent {
@@ -26,7 +28,12 @@ function sharedCode(link: LinkRow | null): { code?: string } {
  * (`publish:{site}:{postId}`), which applies them in order and ignores ones older than the newest applied.
  */
 export async function acceptWordPressEvent(
-  deps: { sql: Sql; workflows: WorkflowGateway; targetPolicy: TargetPolicy },
+  deps: {
+    sql: Sql;
+    workflows: WorkflowGateway;
+    targetPolicy: TargetPolicy;
+    adoption?: WordPressReconcileRequester | undefined;
+  },
   event: WordPressEvent,
 ): Promise<AcceptedEvent> {
   // A permalink is a target like any other (ALLOWED_TARGET_HOSTS, not the short domain): refused as a bad
@@ -45,6 +52,8 @@ export async function acceptWordPressEvent(
       : undefined;
   // The newest signed event says where the site's listing lives (WordPress reconciliation reads it).
   if (event.restUrl) await upsertWordPressSite(deps.sql, event.site, event.restUrl, event.occurredAt);
+  // A new installation for a known site (a fresh WordPress): migration mode, and its reconciliation starts.
+  await noteInstallation(deps, event.site, event.installationId);
   const seen = await getWebhookDelivery(deps.sql, event.id);
   if (seen) {
     const link = await getLinkByPost(deps.sql, seen.site, seen.postId);
@@ -57,6 +66,8 @@ export async function acceptWordPressEvent(
     postId: event.postId,
     ...(permalink !== undefined ? { permalink } : {}),
     ...(event.title !== undefined ? { title: event.title } : {}),
+    ...(event.knownCode !== undefined ? { knownCode: event.knownCode } : {}),
+    ...(event.guid !== undefined ? { guid: event.guid } : {}),
     occurredAt: event.occurredAt,
   });
   await insertWebhookDelivery(deps.sql, {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { postIdSchema, siteSchema, TARGET_URL_MAX_BYTES, targetUrlProblem } from '../links/link.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
+import { installationIdSchema, lenientGuid, lenientKnownCode } from './wordpress_event.ts';
 
 /** Most posts the plugin sends in one batch (its --batch-size is 1..500). */
 export const BACKFILL_BATCH_MAX_POSTS = 500;
@@ -29,6 +30,9 @@ export const backfillPostSchema = z.object({
       message: 'must be an absolute http(s) URL of at most 2,048 bytes',
     })
     .optional(),
+  /** The code the post claims (ADR 0057); a malformed one is ignored for this post. */
+  knownCode: lenientKnownCode,
+  guid: lenientGuid,
 });
 export type BackfillPost = z.infer<typeof backfillPostSchema>;
 
@@ -48,6 +52,7 @@ export const backfillBatchSchema = z
       const problem = targetUrlProblem(value);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }),
+    installationId: installationIdSchema.optional(),
     posts: z.array(backfillPostSchema).max(BACKFILL_BATCH_MAX_POSTS, 'at most 500 posts per batch'),
   })
   .superRefine((batch, ctx) => {

@@ -42,11 +42,13 @@ import {
 import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
+import { recordInstallation } from '../stores/post_identity_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
-import type { Db, Sql } from '../stores/sql.ts';
+import type { Db, Sql, Tx } from '../stores/sql.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
 import type { WordPressReconcileRequester } from './accept_site_event.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
+import { fileReview, isMigrating, settlePostIdentity } from './post_identity.ts';
 
 export interface BackfillDeps {
   sql: Sql;
@@ -68,6 +70,8 @@ export interface BackfillSignaller {
   signalBackfill(input: { site: string; runId: string; batch: number; final: boolean }): Promise<{
     workflowId: string;
   }>;
+  /** Starts the site's WordPress reconciliation (a new installation switched it into migration mode). */
+  requestWordPressReconcile?(input: { site: string; reason: string }): Promise<unknown>;
 }
 
 /** A scheduled post's date may be this far ahead of our clock and still count as published (clock skew). */
@@ -92,6 +96,47 @@ export function toAdoptableCode(shortUrl: string, hosts: readonly string[]): str
   const m = /^\/([^/]+)\/?$/.exec(url.pathname);
   if (!m || !isPossibleCode(m[1]!)) return null;
   return m[1]!;
+}
+
+/**
+ * Settles the identity of each post that claims a code (or, in migration mode, every post): a code bound to
+ * another post of the site moves to this one. Returns the posts refused (filed for review), answered `rejected`.
+ */
+async function settleBatchIdentities(
+  tx: Tx,
+  deps: BackfillDeps,
+  site: string,
+  posts: BackfillPost[],
+  audit: { actor: string; reason: string },
+): Promise<Map<number, BackfillResult>> {
+  const refused = new Map<number, BackfillResult>();
+  const migrating = await isMigrating(tx, site);
+  for (const post of posts) {
+    const knownCode =
+      post.knownCode ??
+      (post.knownShortUrl ? toAdoptableCode(post.knownShortUrl, deps.adoptableHosts) : null);
+    if (!knownCode && !migrating) continue;
+    const outcome = await settlePostIdentity(
+      tx,
+      {
+        site,
+        postId: post.postId,
+        knownCode: knownCode ?? undefined,
+        guid: post.guid,
+        permalink: post.permalink,
+      },
+      { migrating, ...audit },
+    );
+    if (outcome.kind === 'conflict') {
+      await fileReview(tx, outcome.review);
+      refused.set(post.postId, {
+        postId: post.postId,
+        outcome: 'rejected',
+        detail: `held for review: ${outcome.review.detail}`,
+      });
+    }
+  }
+  return refused;
 }
 
 type Decision =
@@ -257,7 +302,13 @@ export async function acceptBackfillBatch(
   if (batch.dryRun) {
     return { workflowId, accepted: batch.posts.length, results: await planBackfillBatch(deps, batch) };
   }
-  const results = await writeBatch(deps, batch, workflowId);
+  const { results, switched } = await writeBatch(deps, batch, workflowId);
+  if (switched) {
+    await deps.workflows.requestWordPressReconcile?.({
+      site: batch.site,
+      reason: 'a new WordPress installation (migration mode)',
+    });
+  }
   if (deps.resolver) {
     // Served at once from every replica; the run's workflow refreshes them again (with retries) anyway.
     const fresh = results
@@ -283,7 +334,7 @@ async function writeBatch(
   deps: BackfillDeps,
   batch: BackfillBatch,
   workflowId: string,
-): Promise<BackfillResult[]> {
+): Promise<{ results: BackfillResult[]; switched: boolean }> {
   const { site, run } = batch;
   const actor = `wordpress:${site}`;
   const reason = `backfill ${run} batch ${batch.batch}`;
@@ -311,19 +362,26 @@ async function writeBatch(
       final: batch.final,
     });
     await upsertWordPressSite(tx, site, batch.restUrl, checkedAt);
+    const switched = batch.installationId
+      ? (await recordInstallation(tx, site, batch.installationId)).switched
+      : false;
     const recorded = await listBackfillPosts(
       tx,
       site,
       run,
       batch.posts.map((p) => p.postId),
     );
-    const posts = batch.posts.filter((p) => !recorded.has(p.postId));
+    const unrecorded = batch.posts.filter((p) => !recorded.has(p.postId));
     await lockKeys(
       tx,
-      posts.map((p) => `post|${site}|${p.postId}`),
+      unrecorded.map((p) => `post|${site}|${p.postId}`),
     );
+    // A post's claim to its code outranks its post ID (ADR 0057): re-bound before anything is decided.
+    const inReview = await settleBatchIdentities(tx, deps, site, unrecorded, { actor, reason });
+    const posts = unrecorded.filter((p) => !inReview.has(p.postId));
     const { decisions } = await decide(tx, deps, { ...batch, posts });
     const answers = new Map<number, BackfillResult & { propagate: boolean }>();
+    for (const r of inReview.values()) answers.set(r.postId, { ...r, propagate: false });
     for (const d of decisions)
       if (d.kind === 'done') answers.set(d.result.postId, { ...d.result, propagate: false });
 
@@ -451,7 +509,7 @@ async function writeBatch(
       propagated: true,
     }));
     await insertBackfillPosts(tx, site, run, rows);
-    return batch.posts.map((p) => {
+    const results = batch.posts.map((p) => {
       const first = recorded.get(p.postId);
       if (first) return toResult(first);
       const a = answers.get(p.postId)!;
@@ -462,6 +520,7 @@ async function writeBatch(
         detail: a.detail ?? null,
       });
     });
+    return { results, switched };
   });
 }
 

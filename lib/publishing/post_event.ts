@@ -12,6 +12,10 @@ export interface PostEvent {
   /** Canonical permalink as WordPress emits it (absent on post.unpublished). */
   permalink?: string;
   title?: string;
+  /** The code the post claims (its post meta): outranks the post ID (ADR 0057). */
+  knownCode?: string;
+  /** The post's WordPress GUID. */
+  guid?: string;
   /** ISO time of the change in WordPress; orders events (links.source_version holds the newest applied). */
   occurredAt: string;
 }

@@ -10,7 +10,9 @@ import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode, getLinkByPost, updateLink } from '../stores/link_store.ts';
+import { upsertPostGuid } from '../stores/post_identity_store.ts';
 import {
   hasNewerUnpublish,
   isOlderThanSourceVersion,
@@ -19,11 +21,13 @@ import {
   updateLinkCode,
   updateSourceVersion,
 } from '../stores/post_link_store.ts';
-import type { Sql } from '../stores/sql.ts';
+import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
+import { type BreakerSettings, holdChanges, readBudget, spendBudget } from './mass_change_breaker.ts';
 import type { PostEvent } from './post_event.ts';
+import { fileReview, isMigrating, settlePostIdentity } from './post_identity.ts';
 
 export interface PostLifecycleDeps {
   sql: Sql;
@@ -33,6 +37,8 @@ export interface PostLifecycleDeps {
   /** Where targets may point (ALLOWED_TARGET_HOSTS, not the short domain): permalinks obey it too. */
   targetPolicy: TargetPolicy;
   vendors?: Pick<VendorDeps, 'bitly' | 'publishWaitMs'> | undefined;
+  /** The breaker on mass change (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN); absent: the defaults. */
+  wordpressBreaker?: BreakerSettings | undefined;
 }
 
 /** Which fronts a first publish must wait for (read once per publish from the active-front setting). */
@@ -48,14 +54,16 @@ export interface MintPostCodeResult {
   /**
    * minted: a new pending link; pending: a pending link from an earlier run; existing: the post's link
    * (already shared); deleted: its link was deleted and never comes back; superseded: a newer unpublish
-   * of this post was already seen, so nothing is minted.
+   * of this post was already seen, so nothing is minted; conflict: the post's identity is filed for review
+   * (ADR 0057) and nothing changes (code null).
    */
-  outcome: 'minted' | 'pending' | 'existing' | 'deleted' | 'superseded';
+  outcome: 'minted' | 'pending' | 'existing' | 'deleted' | 'superseded' | 'conflict';
   plan: VendorPlan;
 }
 
 export interface PostChangeResult {
-  outcome: 'changed' | 'unchanged' | 'stale' | 'deleted' | 'missing';
+  /** held: the breaker on mass change kept it for an admin's decision (ADR 0057); conflict: filed for review. */
+  outcome: 'changed' | 'unchanged' | 'stale' | 'deleted' | 'missing' | 'held' | 'conflict';
   /** Which fields changed: url, status, title. */
   changes: string[];
   status?: string;
@@ -93,7 +101,17 @@ export async function mintPostCode(deps: PostLifecycleDeps, event: PostEvent): P
   const plan = await readPlan(deps);
   return deps.sql.begin(async (tx) => {
     await lockPost(tx, event.site, event.postId);
-    const existing = await getLinkByPost(tx, event.site, event.postId);
+    // The post's claim to its code outranks its post ID (ADR 0057): a moved post keeps its code.
+    const identity = await settlePostIdentity(
+      tx,
+      { ...event, permalink },
+      { migrating: await isMigrating(tx, event.site), actor: actorOf(event), reason: reasonOf(event) },
+    );
+    if (identity.kind === 'conflict') {
+      await fileReview(tx, identity.review);
+      return { code: null, outcome: 'conflict', plan };
+    }
+    const existing = identity.link;
     if (existing) {
       const outcome = existing.deletedAt ? 'deleted' : existing.status === 'pending' ? 'pending' : 'existing';
       return { code: existing.code, outcome, plan };
@@ -111,6 +129,7 @@ export async function mintPostCode(deps: PostLifecycleDeps, event: PostEvent): P
       owner: actorOf(event),
     }));
     await updateSourceVersion(tx, link.code, event.occurredAt);
+    if (event.guid) await upsertPostGuid(tx, link.code, event.site, event.guid);
     await insertAuditEntry(tx, {
       code: link.code,
       actor: actorOf(event),
@@ -145,6 +164,8 @@ export async function applyPostUpdate(
     if (permalink !== row.targetUrl) changes.push('url');
     if (nextStatus !== row.status) changes.push('status');
     if (event.title !== undefined && event.title !== row.title) changes.push('title');
+    if (changes.includes('url') && !(await spendOrHold(deps, tx, event, row, 'retarget', permalink)))
+      return { outcome: 'held', changes: [], status: row.status };
     await updateSourceVersion(tx, row.code, event.occurredAt);
     if (changes.length === 0) return { outcome: 'unchanged', changes, status: row.status };
     await updateLink(tx, row.code, {
@@ -205,9 +226,27 @@ export async function markPostGone(
     if (row.deletedAt) return { code: row.code, outcome: 'deleted' };
     if (await isOlderThanSourceVersion(tx, row.code, event.occurredAt))
       return { code: row.code, outcome: 'stale' };
-    await updateSourceVersion(tx, row.code, event.occurredAt);
+    // A post ID reused by another article, or one whose claim names another code, never takes a code down.
+    if (
+      (event.knownCode !== undefined && event.knownCode !== row.code) ||
+      (event.knownCode === undefined && (await isMigrating(tx, event.site)))
+    ) {
+      await fileReview(tx, {
+        site: event.site,
+        kind: event.knownCode !== undefined ? 'claim-conflict' : 'reused-post-id',
+        postId: event.postId,
+        code: row.code,
+        detail: `post ${event.postId} was unpublished ${event.knownCode !== undefined ? `claiming ${event.knownCode}` : 'without a claim during migration mode'}; ${row.code} was left as it is`,
+      });
+      return { code: row.code, outcome: 'conflict' };
+    }
     // Blocked and expired keep their more specific answers (451, expiry page); they are not live either.
-    if (row.status !== 'active' && row.status !== 'pending') return { code: row.code, outcome: 'unchanged' };
+    if (row.status !== 'active' && row.status !== 'pending') {
+      await updateSourceVersion(tx, row.code, event.occurredAt);
+      return { code: row.code, outcome: 'unchanged' };
+    }
+    if (!(await spendOrHold(deps, tx, event, row, 'gone', null))) return { code: row.code, outcome: 'held' };
+    await updateSourceVersion(tx, row.code, event.occurredAt);
     await updateLink(tx, row.code, { status: 'gone' });
     await insertAuditEntry(tx, {
       code: row.code,
@@ -221,6 +260,46 @@ export async function markPostGone(
   });
   if (result.outcome === 'changed' && result.code) await refreshAfterChange(deps, result.code);
   return result;
+}
+
+/**
+ * The breaker on the event path (ADR 0057): counts one retarget or gone against the site's hourly budget, or,
+ * with the budget spent, keeps the change in the site's hold of post events for an admin (false).
+ */
+async function spendOrHold(
+  deps: PostLifecycleDeps,
+  tx: Tx,
+  event: PostEvent,
+  row: LinkRow,
+  change: 'retarget' | 'gone',
+  afterUrl: string | null,
+): Promise<boolean> {
+  const budget = await readBudget(tx, event.site, deps.wordpressBreaker);
+  if (budget.remaining >= 1) {
+    await spendBudget(tx, event.site, 1);
+    return true;
+  }
+  const hold = await holdChanges(
+    tx,
+    { site: event.site, source: 'events', runId: null, workflowId: null },
+    budget,
+    [
+      {
+        code: row.code,
+        change,
+        postId: event.postId,
+        beforeUrl: row.targetUrl,
+        afterUrl,
+        beforeStatus: row.status,
+        expectedVersion: row.version,
+      },
+    ],
+  );
+  deps.logger.warn(
+    { site: event.site, code: row.code, change, holdId: hold.id },
+    'WordPress breaker: the hourly budget is spent; the change waits for an admin',
+  );
+  return false;
 }
 
 /**

@@ -1,9 +1,31 @@
 import { z } from 'zod';
+import { isPossibleCode } from '../links/code_rules.ts';
 import { postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
 import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
 
 export const WORDPRESS_EVENTS = ['post.published', 'post.updated', 'post.unpublished'] as const;
 export type WordPressEventName = (typeof WORDPRESS_EVENTS)[number];
+
+/**
+ * The plugin's installation (a UUID v4 it creates once): a new one for a known site means a fresh WordPress
+ * (export, import, new post IDs), which switches the site into migration mode (ADR 0057).
+ */
+export const installationIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9-]{16,64}$/, 'must be 16 to 64 letters, digits or hyphens (a UUID)');
+
+/** The code a post claims (its `_lifeline_code` post meta, carried by an export): a code by the code rule. */
+export const knownCodeSchema = z
+  .string()
+  .max(64)
+  .refine(isPossibleCode, { message: 'must be a short-link code (letters, digits, _ or -)' });
+
+/** The WordPress GUID: an opaque string (usually, not always, a URL), kept as sent. */
+export const guidSchema = z.string().min(1).max(2000);
+
+/** Where one post of a batch or a listing carries a claim: a bad value is dropped, not the whole page. */
+export const lenientKnownCode = knownCodeSchema.optional().catch(undefined);
+export const lenientGuid = guidSchema.optional().catch(undefined);
 
 /** The signed webhook body (API.md, "WordPress webhook"). */
 export const wordpressEventSchema = z
@@ -17,6 +39,9 @@ export const wordpressEventSchema = z
     occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
     /** Where the site's signed listing lives (CONTRACT.md §6): every event carries it since plugin 1.1. */
     restUrl: targetUrlSchema.optional(),
+    installationId: installationIdSchema.optional(),
+    knownCode: knownCodeSchema.optional(),
+    guid: guidSchema.optional(),
   })
   .refine((e) => e.event === 'post.unpublished' || e.permalink !== undefined, {
     message: 'is required for this event',
@@ -51,5 +76,6 @@ export const siteEventSchema = z.object({
   occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
   restUrl: targetUrlSchema,
   reason: z.string().max(100),
+  installationId: installationIdSchema.optional(),
 });
 export type SiteEvent = z.infer<typeof siteEventSchema>;

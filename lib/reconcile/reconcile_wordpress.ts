@@ -11,6 +11,15 @@ import { mintCodes } from '../links/mint.ts';
 import { firstSafety, newPostLink } from '../links/new_post_link.ts';
 import { newTargetProblem } from '../links/new_target_problem.ts';
 import type { TargetPolicy } from '../links/target_policy.ts';
+import {
+  type BreakerSettings,
+  type BudgetState,
+  findRunHold,
+  holdChanges,
+  readBudget,
+  spendBudget,
+} from '../publishing/mass_change_breaker.ts';
+import { fileReview, isMigrating, settlePostIdentity, toPermalinkPath } from '../publishing/post_identity.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
@@ -25,9 +34,16 @@ import {
   insertBackfilledLinks,
   listLinksByPostIds,
 } from '../stores/backfill_store.ts';
+import type { HeldChangeRow } from '../stores/breaker_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
+import {
+  endMigrationIfSettled,
+  listDetachedLinks,
+  recordInstallation,
+  updateMigrationReconciled,
+} from '../stores/post_identity_store.ts';
 import { type Drift, insertMarks, updateMarksRepaired } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import {
@@ -48,6 +64,8 @@ export interface WordPressReconcileDeps {
   /** Wakes the sync-queue drainer once a page's repairs (queued in their transaction) committed. */
   queue: SyncQueueKicker;
   wordpress: WordPressListingDeps;
+  /** The breaker on mass change (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN); absent: the defaults. */
+  wordpressBreaker?: BreakerSettings | undefined;
 }
 
 export interface WordPressSiteInput {
@@ -58,6 +76,8 @@ export interface WordPressSiteInput {
   repair: boolean;
   /** When the run started: links minted after it are left to their own publish. */
   startedAtMs: number;
+  /** The reconciliation workflow (a tripped breaker's hold names whom to signal). */
+  workflowId?: string;
 }
 
 export interface WordPressSiteResult {
@@ -68,6 +88,14 @@ export interface WordPressSiteResult {
   complete: boolean;
   /** Why the site could not be reconciled (no restUrl, listing refused…); nothing was changed then. */
   error?: string;
+  /** Codes moved to another post ID by a post's claim, GUID or path (ADR 0057). */
+  rebound?: number;
+  /** Posts and links filed for an admin's review in this pass. */
+  reviewed?: number;
+  /** The site was in migration mode for this pass; `ended`: it left it at the end. */
+  migration?: 'ongoing' | 'ended';
+  /** The breaker tripped: what went beyond the budget waits in this hold for an admin's decision. */
+  held?: { holdId: number };
 }
 
 /** Sweeps of a listing whose total moved meanwhile before the run gives up on "absent means deleted". */
@@ -107,17 +135,23 @@ export async function reconcileWordPressSite(
     };
   }
   const resumed = context.resumed as
-    | { page: number; total: number | null; sweep: number; read: number }
+    | { page: number; total: number | null; sweep: number; read: number; tally?: Tally }
     | undefined;
   let page = resumed?.page ?? 1;
   let total = resumed?.total ?? null;
   let sweep = resumed?.sweep ?? 1;
   let read = resumed?.read ?? 0;
+  const tally: Tally = resumed?.tally ?? { rebound: 0, reviewed: 0 };
   let complete = false;
+  let migrating = await isMigrating(deps.sql, input.site);
   for (;;) {
     throwIfCancelled(context);
     const fetchedAt = new Date();
     const body = await fetchListingPage(deps.wordpress, { site: input.site, restUrl, page });
+    if (body.installationId && page === 1) {
+      // The listing is signed by the installation that answers: a fresh WordPress switches the mode here too.
+      if ((await recordInstallation(deps.sql, input.site, body.installationId)).switched) migrating = true;
+    }
     if (total === null) total = body.total;
     else if (body.total !== total) {
       // A post was deleted (or, rarely, added) mid-sweep: pages shifted; read again from the start.
@@ -127,22 +161,107 @@ export async function reconcileWordPressSite(
       total = null;
       continue;
     }
-    await reconcilePage(deps, input, body.posts, fetchedAt);
+    await reconcilePage(deps, { ...input, migrating, tally }, body.posts, fetchedAt);
     read += body.posts.length;
-    context.heartbeat({ page: page + 1, total, sweep, read });
+    context.heartbeat({ page: page + 1, total, sweep, read, tally });
     if (body.posts.length === 0 || page >= body.totalPages) {
       complete = true;
       break;
     }
     page++;
   }
-  if (complete) await reconcileAbsentPosts(deps, input);
-  else
+  let migration: WordPressSiteResult['migration'];
+  if (complete) {
+    await reconcileAbsentPosts(deps, { ...input, migrating, tally });
+    if (input.repair) await reviewDetachedLinks(deps, { ...input, tally });
+    if (migrating && input.repair) {
+      // Migration mode ends with a complete pass that leaves nothing to review, or when the last item is resolved.
+      await updateMigrationReconciled(deps.sql, input.site);
+      migration = (await endMigrationIfSettled(deps.sql, input.site)) ? 'ended' : 'ongoing';
+    } else if (migrating) migration = 'ongoing';
+  } else
     deps.logger.warn(
       { site: input.site, sweeps: sweep },
       'WordPress listing kept moving; deletions not judged',
     );
-  return { site: input.site, read, complete };
+  const hold = input.repair ? await findRunHold(deps.sql, input.site, input.runId) : null;
+  return {
+    site: input.site,
+    read,
+    complete,
+    rebound: tally.rebound,
+    reviewed: tally.reviewed,
+    ...(migration ? { migration } : {}),
+    ...(hold ? { held: { holdId: hold.id } } : {}),
+  };
+}
+
+/** Counts a pass keeps across pages (and activity retries, in its heartbeat). */
+interface Tally {
+  rebound: number;
+  reviewed: number;
+}
+
+type PassInput = WordPressSiteInput & { migrating: boolean; tally: Tally };
+
+/**
+ * A post's identity first (ADR 0057): a post whose claim names another code than its binding, or, in migration
+ * mode, one whose binding does not point at its permalink's path, is settled by claim, GUID, path, then ID.
+ * Returns the posts filed for review (left as they are).
+ */
+async function settlePageIdentities(
+  deps: WordPressReconcileDeps,
+  input: PassInput,
+  posts: ListedPost[],
+  links: Map<number, LinkRow>,
+): Promise<Set<number>> {
+  const { site } = input;
+  const needs = posts.filter((p) => {
+    const link = links.get(p.postId);
+    if (p.knownCode && link?.code !== p.knownCode) return true;
+    if (!input.migrating) return false;
+    return !link || toPermalinkPath(link.targetUrl) !== toPermalinkPath(p.permalink);
+  });
+  const conflicted = new Set<number>();
+  if (needs.length === 0) return conflicted;
+  const actor = `wordpress:${site}`;
+  const reason = `wordpress reconciliation ${input.runId}`;
+  for (const post of needs) {
+    // One transaction per post: a re-bind locks the code's former post too, and must not wait on a whole page.
+    await deps.sql.begin(async (tx) => {
+      await lockKeys(tx, [`post|${site}|${post.postId}`]);
+      const outcome = await settlePostIdentity(
+        tx,
+        { site, postId: post.postId, knownCode: post.knownCode, guid: post.guid, permalink: post.permalink },
+        { migrating: input.migrating, actor, reason },
+      );
+      if (outcome.kind === 'conflict') {
+        await fileReview(tx, outcome.review);
+        conflicted.add(post.postId);
+        input.tally.reviewed++;
+      } else if (outcome.kind === 'rebound') input.tally.rebound++;
+    });
+  }
+  return conflicted;
+}
+
+/**
+ * After a complete pass: links whose post claimed another code and whose own post never claimed them back are
+ * filed for review (never made gone by an ID).
+ */
+async function reviewDetachedLinks(
+  deps: WordPressReconcileDeps,
+  input: WordPressSiteInput & { tally: Tally },
+): Promise<void> {
+  for (const link of await listDetachedLinks(deps.sql, input.site)) {
+    await fileReview(deps.sql, {
+      site: input.site,
+      kind: 'unmatched-link',
+      code: link.code,
+      detail: `${link.code} lost its post ID to another post's claim, and no post of the listing claims it (it still points at ${link.targetUrl})`,
+    });
+    input.tally.reviewed++;
+  }
 }
 
 interface Planned {
@@ -154,21 +273,28 @@ interface Planned {
 /** Compares one page of posts with their links; repairs when asked. */
 async function reconcilePage(
   deps: WordPressReconcileDeps,
-  input: WordPressSiteInput,
+  input: PassInput,
   posts: ListedPost[],
   fetchedAt: Date,
 ): Promise<void> {
   const { site } = input;
-  const links = await listLinksByPostIds(
-    deps.sql,
-    site,
-    posts.map((p) => p.postId),
-  );
+  const postIds = posts.map((p) => p.postId);
+  let links = await listLinksByPostIds(deps.sql, site, postIds);
+  let conflicted = new Set<number>();
+  if (input.repair) {
+    conflicted = await settlePageIdentities(deps, input, posts, links);
+    links = await listLinksByPostIds(deps.sql, site, postIds);
+  }
   const marks: { code: string; drift: Drift | null }[] = [];
   const planned: Planned[] = [];
   const missing: ListedPost[] = [];
   for (const post of posts) {
     const key = keyOf(site, post.postId);
+    // Filed for review: its link (if any) is left as it is, and it is not absent either.
+    if (conflicted.has(post.postId)) {
+      marks.push({ code: key, drift: 'collision' });
+      continue;
+    }
     const link = links.get(post.postId);
     const published = post.status === 'publish';
     if (!link) {
@@ -209,13 +335,21 @@ async function reconcilePage(
 async function repair(
   deps: WordPressReconcileDeps,
   input: WordPressSiteInput,
-  planned: Planned[],
+  allPlanned: Planned[],
   missing: ListedPost[],
   fetchedAt: Date,
 ): Promise<string[]> {
   const { site } = input;
   const actor = `wordpress:${site}`;
   const reason = `wordpress reconciliation ${input.runId}`;
+  // The breaker: retargets and gones beyond the site's budget wait for an admin, with every later one of the run.
+  const counted = allPlanned.filter((p) => p.change !== 'restore');
+  const held = await holdIfOverBudget(
+    deps,
+    input,
+    counted.map((p) => toHeldChange(p.link, p.change === 'gone' ? 'gone' : 'retarget', p.post.permalink)),
+  );
+  const planned = held ? allPlanned.filter((p) => p.change === 'restore') : allPlanned;
   // New destinations pass the same rules as every other way in, and are scanned (outside the transaction).
   const needScan = [
     ...planned.filter((p) => p.change.startsWith('retarget')).map((p) => p.post),
@@ -274,6 +408,11 @@ async function repair(
     }
     const updated = await updateLinksBatch(tx, changes);
     const updatedCodes = new Set(updated.map((r) => r.code));
+    await spendBudget(
+      tx,
+      site,
+      planned.filter((p) => p.change !== 'restore' && updatedCodes.has(p.link.code)).length,
+    );
     for (const p of planned) if (updatedCodes.has(p.link.code)) keys.push(keyOf(site, p.post.postId));
     await insertAuditEntries(
       tx,
@@ -320,8 +459,58 @@ async function propagate(deps: WordPressReconcileDeps, codes: string[], reason: 
   await deps.queue.kickSyncQueue(reason);
 }
 
-/** After a complete listing: live links of posts WordPress no longer has (deleted for good) become gone. */
-async function reconcileAbsentPosts(deps: WordPressReconcileDeps, input: WordPressSiteInput): Promise<void> {
+/** A change as a breaker hold keeps it. */
+function toHeldChange(link: LinkRow, change: 'retarget' | 'gone', permalink: string | null): HeldChangeRow {
+  return {
+    code: link.code,
+    change,
+    postId: link.postId,
+    beforeUrl: link.targetUrl,
+    afterUrl: change === 'retarget' ? permalink : null,
+    beforeStatus: link.status,
+    expectedVersion: link.version,
+  };
+}
+
+/**
+ * The breaker (ADR 0057): when the run has tripped already, or these changes would pass what is left of the
+ * site's hourly budget, they go to the run's hold instead (true); the workflow then waits for a decision.
+ */
+async function holdIfOverBudget(
+  deps: WordPressReconcileDeps,
+  input: WordPressSiteInput,
+  changes: HeldChangeRow[],
+): Promise<boolean> {
+  if (changes.length === 0) return false;
+  const tripped = await findRunHold(deps.sql, input.site, input.runId);
+  const budget: BudgetState = await readBudget(deps.sql, input.site, deps.wordpressBreaker);
+  if (!tripped && changes.length <= budget.remaining) return false;
+  const hold = await holdChanges(
+    deps.sql,
+    { site: input.site, source: 'reconcile', runId: input.runId, workflowId: input.workflowId ?? null },
+    budget,
+    changes,
+  );
+  if (!tripped) {
+    deps.logger.warn(
+      {
+        site: input.site,
+        runId: input.runId,
+        holdId: hold.id,
+        budget: budget.budget,
+        remaining: budget.remaining,
+      },
+      'WordPress breaker tripped: changes wait for an admin',
+    );
+  }
+  return true;
+}
+
+/**
+ * After a complete listing: live links of posts WordPress no longer has (deleted for good) become gone. In
+ * migration mode an absent post ID proves nothing (IDs were reassigned): such links are filed for review.
+ */
+async function reconcileAbsentPosts(deps: WordPressReconcileDeps, input: PassInput): Promise<void> {
   const absent = await listLinksAbsentFromListing(deps.sql, {
     runId: input.runId,
     site: input.site,
@@ -336,6 +525,27 @@ async function reconcileAbsentPosts(deps: WordPressReconcileDeps, input: WordPre
     keys.map((code) => ({ code, drift: 'gone' as const })),
   );
   if (!input.repair) return;
+  if (input.migrating) {
+    for (const link of absent) {
+      await fileReview(deps.sql, {
+        site: input.site,
+        kind: 'unmatched-link',
+        postId: link.postId,
+        code: link.code,
+        detail: `no post of the new installation claims ${link.code} or has its post ID ${link.postId}; it still points at ${link.targetUrl}`,
+      });
+      input.tally.reviewed++;
+    }
+    return;
+  }
+  if (
+    await holdIfOverBudget(
+      deps,
+      input,
+      absent.map((l) => toHeldChange(l, 'gone', null)),
+    )
+  )
+    return;
   const reason = `wordpress reconciliation ${input.runId}: post deleted in WordPress`;
   const changed = await deps.sql.begin(async (tx) => {
     await lockKeys(
@@ -346,6 +556,7 @@ async function reconcileAbsentPosts(deps: WordPressReconcileDeps, input: WordPre
       tx,
       absent.map((l) => ({ code: l.code, status: 'gone', expectedVersion: l.version })),
     );
+    await spendBudget(tx, input.site, rows.length);
     await insertAuditEntries(
       tx,
       rows.map((r) => ({

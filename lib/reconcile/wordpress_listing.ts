@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { signWebhook, verifyWebhookSignature } from '../auth/webhook_signature.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
+import { installationIdSchema, lenientGuid, lenientKnownCode } from '../publishing/wordpress_event.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
 
 /** What reading a site's listing needs (ActivityDeps.wordpress). */
@@ -30,6 +31,8 @@ export const listingPageSchema = z.object({
   perPage: z.number().int(),
   total: z.number().int().min(0),
   totalPages: z.number().int().min(0),
+  /** The plugin's installation (ADR 0057); absent from plugins before it. */
+  installationId: installationIdSchema.optional().catch(undefined),
   posts: z.array(
     z.object({
       postId: z.number().int().positive(),
@@ -38,6 +41,9 @@ export const listingPageSchema = z.object({
       permalink: z.string().transform(toCanonicalTarget),
       title: z.string().optional(),
       modifiedAt: z.string(),
+      /** The code the post claims and its GUID (ADR 0057); a malformed claim is ignored. */
+      knownCode: lenientKnownCode,
+      guid: lenientGuid,
     }),
   ),
 });

@@ -222,6 +222,18 @@ export const envSchema = z
         }
         return out;
       }),
+    // The breaker on mass change by WordPress (ADR 0057): a share of a site's links, and a floor.
+    WORDPRESS_BREAKER_SHARE: z.coerce
+      .number({ message: 'must be a share between 0 and 1 (0.02 is 2%)' })
+      .min(0, 'must be a share between 0 and 1 (0.02 is 2%)')
+      .max(1, 'must be a share between 0 and 1 (0.02 is 2%)')
+      .default(0.02),
+    WORDPRESS_BREAKER_MIN: z.coerce
+      .number({ message: 'must be a whole number of links (0 or more)' })
+      .int('must be a whole number of links (0 or more)')
+      .min(0, 'must be a whole number of links (0 or more)')
+      .max(100_000_000)
+      .default(50),
     // Issue 14: the DNS TTL a planned switch lowers to first; escrow exports; static snapshots; CDN purge.
     FAILOVER_DNS_LOWERED_TTL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
     ESCROW_INTERVAL: optionalString.pipe(duration.optional()),
@@ -482,6 +494,11 @@ export interface Config {
   /** WORDPRESS_REST_URLS: each site's signed-listing base, overriding the restUrl its events carry. */
   wordpressRestUrls: Record<string, string>;
   /**
+   * WORDPRESS_BREAKER_SHARE / WORDPRESS_BREAKER_MIN: most of a site's links a WordPress path may retarget or
+   * make gone in one run or hour without an admin's approval: max(share × the site's links, min).
+   */
+  wordpressBreaker: { share: number; min: number };
+  /**
    * Escrow exports (lib/escrow): the Schedule's interval (undefined: off), the directory it writes
    * `lifeline-escrow-<time>/` folders to (also where the ops page finds the latest), and how many it keeps.
    */
@@ -637,6 +654,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
           }
         : undefined,
     wordpressRestUrls: e.WORDPRESS_REST_URLS,
+    wordpressBreaker: { share: e.WORDPRESS_BREAKER_SHARE, min: e.WORDPRESS_BREAKER_MIN },
     escrow: { interval: e.ESCROW_INTERVAL, dir: e.ESCROW_DIR, keep: e.ESCROW_KEEP },
     snapshot: {
       interval: e.SNAPSHOT_INTERVAL,

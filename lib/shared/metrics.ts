@@ -327,3 +327,20 @@ export function registerSyncQueueGauges(registry: Registry, read: () => Promise<
     (v) => v.oldestAgeSeconds,
   );
 }
+
+/**
+ * `lifeline_wordpress_breaker_waiting`: breaker holds waiting for an admin's decision (ADR 0057), read from
+ * Postgres when scraped. Above 0, a WordPress path wanted to retarget or take down more of a site's links than
+ * its budget allows, and a run waits. A failed read leaves the last value.
+ */
+export function registerWordPressBreakerGauge(registry: Registry, read: () => Promise<number>): void {
+  new Gauge({
+    name: 'lifeline_wordpress_breaker_waiting',
+    help: 'Breaker holds of WordPress changes (retargets, gones beyond a site’s budget) waiting for an admin.',
+    registers: [registry],
+    async collect() {
+      const value = await read().catch(() => null);
+      if (value !== null) this.set(value);
+    },
+  });
+}

@@ -6,7 +6,8 @@ import type { Db } from './sql.ts';
 
 /**
  * Live links (active or pending) of a site whose post the run did not see in WordPress's listing (no mark
- * `{site}:{postId}` on the wordpress side), created before the run started: posts deleted permanently.
+ * `{site}:{postId}` on the wordpress side), created before the run started: posts deleted permanently. A link
+ * detached from its post (a negative placeholder, ADR 0057) is not judged here.
  */
 export async function listLinksAbsentFromListing(
   db: Db,
@@ -14,7 +15,7 @@ export async function listLinksAbsentFromListing(
 ): Promise<LinkRow[]> {
   return db<LinkRow[]>`
     SELECT ${db.unsafe(LINK_COLUMNS)} FROM links AS l
-    WHERE l.site = ${options.site} AND l.deleted_at IS NULL AND l.status IN ('active', 'pending')
+    WHERE l.site = ${options.site} AND l.post_id > 0 AND l.deleted_at IS NULL AND l.status IN ('active', 'pending')
       AND l.created_at < ${options.startedAt}
       AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
                       WHERE m.run_id = ${options.runId} AND m.side = 'wordpress'

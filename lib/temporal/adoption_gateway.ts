@@ -17,7 +17,11 @@ import {
 } from '../../workflows/contract.ts';
 import { ConflictError, NotFoundError, UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { signalBackfillBatch, signalWordPressReconcile } from './adoption_signals.ts';
+import {
+  signalBackfillBatch,
+  signalWordPressBreakerDecision,
+  signalWordPressReconcile,
+} from './adoption_signals.ts';
 import type { TemporalClient } from './temporal_client.ts';
 import { START_DEADLINE_MS } from './workflow_gateway.ts';
 
@@ -31,6 +35,10 @@ export interface AdoptionGateway {
   }>;
   /** Starts the site's WordPress reconciliation, or makes the running one go again. */
   requestWordPressReconcile(input: { site: string; reason: string }): Promise<{ workflowId: string }>;
+  /** Hands an admin's decision on a breaker hold to the site's WordPress reconciliation (ADR 0057). */
+  decideWordPressBreaker(input: { site: string; holdId: number; approve: boolean; by: string }): Promise<{
+    workflowId: string;
+  }>;
   /** Starts the workflow of a retarget run already recorded in Postgres (it plans, then waits for approval). */
   startRetarget(input: RetargetLinksInput): Promise<{ workflowId: string }>;
   /** Approves, pauses, resumes or cancels a retarget run; 404 when its workflow is not running. */
@@ -73,6 +81,10 @@ export function createAdoptionGateway(options: {
     requestWordPressReconcile: (input) =>
       accepted(`WordPress reconciliation of ${input.site}`, () =>
         signalWordPressReconcile(client, taskQueue, input),
+      ),
+    decideWordPressBreaker: (input) =>
+      accepted(`WordPress reconciliation of ${input.site}`, () =>
+        signalWordPressBreakerDecision(client, taskQueue, input),
       ),
     async startRetarget(input) {
       const workflowId = getRetargetWorkflowId(input.runId);

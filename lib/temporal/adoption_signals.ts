@@ -10,6 +10,7 @@ import {
   type ReconcileWordPressInput,
   SiteKey,
   WORKFLOW_TYPES,
+  wordpressBreakerDecisionSignal,
   wordpressChangedSignal,
 } from '../../workflows/contract.ts';
 
@@ -50,6 +51,32 @@ export async function signalWordPressReconcile(
     args: [{ site: input.site, reason: input.reason } satisfies ReconcileWordPressInput],
     signal: wordpressChangedSignal,
     signalArgs: [{ reason: input.reason }],
+    typedSearchAttributes: [
+      { key: SiteKey, value: input.site },
+      { key: KindKey, value: 'reconcile' },
+    ],
+  });
+  return { workflowId };
+}
+
+/**
+ * signalWithStart of the site's WordPress reconciliation with an admin's decision on a breaker hold: the pass
+ * waiting on it applies or discards it; a hold of post events is decided before the next pass (which a start
+ * makes).
+ */
+export async function signalWordPressBreakerDecision(
+  client: WorkflowClient,
+  taskQueue: string,
+  input: { site: string; holdId: number; approve: boolean; by: string },
+): Promise<{ workflowId: string }> {
+  const workflowId = getWordPressReconcileWorkflowId(taskQueue, input.site);
+  const reason = `breaker hold ${input.holdId} ${input.approve ? 'approved' : 'discarded'}`;
+  await client.signalWithStart(WORKFLOW_TYPES.reconcileWordPress, {
+    taskQueue,
+    workflowId,
+    args: [{ site: input.site, reason } satisfies ReconcileWordPressInput],
+    signal: wordpressBreakerDecisionSignal,
+    signalArgs: [{ holdId: input.holdId, approve: input.approve, by: input.by }],
     typedSearchAttributes: [
       { key: SiteKey, value: input.site },
       { key: KindKey, value: 'reconcile' },

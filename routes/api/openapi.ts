@@ -25,6 +25,14 @@ import {
   workflowAcceptedSchema,
 } from '../../lib/operations/ops_schemas.ts';
 import { backfillAcceptedSchema, backfillBatchSchema } from '../../lib/publishing/backfill_batch.ts';
+import {
+  breakerDecisionSchema,
+  breakerHoldListSchema,
+  resolveReviewInputSchema,
+  reviewItemSchema,
+  reviewListSchema,
+  wordpressSiteListSchema,
+} from '../../lib/publishing/wordpress_admin.ts';
 import { siteEventSchema, wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
 import {
   retargetActionSchema,
@@ -106,6 +114,13 @@ const SCHEMAS = {
   RetargetRunList: retargetRunListSchema,
   RetargetChanges: retargetChangesSchema,
   RetargetAction: retargetActionSchema,
+  // A post's identity and the breaker on mass change (ADR 0057).
+  WordPressSiteList: wordpressSiteListSchema,
+  ReviewList: reviewListSchema,
+  ResolveReviewInput: resolveReviewInputSchema,
+  ReviewItem: reviewItemSchema.extend({ migrationEnded: z.boolean() }),
+  BreakerHoldList: breakerHoldListSchema,
+  BreakerDecision: breakerDecisionSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof SCHEMAS;
 
@@ -658,6 +673,79 @@ export const API_OPERATIONS: ApiOperation[] = [
         ...auth,
         404: problem('no such run'),
         409: problem('not allowed in the run’s status'),
+        503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
+      },
+    }),
+  ),
+  {
+    method: 'get',
+    path: '/wordpress/sites',
+    operationId: 'listWordPressSites',
+    summary: 'WordPress sites: installation, migration mode, open review items',
+    scope: 'admin',
+    responses: { 200: { description: 'sites', schema: 'WordPressSiteList' }, ...auth },
+  },
+  {
+    method: 'get',
+    path: '/wordpress/reviews',
+    operationId: 'listWordPressReviews',
+    summary: 'What identity matching could not decide (a claim refused, ambiguous matches, reused post IDs)',
+    scope: 'admin',
+    query: z.object({
+      site: z.string().optional(),
+      status: z.enum(['open', 'resolved']).optional(),
+      after: z.int().min(0).optional(),
+      limit: z.int().min(1).max(500).optional(),
+    }),
+    responses: {
+      200: { description: 'review items, oldest first', schema: 'ReviewList' },
+      ...auth,
+      422: problem('bad filter'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/wordpress/reviews/{id}/resolve',
+    operationId: 'resolveWordPressReview',
+    summary: 'Binds a code to a post, leaves it gone, or keeps everything as it is (audited)',
+    scope: 'admin',
+    parameters: [{ name: 'id', in: 'path', required: true, schema: z.string() }],
+    body: 'ResolveReviewInput',
+    responses: {
+      200: { description: 'the item, resolved', schema: 'ReviewItem' },
+      400: problem('malformed JSON'),
+      ...auth,
+      404: problem('no such item'),
+      409: problem('already resolved, or the code cannot be bound'),
+      415: problem('not JSON'),
+      422: problem('invalid decision (each field and reason)'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/wordpress/breaker',
+    operationId: 'listBreakerHolds',
+    summary: 'The breaker’s holds: changes beyond a site’s budget, with counts and a sample',
+    scope: 'admin',
+    query: z.object({ status: z.enum(['waiting', 'applied', 'discarded']).optional() }),
+    responses: { 200: { description: 'holds, newest first', schema: 'BreakerHoldList' }, ...auth },
+  },
+  ...(['approve', 'discard'] as const).map(
+    (action): ApiOperation => ({
+      method: 'post',
+      path: `/wordpress/breaker/{id}/${action}`,
+      operationId: `${action}BreakerHold`,
+      summary: {
+        approve: 'Applies a hold’s changes (each only while its link is as it was read)',
+        discard: 'Forgets a hold’s changes: nothing of it is applied',
+      }[action],
+      scope: 'admin',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: z.string() }],
+      responses: {
+        202: { description: 'the site’s reconciliation was told', schema: 'BreakerDecision' },
+        ...auth,
+        404: problem('no such hold'),
+        409: problem('already decided'),
         503: { description: 'Temporal unavailable', schema: 'Problem', headers: ['Retry-After'] },
       },
     }),

@@ -12,6 +12,9 @@ export interface FakePost {
   permalink: string;
   title?: string;
   modifiedAt?: string;
+  /** The code the post claims (its `_lifeline_code` post meta) and its WordPress GUID. */
+  knownCode?: string;
+  guid?: string;
 }
 
 function sign(secret: string, message: string, t = Math.floor(Date.now() / 1000)): string {
@@ -34,6 +37,8 @@ export class WordPressListingFake {
   answerSecret: string | null = null;
   /** Answer every request with a redirect to this URL. */
   redirectTo: string | null = null;
+  /** The plugin's installation id, sent at the top of every page (absent: an older plugin). */
+  installationId: string | null = null;
   private server: Server | null = null;
   url = '';
 
@@ -87,6 +92,8 @@ export class WordPressListingFake {
         permalink: p.permalink,
         title: p.title ?? `Post ${p.postId}`,
         modifiedAt: p.modifiedAt,
+        ...(p.knownCode ? { knownCode: p.knownCode } : {}),
+        ...(p.guid ? { guid: p.guid } : {}),
       }));
       const body = JSON.stringify({
         site: this.site,
@@ -94,6 +101,7 @@ export class WordPressListingFake {
         perPage,
         total: all.length,
         totalPages: Math.ceil(all.length / perPage),
+        ...(this.installationId ? { installationId: this.installationId } : {}),
         posts,
       });
       res.writeHead(200, {

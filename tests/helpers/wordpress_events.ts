@@ -11,6 +11,10 @@ export interface WebhookBody {
   permalink?: string;
   title?: string;
   occurredAt: string;
+  restUrl?: string;
+  installationId?: string;
+  knownCode?: string;
+  guid?: string;
 }
 
 let clock = Date.now();
@@ -28,7 +32,18 @@ export function arabicPermalink(postId: number, suffix = ''): string {
 
 export function wordpressEvent(
   event: WordPressEventName,
-  post: { site?: string; postId: number; permalink?: string; title?: string; occurredAt?: string },
+  post: {
+    site?: string;
+    postId: number;
+    permalink?: string;
+    title?: string;
+    occurredAt?: string;
+    /** Sent by plugins that know them (ADR 0057): where the listing lives, the installation, the post's claim. */
+    restUrl?: string;
+    installationId?: string;
+    knownCode?: string;
+    guid?: string;
+  },
 ): WebhookBody {
   return {
     id: `delivery-${randomUUID()}`,
@@ -38,6 +53,10 @@ export function wordpressEvent(
     ...(event === 'post.unpublished' ? {} : { permalink: post.permalink ?? arabicPermalink(post.postId) }),
     ...(post.title !== undefined ? { title: post.title } : {}),
     occurredAt: post.occurredAt ?? nextOccurredAt(),
+    ...(post.restUrl !== undefined ? { restUrl: post.restUrl } : {}),
+    ...(post.installationId !== undefined ? { installationId: post.installationId } : {}),
+    ...(post.knownCode !== undefined ? { knownCode: post.knownCode } : {}),
+    ...(post.guid !== undefined ? { guid: post.guid } : {}),
   };
 }
 
