@@ -187,6 +187,69 @@ async function settled(site: string, atLeast: number): Promise<OpsRun[]> {
   );
 }
 
+interface Hold {
+  id: number;
+  site: string;
+  source: string;
+  status: string;
+  budget: number;
+  siteLinks: number;
+  counts: Record<string, Record<string, number>>;
+  sample: { code: string; change: string; beforeUrl: string; afterUrl: string | null }[];
+}
+
+/** The breaker's holds of a site (GET /api/v1/wordpress/breaker). */
+async function holdsOf(site: string, status?: string): Promise<Hold[]> {
+  const res = await h.api(`/api/v1/wordpress/breaker${status ? `?status=${status}` : ''}`);
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { items: Hold[] }).items.filter((x) => x.site === site);
+}
+
+async function decide(hold: Hold, action: 'approve' | 'discard'): Promise<void> {
+  const res = await h.api(`/api/v1/wordpress/breaker/${hold.id}/${action}`, { method: 'POST' });
+  assert.equal(res.status, 202, await res.text());
+}
+
+/**
+ * Waits for the site's reconciliation passes to finish as `settled` does, approving each hold the breaker puts up
+ * meanwhile (as the admin does after reading its sample); returns the runs and the holds approved.
+ */
+async function settledApproving(
+  site: string,
+  atLeast: number,
+): Promise<{ runs: OpsRun[]; approved: Hold[] }> {
+  const approved: Hold[] = [];
+  const runs = await eventually(
+    async () => {
+      for (const hold of await holdsOf(site, 'waiting')) {
+        if (approved.some((x) => x.id === hold.id)) continue;
+        await decide(hold, 'approve');
+        approved.push(hold);
+      }
+      const all = await reconcileRuns(site);
+      return all.length >= atLeast && all.every((r) => r.status !== 'running') ? all : undefined;
+    },
+    { timeoutMs: 240_000, intervalMs: 500, what: `${site}'s reconciliation passes to finish` },
+  );
+  return { runs, approved };
+}
+
+interface Review {
+  id: number;
+  kind: string;
+  postId: number | null;
+  code: string | null;
+  candidates: string[];
+  detail: string;
+}
+
+/** The open review list of a site (GET /api/v1/wordpress/reviews). */
+async function openReviews(site: string): Promise<Review[]> {
+  const res = await h.api(`/api/v1/wordpress/reviews?site=${site}&limit=500`);
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { items: Review[] }).items;
+}
+
 async function redirectOf(code: string): Promise<{ status: number; location: string | null }> {
   const res = await fetch(`${lifelineUrl}/${code}`, { redirect: 'manual' });
   await res.arrayBuffer();
@@ -331,11 +394,15 @@ describe('Moving to a new WordPress', () => {
     // is complete (`wp lifeline reconcile`), then the backfill, which gives B's own posts their links.
     const runsBefore = (await reconcileRuns(SITE)).length;
     assert.match(await wpLifeline(b, ['reconcile']), /Success: Lifeline is checking every post/);
-    const afterCheck = await settled(SITE, runsBefore + 1);
-    const moveRuns = afterCheck.slice(0, afterCheck.length - runsBefore);
+    // Every permalink moved to B's host: more retargets than the breaker's budget, so the pass waits for the
+    // admin, who reads the hold's sample and approves it.
+    const check = await settledApproving(SITE, runsBefore + 1);
+    const moveRuns = check.runs.slice(0, check.runs.length - runsBefore);
     assert.match(await wpLifeline(b, ['backfill', '--batch-size=500']), /Success: Backfill finished/);
     // A finished backfill asks for one more pass.
-    const runs = await settled(SITE, afterCheck.length + 1);
+    const last = await settledApproving(SITE, check.runs.length + 1);
+    const runs = last.runs;
+    const approved = [...check.approved, ...last.approved];
     lap('move to B');
 
     // ---- Every one of A's live codes redirects to the same article's permalink on B; none answers 410.
@@ -389,25 +456,85 @@ describe('Moving to a new WordPress', () => {
     }
 
     // ---- The review list holds exactly the planted ambiguity; reconciliation's report says what it re-bound.
-    const reviews = await h.db.sql<{ kind: string; code: string | null; post_id: string | null }[]>`
-      SELECT kind, code, post_id::text FROM wordpress_reviews WHERE site = ${SITE} AND status = 'open' ORDER BY id`;
+    const reviews = await openReviews(SITE);
     const reboundReported = runs.reduce((n, r) => n + (r.report.rebound ?? 0), 0);
     process.stderr.write(
       `  move: ${liveA.length} live codes; re-bound ${rebound}, kept ${kept}, reviewed ${reviews.length}, wrong ${wrong}; ` +
         `new codes for B's own posts ${minted.length}; reconciliation reported re-bound ${reboundReported}; ` +
-        `reviews ${JSON.stringify(reviews)}; timings ${JSON.stringify(timings)}\n`,
+        `holds approved ${JSON.stringify(approved.map((x) => x.counts))}; ` +
+        `reviews ${JSON.stringify(reviews.map((r) => [r.kind, r.code, r.postId]))}; timings ${JSON.stringify(timings)}\n`,
     );
+    // Exactly the planted pair: their two codes lost their post and no post claims them, and their two re-made
+    // posts match no link but by a post ID that another article held.
+    const pairPosts = pair.map((id) => newId(id));
+    const unexplained = reviews.filter(
+      (r) => !(r.code !== null && review.has(r.code)) && !(r.postId !== null && pairPosts.includes(r.postId)),
+    );
+    assert.deepEqual(unexplained, [], 'only the planted cases wait for review');
     assert.deepEqual(
       reviews
-        .filter((r) => r.code !== null && aCodes.has(r.code))
+        .filter((r) => r.code !== null && review.has(r.code))
         .map((r) => r.code)
         .sort(),
       [...review].sort(),
-      'the two re-made posts, and only they, wait for review',
+      "both of the pair's codes wait for review",
     );
     assert.ok(
       moveRuns.some((r) => (r.report.rebound ?? 0) > 0),
       `the reconciliation reports what it re-bound: ${JSON.stringify(moveRuns.map((r) => r.report))}`,
     );
+  });
+
+  test('the breaker: a site whose posts all vanish (an empty listing) changes nothing until an admin approves', async () => {
+    const started = Date.now();
+    const site = 'e2e-vanish';
+    const c = await newSite(site);
+    await php(c, 'seed_newsroom.php', ['60']);
+    assert.match(await wpLifeline(c, ['backfill', '--batch-size=500']), /Success: Backfill finished/);
+    const linked = await eventually(
+      async () => {
+        const links = await siteLinks(site);
+        return links.length === 61 && links.every((l) => l.status === 'active') ? links : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'every post of the site to have an active link' },
+    );
+    await settled(site, 1);
+    const before = new Map<string, string | null>();
+    for (const l of linked) before.set(l.code, (await redirectOf(l.code)).location);
+
+    // Every post vanishes at once (a bad restore, a broken database): the listing is empty.
+    c.mysql("DELETE FROM wp_postmeta WHERE post_id IN (SELECT ID FROM wp_posts WHERE post_type = 'post')");
+    c.mysql("DELETE FROM wp_posts WHERE post_type = 'post'");
+    assert.match(await wpLifeline(c, ['reconcile']), /Success: Lifeline is checking every post/);
+    const hold = await eventually(async () => (await holdsOf(site, 'waiting'))[0], {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+      what: 'the breaker to hold the pass',
+    });
+    assert.equal(hold.siteLinks, 61);
+    assert.ok(hold.budget < 61, `the budget (${hold.budget}) is below the change`);
+    assert.equal(
+      Object.values(hold.counts).reduce((n, byChange) => n + (byChange.gone ?? 0), 0),
+      61,
+      `the hold would make every link gone: ${JSON.stringify(hold.counts)}`,
+    );
+    assert.ok(hold.sample.length > 0 && hold.sample.every((x) => x.change === 'gone'));
+    // Nothing changed while it waits: every code still answers as before.
+    for (const l of await siteLinks(site)) assert.equal(l.status, 'active', `${l.code} untouched`);
+    for (const [code, location] of before) {
+      const now = await redirectOf(code);
+      assert.equal(now.status, 301, `${code} still redirects`);
+      assert.equal(now.location, location);
+    }
+
+    // The admin approves: the held changes are applied.
+    await decide(hold, 'approve');
+    await eventually(
+      async () => ((await siteLinks(site)).every((l) => l.status === 'gone') ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the approved changes to apply' },
+    );
+    assert.equal((await redirectOf(linked[0]!.code)).status, 410);
+    assert.equal((await holdsOf(site)).find((x) => x.id === hold.id)?.status, 'applied');
+    process.stderr.write(`  breaker e2e: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   });
 });
