@@ -86,10 +86,13 @@ final class Lifeline_Post_Code {
 		return true;
 	}
 
-	/** The post's GUID as stored (the Importer keeps it across a move); null when empty. */
+	/**
+	 * The post's GUID as stored (the Importer keeps it across a move); null when empty or longer than Lifeline
+	 * takes (2,000 characters; core's column holds 255): a cut GUID would name another post.
+	 */
 	public static function guid( WP_Post $post ): ?string {
 		$guid = trim( (string) $post->guid );
-		return '' === $guid ? null : mb_substr( $guid, 0, 2048 );
+		return '' === $guid || mb_strlen( $guid ) > 2000 ? null : $guid;
 	}
 
 	/**
