@@ -63,8 +63,9 @@ async function startLifeline() {
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   web = child;
+  // Compiling main.ts on a loaded 2-core machine has taken over a minute.
   await eventually(async () => (out.includes('web listening') ? true : undefined), {
-    timeoutMs: 60_000,
+    timeoutMs: 180_000,
     intervalMs: 100,
     what: `Lifeline's web process; output:\n${out}`,
   });
