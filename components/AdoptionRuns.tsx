@@ -170,6 +170,9 @@ export function AdoptionRuns(props: {
       <p>
         <a class="btn btn-secondary" href="/ui/ops/retarget">
           {t('adoption.massRetarget')}
+        </a>{' '}
+        <a class="btn btn-secondary" href="/ui/ops/wordpress">
+          {t('adoption.wordpressSites')}
         </a>
       </p>
     </section>

@@ -485,11 +485,14 @@ async function holdIfOverBudget(
   const tripped = await findRunHold(deps.sql, input.site, input.runId);
   const budget: BudgetState = await readBudget(deps.sql, input.site, deps.wordpressBreaker);
   if (!tripped && changes.length <= budget.remaining) return false;
-  const hold = await holdChanges(
-    deps.sql,
-    { site: input.site, source: 'reconcile', runId: input.runId, workflowId: input.workflowId ?? null },
-    budget,
-    changes,
+  // One transaction: a hold is never seen without its changes.
+  const hold = await deps.sql.begin((tx) =>
+    holdChanges(
+      tx,
+      { site: input.site, source: 'reconcile', runId: input.runId, workflowId: input.workflowId ?? null },
+      budget,
+      changes,
+    ),
   );
   if (!tripped) {
     deps.logger.warn(

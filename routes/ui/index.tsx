@@ -20,6 +20,7 @@ import { createReportsUiRoutes } from './reports.tsx';
 import { createRetargetUiRoutes } from './retarget.tsx';
 import { createSettingsRoutes } from './settings.tsx';
 import type { UiEnv } from './ui_env.ts';
+import { createWordPressUiRoutes } from './wordpress.tsx';
 
 /** Forms are small; nothing in the UI uploads files. */
 const UI_BODY_MAX_BYTES = 64 * 1024;
@@ -95,6 +96,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/links', createLinkQrRoutes(deps));
   app.route('/links', createLinkDetailRoutes(deps));
   app.route('/ops/retarget', createRetargetUiRoutes(deps));
+  app.route('/ops/wordpress', createWordPressUiRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
   app.route('/reports', createReportsUiRoutes(deps));
   app.route('/settings', createSettingsRoutes(deps));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toAdoptableCode } from '../../../lib/publishing/backfill_posts.ts';
+import { getBreakerBudget } from '../../../lib/publishing/mass_change_breaker.ts';
 import { buildListingUrl } from '../../../lib/reconcile/wordpress_listing.ts';
 import { compileRule, parseRetargetCsv, regexProblem } from '../../../lib/retarget/retarget_rule.ts';
 import { ConfigError, parseConfig } from '../../../lib/shared/config.ts';
@@ -96,5 +97,28 @@ describe('adoption rules', () => {
       (error: unknown) =>
         error instanceof ConfigError && error.problems[0]!.variable === 'WORDPRESS_REST_URLS',
     );
+  });
+
+  test('the WordPress breaker: defaults 2% or 50, whichever is more; a bad share names the variable', () => {
+    assert.deepEqual(parseConfig({}).wordpressBreaker, { share: 0.02, min: 50 });
+    const config = parseConfig({ WORDPRESS_BREAKER_SHARE: '0.1', WORDPRESS_BREAKER_MIN: '0' });
+    assert.deepEqual(config.wordpressBreaker, { share: 0.1, min: 0 });
+    assert.equal(getBreakerBudget({ share: 0.02, min: 50 }, 1_000), 50);
+    assert.equal(getBreakerBudget({ share: 0.02, min: 50 }, 100_000), 2_000);
+    assert.equal(getBreakerBudget({ share: 0.02, min: 50 }, 2_501), 51);
+    for (const [variable, value] of [
+      ['WORDPRESS_BREAKER_SHARE', '2%'],
+      ['WORDPRESS_BREAKER_SHARE', '1.5'],
+      ['WORDPRESS_BREAKER_MIN', '-1'],
+    ] as const) {
+      assert.throws(
+        () => parseConfig({ [variable]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.problems[0]!.variable === variable &&
+          /share between 0 and 1|whole number of links/.test(error.problems[0]!.message),
+        `${variable}=${value}`,
+      );
+    }
   });
 });

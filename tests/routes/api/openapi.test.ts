@@ -299,6 +299,30 @@ describe('GET /api/v1/openapi.json', () => {
           body: '{"action":"shrug"}',
         }),
       ],
+      listWordPressSites: () => [h.app.request('/api/v1/wordpress/sites', { headers: auth })],
+      listWordPressReviews: () => [
+        h.app.request('/api/v1/wordpress/reviews?site=news', { headers: auth }),
+        h.app.request('/api/v1/wordpress/reviews?status=nope', { headers: auth }),
+      ],
+      resolveWordPressReview: () => [
+        h.app.request('/api/v1/wordpress/reviews/999999/resolve', {
+          method: 'POST',
+          headers: json,
+          body: '{"action":"keep"}',
+        }),
+        h.app.request('/api/v1/wordpress/reviews/999999/resolve', {
+          method: 'POST',
+          headers: json,
+          body: '{"action":"shrug"}',
+        }),
+      ],
+      listBreakerHolds: () => [h.app.request('/api/v1/wordpress/breaker?status=waiting', { headers: auth })],
+      approveBreakerHold: () => [
+        h.app.request('/api/v1/wordpress/breaker/999999/approve', { method: 'POST', headers: auth }),
+      ],
+      discardBreakerHold: () => [
+        h.app.request('/api/v1/wordpress/breaker/999999/discard', { method: 'POST', headers: auth }),
+      ],
       reportDnsChanged: () => [
         h.app.request('/api/v1/ops/front/dns-changed', { method: 'POST', headers: auth }),
       ],
