@@ -47,6 +47,8 @@ interface BatchPost {
   publishedAt: string;
   modifiedAt: string;
   knownShortUrl?: string;
+  knownCode?: string;
+  guid?: string;
 }
 interface BatchBody {
   id: string;
@@ -57,6 +59,7 @@ interface BatchBody {
   final: boolean;
   total: number;
   restUrl: string;
+  installationId?: string;
   posts: BatchPost[];
 }
 interface EventBody {
@@ -68,6 +71,9 @@ interface EventBody {
   occurredAt: string;
   restUrl: string;
   reason?: string;
+  installationId?: string;
+  knownCode?: string;
+  guid?: string;
 }
 interface BatchResult {
   postId: number;
@@ -429,7 +435,16 @@ async function listing(target: string, given?: string | null) {
       perPage: number;
       total: number;
       totalPages: number;
-      posts: { postId: number; status: string; permalink: string; title: string; modifiedAt: string }[];
+      installationId?: string;
+      posts: {
+        postId: number;
+        status: string;
+        permalink: string;
+        title: string;
+        modifiedAt: string;
+        knownCode?: string;
+        guid?: string;
+      }[];
       code?: string;
       message?: string;
     },
@@ -1033,6 +1048,137 @@ describe('WordPress plugin: adopting an existing newsroom', () => {
     assert.equal(events[0]!.body.permalink, live.link);
     assert.equal(events[0]!.body.restUrl, `${wp.baseUrl}/wp-json/lifeline/v1/`);
     assert.equal(receiver.events.filter((e) => e.body.postId === id).length, 1, 'and nothing else');
+    assert.deepEqual(receiver.unsigned, []);
+    assert.equal(wp.serverLog().match(/PHP (Fatal|Warning|Notice|Deprecated)/), null, wp.serverLog());
+  });
+
+  test('a post keeps its code and names it (knownCode, guid) on events, backfill rows and listing rows, with one installation id on every message; an import sends no events', async () => {
+    // A first run: Lifeline (the receiver) answers each post's code, c<post ID>, and each post keeps it.
+    await wpOk(['lifeline', 'backfill', '--restart', '--batch-size=500']);
+
+    // One installation id, made once, on every message the plugin sent so far.
+    const installation = wp.mysql(
+      "SELECT option_value FROM wp_options WHERE option_name = 'lifeline_installation_id'",
+    )[0]?.[0];
+    assert.match(installation ?? '', UUID, 'the installation id is a UUID v4 kept in an option');
+    assert.ok(receiver.batches.length > 0);
+    for (const b of receiver.batches) assert.equal(b.body.installationId, installation, `batch ${b.body.id}`);
+    for (const e of receiver.events) assert.equal(e.body.installationId, installation, e.body.event);
+
+    // Plants: a post exported by plugin 1.1 (only its short URL, on Lifeline's host), one whose short URL is on
+    // another host, and a copy made by a duplicate-post tool (every meta key copied): neither copy claims it.
+    const [legacy, foreign, original, copy] = seeded.published.slice(40, 44).map((p) => p.id) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    await php('set_post_meta.php', [String(legacy), '_lifeline_code']);
+    await php('set_post_meta.php', [String(legacy), '_lifeline_short_url', `${receiver.url}/old${legacy}`]);
+    await php('set_post_meta.php', [String(foreign), '_lifeline_code']);
+    await php('set_post_meta.php', [String(foreign), '_lifeline_short_url', `https://bit.ly/x${foreign}`]);
+    await php('set_post_meta.php', [String(copy), '_lifeline_code', `c${original}`]);
+
+    // A backfill sends each post's claim and GUID; the codes Lifeline answers are kept with the posts.
+    const from = receiver.batches.length;
+    await wpOk(['lifeline', 'backfill', '--restart', '--batch-size=500']);
+    const rows = new Map(
+      receiver.batches.slice(from).flatMap((b) => b.body.posts.map((p) => [p.postId, p] as const)),
+    );
+    const guids = new Map(
+      wp.mysql("SELECT ID, guid FROM wp_posts WHERE post_type = 'post'").map(([id, g]) => [Number(id), g]),
+    );
+    // Every published post (earlier tests may have published more than the seeded archive).
+    const publishedNow = wp
+      .mysql("SELECT ID FROM wp_posts WHERE post_type = 'post' AND post_status = 'publish' ORDER BY ID")
+      .map(([id]) => Number(id));
+    assert.deepEqual([...rows.keys()], publishedNow);
+    for (const id of publishedNow) {
+      const row = rows.get(id)!;
+      assert.equal(row.guid, guids.get(id), `guid of ${id}`);
+      const expected =
+        id === legacy
+          ? `old${legacy}`
+          : id === foreign || id === original || id === copy
+            ? undefined
+            : `c${id}`;
+      assert.equal(row.knownCode, expected, `knownCode of ${id}`);
+    }
+    const kept = new Map(
+      wp
+        .mysql("SELECT post_id, meta_value FROM wp_postmeta WHERE meta_key = '_lifeline_code'")
+        .map(([id, c]) => [Number(id), c]),
+    );
+    assert.equal(kept.get(foreign), `c${foreign}`, 'the answered code is kept where the post claimed none');
+    assert.equal(kept.get(legacy), undefined, 'an answer naming another code never overwrites a claim');
+
+    // The listing: the same claims and GUIDs per row, and the installation id.
+    const page = await listing('/wp-json/lifeline/v1/posts?per_page=500');
+    assert.equal(page.status, 200, page.raw);
+    assert.equal(page.body.installationId, installation);
+    const listed = new Map(page.body.posts.map((p) => [p.postId, p]));
+    const expectListed: [number, string | undefined][] = [
+      [legacy, `old${legacy}`],
+      [foreign, `c${foreign}`],
+      [original, undefined],
+      [copy, undefined],
+      [publishedIds[0]!, `c${publishedIds[0]}`],
+    ];
+    for (const [id, code] of expectListed) {
+      assert.equal(listed.get(id)?.knownCode, code, `listed knownCode of ${id}`);
+      assert.equal(listed.get(id)?.guid, guids.get(id));
+    }
+
+    // Events: a new post names no code; the code in Lifeline's answer is kept, and its next event claims it.
+    receiver.planEvent = (body) =>
+      body.event === 'post.published'
+        ? { status: 202, json: { workflowId: 'w', code: 'Fresh-42' } }
+        : undefined;
+    let created: { id: number; link: string };
+    try {
+      const res = await wp.rest<{ id: number; link: string }>('/wp/v2/posts', {
+        method: 'POST',
+        json: { title: 'Claims travel', status: 'publish' },
+      });
+      assert.equal(res.status, 201);
+      created = res.body;
+    } finally {
+      receiver.planEvent = undefined;
+    }
+    const published = receiver.events.filter((e) => e.body.postId === created.id);
+    assert.equal(published.length, 1);
+    assert.equal(published[0]!.body.knownCode, undefined);
+    assert.equal(
+      published[0]!.body.guid,
+      wp.mysql(`SELECT guid FROM wp_posts WHERE ID = ${created.id}`)[0]![0],
+    );
+    assert.equal(published[0]!.body.installationId, installation);
+    await wp.rest(`/wp/v2/posts/${created.id}`, { method: 'POST', json: { slug: 'claims-travel-far' } });
+    const updated = receiver.events.filter(
+      (e) => e.body.postId === created.id && e.body.event === 'post.updated',
+    );
+    assert.equal(updated.length, 1);
+    assert.equal(updated[0]!.body.knownCode, 'Fresh-42');
+
+    // An importer (WP_IMPORTING) inserts the post before its meta: no event, so no claimless publish.
+    const before = receiver.events.length;
+    const imported = JSON.parse(
+      (await php('import_post.php', ['Imported story', '_lifeline_code', 'imported1'])).trim(),
+    ) as { id: number };
+    assert.ok(imported.id > 0);
+    assert.equal(receiver.events.length, before, 'no event while importing');
+    assert.deepEqual(wp.mysql(`SELECT COUNT(*) FROM wp_lifeline_outbox WHERE post_id = ${imported.id}`), [
+      ['0'],
+    ]);
+
+    // `wp lifeline reconcile` asks Lifeline to read the whole listing (site.permalinks_changed, reason requested).
+    const asked = await wpOk(['lifeline', 'reconcile']);
+    assert.match(asked.stdout, /Success: Lifeline is checking every post/);
+    const request = receiver.events.at(-1)!;
+    assert.deepEqual(
+      [request.body.event, request.body.reason, request.body.installationId, request.body.site],
+      ['site.permalinks_changed', 'requested', installation, SITE],
+    );
     assert.deepEqual(receiver.unsigned, []);
     assert.equal(wp.serverLog().match(/PHP (Fatal|Warning|Notice|Deprecated)/), null, wp.serverLog());
   });

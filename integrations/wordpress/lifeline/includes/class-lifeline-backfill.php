@@ -149,6 +149,9 @@ final class Lifeline_Backfill {
 			$run['bitly_creates'] = (int) ( $run['bitly_creates'] ?? 0 ) + (int) ( $answer['bitly']['creates'] ?? 0 );
 			$run['bitly']         = $answer['bitly'];
 		}
+		if ( empty( $run['dry_run'] ) ) {
+			self::remember_codes( $batch, $answer['results'] );
+		}
 		if ( $batch['final'] ) {
 			$run['status']      = 'finished';
 			$run['finished_at'] = self::now();
@@ -205,15 +208,16 @@ final class Lifeline_Backfill {
 	/** The request body (CONTRACT.md §1). */
 	public static function build_payload( array $run, array $batch ): array {
 		return array(
-			'id'      => $run['run_id'] . ':' . $batch['number'],
-			'run'     => $run['run_id'],
-			'site'    => Lifeline_Config::site_id(),
-			'batch'   => $batch['number'],
-			'dryRun'  => ! empty( $run['dry_run'] ),
-			'final'   => $batch['final'],
-			'total'   => (int) $run['total'],
-			'restUrl' => rest_url( 'lifeline/v1/' ),
-			'posts'   => $batch['posts'],
+			'id'             => $run['run_id'] . ':' . $batch['number'],
+			'run'            => $run['run_id'],
+			'site'           => Lifeline_Config::site_id(),
+			'installationId' => Lifeline_Config::installation_id(),
+			'batch'          => $batch['number'],
+			'dryRun'         => ! empty( $run['dry_run'] ),
+			'final'          => $batch['final'],
+			'total'          => (int) $run['total'],
+			'restUrl'        => rest_url( 'lifeline/v1/' ),
+			'posts'          => $batch['posts'],
 		);
 	}
 
@@ -229,7 +233,8 @@ final class Lifeline_Backfill {
 		if ( null !== $known ) {
 			$entry['knownShortUrl'] = $known;
 		}
-		return $entry;
+		// Our own claim (`_lifeline_code`, or `_lifeline_short_url` that a WXR import carried) and the GUID.
+		return Lifeline_Post_Code::add_identity( $entry, $post );
 	}
 
 	/**
@@ -358,6 +363,23 @@ final class Lifeline_Backfill {
 				'outcome' => $outcome,
 			);
 			$run['failures'] = array_slice( $run['failures'], -self::KEPT_FAILURES );
+		}
+	}
+
+	/**
+	 * Keeps each post's code from Lifeline's answer in `_lifeline_code`, so the code travels with the post (an
+	 * export carries it). Only for posts of this batch, and never over a different code the post already claims.
+	 */
+	private static function remember_codes( array $batch, array $results ): void {
+		$in_batch = array();
+		foreach ( $batch['posts'] as $entry ) {
+			$in_batch[ (int) $entry['postId'] ] = true;
+		}
+		foreach ( $results as $result ) {
+			if ( is_array( $result ) && isset( $result['postId'], $result['code'] ) && is_string( $result['code'] )
+				&& isset( $in_batch[ (int) $result['postId'] ] ) ) {
+				Lifeline_Post_Code::remember( (int) $result['postId'], $result['code'] );
+			}
 		}
 	}
 

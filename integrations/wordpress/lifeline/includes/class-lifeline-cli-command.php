@@ -1,6 +1,6 @@
 <?php
 /**
- * `wp lifeline backfill` and `wp lifeline status` (WP-CLI). Registered only when WP-CLI loads WordPress.
+ * `wp lifeline backfill`, `wp lifeline reconcile` and `wp lifeline status` (WP-CLI). Registered only when WP-CLI loads WordPress.
  *
  * @package Lifeline
  */
@@ -117,6 +117,41 @@ class Lifeline_CLI_Command {
 		} finally {
 			Lifeline_Backfill::unlock();
 		}
+	}
+
+	/**
+	 * Asks Lifeline to check every post against this site's listing now.
+	 *
+	 * Run it after moving the site to this WordPress, once the import is complete:
+	 * Lifeline re-binds each link to the post that claims its code (or has its
+	 * GUID, or its permalink path) and lists what it cannot match for certain for
+	 * an administrator to review. Sent through the outbox: while Lifeline is
+	 * unreachable it stays queued and is retried.
+	 *
+	 * ## EXAMPLES
+	 *
+	 *     wp lifeline reconcile
+	 *
+	 * @when after_wp_load
+	 *
+	 * @param array $args       Positional arguments (none).
+	 * @param array $assoc_args Flags (none).
+	 */
+	public function reconcile( $args, $assoc_args ) {
+		if ( ! Lifeline_Config::can_send() ) {
+			WP_CLI::error( 'Lifeline is not configured: set the Lifeline URL and the webhook secret (Settings → Lifeline or wp-config.php).' );
+		}
+		$before = Lifeline_Outbox::status();
+		Lifeline_Site_Events::request_check();
+		$after = Lifeline_Outbox::status();
+		if ( $after['dead'] > $before['dead'] ) {
+			WP_CLI::error( 'Lifeline refused the request; see Settings → Lifeline for its answer.' );
+		}
+		if ( $after['queued'] > 0 ) {
+			WP_CLI::warning( sprintf( 'Queued behind %d other event(s) or waiting for Lifeline (%s); WP-Cron sends it.', $after['queued'] - 1, (string) $after['last_error'] ) );
+			return;
+		}
+		WP_CLI::success( sprintf( 'Lifeline is checking every post of site "%s" (installation %s).', Lifeline_Config::site_id(), Lifeline_Config::installation_id() ) );
 	}
 
 	/**

@@ -5,6 +5,8 @@
  * WordPress has them now. Only Lifeline may ask (the request is signed with the shared secret, for this host,
  * with a nonce used once), and the answer is signed too, bound to that request, so Lifeline knows it came from
  * this plugin for this request and not from a cache, a proxy in between or an earlier answer.
+ * Each row names the code the post claims and its GUID, and the answer this installation's id, so Lifeline can
+ * tell a moved site (post IDs reassigned) from the one it knew.
  *
  * @package Lifeline
  */
@@ -116,24 +118,28 @@ final class Lifeline_Listing {
 			foreach ( $ids as $id ) {
 				$post = get_post( $id );
 				if ( $post instanceof WP_Post ) {
-					$posts[] = array(
-						'postId'     => (int) $post->ID,
-						'status'     => $post->post_status,
-						'permalink'  => Lifeline_Post_Fields::permalink( $post ),
-						'title'      => Lifeline_Post_Fields::title( $post ),
-						'modifiedAt' => Lifeline_Post_Fields::modified_at( $post ),
+					$posts[] = Lifeline_Post_Code::add_identity(
+						array(
+							'postId'     => (int) $post->ID,
+							'status'     => $post->post_status,
+							'permalink'  => Lifeline_Post_Fields::permalink( $post ),
+							'title'      => Lifeline_Post_Fields::title( $post ),
+							'modifiedAt' => Lifeline_Post_Fields::modified_at( $post ),
+						),
+						$post
 					);
 				}
 			}
 		}
 		$response = new WP_REST_Response(
 			array(
-				'site'       => Lifeline_Config::site_id(),
-				'page'       => $page,
-				'perPage'    => $per_page,
-				'total'      => $total,
-				'totalPages' => (int) ceil( $total / $per_page ),
-				'posts'      => $posts,
+				'site'           => Lifeline_Config::site_id(),
+				'installationId' => Lifeline_Config::installation_id(),
+				'page'           => $page,
+				'perPage'        => $per_page,
+				'total'          => $total,
+				'totalPages'     => (int) ceil( $total / $per_page ),
+				'posts'          => $posts,
 			),
 			200
 		);

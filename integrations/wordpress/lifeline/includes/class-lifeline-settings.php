@@ -1,7 +1,8 @@
 <?php
 /**
- * Settings → Lifeline: the Lifeline URL, this site's id, the webhook secret and an API key; the outbox's state
- * (queued and refused events) with "Send queued events now" and "Test connection".
+ * Settings → Lifeline: the Lifeline URL, this site's id, the webhook secret, an API key and the short link
+ * domain; the outbox's state (queued and refused events) with "Send queued events now", "Test connection" and
+ * "Ask Lifeline to check every post".
  *
  * @package Lifeline
  */
@@ -20,6 +21,7 @@ final class Lifeline_Settings {
 		add_action( 'admin_init', array( __CLASS__, 'register' ) );
 		add_action( 'admin_post_lifeline_flush', array( __CLASS__, 'handle_flush' ) );
 		add_action( 'admin_post_lifeline_test', array( __CLASS__, 'handle_test' ) );
+		add_action( 'admin_post_lifeline_reconcile', array( __CLASS__, 'handle_reconcile' ) );
 		add_action( 'admin_notices', array( __CLASS__, 'notices' ) );
 	}
 
@@ -37,6 +39,11 @@ final class Lifeline_Settings {
 			self::PAGE,
 			Lifeline_Config::OPTION_SITE_ID,
 			array( 'type' => 'string', 'sanitize_callback' => array( 'Lifeline_Config', 'sanitize_site_id' ), 'default' => '' )
+		);
+		register_setting(
+			self::PAGE,
+			Lifeline_Config::OPTION_SHORT_DOMAIN,
+			array( 'type' => 'string', 'sanitize_callback' => array( 'Lifeline_Config', 'sanitize_short_domain' ), 'default' => '' )
 		);
 		foreach ( array( Lifeline_Config::OPTION_SECRET, Lifeline_Config::OPTION_API_KEY ) as $secret_option ) {
 			register_setting(
@@ -60,6 +67,7 @@ final class Lifeline_Settings {
 			Lifeline_Config::OPTION_SITE_ID  => array( __( 'Site id', 'lifeline' ), 'text', __( 'This site in Lifeline: letters, digits, ".", "-", "_". Defaults to the host name.', 'lifeline' ) ),
 			Lifeline_Config::OPTION_SECRET   => array( __( 'Webhook secret', 'lifeline' ), 'password', __( 'Lifeline\'s WORDPRESS_WEBHOOK_SECRET. Leave empty to keep the stored one.', 'lifeline' ) ),
 			Lifeline_Config::OPTION_API_KEY  => array( __( 'API key', 'lifeline' ), 'password', __( 'A Lifeline API key with the links:read scope, to show each post\'s short link. Leave empty to keep the stored one.', 'lifeline' ) ),
+			Lifeline_Config::OPTION_SHORT_DOMAIN => array( __( 'Short link domain', 'lifeline' ), 'text', __( 'The host name of your short links (e.g. nws.li; several: comma-separated) when it is not the Lifeline URL\'s. A post imported from another WordPress is recognised by the short link it carries on this domain.', 'lifeline' ) ),
 		);
 		foreach ( $fields as $option => $field ) {
 			add_settings_field(
@@ -142,7 +150,12 @@ final class Lifeline_Settings {
 			}
 			echo '</tbody></table>';
 		}
-		foreach ( array( 'lifeline_flush' => __( 'Send queued events now', 'lifeline' ), 'lifeline_test' => __( 'Test connection', 'lifeline' ) ) as $action => $label ) {
+		$actions = array(
+			'lifeline_flush'     => __( 'Send queued events now', 'lifeline' ),
+			'lifeline_test'      => __( 'Test connection', 'lifeline' ),
+			'lifeline_reconcile' => __( 'Ask Lifeline to check every post', 'lifeline' ),
+		);
+		foreach ( $actions as $action => $label ) {
 			echo '<form method="post" action="' . esc_url( admin_url( 'admin-post.php' ) ) . '" style="display:inline-block;margin-right:1em">';
 			echo '<input type="hidden" name="action" value="' . esc_attr( $action ) . '" />';
 			wp_nonce_field( $action );
@@ -164,6 +177,21 @@ final class Lifeline_Settings {
 	public static function handle_test(): void {
 		self::guard( 'lifeline_test' );
 		self::back( implode( ' ', Lifeline_Client::check_connection() ) );
+	}
+
+	/** After a move to this WordPress (once the import is complete): Lifeline re-reads every post's listing. */
+	public static function handle_reconcile(): void {
+		self::guard( 'lifeline_reconcile' );
+		if ( ! Lifeline_Config::can_send() ) {
+			self::back( __( 'Set the Lifeline URL and the webhook secret first.', 'lifeline' ) );
+		}
+		Lifeline_Site_Events::request_check();
+		$status = Lifeline_Outbox::status();
+		self::back(
+			0 === $status['queued']
+				? __( 'Lifeline is checking every post. Links it cannot match for certain wait for review in Lifeline.', 'lifeline' )
+				: __( 'The request is queued and will be sent when Lifeline is reachable.', 'lifeline' )
+		);
 	}
 
 	/** Administrators only, with a valid nonce (CSRF). */

@@ -25,7 +25,7 @@ final class Lifeline_Shortlink {
 		add_action( 'rest_api_init', array( __CLASS__, 'register_rest_route' ) );
 		add_action( 'enqueue_block_editor_assets', array( __CLASS__, 'enqueue_editor_assets' ) );
 		add_action( 'post_submitbox_misc_actions', array( __CLASS__, 'render_classic_editor' ) );
-		add_action( 'lifeline_event_delivered', array( __CLASS__, 'on_event_delivered' ) );
+		add_action( 'lifeline_event_delivered', array( __CLASS__, 'on_event_delivered' ), 10, 2 );
 	}
 
 	/**
@@ -71,10 +71,23 @@ final class Lifeline_Shortlink {
 			set_transient( 'lifeline_miss_' . $post_id, 1, self::MISS_TTL );
 			return '' !== $cached ? $cached : null;
 		}
+		$claim = Lifeline_Post_Code::known_code( $post_id );
+		$code  = isset( $link['code'] ) && is_string( $link['code'] ) ? $link['code'] : '';
+		if ( null !== $link && null !== $claim && $code !== $claim ) {
+			// Lifeline answers for this post ID with another code: after a move, the ID may still be bound to the
+			// article that had it on the old site. The post's own claim stands; its link shows once Lifeline has
+			// re-bound it (reconciliation), and the other article's link is never shown or stored here.
+			set_transient( 'lifeline_miss_' . $post_id, 1, self::MISS_TTL );
+			return '' !== $cached && Lifeline_Post_Code::code_from_short_url( $cached ) === $claim ? $cached : null;
+		}
 		if ( null === $link || 'active' !== ( $link['status'] ?? '' ) ) {
+			// The cached URL goes; the claim (`_lifeline_code`) stays: a post published again gets the same code.
 			delete_post_meta( $post_id, self::META_URL );
 			set_transient( 'lifeline_miss_' . $post_id, 1, self::MISS_TTL );
 			return null;
+		}
+		if ( '' !== $code ) {
+			Lifeline_Post_Code::remember( $post_id, $code );
 		}
 		update_post_meta( $post_id, self::META_URL, esc_url_raw( $link['shortUrl'] ) );
 		update_post_meta( $post_id, self::META_CHECKED_AT, time() );
@@ -82,8 +95,18 @@ final class Lifeline_Shortlink {
 		return (string) $link['shortUrl'];
 	}
 
-	/** A delivered event can change the link's state: forget the negative cache so the next view asks again. */
-	public static function on_event_delivered( $payload ): void {
+	/**
+	 * A delivered event can change the link's state: forget the negative cache so the next view asks again. The
+	 * code Lifeline answered is kept with the post (never over a different claim).
+	 *
+	 * @param mixed $payload The event sent.
+	 * @param mixed $result  Lifeline_Client::send_event()'s answer.
+	 */
+	public static function on_event_delivered( $payload, $result = null ): void {
+		if ( is_array( $payload ) && isset( $payload['postId'] ) && is_array( $result ) && ! empty( $result['code'] )
+			&& 'post.unpublished' !== ( $payload['event'] ?? '' ) ) {
+			Lifeline_Post_Code::remember( (int) $payload['postId'], (string) $result['code'] );
+		}
 		if ( is_array( $payload ) && isset( $payload['postId'] ) ) {
 			delete_transient( 'lifeline_miss_' . (int) $payload['postId'] );
 			update_post_meta( (int) $payload['postId'], self::META_CHECKED_AT, 0 );

@@ -61,13 +61,27 @@ final class Lifeline_Site_Events {
 				$wp_rewrite->init();
 			}
 		}
+		self::queue( $option );
+	}
+
+	/**
+	 * An administrator asks Lifeline to check every post now (Settings → Lifeline, `wp lifeline reconcile`):
+	 * after a move to a new WordPress, once the import is complete, so Lifeline re-binds each link to its post.
+	 * Sent as `site.permalinks_changed` with reason `requested`, which makes Lifeline read the whole listing.
+	 */
+	public static function request_check(): void {
+		self::queue( 'requested' );
+	}
+
+	private static function queue( string $reason ): void {
 		$payload = array(
-			'id'         => wp_generate_uuid4(),
-			'event'      => 'site.permalinks_changed',
-			'site'       => Lifeline_Config::site_id(),
-			'occurredAt' => Lifeline_Events::now_iso(),
-			'restUrl'    => rest_url( 'lifeline/v1/' ),
-			'reason'     => $option,
+			'id'             => wp_generate_uuid4(),
+			'event'          => 'site.permalinks_changed',
+			'site'           => Lifeline_Config::site_id(),
+			'installationId' => Lifeline_Config::installation_id(),
+			'occurredAt'     => Lifeline_Events::now_iso(),
+			'restUrl'        => rest_url( 'lifeline/v1/' ),
+			'reason'         => $reason,
 		);
 		Lifeline_Outbox::enqueue( (array) apply_filters( 'lifeline_site_event_payload', $payload ) );
 	}
