@@ -183,6 +183,7 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
+    LIFELINE_DATA_DIR: optionalString,
     LOGIN_HASH_QUEUE_MAX: z.coerce
       .number()
       .int('must be a whole number')
@@ -482,6 +483,11 @@ export interface Config {
    * second attempt from a network that has one waiting, 503 + Retry-After (lib/auth/hash_slots.ts).
    */
   loginHashQueueMax: number;
+  /**
+   * Where first-run credentials are written (and `npm start` keeps its embedded state): LIFELINE_DATA_DIR, or
+   * unset for `.data` in the checkout (boot/first_run_credentials.ts).
+   */
+  dataDir: string | undefined;
   logLevel: Env['LOG_LEVEL'];
   /**
    * GA4 Measurement Protocol forwarding of human clicks (and QR scans unless `includeQr` is false), from the
@@ -644,6 +650,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       safetyChecksPerMinute: e.RATE_LIMIT_SAFETY_CHECKS_PER_MINUTE,
     },
     loginHashQueueMax: e.LOGIN_HASH_QUEUE_MAX,
+    dataDir: e.LIFELINE_DATA_DIR,
     logLevel: e.LOG_LEVEL,
     ga4:
       e.GA4_MEASUREMENT_ID && e.GA4_API_SECRET
