@@ -1,11 +1,11 @@
 import { ensureBootstrap, type GeneratedCredentials } from '../lib/auth/bootstrap.ts';
-import { reportGeneratedCredentials, resolveDataDir } from './first_run_credentials.ts';
 import { reviewStoredTargets } from '../lib/links/review_stored_targets.ts';
 import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import { reportGeneratedCredentials, resolveDataDir } from './first_run_credentials.ts';
 
 /**
  * Runs pending migrations, then the bootstrap (configured admin and key; first-run credentials), then the

@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
-import { loadConfigOrExit } from '../boot/load_config.ts';
 import { reportGeneratedCredentials } from '../boot/first_run_credentials.ts';
+import { loadConfigOrExit } from '../boot/load_config.ts';
 import { prepareDatabase } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import {
