@@ -112,6 +112,7 @@ describe('failed-login logs', () => {
     );
     // One that fits the form (12 KB): logged cut to 64 characters, with its length and a short hash.
     const typed = `${'Long.Name'.repeat(1_300)}@example.test`;
+    await client.get('/ui/login', headers); // a fresh form token (the 413 page has none)
     const res = await client.post('/ui/login', { email: typed, password: 'wrong password' }, { headers });
     assert.equal(res.status, 401);
     const failed = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'login failed');

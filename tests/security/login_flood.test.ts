@@ -201,7 +201,7 @@ describe('the login form under a flood', () => {
     const ATTEMPTS = 5_000;
     const IN_FLIGHT = 32;
     const statuses = new Map<number, number>();
-    const stop = new AbortController();
+    let stalled = false;
     let sent = 0;
     let answered = 0;
     let heapMidFlood = 0;
@@ -238,7 +238,7 @@ describe('the login form under a flood', () => {
       }
     })();
     const flooder = async () => {
-      while (sent < ATTEMPTS && !stop.signal.aborted) {
+      while (sent < ATTEMPTS && !stalled) {
         const i = sent++;
         const ip = FLOOD_ADDRESSES[i % FLOOD_ADDRESSES.length]!;
         let status = 0;
@@ -246,12 +246,14 @@ describe('the login form under a flood', () => {
           status = (
             await postLogin(ip, `flood-${i}@example.test`, '', {
               encodedPassword: encodedHugePassword,
-              signal: AbortSignal.any([stop.signal, AbortSignal.timeout(15_000)]),
+              // Not AbortSignal.any with a shared signal: each call stays registered on it, and thousands of
+              // them make this process, not the server, the bottleneck.
+              signal: AbortSignal.timeout(15_000),
             })
           ).status;
         } catch {
           // No answer within 15 s: the flood is stalling the process; stop it here and say so below.
-          stop.abort();
+          stalled = true;
         }
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
         if (++answered === ATTEMPTS / 2) heapMidFlood = await heapOfWebProcess();
