@@ -52,7 +52,7 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
   }
   // Migrations, bootstrap (first-run credentials printed once) and the stored-target review: here, once.
   const sql = createSql({ url: databaseUrl, max: 2, applicationName: 'lifeline-web' });
-  printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
+  printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger), config);
   await sql.end({ timeout: 5 });
   const primary = startWebPrimary({
     count: config.webConcurrency,
@@ -81,7 +81,7 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
 } else {
   const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-web' });
   if (webProcess === undefined)
-    printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
+    printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger), config);
   const deps = await createWebDeps(config, {
     sql,
     logger,

@@ -32,7 +32,7 @@ const sql = createSql({
   max: config.databasePoolSize,
   applicationName: 'lifeline-web-deno',
 });
-printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
+printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger), config);
 const deps = await createWebDeps(config, { sql, logger, temporalConnection: temporal.connection });
 // The islands bundle is the checked-in static/islands.js: Deno Deploy cannot run esbuild (no --allow-run).
 const app = createApp(deps, { staticFiles: await loadStaticFiles(undefined, { bundleIslands: false }) });

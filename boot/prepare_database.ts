@@ -5,6 +5,7 @@ import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import { reportGeneratedCredentials, resolveDataDir } from './first_run_credentials.ts';
 
 /**
  * Runs pending migrations, then the bootstrap (configured admin and key; first-run credentials), then the
@@ -25,18 +26,16 @@ export async function prepareDatabase(
 }
 
 /**
- * Prints first-run credentials once, on stderr and outside the structured log (so log shipping never
- * keeps them). Nothing is printed on later starts: only hashes are stored.
+ * Hands over first-run credentials once (boot/first_run_credentials.ts): to a 0600 file in the data folder,
+ * named on stderr, shown on stderr only when it is a terminal; never to the structured log. Nothing on later
+ * starts: only hashes are stored.
  */
 export function printGeneratedCredentials(
   generated: GeneratedCredentials,
-  write = (s: string) => process.stderr.write(s),
+  config: Pick<Config, 'dataDir'>,
 ): void {
-  const lines: string[] = [];
-  if (generated.adminEmail)
-    lines.push(`  Admin login:     ${generated.adminEmail} / ${generated.adminPassword}`);
-  if (generated.apiKey) lines.push(`  Admin API key:   ${generated.apiKey}`);
-  if (generated.webhookSecret) lines.push(`  Webhook secret:  ${generated.webhookSecret}`);
-  if (lines.length === 0) return;
-  write(`\nFirst run — these credentials are shown once; store them now:\n${lines.join('\n')}\n\n`);
+  reportGeneratedCredentials(generated, {
+    dataDir: resolveDataDir(config.dataDir),
+    interactive: process.stderr.isTTY === true,
+  });
 }

@@ -1,8 +1,8 @@
 // `npm start`: the whole product on one machine with no configuration at all (DESIGN.md, "Processes"), as a small
 // supervisor of the production processes (ADR 0022). It starts a Temporal dev server (SQLite under .data/, UI on
 // 8233), then, unless DATABASE_URL is set, embedded PGlite in a process of its own
-// (scripts/embedded_postgres_main.ts); runs the migrations and the bootstrap once (first-run credentials go in the
-// banner); then the production worker entry (workers/main.ts) and web entry (main.ts) as separate processes with
+// (scripts/embedded_postgres_main.ts); runs the migrations and the bootstrap once (first-run credentials go to a
+// 0600 file under .data/ that the banner names; on a terminal the banner shows them too); then the production worker entry (workers/main.ts) and web entry (main.ts) as separate processes with
 // DATABASE_URL pointing at PGlite's front, the worker and PGlite at a lower priority than the web process. Ctrl-C
 // stops them in order: web, worker, PGlite, dev server. A child that dies on its own takes everything down.
 
@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
+import { reportGeneratedCredentials } from '../boot/first_run_credentials.ts';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { prepareDatabase } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
@@ -18,7 +19,6 @@ import {
   loadTemporalConnectionOrExit,
   usesExternalTemporal,
 } from '../boot/temporal_connection.ts';
-import type { GeneratedCredentials } from '../lib/auth/bootstrap.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { temporalEnvShape } from '../lib/shared/temporal_settings.ts';
 import { createSql } from '../lib/stores/sql.ts';
@@ -274,7 +274,7 @@ async function shutdown(code: number): Promise<never> {
   process.exit(exitCode);
 }
 
-function banner(generated: GeneratedCredentials, temporalUiUrl: string | undefined, databaseLabel: string) {
+function banner(credentialsNotice: string, temporalUiUrl: string | undefined, databaseLabel: string) {
   const lines = [
     '',
     `Lifeline is running (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s).`,
@@ -292,13 +292,8 @@ function banner(generated: GeneratedCredentials, temporalUiUrl: string | undefin
       .filter(Boolean)
       .join(', ')}`,
   ];
-  if (generated.adminEmail || generated.apiKey || generated.webhookSecret) {
-    lines.push('', 'First run: these credentials are shown once; store them now.');
-    if (generated.adminEmail)
-      lines.push(`  Admin login:     ${generated.adminEmail} / ${generated.adminPassword}`);
-    if (generated.apiKey) lines.push(`  Admin API key:   ${generated.apiKey}`);
-    if (generated.webhookSecret) lines.push(`  Webhook secret:  ${generated.webhookSecret}`);
-  }
+  // First-run credentials: the file's path always, the credentials themselves on a terminal only.
+  if (credentialsNotice) lines.push(credentialsNotice.trimEnd());
   lines.push('', 'Press Ctrl-C to stop.', '');
   process.stderr.write(`${lines.join('\n')}\n`);
 }
@@ -344,12 +339,21 @@ async function main() {
   }
 
   const databaseUrl = config.databaseUrl ?? (await unlessStopping(startEmbeddedPostgresProcess()));
-  // Migrations and the bootstrap once, here: the first-run credentials are ours to print in the banner (the
-  // entries run the same step again, finding nothing to do).
+  // Migrations and the bootstrap once, here: the first-run credentials are ours to hand over (the entries run
+  // the same step again, finding nothing to do).
   const sql = createSql({ url: databaseUrl, max: 2, applicationName: 'lifeline-start' });
   const generated = await unlessStopping(
     prepareDatabase(config, databaseUrl, sql, logger).finally(() => sql.end({ timeout: 5 })),
   );
+  // Written to the data folder now (a start that fails later must not lose them), announced in the banner.
+  let credentialsNotice = '';
+  reportGeneratedCredentials(generated, {
+    dataDir: DATA_DIR,
+    interactive: process.stderr.isTTY === true,
+    write: (s) => {
+      credentialsNotice += s;
+    },
+  });
 
   const env = childEnv(databaseUrl, devServerAddress, temporalUiUrl);
   // The worker's probes on loopback and a free port unless configured (npm start may run beside anything).
@@ -382,7 +386,7 @@ async function main() {
     ]),
   );
   banner(
-    generated,
+    credentialsNotice,
     temporalUiUrl,
     config.databaseUrl ? 'DATABASE_URL' : `embedded PGlite (${DATA_DIR}/pglite)`,
   );

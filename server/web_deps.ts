@@ -1,5 +1,6 @@
 import { createConfiguredGa4Feed } from '../lib/analytics/ga4_click_feed.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
+import { registerPasswordHashMetrics } from '../lib/auth/password_hash_metrics.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
 import { createStoredVendorClicks } from '../lib/clicks/vendor_clicks.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
@@ -55,6 +56,7 @@ export async function createWebDeps(
   },
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
+  registerPasswordHashMetrics(metrics.registry);
   const ownResolver = base.resolver
     ? undefined
     : createConfiguredResolver(config, { sql: base.sql, metrics, logger: base.logger, role: 'web' });

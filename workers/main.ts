@@ -75,7 +75,7 @@ logger.info(
   { port: health.port, paths: ['/livez', '/readyz', '/metrics'] },
   'worker health and metrics listening',
 );
-printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger));
+printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger), config);
 const connection = await connectWorkerToTemporal(temporal.connection).catch((error: Error) => {
   logger.fatal({ err: error.cause ?? error }, error.message);
   process.exit(1);

@@ -46,6 +46,9 @@ export const ar: Messages = {
   'login.wrong': 'البريد الإلكتروني أو كلمة المرور غير صحيحة.',
   'login.tooMany':
     'محاولات دخول كثيرة جدًا. حاول مجددًا بعد {minutes, plural, =0 {{seconds, plural, zero {# ثانية} one {ثانية واحدة} two {ثانيتين} few {# ثوانٍ} many {# ثانية} other {# ثانية}}} zero {# دقيقة} one {دقيقة واحدة} two {دقيقتين} few {# دقائق} many {# دقيقة} other {# دقيقة}}.',
+  'login.busy':
+    'يحاول كثيرون تسجيل الدخول الآن. حاول مجددًا بعد {seconds, plural, zero {# ثانية} one {ثانية واحدة} two {ثانيتين} few {# ثوانٍ} many {# ثانية} other {# ثانية}}.',
+  'login.passwordTooLong': 'كلمة المرور هذه أطول من اللازم: لا تتجاوز كلمة المرور {bytes} بايت.',
 
   'form.optional': '(اختياري)',
   'form.fixThese':

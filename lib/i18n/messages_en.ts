@@ -48,6 +48,9 @@ export const en = {
   'login.wrong': 'The email or password is not right.',
   'login.tooMany':
     'Too many sign-in attempts. Try again in {minutes, plural, =0 {{seconds, plural, one {# second} other {# seconds}}} one {# minute} other {# minutes}}.',
+  'login.busy':
+    'Too many people are signing in right now. Try again in {seconds, plural, one {# second} other {# seconds}}.',
+  'login.passwordTooLong': 'That password is too long: a password is at most {bytes} bytes.',
 
   // Forms
   'form.optional': '(optional)',

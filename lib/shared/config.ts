@@ -153,7 +153,14 @@ export const envSchema = z
     ),
     BOOTSTRAP_API_KEY: optionalString.pipe(z.string().min(20, 'must be at least 20 characters').optional()),
     ADMIN_EMAIL: optionalString.pipe(z.email('must be an email address').optional()),
-    ADMIN_PASSWORD: optionalString.pipe(z.string().min(10, 'must be at least 10 characters').optional()),
+    ADMIN_PASSWORD: optionalString.pipe(
+      z
+        .string()
+        .min(10, 'must be at least 10 characters')
+        // lib/auth/passwords.ts PASSWORD_MAX_BYTES: a longer password could never sign in.
+        .refine((v) => Buffer.byteLength(v, 'utf8') <= 1024, 'must be at most 1,024 bytes (UTF-8)')
+        .optional(),
+    ),
     REDIRECT_STATUS: z.coerce
       .number()
       .refine((n): n is RedirectStatus => (REDIRECT_STATUSES as readonly number[]).includes(n), {
@@ -200,6 +207,13 @@ export const envSchema = z
     RATE_LIMIT_LOGIN_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
     RATE_LIMIT_LOGIN_PER_IP: z.coerce.number().int().min(1).default(50),
     RATE_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).default(20),
+    LIFELINE_DATA_DIR: optionalString,
+    LOGIN_HASH_QUEUE_MAX: z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be at least 1 (sign-ins waiting for a password hash per web process)')
+      .max(1000, 'must be at most 1000 (each waiting sign-in may wait up to 10 s)')
+      .default(8),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
     // GA4 Measurement Protocol forwarding of clicks (lib/analytics); off unless both id and secret are set.
     GA4_MEASUREMENT_ID: optionalString.pipe(
@@ -537,6 +551,16 @@ export interface Config {
     /** POST /api/v1/safety/check calls per minute per API key (each may spend Safe Browsing quota). */
     safetyChecksPerMinute: number;
   };
+  /**
+   * Sign-ins waiting for a password hash per web process, at most (two hash at once); beyond it, and for a
+   * second attempt from a network that has one waiting, 503 + Retry-After (lib/auth/hash_slots.ts).
+   */
+  loginHashQueueMax: number;
+  /**
+   * Where first-run credentials are written (and `npm start` keeps its embedded state): LIFELINE_DATA_DIR, or
+   * unset for `.data` in the checkout (boot/first_run_credentials.ts).
+   */
+  dataDir: string | undefined;
   logLevel: Env['LOG_LEVEL'];
   /**
    * GA4 Measurement Protocol forwarding of human clicks (and QR scans unless `includeQr` is false), from the
@@ -719,6 +743,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       createPerIpPerMinute: e.RATE_LIMIT_CREATE_PER_IP_PER_MINUTE,
       safetyChecksPerMinute: e.RATE_LIMIT_SAFETY_CHECKS_PER_MINUTE,
     },
+    loginHashQueueMax: e.LOGIN_HASH_QUEUE_MAX,
+    dataDir: e.LIFELINE_DATA_DIR,
     logLevel: e.LOG_LEVEL,
     ga4:
       e.GA4_MEASUREMENT_ID && e.GA4_API_SECRET

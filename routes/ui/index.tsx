@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { AppError, NotFoundError } from '../../lib/shared/errors.ts';
@@ -24,26 +24,29 @@ import { createWordPressUiRoutes } from './wordpress.tsx';
 
 /** Forms are small; nothing in the UI uploads files. */
 const UI_BODY_MAX_BYTES = 64 * 1024;
+/**
+ * The sign-in form: an e-mail (254 characters), a password of at most 1 KiB (3 KiB percent-encoded), the return
+ * path and the form token. Anyone may post it, so a larger body is refused from its Content-Length, unread
+ * (a chunked one as soon as it passes the limit), before the form is parsed.
+ */
+export const LOGIN_BODY_MAX_BYTES = 16 * 1024;
 
 /** /ui: the editor web UI (server-rendered Preact; islands only add to forms that work without them). */
 export function createUiRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
   const appOrigin = new URL(deps.config.appBaseUrl).origin;
 
+  const tooLarge = (c: Context) => {
+    const { t } = getI18n(c);
+    return renderPage(
+      c,
+      <ErrorPage title={t('error.tooLarge.title')} message={t('error.tooLarge.message')} />,
+      413,
+    );
+  };
   app.use(uiSecurityHeaders({ https: appOrigin.startsWith('https:') }));
-  app.use(
-    bodyLimit({
-      maxSize: UI_BODY_MAX_BYTES,
-      onError: (c) => {
-        const { t } = getI18n(c);
-        return renderPage(
-          c,
-          <ErrorPage title={t('error.tooLarge.title')} message={t('error.tooLarge.message')} />,
-          413,
-        );
-      },
-    }),
-  );
+  app.post('/login', bodyLimit({ maxSize: LOGIN_BODY_MAX_BYTES, onError: tooLarge }));
+  app.use(bodyLimit({ maxSize: UI_BODY_MAX_BYTES, onError: tooLarge }));
   // No form field takes a NUL character (Postgres cannot store one): a 400 page instead of a failed write.
   app.use(async (c, next) => {
     if (c.req.method !== 'POST') return next();

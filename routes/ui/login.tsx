@@ -1,7 +1,9 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { LoginPage } from '../../components/LoginPage.tsx';
-import { LoginFailedError, logIn } from '../../lib/auth/log_in.ts';
+import { HashBusyError } from '../../lib/auth/hash_slots.ts';
+import { LoginFailedError, logIn, PasswordTooLongError } from '../../lib/auth/log_in.ts';
+import { PASSWORD_MAX_BYTES } from '../../lib/auth/passwords.ts';
 import {
   endSession,
   getSessionCookieName,
@@ -9,7 +11,7 @@ import {
   startSession,
 } from '../../lib/auth/sessions.ts';
 import { getClientIp } from '../../lib/shared/client_ip.ts';
-import { randomToken } from '../../lib/shared/crypto.ts';
+import { randomToken, sha256Hex } from '../../lib/shared/crypto.ts';
 import { RateLimitedError } from '../../lib/shared/errors.ts';
 import type { WebDeps } from '../app_env.ts';
 import { LOGIN_CSRF_COOKIE } from '../middleware/csrf.ts';
@@ -37,6 +39,24 @@ export function toSafeNext(next: unknown): string {
   if ((url.pathname !== '/ui' && !url.pathname.startsWith('/ui/')) || url.pathname.includes('//'))
     return fallback;
   return `${url.pathname}${url.search}`;
+}
+
+/** Characters of a typed e-mail a failed-login log line keeps (no account's address is near 64 KiB). */
+const LOGGED_ACCOUNT_MAX_LENGTH = 64;
+
+/**
+ * A typed e-mail as a failed-login log line carries it: its first LOGGED_ACCOUNT_MAX_LENGTH characters (what an
+ * operator reads to see which account is targeted), and when cut, its length and a short hash (to tell apart
+ * long inputs that start alike), so whatever was typed costs the log a bounded line.
+ */
+export async function describeTypedAccount(email: string): Promise<Record<string, string | number>> {
+  const account = email.toLowerCase();
+  if (account.length <= LOGGED_ACCOUNT_MAX_LENGTH) return { account };
+  return {
+    account: `${account.slice(0, LOGGED_ACCOUNT_MAX_LENGTH)}…`,
+    accountLength: account.length,
+    accountSha256: (await sha256Hex(account)).slice(0, 16),
+  };
 }
 
 /** /ui/login and /ui/logout. */
@@ -72,7 +92,7 @@ export function createLoginRoutes(deps: WebDeps) {
     const email = typeof form.email === 'string' ? form.email.trim() : '';
     const password = typeof form.password === 'string' ? form.password : '';
     const next = toSafeNext(form.next);
-    const again = (error: string, status: 401 | 429) =>
+    const again = (error: string, status: 400 | 401 | 429 | 503) =>
       renderPage(
         c,
         <LoginPage csrfToken={loginCsrfToken(c)} email={email} error={error} next={next} />,
@@ -81,7 +101,13 @@ export function createLoginRoutes(deps: WebDeps) {
     const { t } = c.get('i18n');
     if (!email || !password) return again(t('login.missing'), 401);
     try {
-      const user = await logIn(deps, email, password, getClientIp(c, deps.config.trustedClientIpHeader));
+      const user = await logIn(
+        { ...deps, hashQueueMax: deps.config.loginHashQueueMax },
+        email,
+        password,
+        getClientIp(c, deps.config.trustedClientIpHeader),
+        c.req.raw.signal,
+      );
       const session = await startSession(deps.sql, user, {
         userAgent: c.req.header('User-Agent') ?? null,
         ip: getClientIp(c, deps.config.trustedClientIpHeader),
@@ -98,8 +124,20 @@ export function createLoginRoutes(deps: WebDeps) {
       return c.redirect(next, 303);
     } catch (error) {
       if (error instanceof LoginFailedError) {
-        deps.logger.warn({ account: email.toLowerCase(), reqId: c.get('requestId') }, 'login failed');
+        deps.logger.warn(
+          { ...(await describeTypedAccount(email)), reqId: c.get('requestId') },
+          'login failed',
+        );
         return again(t('login.wrong'), 401);
+      }
+      if (error instanceof PasswordTooLongError) {
+        return again(t('login.passwordTooLong', { bytes: PASSWORD_MAX_BYTES }), 400);
+      }
+      if (error instanceof HashBusyError) {
+        // The documented answer to a full hash queue: the login page, saying when to come back.
+        const seconds = Number(error.extra.retryAfter);
+        c.header('Retry-After', String(seconds));
+        return again(t('login.busy', { seconds }), 503);
       }
       if (error instanceof RateLimitedError) {
         const seconds = Number(error.extra.retryAfter);

@@ -98,6 +98,7 @@ describe('parseConfig', () => {
       'the maximum is never below the interval',
     );
     assert.equal(config.rateLimits.reportsPerHour, 3);
+    assert.equal(config.loginHashQueueMax, 8, 'eight sign-ins may wait for a password hash by default');
   });
 
   const bad: [Record<string, string>, string][] = [
@@ -117,6 +118,10 @@ describe('parseConfig', () => {
     [{ BOOTSTRAP_API_KEY: 'short' }, 'BOOTSTRAP_API_KEY'],
     [{ ADMIN_EMAIL: 'not-an-email' }, 'ADMIN_EMAIL'],
     [{ REDIRECT_CACHE_CONTROL: 'x\r\nSet-Cookie: a=b' }, 'REDIRECT_CACHE_CONTROL'],
+    [{ LOGIN_HASH_QUEUE_MAX: '0' }, 'LOGIN_HASH_QUEUE_MAX'],
+    [{ LOGIN_HASH_QUEUE_MAX: 'lots' }, 'LOGIN_HASH_QUEUE_MAX'],
+    // Longer than a sign-in accepts (1 KiB): the admin could never sign in.
+    [{ ADMIN_EMAIL: 'a@example.test', ADMIN_PASSWORD: 'é'.repeat(513) }, 'ADMIN_PASSWORD'],
   ];
   for (const [env, variable] of bad) {
     test(`a bad ${variable} stops start-up naming it`, () => {

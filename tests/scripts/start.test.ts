@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -108,10 +108,16 @@ describe('npm start (embedded defaults)', () => {
     const base = `http://127.0.0.1:${ports.web}`;
     const first = await start(ports);
     const banner = first.banner();
-    const apiKey = /Admin API key:\s+(\S+)/.exec(banner)?.[1];
-    const secret = /Webhook secret:\s+(\S+)/.exec(banner)?.[1];
-    assert.ok(apiKey && secret, banner);
-    assert.match(banner, /Admin login:\s+admin@lifeline\.local \/ \S+/);
+    // First-run credentials are in a file only this user can read; the banner (not a terminal here) names it.
+    const credentialsFile = join(dataDir, 'first-run-credentials.txt');
+    const credentials = readFileSync(credentialsFile, 'utf8');
+    const apiKey = /Admin API key:\s+(\S+)/.exec(credentials)?.[1];
+    const secret = /Webhook secret:\s+(\S+)/.exec(credentials)?.[1];
+    const password = /Admin login:\s+admin@lifeline\.local \/ (\S+)/.exec(credentials)?.[1];
+    assert.ok(apiKey && secret && password, credentials);
+    assert.equal(statSync(credentialsFile).mode & 0o777, 0o600);
+    assert.ok(banner.includes(credentialsFile), banner);
+    for (const value of [apiKey, secret, password]) assert.ok(!banner.includes(value), banner);
     assert.match(banner, new RegExp(`Temporal UI:\\s+http://127.0.0.1:${ports.ui}`));
 
     const created = await fetch(`${base}/api/v1/links`, {

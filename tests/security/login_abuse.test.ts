@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getHeapStatistics } from 'node:v8';
+import { createLogger } from '../../lib/shared/logger.ts';
+import { createMetrics } from '../../lib/shared/metrics.ts';
+import { createApp } from '../../routes/app.ts';
+import { createWebDeps } from '../../server/web_deps.ts';
 import { exposeGc } from '../helpers/gc.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
@@ -66,17 +70,71 @@ describe('item 3: the login limiter', () => {
     assert.equal(await attempt('2001:db8:77:2::1', 'nobody@example.test', 'x'), 401, 'another /64 is not');
   });
 
-  test('huge e-mails cost bounded memory: 400 attempts of 60 KB each leave the heap where it was', async (t) => {
+  test('huge e-mails cost bounded memory: 400 attempts of 15 KB each leave the heap where it was', async (t) => {
     // Warm up every path first (pages, limiter, the dummy hash), so only what the attempts keep is measured.
     await attempt('192.0.2.200', `warm-${'w'.repeat(1000)}@example.test`, 'x');
     const before = heapUsed();
     for (let i = 0; i < 400; i++) {
-      const email = `${i}-${'x'.repeat(60 * 1024)}@example.test`;
+      // As long as the sign-in form's body limit (16 KiB) lets through.
+      const email = `${i}-${'x'.repeat(15 * 1024)}@example.test`;
       const status = await attempt(`192.0.2.${i % 200}`, email, 'wrong password');
       assert.ok(status === 401 || status === 429, `attempt ${i}: ${status}`);
     }
     const grown = (heapUsed() - before) / 2 ** 20;
-    t.diagnostic(`heap growth after 400 attempts with 60 KB e-mails: ${grown.toFixed(2)} MiB`);
+    t.diagnostic(`heap growth after 400 attempts with 15 KB e-mails: ${grown.toFixed(2)} MiB`);
     assert.ok(grown < 4, `the heap grew by ${grown.toFixed(1)} MiB`);
+  });
+});
+
+describe('failed-login logs', () => {
+  test('a typed e-mail reaches the log as at most 64 characters, its length and a short hash', async (t) => {
+    // The app on this file's database with a logger whose lines the test reads.
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'warn',
+      name: 'test',
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const deps = await createWebDeps(h.config, { sql: h.db.sql, logger, metrics: createMetrics() });
+    t.after(() => deps.close());
+    const app = createApp(deps);
+    const client = createUiClient(app as never);
+    const headers = { 'X-Test-Client-IP': '192.0.2.77' };
+    await client.get('/ui/login', headers);
+    // 60 KB: refused at the door now (the sign-in body limit), and in no case logged whole.
+    const huge = `${'Long.Name'.repeat(6_700)}@example.test`;
+    const hugeStatus = (await client.post('/ui/login', { email: huge, password: 'wrong' }, { headers }))
+      .status;
+    assert.ok(hugeStatus === 413 || hugeStatus === 401, `a 60 KB e-mail: ${hugeStatus}`);
+    assert.ok(
+      lines.every((line) => line.length < 2_000),
+      `no log line carries it: ${lines.map((l) => l.length)}`,
+    );
+    // One that fits the form (12 KB): logged cut to 64 characters, with its length and a short hash.
+    const typed = `${'Long.Name'.repeat(1_300)}@example.test`;
+    await client.get('/ui/login', headers); // a fresh form token (the 413 page has none)
+    const res = await client.post('/ui/login', { email: typed, password: 'wrong password' }, { headers });
+    assert.equal(res.status, 401);
+    const failed = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'login failed');
+    assert.equal(failed.length, hugeStatus === 401 ? 2 : 1, lines.join('\n').slice(0, 2_000));
+    const entry = failed.at(-1);
+    assert.equal(entry.account, `${typed.toLowerCase().slice(0, 64)}…`);
+    assert.equal(entry.accountLength, typed.length);
+    assert.match(entry.accountSha256, /^[0-9a-f]{16}$/);
+    assert.ok(
+      lines.every((line) => line.length < 2_000),
+      `the log lines are short: ${lines.map((l) => l.length)}`,
+    );
+
+    // An ordinary address is logged as typed (lower-cased), nothing added.
+    lines.length = 0;
+    await client.post(
+      '/ui/login',
+      { email: 'Someone@Example.test', password: 'wrong password' },
+      { headers },
+    );
+    const plain = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'login failed');
+    assert.equal(plain?.account, 'someone@example.test');
+    assert.equal(plain?.accountLength, undefined);
   });
 });
