@@ -56,7 +56,7 @@ export interface MintPostCodeResult {
 
 export interface PostChangeResult {
   outcome: 'changed' | 'unchanged' | 'stale' | 'deleted' | 'missing';
-  /** Which fields changed: url, status, title. */
+  /** Which fields changed: url, status, expiry, title. */
   changes: string[];
   status?: string;
 }
@@ -141,17 +141,34 @@ export async function applyPostUpdate(
     if (await isOlderThanSourceVersion(tx, row.code, event.occurredAt))
       return { outcome: 'stale', changes: [], status: row.status };
     const changes: string[] = [];
-    const nextStatus = event.event === 'post.published' && row.status === 'gone' ? 'active' : row.status;
+    // Both events say the post is public: a passed expiry (fired or not) must not keep its readers from it, nor
+    // send them to a fallback elsewhere; the expiry and its fallback go with it (reconciliation does the same).
+    const pastExpiry = row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
+    const expired = row.status === 'expired' || (row.status === 'active' && pastExpiry);
+    const nextStatus =
+      (event.event === 'post.published' && row.status === 'gone') || expired ? 'active' : row.status;
     if (permalink !== row.targetUrl) changes.push('url');
     if (nextStatus !== row.status) changes.push('status');
+    if (expired) changes.push('expiry');
     if (event.title !== undefined && event.title !== row.title) changes.push('title');
     await updateSourceVersion(tx, row.code, event.occurredAt);
     if (changes.length === 0) return { outcome: 'unchanged', changes, status: row.status };
     await updateLink(tx, row.code, {
       targetUrl: permalink,
       status: nextStatus,
+      ...(expired ? { expiresAt: null, expiredUrl: null } : {}),
       ...(event.title !== undefined ? { title: event.title } : {}),
     });
+    if (expired) {
+      await insertAuditEntry(tx, {
+        code: row.code,
+        actor: actorOf(event),
+        action: 'link.updated',
+        before: { expiresAt: row.expiresAt?.toISOString() ?? null, expiredUrl: row.expiredUrl },
+        after: { expiresAt: null, expiredUrl: null },
+        reason: reasonOf(event),
+      });
+    }
     if (changes.includes('url')) {
       await insertAuditEntry(tx, {
         code: row.code,
