@@ -17,17 +17,23 @@ export const CSV_MAX_ROWS = 200_000;
 /**
  * Bytes of a CSV rule. The web process that receives it also serves redirects, and parsing, canonicalising and
  * checking a CSV holds its event loop: 64 MiB took over 5 s of long URLs, and minutes (and gigabytes) of tiny or
- * broken lines. At 1 MiB the worst file is well under a second; a larger change is several runs
- * (docs/SECURITY.md, "Mass retargets").
+ * broken lines. At 1 MiB, parsed in slices (parseRetargetCsvInSlices), no slice holds it for more than a few
+ * milliseconds; a larger change is several runs (docs/SECURITY.md, "Mass retargets").
  */
 export const CSV_MAX_BYTES = 1024 * 1024;
 /** Problems of a CSV rule listed before parsing stops. */
 const CSV_PROBLEMS_LISTED = 20;
 
+/** A lone UTF-16 surrogate: not text, and Postgres refuses it in the run's stored rule (jsonb). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const wellFormed = (v: string) => !LONE_SURROGATE.test(v);
+const NOT_UNICODE = 'must be valid Unicode text';
+
 const urlText = z
   .string()
   .min(1, 'must not be empty')
-  .max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters');
+  .max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters')
+  .refine(wellFormed, NOT_UNICODE);
 
 export const prefixRuleSchema = z.strictObject({
   type: z.literal('prefix'),
@@ -44,12 +50,16 @@ export const regexRuleSchema = z.strictObject({
     .string()
     .min(1, 'must not be empty')
     .max(REGEX_MAX_LENGTH, `must be at most ${REGEX_MAX_LENGTH} characters`)
+    .refine(wellFormed, NOT_UNICODE)
     .superRefine((pattern, ctx) => {
       const problem = regexProblem(pattern);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }),
   /** `$1`, `$2`… name the pattern's groups. */
-  replacement: z.string().max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters'),
+  replacement: z
+    .string()
+    .max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters')
+    .refine(wellFormed, NOT_UNICODE),
   /** `i`: case-insensitive. */
   flags: z.enum(['', 'i']).optional(),
 });
@@ -60,7 +70,8 @@ export const csvRuleSchema = z.strictObject({
   csv: z
     .string()
     .min(1, 'must not be empty')
-    .max(CSV_MAX_BYTES, 'is too large (1 MiB at most; split it into several runs)'),
+    .max(CSV_MAX_BYTES, 'is too large (1 MiB at most; split it into several runs)')
+    .refine(wellFormed, NOT_UNICODE),
 });
 
 export const retargetRuleSchema = z.discriminatedUnion('type', [
