@@ -110,8 +110,14 @@ describe('hostile retarget rules and CSV', () => {
       } else {
         assert.equal(status, 422, `${what}: accepted`);
         const messages = (body.errors ?? []).map((e) => e.message).join(' | ');
-        // An empty field is the CSV's own refusal, before any URL rule.
-        assert.match(messages, c.input === '' ? /both URLs are required/ : c.expect.problem, what);
+        // An empty field is the CSV's own refusal, and a NUL character every body's, before any URL rule.
+        const expected =
+          c.input === ''
+            ? /both URLs are required/
+            : c.input.includes('\u0000')
+              ? /NUL character/
+              : c.expect.problem;
+        assert.match(messages, expected, what);
       }
     }
     t.diagnostic(tally.toString());
