@@ -8,6 +8,8 @@ interface FieldBase {
   error?: string | undefined;
   hint?: ComponentChildren;
   required?: boolean;
+  /** Shown but not editable (and not submitted by the browser). */
+  disabled?: boolean | undefined;
   /** Overrides the generated id (for two forms with the same field on one page). */
   id?: string;
 }
@@ -60,7 +62,8 @@ export function TextField(
         type={(props.type ?? 'text') as 'text'}
         dir={props.dir}
         value={props.value ?? ''}
-        required={props.required}
+        required={props.required && !props.disabled}
+        disabled={props.disabled}
         autoComplete={props.autoComplete}
         placeholder={props.placeholder}
         maxLength={props.maxLength}
@@ -82,7 +85,8 @@ export function SelectField(
       <select
         id={id}
         name={props.name}
-        required={props.required}
+        required={props.required && !props.disabled}
+        disabled={props.disabled}
         aria-invalid={props.error ? 'true' : undefined}
         aria-describedby={describedBy(props, id)}
       >

@@ -96,6 +96,11 @@ export function LinkDetailPage(props: {
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
   edit: { values: Record<string, string>; errors: Record<string, string> };
   deleteError?: string | undefined;
+  /**
+   * The link is a WordPress article's and the viewer is no administrator: the fields that decide where readers
+   * land are shown disabled (lib/links/post_link_rules.ts).
+   */
+  postLocked?: boolean;
   /** Open reader reports of the link: its editors are told on its page. */
   readerReports?: { open: number; reasons: string[] } | undefined;
   /** UTM_PARAMS, shown beside the link's own UTM fields. */
@@ -115,6 +120,7 @@ export function LinkDetailPage(props: {
     { value: 'gone', label: t('detail.statusGone') },
   ];
   const { values, errors } = props.edit;
+  const locked = props.postLocked === true;
   const copyLabels = { copiedLabel: t('copy.copied') };
   // The creation entry names a person; the owner column only holds an id.
   const creator =
@@ -318,6 +324,7 @@ export function LinkDetailPage(props: {
               <input type="hidden" name="version" value={values.version ?? String(props.row.version)} />
               <input type="hidden" name="expiresAtShown" value={values.expiresAtShown ?? ''} />
               <ErrorSummary errors={errors} />
+              {locked && <p class="hint">{t('detail.postLocked')}</p>}
               <TextField
                 name="url"
                 label={labels.url!}
@@ -325,6 +332,7 @@ export function LinkDetailPage(props: {
                 value={values.url}
                 error={errors.url}
                 required
+                disabled={locked}
               />
               <TextField
                 name="title"
@@ -339,6 +347,7 @@ export function LinkDetailPage(props: {
                 <SelectField
                   name="status"
                   label={labels.status!}
+                  disabled={locked}
                   value={values.status}
                   error={errors.status}
                   options={statusOptions}
@@ -347,6 +356,7 @@ export function LinkDetailPage(props: {
                 <SelectField
                   name="redirectStatus"
                   label={labels.redirectStatus!}
+                  disabled={locked}
                   value={values.redirectStatus}
                   error={errors.redirectStatus}
                   options={getRedirectOptions(i18n)}
@@ -356,6 +366,7 @@ export function LinkDetailPage(props: {
                 <TextField
                   name="expiresAt"
                   label={labels.expiresAt!}
+                  disabled={locked}
                   type="datetime-local"
                   value={values.expiresAt}
                   error={errors.expiresAt}
@@ -364,6 +375,7 @@ export function LinkDetailPage(props: {
                 <TextField
                   name="expiredUrl"
                   label={labels.expiredUrl!}
+                  disabled={locked}
                   type="url"
                   value={values.expiredUrl}
                   error={errors.expiredUrl}

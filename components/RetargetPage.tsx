@@ -183,6 +183,8 @@ export function RetargetDetailPage(props: {
   session: UiSession;
   timeZone: string;
   run: RetargetRunRow & { counts: { byState: Record<string, number>; bitlyPending: number } };
+  /** RETARGET_REQUIRES_SECOND_ADMIN: another admin than the one who asked approves. */
+  secondAdmin?: boolean;
   notice?: { tone: 'good' | 'bad'; title: string } | undefined;
 }) {
   const i18n = useI18n();
@@ -270,6 +272,11 @@ export function RetargetDetailPage(props: {
             : ''}
           {run.finishedAt ? ` · ${t('retarget.ended', { time: i18n.dateTime(run.finishedAt) })}` : ''}
         </p>
+        {props.secondAdmin && ['planning', 'planned'].includes(run.status) && (
+          <p class="small">
+            {t('retarget.needsSecondAdmin', { actor: describeActor(i18n, run.requestedBy) })}
+          </p>
+        )}
       </section>
       {report.sample && report.sample.length > 0 && (
         <section class="card" aria-labelledby="sample-title">

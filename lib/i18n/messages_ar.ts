@@ -222,6 +222,8 @@ export const ar: Messages = {
   'detail.noReferrers': 'لا يوجد مُحيلون بعد.',
   'detail.country': '{name} ({code})',
   'detail.edit': 'تعديل',
+  'detail.postLocked':
+    'هذا رابط مقال من ووردبريس: يحدد ووردبريس والمسؤولون وجهته وحالته وانتهاءه وبديله ونوع التحويل. يمكنك تغيير عنوانه ووسومه وقيم UTM.',
   'detail.editLead': 'تصل التعديلات إلى كل ذاكرة تخزين مؤقت وكل مزوّد خلال ثوانٍ، وتُحفظ في السجل أدناه.',
   'detail.keepStatus': 'الإبقاء على: {status}',
   'detail.statusActive': 'نشط — يحوّل القرّاء',
@@ -688,6 +690,9 @@ export const ar: Messages = {
   'retarget.resume': 'استئناف',
   'retarget.cancel': 'إلغاء',
   'retarget.undo': 'تراجع عن هذا التشغيل (يخطّط للعكس)',
+  'retarget.needsSecondAdmin': 'تحتاج هذه العملية إلى موافقة مسؤول آخر غير {actor}.',
+  'problem.secondAdmin':
+    'العملية {run} تحتاج إلى موافقة مسؤول ثانٍ: طلبها {actor}، فعلى مسؤول آخر أن يوافق عليها',
   'retarget.asked': 'طلبه {actor} {time}',
   'retarget.approved': 'وافق عليه {actor} {time}',
   'retarget.ended': 'انتهى {time}',
@@ -727,6 +732,7 @@ export const ar: Messages = {
   'problem.reserved': 'كلمة محجوزة',
   'problem.taken': 'مستخدم من قبل',
   'problem.future': 'يجب أن يكون في المستقبل',
+  'problem.postDecided': 'يحدده ووردبريس لرابط المقال (للمسؤولين فقط)',
   'problem.postHasLink': 'للمقال رابط من قبل: {code}',
   'problem.maxTags':
     'لا يزيد على {max, plural, zero {# وسم} one {وسم واحد} two {وسمين} few {# وسوم} many {# وسمًا} other {# وسم}}',

@@ -230,6 +230,8 @@ export const en = {
   'detail.noReferrers': 'No referrers yet.',
   'detail.country': '{name} ({code})',
   'detail.edit': 'Edit',
+  'detail.postLocked':
+    'This is a WordPress article’s link: WordPress and administrators decide its destination, status, expiry, fallback and redirect type. You can change its title, tags and UTM values.',
   'detail.editLead':
     'Changes reach every cache and vendor within seconds, and are kept in the history below.',
   'detail.keepStatus': 'Keep: {status}',
@@ -703,6 +705,9 @@ export const en = {
   'retarget.resume': 'Resume',
   'retarget.cancel': 'Cancel',
   'retarget.undo': 'Undo this run (plans the reverse)',
+  'retarget.needsSecondAdmin': 'This run needs the approval of another administrator than {actor}.',
+  'problem.secondAdmin':
+    'run {run} needs a second administrator’s approval: {actor} asked for it, so another administrator must approve it',
   'retarget.asked': 'Asked by {actor} {time}',
   'retarget.approved': 'approved by {actor} {time}',
   'retarget.ended': 'ended {time}',
@@ -744,6 +749,7 @@ export const en = {
   'problem.reserved': 'is a reserved word',
   'problem.taken': 'is taken',
   'problem.future': 'must be in the future',
+  'problem.postDecided': 'is decided by WordPress for an article’s link (administrators only)',
   'problem.postHasLink': 'already has the link {code}',
   'problem.maxTags': 'at most {max} tags',
   'problem.sitePostTogether': 'site and postId go together',

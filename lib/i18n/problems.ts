@@ -34,6 +34,12 @@ export const PROBLEM_PATTERNS: ProblemPattern[] = [
   { re: /^is taken$/, key: 'problem.taken' },
   { re: /^must be in the future$/, key: 'problem.future' },
   { re: /^already has the link (\S+)$/, key: 'problem.postHasLink', args: ['code'] },
+  { re: /^is decided by WordPress for a post-bound link/, key: 'problem.postDecided' },
+  {
+    re: /^Run (\S+) needs a second administrator's approval: (.+) asked for it/,
+    key: 'problem.secondAdmin',
+    args: ['run', 'actor'],
+  },
   { re: /^at most (\d+) tags$/, key: 'problem.maxTags', args: ['max'] },
   { re: /^site and postId go together$/, key: 'problem.sitePostTogether' },
   { re: /^send at least one field to change$/, key: 'problem.nothingToChange' },

@@ -80,12 +80,21 @@ export async function editLink(
   const result = await deps.sql.begin(async (tx) => {
     const row = await getLinkByCodeForUpdate(tx, code);
     if (!row || row.deletedAt) throw new NotFoundError(`No link ${code}.`);
-    // WordPress decides a post-bound link's target and status; only administrators may override it.
+    // WordPress decides where a post-bound link sends readers; only administrators may override it. Only
+    // fields that differ count, so a form or client sending the stored values back is not refused.
+    const differs = <T>(value: T | undefined, stored: T) =>
+      value !== undefined && value !== stored ? value : undefined;
     assertMayChangePostLink(
       row,
       {
-        url: input.url !== undefined && input.url !== row.targetUrl ? input.url : undefined,
-        status: input.status !== undefined && input.status !== row.status ? input.status : undefined,
+        url: differs(input.url, row.targetUrl),
+        status: differs(input.status, row.status),
+        expiresAt:
+          input.expiresAt === undefined
+            ? undefined
+            : differs(iso(input.expiresAt === null ? null : new Date(input.expiresAt)), iso(row.expiresAt)),
+        expiredUrl: differs(input.expiredUrl, row.expiredUrl),
+        redirectStatus: differs(input.redirectStatus, row.redirectStatus),
       },
       options.mayManagePostLinks === true,
     );

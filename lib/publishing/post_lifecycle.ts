@@ -64,7 +64,7 @@ export interface MintPostCodeResult {
 export interface PostChangeResult {
   /** held: the breaker on mass change kept it for an admin's decision (ADR 0057); conflict: filed for review. */
   outcome: 'changed' | 'unchanged' | 'stale' | 'deleted' | 'missing' | 'held' | 'conflict';
-  /** Which fields changed: url, status, title. */
+  /** Which fields changed: url, status, expiry, title. */
   changes: string[];
   status?: string;
 }
@@ -160,9 +160,15 @@ export async function applyPostUpdate(
     if (await isOlderThanSourceVersion(tx, row.code, event.occurredAt))
       return { outcome: 'stale', changes: [], status: row.status };
     const changes: string[] = [];
-    const nextStatus = event.event === 'post.published' && row.status === 'gone' ? 'active' : row.status;
+    // Both events say the post is public: a passed expiry (fired or not) must not keep its readers from it, nor
+    // send them to a fallback elsewhere; the expiry and its fallback go with it (reconciliation does the same).
+    const pastExpiry = row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
+    const expired = row.status === 'expired' || (row.status === 'active' && pastExpiry);
+    const nextStatus =
+      (event.event === 'post.published' && row.status === 'gone') || expired ? 'active' : row.status;
     if (permalink !== row.targetUrl) changes.push('url');
     if (nextStatus !== row.status) changes.push('status');
+    if (expired) changes.push('expiry');
     if (event.title !== undefined && event.title !== row.title) changes.push('title');
     if (changes.includes('url') && !(await spendOrHold(deps, tx, event, row, 'retarget', permalink)))
       return { outcome: 'held', changes: [], status: row.status };
@@ -171,8 +177,19 @@ export async function applyPostUpdate(
     await updateLink(tx, row.code, {
       targetUrl: permalink,
       status: nextStatus,
+      ...(expired ? { expiresAt: null, expiredUrl: null } : {}),
       ...(event.title !== undefined ? { title: event.title } : {}),
     });
+    if (expired) {
+      await insertAuditEntry(tx, {
+        code: row.code,
+        actor: actorOf(event),
+        action: 'link.updated',
+        before: { expiresAt: row.expiresAt?.toISOString() ?? null, expiredUrl: row.expiredUrl },
+        after: { expiresAt: null, expiredUrl: null },
+        reason: reasonOf(event),
+      });
+    }
     if (changes.includes('url')) {
       await insertAuditEntry(tx, {
         code: row.code,

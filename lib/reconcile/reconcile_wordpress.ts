@@ -1,8 +1,9 @@
 // The WordPress leg of reconciliation: WordPress knows each article's canonical URL and status, so for a
 // post's link it wins. Pages through the site's signed listing (wordpress_listing.ts) and compares each post with
 // its link: a published post without one (a missed webhook) gets one; a moved permalink retargets it (the same
-// code); a post trashed or unpublished makes it gone, one published again restores it (the same code); a post
-// absent from a complete listing (deleted for good) makes it gone. Marks land in reconcile_marks, side
+// code); a post trashed or unpublished makes it gone, one published again restores it (the same code), as does
+// an expiry that passed on a published post's link (expiry and fallback dropped: where an article's link sends
+// readers is WordPress's); a post absent from a complete listing (deleted for good) makes it gone. Marks land in reconcile_marks, side
 // `wordpress`, keyed `{site}:{postId}`. Repairs change Postgres in one transaction per page, refresh the
 // serving store and caches in one batch, and queue the changed links in the same transaction for the sync-queue
 // drainer (ADR 0024), which takes them to Bitly in batches.
@@ -300,6 +301,8 @@ interface Planned {
   link: LinkRow;
   post: ListedPost;
   change: 'retarget' | 'restore' | 'retarget+restore' | 'gone';
+  /** A restore that also drops a passed expiry (and its fallback), so no timer takes the article away again. */
+  clearExpiry?: boolean;
 }
 
 /** Compares one page of posts with their links; repairs when asked. */
@@ -341,7 +344,11 @@ async function reconcilePage(
       continue;
     }
     if (published) {
-      const restore = link.status === 'gone';
+      // A published article's link answers the article: an expiry that passed (fired or not yet) is drift like
+      // a gone link, whoever set it; its fallback would otherwise send the article's readers elsewhere for good.
+      const pastExpiry = link.expiresAt !== null && link.expiresAt.getTime() <= fetchedAt.getTime();
+      const expired = link.status === 'expired' || (link.status === 'active' && pastExpiry);
+      const restore = link.status === 'gone' || expired;
       const retarget = link.targetUrl !== post.permalink && (link.status === 'active' || restore);
       marks.push({ code: key, drift: restore || retarget ? 'stale' : null });
       if (restore || retarget)
@@ -349,6 +356,7 @@ async function reconcilePage(
           link,
           post,
           change: restore && retarget ? 'retarget+restore' : restore ? 'restore' : 'retarget',
+          ...(restore && (expired || pastExpiry) ? { clearExpiry: true } : {}),
         });
     } else {
       // Trashed, unpublished, scheduled again, private: not public, so its link answers 410 (code kept).
@@ -411,7 +419,8 @@ async function repair(
       if (p.link.updatedAt.getTime() > fetchedAt.getTime()) continue;
       const change: LinkBatchChange = { code: p.link.code, expectedVersion: p.link.version };
       if (p.change === 'gone') change.status = 'gone';
-      if (p.change.includes('restore')) change.status = 'active';
+      if (p.change.includes('restore') && p.link.status !== 'active') change.status = 'active';
+      if (p.clearExpiry) change.clearExpiry = true;
       if (p.change.startsWith('retarget')) {
         const scan = scans.get(p.post.postId);
         if (!scan || scan.verdict === 'blocked') continue;
@@ -426,13 +435,19 @@ async function repair(
           reason,
         });
       }
-      if (change.status) {
+      if (change.status || change.clearExpiry) {
+        const expiry = change.clearExpiry
+          ? {
+              before: { expiresAt: p.link.expiresAt?.toISOString() ?? null, expiredUrl: p.link.expiredUrl },
+              after: { expiresAt: null, expiredUrl: null },
+            }
+          : { before: {}, after: {} };
         audits.push({
           code: p.link.code,
           actor,
-          action: 'link.status_changed',
-          before: { status: p.link.status },
-          after: { status: change.status },
+          action: change.status ? 'link.status_changed' : 'link.updated',
+          before: { status: p.link.status, ...expiry.before },
+          after: { status: change.status ?? p.link.status, ...expiry.after },
           reason,
         });
       }

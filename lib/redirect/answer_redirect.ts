@@ -15,7 +15,12 @@ import {
   REDIRECT_REFERRER_POLICY,
   STRICT_TRANSPORT_SECURITY,
 } from './public_headers.ts';
-import { decideRedirect, type RedirectDecision, type RedirectSettings } from './redirect_policy.ts';
+import {
+  decideRedirect,
+  QR_MARKER,
+  type RedirectDecision,
+  type RedirectSettings,
+} from './redirect_policy.ts';
 import { isTamperedRecord, type ServingRecord } from './serving_record.ts';
 
 /** One short-host request as the hot path needs it, independent of the runtime and framework serving it. */
@@ -203,10 +208,12 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
    * object), so an LRU hit skips the decision and the header building; an answer is shared and never mutated.
    * Beside it, a click-buffer cell for the code, so counting the click is an increment (no lookup by code).
    * Without the LRU every lookup is a new object: memoising would only add an entry per request.
+   * `queried` is the same answer for a request with a query (`?qr=1`): never shared-cacheable
+   * (redirect_policy.ts), so a hit costs one branch on the query more.
    */
   const memo =
     config.resolver.cacheMax > 0 && (settings.forwardQueryParams?.length ?? 0) === 0
-      ? new WeakMap<ServingRecord, { answer: RedirectAnswer; cell: ClickCell }>()
+      ? new WeakMap<ServingRecord, { answer: RedirectAnswer; queried: RedirectAnswer; cell: ClickCell }>()
       : undefined;
 
   /** `GET /{code}+`: where the link leads and what following it does; no redirect and no click. */
@@ -253,7 +260,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     let memoised = alike ? memo.get(record) : undefined;
     let answer: RedirectAnswer;
     if (memoised !== undefined) {
-      answer = memoised.answer;
+      answer = request.query === '' ? memoised.answer : memoised.queried;
       counted.redirect.n++;
     } else {
       const decision = decideRedirect(code, record, now, settings, request.query);
@@ -262,7 +269,17 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       const tampered = record !== null && record.status === 'pending' && isTamperedRecord(record);
       counted[tampered ? 'tampered' : decision.outcome].n++;
       if (alike && decision.outcome === 'redirect') {
-        memoised = { answer, cell: clicks.cell(code) };
+        // Both variants at once (no query is forwarded here, so any query gives the same answer as `qr=1`).
+        const other = toRedirectAnswer(
+          decideRedirect(code, record, now, settings, request.query === '' ? `${QR_MARKER}=1` : ''),
+          request.method,
+          pages,
+          https,
+        );
+        memoised =
+          request.query === ''
+            ? { answer, queried: other, cell: clicks.cell(code) }
+            : { answer: other, queried: answer, cell: clicks.cell(code) };
         memo.set(record, memoised);
       }
       if (decision.outcome !== 'warn' && answer.headers.Location === undefined) return answer;

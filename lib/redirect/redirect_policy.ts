@@ -28,6 +28,11 @@ const NO_STORE = 'no-store';
 /**
  * Decides the answer for a code from its serving record (null: unknown). Pure: the same record, time and
  * settings always give the same answer; the caller has already rejected impossible codes.
+ *
+ * A request with a query (every printed QR code is `/{code}?qr=1`) is never answered shared-cacheable: a CDN
+ * keys it apart from `/{code}`, and a purge names only the paths, so a CDN copy of the variant would outlive
+ * every change of the link until its TTL ran out. It is answered `private` (browsers may still keep it for the
+ * same max-age); the plain path keeps REDIRECT_CACHE_CONTROL and stays purgeable (docs/OPERATIONS.md).
  */
 export function decideRedirect(
   code: string,
@@ -35,6 +40,37 @@ export function decideRedirect(
   nowMs: number,
   settings: RedirectSettings,
   requestQuery = '',
+): RedirectDecision {
+  const decision = decideForRecord(code, record, nowMs, settings, requestQuery);
+  if (requestQuery === '') return decision;
+  const cacheControl = toUnsharedCacheControl(decision.cacheControl);
+  return cacheControl === decision.cacheControl ? decision : { ...decision, cacheControl };
+}
+
+/** Directives that already keep an answer out of shared caches (or make them revalidate every time). */
+const UNSHARED = /(?:^|[\s,])(?:private|no-store|no-cache)(?:[\s,=]|$)/i;
+let lastShared = '';
+let lastUnshared = '';
+
+/**
+ * `cacheControl` for a private cache only: unchanged when it is not shared-cacheable already, otherwise
+ * `private` with its browser max-age (s-maxage and the rest are for shared caches). Remembers the last
+ * conversion: a deployment has one REDIRECT_CACHE_CONTROL and two fixed negative answers.
+ */
+export function toUnsharedCacheControl(cacheControl: string): string {
+  if (cacheControl === lastShared) return lastUnshared;
+  if (UNSHARED.test(cacheControl)) return cacheControl;
+  lastShared = cacheControl;
+  lastUnshared = `private, max-age=${maxAgeOf(cacheControl)}`;
+  return lastUnshared;
+}
+
+function decideForRecord(
+  code: string,
+  record: ServingRecord | null,
+  nowMs: number,
+  settings: RedirectSettings,
+  requestQuery: string,
 ): RedirectDecision {
   if (!record || record.status === 'pending') {
     return {
@@ -94,7 +130,7 @@ export function decideRedirect(
 }
 
 function maxAgeOf(cacheControl: string): number {
-  const m = /max-age=(\d+)/.exec(cacheControl);
+  const m = /(?:^|[\s,])max-age=(\d+)/.exec(cacheControl);
   return m ? Number(m[1]) : 0;
 }
 

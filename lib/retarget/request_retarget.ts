@@ -1,11 +1,19 @@
 // Asking for a mass retarget, reviewing it and steering it (the API's and the UI's side): a run is recorded,
-// then its workflow (`retarget:{id}`) plans it as a dry run and waits for an admin's approval; approve, pause,
-// resume and cancel are signals to it; an undo is a new run planning the reverse of an earlier one.
+// then its workflow (`retarget:{id}`) plans it as a dry run and waits for an admin's approval (with
+// RETARGET_REQUIRES_SECOND_ADMIN, another admin's than the one who asked; each approval and refusal audited);
+// approve, pause, resume and cancel are signals to it; an undo is a new run planning the reverse of an earlier one.
 import { getRetargetWorkflowId, type RetargetStatus } from '../../workflows/contract.ts';
 import { newTargetProblem, toCanonicalTarget } from '../links/new_target_problem.ts';
 import type { TargetPolicy } from '../links/target_policy.ts';
 import { randomToken } from '../shared/crypto.ts';
-import { ConflictError, type FieldError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import {
+  AppError,
+  ConflictError,
+  type FieldError,
+  NotFoundError,
+  ValidationError,
+} from '../shared/errors.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   countRetargetChanges,
   getRetargetRun,
@@ -18,7 +26,12 @@ import {
   updateRetargetRun,
 } from '../stores/retarget_store.ts';
 import { isUniqueViolation, type Sql } from '../stores/sql.ts';
-import { parseRetargetCsv, type RetargetRequest } from './retarget_rule.ts';
+import {
+  CSV_SLICE,
+  parseRetargetCsvInSlices,
+  type RetargetRequest,
+  yieldToEventLoop,
+} from './retarget_rule.ts';
 
 export type { RetargetRunRow };
 
@@ -33,6 +46,8 @@ export interface RetargetDeps {
   sql: Sql;
   targetPolicy: TargetPolicy;
   adoption: RetargetSteering;
+  /** RETARGET_REQUIRES_SECOND_ADMIN: the one who asked for a run may not approve it. */
+  config?: { retarget: { requiresSecondAdmin: boolean } };
 }
 
 const newRunId = () => `rt_${randomToken(12)}`;
@@ -46,18 +61,18 @@ export async function requestRetarget(
   const errors: FieldError[] = [];
   let pairs: { oldUrl: string; newUrl: string }[] = [];
   if (input.rule.type === 'csv') {
-    const parsed = parseRetargetCsv(input.rule.csv);
+    // This runs in the web process, which serves redirects too: in slices, the event loop handed back between.
+    const parsed = await parseRetargetCsvInSlices(input.rule.csv);
     for (const p of parsed.problems)
       errors.push({ path: 'rule.csv', message: `line ${p.line} ${p.message}` });
     // Stored targets are canonical: an old URL is matched, and a new one stored, in that form.
-    parsed.pairs = parsed.pairs.map((pair) => ({
-      oldUrl: toCanonicalTarget(pair.oldUrl),
-      newUrl: toCanonicalTarget(pair.newUrl),
-    }));
     for (const [i, pair] of parsed.pairs.entries()) {
+      if (errors.length >= 20) break; // refused anyway; at most 20 are listed
+      if (i > 0 && i % CSV_SLICE === 0) await yieldToEventLoop();
+      pair.oldUrl = toCanonicalTarget(pair.oldUrl);
+      pair.newUrl = toCanonicalTarget(pair.newUrl);
       const problem = newTargetProblem(pair.newUrl, deps.targetPolicy);
       if (problem) errors.push({ path: 'rule.csv', message: `row ${i + 1}: the new URL ${problem}` });
-      if (errors.length >= 20) break;
     }
     pairs = parsed.pairs;
   } else if (input.rule.type === 'prefix') {
@@ -154,8 +169,33 @@ export async function steerRetarget(
       `Run ${runId} is ${run.status}: it cannot be ${action === 'approve' ? 'approved' : `${action}d`} now.`,
     );
   }
+  if (action === 'approve' && requiresSecondAdmin(deps)) {
+    const audit = { runId, requestedBy: run.requestedBy };
+    if (by === run.requestedBy) {
+      // The refusal is kept: a pattern of self-approvals is worth an operator's look.
+      await insertAuditEntry(deps.sql, {
+        code: null,
+        actor: by,
+        action: 'retarget.approval_refused',
+        after: audit,
+        reason: 'the requester may not approve their own run (RETARGET_REQUIRES_SECOND_ADMIN)',
+      });
+      throw new AppError(
+        403,
+        'forbidden',
+        'Forbidden',
+        `Run ${runId} needs a second administrator's approval: ${run.requestedBy} asked for it, so another administrator must approve it.`,
+      );
+    }
+    await insertAuditEntry(deps.sql, { code: null, actor: by, action: 'retarget.approved', after: audit });
+  }
   await deps.adoption.signalRetarget(runId, action, by);
   return run;
+}
+
+/** True when RETARGET_REQUIRES_SECOND_ADMIN is set: a run's approver must not be who asked for it. */
+export function requiresSecondAdmin(deps: Pick<RetargetDeps, 'config'>): boolean {
+  return deps.config?.retarget.requiresSecondAdmin === true;
 }
 
 export async function getRetarget(

@@ -14,11 +14,26 @@ import { TARGET_URL_MAX_BYTES } from '../links/link.ts';
 export const REGEX_MAX_LENGTH = 500;
 /** Rows of a CSV rule. */
 export const CSV_MAX_ROWS = 200_000;
+/**
+ * Bytes of a CSV rule. The web process that receives it also serves redirects, and parsing, canonicalising and
+ * checking a CSV holds its event loop: 64 MiB took over 5 s of long URLs, and minutes (and gigabytes) of tiny or
+ * broken lines. At 1 MiB, parsed in slices (parseRetargetCsvInSlices), no slice holds it for more than a few
+ * milliseconds; a larger change is several runs (docs/SECURITY.md, "Mass retargets").
+ */
+export const CSV_MAX_BYTES = 1024 * 1024;
+/** Problems of a CSV rule listed before parsing stops. */
+const CSV_PROBLEMS_LISTED = 20;
+
+/** A lone UTF-16 surrogate: not text, and Postgres refuses it in the run's stored rule (jsonb). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const wellFormed = (v: string) => !LONE_SURROGATE.test(v);
+const NOT_UNICODE = 'must be valid Unicode text';
 
 const urlText = z
   .string()
   .min(1, 'must not be empty')
-  .max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters');
+  .max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters')
+  .refine(wellFormed, NOT_UNICODE);
 
 export const prefixRuleSchema = z.strictObject({
   type: z.literal('prefix'),
@@ -35,12 +50,16 @@ export const regexRuleSchema = z.strictObject({
     .string()
     .min(1, 'must not be empty')
     .max(REGEX_MAX_LENGTH, `must be at most ${REGEX_MAX_LENGTH} characters`)
+    .refine(wellFormed, NOT_UNICODE)
     .superRefine((pattern, ctx) => {
       const problem = regexProblem(pattern);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }),
   /** `$1`, `$2`… name the pattern's groups. */
-  replacement: z.string().max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters'),
+  replacement: z
+    .string()
+    .max(TARGET_URL_MAX_BYTES, 'must be at most 2,048 characters')
+    .refine(wellFormed, NOT_UNICODE),
   /** `i`: case-insensitive. */
   flags: z.enum(['', 'i']).optional(),
 });
@@ -51,7 +70,8 @@ export const csvRuleSchema = z.strictObject({
   csv: z
     .string()
     .min(1, 'must not be empty')
-    .max(64 * 1024 * 1024, 'is too large (64 MiB at most)'),
+    .max(CSV_MAX_BYTES, 'is too large (1 MiB at most; split it into several runs)')
+    .refine(wellFormed, NOT_UNICODE),
 });
 
 export const retargetRuleSchema = z.discriminatedUnion('type', [
@@ -112,20 +132,20 @@ function splitCsvLine(line: string): string[] | null {
   let i = 0;
   while (i <= line.length) {
     if (line[i] === '"') {
+      // Whole runs between quotes at a time (indexOf), never a character at a time: a field may be a megabyte.
       let value = '';
       i++;
       for (;;) {
-        if (i >= line.length) return null;
-        if (line[i] === '"') {
-          if (line[i + 1] === '"') {
-            value += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
+        const quote = line.indexOf('"', i);
+        if (quote < 0) return null;
+        value += line.slice(i, quote);
+        if (line[quote + 1] === '"') {
+          value += '"';
+          i = quote + 2;
+          continue;
         }
-        value += line[i++];
+        i = quote + 1;
+        break;
       }
       fields.push(value);
       if (i < line.length && line[i] !== ',') return null;
@@ -140,39 +160,93 @@ function splitCsvLine(line: string): string[] | null {
   return fields;
 }
 
+type CsvPair = { oldUrl: string; newUrl: string };
+type CsvProblem = { line: number; message: string };
+
+/** The lines of `csv` (LF or CRLF), one at a time, without splitting the whole text up front. */
+function* csvLines(csv: string): Generator<string> {
+  const text = csv.charCodeAt(0) === 0xfeff ? csv.slice(1) : csv;
+  let at = 0;
+  while (at <= text.length) {
+    const lf = text.indexOf('\n', at);
+    const end = lf < 0 ? text.length : lf;
+    yield text.slice(at, end > at && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    at = end + 1;
+  }
+}
+
+/** Parses lines into pairs; `take` lines per call, so a caller may hand the event loop back in between. */
+function createCsvParser(csv: string) {
+  const pairs: CsvPair[] = [];
+  const problems: CsvProblem[] = [];
+  const seen = new Map<string, number>();
+  const lines = csvLines(csv);
+  let line = 0;
+  return {
+    /** Reads up to `count` more lines; true when the file is done (or its verdict cannot change any more). */
+    take(count: number): boolean {
+      for (let n = 0; n < count; n++) {
+        // Only the first problems are ever shown, and a file past the row cap is refused whole: reading on
+        // would spend the web process's time (and memory) on a verdict that cannot change.
+        if (problems.length >= CSV_PROBLEMS_LISTED || pairs.length > CSV_MAX_ROWS) return true;
+        const next = lines.next();
+        if (next.done) return true;
+        line++;
+        const raw = next.value;
+        if (raw.trim() === '') continue;
+        const fields = splitCsvLine(raw);
+        if (fields?.length !== 2) {
+          problems.push({ line, message: 'must be two fields: old URL,new URL' });
+          continue;
+        }
+        const [oldUrl, newUrl] = fields as [string, string];
+        if (pairs.length === 0 && problems.length === 0 && /^old/i.test(oldUrl) && /^new/i.test(newUrl))
+          continue;
+        if (!oldUrl || !newUrl) problems.push({ line, message: 'both URLs are required' });
+        else if (seen.has(oldUrl))
+          problems.push({ line, message: `repeats the old URL of line ${seen.get(oldUrl)}` });
+        else {
+          seen.set(oldUrl, line);
+          pairs.push({ oldUrl, newUrl });
+        }
+      }
+      return false;
+    },
+    result(): { pairs: CsvPair[]; problems: CsvProblem[] } {
+      if (pairs.length > CSV_MAX_ROWS)
+        problems.push({ line: 0, message: `has more than ${CSV_MAX_ROWS} rows` });
+      if (pairs.length === 0 && problems.length === 0) problems.push({ line: 0, message: 'has no rows' });
+      return { pairs, problems };
+    },
+  };
+}
+
 /**
  * Parses a CSV rule into pairs; every line's problem is reported with its line number (at most 20 listed), so
  * an admin fixes the file in one go. Checking the new URLs against the target rules is the caller's part.
  */
-export function parseRetargetCsv(csv: string): {
-  pairs: { oldUrl: string; newUrl: string }[];
-  problems: { line: number; message: string }[];
-} {
-  const pairs: { oldUrl: string; newUrl: string }[] = [];
-  const problems: { line: number; message: string }[] = [];
-  const seen = new Map<string, number>();
-  const lines = csv.replace(/^\uFEFF/, '').split(/\r?\n/);
-  for (const [index, raw] of lines.entries()) {
-    const line = index + 1;
-    if (raw.trim() === '') continue;
-    const fields = splitCsvLine(raw);
-    if (fields?.length !== 2) {
-      problems.push({ line, message: 'must be two fields: old URL,new URL' });
-      continue;
-    }
-    const [oldUrl, newUrl] = fields as [string, string];
-    if (pairs.length === 0 && problems.length === 0 && /^old/i.test(oldUrl) && /^new/i.test(newUrl)) continue;
-    if (!oldUrl || !newUrl) problems.push({ line, message: 'both URLs are required' });
-    else if (seen.has(oldUrl))
-      problems.push({ line, message: `repeats the old URL of line ${seen.get(oldUrl)}` });
-    else {
-      seen.set(oldUrl, line);
-      pairs.push({ oldUrl, newUrl });
-    }
-  }
-  if (pairs.length > CSV_MAX_ROWS) problems.push({ line: 0, message: `has more than ${CSV_MAX_ROWS} rows` });
-  if (pairs.length === 0 && problems.length === 0) problems.push({ line: 0, message: 'has no rows' });
-  return { pairs, problems };
+export function parseRetargetCsv(csv: string): { pairs: CsvPair[]; problems: CsvProblem[] } {
+  const parser = createCsvParser(csv);
+  parser.take(Number.POSITIVE_INFINITY);
+  return parser.result();
+}
+
+/** Lines parsed (or pairs checked) between two hand-backs of the event loop: a few milliseconds' work. */
+export const CSV_SLICE = 2_000;
+
+/** Hands the event loop back (queued redirects are answered), then goes on. */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * parseRetargetCsv for the web process, which also serves redirects: CSV_SLICE lines at a time, the event loop
+ * handed back in between, so a large file never holds a redirect for longer than one slice.
+ */
+export async function parseRetargetCsvInSlices(
+  csv: string,
+): Promise<{ pairs: CsvPair[]; problems: CsvProblem[] }> {
+  const parser = createCsvParser(csv);
+  while (!parser.take(CSV_SLICE)) await yieldToEventLoop();
+  return parser.result();
 }
 
 const isoTime = z.string().describe('ISO 8601 time');

@@ -14,6 +14,7 @@ import type { Sql } from '../stores/sql.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { applyScanResult, READER_REPORTS_WARN_THRESHOLD, withReaderReports } from './apply_scan_result.ts';
 import { notifyReport } from './notify_report.ts';
+import { toReportText } from './report_text.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
 import { toScanResult } from './scan_result.ts';
 
@@ -154,10 +155,14 @@ export async function reportLink(
         softBlocked,
         queueUrl: `${deps.config.appBaseUrl}/ui/reports`,
         reportedAt: new Date().toISOString(),
-        text:
-          `A reader reported ${shortUrl} (${link.targetUrl}): "${input.reason}". ` +
-          `${counts.standing} report(s) standing${softBlocked ? '; the link now shows the warning page' : ''}. ` +
-          `Review: ${deps.config.appBaseUrl}/ui/reports`,
+        text: toReportText({
+          shortUrl,
+          url: link.targetUrl,
+          reason: input.reason,
+          standingReports: counts.standing,
+          softBlocked,
+          queueUrl: `${deps.config.appBaseUrl}/ui/reports`,
+        }),
       },
     );
   }

@@ -233,6 +233,7 @@ export const envSchema = z
       .refine(isHttpsOrLoopback, 'must be an https URL (plain http only to a loopback address, for tests)'),
     GA4_INCLUDE_QR: flag.default(true),
     GA4_QUEUE_MAX: z.coerce.number().int().min(25).max(1_000_000).default(10_000),
+    RETARGET_REQUIRES_SECOND_ADMIN: flag.default(false),
     WORDPRESS_REST_URLS: z
       .string()
       .optional()
@@ -562,6 +563,8 @@ export interface Config {
    */
   dataDir: string | undefined;
   logLevel: Env['LOG_LEVEL'];
+  /** Mass retargets: with `requiresSecondAdmin`, the one who asked for a run may not approve it. */
+  retarget: { requiresSecondAdmin: boolean };
   /**
    * GA4 Measurement Protocol forwarding of human clicks (and QR scans unless `includeQr` is false), from the
    * click buffer's flushes; undefined when GA4_MEASUREMENT_ID and GA4_API_SECRET are not set.
@@ -746,6 +749,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     loginHashQueueMax: e.LOGIN_HASH_QUEUE_MAX,
     dataDir: e.LIFELINE_DATA_DIR,
     logLevel: e.LOG_LEVEL,
+    retarget: { requiresSecondAdmin: e.RETARGET_REQUIRES_SECOND_ADMIN },
     ga4:
       e.GA4_MEASUREMENT_ID && e.GA4_API_SECRET
         ? {

@@ -40,6 +40,8 @@ export interface LinkBatchChange {
   safety?: string | null;
   safetyReason?: string | null;
   safetyCheckedAt?: Date | null;
+  /** True: clear expires_at and expired_url (an article's link that expired is put back for good). */
+  clearExpiry?: boolean;
   /** Only while the link still has this version (nobody changed it since it was read); null: any. */
   expectedVersion?: number | null;
 }
@@ -65,11 +67,14 @@ export async function updateLinksBatch(db: Db, changes: LinkBatchChange[]): Prom
       safety_reason = CASE WHEN t.safety = '' THEN l.safety_reason ELSE NULLIF(t.safety_reason, '') END,
       safety_checked_at = CASE WHEN t.safety = '' THEN l.safety_checked_at
                                ELSE NULLIF(t.safety_checked_at, '')::timestamptz END,
+      expires_at = CASE WHEN t.clear_expiry = '' THEN l.expires_at END,
+      expired_url = CASE WHEN t.clear_expiry = '' THEN l.expired_url END,
       updated_at = now(), version = l.version + 1
     FROM unnest(${col((c) => c.code)}::text[], ${col((c) => c.targetUrl)}::text[], ${col((c) => c.status)}::text[],
                 ${col((c) => c.safety)}::text[], ${col((c) => c.safetyReason)}::text[],
-                ${col((c) => c.safetyCheckedAt)}::text[], ${col((c) => c.expectedVersion)}::text[])
-      AS t(code, target_url, status, safety, safety_reason, safety_checked_at, expected_version)
+                ${col((c) => c.safetyCheckedAt)}::text[], ${col((c) => (c.clearExpiry ? 'yes' : null))}::text[],
+                ${col((c) => c.expectedVersion)}::text[])
+      AS t(code, target_url, status, safety, safety_reason, safety_checked_at, clear_expiry, expected_version)
     WHERE l.code = t.code COLLATE "C"
       AND (t.expected_version = '' OR l.version = t.expected_version::int)
     RETURNING ${db.unsafe(L_COLUMNS)}`;

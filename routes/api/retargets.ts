@@ -9,14 +9,17 @@ import {
   steerRetarget,
   toRetargetJson,
 } from '../../lib/retarget/request_retarget.ts';
-import { retargetRequestSchema } from '../../lib/retarget/retarget_rule.ts';
+import { CSV_MAX_BYTES, retargetRequestSchema } from '../../lib/retarget/retarget_rule.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 
-/** A CSV rule of 200,000 rows with long URLs fits. */
-const RETARGET_BODY_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * A CSV rule at its cap (lib/retarget/retarget_rule.ts, CSV_MAX_BYTES) once JSON-escaped (a quote or backslash
+ * doubles), with room for the rest of the body: larger bodies are refused before they are read whole.
+ */
+const RETARGET_BODY_MAX_BYTES = 2 * CSV_MAX_BYTES + 64 * 1024;
 
 const changesQuerySchema = z.object({
   state: z.enum(['planned', 'invalid', 'applied', 'skipped']).optional(),

@@ -10,6 +10,7 @@ import { getLinkRowOrThrow, listLinkVendors } from '../../lib/links/get_link.ts'
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import { toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
 import { listLinkHistory } from '../../lib/links/link_history.ts';
+import { isPostLinkLocked, POST_DECIDED_FIELDS } from '../../lib/links/post_link_rules.ts';
 import { getOpenReportSummary } from '../../lib/safety/moderate_reports.ts';
 import { AppError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
@@ -75,7 +76,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       edit?: { values: FormValues; errors: Record<string, string> };
       deleteError?: string;
       days?: number;
-      status?: 200 | 409 | 412 | 422;
+      status?: 200 | 403 | 409 | 412 | 422;
     } = {},
   ) {
     const days = options.days ?? 30;
@@ -123,6 +124,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
             : { values: toEditValues(row, c.get('i18n')), errors: {} }
         }
         deleteError={options.deleteError}
+        postLocked={isPostLinkLocked(row, c.get('session')!.user.role === 'admin')}
         readerReports={readerReports}
         deploymentUtm={deps.config.redirect.utmParams}
       />,
@@ -148,6 +150,12 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     if (values.expiresAt && values.expiresAt === values.expiresAtShown) delete input.expiresAt;
     // An untouched title is kept as it is, even one WordPress sent longer than an editor may type.
     if (typeof input.title === 'string' && input.title.trim() === row.title) delete input.title;
+    // The fields an editor may not change on an article's link are disabled, so a browser does not send them:
+    // absent means unchanged (a forged form that sends them is refused by editLink, field by field).
+    const mayManagePostLinks = session.user.role === 'admin';
+    if (isPostLinkLocked(row, mayManagePostLinks)) {
+      for (const field of POST_DECIDED_FIELDS) if (values[field] === undefined) delete input[field];
+    }
     if (!input.reason) errors.push({ path: 'reason', message: 'say why, for the history' });
     const parsed = updateLinkInputSchema.safeParse(input);
     const fieldErrors = [...errors, ...(parsed.success ? [] : toFieldErrors(parsed.error))];
@@ -158,7 +166,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     try {
       const result = await editLink(deps, code, parsed.data, `user:${session.user.email}`, {
         ...(Number.isSafeInteger(version) && version > 0 ? { expectedVersion: version } : {}),
-        mayManagePostLinks: session.user.role === 'admin',
+        mayManagePostLinks,
       });
       const path = `/ui/links/${encodeURIComponent(code)}`;
       if (!result.changed) return c.redirect(`${path}?unchanged=1`, 303);
@@ -173,8 +181,11 @@ export function createLinkDetailRoutes(deps: WebDeps) {
           status: 409,
         });
       }
-      if (error instanceof AppError && error.status === 422) {
-        return render(c, row, { edit: { values, errors: toFieldMap(error.extra.errors) }, status: 422 });
+      if (error instanceof AppError && (error.status === 422 || error.status === 403)) {
+        return render(c, row, {
+          edit: { values, errors: toFieldMap(error.extra.errors) },
+          status: error.status,
+        });
       }
       throw error;
     }

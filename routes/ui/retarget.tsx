@@ -5,6 +5,7 @@ import {
   listRetargets,
   requestRetarget,
   requestRetargetUndo,
+  requiresSecondAdmin,
   steerRetarget,
 } from '../../lib/retarget/request_retarget.ts';
 import { retargetRequestSchema } from '../../lib/retarget/retarget_rule.ts';
@@ -92,6 +93,7 @@ export function createRetargetUiRoutes(deps: WebDeps) {
         session={c.get('session')!}
         timeZone={c.get('timeZone')}
         run={run}
+        secondAdmin={requiresSecondAdmin(deps)}
         notice={done ? { tone: 'good', title: done } : undefined}
       />,
     );
@@ -116,12 +118,13 @@ export function createRetargetUiRoutes(deps: WebDeps) {
             session={c.get('session')!}
             timeZone={c.get('timeZone')}
             run={run}
+            secondAdmin={requiresSecondAdmin(deps)}
             notice={{
               tone: 'bad',
               title: c.get('i18n').t('ops.notDone', { problem: c.get('i18n').problem(error.message) }),
             }}
           />,
-          error.status === 503 ? 503 : 409,
+          error.status === 503 || error.status === 403 ? error.status : 409,
         );
       }
     });

@@ -254,4 +254,85 @@ describe('WordPress leg of reconciliation', () => {
       /is not https/,
     );
   });
+
+  test('an article link hijacked through its expiry: refused to links:write; one that expired anyway is healed by reconciliation and by post.updated', async () => {
+    const issued = await h.api('/api/v1/keys', {
+      method: 'POST',
+      json: { name: 'integrator', scopes: ['links:write'] },
+    });
+    const writerKey = ((await issued.json()) as { key: string }).key;
+    await insertPostLink('wpHijk9', 9, permalink(9));
+    wp.put({ postId: 9, status: 'publish', permalink: permalink(9) });
+    const location = async (code: string) => {
+      const answer = await h.app.request(`/${code}`);
+      return [answer.status, answer.headers.get('Location')];
+    };
+
+    // The attack: an expiry a few seconds ahead and a fallback on another host.
+    const attempt = await h.api('/api/v1/links/wpHijk9', {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${writerKey}` },
+      json: {
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+        expiredUrl: 'https://evil.example/phish',
+      },
+    });
+    assert.equal(attempt.status, 403, await attempt.clone().text());
+
+    // An expiry that got there anyway (an admin's, or one set before this rule) fires on its timer…
+    await h.db.sql`
+      UPDATE links SET expires_at = now() + interval '1 second', expired_url = 'https://evil.example/phish',
+                       version = version + 1
+      WHERE code = 'wpHijk9'`;
+    await h.deps.workflows.syncLink('wpHijk9', 'expiry set');
+    const expired = await eventually(async () => {
+      const timer = h.temporal.client.workflow.getHandle('expire:wpHijk9');
+      return (await timer.describe().catch(() => null)) ? timer.result() : undefined;
+    });
+    assert.equal((expired as { outcome: string }).outcome, 'expired');
+    assert.deepEqual(await location('wpHijk9'), [302, 'https://evil.example/phish'], 'hijacked');
+
+    // …and reconciliation sees an expired link of a published post as drift: back to the article, for good.
+    const { res } = await siteEvent();
+    const workflowId = ((await res.json()) as { workflowId: string }).workflowId;
+    const report = (await h.temporal.client.workflow.getHandle(workflowId).result()) as Report;
+    assert.equal(report.wordpress?.repaired.stale, 1, JSON.stringify(report.wordpress));
+    assert.deepEqual(await location('wpHijk9'), [301, permalink(9)], 'healed');
+    const [row] = await h.db.sql<{ status: string; expiresAt: Date | null; expiredUrl: string | null }[]>`
+      SELECT status, expires_at AS "expiresAt", expired_url AS "expiredUrl" FROM links WHERE code = 'wpHijk9'`;
+    assert.deepEqual(row, { status: 'active', expiresAt: null, expiredUrl: null }, 'no expiry left to fire');
+    const [audit] = await h.db.sql<
+      { actor: string; before: { status: string; expiredUrl: string }; after: unknown }[]
+    >`SELECT actor, before, after FROM audit_log WHERE code = 'wpHijk9' AND actor LIKE 'wordpress:%'
+      ORDER BY id DESC LIMIT 1`;
+    assert.equal(audit?.actor, `wordpress:${SITE}`);
+    assert.deepEqual(
+      [audit.before.status, audit.before.expiredUrl],
+      ['expired', 'https://evil.example/phish'],
+    );
+    assert.deepEqual(audit.after, { status: 'active', expiresAt: null, expiredUrl: null });
+
+    // The next post.updated from WordPress heals one too, without waiting for a reconciliation.
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner, site, post_id, created_at, expires_at,
+                         expired_url)
+      VALUES ('wpHijk10', ${permalink(10)}, 'expired', 'clean', 'wordpress', ${`wordpress:${SITE}`}, ${SITE}, 10,
+              now() - interval '1 hour', now() - interval '1 minute', 'https://evil.example/phish')`;
+    await h.deps.resolver.refresh('wpHijk10');
+    assert.deepEqual(await location('wpHijk10'), [302, 'https://evil.example/phish']);
+    const updated = await h.webhook({
+      id: randomUUID(),
+      event: 'post.updated',
+      site: SITE,
+      postId: 10,
+      permalink: permalink(10),
+      occurredAt: new Date().toISOString(),
+      restUrl: wp.restUrl,
+    });
+    assert.equal(updated.status, 202, await updated.clone().text());
+    await eventually(async () => {
+      const [status, target] = await location('wpHijk10');
+      return status === 301 && target === permalink(10) ? true : undefined;
+    });
+  });
 });

@@ -95,6 +95,49 @@ describe('active links', () => {
     assert.match(capped.headers.get('Cache-Control') ?? '', /^private,/);
   });
 
+  test('a request with a query is never shared-cacheable (a CDN purge of /{code} cannot reach /{code}?qr=1)', async () => {
+    const code = await create({ url: 'https://example.com/printed-qr' });
+    const app = appWith({ cacheControl: 'public, max-age=60, s-maxage=86400' });
+    const plainFirst = await getAndHead(`/${code}`, app);
+    assert.equal(plainFirst.headers.get('Cache-Control'), 'public, max-age=60, s-maxage=86400');
+    // The second request is answered from the memo of the first (same record object from the LRU).
+    for (const query of ['?qr=1', '?utm_source=print', '?qr=1&x=2']) {
+      const res = await getAndHead(`/${code}${query}`, app);
+      assert.equal(res.status, 301, query);
+      assert.equal(res.headers.get('Location'), plainFirst.headers.get('Location'), query);
+      assert.equal(res.headers.get('Cache-Control'), 'private, max-age=60', query);
+    }
+    const plainAgain = await getAndHead(`/${code}`, app);
+    assert.equal(plainAgain.headers.get('Cache-Control'), 'public, max-age=60, s-maxage=86400');
+
+    // The other order: the query variant first, then the plain path.
+    const other = await create({ url: 'https://example.com/printed-qr-2' });
+    assert.equal(
+      (await getAndHead(`/${other}?qr=1`, app)).headers.get('Cache-Control'),
+      'private, max-age=60',
+    );
+    assert.equal(
+      (await getAndHead(`/${other}`, app)).headers.get('Cache-Control'),
+      'public, max-age=60, s-maxage=86400',
+    );
+
+    // Shared-cacheable negative answers too: a 404 or 410 cached for /{code}?qr=1 would outlive the code's purge.
+    const missing = await getAndHead('/Zq9xYw7?qr=1', app);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get('Cache-Control'), 'private, max-age=60');
+    assert.equal((await getAndHead('/Zq9xYw7', app)).headers.get('Cache-Control'), 'public, max-age=60');
+    await setLink(other, { status: 'gone' });
+    const gone = await getAndHead(`/${other}?qr=1`, app);
+    assert.equal(gone.status, 410);
+    assert.equal(gone.headers.get('Cache-Control'), 'private, max-age=300');
+    // Settings that are not shared-cacheable already are sent as configured.
+    const third = await create({ url: 'https://example.com/printed-qr-3' });
+    for (const cacheControl of ['no-store', 'private, max-age=90', 'no-cache']) {
+      const res = await getAndHead(`/${third}?qr=1`, appWith({ cacheControl }));
+      assert.equal(res.headers.get('Cache-Control'), cacheControl);
+    }
+  });
+
   test('Location is byte-exact for percent-encoded targets and encodes non-Latin ones exactly once', async () => {
     const app = appWith({ utmParams: undefined });
     const cases: [string, string][] = [

@@ -213,4 +213,23 @@ describe('item 5: reports cannot silence the newsroom', () => {
     const check = await verifyWebhookSignature(WEBHOOK_SECRET, hook.signature, hook.body, Date.now() / 1000);
     assert.deepEqual(check, { ok: true });
   });
+
+  test("a reader's reason cannot post Slack markup or extra lines: `text` escapes it, `reason` keeps it raw", async () => {
+    const code = await create('https://elsewhere.example/a?b=1&c=<2>');
+    const reason =
+      'Hey <!channel> see <https://evil.example|looks-internal> & more\nFAKE: admin says\r\nok\u2028too';
+    assert.equal((await report(code, '192.0.2.88', reason)).status, 202);
+    const hook = await eventually(async () => received.find((r) => r.body.includes(`"code":"${code}"`)));
+    const body = JSON.parse(hook.body) as { reason: string; text: string; url: string };
+    assert.equal(body.reason, reason.trim(), 'the JSON field keeps what the reader typed');
+    assert.doesNotMatch(body.text, /<!channel>|<https?:|\|looks-internal>/, body.text);
+    assert.doesNotMatch(body.text, /[\r\n\u2028\u2029]/, 'one line');
+    // Slack's own escaping: & < > and nothing else, so the message still reads as typed.
+    assert.match(body.text, /&lt;!channel&gt;/);
+    assert.match(
+      body.text,
+      /&lt;https:\/\/evil\.example\|looks-internal&gt; &amp; more FAKE: admin says ok too/,
+    );
+    assert.doesNotMatch(body.text.replace(/&(amp|lt|gt);/g, ''), /[<>&]/, 'no raw markup character anywhere');
+  });
 });

@@ -3,7 +3,14 @@ import { describe, test } from 'node:test';
 import { toAdoptableCode } from '../../../lib/publishing/backfill_posts.ts';
 import { getBreakerBudget } from '../../../lib/publishing/mass_change_breaker.ts';
 import { buildListingUrl } from '../../../lib/reconcile/wordpress_listing.ts';
-import { compileRule, parseRetargetCsv, regexProblem } from '../../../lib/retarget/retarget_rule.ts';
+import {
+  CSV_MAX_BYTES,
+  CSV_SLICE,
+  compileRule,
+  parseRetargetCsv,
+  parseRetargetCsvInSlices,
+  regexProblem,
+} from '../../../lib/retarget/retarget_rule.ts';
 import { ConfigError, parseConfig } from '../../../lib/shared/config.ts';
 
 // The pure rules of adoption: which back-halves may be adopted, how the listing URL is built, retarget rules,
@@ -80,6 +87,33 @@ describe('adoption rules', () => {
       { line: 4, message: 'must be two fields: old URL,new URL' },
     ]);
     assert.deepEqual(parseRetargetCsv('\n').problems, [{ line: 0, message: 'has no rows' }]);
+  });
+
+  test('CSV in the web process: parsed in slices with the event loop handed back between, the same result', async () => {
+    // The worst shape at the cap: the most rows (tiny distinct lines), then a megabyte-long quoted field.
+    const rows: string[] = [];
+    let bytes = 0;
+    for (let i = 0; bytes < CSV_MAX_BYTES - 64; i++) {
+      const row = `a${i},b`;
+      rows.push(row);
+      bytes += row.length + 1;
+    }
+    const tiny = rows.join('\n');
+    assert.ok(rows.length > 3 * CSV_SLICE);
+    // A timer queued before the parse runs before it ends: redirects queued meanwhile are answered.
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 0);
+    const sliced = await parseRetargetCsvInSlices(tiny);
+    order.push('parsed');
+    assert.deepEqual(order, ['timer', 'parsed']);
+    assert.deepEqual(sliced, parseRetargetCsv(tiny));
+
+    const field = 'y'.repeat(CSV_MAX_BYTES - 16);
+    assert.deepEqual(parseRetargetCsv(`"${field}""",z`).pairs, [{ oldUrl: `${field}"`, newUrl: 'z' }]);
+    // A file of nothing but broken lines stops at the 20 problems it lists.
+    const broken = parseRetargetCsv('x\n'.repeat(100_000));
+    assert.equal(broken.problems.length, 20);
+    assert.deepEqual(broken.problems.at(-1), { line: 20, message: 'must be two fields: old URL,new URL' });
   });
 
   test('WORDPRESS_REST_URLS: site=restUrl pairs; a bad entry names the variable', () => {
