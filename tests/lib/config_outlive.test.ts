@@ -17,7 +17,7 @@ function refused(env: Record<string, string>, variable: string, message?: RegExp
 describe('configuration: links that outlive us', () => {
   test('off by default', () => {
     const config = parseConfig({});
-    assert.deepEqual(config.escrow, { interval: undefined, dir: undefined, keep: 7 });
+    assert.deepEqual(config.escrow, { interval: undefined, dir: undefined, keep: 7, signingKey: undefined });
     assert.deepEqual(config.snapshot, {
       interval: undefined,
       dir: undefined,
@@ -38,7 +38,12 @@ describe('configuration: links that outlive us', () => {
       SNAPSHOT_DIR: '/srv/lifeline-static',
       SNAPSHOT_FORMATS: 'nginx, json',
     });
-    assert.deepEqual(config.escrow, { interval: '1d', dir: '/var/lib/lifeline/escrow', keep: 14 });
+    assert.deepEqual(config.escrow, {
+      interval: '1d',
+      dir: '/var/lib/lifeline/escrow',
+      keep: 14,
+      signingKey: undefined,
+    });
     assert.deepEqual(config.snapshot.formats, ['nginx', 'json']);
     refused({ ESCROW_INTERVAL: '1d' }, 'ESCROW_DIR', /required when ESCROW_INTERVAL is set/);
     refused({ ESCROW_INTERVAL: 'daily', ESCROW_DIR: '/x' }, 'ESCROW_INTERVAL');
