@@ -24,6 +24,7 @@ import {
   insertSpend,
   listHeldChanges,
   listHolds,
+  lockSiteBudget,
   sumSpentLastHour,
   updateHeldChangesState,
   updateHoldDecided,
@@ -51,6 +52,11 @@ export interface BudgetState {
   siteLinks: number;
   /** What is left of this hour's budget (0 or more). */
   remaining: number;
+}
+
+/** Serialises spending of a site's budget within a transaction (post events run in parallel workflows). */
+export function lockBudget(tx: Db, site: string): Promise<void> {
+  return lockSiteBudget(tx, site);
 }
 
 export async function readBudget(

@@ -25,7 +25,13 @@ import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
-import { type BreakerSettings, holdChanges, readBudget, spendBudget } from './mass_change_breaker.ts';
+import {
+  type BreakerSettings,
+  holdChanges,
+  lockBudget,
+  readBudget,
+  spendBudget,
+} from './mass_change_breaker.ts';
 import type { PostEvent } from './post_event.ts';
 import { fileReview, isMigrating, settlePostIdentity } from './post_identity.ts';
 
@@ -291,6 +297,7 @@ async function spendOrHold(
   change: 'retarget' | 'gone',
   afterUrl: string | null,
 ): Promise<boolean> {
+  await lockBudget(tx, event.site);
   const budget = await readBudget(tx, event.site, deps.wordpressBreaker);
   if (budget.remaining >= 1) {
     await spendBudget(tx, event.site, 1);

@@ -9,6 +9,14 @@ export async function countSiteLinks(db: Db, site: string): Promise<number> {
   return row?.n ?? 0;
 }
 
+/**
+ * Holds the site's breaker budget until the transaction ends, so concurrent post events (one workflow per post)
+ * read and spend it one at a time rather than each seeing the whole budget left.
+ */
+export async function lockSiteBudget(tx: Db, site: string): Promise<void> {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`breaker|${site}`}, 0))`;
+}
+
 /** Retargets and gones a site's WordPress paths applied in the last hour. */
 export async function sumSpentLastHour(db: Db, site: string): Promise<number> {
   const [row] = await db<{ n: number }[]>`
