@@ -42,7 +42,7 @@ import {
 import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
-import { recordInstallation } from '../stores/post_identity_store.ts';
+import { recordInstallation, upsertPostGuids } from '../stores/post_identity_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db, Sql, Tx } from '../stores/sql.ts';
 import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
@@ -533,6 +533,16 @@ async function writeBatch(
       tx,
       queued.filter((a) => a.outcome !== 'minted').map((a) => a.code!),
       `${reason}: adopted`,
+    );
+    // Each post's GUID, beside its code: a move to a new WordPress can then match an unclaimed post by it.
+    const guidOf = new Map(batch.posts.flatMap((p) => (p.guid ? [[p.postId, p.guid] as const] : [])));
+    await upsertPostGuids(
+      tx,
+      site,
+      [...answers.values()].flatMap((a) => {
+        const guid = guidOf.get(a.postId);
+        return a.code && guid ? [{ code: a.code, guid }] : [];
+      }),
     );
     const rows = [...answers.values()].map((a) => ({
       postId: a.postId,

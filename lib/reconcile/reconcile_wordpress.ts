@@ -52,6 +52,7 @@ import {
   listLinksAbsentFromListing,
   updateLinksBatch,
 } from '../stores/wordpress_reconcile_store.ts';
+import { closeSettledReviews } from '../stores/wordpress_review_store.ts';
 import { getWordPressSite, listWordPressSites } from '../stores/wordpress_site_store.ts';
 import { fetchListingPage, type ListedPost, type WordPressListingDeps } from './wordpress_listing.ts';
 
@@ -207,6 +208,8 @@ export async function reconcileWordPressSite(
   if (complete) {
     await reconcileAbsentPosts(deps, { ...input, migrating, tally });
     if (input.repair) await reviewDetachedLinks(deps, { ...input, tally });
+    // An ID-only conflict filed earlier in the pass is moot once a later match moved its code to the article.
+    if (input.repair) await closeSettledReviews(deps.sql, input.site);
     if (migrating && input.repair) {
       // Migration mode ends with a complete pass that leaves nothing to review, or when the last item is resolved.
       await updateMigrationReconciled(deps.sql, input.site);

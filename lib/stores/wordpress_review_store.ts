@@ -89,6 +89,22 @@ export async function updateReviewResolved(
     WHERE id = ${id} AND status = 'open'`;
 }
 
+/**
+ * Closes open `reused-post-id` items whose code is no longer bound to that post ID: a later match in the pass (the
+ * article's own claim, GUID or path) moved the code to its article, so the ID-only conflict no longer exists.
+ * Recorded as kept by Lifeline; returns how many.
+ */
+export async function closeSettledReviews(db: Db, site: string): Promise<number> {
+  const rows = await db`
+    UPDATE wordpress_reviews r SET status = 'resolved', resolution = 'keep',
+      resolved_by = 'lifeline: settled by a later match', resolved_at = now()
+    WHERE r.site = ${site} AND r.status = 'open' AND r.kind = 'reused-post-id' AND r.code IS NOT NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM links l WHERE l.code = r.code AND l.site = r.site AND l.post_id = r.post_id)
+    RETURNING r.id`;
+  return rows.length;
+}
+
 export async function countOpenReviews(db: Db, site: string): Promise<number> {
   const [row] = await db<{ n: number }[]>`
     SELECT count(*)::int AS n FROM wordpress_reviews WHERE site = ${site} AND status = 'open'`;

@@ -39,7 +39,7 @@ after(async () => {
 const asWriter = (path: string, init: RequestInit & { json?: unknown } = {}) =>
   h.api(path, { ...init, headers: { Authorization: `Bearer ${writerKey}`, ...(init.headers as object) } });
 
-let nextPost = 5000;
+let nextPost = 8300; // post IDs are workflow IDs on the shared dev server: a range no other file uses
 /** A post-bound link (as WordPress or an admin makes one) and an ordinary one. */
 async function createPair(): Promise<{ bound: string; free: string }> {
   const postId = nextPost++;

@@ -24,7 +24,7 @@ after(async () => {
 });
 beforeEach(() => fake.reset());
 
-let nextPost = 7100;
+let nextPost = 8500; // post IDs are workflow IDs on the shared dev server: a range no other file uses
 
 async function send(body: ReturnType<typeof wordpressEvent>) {
   const res = await h.webhook(body);

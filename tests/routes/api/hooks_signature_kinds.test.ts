@@ -15,7 +15,7 @@ after(async () => {
   await h?.close();
 });
 
-let nextPost = 5000;
+let nextPost = 8100; // post IDs are workflow IDs on the shared dev server: a range no other file uses
 function event() {
   const postId = nextPost++;
   return JSON.stringify({
