@@ -5,10 +5,11 @@
 // most one waiting attempt per network, and an attempt whose client went away leaves the queue.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { PASSWORD_HASH_PARAMETERS } from '../../lib/auth/passwords.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { LOGIN_CSRF_COOKIE } from '../../routes/middleware/csrf.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
@@ -168,6 +169,21 @@ async function hashCounts(): Promise<{ hashed: number; waiting: number; running:
   };
 }
 
+/** A password of the most the form takes (1 KiB, ASCII so its encoding is the same). */
+const HASHABLE_PASSWORD = 'h'.repeat(1024);
+
+/** How long one derivation with the production parameters takes here now (this process's thread pool). */
+async function timeOneDerivation(): Promise<number> {
+  const started = performance.now();
+  const { N, r, p } = PASSWORD_HASH_PARAMETERS;
+  await new Promise<void>((resolve, reject) =>
+    scrypt('reference', randomBytes(16), 32, { N, r, p, maxmem: 256 * N * r }, (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
+  return performance.now() - started;
+}
+
 /** The 200 flooding addresses: 100 IPv4 addresses and 100 /64s of one IPv6 /56. */
 const FLOOD_ADDRESSES = Array.from({ length: 200 }, (_, i) =>
   i < 100 ? `198.18.7.${i + 1}` : `2001:db8:5600:${(i - 100).toString(16)}::1`,
@@ -182,11 +198,7 @@ function assertBusyAnswer(answer: Answer, what: string): void {
 }
 
 describe('the login form under a flood', () => {
-  test('5,000 attempts with 60 KB passwords from 200 addresses: heap flat, redirects and the admin still served', {
-    // Unfinished: on the shared machine (load ~30 on 2 cores) the run stalls in this process before the flood's
-    // first request; an earlier form of it ran (5,000 × 413, heap +1.75 MiB) but missed its 5 s bounds there.
-    skip: 'stalls before the flood on a loaded machine; being fixed',
-  }, async (t) => {
+  test('5,000 attempts with 60 KB passwords from 200 addresses: heap flat, redirects and the admin still served', async (t) => {
     const hugePassword = 'p'.repeat(60 * 1024);
     // Encoded once: the flood measures the server, not this process building 300 MB of form bodies.
     const encodedHugePassword = encodeURIComponent(hugePassword);
@@ -195,9 +207,14 @@ describe('the login form under a flood', () => {
     const warm = await postLogin('192.0.2.250', 'warm@example.test', 'a wrong password');
     await postLogin('192.0.2.250', 'warm@example.test', hugePassword);
     assert.equal((await fetch(`${base}/${CODE}`, { redirect: 'manual' })).status, 301);
-    // 5 s, as promised to an admin during a flood; on a machine so loaded that two derivations alone take more
-    // than 2.5 s, twice those (the bound is about waiting behind the flood, not about the machine's speed).
-    const adminWaitMs = Math.max(5_000, 2 * warm.ms);
+    // 5 s, as promised to an admin during a flood, on a machine where one password derivation takes at most a
+    // second. A loaded machine (CI runs two files at once; a shared box may run far more) slows every derivation,
+    // the admin's own included, so the bound scales with one measured at the same moment in this process's
+    // thread pool: what is tested is that the admin does not wait behind the flood, not the machine's speed.
+    const FLOOD_BOUND_MS = 5_000;
+    /** No answer within this long counts as none (the bounds below are checked on the times measured). */
+    const GIVE_UP_MS = 60_000;
+    let referenceMs = 0;
     const heapBefore = await heapOfWebProcess();
 
     const ATTEMPTS = 5_000;
@@ -214,9 +231,12 @@ describe('the login form under a flood', () => {
         timeoutMs: 120_000,
         what: 'a fifth of the flood answered',
       });
-      return postLogin('203.0.113.77', ADMIN.email, ADMIN.password, {
-        signal: AbortSignal.timeout(adminWaitMs),
-      });
+      const [answer, reference] = await Promise.all([
+        postLogin('203.0.113.77', ADMIN.email, ADMIN.password, { signal: AbortSignal.timeout(GIVE_UP_MS) }),
+        timeOneDerivation(),
+      ]);
+      referenceMs = reference;
+      return answer;
     })().then(
       (answer) => ({ answer }),
       (error: unknown) => ({ error }),
@@ -229,7 +249,7 @@ describe('the login form under a flood', () => {
         try {
           const response = await fetch(`${base}/${CODE}`, {
             redirect: 'manual',
-            signal: AbortSignal.timeout(adminWaitMs),
+            signal: AbortSignal.timeout(GIVE_UP_MS),
           });
           redirects.push(response.status);
           await response.arrayBuffer();
@@ -247,14 +267,16 @@ describe('the login form under a flood', () => {
         try {
           status = (
             await postLogin(ip, `flood-${i}@example.test`, '', {
-              encodedPassword: encodedHugePassword,
+              // One in a hundred is of a size the form takes (1 KiB): those reach the limiter and the hash
+              // queue, so the admin's attempt meets a busy queue, not only refusals at the door.
+              encodedPassword: i % 100 === 0 ? HASHABLE_PASSWORD : encodedHugePassword,
               // Not AbortSignal.any with a shared signal: each call stays registered on it, and thousands of
               // them make this process, not the server, the bottleneck.
-              signal: AbortSignal.timeout(15_000),
+              signal: AbortSignal.timeout(GIVE_UP_MS),
             })
           ).status;
         } catch {
-          // No answer within 15 s: the flood is stalling the process; stop it here and say so below.
+          // No answer within a minute: the flood is stalling the process; stop it here and say so below.
           stalled = true;
         }
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
@@ -271,6 +293,8 @@ describe('the login form under a flood', () => {
     const adminOutcome = await adminDuringFlood;
     const admin = 'answer' in adminOutcome ? adminOutcome.answer : undefined;
     const adminError = 'error' in adminOutcome ? adminOutcome.error : undefined;
+    // The bound, scaled by the derivation measured beside the admin's attempt (see FLOOD_BOUND_MS).
+    const boundMs = FLOOD_BOUND_MS * Math.max(1, referenceMs / 1_000);
     const grownMiB = (Math.max(heapMidFlood, heapAfter) - heapBefore) / 2 ** 20;
     t.diagnostic(
       `flood: ${answered} attempts in ${floodSeconds.toFixed(1)} s, statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
@@ -278,10 +302,11 @@ describe('the login form under a flood', () => {
         `${(heapAfter / 2 ** 20).toFixed(1)}, before ${(heapBefore / 2 ** 20).toFixed(1)}); ` +
         `${redirects.length} redirects during it (slowest ` +
         `${slowestRedirectMs.toFixed(0)} ms); the admin answered in ${admin ? `${admin.ms.toFixed(0)} ms (${admin.status})` : `no time (${adminError})`}, ` +
-        `two derivations took ${warm.ms.toFixed(0)} ms before it`,
+        `one derivation beside it took ${referenceMs.toFixed(0)} ms (bound ${boundMs.toFixed(0)} ms); ` +
+        `two derivations took ${warm.ms.toFixed(0)} ms before the flood`,
     );
 
-    assert.equal(statuses.get(0), undefined, 'every attempt of the flood was answered within 15 s');
+    assert.equal(statuses.get(0), undefined, 'every attempt of the flood was answered');
     assert.equal(answered, ATTEMPTS);
     const serverErrors = [...statuses].filter(([status]) => status >= 500 && status !== 503);
     assert.deepEqual(serverErrors, [], 'no 5xx but the busy 503');
@@ -290,11 +315,17 @@ describe('the login form under a flood', () => {
     assert.deepEqual(
       redirects.filter((status) => status !== 301),
       [],
-      `every redirect during the flood answered (0: not within ${adminWaitMs.toFixed(0)} ms)`,
+      `every redirect during the flood answered (0: none within ${GIVE_UP_MS} ms)`,
     );
     assert.ok(
-      admin,
-      `the right password from a fresh address was answered within ${adminWaitMs.toFixed(0)} ms (${adminError})`,
+      slowestRedirectMs < boundMs,
+      `redirects kept answering: the slowest took ${slowestRedirectMs.toFixed(0)} ms (bound ${boundMs.toFixed(0)} ms)`,
+    );
+    assert.ok(admin, `the right password from a fresh address was answered (${adminError})`);
+    assert.ok(
+      admin.ms < boundMs,
+      `the admin was answered in ${admin.ms.toFixed(0)} ms, bound ${boundMs.toFixed(0)} ms ` +
+        `(one derivation beside it took ${referenceMs.toFixed(0)} ms)`,
     );
     if (admin.status === 503) assertBusyAnswer(admin, 'the admin during the flood');
     else assert.deepEqual([admin.status, admin.location], [303, '/ui/links'], 'the admin signed in');
