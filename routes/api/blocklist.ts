@@ -45,7 +45,7 @@ export const BLOCKLIST_OPERATIONS = [
     operationId: 'listBlocklist',
     summary: 'The local blocklist, by pattern, with cursor pagination',
     scope: 'admin',
-    query: z.object({ cursor: z.string().optional(), limit: z.int().min(1).max(500).optional() }),
+    query: listQuerySchema,
     responses: {
       200: { description: 'a page of entries', schema: named('BlocklistList', blocklistListSchema) },
       ...auth,
@@ -75,7 +75,7 @@ export const BLOCKLIST_OPERATIONS = [
     operationId: 'removeBlocklistEntry',
     summary: 'Unblock a pattern; the links it blocked are re-scanned',
     scope: 'admin',
-    parameters: [{ name: 'pattern', in: 'query', required: true, schema: z.string().min(1).max(2048) }],
+    query: deleteQuerySchema,
     responses: {
       200: { description: 'removed', schema: EntryAnswer },
       ...auth,

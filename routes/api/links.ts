@@ -122,8 +122,8 @@ export const LINK_OPERATIONS = [
     summary: "An article's canonical short link",
     scope: 'links:read',
     parameters: [
-      { name: 'site', in: 'path', required: true, schema: z.string() },
-      { name: 'postId', in: 'path', required: true, schema: z.int().positive() },
+      { name: 'site', in: 'path', required: true, schema: siteSchema },
+      { name: 'postId', in: 'path', required: true, schema: postIdSchema },
     ],
     responses: {
       200: { description: 'the link', schema: Link },

@@ -101,10 +101,7 @@ export const OPS_OPERATIONS = [
     operationId: 'listOpsRuns',
     summary: 'Operations runs (re-scans, reconciliations, failovers, drills) and their reports, newest first',
     scope: 'admin',
-    query: z.object({
-      kind: z.enum(['reconcile', 'rescan', 'import', 'failover', 'failback', 'drill']).optional(),
-      limit: z.int().min(1).max(100).optional(),
-    }),
+    query: runsQuerySchema,
     responses: {
       200: { description: 'runs', schema: named('OpsRunList', opsRunListSchema) },
       ...auth,

@@ -21,8 +21,8 @@ import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
-import { auth, idParam, problem, temporalUnavailable } from './openapi/common.ts';
-import { type ApiOperation, describeRoute, named } from './openapi/describe_route.ts';
+import { auth, problem, temporalUnavailable } from './openapi/common.ts';
+import { type ApiOperation, describeRoute, named, type Parameter } from './openapi/describe_route.ts';
 
 /**
  * A CSV rule at its cap (lib/retarget/retarget_rule.ts, CSV_MAX_BYTES) once JSON-escaped (a quote or backslash
@@ -36,6 +36,7 @@ const changesQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
+const idParam: Parameter = { name: 'id', in: 'path', required: true, schema: z.string() };
 const RetargetRun = named('RetargetRun', retargetRunSchema);
 const RetargetAction = named('RetargetAction', retargetActionSchema);
 const STEERS = {
@@ -95,11 +96,7 @@ export const RETARGET_OPERATIONS = [
     summary: 'A page of the run’s planned (or invalid, applied, skipped) changes: before → after',
     scope: 'admin',
     parameters: [idParam],
-    query: z.object({
-      state: z.enum(['planned', 'invalid', 'applied', 'skipped']).optional(),
-      cursor: z.string().optional(),
-      limit: z.int().min(1).max(1000).optional(),
-    }),
+    query: changesQuerySchema,
     responses: {
       200: { description: 'changes by code', schema: named('RetargetChanges', retargetChangesSchema) },
       ...auth,

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { targetUrlSchema } from '../../lib/links/link.ts';
-import { safetyCheckInputSchema, safetyCheckResultSchema } from '../../lib/operations/ops_schemas.ts';
+import { safetyCheckResultSchema } from '../../lib/operations/ops_schemas.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
@@ -19,7 +19,7 @@ export const SAFETY_OPERATIONS = [
     operationId: 'checkSafety',
     summary: 'What the safety scanner says about a destination, without creating anything',
     scope: 'links:write',
-    body: named('SafetyCheckInput', safetyCheckInputSchema),
+    body: named('SafetyCheckInput', checkInputSchema),
     responses: {
       200: {
         description: 'the verdict and its findings',

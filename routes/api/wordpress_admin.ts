@@ -18,11 +18,12 @@ import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
-import { auth, idParam, problem, temporalUnavailable } from './openapi/common.ts';
-import { type ApiOperation, describeRoute, named } from './openapi/describe_route.ts';
+import { auth, problem, temporalUnavailable } from './openapi/common.ts';
+import { type ApiOperation, describeRoute, named, type Parameter } from './openapi/describe_route.ts';
 
 const idSchema = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const holdQuerySchema = z.object({ status: z.enum(['waiting', 'applied', 'discarded']).optional() });
+const idParam: Parameter = { name: 'id', in: 'path', required: true, schema: idSchema };
 const DECISIONS = {
   approve: 'Applies a hold’s changes (each only while its link is as it was read)',
   discard: 'Forgets a hold’s changes: nothing of it is applied',
@@ -48,12 +49,7 @@ export const WORDPRESS_ADMIN_OPERATIONS = [
     operationId: 'listWordPressReviews',
     summary: 'What identity matching could not decide (a claim refused, ambiguous matches, reused post IDs)',
     scope: 'admin',
-    query: z.object({
-      site: z.string().optional(),
-      status: z.enum(['open', 'resolved']).optional(),
-      after: z.int().min(0).optional(),
-      limit: z.int().min(1).max(500).optional(),
-    }),
+    query: reviewQuerySchema,
     responses: {
       200: { description: 'review items, oldest first', schema: named('ReviewList', reviewListSchema) },
       ...auth,
@@ -87,7 +83,7 @@ export const WORDPRESS_ADMIN_OPERATIONS = [
     operationId: 'listBreakerHolds',
     summary: 'The breaker’s holds: changes beyond a site’s budget, with counts and a sample',
     scope: 'admin',
-    query: z.object({ status: z.enum(['waiting', 'applied', 'discarded']).optional() }),
+    query: holdQuerySchema,
     responses: {
       200: { description: 'holds, newest first', schema: named('BreakerHoldList', breakerHoldListSchema) },
       ...auth,

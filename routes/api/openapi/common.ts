@@ -7,8 +7,6 @@ import { type ApiResponse, named, type Parameter } from './describe_route.ts';
 export const Problem = named('Problem', problemSchema);
 
 export const codeParam: Parameter = { name: 'code', in: 'path', required: true, schema: z.string() };
-/** A run, hold or review item named in the path. */
-export const idParam: Parameter = { name: 'id', in: 'path', required: true, schema: z.string() };
 export const idempotencyKey: Parameter = {
   name: 'Idempotency-Key',
   in: 'header',
