@@ -1,5 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import {
+  blocklistEntrySchema,
+  blocklistInputDocSchema,
+  blocklistListSchema,
+} from '../../lib/operations/ops_schemas.ts';
 import { type BlocklistEntry, blocklistInputSchema } from '../../lib/safety/blocklist_entry.ts';
 import {
   addBlocklistEntry,
@@ -11,6 +16,8 @@ import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
+import { auth, problem } from './openapi/common.ts';
+import { describeRoute, named } from './openapi/describe_route.ts';
 
 const deleteQuerySchema = z.object({ pattern: z.string().min(1, 'is required').max(2048) });
 const listQuerySchema = z.object({
@@ -27,6 +34,56 @@ function toEntryJson(entry: BlocklistEntry) {
     createdAt: entry.createdAt.toISOString(),
   };
 }
+
+const EntryAnswer = named('BlocklistEntry', blocklistEntrySchema);
+
+/** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
+export const BLOCKLIST_OPERATIONS = [
+  describeRoute({
+    method: 'get',
+    path: '/blocklist',
+    operationId: 'listBlocklist',
+    summary: 'The local blocklist, by pattern, with cursor pagination',
+    scope: 'admin',
+    query: listQuerySchema,
+    responses: {
+      200: { description: 'a page of entries', schema: named('BlocklistList', blocklistListSchema) },
+      ...auth,
+      422: problem('bad limit'),
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/blocklist',
+    operationId: 'addBlocklistEntry',
+    summary: 'Block a host (and its subdomains) or a URL prefix; existing links are re-scanned',
+    scope: 'admin',
+    body: named('BlocklistInput', blocklistInputDocSchema),
+    responses: {
+      201: { description: 'listed', schema: EntryAnswer },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('already listed'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('not a host or an absolute http(s) URL'),
+    },
+  }),
+  describeRoute({
+    method: 'delete',
+    path: '/blocklist',
+    operationId: 'removeBlocklistEntry',
+    summary: 'Unblock a pattern; the links it blocked are re-scanned',
+    scope: 'admin',
+    query: deleteQuerySchema,
+    responses: {
+      200: { description: 'removed', schema: EntryAnswer },
+      ...auth,
+      404: problem('not listed'),
+      422: problem('no pattern'),
+    },
+  }),
+];
 
 /**
  * /api/v1/blocklist (admin scope): the local blocklist of hosts (with subdomains) and URL prefixes. A change

@@ -11,6 +11,44 @@ import { toCsvHeaders } from '../../lib/shared/csv.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
+import { auth, codeParam, problem } from './openapi/common.ts';
+import { describeRoute } from './openapi/describe_route.ts';
+
+/** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
+export const EXPORT_OPERATIONS = [
+  describeRoute({
+    method: 'get',
+    path: '/links.csv',
+    operationId: 'exportLinksCsv',
+    summary:
+      'Every link matching the list filters (no paging), as CSV for spreadsheets: UTF-8 with a BOM, RFC 4180, ' +
+      'formula-safe, streamed',
+    scope: 'links:read',
+    query: linkExportQuerySchema,
+    responses: {
+      200: { description: 'the links', csv: true, headers: ['Content-Disposition'] },
+      ...auth,
+      422: problem('invalid filter'),
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/links/{code}/clicks.csv',
+    operationId: 'exportLinkClicksCsv',
+    summary:
+      'Clicks of a link as CSV: by day (every kind, and Bitly’s own count beside ours when Bitly holds the ' +
+      'link), by country or by referrer host',
+    scope: 'links:read',
+    parameters: [codeParam],
+    query: clicksExportQuerySchema,
+    responses: {
+      200: { description: 'the clicks', csv: true, headers: ['Content-Disposition'] },
+      ...auth,
+      404: problem('no such link'),
+      422: problem('invalid window or breakdown'),
+    },
+  }),
+];
 
 /** /api/v1/links.csv and /api/v1/links/{code}/clicks.csv: CSV for people (spreadsheets), docs/API.md. */
 export function createExportRoutes(deps: WebDeps) {

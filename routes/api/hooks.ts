@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { z } from 'zod';
 import {
   readSignatureHeader,
   type SignedKind,
@@ -6,7 +7,7 @@ import {
 } from '../../lib/auth/webhook_signature.ts';
 import { acceptSiteEvent } from '../../lib/publishing/accept_site_event.ts';
 import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_event.ts';
-import { backfillBatchSchema } from '../../lib/publishing/backfill_batch.ts';
+import { backfillAcceptedSchema, backfillBatchSchema } from '../../lib/publishing/backfill_batch.ts';
 import { acceptBackfillBatch, getAdoptableHosts } from '../../lib/publishing/backfill_posts.ts';
 import { type BitlyBudgetDeps, createPlanLimitReader } from '../../lib/publishing/bitly_budget.ts';
 import { siteEventSchema, wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
@@ -16,12 +17,57 @@ import { parseJsonText, toFieldErrors } from '../../lib/shared/validation.ts';
 import { createBitlyProvider } from '../../lib/vendors/bitly.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { jsonBody } from '../middleware/json_body.ts';
+import { problem, retryLater, signatureHeader as signatureParam } from './openapi/common.ts';
+import { describeRoute, named } from './openapi/describe_route.ts';
 
 const WEBHOOK_BODY_MAX_BYTES = 64 * 1024;
 /** A backfill batch: up to 500 posts, each with a permalink and a known short URL of up to 2 KB. */
 const BACKFILL_BODY_MAX_BYTES = 4 * 1024 * 1024;
 /** How long a sender turned away for want of body budget is asked to wait (the plugin's outbox retries). */
 const BODY_BUDGET_RETRY_AFTER_SECONDS = 5;
+
+/** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
+export const HOOK_OPERATIONS = [
+  describeRoute({
+    method: 'post',
+    path: '/hooks/wordpress',
+    operationId: 'receiveWordPressEvent',
+    summary: 'Signed WordPress webhook (X-Lifeline-Signature: t=<unix>,v1=<hex HMAC-SHA256>)',
+    scope: null,
+    parameters: [signatureParam],
+    body: named('WordPressEvent', z.union([wordpressEventSchema, siteEventSchema])),
+    responses: {
+      202: {
+        description: 'accepted durably',
+        schema: named('WebhookAccepted', z.object({ workflowId: z.string(), code: z.string().optional() })),
+      },
+      400: problem('bad payload'),
+      401: problem('bad, missing or stale signature'),
+      503: retryLater('not durably accepted; retry'),
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/hooks/wordpress/backfill',
+    operationId: 'receiveBackfillBatch',
+    summary:
+      'Signed archive backfill batch from the WordPress plugin (integrations/wordpress/CONTRACT.md §1)',
+    scope: null,
+    parameters: [signatureParam],
+    body: named('BackfillBatch', backfillBatchSchema),
+    responses: {
+      202: {
+        description: 'written durably; one result per post',
+        schema: named('BackfillAccepted', backfillAcceptedSchema),
+      },
+      400: problem('bad batch (the field and reason in errors[])'),
+      401: problem('bad, missing or stale signature'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      503: retryLater('not durably accepted; send the same batch again'),
+    },
+  }),
+];
 
 /** /api/v1/hooks: signed WordPress webhooks and archive backfill batches. */
 export function createHooksRoutes(deps: WebDeps) {

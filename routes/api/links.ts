@@ -1,20 +1,31 @@
 import { type Context, Hono } from 'hono';
+import { z } from 'zod';
 import { hasScope } from '../../lib/auth/api_keys.ts';
-import { getLinkStats, linkStatsQuerySchema, resolveStatsRange } from '../../lib/clicks/link_stats.ts';
+import {
+  getLinkStats,
+  linkStatsQuerySchema,
+  linkStatsSchema,
+  resolveStatsRange,
+} from '../../lib/clicks/link_stats.ts';
 import { createLink } from '../../lib/links/create_link.ts';
-import { createLinksBatch, createLinksBatchInputSchema } from '../../lib/links/create_links_batch.ts';
+import {
+  batchResultSchema,
+  createLinksBatch,
+  createLinksBatchInputSchema,
+} from '../../lib/links/create_links_batch.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
 import { getLinkRowOrThrow, getPostLinkRowOrThrow, toLinksWithVendors } from '../../lib/links/get_link.ts';
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import {
   createLinkInputSchema,
+  linkSchema,
   postIdSchema,
   siteSchema,
   toLink,
   updateLinkInputSchema,
 } from '../../lib/links/link.ts';
-import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
+import { linkListQuerySchema, linkListSchema, listLinkPage } from '../../lib/links/list_links.ts';
 import { kickSyncQueueInBackground, syncAfterChange } from '../../lib/links/sync_after_change.ts';
 import { BadRequestError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
@@ -22,6 +33,8 @@ import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
+import { auth, codeParam, idempotencyKey, ifMatch, problem, retryLater } from './openapi/common.ts';
+import { describeRoute, named } from './openapi/describe_route.ts';
 
 const CREATE_BODY_MAX_BYTES = 64 * 1024;
 /** 1,000 links of up to ~2 KB each, with room for options. */
@@ -38,6 +51,150 @@ function parseIfMatch(header: string | undefined): number | undefined {
   if (!m) throw new PreconditionFailedError('If-Match must be an ETag this API returned, e.g. "3".');
   return Number(m[1]);
 }
+
+const Link = named('Link', linkSchema);
+const CreateLinkInput = named('CreateLinkInput', createLinkInputSchema);
+
+/** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
+export const LINK_OPERATIONS = [
+  describeRoute({
+    method: 'post',
+    path: '/links',
+    operationId: 'createLink',
+    summary: 'Create a short link (or get the existing one for the same url and options)',
+    scope: 'links:write',
+    parameters: [idempotencyKey],
+    body: CreateLinkInput,
+    responses: {
+      201: { description: 'created', schema: Link, headers: ['Location', 'ETag', 'Lifeline-Sync'] },
+      200: { description: 'the same owner already has this link (dedupe)', schema: Link },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('alias taken, or the article already has its link'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid, blocked target, or outside ALLOWED_TARGET_HOSTS; or Idempotency-Key reuse'),
+      429: retryLater('creation rate limit; see Retry-After'),
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/links/batch',
+    operationId: 'createLinksBatch',
+    summary: 'Create up to 1,000 links; per-item results in input order',
+    scope: 'links:write',
+    parameters: [idempotencyKey],
+    // The handler validates the items one by one; described whole, each item is a CreateLinkInput.
+    body: named(
+      'CreateLinksBatchInput',
+      createLinksBatchInputSchema.extend({ links: z.array(createLinkInputSchema).min(1).max(1000) }),
+    ),
+    responses: {
+      200: {
+        description: 'one result per item',
+        schema: named('BatchResult', batchResultSchema),
+        headers: ['Lifeline-Sync'],
+      },
+      400: problem('malformed, empty, or over 1,000 links'),
+      ...auth,
+      413: problem('body too large'),
+      429: retryLater('creation rate limit'),
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/links',
+    operationId: 'listLinks',
+    summary: 'List and search links, newest first, with cursor pagination',
+    scope: 'links:read',
+    query: linkListQuerySchema,
+    responses: {
+      200: { description: 'a page of links', schema: named('LinkList', linkListSchema) },
+      400: problem('a cursor this server did not issue'),
+      ...auth,
+      422: problem('invalid filter'),
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/links/by-post/{site}/{postId}',
+    operationId: 'getLinkByPost',
+    summary: "An article's canonical short link",
+    scope: 'links:read',
+    parameters: [
+      { name: 'site', in: 'path', required: true, schema: siteSchema },
+      { name: 'postId', in: 'path', required: true, schema: postIdSchema },
+    ],
+    responses: {
+      200: { description: 'the link', schema: Link },
+      ...auth,
+      404: problem('not minted yet'),
+      422: problem('invalid site or post id'),
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/links/{code}/stats',
+    operationId: 'getLinkStats',
+    summary: 'Clicks of a link: totals by kind, per day, top countries and referrers',
+    scope: 'links:read',
+    parameters: [codeParam],
+    query: linkStatsQuerySchema,
+    responses: {
+      200: { description: 'stats', schema: named('LinkStats', linkStatsSchema) },
+      ...auth,
+      404: problem('no such link'),
+      422: problem('invalid window'),
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/links/{code}',
+    operationId: 'getLink',
+    summary: 'One link',
+    scope: 'links:read',
+    parameters: [codeParam],
+    responses: {
+      200: { description: 'the link', schema: Link, headers: ['ETag'] },
+      ...auth,
+      404: problem('no such link'),
+    },
+  }),
+  describeRoute({
+    method: 'patch',
+    path: '/links/{code}',
+    operationId: 'updateLink',
+    summary:
+      'Retarget, retitle, change expiry, status (active|gone), redirect status or tags; audited and synced',
+    scope: 'links:write',
+    parameters: [codeParam, ifMatch],
+    body: named('UpdateLinkInput', updateLinkInputSchema),
+    responses: {
+      200: { description: 'the link after the change', schema: Link, headers: ['ETag', 'Lifeline-Sync'] },
+      400: problem('malformed JSON'),
+      ...auth,
+      404: problem('no such link (or deleted)'),
+      412: problem('If-Match names an older version'),
+      422: problem('invalid change'),
+    },
+  }),
+  describeRoute({
+    method: 'delete',
+    path: '/links/{code}',
+    operationId: 'deleteLink',
+    summary: 'Delete a link: its code answers 410 forever and is never minted again',
+    scope: 'links:write',
+    parameters: [
+      codeParam,
+      { name: 'reason', in: 'query', description: 'kept in the audit log', schema: z.string().max(500) },
+    ],
+    responses: {
+      204: { description: 'deleted', headers: ['Lifeline-Sync'] },
+      ...auth,
+      404: problem('no such link'),
+    },
+  }),
+];
 
 /** /api/v1/links: the integrators' link API (API.md). */
 export function createLinksRoutes(deps: WebDeps) {

@@ -7,12 +7,20 @@ import {
   requestFrontChange,
 } from '../../lib/failover/request_front_change.ts';
 import { listOpsRuns, OPS_RUN_KINDS, type OpsRun } from '../../lib/operations/ops_runs.ts';
-import { failoverInputSchema, reconcileInputSchema } from '../../lib/operations/ops_schemas.ts';
+import {
+  activeFrontSchema,
+  failoverInputSchema,
+  opsRunListSchema,
+  reconcileInputSchema,
+  workflowAcceptedSchema,
+} from '../../lib/operations/ops_schemas.ts';
 import { ConflictError } from '../../lib/shared/errors.ts';
 import { parseJsonText, validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
+import { auth, problem, temporalUnavailable } from './openapi/common.ts';
+import { describeRoute, named } from './openapi/describe_route.ts';
 
 const runsQuerySchema = z.object({
   kind: z.enum(OPS_RUN_KINDS).optional(),
@@ -50,6 +58,98 @@ function toDrillJson(run: OpsRun) {
     ...(report.error ? { error: report.error } : {}),
   };
 }
+
+const WorkflowAccepted = named('WorkflowAccepted', workflowAcceptedSchema);
+
+/** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
+export const OPS_OPERATIONS = [
+  describeRoute({
+    method: 'post',
+    path: '/ops/rescan',
+    operationId: 'startRescan',
+    summary: 'Re-check every live destination now (rescan:manual:{taskQueue})',
+    scope: 'admin',
+    responses: {
+      202: { description: 'started', schema: WorkflowAccepted },
+      ...auth,
+      409: problem('one is running'),
+      503: temporalUnavailable,
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/ops/reconcile',
+    operationId: 'startReconcile',
+    summary:
+      'Reconcile Postgres, the serving store and Bitly now (reconcile:manual:{taskQueue}); import Bitly-only links',
+    scope: 'admin',
+    body: named('ReconcileInput', reconcileInputSchema),
+    responses: {
+      202: { description: 'started', schema: WorkflowAccepted },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('one is running'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid options'),
+      503: temporalUnavailable,
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/ops/runs',
+    operationId: 'listOpsRuns',
+    summary: 'Operations runs (re-scans, reconciliations, failovers, drills) and their reports, newest first',
+    scope: 'admin',
+    query: runsQuerySchema,
+    responses: {
+      200: { description: 'runs', schema: named('OpsRunList', opsRunListSchema) },
+      ...auth,
+      422: problem('bad filter'),
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/ops/front',
+    operationId: 'getActiveFront',
+    summary: 'Who answers the short domain, since when, the last drill and any front change in progress',
+    scope: 'admin',
+    responses: {
+      200: { description: 'the active front', schema: named('ActiveFront', activeFrontSchema) },
+      ...auth,
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/ops/failover',
+    operationId: 'startFailover',
+    summary: 'Fail over (to inhouse), fail back (to bitly), or drill either; one at a time',
+    scope: 'admin',
+    body: named('FailoverInput', failoverInputSchema),
+    responses: {
+      202: { description: 'started', schema: WorkflowAccepted },
+      400: problem('malformed JSON'),
+      ...auth,
+      409: problem('one is running, or `to` is already the active front'),
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid, or Bitly not configured'),
+      503: temporalUnavailable,
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/ops/front/dns-changed',
+    operationId: 'reportDnsChanged',
+    summary: 'The operator changed the short domain’s DNS: the waiting failover continues',
+    scope: 'admin',
+    responses: {
+      202: { description: 'the failover was told', schema: WorkflowAccepted },
+      ...auth,
+      409: problem('no failover is waiting for DNS'),
+    },
+  }),
+];
 
 /** /api/v1/ops (admin scope): re-scans, reconciliation, the active front and failover, and their reports. */
 export function createOpsRoutes(deps: WebDeps) {

@@ -9,11 +9,20 @@ import {
   steerRetarget,
   toRetargetJson,
 } from '../../lib/retarget/request_retarget.ts';
-import { CSV_MAX_BYTES, retargetRequestSchema } from '../../lib/retarget/retarget_rule.ts';
+import {
+  CSV_MAX_BYTES,
+  retargetActionSchema,
+  retargetChangesSchema,
+  retargetRequestSchema,
+  retargetRunListSchema,
+  retargetRunSchema,
+} from '../../lib/retarget/retarget_rule.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
+import { auth, problem, temporalUnavailable } from './openapi/common.ts';
+import { type ApiOperation, describeRoute, named, type Parameter } from './openapi/describe_route.ts';
 
 /**
  * A CSV rule at its cap (lib/retarget/retarget_rule.ts, CSV_MAX_BYTES) once JSON-escaped (a quote or backslash
@@ -26,6 +35,109 @@ const changesQuerySchema = z.object({
   cursor: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
+
+const idParam: Parameter = { name: 'id', in: 'path', required: true, schema: z.string() };
+const RetargetRun = named('RetargetRun', retargetRunSchema);
+const RetargetAction = named('RetargetAction', retargetActionSchema);
+const STEERS = {
+  approve: 'Approves a planned run: it applies the plan in batches',
+  pause: 'Pauses a running run after its current batch',
+  resume: 'Resumes a paused run',
+  cancel: 'Cancels a run (what was applied stays, and can be undone)',
+} as const;
+
+/** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
+export const RETARGET_OPERATIONS = [
+  describeRoute({
+    method: 'post',
+    path: '/retargets',
+    operationId: 'requestRetarget',
+    summary: 'Plans a mass retarget (prefix, regex or CSV rule) as a dry run; nothing changes until approved',
+    scope: 'admin',
+    body: named('RetargetRequest', retargetRequestSchema),
+    responses: {
+      202: { description: 'the run, planning', schema: RetargetRun },
+      400: problem('malformed JSON'),
+      ...auth,
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid rule (each field and reason)'),
+      503: temporalUnavailable,
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/retargets',
+    operationId: 'listRetargets',
+    summary: 'Mass retarget runs, newest first',
+    scope: 'admin',
+    responses: {
+      200: { description: 'runs', schema: named('RetargetRunList', retargetRunListSchema) },
+      ...auth,
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/retargets/{id}',
+    operationId: 'getRetarget',
+    summary: 'A run: status, the dry run count and sample, progress by state',
+    scope: 'admin',
+    parameters: [idParam],
+    responses: {
+      200: { description: 'the run', schema: RetargetRun },
+      ...auth,
+      404: problem('no such run'),
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/retargets/{id}/changes',
+    operationId: 'listRetargetChanges',
+    summary: 'A page of the run’s planned (or invalid, applied, skipped) changes: before → after',
+    scope: 'admin',
+    parameters: [idParam],
+    query: changesQuerySchema,
+    responses: {
+      200: { description: 'changes by code', schema: named('RetargetChanges', retargetChangesSchema) },
+      ...auth,
+      404: problem('no such run'),
+      422: problem('bad filter'),
+    },
+  }),
+  ...(Object.keys(STEERS) as (keyof typeof STEERS)[]).map(
+    (action): ApiOperation =>
+      describeRoute({
+        method: 'post',
+        path: `/retargets/{id}/${action}`,
+        operationId: `${action}Retarget`,
+        summary: STEERS[action],
+        scope: 'admin',
+        parameters: [idParam],
+        responses: {
+          202: { description: 'the run was told', schema: RetargetAction },
+          ...auth,
+          404: problem('no such run'),
+          409: problem('not allowed in the run’s status'),
+          503: temporalUnavailable,
+        },
+      }),
+  ),
+  describeRoute({
+    method: 'post',
+    path: '/retargets/{id}/undo',
+    operationId: 'undoRetarget',
+    summary: 'Plans a run that puts back every target the run changed (a dry run, then approval)',
+    scope: 'admin',
+    parameters: [idParam],
+    responses: {
+      202: { description: 'the undo run, planning', schema: RetargetRun },
+      ...auth,
+      404: problem('no such run'),
+      409: problem('the run is still going, is an undo, or already has one'),
+      503: temporalUnavailable,
+    },
+  }),
+];
 
 /**
  * /api/v1/retargets (admin scope): mass retargets. POST plans a rule as a dry run (202; its count and sample
@@ -59,7 +171,7 @@ export function createRetargetRoutes(deps: WebDeps) {
     return c.json(await listChangesOfRetarget(deps.sql, c.req.param('id'), query));
   });
 
-  for (const action of ['approve', 'pause', 'resume', 'cancel'] as const) {
+  for (const action of Object.keys(STEERS) as (keyof typeof STEERS)[]) {
     app.post(`/:id/${action}`, async (c) => {
       const run = await steerRetarget(deps, c.req.param('id'), action, actor(c.get('apiKey').id));
       return c.json({ id: run.id, workflowId: run.workflowId, action }, 202);

@@ -3,7 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { z } from 'zod';
 import { signWebhook } from '../../../lib/auth/webhook_signature.ts';
+import { buildOpenApiDocument } from '../../../routes/api/openapi/build_document.ts';
+import { describeRoute, named } from '../../../routes/api/openapi/describe_route.ts';
 import { API_OPERATIONS } from '../../../routes/api/openapi.ts';
 import { createHarness, type Harness } from '../../helpers/harness.ts';
 
@@ -34,8 +37,9 @@ after(async () => {
   await h.close();
 });
 
-/** `/links/{code}` → `/api/v1/links/:code` (Hono's spelling). */
-const toHonoPath = (path: string) => `/api/v1${path.replace(/\{(\w+)\}/g, ':$1')}`;
+/** Hono's `/api/v1/links/:code` (or `:code{pattern}`) → OpenAPI's `/links/{code}`, under the server URL. */
+const toOpenApiPath = (path: string) => path.slice('/api/v1'.length).replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
+const sorted = (items: Iterable<string>) => [...new Set(items)].sort();
 
 describe('GET /api/v1/openapi.json', () => {
   test('is a valid OpenAPI 3.1 document', async () => {
@@ -45,19 +49,43 @@ describe('GET /api/v1/openapi.json', () => {
     assert.equal(doc.openapi, '3.1.0');
   });
 
-  test('every documented operation is a route of the app, and every /api/v1 route is documented', () => {
-    const routes = new Set(
+  test('every /api/v1 route of the app is described, and every described operation is a route', () => {
+    // Middleware (app.use) is registered as ALL; a handler has its method.
+    const served = sorted(
       h.app.routes
-        .filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/v1'))
-        .map((r) => `${r.method} ${r.path}`),
+        .filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/v1/'))
+        .map((r) => `${r.method} ${toOpenApiPath(r.path)}`),
     );
-    const documented = new Set(
-      Object.entries(doc.paths).flatMap(([path, ops]) =>
-        Object.keys(ops).map((m) => `${m.toUpperCase()} ${toHonoPath(path)}`),
-      ),
+    const described = sorted(API_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`));
+    const undescribed = served.filter((route) => !described.includes(route));
+    const unserved = described.filter((op) => !served.includes(op));
+    assert.deepEqual(
+      undescribed,
+      [],
+      `served but not described beside its handler: ${undescribed.join(', ')}`,
     );
-    for (const op of documented) assert.ok(routes.has(op), `documented but not served: ${op}`);
-    for (const route of routes) assert.ok(documented.has(route), `served but not documented: ${route}`);
+    assert.deepEqual(unserved, [], `described but not served: ${unserved.join(', ')}`);
+    assert.equal(described.length, API_OPERATIONS.length, 'one description per method and path');
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(sorted(documented), described, 'the served document is the described operations');
+  });
+
+  test('a component name stands for one schema', () => {
+    const answer = (schema: z.ZodType, operationId: string) =>
+      describeRoute({
+        method: 'get',
+        path: `/${operationId}`,
+        operationId,
+        summary: operationId,
+        scope: null,
+        responses: { 200: { description: 'ok', schema: named('Thing', schema) } },
+      });
+    assert.throws(
+      () => buildOpenApiDocument([answer(z.string(), 'a'), answer(z.number(), 'b')], 'http://x'),
+      /b gives the name Thing to another schema/,
+    );
   });
 
   test('every operation answers as documented: a documented status, and a body matching its schema', async () => {
