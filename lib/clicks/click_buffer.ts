@@ -167,6 +167,7 @@ export function createClickBuffer(options: ClickBufferOptions): ClickRecorder {
   }
 
   return {
+    // The holdings' own functions, not wrappers: recordInCell counts an LRU hit's click (answer_redirect.ts).
     record: holdings.record,
     cell: holdings.cell,
     recordInCell: holdings.recordInCell,

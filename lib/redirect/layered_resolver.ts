@@ -106,6 +106,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
 
   return {
     store,
+    // The cache's own peek, not a wrapper: the Node fast path's LRU hit is this one call (answerPeeked).
     peek,
 
     resolve(code) {
