@@ -1,0 +1,184 @@
+// The resolver's first rung: each process's LRU of records, its "no such code" LRU, the lookups in flight, and
+// the target rule a record passes to enter them.
+import { LRUCache } from 'lru-cache';
+import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { LookupTallies } from './lookup_tallies.ts';
+import type { ServingRecord } from './serving_record.ts';
+
+/**
+ * "No such code" answers kept at most, in their own LRU beside the records': a flood of unknown codes churns
+ * this one and never evicts real links (each entry lives RESOLVER_NEGATIVE_TTL_MS anyway).
+ */
+export const NEGATIVE_CACHE_MAX = 10_000;
+
+/** How stale the LRU's clock may be at most (see ttlResolution below). */
+const LRU_TTL_RESOLUTION_MS = 1_000;
+
+/** "No such code", cached for negativeTtlMs in the negative LRU. */
+const NOT_FOUND = Object.freeze({ notFound: true as const });
+
+/**
+ * A promise that never settles: a flight's placeholder until its lookup has started. Nothing may wait on it (a
+ * reaction on it is never released: whatever it reaches stays alive for good).
+ */
+export const NEVER = new Promise<never>(() => {});
+
+/** One lookup in flight for a code; `stale` is set when the code changed meanwhile (do not cache its answer). */
+export interface Flight {
+  promise: Promise<ServingRecord | null>;
+  stale: boolean;
+}
+
+/** LRU entries (0: no LRU) and their TTL; TTL of "no such code" entries (0: none kept). */
+export interface ResolverCacheOptions {
+  cacheMax: number;
+  cacheTtlMs: number;
+  negativeTtlMs: number;
+}
+
+/** What the rungs and the composition use of the cache (createResolverCache). */
+export interface ResolverCache {
+  /** An LRU is kept (cacheMax > 0): its misses are counted. */
+  readonly enabled: boolean;
+  /** Lookups in flight by code: concurrent misses for one code share one. */
+  readonly flights: Map<string, Flight>;
+  /** The LRU's answer, counted as a hit or negative hit; undefined when it has none (not counted). */
+  peek(code: string): ServingRecord | null | undefined;
+  /** A lookup landed with `record`: out of `flights`, and cached unless the code changed meanwhile. */
+  remember(code: string, flight: Flight, record: ServingRecord | null): void;
+  /** A lookup failed: out of `flights` (nothing cached). */
+  forget(code: string, flight: Flight): void;
+  /** Forgets `code` (it changed): its entries, and any lookup in flight is not cached when it lands. */
+  drop(code: string): void;
+  /** drop() for every code (after a missed-message window on the bus). */
+  clear(): void;
+  /** Entries in the LRUs now (records and "no such code" answers). */
+  entries(): number;
+  /** True when the LRU holds at least one live record. */
+  hasLiveRecords(): boolean;
+}
+
+/**
+ * Decides what this process answers without asking anyone: an LRU hit (a record or a remembered "no such
+ * code"), and which answers of the rungs below are kept, for how long, and when they are dropped. `peek` is the
+ * redirect's LRU-hit path (the Node fast path calls it through resolver.peek): a `get` on the LRU and a tally,
+ * no promise, no allocation.
+ */
+export function createResolverCache(options: ResolverCacheOptions, counted: LookupTallies): ResolverCache {
+  const lru =
+    options.cacheMax > 0
+      ? new LRUCache<string, ServingRecord>({
+          max: options.cacheMax,
+          ttl: options.cacheTtlMs,
+          // The clock read for staleness is reused for this long (default 1 ms: a clock read and a new timer
+          // every millisecond under load); a record may so live up to this much past its TTL.
+          ttlResolution: Math.min(LRU_TTL_RESOLUTION_MS, Math.max(1, Math.floor(options.cacheTtlMs / 100))),
+        })
+      : undefined;
+  const negative =
+    options.cacheMax > 0 && options.negativeTtlMs > 0
+      ? new LRUCache<string, typeof NOT_FOUND>({
+          max: Math.min(options.cacheMax, NEGATIVE_CACHE_MAX),
+          ttl: options.negativeTtlMs,
+        })
+      : undefined;
+  const flights = new Map<string, Flight>();
+
+  /**
+   * A lookup landed with `record`: no longer in flight, and cached unless the code changed meanwhile (a stale
+   * flight was already taken out of `flights` by drop or clear, and another may stand there now).
+   */
+  function remember(code: string, flight: Flight, record: ServingRecord | null) {
+    if (flight.stale) return;
+    flights.delete(code);
+    if (record === null) negative?.set(code, NOT_FOUND);
+    else lru?.set(code, record);
+  }
+
+  /** A lookup failed: no longer in flight (nothing cached). */
+  function forget(code: string, flight: Flight) {
+    if (!flight.stale) flights.delete(code);
+  }
+
+  function drop(code: string) {
+    lru?.delete(code);
+    negative?.delete(code);
+    const flight = flights.get(code);
+    if (flight) {
+      flight.stale = true;
+      flights.delete(code);
+    }
+  }
+
+  function clear() {
+    lru?.clear();
+    negative?.clear();
+    for (const flight of flights.values()) flight.stale = true;
+    flights.clear();
+  }
+
+  /** The LRU's answer, counted as a hit or negative hit; undefined when it has none (not counted). */
+  function peek(code: string): ServingRecord | null | undefined {
+    const cached = lru?.get(code);
+    if (cached !== undefined) {
+      counted.lru.hit.n++;
+      return cached;
+    }
+    if (negative?.get(code) === undefined) return undefined;
+    counted.lru.negative.n++;
+    return null;
+  }
+
+  return {
+    enabled: lru !== undefined,
+    flights,
+    peek,
+    remember,
+    forget,
+    drop,
+    clear,
+    entries() {
+      return (lru?.size ?? 0) + (negative?.size ?? 0);
+    },
+    hasLiveRecords() {
+      // values() skips expired entries (most recently used first, so a warm cache answers at the first one);
+      // "no such code" answers live in their own LRU, so any entry here is a record.
+      if (lru) for (const _entry of lru.values()) return true;
+      return false;
+    },
+  };
+}
+
+/** A record as it may enter the LRU, or undefined when it breaks the target rule (createRecordAdmission). */
+export type Admit = (record: ServingRecord, layer: 'serving_store' | 'postgres') => ServingRecord | undefined;
+
+/**
+ * Decides which records may enter the LRU: a record from the serving store or Postgres whose target or fallback
+ * breaks the one target rule (lib/safety/canonical_url.ts) never redirects. Checked once per LRU fill, never on
+ * an LRU hit. Without a policy (tests of the ladder alone) every record is admitted.
+ */
+export function createRecordAdmission(
+  policy: TargetPolicy | undefined,
+  counted: LookupTallies,
+  logger: Logger | undefined,
+): Admit {
+  /**
+   * A record from `layer` as it may enter the LRU: itself when its target (and fallback) obey the target rule,
+   * else undefined, counted and logged at error level with an `alert` field (a stored target that breaks the
+   * rule was written around every way in, or the rule tightened since). Once per LRU fill, not per request.
+   */
+  return function admit(record, layer) {
+    if (!policy) return record;
+    const problem =
+      targetPolicyProblem(record.url, policy) ??
+      (record.expiredUrl === null ? null : targetPolicyProblem(record.expiredUrl, policy));
+    if (problem === null) return record;
+    counted[layer].tampered.n++;
+    logger?.error(
+      { alert: 'tampered_target', code: record.code, layer, version: record.version, problem },
+      'a stored link target breaks the target rule; the code answers 404 until it is fixed',
+    );
+    return undefined;
+  };
+}
