@@ -10,13 +10,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
+import { connectTestTemporal, type TestTemporal, uniqueId } from '../../devkit/harness/temporal.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { randomToken } from '../../lib/shared/crypto.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
-import { connectTestTemporal, type TestTemporal, uniqueId } from '../helpers/temporal.ts';
 import { getTlsProxyUnavailableReason, startTlsProxy, type TlsProxy } from '../helpers/tls_proxy.ts';
 
 const skip = getTlsProxyUnavailableReason();

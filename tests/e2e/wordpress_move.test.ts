@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
 
 // A newsroom moves to a fresh WordPress (export, import, new hosting; post IDs reassigned) and every link already

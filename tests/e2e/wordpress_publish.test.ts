@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { getPostLink, waitForPostLink } from '../../devkit/harness/wordpress_events.ts';
 import { createI18n } from '../../lib/i18n/translator.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { checkLayout } from '../helpers/layout_probe.ts';
-import { getPostLink, waitForPostLink } from '../helpers/wordpress_events.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
 
 // A real WordPress (Debian's package, PHP's built-in server, MariaDB) with integrations/wordpress/lifeline

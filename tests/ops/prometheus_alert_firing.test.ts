@@ -12,12 +12,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { startUpstashFake, type UpstashFake } from '../../devkit/fakes/upstash_fake.ts';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { startUpstashFake, type UpstashFake } from '../fakes/upstash_fake.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const skip = existsSync(PROMETHEUS)

@@ -9,13 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { LOGIN_CSRF_COOKIE } from '../../routes/middleware/csrf.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 
 const ADMIN = { email: 'admin@example.test', password: 'correct horse battery' };
 const CODE = 'floodok1';

@@ -9,11 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 
 const CODE = 'twoproc1';
 const API_KEY = `ll_test_${randomBytes(24).toString('hex')}`;

@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import { signWebhook } from '../../../lib/auth/webhook_signature.ts';
 import { API_OPERATIONS } from '../../../routes/api/openapi.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 
 type Doc = {
   openapi: string;
