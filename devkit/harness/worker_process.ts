@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { ROOT } from '../../scripts/temporal_cli.ts';
+import type { ChildProcess } from 'node:child_process';
+import { harnessEntryEnv, startEntry } from './entry_process.ts';
 import { type Harness, TEST_OUTGOING_ALLOWANCE } from './harness.ts';
 
 /**
@@ -10,31 +10,25 @@ export function startWorkerProcess(options: { h: Harness; env?: Record<string, s
   process: ChildProcess;
   ready: boolean;
 } {
-  const { h } = options;
-  const state = { process: undefined as unknown as ChildProcess, ready: false };
-  state.process = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const entry = startEntry('workers/main.ts', {
+    inheritEnv: true,
     env: {
-      ...process.env,
-      DATABASE_URL: h.db.url,
-      TEMPORAL_ADDRESS: h.temporal.address,
-      TEMPORAL_TASK_QUEUE: h.taskQueue,
-      SHORT_BASE_URL: h.config.shortBaseUrl,
-      BOOTSTRAP_API_KEY: h.apiKey,
-      WORDPRESS_WEBHOOK_SECRET: h.webhookSecret,
-      ADMIN_EMAIL: 'admin@example.test',
-      ADMIN_PASSWORD: 'correct horse battery',
-      LOG_LEVEL: 'info',
+      ...harnessEntryEnv(options.h),
       // Any free port for the worker's probes and metrics: test workers run side by side.
       WORKER_HEALTH_PORT: '0',
       OUTGOING_ALLOWED_PRIVATE: TEST_OUTGOING_ALLOWANCE,
       ...options.env,
     },
+    // A benchmark's worker logs for minutes: only the tail is kept.
+    keepChars: 20_000,
   });
-  state.process.stdout?.on('data', (chunk: Buffer) => {
-    if (chunk.toString().includes('worker running')) state.ready = true;
-  });
-  state.process.stderr?.resume();
+  const state = { process: entry.child, ready: false };
+  entry.waitForOutput('worker running', { timeoutMs: Number.POSITIVE_INFINITY }).then(
+    () => {
+      state.ready = true;
+    },
+    // Exited first: `ready` stays false, and the caller sees the process gone.
+    () => {},
+  );
   return state;
 }
