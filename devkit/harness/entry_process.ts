@@ -117,7 +117,13 @@ export function startEntry(script: string, options: EntryOptions): EntryProcess 
     },
     kill() {
       if (!child.pid || !running()) return;
-      for (const pid of listChildPids(child.pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of listChildPids(child.pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone since it was listed.
+        }
+      }
       child.kill('SIGKILL');
     },
   };
