@@ -1,6 +1,9 @@
 // The direction of imports, as rules (`npm run lint:layers`, part of `npm test` and CI). docs/ARCHITECTURE.md,
 // "Where things live", draws the same picture:
 //
+//   devkit/                                        vendor fakes and the in-process harness: tests and benchmarks
+//                                                  share them; the product never imports them
+//   bench/, tests/                                 benchmarks and tests: on top of everything
 //   main.ts, main_deno.ts, workers/, scripts/      entries: wire everything
 //   server/                                        web composition root and the Node fast path
 //   boot/                                          process start-up and shutdown shared by every entry
@@ -15,7 +18,7 @@
 // Parsed with swc (TypeScript 7 has no JS API for dependency-cruiser); `type-only` imports are told apart.
 const LIB_CAPABILITIES = '^lib/(?!shared/|stores/|temporal/)[^/]+/';
 const ABOVE_LIB =
-  '^(routes|components|islands|server|boot|activities|workers|scripts|bench|tests)/|^main(_deno)?\\.ts$';
+  '^(routes|components|islands|server|boot|activities|workers|scripts|bench|tests|devkit)/|^main(_deno)?\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -79,7 +82,9 @@ module.exports = {
       comment:
         'Outside workflows/ (and tests), only workflows/contract.ts is imported: IDs, signals, inputs.',
       severity: 'error',
-      from: { path: '^(lib|routes|components|islands|server|boot|activities|workers|scripts|bench)/|^main' },
+      from: {
+        path: '^(lib|routes|components|islands|server|boot|activities|workers|scripts|bench|devkit)/|^main',
+      },
       to: { path: '^workflows/(?!contract\\.ts$)' },
     },
     {
@@ -132,6 +137,24 @@ module.exports = {
       to: { path: '^(lib/(?!ui/)|routes|server|boot|activities|workers|workflows|scripts)' },
     },
     {
+      name: 'tooling-never-imports-tests',
+      comment:
+        'Benchmarks, scripts and the devkit stand without tests/: what they share with tests lives in devkit/.',
+      severity: 'error',
+      from: { path: '^(bench|scripts|devkit)/' },
+      to: { path: '^tests/' },
+    },
+    {
+      name: 'the-product-never-imports-the-devkit',
+      comment:
+        'Fakes and the harness are for tests and benchmarks; no process we ship loads them (lib: see above).',
+      severity: 'error',
+      from: {
+        path: '^(routes|components|islands|server|boot|activities|workers|workflows)/|^main(_deno)?\\.ts$',
+      },
+      to: { path: '^devkit/' },
+    },
+    {
       name: 'no-circular',
       comment: 'Import cycles hide the layering; type-only cycles included.',
       severity: 'error',
@@ -145,7 +168,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(node_modules|tests/histories|static|\\.tools|\\.data|\\.cache)' },
     includeOnly: {
-      path: '^(lib|routes|components|islands|server|boot|activities|workers|workflows|scripts|bench|tests)/|^main(_deno)?\\.ts$|node_modules/@temporalio',
+      path: '^(lib|routes|components|islands|server|boot|activities|workers|workflows|scripts|bench|tests|devkit)/|^main(_deno)?\\.ts$|node_modules/@temporalio',
     },
     moduleSystems: ['es6'],
   },

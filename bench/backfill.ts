@@ -14,12 +14,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
+import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually } from '../devkit/harness/harness.ts';
+import { uniqueId } from '../devkit/harness/temporal.ts';
+import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
 import { signWebhook } from '../lib/auth/webhook_signature.ts';
 import { decodeServingRecord } from '../lib/redirect/serving_store.ts';
-import { startBitlyFake } from '../tests/fakes/bitly_fake.ts';
-import { createHarness, eventually } from '../tests/helpers/harness.ts';
-import { uniqueId } from '../tests/helpers/temporal.ts';
-import { startWorkerProcess } from '../tests/helpers/worker_process.ts';
 
 const posts = Number(process.argv[2] ?? 5_000);
 const batchSize = Number(process.argv[3] ?? 500);

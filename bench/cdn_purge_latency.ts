@@ -8,9 +8,9 @@
 // Uses the local Postgres (127.0.0.1:5432) and starts its own Temporal dev server unless
 // LIFELINE_TEST_TEMPORAL_ADDRESS is set. Prints the load average: timings here are shared-machine timings.
 import { loadavg } from 'node:os';
+import { startCdnWebhookFake } from '../devkit/fakes/cdn_webhook_fake.ts';
+import { createHarness, createLinkCode, eventually } from '../devkit/harness/harness.ts';
 import { forEachConcurrently } from '../lib/shared/concurrency.ts';
-import { startCdnWebhookFake } from '../tests/fakes/cdn_webhook_fake.ts';
-import { createHarness, createLinkCode, eventually } from '../tests/helpers/harness.ts';
 
 const EDITS = Number(process.env.BENCH_EDITS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);

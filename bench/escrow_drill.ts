@@ -15,12 +15,12 @@ import { loadavg, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
+import { createStandaloneAnswerer, describeAnswers, seedLinkStates } from '../devkit/harness/link_states.ts';
 import { parseConfig } from '../lib/shared/config.ts';
 import { createIndexes, dropIndexes, listPlainIndexes } from '../lib/stores/escrow_store.ts';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
 import { ROOT } from '../scripts/temporal_cli.ts';
-import { createStandaloneAnswerer, describeAnswers, seedLinkStates } from '../tests/helpers/link_states.ts';
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 1_000_000);
 const LINKS_ONLY = process.env.BENCH_LINKS_ONLY === '1';

@@ -8,9 +8,9 @@
 // "Active" is measured twice: when the link's activation committed in Postgres (the audit entry's time: what a
 // reader sees) and when the client saw the workflow complete. Uses the local Postgres (127.0.0.1:5432) and
 // starts its own Temporal dev server unless LIFELINE_TEST_TEMPORAL_ADDRESS is set.
-import { type BitlyFake, startBitlyFake } from '../tests/fakes/bitly_fake.ts';
-import { createHarness, type Harness } from '../tests/helpers/harness.ts';
-import { wordpressEvent } from '../tests/helpers/wordpress_events.ts';
+import { type BitlyFake, startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
+import { createHarness, type Harness } from '../devkit/harness/harness.ts';
+import { wordpressEvent } from '../devkit/harness/wordpress_events.ts';
 
 const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);

@@ -6,11 +6,11 @@
 // Baseline, in the same run: paging through the group's bitlinks alone (the Bitly client over HTTP, no
 // Postgres, no Temporal). reconcile/baseline shows what classification, marks and the workflow cost on top.
 import { performance } from 'node:perf_hooks';
+import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
+import { createHarness } from '../devkit/harness/harness.ts';
+import { uniqueId } from '../devkit/harness/temporal.ts';
 import { upsertSetting } from '../lib/stores/settings_store.ts';
 import { createBitlyProvider } from '../lib/vendors/bitly.ts';
-import { startBitlyFake } from '../tests/fakes/bitly_fake.ts';
-import { createHarness } from '../tests/helpers/harness.ts';
-import { uniqueId } from '../tests/helpers/temporal.ts';
 import type { ChangeFrontInput, ChangeFrontReport, ReconcileReport } from '../workflows/contract.ts';
 
 const links = Number(process.argv[2] ?? 10_000);

@@ -6,11 +6,11 @@
 // 500) over the same URLs, with no Postgres writes and no Temporal. The ratio shows what the durable
 // workflow (paging, heartbeats, verdict writes, audit, sync signals) costs on top of the checks themselves.
 import { performance } from 'node:perf_hooks';
+import { startSafeBrowsingFake } from '../devkit/fakes/safe_browsing_fake.ts';
+import { createHarness } from '../devkit/harness/harness.ts';
+import { uniqueId } from '../devkit/harness/temporal.ts';
 import { createSafeBrowsing } from '../lib/safety/safe_browsing.ts';
 import { createSafetyScanner } from '../lib/safety/safety_scanner.ts';
-import { startSafeBrowsingFake } from '../tests/fakes/safe_browsing_fake.ts';
-import { createHarness } from '../tests/helpers/harness.ts';
-import { uniqueId } from '../tests/helpers/temporal.ts';
 import type { RescanReport } from '../workflows/contract.ts';
 
 const links = Number(process.argv[2] ?? 20_000);

@@ -12,13 +12,13 @@
 // link to Redis.
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
+import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually } from '../devkit/harness/harness.ts';
+import { uniqueId } from '../devkit/harness/temporal.ts';
 import { toServingRecord } from '../lib/redirect/serving_record.ts';
 import { decodeServingRecord, encodeServingRecord } from '../lib/redirect/serving_store.ts';
 import type { LinkRow } from '../lib/stores/link_rows.ts';
 import { LINK_COLUMNS } from '../lib/stores/link_store.ts';
-import { startBitlyFake } from '../tests/fakes/bitly_fake.ts';
-import { createHarness, eventually } from '../tests/helpers/harness.ts';
-import { uniqueId } from '../tests/helpers/temporal.ts';
 
 const links = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5_000);
 const withBitly = process.argv.includes('--bitly');

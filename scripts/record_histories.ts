@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { HISTORIES_DIR } from '../tests/helpers/histories.ts';
+import { HISTORIES_DIR } from '../devkit/harness/histories.ts';
 import { ROOT } from './temporal_cli.ts';
 
 const filters = process.argv.slice(2);

@@ -22,7 +22,7 @@ function findTests(dir: string): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) {
-      if (name !== 'fakes' && name !== 'helpers' && name !== 'histories') out.push(...findTests(path));
+      if (name !== 'helpers' && name !== 'histories') out.push(...findTests(path));
     } else if (/\.test\.tsx?$/.test(name)) {
       out.push(path);
     }

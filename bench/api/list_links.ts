@@ -6,7 +6,7 @@
 // search (without the title branch) is timed beside the new one.
 //
 //   npx tsx bench/api/list_links.ts [links=100000] [runs=60]
-import { createHarness } from '../../tests/helpers/harness.ts';
+import { createHarness } from '../../devkit/harness/harness.ts';
 
 const LINKS = Number(process.argv[2] ?? 100_000);
 const RUNS = Number(process.argv[3] ?? 60);

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { listChildPids } from '../../devkit/harness/process_tree.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 import { CODE_PREFIX, ROOT, sleep } from './bench_settings.ts';
@@ -230,17 +231,4 @@ export function readMinorFaultsOf(pids: number[]): number {
     faults += Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
   }
   return faults;
-}
-
-/** The direct children of a process (from /proc; empty when it has none or is gone). */
-export function listChildPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
 }

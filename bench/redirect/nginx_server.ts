@@ -5,8 +5,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { listChildPids } from '../../devkit/harness/process_tree.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { type BenchServer, listChildPids, stopChild, waitForRedirect } from './bench_server.ts';
+import { type BenchServer, stopChild, waitForRedirect } from './bench_server.ts';
 import { NGINX, sleep } from './bench_settings.ts';
 
 /** A map value in nginx's config syntax; `$` would start a variable there, so a target with one is refused. */

@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { listChildPids } from '../../devkit/harness/process_tree.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import {
   BENCH_METRICS_TOKEN,
   type BenchServer,
   httpGet,
-  listChildPids,
   readCpuMicros,
   stopChild,
   waitForRedirect,

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { isKnownDriverFault } from '../../boot/driver_faults.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
 
 const CHILD = fileURLToPath(new URL('../fixtures/driver_fault_child.ts', import.meta.url));
 let db: TestDatabase;

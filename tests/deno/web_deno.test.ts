@@ -6,6 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import type { Worker } from '@temporalio/worker';
 import type { Hono } from 'hono';
 import { createClient } from 'redis';
+import { startUpstashFake, type UpstashFake } from '../../devkit/fakes/upstash_fake.ts';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
+import { connectTestTemporal, type TestTemporal, uniqueId } from '../../devkit/harness/temporal.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { createConfiguredResolver } from '../../lib/redirect/create_resolver.ts';
 import type { LayeredResolver } from '../../lib/redirect/layered_resolver.ts';
@@ -15,10 +19,6 @@ import { randomToken } from '../../lib/shared/crypto.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { createLifelineWorker, installTemporalRuntime } from '../../workers/create_worker.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
-import { startUpstashFake, type UpstashFake } from '../fakes/upstash_fake.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
-import { connectTestTemporal, type TestTemporal, uniqueId } from '../helpers/temporal.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
 // The web tier under Deno exactly as `deno task web` runs it — main_deno.ts with only --allow-net --allow-env

@@ -5,18 +5,17 @@
 // link. Without the TLS settings neither gets through: the worker stops naming the address and TLS mode, and the
 // webhook answers 503.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { type EntryProcess, startEntry as startEntryProcess } from '../../devkit/harness/entry_process.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
+import { connectTestTemporal, type TestTemporal, uniqueId } from '../../devkit/harness/temporal.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { randomToken } from '../../lib/shared/crypto.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
-import { connectTestTemporal, type TestTemporal, uniqueId } from '../helpers/temporal.ts';
 import { getTlsProxyUnavailableReason, startTlsProxy, type TlsProxy } from '../helpers/tls_proxy.ts';
 
 const skip = getTlsProxyUnavailableReason();
@@ -28,21 +27,11 @@ const webhookSecret = `whsec_test_${randomToken(32)}`;
 let temporal: TestTemporal;
 let proxy: TlsProxy;
 let db: TestDatabase;
-const children: ChildProcess[] = [];
+const children: EntryProcess[] = [];
 
-interface Entry {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-function startEntry(script: string, env: Record<string, string>): Entry {
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startEntry(script: string, env: Record<string, string>): EntryProcess {
+  const entry = startEntryProcess(script, {
     env: {
-      PATH: process.env.PATH ?? '',
       HOME: home,
       DATABASE_URL: db.url,
       BOOTSTRAP_API_KEY: apiKey,
@@ -55,25 +44,11 @@ function startEntry(script: string, env: Record<string, string>): Entry {
       ...env,
     },
   });
-  children.push(child);
-  child.stdout!.on('data', (d) => {
-    output += d;
-  });
-  child.stderr!.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  children.push(entry);
+  return entry;
 }
 
-async function stop(entry: Entry): Promise<number | null> {
-  if (entry.child.exitCode !== null || entry.child.signalCode !== null) return entry.child.exitCode;
-  entry.child.kill('SIGTERM');
-  const timer = setTimeout(() => entry.child.kill('SIGKILL'), 70_000);
-  const code = await entry.exited;
-  clearTimeout(timer);
-  return code;
-}
+const stop = (entry: EntryProcess) => entry.stop({ killAfterMs: 70_000 });
 
 /** The variables an operator sets for an mTLS namespace (here: our proxy, its CA and name, our client pair). */
 function mtlsEnv(): Record<string, string> {
@@ -87,7 +62,7 @@ function mtlsEnv(): Record<string, string> {
   };
 }
 
-async function startWeb(env: Record<string, string>): Promise<Entry & { base: string }> {
+async function startWeb(env: Record<string, string>): Promise<EntryProcess & { base: string }> {
   const port = await getFreePort();
   const entry = startEntry('main.ts', { PORT: String(port), HOST: '127.0.0.1', ...env });
   const base = `http://127.0.0.1:${port}`;
@@ -131,8 +106,7 @@ describe('the worker and the web tier through a TLS proxy that requires a client
     db = await createTestDatabase();
   });
   after(async () => {
-    for (const child of children)
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of children) child.kill();
     await proxy?.close();
     await temporal?.close();
     await db?.drop();

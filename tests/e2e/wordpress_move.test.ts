@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { type EntryProcess, harnessWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
 
 // A newsroom moves to a fresh WordPress (export, import, new hosting; post IDs reassigned) and every link already
@@ -31,44 +32,22 @@ const startedAt = Date.now();
 
 let h: Harness;
 let lifelineUrl: string;
-let web: ChildProcess | undefined;
+let web: EntryProcess | undefined;
 let worker: { stop(): Promise<void> } | undefined;
 const sites: WordPressSite[] = [];
 const workDir = mkdtempSync(join(tmpdir(), 'lifeline-move-'));
 
 async function startLifeline() {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/root',
-    PORT: new URL(lifelineUrl).port,
-    HOST: '127.0.0.1',
-    SHORT_BASE_URL: lifelineUrl,
-    DATABASE_URL: h.db.url,
-    TEMPORAL_ADDRESS: h.temporal.address,
-    TEMPORAL_TASK_QUEUE: h.taskQueue,
-    BOOTSTRAP_API_KEY: h.apiKey,
-    WORDPRESS_WEBHOOK_SECRET: h.webhookSecret,
-    ADMIN_EMAIL: 'admin@example.test',
-    ADMIN_PASSWORD: 'correct horse battery',
-    LOG_LEVEL: 'info',
-    SHUTDOWN_DELAY_MS: '0',
-    // The newsroom's WordPress sites live on loopback addresses here.
-    SAFETY_TRUSTED_HOSTS: '127.0.0.1',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: ROOT, env });
-  let out = '';
-  const keep = (d: Buffer) => {
-    out = (out + d).slice(-20_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  web = child;
-  // Compiling main.ts on a loaded 2-core machine has taken over a minute.
-  await eventually(async () => (out.includes('web listening') ? true : undefined), {
-    timeoutMs: 180_000,
-    intervalMs: 100,
-    what: `Lifeline's web process; output:\n${out}`,
+  web = startEntry('main.ts', {
+    keepChars: 20_000,
+    env: {
+      ...harnessWebEnv(h, lifelineUrl),
+      // The newsroom's WordPress sites live on loopback addresses here.
+      SAFETY_TRUSTED_HOSTS: '127.0.0.1',
+    },
   });
+  // Compiling main.ts on a loaded 2-core machine has taken over a minute.
+  await web.waitForOutput('web listening', { timeoutMs: 180_000, what: "Lifeline's web process" });
   worker = await h.startWorker();
 }
 
@@ -79,11 +58,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (web && web.exitCode === null) {
-    const exited = new Promise((resolve) => web!.once('exit', resolve));
-    web.kill('SIGTERM');
-    await exited;
-  }
+  await web?.stop();
   await worker?.stop();
   for (const site of sites) await site.stop();
   await h?.close();

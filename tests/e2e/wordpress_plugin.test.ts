@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { eventually } from '../../devkit/harness/harness.ts';
 import {
   listingRequestMessage,
   type SignedKind,
@@ -13,7 +14,6 @@ import {
   verifyKindSignature,
 } from '../../lib/auth/webhook_signature.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { eventually } from '../helpers/harness.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
 
 // The WordPress plugin's side of adopting an existing newsroom (integrations/wordpress/CONTRACT.md):

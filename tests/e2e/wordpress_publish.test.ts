@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { type EntryProcess, harnessWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { getPostLink, waitForPostLink } from '../../devkit/harness/wordpress_events.ts';
 import { createI18n } from '../../lib/i18n/translator.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { checkLayout } from '../helpers/layout_probe.ts';
-import { getPostLink, waitForPostLink } from '../helpers/wordpress_events.ts';
 import { startWordPress, type WordPressSite } from '../helpers/wordpress_site.ts';
 
 // A real WordPress (Debian's package, PHP's built-in server, MariaDB) with integrations/wordpress/lifeline
@@ -29,57 +30,28 @@ let fake: BitlyFake;
 let h: Harness;
 let wp: WordPressSite;
 let lifelineUrl: string;
-let web: ChildProcess | undefined;
+let web: EntryProcess | undefined;
 let worker: { stop(): Promise<void> } | undefined;
 const startedAt = Date.now();
 
 async function startLifeline() {
-  const port = new URL(lifelineUrl).port;
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/root',
-    PORT: port,
-    HOST: '127.0.0.1',
-    SHORT_BASE_URL: lifelineUrl,
-    DATABASE_URL: h.db.url,
-    TEMPORAL_ADDRESS: h.temporal.address,
-    TEMPORAL_TASK_QUEUE: h.taskQueue,
-    BOOTSTRAP_API_KEY: h.apiKey,
-    WORDPRESS_WEBHOOK_SECRET: h.webhookSecret,
-    ADMIN_EMAIL: 'admin@example.test',
-    ADMIN_PASSWORD: 'correct horse battery',
-    LOG_LEVEL: 'info',
-    // No load balancer to wait for: stop at once on SIGTERM.
-    SHUTDOWN_DELAY_MS: '0',
-    // The newsroom's own WordPress (here on a loopback address) is trusted by the safety scan.
-    SAFETY_TRUSTED_HOSTS: '127.0.0.1',
-    ...fake.env(),
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: ROOT, env });
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out = (out + d).slice(-20_000);
+  web = startEntry('main.ts', {
+    keepChars: 20_000,
+    env: {
+      ...harnessWebEnv(h, lifelineUrl),
+      // The newsroom's own WordPress (here on a loopback address) is trusted by the safety scan.
+      SAFETY_TRUSTED_HOSTS: '127.0.0.1',
+      ...fake.env(),
+    },
   });
-  child.stderr!.on('data', (d) => {
-    out = (out + d).slice(-20_000);
-  });
-  web = child;
-  await eventually(async () => (out.includes('web listening') ? true : undefined), {
-    timeoutMs: 60_000,
-    intervalMs: 100,
-    what: `Lifeline's web process; output:\n${out}`,
-  });
+  await web.waitForOutput('web listening', { timeoutMs: 60_000, what: "Lifeline's web process" });
   worker = await h.startWorker({
     vendors: { bitly: { timeoutMs: 2_000 }, retryBaseMs: 100, retryMaxMs: 1_000 },
   });
 }
 
 async function stopLifeline() {
-  if (web && web.exitCode === null) {
-    const exited = new Promise((resolve) => web!.once('exit', resolve));
-    web.kill('SIGTERM');
-    await exited;
-  }
+  await web?.stop();
   web = undefined;
   await worker?.stop();
   worker = undefined;

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import type { Front } from '../../lib/failover/active_front.ts';
 import { upsertSetting } from '../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, type Harness } from './harness.ts';
 
 export type SimulatedFront = Front;
 

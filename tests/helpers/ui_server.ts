@@ -1,6 +1,6 @@
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { serveNode } from '../../server/node_server.ts';
-import { createHarness, type Harness } from './harness.ts';
 
 export interface UiServer {
   h: Harness;

@@ -16,9 +16,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { eventually } from './harness.ts';
 
 const WORDPRESS_ROOT = '/usr/share/wordpress';
 const E2E_DIR = join(ROOT, 'tests', 'e2e', 'wordpress');

@@ -12,12 +12,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { startUpstashFake, type UpstashFake } from '../../devkit/fakes/upstash_fake.ts';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { type EntryProcess, startEntry } from '../../devkit/harness/entry_process.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { startUpstashFake, type UpstashFake } from '../fakes/upstash_fake.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const skip = existsSync(PROMETHEUS)
@@ -37,8 +38,8 @@ interface PromAlert {
 const METRICS_TOKEN = 'prometheus-test-metrics-token';
 
 let db: TestDatabase;
-let web: ChildProcess;
-let worker: ChildProcess;
+let web: EntryProcess;
+let worker: EntryProcess;
 let prometheus: ChildProcess;
 let webBase: string;
 let promBase: string;
@@ -100,11 +101,8 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
     const temporalAddress = process.env.LIFELINE_TEST_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
     const webPort = await getFreePort();
     webBase = `http://127.0.0.1:${webPort}`;
-    web = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
+    web = startEntry('main.ts', {
       env: {
-        PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? dir,
         PORT: String(webPort),
         HOST: '127.0.0.1',
@@ -122,11 +120,8 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
       },
     });
     workerHealthPort = await getFreePort();
-    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
+    worker = startEntry('workers/main.ts', {
       env: {
-        PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? dir,
         DATABASE_URL: db.url,
         TEMPORAL_ADDRESS: temporalAddress,
@@ -137,18 +132,10 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         LOG_LEVEL: 'warn',
       },
     });
-    let workerErrors = '';
-    worker.stderr?.on('data', (chunk) => {
-      workerErrors += chunk;
-    });
-    let webErrors = '';
-    web.stderr?.on('data', (chunk) => {
-      webErrors += chunk;
-    });
-    await waitFor(`the web process on ${webBase} (stderr: ${webErrors})`, 60_000, async () =>
+    await waitFor(`the web process on ${webBase} (stderr: ${web.stderr()})`, 60_000, async () =>
       (await fetch(`${webBase}/readyz`)).ok ? true : undefined,
     );
-    await waitFor(`the worker's /readyz (stderr: ${workerErrors})`, 90_000, async () =>
+    await waitFor(`the worker's /readyz (stderr: ${worker.stderr()})`, 90_000, async () =>
       (await fetch(`http://127.0.0.1:${workerHealthPort}/readyz`)).ok ? true : undefined,
     );
 
@@ -208,8 +195,8 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
   after(async () => {
     await stop(prometheus);
     if (postgresCut) await pgProxy.restore();
-    await stop(web);
-    await stop(worker);
+    await web?.stop({ killAfterMs: 10_000 });
+    await worker?.stop({ killAfterMs: 10_000 });
     await upstash?.stop();
     await pgProxy?.close();
     await db?.drop();

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
 import { createUnavailableAdoptionGateway } from '../../lib/temporal/unavailable_adoption_gateway.ts';
 import { createApp } from '../../routes/app.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 
 // The server side of the archive backfill (CONTRACT.md §1) against real Postgres, Redis, Temporal and the
 // Bitly fake: answers per post, adoption, idempotence, the dry run, refusals, 503 without Temporal.

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { waitForPostLink, wordpressEvent } from '../../devkit/harness/wordpress_events.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { verifyPublicFront } from '../../lib/failover/verify_fronts.ts';
 import type { ReconcileLinksInput, ReconcileReport } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { uniqueId } from '../helpers/temporal.ts';
-import { waitForPostLink, wordpressEvent } from '../helpers/wordpress_events.ts';
 
 // The Bitly budget of an archive backfill, against the Bitly fake: the dry run says how many Bitly creates a
 // real run would make against the month's limit (read from Bitly's plan limits, else BITLY_MONTHLY_CREATE_LIMIT);

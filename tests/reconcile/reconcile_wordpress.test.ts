@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { WordPressListingFake } from '../../devkit/fakes/wordpress_listing_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 import { listingRequestMessage, signKind, signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { fetchListingPage } from '../../lib/reconcile/wordpress_listing.ts';
 import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
-import { WordPressListingFake } from '../fakes/wordpress_listing_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
 
 // The WordPress leg of reconciliation against a signed listing that behaves like the plugin's (real Postgres
 // and Temporal): each kind of drift found and repaired with WordPress winning, started by site.permalinks_changed;

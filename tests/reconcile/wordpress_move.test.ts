@@ -2,15 +2,19 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
+import { WordPressListingFake } from '../../devkit/fakes/wordpress_listing_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import {
+  waitForPostLink,
+  waitForPostWorkflow,
+  wordpressEvent,
+} from '../../devkit/harness/wordpress_events.ts';
 import { createI18n } from '../../lib/i18n/translator.ts';
 import { countWaitingBreakerHolds } from '../../lib/publishing/mass_change_breaker.ts';
 import { registerWordPressBreakerGauge } from '../../lib/shared/metrics.ts';
 import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
-import { WordPressListingFake } from '../fakes/wordpress_listing_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
-import { waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../helpers/wordpress_events.ts';
 
 // A newsroom moves to a fresh WordPress (export, import, new hosting): the same site id, a new installation id,
 // post IDs reassigned among the articles, each post carrying the code it claims (`knownCode`, its post meta) and

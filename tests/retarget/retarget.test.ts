@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { requestRetarget, requestRetargetUndo, steerRetarget } from '../../lib/retarget/request_retarget.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 
 // Mass retargets on real Postgres, Redis and Temporal with the Bitly fake: the dry run changes nothing, an
 // approved run changes every link (audit with the previous target, serving store, Bitly), pause / resume /

@@ -3,6 +3,8 @@
 // is "not draining, and Postgres, the serving store or live LRU records can answer a redirect".
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
 import type { LayeredResolver } from '../../lib/redirect/layered_resolver.ts';
 import { parseConfig } from '../../lib/shared/config.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
@@ -17,8 +19,6 @@ import { createApp } from '../../routes/app.ts';
 import type { WebDeps } from '../../routes/app_env.ts';
 import { type RunningServer, serveNode } from '../../server/node_server.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private_redis.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
 

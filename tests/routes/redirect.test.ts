@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, createLinkCode, type Harness } from '../../devkit/harness/harness.ts';
 import type { Config } from '../../lib/shared/config.ts';
 import { createApp } from '../../routes/app.ts';
 import { rewireWebDeps } from '../../server/web_deps.ts';
-import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
 
 // Every row of API.md's short-host table, in-process (see redirect_open_redirect.test.ts for real HTTP).
 let h: Harness;

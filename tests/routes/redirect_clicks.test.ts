@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, createLinkCode, type Harness } from '../../devkit/harness/harness.ts';
 import { createClickBuffer } from '../../lib/clicks/click_buffer.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
 import { createApp } from '../../routes/app.ts';
 import { rewireWebDeps } from '../../server/web_deps.ts';
-import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
 
 // Clicks end to end: the redirect records them in memory, the buffer writes click_counts, the stats API

@@ -4,8 +4,8 @@
 // validation server); bots, previews and HEAD requests never go; nothing identifying a reader leaves.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { type Ga4Fake, startGa4Fake } from '../fakes/ga4_fake.ts';
-import { createHarness, createLinkCode, type Harness } from '../helpers/harness.ts';
+import { type Ga4Fake, startGa4Fake } from '../../devkit/fakes/ga4_fake.ts';
+import { createHarness, createLinkCode, type Harness } from '../../devkit/harness/harness.ts';
 
 const HUMAN =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 TestReader/42';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import type { Hono } from 'hono';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { createMetrics, type Metrics } from '../../lib/shared/metrics.ts';
 import { createSql, type Sql } from '../../lib/stores/sql.ts';
@@ -13,7 +14,6 @@ import { createApp } from '../../routes/app.ts';
 import type { AppEnv, WebDeps } from '../../routes/app_env.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 
 const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Far longer than any bus delivery: an answer that changes before this elapses was invalidated, not expired. */

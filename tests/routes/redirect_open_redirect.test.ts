@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createApp } from '../../routes/app.ts';
 import { type RunningServer, serveNode } from '../../server/node_server.ts';
 import { rewireWebDeps } from '../../server/web_deps.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 
 // Nothing in a request may change where a link leads: not its path, not its query, not its headers. Checked
 // in-process and over real HTTP (raw bytes on a socket: no client-side URL normalisation), because Node's

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { createConfiguredResolver } from '../../lib/redirect/create_resolver.ts';
 import { parseConfig } from '../../lib/shared/config.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
@@ -18,8 +20,6 @@ import type { WebDeps } from '../../routes/app_env.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
 import { type RunningServer, serveNode } from '../../server/node_server.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private_redis.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { READER_REPORTS_WARN_THRESHOLD } from '../../lib/safety/apply_scan_result.ts';
 import { listAuditEntries } from '../../lib/stores/audit_store.ts';
 import { listReports } from '../../lib/stores/report_store.ts';
 import { getSyncWorkflowId } from '../../workflows/contract.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 
 // POST /{code}/report: distinct readers (by client IP, stored only as a keyed hash) soft-block a link.
 

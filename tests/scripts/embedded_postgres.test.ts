@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { createLayeredResolver } from '../../lib/redirect/layered_resolver.ts';
 import { createPostgresInvalidationBus } from '../../lib/redirect/postgres_invalidation_bus.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
@@ -15,7 +16,6 @@ import {
   parseListenStatement,
   startEmbeddedPostgres,
 } from '../../scripts/embedded_postgres.ts';
-import { eventually } from '../helpers/harness.ts';
 
 // `npm start` serves embedded PGlite (one session) to a postgres.js pool of several connections. Each client's
 // extended-protocol batch (Parse/Bind/Execute/Sync) and each transaction must run alone on that session, or one

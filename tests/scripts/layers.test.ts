@@ -15,7 +15,10 @@ let dir: string;
 
 /** Each file imports what its name says it must not; the rule that must catch it is the map's key. */
 const WRONG: Record<string, Record<string, string>> = {
-  'lib-never-reaches-up': { 'lib/links/a.ts': "import { x } from '../../routes/r.ts';\nexport const a = x;" },
+  'lib-never-reaches-up': {
+    'lib/links/a.ts': "import { x } from '../../routes/r.ts';\nexport const a = x;",
+    'lib/links/n.ts': "import { fake } from '../../devkit/fakes/fake.ts';\nexport const n = fake;",
+  },
   'routes-reach-data-through-lib': {
     'routes/api/b.ts':
       "import { getLinkByCode } from '../../lib/stores/link_store.ts';\nexport const b = getLinkByCode;",
@@ -43,6 +46,12 @@ const WRONG: Record<string, Record<string, string>> = {
   'temporal-sdk-only-in-the-seam': {
     'lib/links/i.ts': "import { Client } from '@temporalio/client';\nexport const i = Client;",
   },
+  'tooling-never-imports-tests': {
+    'bench/l.ts': "import { t } from '../tests/t.ts';\nexport const l = t;",
+  },
+  'the-product-never-imports-the-devkit': {
+    'routes/m.ts': "import { fake } from '../devkit/fakes/fake.ts';\nexport const m = fake;",
+  },
   'no-circular': {
     'lib/links/j.ts': "import { k } from './k.ts';\nexport const j = () => k;",
     'lib/links/k.ts': "import { j } from './j.ts';\nexport const k = () => j;",
@@ -57,6 +66,8 @@ const HELPERS: Record<string, string> = {
   'lib/stores/link_rows.ts': 'export interface LinkRow { code: string }',
   'workflows/w.ts': 'export const w = 1;',
   'workflows/contract.ts': 'export const c = 1;',
+  'tests/t.ts': 'export const t = 1;',
+  'devkit/fakes/fake.ts': 'export const fake = 1;',
 };
 
 before(() => {
@@ -87,6 +98,8 @@ test('every layering rule refuses its deliberately wrong import, and only those'
       'workflows',
       'activities',
       'components',
+      'bench',
+      'devkit',
     ],
     {
       cwd: dir,
@@ -107,6 +120,12 @@ test('every layering rule refuses its deliberately wrong import, and only those'
       `${rule} did not refuse ${wrong.join(' / ')}`,
     );
   }
+  // Every file of a rule that is not a cycle is refused, not only one (lib/ reaches neither routes/ nor devkit/).
+  for (const file of Object.keys(WRONG['lib-never-reaches-up'] ?? {}))
+    assert.ok(
+      found.get('lib-never-reaches-up')?.includes(file),
+      `lib-never-reaches-up did not refuse ${file}`,
+    );
   // The helpers on their own break no rule (a wrong file may break more than one).
   const wrongFiles = new Set(Object.values(WRONG).flatMap((files) => Object.keys(files)));
   for (const [rule, from] of found) {
@@ -138,6 +157,7 @@ const LAYERED = [
   'workflows',
   'scripts',
   'bench',
+  'devkit',
   'main.ts',
   'main_deno.ts',
 ];

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
-import { eventually } from '../helpers/harness.ts';
 
 // `npm start` as a new user runs it: no configuration, embedded PGlite, its own Temporal dev server.
 const dataDir = mkdtempSync(join(tmpdir(), 'lifeline-start-'));

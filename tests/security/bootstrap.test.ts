@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { ensureBootstrap } from '../../lib/auth/bootstrap.ts';
 import { forgetCachedApiKeys } from '../../routes/middleware/api_key_auth.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
 // Every start re-applied BOOTSTRAP_API_KEY and ADMIN_PASSWORD, so a revoked bootstrap key

@@ -3,26 +3,24 @@
 // written to a file only the service's user can read, and stderr names the file. A person at a terminal still
 // sees them in the banner.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { reportGeneratedCredentials } from '../../boot/first_run_credentials.ts';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { type EntryProcess, standaloneWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lifeline-first-run-'));
 let db: TestDatabase;
-let web: ChildProcess | undefined;
+let web: EntryProcess | undefined;
 
 before(async () => {
   db = await createTestDatabase();
 });
 after(async () => {
-  if (web?.pid && web.exitCode === null && web.signalCode === null) web.kill('SIGKILL');
+  web?.kill();
   await db?.drop();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -34,34 +32,13 @@ describe('first-run credentials', () => {
   test('the web entry on an empty database writes them to a 0600 file; stderr names it and shows none', async () => {
     const dataDir = join(scratch, 'data');
     const port = await getFreePort();
-    let stderr = '';
-    let stdout = '';
-    web = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/root',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: db.url,
-        LIFELINE_DATA_DIR: dataDir,
-        TEMPORAL_ADDRESS: `127.0.0.1:${await getFreePort()}`,
-        SHUTDOWN_DELAY_MS: '0',
-        LOG_LEVEL: 'info',
-      },
+    const entry = startEntry('main.ts', {
+      env: { ...(await standaloneWebEnv(port, db.url)), LIFELINE_DATA_DIR: dataDir },
     });
-    web.stderr!.on('data', (d) => {
-      stderr += d;
-    });
-    web.stdout!.on('data', (d) => {
-      stdout += d;
-    });
-    await eventually(async () => (/web listening/.test(stdout) ? true : undefined), {
-      timeoutMs: 90_000,
-      intervalMs: 100,
-      what: `the web process listening:\n${stderr}\n${stdout}`,
-    });
+    web = entry;
+    await entry.waitForOutput('web listening', { timeoutMs: 90_000, what: 'the web process listening' });
+    const stderr = entry.stderr();
+    const stdout = entry.stdout();
 
     const file = join(dataDir, 'first-run-credentials.txt');
     const written = readFileSync(file, 'utf8');

@@ -17,6 +17,7 @@ import { join, relative } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
 import { exportEscrow } from '../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../../lib/escrow/verify_escrow.ts';
@@ -28,7 +29,6 @@ import { writeStaticSnapshot } from '../../lib/snapshot/write_snapshot.ts';
 import type { Sql } from '../../lib/stores/sql.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import {
   canonicalTargetUrlArbitrary,
   HOSTILE_POLICY,

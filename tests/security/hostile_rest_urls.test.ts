@@ -4,6 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createWebhookPurger } from '../../lib/cdn/webhook_purger.ts';
 import { createWebhookDnsAdapter } from '../../lib/failover/dns_adapter.ts';
 import {
@@ -25,7 +26,6 @@ import { runOnce } from '../../lib/shared/task_context.ts';
 import { getWordPressSite } from '../../lib/stores/wordpress_site_store.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 import { HOSTILE_TARGETS, hostArbitrary } from '../helpers/hostile_inputs.ts';
 
 // The restUrl a signed event or backfill batch carries, and every webhook URL an operator configures, lead the

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { CSV_MAX_BYTES } from '../../lib/retarget/retarget_rule.ts';
 import {
   canonicalizeTarget,
   createCanonicalTargetPolicy,
   targetRuleProblem,
 } from '../../lib/safety/canonical_url.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import {
   HOSTILE_POLICY,
   HOSTILE_STRINGS,

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import fastUri from 'fast-uri';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import {
   canonicalizeTarget,
   createCanonicalTargetPolicy,
   targetRuleProblem,
 } from '../../lib/safety/canonical_url.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 import {
   HOSTILE_POLICY,
   HOSTILE_STRINGS,

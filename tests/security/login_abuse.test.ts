@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getHeapStatistics } from 'node:v8';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
 import { createApp } from '../../routes/app.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
 import { exposeGc } from '../helpers/gc.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
 // The login form. The per-account limiter was keyed by the typed e-mail with no size cap (a

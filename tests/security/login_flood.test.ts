@@ -4,19 +4,19 @@
 // reach the limiter or the hash, the hash queue of the process is bounded (503 + Retry-After beyond it) with at
 // most one waiting attempt per network, and an attempt whose client went away leaves the queue.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, scrypt } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { type EntryProcess, standaloneWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { PASSWORD_HASH_PARAMETERS } from '../../lib/auth/passwords.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { LOGIN_CSRF_COOKIE } from '../../routes/middleware/csrf.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 
 const ADMIN = { email: 'admin@example.test', password: 'correct horse battery' };
 const CODE = 'floodok1';
@@ -30,9 +30,8 @@ const QUEUE_MAX = 4;
 const HASHES_AT_ONCE = 2;
 
 let db: TestDatabase;
-let web: ChildProcess | undefined;
+let web: EntryProcess | undefined;
 let base = '';
-let output = '';
 
 before(async () => {
   db = await createTestDatabase();
@@ -46,43 +45,34 @@ before(async () => {
   const port = await getFreePort();
   base = `http://127.0.0.1:${port}`;
   const probe = pathToFileURL(join(ROOT, 'tests', 'helpers', 'heap_probe.mjs')).href;
-  web = spawn(process.execPath, [...webNodeFlags(ROOT), '--import', 'tsx', '--import', probe, 'main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  // Nothing here runs Temporal.
+  const entry = startEntry('main.ts', {
+    nodeFlags: webNodeFlags(ROOT),
+    imports: [probe],
+    ipc: true,
+    keepChars: 20_000,
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/root',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
+      ...(await standaloneWebEnv(port, db.url)),
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       METRICS_TOKEN,
       TRUSTED_CLIENT_IP_HEADER: IP_HEADER,
       LOGIN_HASH_QUEUE_MAX: String(QUEUE_MAX),
-      // Nothing here runs Temporal.
-      TEMPORAL_ADDRESS: `127.0.0.1:${await getFreePort()}`,
-      SHUTDOWN_DELAY_MS: '0',
       LOG_LEVEL: 'warn',
     },
   });
-  web.stdout!.on('data', (d) => {
-    output = (output + d).slice(-20_000);
-  });
-  web.stderr!.on('data', (d) => {
-    output = (output + d).slice(-20_000);
-  });
+  web = entry;
   await eventually(async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined), {
     timeoutMs: 90_000,
     intervalMs: 250,
     what: 'the web process listening',
   }).catch((error) => {
-    throw new Error(`${error.message}\n${output.slice(-3000)}`);
+    throw new Error(`${error.message}\n${entry.output().slice(-3000)}`);
   });
 });
 
 after(async () => {
-  if (web?.pid && web.exitCode === null && web.signalCode === null) web.kill('SIGKILL');
+  web?.kill();
   await db?.drop();
 });
 
@@ -93,11 +83,11 @@ function heapOfWebProcess(): Promise<number> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: { type?: string; id?: number; usedBytes?: number }) => {
       if (message?.type !== 'heap' || message.id !== id) return;
-      web!.off('message', onMessage);
+      web!.child.off('message', onMessage);
       resolve(message.usedBytes!);
     };
-    web!.on('message', onMessage);
-    if (!web!.send({ type: 'heap-probe', id })) reject(new Error('the web process is gone'));
+    web!.child.on('message', onMessage);
+    if (!web!.child.send({ type: 'heap-probe', id })) reject(new Error('the web process is gone'));
   });
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createUser } from '../../lib/auth/manage_users.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 

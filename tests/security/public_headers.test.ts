@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createApp } from '../../routes/app.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 
 // The short host's pages sent no frame-ancestors / X-Frame-Options and no nosniff; redirects
 // sent `Referrer-Policy: unsafe-url`; no HSTS over https; /metrics was public on every host.

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { createUser } from '../../lib/auth/manage_users.ts';
 import { verifyWebhookSignature } from '../../lib/auth/webhook_signature.ts';
 import { listAuditEntries } from '../../lib/stores/audit_store.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 

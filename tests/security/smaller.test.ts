@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createUser } from '../../lib/auth/manage_users.ts';
 import { createLayeredResolver } from '../../lib/redirect/layered_resolver.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 

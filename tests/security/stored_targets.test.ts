@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { loadConfig } from '../../boot/load_config.ts';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
 import { reviewStoredTargets, TARGET_REVIEW_SETTING } from '../../lib/links/review_stored_targets.ts';
 import { createTargetPolicy } from '../../lib/links/target_policy.ts';
 import { createLayeredResolver } from '../../lib/redirect/layered_resolver.ts';
@@ -13,7 +14,6 @@ import { createLogger } from '../../lib/shared/logger.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
 import { listAuditEntries } from '../../lib/stores/audit_store.ts';
 import { getSetting } from '../../lib/stores/settings_store.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Links stored before the one target rule, reviewed once at start-up (ADR 0017); the serving-time re-check's
 // alert; configuration that names a bad ALLOWED_TARGET_HOSTS entry.

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import type { ReconcileLinksInput, ReconcileReport } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { REVIEW_FINDINGS } from '../helpers/hostile_inputs.ts';
 import { expectFieldProblem } from '../helpers/problem.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 
 // One canonical form and one rule for every way a target enters (API create, batch

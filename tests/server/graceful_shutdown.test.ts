@@ -2,17 +2,16 @@
 // keep being answered for SHUTDOWN_DELAY_MS (the load balancer's time to take the instance out), then the
 // server stops accepting and the process exits 0 with its clicks flushed.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { type EntryProcess, standaloneWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 
 const DELAY_MS = 2_000;
 let db: TestDatabase;
-let web: ChildProcess | undefined;
+let web: EntryProcess | undefined;
 
 before(async () => {
   db = await createTestDatabase();
@@ -25,47 +24,32 @@ before(async () => {
   });
 });
 after(async () => {
-  if (web && web.exitCode === null && web.signalCode === null) web.kill('SIGKILL');
+  web?.kill();
   await db?.drop();
 });
 
 test('SIGTERM: readiness 503 first, redirects served through the delay, then closed and exit 0', async () => {
   const port = await getFreePort();
   const base = `http://127.0.0.1:${port}`;
-  let output = '';
-  web = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  // Nothing here talks to Temporal; the client connects lazily.
+  const entry = startEntry('main.ts', {
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/root',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      // Nothing here talks to Temporal; the client connects lazily.
-      TEMPORAL_ADDRESS: `127.0.0.1:${await getFreePort()}`,
+      ...(await standaloneWebEnv(port, db.url)),
       SHUTDOWN_DELAY_MS: String(DELAY_MS),
       CLICK_FLUSH_INTERVAL_MS: '600000',
-      LOG_LEVEL: 'info',
     },
   });
-  web.stdout!.on('data', (d) => {
-    output += d;
-  });
-  web.stderr!.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => web!.once('exit', (code) => resolve(code)));
+  web = entry;
   await eventually(async () => ((await fetch(`${base}/readyz`)).status === 200 ? true : undefined), {
     timeoutMs: 60_000,
     intervalMs: 200,
-    what: `main.ts ready (${output})`,
+    what: `main.ts ready (${entry.output()})`,
   });
   const human = { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36' };
   assert.equal((await fetch(`${base}/drain1`, { redirect: 'manual', headers: human })).status, 301);
 
   const signalled = Date.now();
-  web.kill('SIGTERM');
+  entry.child.kill('SIGTERM');
   const draining = await eventually(
     async () => {
       const response = await fetch(`${base}/readyz`);
@@ -82,10 +66,10 @@ test('SIGTERM: readiness 503 first, redirects served through the delay, then clo
   assert.equal((await fetch(`${base}/livez`)).status, 200);
   assert.ok(Date.now() - signalled < DELAY_MS, 'those answers came within the delay');
 
-  assert.equal(await exited, 0, output.slice(-2000));
+  assert.equal(await entry.exited, 0, entry.output().slice(-2000));
   const stoppedAfter = Date.now() - signalled;
   assert.ok(stoppedAfter >= DELAY_MS, `did not close before the delay (${stoppedAfter} ms)`);
-  assert.match(output, /readiness now answers 503; still serving for 2000 ms before closing/);
+  assert.match(entry.output(), /readiness now answers 503; still serving for 2000 ms before closing/);
   await assert.rejects(fetch(`${base}/livez`), 'nothing listens any more');
   // The buffered clicks (the two human redirects) were written on the way out.
   const rows = await db.sql<{ clicks: number }[]>`SELECT clicks FROM click_counts WHERE code = 'drain1'`;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createRedirectAnswerer } from '../../lib/redirect/answer_redirect.ts';
 import { createHostRouting } from '../../lib/redirect/host_routing.ts';
 import { createPostgresResolver } from '../../lib/redirect/link_resolver.ts';
@@ -15,7 +16,6 @@ import {
   rawHeader,
   serveNode,
 } from '../../server/node_server.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
 
 // The Node fast path must be invisible: for every short-host state it writes the same bytes the Hono route
 // writes (Date aside), and every other request still reaches Hono.

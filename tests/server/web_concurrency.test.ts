@@ -4,16 +4,15 @@
 // both processes' series (web_process label) whichever process the scrape reached; SIGTERM to the primary stops
 // both in order, their clicks written exactly.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { type EntryProcess, standaloneWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
+import { listChildPids } from '../../devkit/harness/process_tree.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 
 const CODE = 'twoproc1';
 const API_KEY = `ll_test_${randomBytes(24).toString('hex')}`;
@@ -24,7 +23,7 @@ const BROWSER =
 const LRU_TTL_MS = 600_000;
 
 let db: TestDatabase;
-let web: ChildProcess | undefined;
+let web: EntryProcess | undefined;
 
 before(async () => {
   db = await createTestDatabase();
@@ -37,25 +36,9 @@ before(async () => {
   });
 });
 after(async () => {
-  if (web?.pid && web.exitCode === null && web.signalCode === null) {
-    for (const pid of childPids(web.pid)) process.kill(pid, 'SIGKILL');
-    web.kill('SIGKILL');
-  }
+  web?.kill();
   await db?.drop();
 });
-
-/** The direct children of a process (the web processes of the primary). */
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
 
 /** A GET on a new connection (agent: false), so the kernel picks a listener for each: status and Location. */
 function getFresh(port: number, path: string): Promise<{ status: number; location: string | undefined }> {
@@ -86,34 +69,18 @@ function byProcess(text: string, name: string, labels: Record<string, string>): 
 test('WEB_CONCURRENCY=2: one port, two LRUs, an API edit evicts both; one metrics view; orderly stop', async () => {
   const port = await getFreePort();
   const base = `http://127.0.0.1:${port}`;
-  let output = '';
-  web = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  // Nothing here runs Temporal: the edit's sync is deferred, its cache refresh and bus message are not.
+  const entry = startEntry('main.ts', {
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/root',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
+      ...(await standaloneWebEnv(port, db.url)),
       WEB_CONCURRENCY: '2',
       BOOTSTRAP_API_KEY: API_KEY,
       METRICS_TOKEN,
       RESOLVER_CACHE_TTL_MS: String(LRU_TTL_MS),
-      // Nothing here runs Temporal: the edit's sync is deferred, its cache refresh and bus message are not.
-      TEMPORAL_ADDRESS: `127.0.0.1:${await getFreePort()}`,
-      SHUTDOWN_DELAY_MS: '0',
       CLICK_FLUSH_INTERVAL_MS: '600000',
-      LOG_LEVEL: 'info',
     },
   });
-  web.stdout!.on('data', (d) => {
-    output += d;
-  });
-  web.stderr!.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => web!.once('exit', (code) => resolve(code)));
+  web = entry;
   const metrics = async () => {
     const response = await fetch(`${base}/metrics`, {
       headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
@@ -124,13 +91,17 @@ test('WEB_CONCURRENCY=2: one port, two LRUs, an API edit evicts both; one metric
   // Both processes listen (the gathered view lists each of them).
   await eventually(
     async () => {
-      if (!/every web process listening/.test(output)) return undefined;
+      if (!/every web process listening/.test(entry.output())) return undefined;
       const text = await metrics();
       return /web_process="0"/.test(text) && /web_process="1"/.test(text) ? true : undefined;
     },
-    { timeoutMs: 90_000, intervalMs: 250, what: `both web processes listening (${output.slice(-2000)})` },
+    {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+      what: `both web processes listening (${entry.output().slice(-2000)})`,
+    },
   );
-  const webPids = childPids(web.pid!);
+  const webPids = listChildPids(entry.child.pid!);
   assert.equal(webPids.length, 2, `two web processes under the primary: ${webPids.join(', ')}`);
 
   let redirects = 0;
@@ -182,8 +153,8 @@ test('WEB_CONCURRENCY=2: one port, two LRUs, an API edit evicts both; one metric
   }
 
   // SIGTERM to the primary: both processes drain, flush their clicks and exit; then the primary exits 0.
-  web.kill('SIGTERM');
-  assert.equal(await exited, 0, output.slice(-3000));
+  entry.child.kill('SIGTERM');
+  assert.equal(await entry.exited, 0, entry.output().slice(-3000));
   for (const pid of webPids) assert.throws(() => process.kill(pid, 0), `web process ${pid} is gone`);
   await assert.rejects(fetch(`${base}/livez`), 'nothing listens any more');
   const [row] = await db.sql<{ clicks: string | null }[]>`

@@ -2,22 +2,20 @@
 // rate-limit counters, kept by their primary. Reader reports from one address, spread over both processes by the
 // kernel, are allowed RATE_LIMIT_REPORTS_PER_HOUR times in all — not that many times per process.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { type EntryProcess, standaloneWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import { eventually } from '../../devkit/harness/harness.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
-import { ROOT } from '../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { eventually } from '../helpers/harness.ts';
 
 const CODE = 'limits2p';
 const REPORTS_PER_HOUR = 3;
 const METRICS_TOKEN = 'web-concurrency-limits-metrics';
 
 let db: TestDatabase;
-let web: ChildProcess | undefined;
+let web: EntryProcess | undefined;
 
 before(async () => {
   db = await createTestDatabase();
@@ -30,25 +28,9 @@ before(async () => {
   });
 });
 after(async () => {
-  if (web?.pid && web.exitCode === null && web.signalCode === null) {
-    for (const pid of childPids(web.pid)) process.kill(pid, 'SIGKILL');
-    web.kill('SIGKILL');
-  }
+  web?.kill();
   await db?.drop();
 });
-
-/** The direct children of a process (the web processes of the primary). */
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
 
 /** A JSON report on a new connection (agent: false), so the kernel picks a process for each: the status. */
 function reportFresh(port: number): Promise<number> {
@@ -89,35 +71,18 @@ async function reportsByProcess(base: string): Promise<Record<string, number>> {
 test('WEB_CONCURRENCY=2 without Redis: one report budget for both processes, not one each', async () => {
   const port = await getFreePort();
   const base = `http://127.0.0.1:${port}`;
-  let output = '';
-  web = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const entry = startEntry('main.ts', {
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/root',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
+      ...(await standaloneWebEnv(port, db.url)),
       WEB_CONCURRENCY: '2',
       METRICS_TOKEN,
       RATE_LIMIT_REPORTS_PER_HOUR: String(REPORTS_PER_HOUR),
-      TEMPORAL_ADDRESS: `127.0.0.1:${await getFreePort()}`,
-      SHUTDOWN_DELAY_MS: '0',
-      LOG_LEVEL: 'info',
     },
   });
-  web.stdout!.on('data', (d) => {
-    output += d;
-  });
-  web.stderr!.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => web!.once('exit', (code) => resolve(code)));
-  await eventually(async () => (/every web process listening/.test(output) ? true : undefined), {
+  web = entry;
+  await entry.waitForOutput(/every web process listening/, {
     timeoutMs: 90_000,
-    intervalMs: 250,
-    what: `both web processes listening (${output.slice(-2000)})`,
+    what: 'both web processes listening',
   });
 
   // Reports on fresh connections until each process has answered more than the whole budget's worth.
@@ -141,6 +106,6 @@ test('WEB_CONCURRENCY=2 without Redis: one report budget for both processes, not
     `allowed reports are accepted: ${statuses.join(' ')}`,
   );
 
-  web.kill('SIGTERM');
-  assert.equal(await exited, 0, output.slice(-3000));
+  entry.child.kill('SIGTERM');
+  assert.equal(await entry.exited, 0, entry.output().slice(-3000));
 });

@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { waitForPostLink, wordpressEvent } from '../../devkit/harness/wordpress_events.ts';
 import { createDrainState } from '../../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../../lib/health/worker_readiness.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
@@ -21,9 +23,7 @@ import {
   type WorkerHealthServer,
 } from '../../workers/health_server.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
-import { waitForPostLink, wordpressEvent } from '../helpers/wordpress_events.ts';
 
 const logger = createLogger({ level: 'silent' });
 // The Runtime (one per process) with the SDK's Prometheus exporter, before the harness's first connection.

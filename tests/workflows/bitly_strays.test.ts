@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { TransientFailure } from '../../lib/shared/errors.ts';
 import { runOnce } from '../../lib/shared/task_context.ts';
 import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG } from '../../lib/vendors/bitly.ts';
 import { syncToBitly } from '../../lib/vendors/sync_to_bitly.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import type { ReconcileReport } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 
 // No strays on Bitly: a bitlink whose create answer was lost, or that Bitly made with a random
 // back-half, is found (every bitlink we make is tagged at creation, the two-step path included) and archived,

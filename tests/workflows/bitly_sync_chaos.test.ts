@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import {
   arabicPermalink,
   waitForPostLink,
   waitForPostWorkflow,
   wordpressEvent,
-} from '../helpers/wordpress_events.ts';
+} from '../../devkit/harness/wordpress_events.ts';
 
 // Every failure mode at once, over many links, then a counting check: each link is correct in Postgres AND
 // on the fake, Bitly holds exactly our links under exactly our codes, and no mapping points at a bitlink

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { type CdnWebhookFake, startCdnWebhookFake } from '../fakes/cdn_webhook_fake.ts';
-import { type CloudflareFake, startCloudflareFake } from '../fakes/cloudflare_fake.ts';
-import { type CloudFrontFake, startCloudFrontFake } from '../fakes/cloudfront_fake.ts';
-import { createHarness, createLinkCode, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { waitForPostLink, wordpressEvent } from '../helpers/wordpress_events.ts';
+import { type CdnWebhookFake, startCdnWebhookFake } from '../../devkit/fakes/cdn_webhook_fake.ts';
+import { type CloudflareFake, startCloudflareFake } from '../../devkit/fakes/cloudflare_fake.ts';
+import { type CloudFrontFake, startCloudFrontFake } from '../../devkit/fakes/cloudfront_fake.ts';
+import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { waitForPostLink, wordpressEvent } from '../../devkit/harness/wordpress_events.ts';
 
 // Every change to a link (edit, expiry, block, unpublish, delete) purges exactly that link's paths (`/code` and
 // `/code+`) from the CDN, through the real app and a real worker (the link's sync workflow), for each purger:

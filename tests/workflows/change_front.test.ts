@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
 import { upsertSetting } from '../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import type { ChangeFrontInput, ChangeFrontReport } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { startDnsSwitch } from '../helpers/dns_switch.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { startWorkerProcess } from '../helpers/worker_process.ts';
 
 // Failover with a DNS adapter: the short domain is a local server that answers as Bitly or as our web tier,
 // and the adapter is the real webhook adapter calling its DNS endpoint.

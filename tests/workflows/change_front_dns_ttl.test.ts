@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 import { upsertSetting } from '../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import type { ChangeFrontReport, FrontChangeStatus } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
 import { startDnsSwitch } from '../helpers/dns_switch.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
 // A planned switch lowers the short domain's TTL through the DNS adapter, waits out the old TTL with a durable

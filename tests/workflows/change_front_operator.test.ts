@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { BitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 import type { ChangeFrontReport } from '../../workflows/contract.ts';
-import type { BitlyFake } from '../fakes/bitly_fake.ts';
 import { type startDnsSwitch, startOperatorFailoverSetup } from '../helpers/dns_switch.ts';
-import { eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
 
 // Failover without a DNS adapter: the run waits for the operator, who changes DNS by hand and says so.
 let fake: BitlyFake;

@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { seedLinkStates } from '../../devkit/harness/link_states.ts';
 import { createUser } from '../../lib/auth/manage_users.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
 import { getEscrowScheduleId, getSnapshotScheduleId } from '../../workflows/contract.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { seedLinkStates } from '../helpers/link_states.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 
 // The escrow and snapshot Schedules run their workflows on a real worker into ESCROW_DIR / SNAPSHOT_DIR, keep

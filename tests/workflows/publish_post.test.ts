@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { upsertSetting } from '../../lib/stores/settings_store.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import {
   arabicPermalink,
   getPostLink,
@@ -10,7 +9,8 @@ import {
   waitForPostLink,
   waitForPostWorkflow,
   wordpressEvent,
-} from '../helpers/wordpress_events.ts';
+} from '../../devkit/harness/wordpress_events.ts';
+import { upsertSetting } from '../../lib/stores/settings_store.ts';
 
 let fake: BitlyFake;
 let h: Harness;

@@ -1,59 +1,42 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { ROOT } from '../../scripts/temporal_cli.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../helpers/wordpress_events.ts';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { type EntryProcess, harnessEntryEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import {
+  waitForPostLink,
+  waitForPostWorkflow,
+  wordpressEvent,
+} from '../../devkit/harness/wordpress_events.ts';
 
 // The production worker entry (`npm run worker`) in its own process, SIGKILLed while a publish workflow is
 // in the middle of its Bitly call; a new worker then finishes the workflow with exactly one link.
 
 let fake: BitlyFake;
 let h: Harness;
-const children: ChildProcess[] = [];
+const children: EntryProcess[] = [];
 before(async () => {
   fake = await startBitlyFake({ domains: ['sho.rt'] });
   h = await createHarness({ env: fake.env() });
 });
 after(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of children) child.kill();
   await h.close();
   await fake.stop();
 });
 
 /** Starts `workers/main.ts` against this test's database, task queue and Bitly fake. */
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/root',
-    DATABASE_URL: h.db.url,
-    TEMPORAL_ADDRESS: h.temporal.address,
-    TEMPORAL_TASK_QUEUE: h.taskQueue,
-    BOOTSTRAP_API_KEY: h.apiKey,
-    WORDPRESS_WEBHOOK_SECRET: h.webhookSecret,
-    ADMIN_EMAIL: 'admin@example.test',
-    ADMIN_PASSWORD: 'correct horse battery',
-    SHORT_BASE_URL: h.config.shortBaseUrl,
-    LOG_LEVEL: 'info',
-    // Any free port for the worker's probes and metrics: test workers run side by side.
-    WORKER_HEALTH_PORT: '0',
-    ...fake.env(),
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], { cwd: ROOT, env });
+async function startWorkerProcess(): Promise<EntryProcess> {
+  const child = startEntry('workers/main.ts', {
+    env: {
+      ...harnessEntryEnv(h),
+      // Any free port for the worker's probes and metrics: test workers run side by side.
+      WORKER_HEALTH_PORT: '0',
+      ...fake.env(),
+    },
+  });
   children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  await eventually(async () => (out.includes('worker running') ? true : undefined), {
-    timeoutMs: 90_000,
-    intervalMs: 100,
-    what: `the worker process to start; output:\n${out}`,
-  });
+  await child.waitForOutput('worker running', { timeoutMs: 90_000, what: 'the worker process to start' });
   return child;
 }
 
@@ -74,9 +57,8 @@ describe('publish survives a worker killed mid-workflow', () => {
         what: 'the Bitly create to be in flight',
       },
     );
-    const exited = new Promise((resolve) => first.once('exit', resolve));
-    first.kill('SIGKILL');
-    await exited;
+    first.child.kill('SIGKILL');
+    await first.exited;
     const pending = await h.db.sql<{ status: string }[]>`SELECT status FROM links WHERE post_id = ${postId}`;
     assert.deepEqual(
       pending.map((r) => r.status),

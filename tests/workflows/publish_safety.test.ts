@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createHarness, type Harness } from '../helpers/harness.ts';
-import { waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../helpers/wordpress_events.ts';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
+import {
+  waitForPostLink,
+  waitForPostWorkflow,
+  wordpressEvent,
+} from '../../devkit/harness/wordpress_events.ts';
 
 // The safety scan inside the publish workflow (no vendor configured: the in-house front only).
 let h: Harness;

@@ -4,6 +4,10 @@
 // and the link page then show ours and Bitly's side by side for the same days.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { pullBitlyClicks } from '../../lib/analytics/pull_bitly_clicks.ts';
 import type { LinkStats } from '../../lib/clicks/link_stats.ts';
 import { runOnce, type TaskContext } from '../../lib/shared/task_context.ts';
@@ -14,10 +18,6 @@ import {
   getRescanScheduleId,
   type PullBitlyClicksReport,
 } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, createLinkCode, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
 const FAST = {

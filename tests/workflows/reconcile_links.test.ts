@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
 import type { ReconcileLinksInput, ReconcileReport } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { uniqueId } from '../helpers/temporal.ts';
-import { startWorkerProcess } from '../helpers/worker_process.ts';
 
 let fake: BitlyFake;
 let h: Harness;

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { HISTORIES_DIR } from '../../devkit/harness/histories.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { installTemporalRuntime, WORKFLOWS_PATH } from '../../workers/create_worker.ts';
 import * as workflows from '../../workflows/index.ts';
-import { HISTORIES_DIR } from '../helpers/histories.ts';
 
 installTemporalRuntime(createLogger({ level: 'silent' }));
 

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type SafeBrowsingFake, startSafeBrowsingFake } from '../../devkit/fakes/safe_browsing_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
 import { listLinksToRescan } from '../../lib/stores/link_lifecycle_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
 import {
@@ -8,11 +13,6 @@ import {
   type RescanLinksInput,
   type RescanReport,
 } from '../../workflows/contract.ts';
-import { type SafeBrowsingFake, startSafeBrowsingFake } from '../fakes/safe_browsing_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { uniqueId } from '../helpers/temporal.ts';
-import { startWorkerProcess } from '../helpers/worker_process.ts';
 
 let h: Harness;
 let fake: SafeBrowsingFake;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createHarness, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 
 let h: Harness;
 before(async () => {

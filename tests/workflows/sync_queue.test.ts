@@ -8,14 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { createClient } from 'redis';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { getSyncQueueOverview } from '../../lib/links/link_sync_queue.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { registerSyncQueueGauges } from '../../lib/shared/metrics.ts';
 import { getSyncQueueWorkflowId, getSyncWorkflowId } from '../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { recordHistory } from '../helpers/histories.ts';
-import { uniqueId } from '../helpers/temporal.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
 const PREFIX = `${uniqueId('lifeline-syncq')}:`;

@@ -4,10 +4,10 @@
 // code, nothing left in the queue.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
-import { uniqueId } from '../helpers/temporal.ts';
-import { startWorkerProcess } from '../helpers/worker_process.ts';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
 
 const PREFIX = `${uniqueId('lifeline-syncq-crash')}:`;
 const LINKS = 400;

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
-import { waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../helpers/wordpress_events.ts';
+import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
+import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
+import {
+  waitForPostLink,
+  waitForPostWorkflow,
+  wordpressEvent,
+} from '../../devkit/harness/wordpress_events.ts';
 
 // Bitly cannot answer 410 and an archived bitlink may still redirect: while Bitly fronts the short domain (a
 // failover window), the Bitly copy of an unpublished post's link must lead to our gone page, never to the

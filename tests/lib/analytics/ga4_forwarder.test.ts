@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { type Ga4Fake, startGa4Fake, validateMeasurement } from '../../../devkit/fakes/ga4_fake.ts';
 import type { ForwardedClick } from '../../../lib/analytics/ga4_event.ts';
 import {
   createGa4Forwarder,
   type Ga4Forwarder,
   type Ga4ForwarderOptions,
 } from '../../../lib/analytics/ga4_forwarder.ts';
-import { type Ga4Fake, startGa4Fake, validateMeasurement } from '../../fakes/ga4_fake.ts';
 
 const HOUR = 3_600_000;
 let fake: Ga4Fake;

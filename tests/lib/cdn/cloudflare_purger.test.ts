@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { type CloudflareFake, startCloudflareFake } from '../../../devkit/fakes/cloudflare_fake.ts';
 import { type CloudflarePurgerOptions, createCloudflarePurger } from '../../../lib/cdn/cloudflare_purger.ts';
-import { type CloudflareFake, startCloudflareFake } from '../../fakes/cloudflare_fake.ts';
 
 let fake: CloudflareFake;
 before(async () => {

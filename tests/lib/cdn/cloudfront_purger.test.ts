@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import {
+  type CloudFrontFake,
+  startCloudFrontFake,
+  verifySigV4,
+} from '../../../devkit/fakes/cloudfront_fake.ts';
 import { type CloudFrontPurgerOptions, createCloudFrontPurger } from '../../../lib/cdn/cloudfront_purger.ts';
-import { type CloudFrontFake, startCloudFrontFake, verifySigV4 } from '../../fakes/cloudfront_fake.ts';
 
 let fake: CloudFrontFake;
 before(async () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { type CdnWebhookFake, startCdnWebhookFake } from '../../../devkit/fakes/cdn_webhook_fake.ts';
 import type { CdnPurgeMetrics } from '../../../lib/cdn/cdn_purger.ts';
 import { toLinkPurgePaths } from '../../../lib/cdn/cdn_purger.ts';
 import { createCdnPurger } from '../../../lib/cdn/create_cdn_purger.ts';
 import { createWebhookPurger, type WebhookPurgerOptions } from '../../../lib/cdn/webhook_purger.ts';
 import { loadOutgoingRequests } from '../../../lib/shared/outgoing_request.ts';
-import { type CdnWebhookFake, startCdnWebhookFake } from '../../fakes/cdn_webhook_fake.ts';
 
 let fake: CdnWebhookFake;
 /** The fake receiver listens on loopback: allowed as an operator would allow an internal webhook. */

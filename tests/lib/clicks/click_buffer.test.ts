@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import { eventually } from '../../../devkit/harness/harness.ts';
 import { type Click, type ClickBufferOptions, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
 import { createMetrics, type Metrics } from '../../../lib/shared/metrics.ts';
 import { addClickCounts, LAST_CLICK_PRECISION_MINUTES } from '../../../lib/stores/click_counts_store.ts';
 import { createSql, type Sql } from '../../../lib/stores/sql.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { eventually } from '../../helpers/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp_proxy.ts';
 
 // The click buffer against the real Postgres, reached through a TCP proxy this test owns and can cut, so a

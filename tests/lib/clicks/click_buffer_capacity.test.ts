@@ -7,11 +7,11 @@
 // hour changing halfway. Every click must be written exactly once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
 import { createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { parseConfig } from '../../../lib/shared/config.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
 import { createMetrics } from '../../../lib/shared/metrics.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 
 const CODES = 100_000;
 /** Clicks per event-loop turn (the flush's statements progress between turns, as between redirects). */

@@ -5,12 +5,16 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import {
+  createStandaloneAnswerer,
+  describeAnswers,
+  seedLinkStates,
+} from '../../../devkit/harness/link_states.ts';
 import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
 import { RESTORED_SAFETY_REASON, withEscrowSnapshot } from '../../../lib/stores/escrow_store.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { createStandaloneAnswerer, describeAnswers, seedLinkStates } from '../../helpers/link_states.ts';
 
 // Export → drop the database → restore → every code answers exactly as before (status, Location, warn page),
 // through the real CLIs; the refusals an operator can meet; and a merge that never re-points an existing code.

@@ -3,17 +3,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../../devkit/fakes/bitly_fake.ts';
+import { createTestDatabase } from '../../../devkit/harness/database.ts';
+import { createHarness, createLinkCode, type Harness } from '../../../devkit/harness/harness.ts';
+import { uniqueId } from '../../../devkit/harness/temporal.ts';
+import {
+  waitForPostLink,
+  waitForPostWorkflow,
+  wordpressEvent,
+} from '../../../devkit/harness/wordpress_events.ts';
 import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../../lib/escrow/restore_escrow.ts';
 import { createTargetPolicy } from '../../../lib/links/target_policy.ts';
 import { importVendorLink } from '../../../lib/reconcile/import_vendor_link.ts';
 import { CODE_ALPHABET } from '../../../lib/shared/config.ts';
 import type { ReconcileReport } from '../../../workflows/contract.ts';
-import { type BitlyFake, startBitlyFake } from '../../fakes/bitly_fake.ts';
-import { createTestDatabase } from '../../helpers/database.ts';
-import { createHarness, createLinkCode, type Harness } from '../../helpers/harness.ts';
-import { uniqueId } from '../../helpers/temporal.ts';
-import { waitForPostLink, waitForPostWorkflow, wordpressEvent } from '../../helpers/wordpress_events.ts';
 
 // "A deleted or gone code can never again point elsewhere": every way a code comes into being — minting,
 // aliases, batch creation, WordPress, the Bitly import and a restore — refuses a code that was deleted, and the

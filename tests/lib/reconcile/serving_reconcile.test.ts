@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
+import { uniqueId } from '../../../devkit/harness/temporal.ts';
 import type { ReconcileReport } from '../../../workflows/contract.ts';
-import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
-import { uniqueId } from '../../helpers/temporal.ts';
 
 const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import { eventually } from '../../../devkit/harness/harness.ts';
 import { createConfiguredResolver } from '../../../lib/redirect/create_resolver.ts';
 import type { LayeredResolver } from '../../../lib/redirect/layered_resolver.ts';
 import { parseConfig } from '../../../lib/shared/config.ts';
 import { insertLink, updateLink } from '../../../lib/stores/link_store.ts';
 import { createSql, type Sql } from '../../../lib/stores/sql.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { eventually } from '../../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../../helpers/private_redis.ts';
 
 let db: TestDatabase;

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { startUpstashFake } from '../../../devkit/fakes/upstash_fake.ts';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import { eventually } from '../../../devkit/harness/harness.ts';
 import {
   createLayeredResolver,
   type LayeredResolverOptions,
@@ -10,10 +13,7 @@ import type { ServingStore } from '../../../lib/redirect/serving_store.ts';
 import { createUpstashServingStore } from '../../../lib/redirect/upstash_serving_store.ts';
 import { createMetrics, type Metrics } from '../../../lib/shared/metrics.ts';
 import { insertLink, updateLink } from '../../../lib/stores/link_store.ts';
-import { startUpstashFake } from '../../fakes/upstash_fake.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { exposeGc } from '../../helpers/gc.ts';
-import { eventually } from '../../helpers/harness.ts';
 import { type PrivateRedis, startPrivateRedis } from '../../helpers/private_redis.ts';
 
 const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from '@upstash/redis';
 import { createClient } from 'redis';
+import { startUpstashFake, type UpstashFake } from '../../../devkit/fakes/upstash_fake.ts';
+import { eventually } from '../../../devkit/harness/harness.ts';
 import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';
 import { type ServingRecord, servingRecordSchema } from '../../../lib/redirect/serving_record.ts';
 import {
@@ -12,8 +14,6 @@ import {
   servingKey,
 } from '../../../lib/redirect/serving_store.ts';
 import { createUpstashServingStore } from '../../../lib/redirect/upstash_serving_store.ts';
-import { startUpstashFake, type UpstashFake } from '../../fakes/upstash_fake.ts';
-import { eventually } from '../../helpers/harness.ts';
 
 const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

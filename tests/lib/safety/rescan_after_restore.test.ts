@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import {
   RESCAN_AFTER_RESTORE_SETTING,
   requestRescanAfterRestore,
@@ -8,7 +9,6 @@ import {
 import { getSetting } from '../../../lib/stores/settings_store.ts';
 import { ensureSchedules, triggerRescanNow } from '../../../lib/temporal/schedules.ts';
 import { getRescanScheduleId } from '../../../workflows/contract.ts';
-import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
 
 // A restore loads links whose safety no row can vouch for: it marks them due and asks for a re-scan, which the
 // worker starts at its next start through the re-scan Schedule (what workers/main.ts does), once.

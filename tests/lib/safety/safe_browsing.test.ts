@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createSafeBrowsing, parseDurationMs } from '../../../lib/safety/safe_browsing.ts';
 import {
   type SafeBrowsingFake,
   startSafeBrowsingFake,
   TEST_MALWARE_URL,
   TEST_PHISHING_URL,
   TEST_UNWANTED_URL,
-} from '../../fakes/safe_browsing_fake.ts';
+} from '../../../devkit/fakes/safe_browsing_fake.ts';
+import { createSafeBrowsing, parseDurationMs } from '../../../lib/safety/safe_browsing.ts';
 
 let fake: SafeBrowsingFake;
 before(async () => {

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createSafeBrowsing } from '../../../lib/safety/safe_browsing.ts';
-import { createSafetyScanner } from '../../../lib/safety/safety_scanner.ts';
-import { nextSafetyVerdict, toScanResult } from '../../../lib/safety/scan_result.ts';
-import { insertBlocklistEntry } from '../../../lib/stores/blocklist_store.ts';
 import {
   type SafeBrowsingFake,
   startSafeBrowsingFake,
   TEST_MALWARE_URL,
   TEST_UNWANTED_URL,
-} from '../../fakes/safe_browsing_fake.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+} from '../../../devkit/fakes/safe_browsing_fake.ts';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import { createSafeBrowsing } from '../../../lib/safety/safe_browsing.ts';
+import { createSafetyScanner } from '../../../lib/safety/safety_scanner.ts';
+import { nextSafetyVerdict, toScanResult } from '../../../lib/safety/scan_result.ts';
+import { insertBlocklistEntry } from '../../../lib/stores/blocklist_store.ts';
 
 let db: TestDatabase;
 let fake: SafeBrowsingFake;

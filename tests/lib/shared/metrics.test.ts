@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
 import { parseConfig } from '../../../lib/shared/config.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
 import {
@@ -21,7 +22,6 @@ import {
 import { createApp } from '../../../routes/app.ts';
 import { serveNode } from '../../../server/node_server.ts';
 import { createWebDeps } from '../../../server/web_deps.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 
 /** Sample lines of one metric family, `name{labels} value`, sum lines with their value rounded. */
 function samples(text: string, family: string): string[] {

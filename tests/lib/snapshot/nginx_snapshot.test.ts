@@ -5,6 +5,8 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import { createStandaloneAnswerer, seedLinkStates } from '../../../devkit/harness/link_states.ts';
 import { createTargetPolicy } from '../../../lib/links/target_policy.ts';
 import { forEachConcurrently } from '../../../lib/shared/concurrency.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
@@ -13,8 +15,6 @@ import { toNginxString } from '../../../lib/snapshot/nginx_snapshot.ts';
 import { writeStaticSnapshot } from '../../../lib/snapshot/write_snapshot.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { createStandaloneAnswerer, seedLinkStates } from '../../helpers/link_states.ts';
 import { startNginx } from '../../helpers/nginx.ts';
 
 // The static last-resort resolver, served by Debian's nginx, against Lifeline's own answers for every code of a

@@ -2,6 +2,7 @@
 // queued again while its batch runs is never removed with it; backoff hides a row until it is due.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
 import {
   deferSyncs,
   enqueueLinkSyncs,
@@ -10,7 +11,6 @@ import {
   listDueSyncs,
   removeSyncedCodes,
 } from '../../../lib/stores/link_sync_queue_store.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 
 let db: TestDatabase;
 before(async () => {

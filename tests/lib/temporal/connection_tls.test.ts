@@ -11,12 +11,12 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { connectTestTemporal, type TestTemporal, uniqueId } from '../../../devkit/harness/temporal.ts';
 import {
   loadTemporalConnectionOptions,
   parseTemporalSettings,
   type TemporalConnectionOptions,
 } from '../../../lib/temporal/connection_options.ts';
-import { connectTestTemporal, type TestTemporal, uniqueId } from '../../helpers/temporal.ts';
 import { getTlsProxyUnavailableReason, startTlsProxy, type TlsProxy } from '../../helpers/tls_proxy.ts';
 import { type GrpcHeaderRecorder, startGrpcHeaderRecorder } from './grpc_header_recorder.ts';
 import type { tlsProbeWorkflow } from './tls_probe_workflow.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { type BitlyFake, startBitlyFake } from '../../../devkit/fakes/bitly_fake.ts';
 import {
   BITLY_DISCARDED_TAG,
   BITLY_OWN_TAG,
@@ -7,7 +8,6 @@ import {
   createBitlyProvider,
 } from '../../../lib/vendors/bitly.ts';
 import { holdsBackHalf, ProviderError } from '../../../lib/vendors/short_link_provider.ts';
-import { type BitlyFake, startBitlyFake } from '../../fakes/bitly_fake.ts';
 
 let fake: BitlyFake;
 let bitly: BitlyProvider;

@@ -3,8 +3,8 @@
 // 4180 quoting, formula-safe cells; parsed back here with an independent RFC 4180 reader.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, createLinkCode, type Harness } from '../../../devkit/harness/harness.ts';
 import { toCsv, toCsvCell, toCsvRow } from '../../../lib/shared/csv.ts';
-import { createHarness, createLinkCode, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem, expectProblem } from '../../helpers/problem.ts';
 import { createUiClient } from '../../helpers/ui_client.ts';
 

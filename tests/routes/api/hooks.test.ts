@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
+import { recordHistory } from '../../../devkit/harness/histories.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
 import { createTemporalClient } from '../../../lib/temporal/temporal_client.ts';
 import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts';
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
-import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
-import { recordHistory } from '../../helpers/histories.ts';
 
 let h: Harness;
 before(async () => {

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import { signWebhook } from '../../../lib/auth/webhook_signature.ts';
 import { type RunningServer, serveNode } from '../../../server/node_server.ts';
-import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
 import { expectProblem } from '../../helpers/problem.ts';
 
 const APP_HOST = 'app.hooks.test';

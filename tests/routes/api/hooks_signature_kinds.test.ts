@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import { type SignedKind, signKind, signWebhook } from '../../../lib/auth/webhook_signature.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 
 // Signed WordPress deliveries are checked for their kind (v2): an event's signature does not open the backfill
 // route nor the other way round, and once a v2 value is present a v1 value beside it does not count. A v1-only

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../../lib/auth/api_keys.ts';
 import { insertApiKey } from '../../../lib/stores/api_key_store.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem, expectProblem } from '../../helpers/problem.ts';
 
 let h: Harness;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import type { ApiKey } from '../../../lib/auth/issue_api_key.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem, expectProblem } from '../../helpers/problem.ts';
 
 let h: Harness;

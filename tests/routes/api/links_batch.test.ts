@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
+import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import { createLinksBatch } from '../../../lib/links/create_links_batch.ts';
 import type { Link } from '../../../lib/links/link.ts';
 import type { Sql } from '../../../lib/stores/sql.ts';
-import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem, type Problem } from '../../helpers/problem.ts';
 
 let h: Harness;

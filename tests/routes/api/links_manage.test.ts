@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../../lib/auth/api_keys.ts';
 import type { LinkStats } from '../../../lib/clicks/link_stats.ts';
 import type { Link } from '../../../lib/links/link.ts';
@@ -9,7 +10,6 @@ import { createTemporalClient } from '../../../lib/temporal/temporal_client.ts';
 import { createWorkflowGateway } from '../../../lib/temporal/workflow_gateway.ts';
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem, expectProblem } from '../../helpers/problem.ts';
 
 let h: Harness;

@@ -2,8 +2,8 @@
 // readable URL, Arabic included, against real Postgres.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import type { Link } from '../../../lib/links/link.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem } from '../../helpers/problem.ts';
 
 let h: Harness;

@@ -3,8 +3,8 @@
 // audited, part of the dedupe key; bad values are 422s naming the field.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import type { Link } from '../../../lib/links/link.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { expectFieldProblem } from '../../helpers/problem.ts';
 
 const REDIS_URL = process.env.LIFELINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -4,11 +4,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { z } from 'zod';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import { signWebhook } from '../../../lib/auth/webhook_signature.ts';
 import { buildOpenApiDocument } from '../../../routes/api/openapi/build_document.ts';
 import { describeRoute, named } from '../../../routes/api/openapi/describe_route.ts';
 import { API_OPERATIONS } from '../../../routes/api/openapi.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 
 type Doc = {
   openapi: string;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
+import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../../lib/auth/api_keys.ts';
 import { parseConfig } from '../../../lib/shared/config.ts';
 import { randomToken } from '../../../lib/shared/crypto.ts';
@@ -11,7 +12,6 @@ import { insertApiKey } from '../../../lib/stores/api_key_store.ts';
 import { createApp } from '../../../routes/app.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { createWebDeps } from '../../../server/web_deps.ts';
-import { createHarness, eventually, type Harness } from '../../helpers/harness.ts';
 import { expectProblem } from '../../helpers/problem.ts';
 import { createUiClient } from '../../helpers/ui_client.ts';
 

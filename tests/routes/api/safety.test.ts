@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../../lib/auth/api_keys.ts';
-import { insertApiKey } from '../../../lib/stores/api_key_store.ts';
 import {
   type SafeBrowsingFake,
   startSafeBrowsingFake,
   TEST_MALWARE_URL,
   TEST_UNWANTED_URL,
-} from '../../fakes/safe_browsing_fake.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
+} from '../../../devkit/fakes/safe_browsing_fake.ts';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
+import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../../lib/auth/api_keys.ts';
+import { insertApiKey } from '../../../lib/stores/api_key_store.ts';
 
 let h: Harness;
 let fake: SafeBrowsingFake;

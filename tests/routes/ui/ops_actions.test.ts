@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import { createUser } from '../../../lib/auth/manage_users.ts';
 import { type startDnsSwitch, startOperatorFailoverSetup } from '../../helpers/dns_switch.ts';
-import { eventually, type Harness } from '../../helpers/harness.ts';
 import { createUiClient, type UiClient } from '../../helpers/ui_client.ts';
 
 // The operations page drives the same workflows as /api/v1/ops: drills, failover with the operator's DNS

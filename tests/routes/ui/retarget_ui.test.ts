@@ -4,10 +4,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
+import { eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import { createUser } from '../../../lib/auth/manage_users.ts';
 import { signWebhook } from '../../../lib/auth/webhook_signature.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
-import { eventually, type Harness } from '../../helpers/harness.ts';
 import { createUiClient, type UiClient } from '../../helpers/ui_client.ts';
 import { startUiServer, type UiServer } from '../../helpers/ui_server.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import { sha256Hex } from '../../../lib/shared/crypto.ts';
 import { createApp } from '../../../routes/app.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { createUiClient, type UiClient } from '../../helpers/ui_client.ts';
 
 let h: Harness;

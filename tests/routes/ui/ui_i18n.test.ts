@@ -2,8 +2,8 @@
 // chosen, the settings form, forms and live checks in Arabic, titles through the UI, readable URLs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, type Harness } from '../../../devkit/harness/harness.ts';
 import { createI18n } from '../../../lib/i18n/translator.ts';
-import { createHarness, type Harness } from '../../helpers/harness.ts';
 import { createUiClient, type UiClient } from '../../helpers/ui_client.ts';
 
 let h: Harness;

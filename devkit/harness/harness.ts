@@ -52,6 +52,9 @@ export interface Harness {
 /** OUTGOING_ALLOWED_PRIVATE for tests: loopback, where every fake listens. */
 export const TEST_OUTGOING_ALLOWANCE = '127.0.0.0/8,::1,localhost';
 
+/** The first admin every harness bootstraps (ADMIN_EMAIL, ADMIN_PASSWORD). */
+export const HARNESS_ADMIN = { email: 'admin@example.test', password: 'correct horse battery' };
+
 export async function createHarness(options: { env?: Record<string, string> } = {}): Promise<Harness> {
   // The Temporal Runtime must be installed before the first native connection of the process.
   installTemporalRuntime(createLogger({ level: process.env.LOG_LEVEL ?? 'silent', name: 'temporal' }));
@@ -66,8 +69,8 @@ export async function createHarness(options: { env?: Record<string, string> } = 
     TEMPORAL_TASK_QUEUE: taskQueue,
     BOOTSTRAP_API_KEY: apiKey,
     WORDPRESS_WEBHOOK_SECRET: webhookSecret,
-    ADMIN_EMAIL: 'admin@example.test',
-    ADMIN_PASSWORD: 'correct horse battery',
+    ADMIN_EMAIL: HARNESS_ADMIN.email,
+    ADMIN_PASSWORD: HARNESS_ADMIN.password,
     SHORT_BASE_URL: 'http://sho.rt.test',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     // The vendor fakes, listings and webhooks of tests listen on loopback: allowed explicitly, as an operator
