@@ -13,6 +13,7 @@ import { parse as parseSync } from 'csv-parse/sync';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { TARGET_URL_MAX_BYTES } from '../links/link.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 
 export const REGEX_MAX_LENGTH = 500;
 /** Rows of a CSV rule. */
@@ -30,7 +31,7 @@ const CSV_PROBLEMS_LISTED = 20;
 /** A lone UTF-16 surrogate: not text, and Postgres refuses it in the run's stored rule (jsonb). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const wellFormed = (v: string) => !LONE_SURROGATE.test(v);
-const NOT_UNICODE = 'must be valid Unicode text';
+const NOT_UNICODE = fieldProblem('validUnicode');
 
 const urlText = z
   .string()
@@ -73,7 +74,7 @@ export const csvRuleSchema = z.strictObject({
   csv: z
     .string()
     .min(1, 'must not be empty')
-    .max(CSV_MAX_BYTES, 'is too large (1 MiB at most; split it into several runs)')
+    .max(CSV_MAX_BYTES, fieldProblem('csvTooLarge'))
     .refine(wellFormed, NOT_UNICODE),
 });
 
@@ -152,9 +153,7 @@ const ENOUGH = new Error('enough of the CSV was read');
 
 /** What a malformed quote is called; csv-parse cannot tell where the next row starts after one, so it is the last. */
 function quoteProblem(error: CsvError): string {
-  return error.code === 'CSV_QUOTE_NOT_CLOSED'
-    ? 'opens a quoted field that is never closed'
-    : 'has a quote out of place (quote the whole field, and write a quote inside it twice)';
+  return fieldProblem(error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'csvQuoteNotClosed' : 'csvQuoteOutOfPlace');
 }
 
 /**
@@ -204,14 +203,14 @@ function createPairCollector(bytes: Buffer) {
         const line = nextRowLine();
         passRow(line, fields, info.bytes);
         if (fields.length !== 2) {
-          add(line, 'must be two fields: old URL,new URL');
+          add(line, fieldProblem('csvTwoFields'));
           return null;
         }
         const [oldUrl, newUrl] = fields as [string, string];
         if (pairs.length === 0 && problems.length === 0 && /^old/i.test(oldUrl) && /^new/i.test(newUrl))
           return null;
-        if (!oldUrl || !newUrl) add(line, 'both URLs are required');
-        else if (seen.has(oldUrl)) add(line, `repeats the old URL of line ${seen.get(oldUrl)}`);
+        if (!oldUrl || !newUrl) add(line, fieldProblem('csvBothUrls'));
+        else if (seen.has(oldUrl)) add(line, fieldProblem('csvRepeats', { line: seen.get(oldUrl)! }));
         else {
           seen.set(oldUrl, line);
           pairs.push({ oldUrl, newUrl });
@@ -229,8 +228,9 @@ function createPairCollector(bytes: Buffer) {
     },
     result(): { pairs: CsvPair[]; problems: CsvProblem[] } {
       if (pairs.length > CSV_MAX_ROWS)
-        problems.push({ line: 0, message: `has more than ${CSV_MAX_ROWS} rows` });
-      if (pairs.length === 0 && problems.length === 0) problems.push({ line: 0, message: 'has no rows' });
+        problems.push({ line: 0, message: fieldProblem('csvTooManyRows', { max: CSV_MAX_ROWS }) });
+      if (pairs.length === 0 && problems.length === 0)
+        problems.push({ line: 0, message: fieldProblem('csvNoRows') });
       return { pairs, problems };
     },
   };

@@ -281,7 +281,12 @@ describe('mass retarget', () => {
     assert.equal(quotedCsv.status, 422);
     const quotedProblem = (await quotedCsv.json()) as { errors: { path: string; message: string }[] };
     assert.deepEqual(quotedProblem.errors, [
-      { path: 'rule.csv', message: 'line 4 opens a quoted field that is never closed' },
+      {
+        path: 'rule.csv',
+        message: 'line 4 opens a quoted field that is never closed',
+        code: 'csvLine',
+        args: { line: 4, problem: 'opens a quoted field that is never closed' },
+      },
     ]);
 
     // A CSV rule matches exact old URLs only.
