@@ -755,6 +755,8 @@ export const ar: Messages = {
   'problem.chooseScope': 'اختر صلاحية واحدة على الأقل',
   'problem.tagN': 'الوسم {n}: {problem}',
   'problem.invalid': 'ليست قيمة صالحة',
+  'problem.maxNumber': 'يجب ألا يتجاوز {max}',
+  'problem.minNumber': 'يجب ألا يقل عن {min}',
   'problem.reasonMissing': 'اذكر السبب، من أجل السجل',
   'problem.noNul': 'يجب ألا يحتوي على المحرف NUL',
   'problem.sameAsFrom': 'مطابق لـrule.from',

@@ -772,6 +772,8 @@ export const en = {
   'problem.chooseScope': 'choose at least one scope',
   'problem.tagN': 'tag {n} {problem}',
   'problem.invalid': 'is not a valid value',
+  'problem.maxNumber': 'must be at most {max}',
+  'problem.minNumber': 'must be at least {min}',
   'problem.reasonMissing': 'say why, for the history',
   'problem.noNul': 'must not contain a NUL character',
   'problem.sameAsFrom': 'is the same as rule.from',

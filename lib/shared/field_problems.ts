@@ -15,6 +15,8 @@ export const PROBLEM_TEXTS = {
   empty: 'must not be empty',
   maxChars: 'must be at most {max} characters',
   minChars: 'must be at least {min} characters',
+  maxNumber: 'must be at most {max}',
+  minNumber: 'must be at least {min}',
   oneLine: 'must be one line without control characters',
   noControls: 'must not contain control characters',
   noBidiControls: 'must not contain bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069)',

@@ -3,8 +3,8 @@ import { BadRequestError, type FieldError, ValidationError } from './errors.ts';
 import { fieldProblem, type ProblemArgs, type ProblemCode, problemCodeOf } from './field_problems.ts';
 
 /**
- * The code of a zod issue: our own text's (fieldProblem), else one derived from zod's check (a length bound, or
- * "not a valid value" for a wrong type, format or option). A refinement's text that is not ours has none.
+ * The code of a zod issue: our own text's (fieldProblem), else one derived from zod's check (a length or number
+ * bound, or "not a valid value" for a wrong type, format or option). A refinement's text that is not ours has none.
  */
 function issueProblem(issue: z.core.$ZodIssue): { code: ProblemCode; args?: ProblemArgs } | null {
   const ours = problemCodeOf(issue.message);
@@ -16,6 +16,10 @@ function issueProblem(issue: z.core.$ZodIssue): { code: ProblemCode; args?: Prob
     return Number(issue.minimum) <= 1
       ? { code: 'empty' }
       : { code: 'minChars', args: { min: Number(issue.minimum) } };
+  if (issue.code === 'too_big' && issue.origin === 'number' && issue.inclusive)
+    return { code: 'maxNumber', args: { max: Number(issue.maximum) } };
+  if (issue.code === 'too_small' && issue.origin === 'number' && issue.inclusive)
+    return { code: 'minNumber', args: { min: Number(issue.minimum) } };
   return { code: 'invalid' };
 }
 
