@@ -254,7 +254,7 @@ export function parseRetargetCsv(csv: string): { pairs: CsvPair[]; problems: Csv
 /** Pairs checked between two hand-backs of the event loop: a few milliseconds' work. */
 export const CSV_SLICE = 2_000;
 /** Bytes parsed between two hand-backs of the event loop: a few milliseconds' work at worst (tiny rows). */
-export const CSV_SLICE_BYTES = 16 * 1024;
+export const CSV_SLICE_BYTES = 8 * 1024;
 
 /** Hands the event loop back (queued redirects are answered), then goes on. */
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
