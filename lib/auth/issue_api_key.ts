@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import { type ApiKeyRow, insertApiKey, listApiKeys, revokeApiKey } from '../stores/api_key_store.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';
@@ -10,7 +11,7 @@ export const createApiKeyInputSchema = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   scopes: z
     .array(z.enum(API_KEY_SCOPES))
-    .min(1, 'choose at least one scope')
+    .min(1, fieldProblem('chooseScope'))
     .transform((s) => [...new Set(s)]),
 });
 export type CreateApiKeyInput = z.infer<typeof createApiKeyInputSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { randomToken } from '../shared/crypto.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { deleteUserSessions } from '../stores/session_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';
@@ -20,7 +21,7 @@ export const PASSWORD_MIN_LENGTH = 10;
 /** The operations page's "add a user" form. An empty password means "generate one and show it once". */
 export const createUserInputSchema = z.strictObject({
   email: z
-    .email('must be an email address')
+    .email(fieldProblem('email'))
     .max(254)
     .transform((e) => e.toLowerCase()),
   name: z
@@ -56,7 +57,7 @@ export async function createUser(
     });
     if (!user) {
       throw new ConflictError(`A user with the email ${input.email} exists already.`, [
-        { path: 'email', message: 'belongs to an existing user' },
+        { path: 'email', message: fieldProblem('emailTaken') },
       ]);
     }
     await insertAuditEntry(tx, {
@@ -73,10 +74,10 @@ export async function createUser(
 /** Makes sure a change leaves at least one enabled admin, and that nobody locks themselves out. */
 async function guard(tx: Db, target: UserRow, actorId: number, losesAdmin: boolean): Promise<void> {
   if (target.id === actorId) {
-    throw new ValidationError([{ path: 'user', message: 'you cannot disable or demote yourself' }]);
+    throw new ValidationError([{ path: 'user', message: fieldProblem('notYourself') }]);
   }
   if (losesAdmin && target.role === 'admin' && !target.disabledAt && (await countActiveAdmins(tx)) <= 1) {
-    throw new ValidationError([{ path: 'user', message: 'this is the last administrator' }]);
+    throw new ValidationError([{ path: 'user', message: fieldProblem('lastAdmin') }]);
   }
 }
 

@@ -1,3 +1,4 @@
+import { backoffDelay } from '../shared/backoff.ts';
 import type {
   AdapterLogger,
   CdnPurgeMetrics,
@@ -158,14 +159,20 @@ export async function runBatches(options: {
         if (outcome.reference) result.references.push(outcome.reference);
         break;
       }
-      const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      const jittered = backoff / 2 + (Math.random() * backoff) / 2;
       const retryAfterMs = outcome.retryAfterMs ?? 0;
       const retryNow =
         outcome.retryable && !outcome.noImmediateRetry && attempt < maxAttempts && retryAfterMs <= maxDelayMs;
       if (retryNow) {
         metrics?.countRequest?.(purger, 'retried');
-        await sleep(Math.max(jittered, retryAfterMs));
+        await sleep(
+          backoffDelay({
+            attempt,
+            baseMs: baseDelayMs,
+            maxMs: maxDelayMs,
+            jitter: { min: 0.5, range: 0.5 },
+            retryAfterMs,
+          }),
+        );
         continue;
       }
       metrics?.countRequest?.(purger, 'failed');

@@ -3,7 +3,7 @@ import { type FormatContext, formatParts, type MessageValue, parseMessage } from
 import { DEFAULT_LOCALE, LOCALE_INFO, type Locale } from './locales.ts';
 import { ar } from './messages_ar.ts';
 import { en, type MessageKey, type Messages } from './messages_en.ts';
-import { matchProblem } from './problems.ts';
+import { matchProblem, type ProblemInput } from './problems.ts';
 
 /** Every catalogue, by locale. Adding a language: a catalogue file, an entry here and in LOCALE_INFO. */
 export const CATALOGUES: Record<Locale, Messages> = { en, ar };
@@ -29,10 +29,13 @@ export interface I18n {
   day(isoDay: string): string;
   /** A region's name ("FR" → "France"), or the code when unknown. */
   region(code: string): string;
-  /** An English problem message from lib/ translated (see problems.ts), or the English when unknown. */
-  problem(message: string): string;
+  /**
+   * A problem from lib/ translated by its code (a field error's, or the one its English text is), or the English
+   * when it has none (see problems.ts).
+   */
+  problem(problem: ProblemInput): string;
   /** A field's problem as a sentence that names the field ("Custom alias is taken."). */
-  fieldSentence(label: string, message: string): string;
+  fieldSentence(label: string, problem: ProblemInput): string;
 }
 
 const cache = new Map<string, Omit<I18n, 'timeZone' | 'dateTime' | 'date' | 'time'>>();
@@ -57,9 +60,10 @@ function localeParts(locale: Locale) {
     rich(key, values)
       .map((p) => (typeof p === 'string' ? p : String(p)))
       .join('');
-  const problem = (message: string): string => {
-    const found = matchProblem(message);
-    if (!found) return message;
+  const englishOf = (p: ProblemInput) => (typeof p === 'string' ? p : p.message);
+  const problem = (p: ProblemInput): string => {
+    const found = matchProblem(p);
+    if (!found) return englishOf(p);
     const nested = Object.fromEntries(Object.entries(found.nested).map(([k, v]) => [k, problem(v)]));
     return t(found.key, { ...found.args, ...nested });
   };
@@ -78,13 +82,13 @@ function localeParts(locale: Locale) {
         return code;
       }
     },
-    problem: locale === 'en' ? (message) => message : problem,
+    problem: locale === 'en' ? englishOf : problem,
     fieldSentence:
       locale === 'en'
-        ? (label, message) => toSentence(label, message)
+        ? (label, p) => toSentence(label, englishOf(p))
         : // A known problem names its field; anything else is already a sentence of its own.
-          (label, message) =>
-            matchProblem(message) ? t('form.fieldSentence', { label, problem: problem(message) }) : message,
+          (label, p) =>
+            matchProblem(p) ? t('form.fieldSentence', { label, problem: problem(p) }) : englishOf(p),
   };
   cache.set(locale, parts);
   return parts;

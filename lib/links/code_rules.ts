@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldProblem } from '../shared/field_problems.ts';
 
 // What a code (minted or a custom alias) may look like. The redirect hot path asks isPossibleCode before any
 // lookup; minting and the alias schema follow the same rules.
@@ -61,6 +62,6 @@ export const aliasSchema = z
   .string()
   .min(ALIAS_MIN_LENGTH, `must be at least ${ALIAS_MIN_LENGTH} characters`)
   .max(CODE_MAX_LENGTH, `must be at most ${CODE_MAX_LENGTH} characters`)
-  .regex(CODE_CHARS, 'may contain only letters, digits, "-" and "_"')
-  .refine((v) => !v.startsWith('_'), 'must not start with "_"')
-  .refine((v) => !RESERVED_CODES.has(v.toLowerCase()), 'is a reserved word');
+  .regex(CODE_CHARS, fieldProblem('codeChars'))
+  .refine((v) => !v.startsWith('_'), fieldProblem('noUnderscoreStart'))
+  .refine((v) => !RESERVED_CODES.has(v.toLowerCase()), fieldProblem('reserved'));

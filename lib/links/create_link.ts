@@ -1,6 +1,7 @@
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, scanNewTargets } from '../safety/scan_new_targets.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
@@ -65,7 +66,7 @@ export async function createLink(
   const now = deps.now?.() ?? new Date();
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && expiresAt.getTime() <= now.getTime()) {
-    throw new ValidationError([{ path: 'expiresAt', message: 'must be in the future' }]);
+    throw new ValidationError([{ path: 'expiresAt', message: fieldProblem('future') }]);
   }
   // Outside the transaction: the scan may call Safe Browsing, and no row lock should wait on it.
   const safety: InitialSafety | null = deps.safety ? await scanNewTargets(deps.safety, input, now) : null;
@@ -81,7 +82,7 @@ export async function createLink(
       if (existing) {
         throw new ConflictError(
           `Post ${input.postId} of site ${input.site} already has the link ${existing.code}.`,
-          [{ path: 'postId', message: `already has the link ${existing.code}` }],
+          [{ path: 'postId', message: fieldProblem('postHasLink', { code: existing.code }) }],
         );
       }
     }
@@ -152,7 +153,9 @@ export async function insertWithMint(
       return { taken: true };
     },
     aliasTaken: (taken) =>
-      new ConflictError(`The alias "${taken}" is taken.`, [{ path: 'alias', message: 'is taken' }]),
+      new ConflictError(`The alias "${taken}" is taken.`, [
+        { path: 'alias', message: fieldProblem('taken') },
+      ]),
     exhausted: noFreeCode,
   });
   return claimed;

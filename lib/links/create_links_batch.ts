@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, judgeNewTargets } from '../safety/scan_new_targets.ts';
 import { type AppError, ConflictError, type FieldError, ValidationError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import { toProblem } from '../shared/problem.ts';
 import { findNulCharacter, NUL_PROBLEM, toFieldErrors } from '../shared/validation.ts';
 import {
@@ -40,7 +41,19 @@ export const problemSchema = z.looseObject({
   status: z.number().int(),
   detail: z.string(),
   instance: z.string().optional(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  errors: z
+    .array(
+      z.object({
+        path: z.string(),
+        message: z.string(),
+        code: z.string().optional().describe('a stable code for the problem (lib/shared/field_problems.ts)'),
+        args: z
+          .record(z.string(), z.union([z.string(), z.number()]))
+          .optional()
+          .describe('the values in its text'),
+      }),
+    )
+    .optional(),
 });
 
 /** POST /api/v1/links/batch answer: one result per input item, in input order. */
@@ -115,7 +128,7 @@ export async function createLinksBatch(
       continue;
     }
     if (input.expiresAt && new Date(input.expiresAt).getTime() <= now.getTime()) {
-      fail(index, new ValidationError([{ path: 'expiresAt', message: 'must be in the future' }]));
+      fail(index, new ValidationError([{ path: 'expiresAt', message: fieldProblem('future') }]));
       continue;
     }
     valid.push({ index, input, dedupeKey: await getDedupeKey(input), code: '' });
@@ -297,14 +310,19 @@ function toNewLink(p: Pending, creator: Creator): NewLink {
 }
 
 function aliasTaken(alias: string): ConflictError {
-  const errors: FieldError[] = [{ path: 'alias', message: 'is taken' }];
+  const errors: FieldError[] = [{ path: 'alias', message: fieldProblem('taken') }];
   return new ConflictError(`The alias "${alias}" is taken.`, errors);
 }
 
 function postTaken(site: string, postId: number, code: string | null): ConflictError {
   return new ConflictError(
     `Post ${postId} of site ${site} already has ${code ? `the link ${code}` : 'a link in this batch'}.`,
-    [{ path: 'postId', message: code ? `already has the link ${code}` : 'appears twice in this batch' }],
+    [
+      {
+        path: 'postId',
+        message: code ? fieldProblem('postHasLink', { code }) : 'appears twice in this batch',
+      },
+    ],
   );
 }
 

@@ -1,6 +1,7 @@
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { scanChangedTargets } from '../safety/scan_new_targets.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
@@ -134,7 +135,7 @@ export async function editLink(
     if (input.expiresAt !== undefined) {
       const next = input.expiresAt === null ? null : new Date(input.expiresAt);
       if (next && next.getTime() <= now.getTime()) {
-        errors.push({ path: 'expiresAt', message: 'must be in the future' });
+        errors.push({ path: 'expiresAt', message: fieldProblem('future') });
       } else if (iso(next) !== iso(row.expiresAt)) {
         changes.expiresAt = next;
         before.expiresAt = iso(row.expiresAt);
@@ -189,15 +190,14 @@ export async function editLink(
       if (status === 'active' && row.status === 'blocked') {
         errors.push({
           path: 'status',
-          message:
-            'the link is blocked by the safety check; it becomes active again only when a scan clears it',
+          message: fieldProblem('stillBlocked'),
         });
       } else if (status === 'active' && row.status === 'pending') {
-        errors.push({ path: 'status', message: 'the link is still being minted; it activates on its own' });
+        errors.push({ path: 'status', message: fieldProblem('stillMinting') });
       } else if (status === 'active' && expiresAt && expiresAt.getTime() <= now.getTime()) {
         errors.push({
           path: 'expiresAt',
-          message: 'is in the past; move or clear it to reactivate the link',
+          message: fieldProblem('expiryPast'),
         });
       } else {
         changes.status = status;

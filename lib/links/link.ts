@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CANONICAL_TARGET_MAX_BYTES, canonicalizeTarget } from '../safety/canonical_url.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import {
   LINK_ORIGINS,
   LINK_STATUSES,
@@ -49,20 +50,20 @@ export const targetUrlSchema = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
-const isoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
+const isoDateTime = z.iso.datetime({ offset: true, message: fieldProblem('isoDate') });
 
 export const tagSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
   .max(64, 'must be at most 64 characters')
-  .regex(/^[^\s,]+$/, 'must not contain spaces or commas');
+  .regex(/^[^\s,]+$/, fieldProblem('noSpacesOrCommas'));
 
 export const siteSchema = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z0-9._-]+$/, 'may contain only letters, digits, ".", "-" and "_"');
+  .regex(/^[A-Za-z0-9._-]+$/, fieldProblem('siteChars'));
 
 export const postIdSchema = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
@@ -76,15 +77,13 @@ export const TITLE_MAX_CHARS = 500;
  * RTL text legitimately uses (U+200E, U+200F, U+061C) and joiners are allowed.
  */
 export function titleProblem(value: string): string | null {
-  if (value === '') return 'must not be empty';
-  if ([...value].length > TITLE_MAX_CHARS) return `must be at most ${TITLE_MAX_CHARS} characters`;
+  if (value === '') return fieldProblem('empty');
+  if ([...value].length > TITLE_MAX_CHARS) return fieldProblem('maxChars', { max: TITLE_MAX_CHARS });
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value))
-    return 'must be one line without control characters';
-  if (/[\u202a-\u202e\u2066-\u2069]/.test(value))
-    return 'must not contain bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069)';
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value)) return fieldProblem('oneLine');
+  if (/[\u202a-\u202e\u2066-\u2069]/.test(value)) return fieldProblem('noBidiControls');
   if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value))
-    return 'must be valid Unicode text';
+    return fieldProblem('validUnicode');
   return null;
 }
 
@@ -138,7 +137,7 @@ export const utmValueSchema = z
   .min(1, 'must not be empty')
   .max(UTM_VALUE_MAX_LENGTH, `must be at most ${UTM_VALUE_MAX_LENGTH} characters`)
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/, 'must not contain control characters');
+  .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/, fieldProblem('noControls'));
 
 /**
  * A link's own UTM parameters, appended to its Location as utm_campaign, utm_source and utm_medium. They win
@@ -167,7 +166,10 @@ export const linkFieldsSchema = z.strictObject({
   expiresAt: isoDateTime.optional(),
   expiredUrl: targetUrlSchema.optional(),
   redirectStatus: z.union(REDIRECT_STATUSES.map((s) => z.literal(s))).optional(),
-  tags: z.array(tagSchema).max(50, 'at most 50 tags').optional(),
+  tags: z
+    .array(tagSchema)
+    .max(50, fieldProblem('maxTags', { max: 50 }))
+    .optional(),
   site: siteSchema.optional(),
   postId: postIdSchema.optional(),
   title: titleSchema.optional(),
@@ -177,7 +179,7 @@ export const linkFieldsSchema = z.strictObject({
 /** POST /api/v1/links body. Unknown fields are rejected so typos never pass silently. */
 export const createLinkInputSchema = linkFieldsSchema.refine(
   (v) => (v.site === undefined) === (v.postId === undefined),
-  { message: 'site and postId go together', path: ['postId'] },
+  { message: fieldProblem('sitePostTogether'), path: ['postId'] },
 );
 export type CreateLinkInput = z.infer<typeof createLinkInputSchema>;
 
@@ -201,7 +203,7 @@ export const updateLinkInputSchema = linkFieldsSchema
     reason: z.string().trim().max(500, 'must be at most 500 characters').optional(),
   })
   .refine((v) => Object.keys(v).some((k) => k !== 'reason'), {
-    message: 'send at least one field to change',
+    message: fieldProblem('nothingToChange'),
     path: ['(body)'],
   });
 export type UpdateLinkInput = z.infer<typeof updateLinkInputSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BadRequestError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import {
   LINK_SORTS,
   type LinkListFilter,
@@ -41,7 +42,7 @@ export const linkListQuerySchema = z.strictObject({
   tag: optional(tagSchema),
   site: optional(siteSchema),
   sort: optional(z.enum(LINK_SORTS)).transform((v) => v ?? 'newest'),
-  cursor: optional(z.string().max(600, 'is not a cursor this server issued')),
+  cursor: optional(z.string().max(600, fieldProblem('badCursor'))),
   limit: optional(
     z.coerce.number().int().min(1).max(LIST_LIMIT_MAX, `must be at most ${LIST_LIMIT_MAX}`),
   ).transform((v) => v ?? LIST_LIMIT_DEFAULT),

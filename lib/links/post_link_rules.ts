@@ -1,4 +1,5 @@
 import { AppError, type FieldError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 
 // A link bound to a WordPress post (site + postId) is the article's one link: WordPress decides where it sends
 // readers (DESIGN.md), and deleting it means the article never has a link again (a deleted code never comes
@@ -55,7 +56,7 @@ export function assertMayChangePostLink(
     `${link.code} is a WordPress article's link: where it sends readers (${fields.join(', ')}) is for WordPress and administrators.`,
     fields.map((path) => ({
       path,
-      message: 'is decided by WordPress for a post-bound link (admin scope only)',
+      message: fieldProblem('postDecided'),
     })),
   );
 }

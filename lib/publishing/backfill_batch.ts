@@ -7,12 +7,13 @@ import {
   targetUrlProblem,
 } from '../links/link.ts';
 import { toCanonicalTarget } from '../links/new_target_problem.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import { installationIdSchema, lenientGuid, lenientKnownCode } from './wordpress_event.ts';
 
 /** Most posts the plugin sends in one batch (its --batch-size is 1..500). */
 export const BACKFILL_BATCH_MAX_POSTS = 500;
 
-const isoSecond = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
+const isoSecond = z.iso.datetime({ offset: true, message: fieldProblem('isoDate') });
 const utf8 = new TextEncoder();
 
 /**

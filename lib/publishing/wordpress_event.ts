@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isPossibleCode } from '../links/code_rules.ts';
 import { importedTitleSchema, postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
 import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 
 export const WORDPRESS_EVENTS = ['post.published', 'post.updated', 'post.unpublished'] as const;
 export type WordPressEventName = (typeof WORDPRESS_EVENTS)[number];
@@ -36,7 +37,7 @@ export const wordpressEventSchema = z
     postId: postIdSchema,
     permalink: targetUrlSchema.optional(),
     title: importedTitleSchema.optional(),
-    occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
+    occurredAt: z.iso.datetime({ offset: true, message: fieldProblem('isoDate') }),
     /** Where the site's signed listing lives (CONTRACT.md §6): every event carries it since plugin 1.1. */
     restUrl: targetUrlSchema.optional(),
     installationId: installationIdSchema.optional(),
@@ -73,7 +74,7 @@ export const siteEventSchema = z.object({
   id: z.string().min(1).max(200),
   event: z.literal('site.permalinks_changed'),
   site: siteSchema,
-  occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' }),
+  occurredAt: z.iso.datetime({ offset: true, message: fieldProblem('isoDate') }),
   restUrl: targetUrlSchema,
   reason: z.string().max(100),
   installationId: installationIdSchema.optional(),

@@ -13,6 +13,7 @@ import {
   NotFoundError,
   ValidationError,
 } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   countRetargetChanges,
@@ -64,7 +65,10 @@ export async function requestRetarget(
     // This runs in the web process, which serves redirects too: in slices, the event loop handed back between.
     const parsed = await parseRetargetCsvInSlices(input.rule.csv);
     for (const p of parsed.problems)
-      errors.push({ path: 'rule.csv', message: `line ${p.line} ${p.message}` });
+      errors.push({
+        path: 'rule.csv',
+        message: fieldProblem('csvLine', { line: p.line, problem: p.message }),
+      });
     // Stored targets are canonical: an old URL is matched, and a new one stored, in that form.
     for (const [i, pair] of parsed.pairs.entries()) {
       if (errors.length >= 20) break; // refused anyway; at most 20 are listed
@@ -72,12 +76,13 @@ export async function requestRetarget(
       pair.oldUrl = toCanonicalTarget(pair.oldUrl);
       pair.newUrl = toCanonicalTarget(pair.newUrl);
       const problem = newTargetProblem(pair.newUrl, deps.targetPolicy);
-      if (problem) errors.push({ path: 'rule.csv', message: `row ${i + 1}: the new URL ${problem}` });
+      if (problem)
+        errors.push({ path: 'rule.csv', message: fieldProblem('csvRowTarget', { row: i + 1, problem }) });
     }
     pairs = parsed.pairs;
   } else if (input.rule.type === 'prefix') {
     if (input.rule.from === input.rule.to)
-      errors.push({ path: 'rule.to', message: 'is the same as rule.from' });
+      errors.push({ path: 'rule.to', message: fieldProblem('sameAsFrom') });
   }
   if (errors.length > 0) throw new ValidationError(errors.slice(0, 20), 'The retarget rule is not valid.');
   const id = newRunId();
@@ -184,7 +189,7 @@ export async function steerRetarget(
         403,
         'forbidden',
         'Forbidden',
-        `Run ${runId} needs a second administrator's approval: ${run.requestedBy} asked for it, so another administrator must approve it.`,
+        fieldProblem('secondAdmin', { run: runId, actor: run.requestedBy }),
       );
     }
     await insertAuditEntry(deps.sql, { code: null, actor: by, action: 'retarget.approved', after: audit });

@@ -7,9 +7,13 @@
 // compile time with RE2's own message. A time budget over JavaScript's RegExp would instead stop a pathological
 // pattern somewhere in the middle of a run, after part of the plan was made; a safe subset cannot fail that way.
 // Sizes are bounded too: a pattern of at most 500 characters, replacements and URLs of at most 2,048 bytes.
+import { finished } from 'node:stream/promises';
+import { CsvError, type InfoRecord, type Options, Parser } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { TARGET_URL_MAX_BYTES } from '../links/link.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 
 export const REGEX_MAX_LENGTH = 500;
 /** Rows of a CSV rule. */
@@ -27,7 +31,7 @@ const CSV_PROBLEMS_LISTED = 20;
 /** A lone UTF-16 surrogate: not text, and Postgres refuses it in the run's stored rule (jsonb). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const wellFormed = (v: string) => !LONE_SURROGATE.test(v);
-const NOT_UNICODE = 'must be valid Unicode text';
+const NOT_UNICODE = fieldProblem('validUnicode');
 
 const urlText = z
   .string()
@@ -66,11 +70,11 @@ export const regexRuleSchema = z.strictObject({
 
 export const csvRuleSchema = z.strictObject({
   type: z.literal('csv'),
-  /** `old URL,new URL` per line (RFC 4180 quoting; an `old,new` header line is skipped). */
+  /** `old URL,new URL` per row (RFC 4180 quoting, line breaks too; an `old,new` header row is skipped). */
   csv: z
     .string()
     .min(1, 'must not be empty')
-    .max(CSV_MAX_BYTES, 'is too large (1 MiB at most; split it into several runs)')
+    .max(CSV_MAX_BYTES, fieldProblem('csvTooLarge'))
     .refine(wellFormed, NOT_UNICODE),
 });
 
@@ -126,127 +130,160 @@ export function compileRule(rule: Exclude<RetargetRule, { type: 'csv' }>): Rewri
   };
 }
 
-/** One CSV line's fields (RFC 4180: quoted fields may hold commas and doubled quotes). */
-function splitCsvLine(line: string): string[] | null {
-  const fields: string[] = [];
-  let i = 0;
-  while (i <= line.length) {
-    if (line[i] === '"') {
-      // Whole runs between quotes at a time (indexOf), never a character at a time: a field may be a megabyte.
-      let value = '';
-      i++;
-      for (;;) {
-        const quote = line.indexOf('"', i);
-        if (quote < 0) return null;
-        value += line.slice(i, quote);
-        if (line[quote + 1] === '"') {
-          value += '"';
-          i = quote + 2;
-          continue;
-        }
-        i = quote + 1;
-        break;
-      }
-      fields.push(value);
-      if (i < line.length && line[i] !== ',') return null;
-      i++;
-    } else {
-      const comma = line.indexOf(',', i);
-      const end = comma < 0 ? line.length : comma;
-      fields.push(line.slice(i, end).trim());
-      i = end + 1;
-    }
-  }
-  return fields;
-}
-
 type CsvPair = { oldUrl: string; newUrl: string };
 type CsvProblem = { line: number; message: string };
 
-/** The lines of `csv` (LF or CRLF), one at a time, without splitting the whole text up front. */
-function* csvLines(csv: string): Generator<string> {
-  const text = csv.charCodeAt(0) === 0xfeff ? csv.slice(1) : csv;
-  let at = 0;
-  while (at <= text.length) {
-    const lf = text.indexOf('\n', at);
-    const end = lf < 0 ? text.length : lf;
-    yield text.slice(at, end > at && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
-    at = end + 1;
-  }
+/**
+ * RFC 4180 as csv-parse reads it: quoted fields may hold commas, doubled quotes and line breaks; records end at
+ * LF or CRLF; unquoted fields and the space around quotes are trimmed; blank lines are skipped. Records of any
+ * length come through (relax_column_count), so a row with the wrong number of fields is named, not fatal. No
+ * record size cap: a rule is at most CSV_MAX_BYTES, and one URL may be most of it.
+ */
+const CSV_OPTIONS = {
+  bom: true,
+  record_delimiter: ['\r\n', '\n'],
+  trim: true,
+  skip_empty_lines: true,
+  relax_column_count: true,
+  max_record_size: 0,
+} satisfies Options;
+
+/** Thrown from a record callback to stop parsing once the verdict cannot change. */
+const ENOUGH = new Error('enough of the CSV was read');
+
+/** What a malformed quote is called; csv-parse cannot tell where the next row starts after one, so it is the last. */
+function quoteProblem(error: CsvError): string {
+  return fieldProblem(error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'csvQuoteNotClosed' : 'csvQuoteOutOfPlace');
 }
 
-/** Parses lines into pairs; `take` lines per call, so a caller may hand the event loop back in between. */
-function createCsvParser(csv: string) {
+/**
+ * Turns csv-parse's records into pairs and problems, each problem named by the line its row starts on (a
+ * quoted line break makes a row span lines). `bytes` is the whole input, for counting lines.
+ */
+function createPairCollector(bytes: Buffer) {
   const pairs: CsvPair[] = [];
   const problems: CsvProblem[] = [];
   const seen = new Map<string, number>();
-  const lines = csvLines(csv);
-  let line = 0;
+  // Where the previous row ended (a byte offset) and the line that offset is on.
+  let rowEnd = 0;
+  let rowEndLine = 1;
+  /** The line (from 1) the next row starts on: the first non-blank line after the previous row. */
+  const nextRowLine = () => {
+    const first = bytes[rowEnd];
+    // Most rows start right where the last one ended, with no blank line between: nothing to skip.
+    if (first !== undefined && first > 0x20 && first < 0x80) return rowEndLine;
+    let at = rowEnd;
+    while (at < bytes.length) {
+      const lf = bytes.indexOf(0x0a, at);
+      const end = lf < 0 ? bytes.length : lf;
+      if (bytes.toString('utf8', at, end).trim() !== '') break;
+      at = end + 1;
+      rowEndLine++;
+    }
+    rowEnd = at;
+    return rowEndLine;
+  };
+  /** Moves past a row that started on `line`: its quoted line breaks, and the one that ends it. */
+  const passRow = (line: number, fields: string[], end: number) => {
+    let breaks = bytes[end - 1] === 0x0a ? 1 : 0;
+    for (const field of fields)
+      for (let lf = field.indexOf('\n'); lf >= 0; lf = field.indexOf('\n', lf + 1)) breaks++;
+    rowEnd = end;
+    rowEndLine = line + breaks;
+  };
+  const add = (line: number, message: string) => {
+    problems.push({ line, message });
+    // Only the first problems are ever shown: reading on would spend the web process's time on nothing.
+    if (problems.length >= CSV_PROBLEMS_LISTED) throw ENOUGH;
+  };
   return {
-    /** Reads up to `count` more lines; true when the file is done (or its verdict cannot change any more). */
-    take(count: number): boolean {
-      for (let n = 0; n < count; n++) {
-        // Only the first problems are ever shown, and a file past the row cap is refused whole: reading on
-        // would spend the web process's time (and memory) on a verdict that cannot change.
-        if (problems.length >= CSV_PROBLEMS_LISTED || pairs.length > CSV_MAX_ROWS) return true;
-        const next = lines.next();
-        if (next.done) return true;
-        line++;
-        const raw = next.value;
-        if (raw.trim() === '') continue;
-        const fields = splitCsvLine(raw);
-        if (fields?.length !== 2) {
-          problems.push({ line, message: 'must be two fields: old URL,new URL' });
-          continue;
+    options: {
+      ...CSV_OPTIONS,
+      on_record(fields: string[], info: InfoRecord): null {
+        const line = nextRowLine();
+        passRow(line, fields, info.bytes);
+        if (fields.length !== 2) {
+          add(line, fieldProblem('csvTwoFields'));
+          return null;
         }
         const [oldUrl, newUrl] = fields as [string, string];
         if (pairs.length === 0 && problems.length === 0 && /^old/i.test(oldUrl) && /^new/i.test(newUrl))
-          continue;
-        if (!oldUrl || !newUrl) problems.push({ line, message: 'both URLs are required' });
-        else if (seen.has(oldUrl))
-          problems.push({ line, message: `repeats the old URL of line ${seen.get(oldUrl)}` });
+          return null;
+        if (!oldUrl || !newUrl) add(line, fieldProblem('csvBothUrls'));
+        else if (seen.has(oldUrl)) add(line, fieldProblem('csvRepeats', { line: seen.get(oldUrl)! }));
         else {
           seen.set(oldUrl, line);
           pairs.push({ oldUrl, newUrl });
+          // A file past the row cap is refused whole: the rest cannot change that.
+          if (pairs.length > CSV_MAX_ROWS) throw ENOUGH;
         }
-      }
-      return false;
+        return null;
+      },
+    },
+    /** Where parsing stopped, if it stopped early: a malformed quote is a problem, anything else a bug. */
+    stopped(error: unknown) {
+      if (error === ENOUGH) return;
+      if (!(error instanceof CsvError)) throw error;
+      problems.push({ line: nextRowLine(), message: quoteProblem(error) });
     },
     result(): { pairs: CsvPair[]; problems: CsvProblem[] } {
       if (pairs.length > CSV_MAX_ROWS)
-        problems.push({ line: 0, message: `has more than ${CSV_MAX_ROWS} rows` });
-      if (pairs.length === 0 && problems.length === 0) problems.push({ line: 0, message: 'has no rows' });
+        problems.push({ line: 0, message: fieldProblem('csvTooManyRows', { max: CSV_MAX_ROWS }) });
+      if (pairs.length === 0 && problems.length === 0)
+        problems.push({ line: 0, message: fieldProblem('csvNoRows') });
       return { pairs, problems };
     },
   };
 }
 
 /**
- * Parses a CSV rule into pairs; every line's problem is reported with its line number (at most 20 listed), so
+ * Parses a CSV rule into pairs; every row's problem is reported with its line number (at most 20 listed), so
  * an admin fixes the file in one go. Checking the new URLs against the target rules is the caller's part.
  */
 export function parseRetargetCsv(csv: string): { pairs: CsvPair[]; problems: CsvProblem[] } {
-  const parser = createCsvParser(csv);
-  parser.take(Number.POSITIVE_INFINITY);
-  return parser.result();
+  const bytes = Buffer.from(csv);
+  const collector = createPairCollector(bytes);
+  try {
+    parseSync(bytes, collector.options);
+  } catch (error) {
+    collector.stopped(error);
+  }
+  return collector.result();
 }
 
-/** Lines parsed (or pairs checked) between two hand-backs of the event loop: a few milliseconds' work. */
+/** Pairs checked between two hand-backs of the event loop: a few milliseconds' work. */
 export const CSV_SLICE = 2_000;
+/** Bytes parsed between two hand-backs of the event loop: a few milliseconds' work at worst (tiny rows). */
+export const CSV_SLICE_BYTES = 8 * 1024;
 
 /** Hands the event loop back (queued redirects are answered), then goes on. */
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
- * parseRetargetCsv for the web process, which also serves redirects: CSV_SLICE lines at a time, the event loop
- * handed back in between, so a large file never holds a redirect for longer than one slice.
+ * parseRetargetCsv for the web process, which also serves redirects: csv-parse's stream takes CSV_SLICE_BYTES
+ * at a time (it parses each write before returning), the event loop handed back in between, so a large file
+ * never holds a redirect for longer than one slice.
  */
 export async function parseRetargetCsvInSlices(
   csv: string,
 ): Promise<{ pairs: CsvPair[]; problems: CsvProblem[] }> {
-  const parser = createCsvParser(csv);
-  while (!parser.take(CSV_SLICE)) await yieldToEventLoop();
-  return parser.result();
+  const bytes = Buffer.from(csv);
+  const collector = createPairCollector(bytes);
+  const parser = new Parser(collector.options);
+  // Records never reach the readable side (the callback keeps them); flowing, so the stream can end.
+  parser.resume();
+  const done = finished(parser);
+  for (let at = 0; at < bytes.length && !parser.destroyed; at += CSV_SLICE_BYTES) {
+    if (at > 0) await yieldToEventLoop();
+    if (!parser.destroyed) parser.write(bytes.subarray(at, at + CSV_SLICE_BYTES));
+  }
+  if (!parser.destroyed) parser.end();
+  try {
+    await done;
+  } catch (error) {
+    collector.stopped(error);
+  }
+  return collector.result();
 }
 
 const isoTime = z.string().describe('ISO 8601 time');

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { backoffDelay } from '../shared/backoff.ts';
 
 /** Google Safe Browsing v4 Lookup API: at most this many URLs per threatMatches:find call. */
 export const SAFE_BROWSING_MAX_URLS_PER_CALL = 500;
@@ -76,10 +77,13 @@ export function createSafeBrowsing(options: SafeBrowsingOptions): SafeBrowsing {
   function fail(status: number | null, message: string): void {
     failures++;
     const base = options.backoffBaseMs ?? BACKOFF_BASE_MS;
-    const backoffMs = Math.min(
-      2 ** (failures - 1) * base * (random() + 1),
-      options.backoffMaxMs ?? BACKOFF_MAX_MS,
-    );
+    const backoffMs = backoffDelay({
+      attempt: failures,
+      baseMs: base,
+      maxMs: options.backoffMaxMs ?? BACKOFF_MAX_MS,
+      jitter: { min: 1, range: 1, beforeCap: true },
+      random,
+    });
     backoffUntil = now() + backoffMs;
     options.onError?.({ status, message, backoffMs });
   }

@@ -1,5 +1,6 @@
 import type { SafetyVerdict } from '../links/link.ts';
 import { type FieldError, TargetBlockedError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
 import { describeScanResult, nextSafetyVerdict, type ScanResult } from './scan_result.ts';
 
@@ -54,15 +55,15 @@ export function judgeNewTargets(
 ): InitialSafety | null {
   const errors: FieldError[] = [];
   if (main?.verdict === 'blocked') {
-    errors.push({ path: 'url', message: `is blocked: ${describeScanResult(main)}` });
+    errors.push({ path: 'url', message: fieldProblem('blocked', { reason: describeScanResult(main) }) });
   }
   if (fallback && fallback.verdict !== 'clean') {
     errors.push({
       path: 'expiredUrl',
       message:
         fallback.verdict === 'blocked'
-          ? `is blocked: ${describeScanResult(fallback)}`
-          : `must be a clean destination (it is served without a warning page): ${describeScanResult(fallback)}`,
+          ? fieldProblem('blocked', { reason: describeScanResult(fallback) })
+          : fieldProblem('fallbackNotClean', { reason: describeScanResult(fallback) }),
     });
   }
   if (errors.length > 0) throw new TargetBlockedError(errors);

@@ -1,23 +1,43 @@
-/** A field-level validation message, as problem+json `errors[]` carries it. */
+import { type ProblemArgs, type ProblemCode, problemCodeOf } from './field_problems.ts';
+
+/**
+ * A field-level validation message, as problem+json `errors[]` carries it: the English `message`, and the
+ * problem's `code` (with `args`, the values in its text) when it is one of ours (lib/shared/field_problems.ts).
+ */
 export interface FieldError {
   path: string;
   message: string;
+  code?: ProblemCode;
+  args?: ProblemArgs;
 }
+
+/** `error` with the code of its message, when it has none yet and the message is one of ours. */
+export function withProblemCode(error: FieldError): FieldError {
+  if (error.code) return error;
+  const found = problemCodeOf(error.message);
+  if (!found) return error;
+  return { ...error, code: found.code, ...(Object.keys(found.args).length > 0 ? { args: found.args } : {}) };
+}
+
+type Extra = { errors?: FieldError[]; headers?: Record<string, string>; [k: string]: unknown };
 
 /**
  * Typed domain errors; routes/app.ts maps each to one RFC 9457 problem response, in one place.
  * `type` is a stable slug clients can switch on.
  */
 export class AppError extends Error {
+  readonly extra: Extra;
   constructor(
     readonly status: number,
     readonly type: string,
     readonly title: string,
     detail?: string,
-    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [k: string]: unknown } = {},
+    extra: Extra = {},
   ) {
     super(detail ?? title);
     this.name = new.target.name;
+    // Every field error leaves with its code, wherever it was raised.
+    this.extra = extra.errors ? { ...extra, errors: extra.errors.map(withProblemCode) } : extra;
   }
 }
 

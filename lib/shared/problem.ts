@@ -1,4 +1,4 @@
-import { AppError } from './errors.ts';
+import { AppError, type FieldError } from './errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -9,7 +9,8 @@ export interface ProblemBody {
   status: number;
   detail: string;
   instance?: string;
-  errors?: { path: string; message: string }[];
+  /** Each with the problem's `code` (and `args`) when it is one of ours (lib/shared/field_problems.ts). */
+  errors?: FieldError[];
   [extension: string]: unknown;
 }
 

@@ -7,6 +7,7 @@ import {
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import { createClient } from 'redis';
+import { backoffDelay } from './backoff.ts';
 import { getClientNetwork } from './client_ip.ts';
 import type { Config } from './config.ts';
 import { sha256Hex } from './crypto.ts';
@@ -329,7 +330,10 @@ export function createRateLimits(
       url: config.redis.url,
       // Fail fast while disconnected instead of queueing: the insurance limiter answers meanwhile.
       disableOfflineQueue: true,
-      socket: { connectTimeout: 1_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) },
+      socket: {
+        connectTimeout: 1_000,
+        reconnectStrategy: (retries) => backoffDelay({ attempt: retries + 1, baseMs: 100, maxMs: 5_000 }),
+      },
     });
     let lastLogged = 0;
     redis.on('error', (err) => {

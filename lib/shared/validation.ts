@@ -1,16 +1,42 @@
 import type { z } from 'zod';
 import { BadRequestError, type FieldError, ValidationError } from './errors.ts';
+import { fieldProblem, type ProblemArgs, type ProblemCode, problemCodeOf } from './field_problems.ts';
 
-/** zod issues as problem+json `errors[]`: one entry per field (unknown keys each get their own). */
+/**
+ * The code of a zod issue: our own text's (fieldProblem), else one derived from zod's check (a length or number
+ * bound, or "not a valid value" for a wrong type, format or option). A refinement's text that is not ours has none.
+ */
+function issueProblem(issue: z.core.$ZodIssue): { code: ProblemCode; args?: ProblemArgs } | null {
+  const ours = problemCodeOf(issue.message);
+  if (ours) return Object.keys(ours.args).length > 0 ? ours : { code: ours.code };
+  if (issue.code === 'custom') return null;
+  if (issue.code === 'too_big' && issue.origin === 'string')
+    return { code: 'maxChars', args: { max: Number(issue.maximum) } };
+  if (issue.code === 'too_small' && issue.origin === 'string')
+    return Number(issue.minimum) <= 1
+      ? { code: 'empty' }
+      : { code: 'minChars', args: { min: Number(issue.minimum) } };
+  if (issue.code === 'too_big' && issue.origin === 'number' && issue.inclusive)
+    return { code: 'maxNumber', args: { max: Number(issue.maximum) } };
+  if (issue.code === 'too_small' && issue.origin === 'number' && issue.inclusive)
+    return { code: 'minNumber', args: { min: Number(issue.minimum) } };
+  return { code: 'invalid' };
+}
+
+/** zod issues as problem+json `errors[]`: one entry per field (unknown keys each get their own), with codes. */
 export function toFieldErrors(error: z.ZodError): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {
     const base = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys)
-        out.push({ path: base ? `${base}.${key}` : key, message: 'is not a known field' });
+        out.push({
+          path: base ? `${base}.${key}` : key,
+          message: fieldProblem('unknownField'),
+          code: 'unknownField',
+        });
     } else {
-      out.push({ path: base || '(body)', message: issue.message });
+      out.push({ path: base || '(body)', message: issue.message, ...issueProblem(issue) });
     }
   }
   return out;
@@ -33,7 +59,7 @@ export function findNulCharacter(value: unknown, path = ''): string | null {
 }
 
 /** What a field holding a NUL character is told. */
-export const NUL_PROBLEM = 'must not contain a NUL character';
+export const NUL_PROBLEM = fieldProblem('noNul');
 
 /** The 400 for a value holding a NUL character at `path`. */
 export function nulCharacterError(path: string): BadRequestError {

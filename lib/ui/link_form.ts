@@ -1,6 +1,7 @@
 import { toSentence } from '../i18n/english_sentence.ts';
 import type { I18n } from '../i18n/translator.ts';
 import type { FieldError } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import { fromLocalInput } from './time_zone.ts';
 
 /** A submitted form: every value a string (files are not accepted). */
@@ -44,7 +45,7 @@ export function toLinkInput(
   if (!blank(form.expiresAt)) {
     const date = fromLocalInput(form.expiresAt!, timeZone);
     if (date) input.expiresAt = date.toISOString();
-    else errors.push({ path: 'expiresAt', message: 'must be a date and time' });
+    else errors.push({ path: 'expiresAt', message: fieldProblem('dateTime') });
   } else if (mode === 'edit') {
     input.expiresAt = null;
   }
@@ -90,7 +91,7 @@ export function toFieldMap(errors: FieldError[] | undefined): Record<string, str
     const field = utmField ?? (e.path.split('.')[0] || 'form');
     const key = field === '(body)' ? 'form' : field;
     const tag = /^tags\.(\d+)$/.exec(e.path);
-    map[key] ??= tag ? `tag ${Number(tag[1]) + 1} ${e.message}` : e.message;
+    map[key] ??= tag ? fieldProblem('tagN', { n: Number(tag[1]) + 1, problem: e.message }) : e.message;
   }
   return map;
 }

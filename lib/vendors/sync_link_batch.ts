@@ -10,6 +10,7 @@ import { syncExpiryTimer } from '../links/expire_link.ts';
 import type { LinkSyncRequester } from '../links/link_sync.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshLinks } from '../redirect/refresh_links.ts';
+import { backoffDelay } from '../shared/backoff.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
@@ -242,11 +243,15 @@ export async function syncLinkBatch(
       givenUp.push(item);
       continue;
     }
-    const backoff = Math.min(settings.retryBaseMs * 2 ** (attempts - 1), settings.retryMaxMs);
     deferred.push({
       code: item.code,
       generation: item.generation,
-      delayMs: Math.max(backoff, failure.retryAfterMs ?? 0),
+      delayMs: backoffDelay({
+        attempt: attempts,
+        baseMs: settings.retryBaseMs,
+        maxMs: settings.retryMaxMs,
+        retryAfterMs: failure.retryAfterMs,
+      }),
       error: failure.error,
     });
     report.retrying.push({ code: item.code, attempts, error: failure.error.slice(0, 200) });

@@ -1,6 +1,7 @@
 // Bitly's copy of a link kept equal to Postgres (the vendor step of the sync and publish workflows), with the
 // collision rules of ADR 0008: our code must be Bitly's back-half, and a bitlink Bitly silently made with
 // another back-half is never kept.
+import { backoffDelay } from '../shared/backoff.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
@@ -35,12 +36,17 @@ const DISCARD_ATTEMPTS = 8;
 
 /** Backoff for a transient failure of this attempt: the vendor's wait for rate limits, else doubling. */
 function retryDelayMs(vendors: VendorDeps, error: ProviderError, attempt: number): number {
-  const base = vendors.retryBaseMs;
-  const backoff = Math.min(base * 2 ** Math.min(attempt - 1, 30), vendors.retryMaxMs);
-  const wait =
-    error.details.retryAfterMs !== undefined ? Math.max(error.details.retryAfterMs, base) : backoff;
   // Jitter spreads a burst of rate-limited links so they do not all return in the same second.
-  return Math.round(wait * (1 + Math.random() * 0.2));
+  return Math.round(
+    backoffDelay({
+      attempt,
+      baseMs: vendors.retryBaseMs,
+      maxMs: vendors.retryMaxMs,
+      jitter: { min: 1, range: 0.2 },
+      retryAfterMs: error.details.retryAfterMs,
+      retryAfter: 'instead',
+    }),
+  );
 }
 
 /**
@@ -53,7 +59,7 @@ async function discard(
   link: VendorLink,
   code: string,
 ): Promise<void> {
-  const base = deps.vendors.retryBaseMs;
+  const baseMs = deps.vendors.retryBaseMs;
   for (let attempt = 1; ; attempt++) {
     try {
       await bitly.discard(link.vendorId);
@@ -70,7 +76,7 @@ async function discard(
         );
         return;
       }
-      await new Promise((r) => setTimeout(r, Math.min(base * 2 ** (attempt - 1), 5_000)));
+      await new Promise((r) => setTimeout(r, backoffDelay({ attempt, baseMs, maxMs: 5_000 })));
     }
   }
 }

@@ -13,6 +13,7 @@ import { listLinkHistory } from '../../lib/links/link_history.ts';
 import { isPostLinkLocked, POST_DECIDED_FIELDS } from '../../lib/links/post_link_rules.ts';
 import { getOpenReportSummary } from '../../lib/safety/moderate_reports.ts';
 import { AppError, PreconditionFailedError } from '../../lib/shared/errors.ts';
+import { fieldProblem } from '../../lib/shared/field_problems.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
 import {
   type FormValues,
@@ -156,7 +157,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     if (isPostLinkLocked(row, mayManagePostLinks)) {
       for (const field of POST_DECIDED_FIELDS) if (values[field] === undefined) delete input[field];
     }
-    if (!input.reason) errors.push({ path: 'reason', message: 'say why, for the history' });
+    if (!input.reason) errors.push({ path: 'reason', message: fieldProblem('reasonMissing') });
     const parsed = updateLinkInputSchema.safeParse(input);
     const fieldErrors = [...errors, ...(parsed.success ? [] : toFieldErrors(parsed.error))];
     if (!parsed.success || fieldErrors.length > 0) {

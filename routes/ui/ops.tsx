@@ -126,7 +126,7 @@ export function createOpsRoutes(deps: WebDeps) {
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {
         const i18n = c.get('i18n');
-        const message = i18n.problem(error.extra.errors?.[0]?.message ?? error.message);
+        const message = i18n.problem(error.extra.errors?.[0] ?? error.message);
         return render(
           c,
           { userForm: { values: {}, errors: { user: i18n.t('ops.notDone', { problem: message }) } } },

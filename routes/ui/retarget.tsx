@@ -63,7 +63,7 @@ export function createRetargetUiRoutes(deps: WebDeps) {
         c,
         {
           values,
-          errors: toFieldErrors(parsed.error).map((e) => `${e.path}: ${c.get('i18n').problem(e.message)}`),
+          errors: toFieldErrors(parsed.error).map((e) => `${e.path}: ${c.get('i18n').problem(e)}`),
         },
         422,
       );
@@ -74,7 +74,7 @@ export function createRetargetUiRoutes(deps: WebDeps) {
     } catch (error) {
       if (error instanceof AppError && error.status < 600) {
         const i18n = c.get('i18n');
-        const errors = error.extra.errors?.map((e) => `${e.path}: ${i18n.problem(e.message)}`) ?? [
+        const errors = error.extra.errors?.map((e) => `${e.path}: ${i18n.problem(e)}`) ?? [
           i18n.problem(error.message),
         ];
         return list(c, { values, errors }, error.status === 503 ? 503 : 422);

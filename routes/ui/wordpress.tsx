@@ -41,7 +41,7 @@ export function createWordPressUiRoutes(deps: WebDeps) {
   const refused = (c: Context<UiEnv>, error: unknown) => {
     if (!(error instanceof AppError) || error.status === 404) throw error;
     const i18n = c.get('i18n');
-    const problems = error.extra.errors?.map((e) => `${e.path}: ${i18n.problem(e.message)}`) ?? [
+    const problems = error.extra.errors?.map((e) => `${e.path}: ${i18n.problem(e)}`) ?? [
       i18n.problem(error.message),
     ];
     return page(
@@ -76,7 +76,7 @@ export function createWordPressUiRoutes(deps: WebDeps) {
     });
     if (!parsed.success) {
       const i18n = c.get('i18n');
-      const problems = toFieldErrors(parsed.error).map((e) => `${e.path}: ${i18n.problem(e.message)}`);
+      const problems = toFieldErrors(parsed.error).map((e) => `${e.path}: ${i18n.problem(e)}`);
       return page(c, { tone: 'bad', title: i18n.t('ops.notDone', { problem: problems.join('; ') }) }, 422);
     }
     try {

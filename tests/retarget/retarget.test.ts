@@ -268,6 +268,26 @@ describe('mass retarget', () => {
       problem.errors.map((e) => e.message),
       ['line 4 must be two fields: old URL,new URL', 'row 2: the new URL must use http or https'],
     );
+    // RFC 4180 quoting: a field may hold a line break; problems name the line their row starts on.
+    const quotedCsv = await h.api('/api/v1/retargets', {
+      method: 'POST',
+      json: {
+        rule: {
+          type: 'csv',
+          csv: '"https://a.example/\n1",https://b.example/\n"https://c.example/","https://d.example/"\n"https://e.example/,x\n',
+        },
+      },
+    });
+    assert.equal(quotedCsv.status, 422);
+    const quotedProblem = (await quotedCsv.json()) as { errors: { path: string; message: string }[] };
+    assert.deepEqual(quotedProblem.errors, [
+      {
+        path: 'rule.csv',
+        message: 'line 4 opens a quoted field that is never closed',
+        code: 'csvLine',
+        args: { line: 4, problem: 'opens a quoted field that is never closed' },
+      },
+    ]);
 
     // A CSV rule matches exact old URLs only.
     await insertLinks('csv', 'https://csv.example/p/', 3);

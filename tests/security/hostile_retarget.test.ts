@@ -97,11 +97,6 @@ describe('hostile retarget rules and CSV', () => {
       const { status, body } = await postRule({ type: 'csv', csv });
       tally.count(status, show(c.input));
       const what = `${show(c.input)} (${c.why})`;
-      // A line break cannot be in a CSV field here (rows are lines): such a row is refused whatever it holds.
-      if (/[\r\n]/.test(c.input)) {
-        assert.equal(status, 422, what);
-        continue;
-      }
       if (c.expect.kind === 'accept') {
         assert.equal(status, 202, `${what}: ${JSON.stringify(body)}`);
         const [pair] = await h.db.sql<{ newUrl: string }[]>`

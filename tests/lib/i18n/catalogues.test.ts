@@ -19,6 +19,14 @@ import { CATALOGUES, createI18n } from '../../../lib/i18n/translator.ts';
 import { aliasSchema } from '../../../lib/links/code_rules.ts';
 import { createLinkInputSchema, updateLinkInputSchema } from '../../../lib/links/link.ts';
 import { linkListQuerySchema } from '../../../lib/links/list_links.ts';
+import { ValidationError } from '../../../lib/shared/errors.ts';
+import {
+  fieldProblem,
+  PROBLEM_TEXTS,
+  type ProblemCode,
+  problemCodeOf,
+} from '../../../lib/shared/field_problems.ts';
+import { toProblem } from '../../../lib/shared/problem.ts';
 import { toFieldErrors } from '../../../lib/shared/validation.ts';
 import { toFieldMap } from '../../../lib/ui/link_form.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
@@ -102,11 +110,8 @@ describe('catalogues', () => {
     const literal = new Set([...code.matchAll(/\bt\(\s*'([a-zA-Z0-9_.:-]+)'/g)].map((m) => m[1]!));
     const rich = new Set([...code.matchAll(/\brich\(\s*'([a-zA-Z0-9_.:-]+)'/g)].map((m) => m[1]!));
     const built = [...code.matchAll(/\bt\(\s*`([a-zA-Z0-9_.:-]+)\.\$\{/g)].map((m) => `${m[1]}.`);
-    const problemKeys = new Set(
-      [...readFileSync(join(ROOT, 'lib/i18n/problems.ts'), 'utf8').matchAll(/key: '([^']+)'/g)].map(
-        (m) => m[1]!,
-      ),
-    );
+    // Problems are translated by their codes (`problem.<code>`).
+    const problemKeys = new Set(Object.keys(PROBLEM_TEXTS).map((code) => `problem.${code}`));
     for (const key of [...literal, ...rich])
       assert.ok(key in en, `the code uses "${key}", which no catalogue has`);
     const unused = keys.filter(
@@ -322,5 +327,76 @@ describe("the lib's English problems, for editors", () => {
     assert.equal(en.fieldSentence('Custom alias', 'is taken'), 'Custom alias is taken.');
     assert.equal(en.fieldSentence('Tags', 'tag 2 must not contain spaces'), 'Tag 2 must not contain spaces.');
     assert.equal(en.problem('must use http or https'), 'must use http or https');
+  });
+});
+
+describe('problem codes', () => {
+  const codes = Object.keys(PROBLEM_TEXTS) as ProblemCode[];
+  const sample = (code: ProblemCode) =>
+    Object.fromEntries(
+      [...PROBLEM_TEXTS[code].matchAll(/\{(\w+)\}/g)].map(([, name]) => [
+        name,
+        name === 'problem'
+          ? fieldProblem('taken')
+          : /^(max|min|n|line|row)$/.test(name!)
+            ? 12
+            : 'x-1.example',
+      ]),
+    );
+
+  test('every code has an English and an Arabic message, with the arguments of its text', () => {
+    for (const code of codes) {
+      const key = `problem.${code}` as MessageKey;
+      for (const locale of LOCALES) assert.ok(CATALOGUES[locale][key], `${locale}: no ${key}`);
+      assert.deepEqual(
+        [...getArgumentNames(en[key])].sort(),
+        [...PROBLEM_TEXTS[code].matchAll(/\{(\w+)\}/g)].map(([, name]) => name).sort(),
+        `${key}: the arguments of its English text`,
+      );
+    }
+  });
+
+  test("a problem's text maps back to its code and arguments; the Arabic UI shows the code's message", () => {
+    const ar = createI18n('ar');
+    for (const code of codes) {
+      const args = sample(code);
+      const text = fieldProblem(code, args);
+      assert.deepEqual(problemCodeOf(text), { code, args }, text);
+      assert.match(ar.problem({ message: text, code, args }), /[\u0600-\u06ff]/, text);
+    }
+    // The code decides, not the text; without a code, a text that is not ours stays English.
+    assert.equal(ar.problem({ message: 'anything', code: 'taken' }), ar.t('problem.taken'));
+    assert.equal(ar.problem('is odd in a way no code names'), 'is odd in a way no code names');
+    assert.equal(
+      ar.problem(fieldProblem('csvLine', { line: 4, problem: fieldProblem('csvTwoFields') })),
+      ar.t('problem.csvLine', { line: 4, problem: ar.t('problem.csvTwoFields') }),
+    );
+  });
+
+  test('errors[] carry codes: derived from zod checks, from our texts, and on errors raised in code', () => {
+    const parsed = createLinkInputSchema.safeParse({
+      url: 'https://x.example/',
+      alias: 'a b c',
+      title: 'x'.repeat(501),
+      colour: 'red',
+    });
+    assert.ok(!parsed.success);
+    const byPath = Object.fromEntries(toFieldErrors(parsed.error).map((e) => [e.path, e]));
+    assert.equal(byPath.alias?.code, 'codeChars');
+    assert.deepEqual([byPath.title?.code, byPath.title?.args], ['maxChars', { max: 500 }]);
+    assert.equal(byPath.colour?.code, 'unknownField');
+    const raised = new ValidationError([
+      { path: 'url', message: fieldProblem('hostNotAllowed', { host: 'evil.example' }) },
+      { path: 'note', message: 'something no code names' },
+    ]);
+    assert.deepEqual(toProblem(raised).body.errors, [
+      {
+        path: 'url',
+        message: 'host evil.example is not in ALLOWED_TARGET_HOSTS',
+        code: 'hostNotAllowed',
+        args: { host: 'evil.example' },
+      },
+      { path: 'note', message: 'something no code names' },
+    ]);
   });
 });

@@ -95,7 +95,7 @@ describe('a deleted code never points elsewhere', () => {
       json: { url: 'https://elsewhere.example/a', alias: code },
     });
     assert.equal(res.status, 409);
-    assert.deepEqual((await res.json()).errors, [{ path: 'alias', message: 'is taken' }]);
+    assert.deepEqual((await res.json()).errors, [{ path: 'alias', message: 'is taken', code: 'taken' }]);
     await assertStillGone(code, 'https://news.example/retired');
   });
 

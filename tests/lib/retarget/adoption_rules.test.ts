@@ -5,7 +5,9 @@ import { getBreakerBudget } from '../../../lib/publishing/mass_change_breaker.ts
 import { buildListingUrl } from '../../../lib/reconcile/wordpress_listing.ts';
 import {
   CSV_MAX_BYTES,
+  CSV_MAX_ROWS,
   CSV_SLICE,
+  CSV_SLICE_BYTES,
   compileRule,
   parseRetargetCsv,
   parseRetargetCsvInSlices,
@@ -15,6 +17,8 @@ import { ConfigError, parseConfig } from '../../../lib/shared/config.ts';
 
 // The pure rules of adoption: which back-halves may be adopted, how the listing URL is built, retarget rules,
 // CSV parsing, and WORDPRESS_REST_URLS.
+
+type CsvPairs = [string, string][];
 
 describe('adoption rules', () => {
   test('a known short URL is adoptable only on our domains, as a possible code', () => {
@@ -84,9 +88,75 @@ describe('adoption rules', () => {
     assert.deepEqual(bad.problems, [
       { line: 2, message: 'repeats the old URL of line 1' },
       { line: 3, message: 'must be two fields: old URL,new URL' },
-      { line: 4, message: 'must be two fields: old URL,new URL' },
+      { line: 4, message: 'opens a quoted field that is never closed' },
     ]);
     assert.deepEqual(parseRetargetCsv('\n').problems, [{ line: 0, message: 'has no rows' }]);
+  });
+
+  test('CSV: quoted fields may hold line breaks; problems name the line their row starts on', async () => {
+    const csv =
+      '\ufeffold,new\n"https://a.example/x\ny, ""z""",https://b.example/\r\n\n  \n' +
+      '"https://c.example/\r\n",https://d.example/\nonly-one\nhttps://a.example/x\ny,"https://e.example/\n\n"\n' +
+      '"https://a.example/x\ny, ""z""",https://f.example/\n';
+    const parsed = parseRetargetCsv(csv);
+    assert.deepEqual(parsed.pairs, [
+      { oldUrl: 'https://a.example/x\ny, "z"', newUrl: 'https://b.example/' },
+      { oldUrl: 'https://c.example/\r\n', newUrl: 'https://d.example/' },
+      { oldUrl: 'y', newUrl: 'https://e.example/\n\n' },
+    ]);
+    assert.deepEqual(parsed.problems, [
+      { line: 8, message: 'must be two fields: old URL,new URL' },
+      // An unquoted line break ends its row: "https://a.example/x" alone, then "y" with a quoted field.
+      { line: 9, message: 'must be two fields: old URL,new URL' },
+      { line: 13, message: 'repeats the old URL of line 2' },
+    ]);
+    assert.deepEqual(await parseRetargetCsvInSlices(csv), parsed);
+  });
+
+  test('CSV refusals: a malformed quote stops the parse at its row; wrong field counts and too many rows', async () => {
+    const outOfPlace = 'has a quote out of place (quote the whole field, and write a quote inside it twice)';
+    // Where a row ends after a broken quote cannot be known: it is the last problem, with those before it.
+    const cases: [string, CsvPairs, number, string][] = [
+      [
+        'a,b\nc,d\n"e"x,f\ng,h\n',
+        [
+          ['a', 'b'],
+          ['c', 'd'],
+        ],
+        3,
+        outOfPlace,
+      ],
+      ['a,b\nc,d"e\n', [['a', 'b']], 2, outOfPlace],
+      [
+        'a,b\n\n"c\nd",e\n"f,g\nh,i\n',
+        [
+          ['a', 'b'],
+          ['c\nd', 'e'],
+        ],
+        5,
+        'opens a quoted field that is never closed',
+      ],
+    ];
+    for (const [csv, pairs, line, message] of cases) {
+      const expected = {
+        pairs: pairs.map(([oldUrl, newUrl]) => ({ oldUrl, newUrl })),
+        problems: [{ line, message }],
+      };
+      assert.deepEqual(parseRetargetCsv(csv), expected, csv);
+      assert.deepEqual(await parseRetargetCsvInSlices(csv), expected, csv);
+    }
+    assert.deepEqual(parseRetargetCsv('a,b,c\nd\n"e,f",g\n,\nh,i,\n').problems, [
+      { line: 1, message: 'must be two fields: old URL,new URL' },
+      { line: 2, message: 'must be two fields: old URL,new URL' },
+      { line: 4, message: 'both URLs are required' },
+      { line: 5, message: 'must be two fields: old URL,new URL' },
+    ]);
+    const rows = Array.from({ length: CSV_MAX_ROWS + 1 }, (_, i) => `${i},"\n"`);
+    const many = rows.join('\n');
+    const over = { line: 0, message: `has more than ${CSV_MAX_ROWS} rows` };
+    assert.deepEqual(parseRetargetCsv(many).problems, [over]);
+    assert.deepEqual((await parseRetargetCsvInSlices(many)).problems, [over]);
+    assert.deepEqual(parseRetargetCsv(rows.slice(1).join('\n')).problems, []);
   });
 
   test('CSV in the web process: parsed in slices with the event loop handed back between, the same result', async () => {
@@ -99,7 +169,7 @@ describe('adoption rules', () => {
       bytes += row.length + 1;
     }
     const tiny = rows.join('\n');
-    assert.ok(rows.length > 3 * CSV_SLICE);
+    assert.ok(rows.length > 3 * CSV_SLICE && tiny.length > 3 * CSV_SLICE_BYTES);
     // A timer queued before the parse runs before it ends: redirects queued meanwhile are answered.
     const order: string[] = [];
     setTimeout(() => order.push('timer'), 0);
