@@ -3,13 +3,9 @@ import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/ba
 import { decideBreakerHold } from '../lib/publishing/mass_change_breaker.ts';
 import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
 import { summarizeWordPressSide } from '../lib/reconcile/reconcile_run.ts';
-import {
-  listKnownSites,
-  reconcileWordPressSite,
-  reconcileWordPressStep,
-  type WordPressReconcileDeps,
-  type WordPressSiteInput,
-} from '../lib/reconcile/reconcile_wordpress.ts';
+import { reconcileWordPressSite, reconcileWordPressStep } from '../lib/reconcile/reconcile_wordpress.ts';
+import type { WordPressReconcileDeps, WordPressSiteInput } from '../lib/reconcile/wordpress_pass.ts';
+import { listKnownSites } from '../lib/reconcile/wordpress_sites.ts';
 import {
   applyRetargetBatch,
   finishRetargetPlan,
