@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/backfill_posts.ts';
+import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/backfill_run.ts';
 import { decideBreakerHold } from '../lib/publishing/mass_change_breaker.ts';
 import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
 import { summarizeWordPressSide } from '../lib/reconcile/reconcile_run.ts';

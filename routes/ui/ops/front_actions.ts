@@ -1,4 +1,4 @@
-// The operations workflows started from the page: a drill, failover or failback, the DNS confirmation, reconcile, re-scan.
+// Operations workflows started from the page: drill, failover or failback, the DNS confirmation, reconcile, re-scan.
 import { Hono } from 'hono';
 import { FRONTS } from '../../../lib/failover/active_front.ts';
 import { getRunningFrontChange, requestFrontChange } from '../../../lib/failover/request_front_change.ts';
