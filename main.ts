@@ -14,7 +14,7 @@ import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_datab
 import { onShutdownSignal, startDraining } from './boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from './boot/temporal_connection.ts';
 import { createLogger } from './lib/shared/logger.ts';
-import { createSharedLimiterHost } from './lib/shared/rate_limits.ts';
+import { createSharedLimiterHost } from './lib/shared/shared_limiter.ts';
 import { createSql } from './lib/stores/sql.ts';
 import { createApp } from './routes/app.ts';
 import { loadStaticFiles } from './routes/static.ts';

@@ -1,15 +1,11 @@
 import { Context } from '@temporalio/activity';
-import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/backfill_posts.ts';
+import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/backfill_run.ts';
 import { decideBreakerHold } from '../lib/publishing/mass_change_breaker.ts';
 import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
 import { summarizeWordPressSide } from '../lib/reconcile/reconcile_run.ts';
-import {
-  listKnownSites,
-  reconcileWordPressSite,
-  reconcileWordPressStep,
-  type WordPressReconcileDeps,
-  type WordPressSiteInput,
-} from '../lib/reconcile/reconcile_wordpress.ts';
+import { reconcileWordPressSite, reconcileWordPressStep } from '../lib/reconcile/reconcile_wordpress.ts';
+import type { WordPressReconcileDeps, WordPressSiteInput } from '../lib/reconcile/wordpress_pass.ts';
+import { listKnownSites } from '../lib/reconcile/wordpress_sites.ts';
 import {
   applyRetargetBatch,
   finishRetargetPlan,

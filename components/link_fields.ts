@@ -38,3 +38,6 @@ export function getRedirectOptions(i18n: Pick<I18n, 't'>): { value: string; labe
 export function vendorName(i18n: Pick<I18n, 't'>, name: string): string {
   return name === 'bitly' || name === 'inhouse' ? i18n.t(`vendor.${name}`) : name;
 }
+
+/** A short URL as people read it: without `https://`. */
+export const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');

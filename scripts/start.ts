@@ -6,7 +6,7 @@
 // DATABASE_URL pointing at PGlite's front, the worker and PGlite at a lower priority than the web process. Ctrl-C
 // stops them in order: web, worker, PGlite, dev server. A child that dies on its own takes everything down.
 
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
@@ -20,13 +20,16 @@ import {
   usesExternalTemporal,
 } from '../boot/temporal_connection.ts';
 import { createLogger } from '../lib/shared/logger.ts';
-import { temporalEnvShape } from '../lib/shared/temporal_settings.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { EMBEDDED_PID_FILE, EMBEDDED_URL_FILE } from './cli_database.ts';
 import { type DevServer, getFreePort, startDevServer } from './dev_server.ts';
 import type { EmbeddedPostgresReady } from './embedded_postgres_main.ts';
+import { stopStaleEmbeddedPostgres } from './stale_embedded_postgres.ts';
+import { printBanner } from './start_banner.ts';
+import { childEnv, withoutUndefined } from './start_child_env.ts';
 import { type SupervisedProcess, spawnSupervised } from './supervised_process.ts';
 import { ensureTemporalCli, ROOT } from './temporal_cli.ts';
+import { reachableHost, waitUntilReady } from './wait_until_ready.ts';
 import { webNodeFlags } from './web_node_flags.ts';
 
 // Knobs of this script only (not of the product): where embedded state lives and the dev server's ports.
@@ -57,6 +60,7 @@ let worker: SupervisedProcess | undefined;
 let web: SupervisedProcess | undefined;
 /** Set once stopping began (a signal, a failure, a child that died): nothing new starts after it. */
 let shuttingDown = false;
+const stopping = () => shuttingDown;
 /** The exit code once stopped: 1 when a child died or start-up failed. */
 let exitCode = 0;
 
@@ -72,59 +76,6 @@ process.on('exit', () => {
     } catch {}
   }
 });
-
-/** Whether `pid` runs (a zombie, gone but not yet reaped by whoever inherited it, does not). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return true; // no /proc: the signal's answer stands
-  }
-}
-
-/** Whether `pid` runs our PGlite entry (where /proc says; elsewhere the pid file is trusted). */
-function isEmbeddedPostgres(pid: number): boolean {
-  if (!existsSync('/proc/self/cmdline')) return true;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('embedded_postgres_main');
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Stops a PGlite process an earlier start left behind (it was told to close when that start exited, and may still
- * be closing), and waits until it is gone: two processes must never open the data directory at once.
- */
-async function stopStaleEmbeddedPostgres(): Promise<void> {
-  if (!existsSync(PGLITE_PID_FILE)) return;
-  const pid = Number(readFileSync(PGLITE_PID_FILE, 'utf8').trim());
-  if (pid > 0 && isAlive(pid) && isEmbeddedPostgres(pid)) {
-    say(`Waiting for the embedded Postgres of an earlier start to close (pid ${pid}).`);
-    for (const signal of ['SIGCONT', 'SIGTERM'] as const) {
-      try {
-        process.kill(pid, signal);
-      } catch {}
-    }
-    const deadline = Date.now() + STOP_GRACE_MS.pglite;
-    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    if (isAlive(pid)) {
-      say(`It did not close within ${STOP_GRACE_MS.pglite / 1000} s: killing it.`);
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {}
-      const killedAt = Date.now();
-      while (isAlive(pid) && Date.now() - killedAt < 5_000) await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  rmSync(PGLITE_PID_FILE, { force: true });
-}
 
 /** node --import tsx (and, for the product's entries, the guard that stops them when npm start is gone). */
 function nodeArgs(entry: string, supervisedEntry: boolean, flags: string[] = []): string[] {
@@ -144,7 +95,7 @@ function supervise(child: SupervisedProcess): SupervisedProcess {
 
 /** Starts PGlite in its own process and resolves with its URL once it serves. */
 async function startEmbeddedPostgresProcess(): Promise<string> {
-  await stopStaleEmbeddedPostgres();
+  await stopStaleEmbeddedPostgres(PGLITE_PID_FILE, STOP_GRACE_MS.pglite, say);
   say(`Starting embedded Postgres (PGlite, data in ${DATA_DIR}/pglite)...`);
   const child = supervise(
     spawnSupervised({
@@ -166,72 +117,6 @@ async function startEmbeddedPostgresProcess(): Promise<string> {
       if (ready?.kind === 'ready') resolve(ready.url);
     });
   });
-}
-
-function withoutUndefined(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
-  return out;
-}
-
-/**
- * The environment of the web and worker processes: ours, with DATABASE_URL set, and with our own dev server as
- * their only Temporal (every other connection setting removed, and no profile file: the dev server speaks plain
- * gRPC without keys, boot/temporal_connection.ts).
- */
-function childEnv(
-  databaseUrl: string,
-  devServerAddress: string | undefined,
-  temporalUiUrl: string | undefined,
-) {
-  const env = withoutUndefined(process.env);
-  if (devServerAddress) {
-    for (const name of Object.keys(temporalEnvShape)) if (name !== 'TEMPORAL_NAMESPACE') delete env[name];
-    for (const name of Object.keys(env)) if (name.startsWith('TEMPORAL_GRPC_META_')) delete env[name];
-    env.TEMPORAL_ADDRESS = devServerAddress;
-    env.TEMPORAL_CONFIG_FILE = writeNoProfileFile();
-  }
-  if (temporalUiUrl) env.TEMPORAL_UI_URL = temporalUiUrl;
-  env.DATABASE_URL = databaseUrl;
-  return env;
-}
-
-/**
- * A Temporal profile file with an empty default profile, for the web and worker processes under the embedded dev
- * server: with it they never read the user's ~/.config/temporalio/temporal.toml (often a production namespace).
- */
-function writeNoProfileFile(): string {
-  const file = join(DATA_DIR, 'temporal-client.toml');
-  writeFileSync(
-    file,
-    '# Written by npm start: its web and worker processes reach its own dev server, never a profile of yours.\n' +
-      '[profile.default]\n',
-  );
-  return file;
-}
-
-/** Resolves once `url` answers 200 (a child's /readyz); a stop in the meantime leaves it pending. */
-async function waitUntilReady(name: string, url: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let last = 'no answer yet';
-  while (Date.now() < deadline) {
-    if (shuttingDown) return new Promise(() => {});
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 200) return;
-      last = `${response.status} ${(await response.text()).slice(0, 200)}`;
-    } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the ${name} process was not ready within ${READY_TIMEOUT_MS / 1000} s (${url}: ${last})`);
-}
-
-/** A host to reach a server listening on `host` from this machine. */
-function reachableHost(host: string): string {
-  if (host === '' || host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 let stopped: Promise<void> | undefined;
@@ -272,30 +157,6 @@ async function shutdown(code: number): Promise<never> {
   }
   say(exitCode === 0 ? 'stopped cleanly.' : 'stopped.');
   process.exit(exitCode);
-}
-
-function banner(credentialsNotice: string, temporalUiUrl: string | undefined, databaseLabel: string) {
-  const lines = [
-    '',
-    `Lifeline is running (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s).`,
-    `  Short links:  ${config.shortBaseUrl}/<code>`,
-    `  Editor UI:    ${config.appBaseUrl}/ui`,
-    `  API:          ${config.appBaseUrl}/api/v1`,
-    `  Temporal UI:  ${temporalUiUrl ?? '(external Temporal; see TEMPORAL_UI_URL)'}`,
-    `  Database:     ${databaseLabel}`,
-    `  Processes:    ${[
-      web && `web ${web.pid}`,
-      worker && `worker ${worker.pid} (nice ${worker.nice})`,
-      pglite && `PGlite ${pglite.pid} (nice ${pglite.nice})`,
-      devServer && `Temporal dev server ${devServer.child.pid}`,
-    ]
-      .filter(Boolean)
-      .join(', ')}`,
-  ];
-  // First-run credentials: the file's path always, the credentials themselves on a terminal only.
-  if (credentialsNotice) lines.push(credentialsNotice.trimEnd());
-  lines.push('', 'Press Ctrl-C to stop.', '');
-  process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 /** Resolves never once stopping began (the stop exits the process); lets start-up give way at each step. */
@@ -355,7 +216,7 @@ async function main() {
     },
   });
 
-  const env = childEnv(databaseUrl, devServerAddress, temporalUiUrl);
+  const env = childEnv(DATA_DIR, databaseUrl, devServerAddress, temporalUiUrl);
   // The worker's probes on loopback and a free port unless configured (npm start may run beside anything).
   const workerHealthHost = process.env.WORKER_HEALTH_HOST ? config.workerHealth.host : '127.0.0.1';
   const workerHealthPort = process.env.WORKER_HEALTH_PORT ? config.workerHealth.port : await getFreePort();
@@ -381,15 +242,33 @@ async function main() {
   );
   await unlessStopping(
     Promise.all([
-      waitUntilReady('web', `http://${reachableHost(config.host)}:${config.port}/readyz`),
-      waitUntilReady('worker', `http://${reachableHost(workerHealthHost)}:${workerHealthPort}/readyz`),
+      waitUntilReady(
+        'web',
+        `http://${reachableHost(config.host)}:${config.port}/readyz`,
+        READY_TIMEOUT_MS,
+        stopping,
+      ),
+      waitUntilReady(
+        'worker',
+        `http://${reachableHost(workerHealthHost)}:${workerHealthPort}/readyz`,
+        READY_TIMEOUT_MS,
+        stopping,
+      ),
     ]),
   );
-  banner(
-    credentialsNotice,
+  printBanner({
+    config,
+    startedAt,
     temporalUiUrl,
-    config.databaseUrl ? 'DATABASE_URL' : `embedded PGlite (${DATA_DIR}/pglite)`,
-  );
+    databaseLabel: config.databaseUrl ? 'DATABASE_URL' : `embedded PGlite (${DATA_DIR}/pglite)`,
+    processes: [
+      web && `web ${web.pid}`,
+      worker && `worker ${worker.pid} (nice ${worker.nice})`,
+      pglite && `PGlite ${pglite.pid} (nice ${pglite.nice})`,
+      devServer && `Temporal dev server ${devServer.child.pid}`,
+    ],
+    credentialsNotice,
+  });
 }
 
 // A signal at any point stops what has started, in order; a second one exits at once (code 130).

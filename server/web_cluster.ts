@@ -11,7 +11,7 @@ import type {
   SharedLimiterAnswer,
   SharedLimiterChannel,
   SharedLimiterRequest,
-} from '../lib/shared/rate_limits.ts';
+} from '../lib/shared/shared_limiter.ts';
 
 /** Set by the primary on each process it forks: its index, 0 … WEB_CONCURRENCY − 1. */
 export const WEB_PROCESS_ENV = 'LIFELINE_WEB_PROCESS';

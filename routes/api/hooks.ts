@@ -7,8 +7,9 @@ import {
 } from '../../lib/auth/webhook_signature.ts';
 import { acceptSiteEvent } from '../../lib/publishing/accept_site_event.ts';
 import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_event.ts';
+import { getAdoptableHosts } from '../../lib/publishing/backfill_adoption.ts';
 import { backfillAcceptedSchema, backfillBatchSchema } from '../../lib/publishing/backfill_batch.ts';
-import { acceptBackfillBatch, getAdoptableHosts } from '../../lib/publishing/backfill_posts.ts';
+import { acceptBackfillBatch } from '../../lib/publishing/backfill_posts.ts';
 import { type BitlyBudgetDeps, createPlanLimitReader } from '../../lib/publishing/bitly_budget.ts';
 import { siteEventSchema, wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
 import { ByteBudget } from '../../lib/shared/byte_budget.ts';

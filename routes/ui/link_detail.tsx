@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
-import { LinkDetailPage, STATS_RANGES } from '../../components/LinkDetailPage.tsx';
+import { LinkDetailPage } from '../../components/LinkDetailPage.tsx';
+import { STATS_RANGES } from '../../components/link_detail/ClicksCard.tsx';
 import { getLinkFieldLabels } from '../../components/link_fields.ts';
 import { getLinkStats } from '../../lib/clicks/link_stats.ts';
 import type { I18n } from '../../lib/i18n/translator.ts';

@@ -7,12 +7,9 @@ import ipaddr from 'ipaddr.js';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { createWebhookPurger } from '../../lib/cdn/webhook_purger.ts';
 import { createWebhookDnsAdapter } from '../../lib/failover/dns_adapter.ts';
-import {
-  getRestUrl,
-  listKnownSites,
-  reconcileWordPressSite,
-} from '../../lib/reconcile/reconcile_wordpress.ts';
+import { reconcileWordPressSite } from '../../lib/reconcile/reconcile_wordpress.ts';
 import { fetchListingPage } from '../../lib/reconcile/wordpress_listing.ts';
+import { getRestUrl, listKnownSites } from '../../lib/reconcile/wordpress_sites.ts';
 import { notifyReport, type ReportNotification } from '../../lib/safety/notify_report.ts';
 import { PermanentFailure } from '../../lib/shared/errors.ts';
 import { createLogger } from '../../lib/shared/logger.ts';

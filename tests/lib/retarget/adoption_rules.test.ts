@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { toAdoptableCode } from '../../../lib/publishing/backfill_posts.ts';
+import { toAdoptableCode } from '../../../lib/publishing/backfill_adoption.ts';
 import { getBreakerBudget } from '../../../lib/publishing/mass_change_breaker.ts';
 import { buildListingUrl } from '../../../lib/reconcile/wordpress_listing.ts';
 import {

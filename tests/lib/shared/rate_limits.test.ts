@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { BoundedMemoryLimiter, LIMITER_KEYS_MAX } from '../../../lib/shared/rate_limits.ts';
+import { BoundedMemoryLimiter, LIMITER_KEYS_MAX } from '../../../lib/shared/bounded_memory_limiter.ts';
 
 describe('BoundedMemoryLimiter', () => {
   test('limits a key to its points per window; a reward gives one back', async () => {

@@ -1,0 +1,56 @@
+// The memory run: a million links requested at random for minutes, our server's RSS and heap sampled every 10 s.
+import { describeMachine } from './bench_report.ts';
+import { CONNECTIONS, MEMORY_SECONDS, say } from './bench_settings.ts';
+import { readOurCounters, readOurMemory } from './read_our_metrics.ts';
+import { runWrk } from './run_wrk.ts';
+import { startOurs } from './start_ours.ts';
+
+export async function benchMemory(links: number) {
+  say(`— memory: ${links.toLocaleString('en')} links, random codes for ${MEMORY_SECONDS} s, RSS every 10 s`);
+  // BENCH_SERVER_NODE_OPTIONS (e.g. --max-old-space-size=256): what a deployment that caps the heap would see.
+  const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+  const ours = await startOurs(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {});
+  type Sample = { t: number; rss: number; heapUsed: number; heapTotal: number };
+  const series: Sample[] = [];
+  const started = Date.now();
+  const sample = async () => {
+    const t = Math.round((Date.now() - started) / 1000);
+    series.push({ t, ...(await readOurMemory(ours)) });
+  };
+  try {
+    await sample();
+    const pending: Promise<void>[] = [];
+    const sampler = setInterval(() => pending.push(sample()), 10_000);
+    const r = await runWrk(ours.url, MEMORY_SECONDS, { codes: links, order: 'random' });
+    clearInterval(sampler);
+    await Promise.all(pending);
+    await sample();
+    const layers = (await readOurCounters(ours)).lookups;
+    const errors = r.non_3xx + r.socketErrors;
+    say(`memory: ${Math.round(r.rps)} req/s, ${r.requests} requests, errors ${errors}`);
+    series.sort((a, b) => a.t - b.t);
+    return { links, series, requests: r.requests, rps: r.rps, errors, layers };
+  } finally {
+    await ours.stop();
+  }
+}
+
+export function renderMemorySection(r: Awaited<ReturnType<typeof benchMemory>>): string {
+  const peak = Math.max(...r.series.map((s) => s.rss));
+  const tail = r.series.slice(-Math.max(3, Math.floor(r.series.length / 3)));
+  const tailSpread = Math.max(...tail.map((s) => s.rss)) - Math.min(...tail.map((s) => s.rss));
+  const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+  return [
+    ...describeMachine(),
+    `- ${r.links.toLocaleString('en')} links in Postgres; wrk -t1 -c${CONNECTIONS} requesting uniformly random codes for ${MEMORY_SECONDS} s (${r.requests.toLocaleString('en')} requests, ${Math.round(r.rps)} req/s, ${r.errors} errors); default LRU settings${nodeOptions ? `; server NODE_OPTIONS=${nodeOptions}` : ''}.`,
+    `- RSS of our server: start ${r.series[0]!.rss} MiB, peak ${peak} MiB, last third within ${tailSpread.toFixed(1)} MiB (last ${r.series.at(-1)!.rss} MiB).`,
+    `- V8 heap at the end: ${r.series.at(-1)!.heapUsed} MiB used of ${r.series.at(-1)!.heapTotal} MiB reserved (the rest of the RSS: code, native buffers and memory the allocator keeps).`,
+    `- Lookup counters at the end: \`${JSON.stringify(r.layers)}\``,
+    '',
+    `| t (s) | ${r.series.map((s) => s.t).join(' | ')} |`,
+    `|---|${r.series.map(() => '---:').join('|')}|`,
+    `| RSS (MiB) | ${r.series.map((s) => s.rss).join(' | ')} |`,
+    `| V8 heap used (MiB) | ${r.series.map((s) => s.heapUsed).join(' | ')} |`,
+    `| V8 heap reserved (MiB) | ${r.series.map((s) => s.heapTotal).join(' | ')} |`,
+  ].join('\n');
+}

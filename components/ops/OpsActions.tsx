@@ -1,0 +1,108 @@
+// The operations workflows' buttons: drill, failover or failback, the DNS confirmation, reconcile, re-scan.
+import type { I18n } from '../../lib/i18n/translator.ts';
+import { Badge } from '../Badge.tsx';
+import { CsrfField } from '../Field.tsx';
+import { FrontChangeSteps, stepName } from '../FrontChangeSteps.tsx';
+import { useI18n } from '../I18n.tsx';
+import { vendorName } from '../link_fields.ts';
+import type { OpsView } from './ops_view.ts';
+
+const KINDS = ['failover', 'failback', 'drill'] as const;
+const kindName = (i18n: I18n, kind: string) => {
+  const known = KINDS.find((k) => k === kind);
+  return known ? i18n.t(`ops.kind.${known}`) : kind;
+};
+
+/** Buttons for the operations workflows: drill, failover/failback, the DNS confirmation, reconcile, re-scan. */
+export function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: string }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const { view, csrfToken } = props;
+  const other = view.front.active === 'inhouse' ? 'bitly' : 'inhouse';
+  const otherName = vendorName(i18n, other);
+  const canSwitch = other === 'inhouse' || view.bitlyConfigured;
+  const change = view.frontChange;
+  return (
+    <section class="card" id="actions" aria-labelledby="actions-title">
+      <h2 id="actions-title">{t('ops.actions')}</h2>
+      {change ? (
+        <div class="subform" role="status">
+          <p>
+            <Badge tone="neutral" text={t('ops.run.running')} /> {kindName(i18n, change.kind)}{' '}
+            <bdi class="mono small" dir="ltr">
+              {change.workflowId}
+            </bdi>
+            {change.step ? ` · ${t('ops.step', { step: stepName(i18n, change.step) })}` : ''}
+          </p>
+          {change.to && (
+            <FrontChangeSteps
+              kind={change.kind}
+              to={change.to}
+              current={change.step}
+              steps={change.steps ?? []}
+              ttlWaitUntil={change.ttlWaitUntil ?? null}
+              timeZone={props.timeZone}
+            />
+          )}
+          {change.waitingForDns && (
+            <form method="post" action="/ui/ops/front/dns-changed">
+              <CsrfField token={csrfToken} />
+              <p class="small">{t('ops.waitingDns', { front: otherName })}</p>
+              <button type="submit" class="btn btn-primary">
+                {t('ops.dnsChanged')}
+              </button>
+            </form>
+          )}
+        </div>
+      ) : (
+        <div class="grid-2">
+          <form method="post" action="/ui/ops/front" class="subform">
+            <CsrfField token={csrfToken} />
+            <input type="hidden" name="to" value={other} />
+            <input type="hidden" name="drill" value="true" />
+            <h3>{t('ops.drill')}</h3>
+            <p class="small muted">{t('ops.drillLead', { front: otherName })}</p>
+            <button type="submit" class="btn btn-secondary" disabled={!canSwitch}>
+              {t('ops.runDrill')}
+            </button>
+          </form>
+          <form method="post" action="/ui/ops/front" class="subform">
+            <CsrfField token={csrfToken} />
+            <input type="hidden" name="to" value={other} />
+            <h3>{other === 'inhouse' ? t('ops.failOver') : t('ops.failBack')}</h3>
+            {canSwitch ? (
+              <>
+                <label class="checkbox small">
+                  <input type="checkbox" name="confirm" value="yes" required />{' '}
+                  {t('ops.confirmSwitch', { front: otherName })}
+                </label>
+                <label class="checkbox small">
+                  <input type="checkbox" name="emergency" value="yes" /> {t('ops.emergency')}
+                </label>
+                <button type="submit" class="btn btn-danger-ghost">
+                  {t('ops.switch')}
+                </button>
+              </>
+            ) : (
+              <p class="small muted">{t('ops.noBitly')}</p>
+            )}
+          </form>
+        </div>
+      )}
+      <div class="actions-row">
+        <form method="post" action="/ui/ops/reconcile" class="inline-form">
+          <CsrfField token={csrfToken} />
+          <button type="submit" class="btn btn-secondary btn-sm">
+            {t('ops.reconcile')}
+          </button>
+        </form>
+        <form method="post" action="/ui/ops/rescan" class="inline-form">
+          <CsrfField token={csrfToken} />
+          <button type="submit" class="btn btn-secondary btn-sm">
+            {t('ops.rescan')}
+          </button>
+        </form>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,30 @@
+// What the operations page shows: the active front, a front change under way, runs, keys, users, adoption, escrow.
+import type { ApiKey } from '../../lib/auth/issue_api_key.ts';
+import type { EscrowOverview } from '../../lib/escrow/get_escrow_overview.ts';
+import type { AdoptionOverview } from '../../lib/operations/adoption_overview.ts';
+import type { UserAccount as UserRow } from '../../lib/operations/get_ops_overview.ts';
+import type { OpsRun as OpsRunRow } from '../../lib/operations/ops_runs.ts';
+
+export interface OpsView {
+  front: { active: string; since: string | null };
+  bitlyConfigured: boolean;
+  /** The failover, failback or drill now running, with its current step. */
+  frontChange: {
+    kind: string;
+    workflowId: string;
+    step: string | null;
+    waitingForDns: boolean;
+    /** Where it goes, the steps finished and the end of a DNS TTL wait. */
+    to?: string;
+    steps?: { name: string; ms: number }[];
+    ttlWaitUntil?: Date | null;
+  } | null;
+  runs: OpsRunRow[];
+  keys: ApiKey[];
+  users: UserRow[];
+  temporalUrl: string | null;
+  /** Archive backfills and mass retargets. */
+  adoption?: AdoptionOverview;
+  /** Escrow exports and static snapshots. */
+  escrow?: EscrowOverview;
+}

@@ -1,0 +1,119 @@
+// After a complete listing: links of posts WordPress no longer has, and links no post claims any more.
+import { spendBudget } from '../publishing/mass_change_breaker.ts';
+import { fileReview } from '../publishing/post_identity.ts';
+import { insertAuditEntries } from '../stores/backfill_store.ts';
+import { lockKeys } from '../stores/link_batch_store.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
+import { listDetachedLinks } from '../stores/post_identity_store.ts';
+import { insertMarks, updateMarksRepaired } from '../stores/reconcile_store.ts';
+import { listLinksAbsentFromListing, updateLinksBatch } from '../stores/wordpress_reconcile_store.ts';
+import { holdIfOverBudget, toHeldChange } from './wordpress_hold.ts';
+import {
+  keyOf,
+  type PassInput,
+  type Tally,
+  type WordPressReconcileDeps,
+  type WordPressSiteInput,
+} from './wordpress_pass.ts';
+import { propagate } from './wordpress_repair.ts';
+
+/**
+ * After a complete pass: links whose post claimed another code and whose own post never claimed them back are
+ * filed for review (never made gone by an ID).
+ */
+export async function reviewDetachedLinks(
+  deps: WordPressReconcileDeps,
+  input: WordPressSiteInput & { tally: Tally },
+): Promise<void> {
+  for (const link of await listDetachedLinks(deps.sql, input.site)) {
+    await fileReview(deps.sql, {
+      site: input.site,
+      kind: 'unmatched-link',
+      code: link.code,
+      detail: `${link.code} lost its post ID to another post's claim, and no post of the listing claims it (it still points at ${link.targetUrl})`,
+    });
+    input.tally.reviewed++;
+  }
+}
+
+/**
+ * After a complete listing: live links of posts WordPress no longer has (deleted for good) become gone. In
+ * migration mode an absent post ID proves nothing (IDs were reassigned): such links are filed for review.
+ */
+export async function reconcileAbsentPosts(deps: WordPressReconcileDeps, input: PassInput): Promise<void> {
+  const absent = await listLinksAbsentFromListing(deps.sql, {
+    runId: input.runId,
+    site: input.site,
+    startedAt: new Date(input.startedAtMs),
+  });
+  if (absent.length === 0) return;
+  const keys = absent.map((l) => keyOf(input.site, l.postId!));
+  await insertMarks(
+    deps.sql,
+    input.runId,
+    'wordpress',
+    keys.map((code) => ({ code, drift: 'gone' as const })),
+  );
+  if (!input.repair) return;
+  if (input.migrating) {
+    for (const link of absent) {
+      await fileReview(deps.sql, {
+        site: input.site,
+        kind: 'unmatched-link',
+        postId: link.postId,
+        code: link.code,
+        detail: `no post of the new installation claims ${link.code} or has its post ID ${link.postId}; it still points at ${link.targetUrl}`,
+      });
+      input.tally.reviewed++;
+    }
+    return;
+  }
+  if (
+    await holdIfOverBudget(
+      deps,
+      input,
+      absent.map((l) => toHeldChange(l, 'gone', null)),
+    )
+  )
+    return;
+  const reason = `wordpress reconciliation ${input.runId}: post deleted in WordPress`;
+  const changed = await deps.sql.begin(async (tx) => {
+    await lockKeys(
+      tx,
+      absent.map((l) => `post|${input.site}|${l.postId}`),
+    );
+    const rows = await updateLinksBatch(
+      tx,
+      absent.map((l) => ({ code: l.code, status: 'gone', expectedVersion: l.version })),
+    );
+    await spendBudget(tx, input.site, rows.length);
+    await insertAuditEntries(
+      tx,
+      rows.map((r) => ({
+        code: r.code,
+        actor: `wordpress:${input.site}`,
+        action: 'link.status_changed',
+        before: { status: absent.find((a) => a.code === r.code)?.status },
+        after: { status: 'gone' },
+        reason,
+      })),
+    );
+    await enqueueLinkSyncs(
+      tx,
+      rows.map((r) => r.code),
+      reason,
+    );
+    return rows;
+  });
+  await propagate(
+    deps,
+    changed.map((r) => r.code),
+    reason,
+  );
+  await updateMarksRepaired(
+    deps.sql,
+    input.runId,
+    'wordpress',
+    changed.map((r) => keyOf(input.site, r.postId!)),
+  );
+}

@@ -1,0 +1,84 @@
+// The answer to `GET /{code}`: the lookup ladder's caches and deadline, the status, headers and query it carries.
+import { z } from 'zod';
+import { optionalHttpUrl, optionalString } from './env_values.ts';
+
+const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
+export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+
+export const redirectEnv = z.object({
+  RESOLVER_CACHE_MAX: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
+  RESOLVER_CACHE_TTL_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
+  RESOLVER_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  SERVING_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
+  REDIRECT_STATUS: z.coerce
+    .number()
+    .refine((n): n is RedirectStatus => (REDIRECT_STATUSES as readonly number[]).includes(n), {
+      message: 'must be one of 301, 302, 307, 308',
+    })
+    .default(301),
+  REDIRECT_CACHE_CONTROL: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((v) => !/[\r\n]/.test(v), 'must be a single header line')
+    .default('private, max-age=90'),
+  UTM_PARAMS: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => {
+        const p = new URLSearchParams(v);
+        return [...p.keys()].length > 0 && [...p.keys()].every((k) => k.length > 0);
+      }, 'must be a query string like utm_source=short&utm_medium=social')
+      .optional(),
+  ),
+  FORWARD_QUERY_PARAMS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine((names) => names.every((n) => /^[A-Za-z0-9_.-]{1,64}$/.test(n) && n !== 'qr'), {
+      message: 'must be a comma list of query parameter names (letters, digits, "_", ".", "-"; not qr)',
+    }),
+  ROOT_REDIRECT_URL: optionalHttpUrl,
+  TRUSTED_COUNTRY_HEADER: optionalString.transform((v) => v?.toLowerCase()),
+});
+
+export interface RedirectConfig {
+  /**
+   * The redirect lookup ladder: in-process LRU entries (0 disables it) and their TTL, the TTL of "no such
+   * code" answers, and how long a serving-store read may take before falling through to Postgres.
+   */
+  resolver: { cacheMax: number; cacheTtlMs: number; negativeTtlMs: number; servingStoreTimeoutMs: number };
+  redirect: {
+    status: RedirectStatus;
+    cacheControl: string;
+    utmParams: string | undefined;
+    /** Request query parameters forwarded to targets (FORWARD_QUERY_PARAMS); empty: none. */
+    forwardQueryParams: string[];
+  };
+  rootRedirectUrl: string | undefined;
+  trustedCountryHeader: string | undefined;
+}
+
+export function redirectConfig(e: z.infer<typeof redirectEnv>): RedirectConfig {
+  return {
+    resolver: {
+      cacheMax: e.RESOLVER_CACHE_MAX,
+      cacheTtlMs: e.RESOLVER_CACHE_TTL_MS,
+      negativeTtlMs: e.RESOLVER_NEGATIVE_TTL_MS,
+      servingStoreTimeoutMs: e.SERVING_STORE_TIMEOUT_MS,
+    },
+    redirect: {
+      status: e.REDIRECT_STATUS as RedirectStatus,
+      cacheControl: e.REDIRECT_CACHE_CONTROL,
+      utmParams: e.UTM_PARAMS,
+      forwardQueryParams: e.FORWARD_QUERY_PARAMS,
+    },
+    rootRedirectUrl: e.ROOT_REDIRECT_URL,
+    trustedCountryHeader: e.TRUSTED_COUNTRY_HEADER,
+  };
+}
