@@ -5,7 +5,6 @@ import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
 import { createStoredVendorClicks } from '../lib/clicks/vendor_clicks.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createHostRouting } from '../lib/redirect/host_routing.ts';
@@ -18,6 +17,7 @@ import { createMetrics, type Metrics } from '../lib/shared/metrics.ts';
 import { createRateLimits, type SharedLimiterChannel } from '../lib/shared/rate_limits.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
+import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
 import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
@@ -123,7 +123,7 @@ export async function createWebDeps(
     workflows,
     ops,
     adoption,
-    targetPolicy: createTargetPolicy(config),
+    targetPolicy: createCanonicalTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
     drain: createDrainState(),

@@ -5,8 +5,6 @@
 // forgets it. Restores, new links and re-binds by a post's claim are not mass damage and are not counted.
 import type { SyncQueueKicker } from '../links/link_sync.ts';
 import { firstSafety } from '../links/new_post_link.ts';
-import { newTargetProblem } from '../links/new_target_problem.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
@@ -33,6 +31,8 @@ import {
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';
 import { type LinkBatchChange, updateLinksBatch } from '../stores/wordpress_reconcile_store.ts';
+import { newTargetProblem } from '../targets/new_target_problem.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 
 /** WORDPRESS_BREAKER_SHARE and WORDPRESS_BREAKER_MIN. */
 export interface BreakerSettings {
@@ -149,7 +149,7 @@ export interface HoldDecisionDeps {
   sql: Sql;
   resolver: LinkResolver;
   safety: SafetyScanner;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   queue: SyncQueueKicker;
 }
 

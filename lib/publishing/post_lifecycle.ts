@@ -4,7 +4,6 @@
 import { type Front, getActiveFront } from '../failover/active_front.ts';
 import { insertWithMint } from '../links/create_link.ts';
 import { mintOneCode } from '../links/mint.ts';
-import { checkTargetAgainstPolicy, type TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
@@ -24,6 +23,7 @@ import {
 import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
+import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 import {
   type BreakerSettings,
@@ -41,7 +41,7 @@ export interface PostLifecycleDeps {
   codeLength: number;
   resolver: LinkResolver;
   /** Where targets may point (ALLOWED_TARGET_HOSTS, not the short domain): permalinks obey it too. */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   vendors?: Pick<VendorDeps, 'bitly' | 'publishWaitMs'> | undefined;
   /** The breaker on mass change (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN); absent: the defaults. */
   wordpressBreaker?: BreakerSettings | undefined;
@@ -91,9 +91,9 @@ async function readPlan(deps: PostLifecycleDeps): Promise<VendorPlan> {
  * before starting the workflow; an event recorded in a history before that check, or a policy tightened since,
  * fails here for good (nothing is written).
  */
-function requirePermalink(event: PostEvent, policy: TargetPolicy): string {
+function requirePermalink(event: PostEvent, policy: CanonicalTargetPolicy): string {
   if (event.permalink === undefined) throw new PermanentFailure('permalink is missing');
-  const checked = checkTargetAgainstPolicy(event.permalink, policy);
+  const checked = checkTarget(event.permalink, policy);
   if (!checked.ok) throw new PermanentFailure(`permalink ${checked.problem}`);
   return checked.url;
 }

@@ -5,7 +5,6 @@
 export type { ReconcileSideSummary };
 
 import type { ExpiryTimers } from '../links/expire_link.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -17,6 +16,7 @@ import {
   summarizeMarks,
 } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 import type { ServingReplica } from './serving_replica.ts';
 
@@ -26,7 +26,7 @@ export interface ReconcileDeps {
   resolver: LinkResolver;
   safety: SafetyScanner;
   /** Where targets may point: a Bitly-only link is imported only when its long URL obeys it. */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   vendors?: VendorDeps | undefined;
   /** The serving store read directly (absent: none configured, the leg is skipped). */
   servingStore?: ServingReplica | undefined;

@@ -10,8 +10,6 @@
 import type { SyncQueueKicker } from '../links/link_sync.ts';
 import { mintCodes } from '../links/mint.ts';
 import { firstSafety, newPostLink } from '../links/new_post_link.ts';
-import { newTargetProblem } from '../links/new_target_problem.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import {
   type BreakerSettings,
   type BudgetState,
@@ -54,6 +52,8 @@ import {
 } from '../stores/wordpress_reconcile_store.ts';
 import { closeSettledReviews } from '../stores/wordpress_review_store.ts';
 import { getWordPressSite, listWordPressSites } from '../stores/wordpress_site_store.ts';
+import { newTargetProblem } from '../targets/new_target_problem.ts';
+import type { CanonicalTargetPolicy as TargetPolicy } from '../targets/target_rule.ts';
 import { fetchListingPage, type ListedPost, type WordPressListingDeps } from './wordpress_listing.ts';
 
 export interface WordPressReconcileDeps {

@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
 import { Fifo } from '../shared/concurrency.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -7,6 +6,10 @@ import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
 import { getServingRowByCode, selectManyServingValues, selectServingValues } from '../stores/link_store.ts';
 import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db } from '../stores/sql.ts';
+import {
+  type CanonicalTargetPolicy as TargetPolicy,
+  targetRuleProblem as targetPolicyProblem,
+} from '../targets/target_rule.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
 import type { LinkResolver } from './link_resolver.ts';
 import {

@@ -1,7 +1,6 @@
 import { rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pruneFolders, toExportFolderName } from '../escrow/escrow_folders.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
 import { PermanentFailure } from '../shared/errors.ts';
@@ -9,6 +8,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { finishEscrowRun, insertEscrowRun } from '../stores/escrow_run_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import type { RefusedSnapshotRows } from './snapshot_rows.ts';
 import { SNAPSHOT_MANIFEST, writeStaticSnapshot } from './write_snapshot.ts';
 
@@ -22,7 +22,7 @@ export interface ScheduledSnapshotDeps {
   shortBaseUrl: string;
   redirect: RedirectSettings;
   /** Where links may point: rows that break it are left out of the snapshot. */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   rootRedirectUrl: string | undefined;
   snapshot: { dir: string | undefined; formats: readonly SnapshotFormat[]; keep: number };
 }

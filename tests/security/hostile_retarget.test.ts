@@ -2,11 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { CSV_MAX_BYTES } from '../../lib/retarget/retarget_rule.ts';
-import {
-  canonicalizeTarget,
-  createCanonicalTargetPolicy,
-  targetRuleProblem,
-} from '../../lib/safety/canonical_url.ts';
+import { canonicalizeTarget } from '../../lib/targets/canonical_url.ts';
+import { createCanonicalTargetPolicy, targetRuleProblem } from '../../lib/targets/target_rule.ts';
 import { createHarness, eventually, type Harness } from '../helpers/harness.ts';
 import {
   HOSTILE_POLICY,

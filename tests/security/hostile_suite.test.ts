@@ -3,11 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import fastUri from 'fast-uri';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
-import {
-  canonicalizeTarget,
-  createCanonicalTargetPolicy,
-  targetRuleProblem,
-} from '../../lib/safety/canonical_url.ts';
+import { canonicalizeTarget } from '../../lib/targets/canonical_url.ts';
+import { createCanonicalTargetPolicy, targetRuleProblem } from '../../lib/targets/target_rule.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 import {
   HOSTILE_POLICY,

@@ -5,12 +5,12 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createTargetPolicy } from '../../../lib/links/target_policy.ts';
 import { forEachConcurrently } from '../../../lib/shared/concurrency.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
 import { KV_META_KEY } from '../../../lib/snapshot/kv_snapshot.ts';
 import { toNginxString } from '../../../lib/snapshot/nginx_snapshot.ts';
 import { writeStaticSnapshot } from '../../../lib/snapshot/write_snapshot.ts';
+import { createCanonicalTargetPolicy } from '../../../lib/targets/target_rule.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
@@ -74,7 +74,7 @@ describe('static snapshot', () => {
         formats: ['nginx'],
         shortBaseUrl: config.shortBaseUrl,
         redirect: config.redirect,
-        targetPolicy: createTargetPolicy(config),
+        targetPolicy: createCanonicalTargetPolicy(config),
         listen: `127.0.0.1:${port}`,
       },
     );
@@ -173,7 +173,7 @@ describe('static snapshot', () => {
         formats: ['redirects', 'json'],
         shortBaseUrl: config.shortBaseUrl,
         redirect: config.redirect,
-        targetPolicy: createTargetPolicy(config),
+        targetPolicy: createCanonicalTargetPolicy(config),
       },
     );
     const codes = Array.from({ length: 2_400 }, (_, i) => `n${i + 1}`);
