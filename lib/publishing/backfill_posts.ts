@@ -39,9 +39,9 @@ import {
 } from '../stores/backfill_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
+import { getLinksByCodes } from '../stores/link_store.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { recordInstallation, upsertPostGuids } from '../stores/post_identity_store.ts';
-import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Db, Sql, Tx } from '../stores/sql.ts';
 import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';

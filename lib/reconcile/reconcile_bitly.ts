@@ -6,11 +6,10 @@ import { forEachConcurrently } from '../shared/concurrency.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { throwIfCancelled } from '../shared/task_context.ts';
-import { listVendorLinks } from '../stores/link_store.ts';
+import { getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
 import {
   analyzeMarks,
   type Drift,
-  getLinksByCodes,
   insertMarks,
   listUnseenActiveCodes,
   updateMarksRepaired,

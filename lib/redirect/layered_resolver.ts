@@ -3,8 +3,12 @@ import { Fifo } from '../shared/concurrency.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
-import { getServingRowByCode, selectManyServingValues, selectServingValues } from '../stores/link_store.ts';
-import { getLinksByCodes } from '../stores/reconcile_store.ts';
+import {
+  getLinksByCodes,
+  getServingRowByCode,
+  selectManyServingValues,
+  selectServingValues,
+} from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import {
   type CanonicalTargetPolicy as TargetPolicy,

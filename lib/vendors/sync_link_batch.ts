@@ -13,6 +13,7 @@ import { refreshLinks } from '../redirect/refresh_links.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
+import { getLinksByCodes } from '../stores/link_store.ts';
 import {
   deferSyncs,
   getQueuedSyncs,
@@ -21,7 +22,6 @@ import {
   type QueuedSync,
   removeSyncedCodes,
 } from '../stores/link_sync_queue_store.ts';
-import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { recordVendorCollision } from './record_vendor_collision.ts';
 import { type BitlySyncDeps, syncToBitly } from './sync_to_bitly.ts';
