@@ -1,4 +1,4 @@
-import { syncLinkBatch, takeSyncBatch } from '../lib/vendors/sync_link_batch.ts';
+import { syncLinkBatch, takeSyncBatch } from '../lib/propagation/sync_link_batch.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
 

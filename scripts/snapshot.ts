@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { SNAPSHOT_FORMATS, type SnapshotFormat } from '../lib/shared/config.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
-import { SNAPSHOT_MANIFEST, writeStaticSnapshot } from '../lib/snapshot/write_snapshot.ts';
+import { SNAPSHOT_MANIFEST, writeSnapshotFiles } from '../lib/snapshot/write_snapshot.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
@@ -42,7 +42,7 @@ runCli(
     const config = loadConfigOrExit(process.env);
     const db = await openCliDatabase(config, { applicationName: 'lifeline-snapshot' });
     try {
-      const summary = await writeStaticSnapshot(
+      const summary = await writeSnapshotFiles(
         { sql: db.sql },
         {
           outDir,

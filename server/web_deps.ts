@@ -1,10 +1,10 @@
 import { createConfiguredGa4Feed } from '../lib/analytics/ga4_click_feed.ts';
+import { createStoredVendorClicks } from '../lib/analytics/vendor_clicks.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import { registerPasswordHashMetrics } from '../lib/auth/password_hash_metrics.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
-import { createStoredVendorClicks } from '../lib/clicks/vendor_clicks.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
-import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
+import { drainBackgroundSyncs } from '../lib/propagation/sync_after_change.ts';
 import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createHostRouting } from '../lib/redirect/host_routing.ts';

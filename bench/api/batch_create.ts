@@ -6,7 +6,7 @@
 //   npx tsx bench/api/batch_create.ts [links=1000] [rounds=3]
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinksBatch } from '../../lib/links/create_links_batch.ts';
-import { drainBackgroundSyncs } from '../../lib/links/sync_after_change.ts';
+import { drainBackgroundSyncs } from '../../lib/propagation/sync_after_change.ts';
 import { createHarness } from '../../tests/helpers/harness.ts';
 
 const N = Number(process.argv[2] ?? 1000);

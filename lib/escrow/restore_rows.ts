@@ -1,4 +1,4 @@
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import { toShortId } from '../vendors/bitly.ts';
 import type { EscrowFile } from './escrow_manifest.ts';

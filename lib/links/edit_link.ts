@@ -1,3 +1,4 @@
+import { type SyncState, syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { scanChangedTargets } from '../safety/scan_new_targets.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../shared/errors.ts';
@@ -11,7 +12,6 @@ import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, UpdateLinkInput } from './link.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
-import { type SyncState, syncAfterChange } from './sync_after_change.ts';
 
 export interface EditLinkDeps {
   sql: Sql;

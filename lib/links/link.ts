@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { aliasSchema } from '../codes/code_rules.ts';
 import {
   LINK_ORIGINS,
   LINK_STATUSES,
@@ -8,7 +9,6 @@ import {
   type VendorLinkRow,
 } from '../stores/link_rows.ts';
 import { CANONICAL_TARGET_MAX_BYTES, canonicalizeTarget } from '../targets/canonical_url.ts';
-import { aliasSchema } from './code_rules.ts';
 
 /** A link as stored, for code above lib/ that shows or edits one (the row type lives with the stores). */
 export type StoredLink = LinkRow;

@@ -7,13 +7,12 @@
 // it. Re-sent batches get the answers recorded the first time.
 
 import { type BackfillReport, getBackfillWorkflowId } from '../../workflows/contract.ts';
-import { isPossibleCode } from '../links/code_rules.ts';
-import type { SyncQueueKicker } from '../links/link_sync.ts';
-import { kickSyncQueueIfWaiting } from '../links/link_sync_queue.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { mintCodes } from '../links/mint.ts';
 import { newPostLink } from '../links/new_post_link.ts';
+import { kickSyncQueueIfWaiting } from '../propagation/link_sync_queue.ts';
+import { refreshLinks } from '../propagation/refresh_links.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { describeScanResult, type ScanResult } from '../safety/scan_result.ts';
 import { ConflictError } from '../shared/errors.ts';
@@ -47,6 +46,7 @@ import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
 import { newTargetProblem } from '../targets/new_target_problem.ts';
 import type { CanonicalTargetPolicy as TargetPolicy } from '../targets/target_rule.ts';
+import type { SyncQueueKicker } from '../temporal/link_workflow_requests.ts';
 import type { WordPressReconcileRequester } from './accept_site_event.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
 import { type BitlyBudget, type BitlyBudgetDeps, describeBitlyBudget } from './bitly_budget.ts';

@@ -3,8 +3,8 @@
 // post, leaves it gone, or keeps it as it is; a hold's decision goes to the site's reconciliation workflow.
 import { z } from 'zod';
 import { postIdSchema } from '../links/link.ts';
+import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';

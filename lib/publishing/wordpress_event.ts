@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { importedTitleSchema, postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 

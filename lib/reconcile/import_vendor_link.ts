@@ -1,4 +1,4 @@
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import type { SafetyVerdict } from '../links/link.ts';
 import { PermanentFailure } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';

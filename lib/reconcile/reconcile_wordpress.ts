@@ -7,9 +7,10 @@
 // `wordpress`, keyed `{site}:{postId}`. Repairs change Postgres in one transaction per page, refresh the
 // serving store and caches in one batch, and queue the changed links in the same transaction for the sync-queue
 // drainer (ADR 0024), which takes them to Bitly in batches.
-import type { SyncQueueKicker } from '../links/link_sync.ts';
+
 import { mintCodes } from '../links/mint.ts';
 import { firstSafety, newPostLink } from '../links/new_post_link.ts';
+import { refreshLinks } from '../propagation/refresh_links.ts';
 import {
   type BreakerSettings,
   type BudgetState,
@@ -20,7 +21,6 @@ import {
 } from '../publishing/mass_change_breaker.ts';
 import { fileReview, isMigrating, settlePostIdentity, toPermalinkPath } from '../publishing/post_identity.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { ScanResult } from '../safety/scan_result.ts';
 import { ConflictError } from '../shared/errors.ts';
@@ -54,6 +54,7 @@ import { closeSettledReviews } from '../stores/wordpress_review_store.ts';
 import { getWordPressSite, listWordPressSites } from '../stores/wordpress_site_store.ts';
 import { newTargetProblem } from '../targets/new_target_problem.ts';
 import type { CanonicalTargetPolicy as TargetPolicy } from '../targets/target_rule.ts';
+import type { SyncQueueKicker } from '../temporal/link_workflow_requests.ts';
 import { fetchListingPage, type ListedPost, type WordPressListingDeps } from './wordpress_listing.ts';
 
 export interface WordPressReconcileDeps {

@@ -1,4 +1,4 @@
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { quoteForLog } from '../shared/log_safe.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';

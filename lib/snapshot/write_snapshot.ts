@@ -1,6 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CODE_MAX_LENGTH } from '../links/code_rules.ts';
+import { CODE_MAX_LENGTH } from '../codes/code_rules.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -70,7 +70,7 @@ export interface SnapshotSummary {
  * Every row passes the code rule and the target rule first (snapshot_rows.ts), as the redirect path would check
  * it; the rest is counted, logged and left out, so it answers 404 there as it does live.
  */
-export async function writeStaticSnapshot(
+export async function writeSnapshotFiles(
   deps: { sql: Sql; logger?: Logger },
   options: WriteSnapshotOptions,
 ): Promise<SnapshotSummary> {

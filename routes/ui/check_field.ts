@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { aliasSchema } from '../../lib/links/code_rules.ts';
+import { aliasSchema } from '../../lib/codes/code_rules.ts';
 import { isCodeTaken } from '../../lib/links/get_link.ts';
 import { targetUrlSchema } from '../../lib/links/link.ts';
 import { targetRuleProblem } from '../../lib/targets/target_rule.ts';

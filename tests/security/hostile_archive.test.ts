@@ -17,13 +17,13 @@ import { join, relative } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { isPossibleCode } from '../../lib/codes/code_rules.ts';
 import { exportEscrow } from '../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../../lib/escrow/verify_escrow.ts';
-import { isPossibleCode } from '../../lib/links/code_rules.ts';
 import { type Config, parseConfig } from '../../lib/shared/config.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
-import { writeStaticSnapshot } from '../../lib/snapshot/write_snapshot.ts';
+import { writeSnapshotFiles } from '../../lib/snapshot/write_snapshot.ts';
 import type { Sql } from '../../lib/stores/sql.ts';
 import { createCanonicalTargetPolicy, targetRuleProblem } from '../../lib/targets/target_rule.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
@@ -323,7 +323,7 @@ describe('hostile rows in the static snapshot', () => {
     const outDir = join(sandbox, 'out');
     const port = await getFreePort();
     const { logger, lines } = capturingLogger();
-    const summary = await writeStaticSnapshot(
+    const summary = await writeSnapshotFiles(
       { sql: db.sql, logger },
       {
         outDir,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { syncToBitly } from '../../lib/propagation/sync_to_bitly.ts';
 import { TransientFailure } from '../../lib/shared/errors.ts';
 import { runOnce } from '../../lib/shared/task_context.ts';
 import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG } from '../../lib/vendors/bitly.ts';
-import { syncToBitly } from '../../lib/vendors/sync_to_bitly.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import type { ReconcileReport } from '../../workflows/contract.ts';
 import { type BitlyFake, startBitlyFake } from '../fakes/bitly_fake.ts';

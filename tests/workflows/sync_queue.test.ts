@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { createClient } from 'redis';
-import { getSyncQueueOverview } from '../../lib/links/link_sync_queue.ts';
+import { getSyncQueueOverview } from '../../lib/propagation/link_sync_queue.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { registerSyncQueueGauges } from '../../lib/shared/metrics.ts';
 import { getSyncQueueWorkflowId, getSyncWorkflowId } from '../../workflows/contract.ts';

@@ -9,7 +9,7 @@ import { forEachConcurrently } from '../../../lib/shared/concurrency.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
 import { KV_META_KEY } from '../../../lib/snapshot/kv_snapshot.ts';
 import { toNginxString } from '../../../lib/snapshot/nginx_snapshot.ts';
-import { writeStaticSnapshot } from '../../../lib/snapshot/write_snapshot.ts';
+import { writeSnapshotFiles } from '../../../lib/snapshot/write_snapshot.ts';
 import { createCanonicalTargetPolicy } from '../../../lib/targets/target_rule.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
@@ -67,7 +67,7 @@ describe('static snapshot', () => {
   test('nginx serves every code of a 100,000-link database exactly as Lifeline answers it', async () => {
     const port = await getFreePort();
     const started = Date.now();
-    const summary = await writeStaticSnapshot(
+    const summary = await writeSnapshotFiles(
       { sql: db.sql },
       {
         outDir: join(work, 'snap'),
@@ -166,7 +166,7 @@ describe('static snapshot', () => {
 
   test('the _redirects file and the key-value JSON hold the same answers', async () => {
     const out = join(work, 'static');
-    const summary = await writeStaticSnapshot(
+    const summary = await writeSnapshotFiles(
       { sql: db.sql },
       {
         outDir: out,

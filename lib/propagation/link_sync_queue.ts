@@ -3,7 +3,7 @@
 // (lib/stores/link_sync_queue_store.ts), and drained by lib/vendors/sync_link_batch.ts.
 import { getSyncQueueStats, type SyncQueueStats } from '../stores/link_sync_queue_store.ts';
 import type { Db } from '../stores/sql.ts';
-import type { SyncQueueKicker } from './link_sync.ts';
+import type { SyncQueueKicker } from '../temporal/link_workflow_requests.ts';
 
 export type { SyncQueueStats };
 
