@@ -1,3 +1,4 @@
+// Purge: the CDN's cached answers of a changed link, the CDN's copy of it (the purgers are lib/cdn's clients).
 import { type CdnPurger, type PurgeFailure, toLinkPurgePaths } from '../cdn/cdn_purger.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';

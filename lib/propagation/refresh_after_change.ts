@@ -1,3 +1,4 @@
+// Refresh, for one link, from the activity that changed it: the in-house copies follow at once.
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { Logger } from '../shared/logger.ts';
 

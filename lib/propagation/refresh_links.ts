@@ -1,3 +1,4 @@
+// Refresh, for many links at once: the in-house copies of a bulk change, before the rest of its propagation.
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 

@@ -5,7 +5,7 @@ import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { createInHouseProvider } from '../vendors/inhouse.ts';
 
 /**
- * Refreshes the serving store and caches of these codes (each re-read from Postgres; a code that no longer exists
+ * Refreshes the in-house copies of these codes (each re-read from Postgres; a code that no longer exists
  * is dropped) and reports what the in-house resolver now answers: the first step of a propagation pass and of a
  * first publish, before Bitly is asked.
  */
