@@ -6,7 +6,7 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import { expireLinkIfDue } from '../stores/link_lifecycle_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { LinkSyncRequester } from '../temporal/link_workflow_requests.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 
 /**
  * Marks the link expired if it is active and its time has come (by Postgres's clock), audits it, and hands it

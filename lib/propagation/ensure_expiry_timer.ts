@@ -3,7 +3,7 @@
 import { PermanentFailure } from '../shared/errors.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { ExpiryTimers } from '../temporal/link_workflow_requests.ts';
+import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
 
 /**
  * Makes the link's timer agree with Postgres: armed with expires_at while the link is live (active or pending),

@@ -3,7 +3,7 @@
 // (lib/stores/link_sync_queue_store.ts), and drained by sync_link_batch.ts, which propagates each batch.
 import { getSyncQueueStats, type SyncQueueStats } from '../stores/link_sync_queue_store.ts';
 import type { Db } from '../stores/sql.ts';
-import type { SyncQueueKicker } from '../temporal/link_workflow_requests.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 
 export type { SyncQueueStats };
 

@@ -1,5 +1,5 @@
 import { getSyncWorkflowId } from '../../workflows/contract.ts';
-import type { LinkSyncRequester } from '../temporal/link_workflow_requests.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 
 /**
  * Hands a changed link to its propagation workflow (`sync:{code}`, signalWithStart): the serving store, the

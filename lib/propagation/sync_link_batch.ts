@@ -18,7 +18,8 @@ import {
   removeSyncedCodes,
 } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { ExpiryTimers, LinkSyncRequester } from '../temporal/link_workflow_requests.ts';
+import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
 import { ensureExpiryTimer as syncExpiryTimer } from './ensure_expiry_timer.ts';
 import { purgeLinksFromCdn } from './purge_link.ts';

@@ -46,7 +46,7 @@ import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
 import { newTargetProblem } from '../targets/new_target_problem.ts';
 import type { CanonicalTargetPolicy as TargetPolicy } from '../targets/target_rule.ts';
-import type { SyncQueueKicker } from '../temporal/link_workflow_requests.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 import type { WordPressReconcileRequester } from './accept_site_event.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
 import { type BitlyBudget, type BitlyBudgetDeps, describeBitlyBudget } from './bitly_budget.ts';

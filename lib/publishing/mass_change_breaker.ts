@@ -33,7 +33,7 @@ import type { Db, Sql } from '../stores/sql.ts';
 import { type LinkBatchChange, updateLinksBatch } from '../stores/wordpress_reconcile_store.ts';
 import { newTargetProblem } from '../targets/new_target_problem.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
-import type { SyncQueueKicker } from '../temporal/link_workflow_requests.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 
 /** WORDPRESS_BREAKER_SHARE and WORDPRESS_BREAKER_MIN. */
 export interface BreakerSettings {

@@ -17,7 +17,7 @@ import {
 } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
-import type { ExpiryTimers } from '../temporal/link_workflow_requests.ts';
+import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 
 export interface ReconcileDeps {

@@ -54,7 +54,7 @@ import { closeSettledReviews } from '../stores/wordpress_review_store.ts';
 import { getWordPressSite, listWordPressSites } from '../stores/wordpress_site_store.ts';
 import { newTargetProblem } from '../targets/new_target_problem.ts';
 import type { CanonicalTargetPolicy as TargetPolicy } from '../targets/target_rule.ts';
-import type { SyncQueueKicker } from '../temporal/link_workflow_requests.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 import { fetchListingPage, type ListedPost, type WordPressListingDeps } from './wordpress_listing.ts';
 
 export interface WordPressReconcileDeps {

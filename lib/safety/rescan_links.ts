@@ -21,7 +21,7 @@ import { getLinkByCode } from '../stores/link_store.ts';
 import { updateOpsRunReport } from '../stores/ops_run_store.ts';
 import { countReportsByCode } from '../stores/report_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { LinkSyncRequester } from '../temporal/link_workflow_requests.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from './apply_scan_result.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
 import { nextSafetyVerdict, type ScanResult } from './scan_result.ts';

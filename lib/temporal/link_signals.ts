@@ -21,7 +21,8 @@ import {
   syncQueuedSignal,
   WORKFLOW_TYPES,
 } from '../../workflows/contract.ts';
-import type { ExpiryTimers, LinkSyncRequester, SyncQueueKicker } from './link_workflow_requests.ts';
+import type { ExpiryTimers } from './expiry_timers.ts';
+import type { LinkSyncRequester, SyncQueueKicker } from './link_sync.ts';
 
 /** signalWithStart of `publish:{site}:{postId}` with one post event. */
 export async function signalPostEvent(
