@@ -1,5 +1,5 @@
 // The direction of imports, as rules (`npm run lint:layers`, part of `npm test` and CI). docs/ARCHITECTURE.md,
-// "Where things live", draws the same picture:
+// "Where things live" and "Capabilities", draws the same picture:
 //
 //   devkit/                                        vendor fakes and the in-process harness: tests and benchmarks
 //                                                  share them; the product never imports them
@@ -11,11 +11,48 @@
 //   activities/                                    thin Temporal adapters over lib/ (no SQL)
 //   workflows/                                     deterministic orchestration (types of lib/ only)
 //   workflows/contract.ts                          the one Temporal seam callers import
-//   lib/<capability>/                              where each thing is decided
+//   lib/<capability>/                              where each thing is decided, in CAPABILITY_ORDER below
 //   lib/temporal/                                  the client side of the Temporal seam
 //   lib/stores/  lib/shared/                       the two ground floors: all SQL; config, errors, crypto…
 //
 // Parsed with swc (TypeScript 7 has no JS API for dependency-cruiser); `type-only` imports are told apart.
+
+/**
+ * The capabilities of lib/, bottom layer first. A capability imports its own folder and those of lower layers,
+ * never one of its own layer or above (type-only imports included), so no two folders import each other and
+ * the order cannot knot. A new folder takes a place here before it imports or is imported.
+ */
+const CAPABILITY_ORDER = [
+  ['shared'],
+  ['stores'],
+  ['temporal', 'targets', 'codes', 'i18n'],
+  ['auth', 'ui', 'idempotency'],
+  ['cdn', 'clicks'],
+  ['redirect'],
+  ['failover', 'health'],
+  ['vendors'],
+  ['propagation'],
+  ['safety'],
+  ['links', 'escrow', 'operations', 'analytics'],
+  ['publishing', 'retarget', 'snapshot'],
+  ['reconcile'],
+];
+const CAPABILITIES = CAPABILITY_ORDER.flat();
+
+/** One rule per capability: what it may import of lib/, as an allow-list (everything below it). */
+function capabilityOrderRules() {
+  return CAPABILITY_ORDER.flatMap((layer, index) => {
+    const below = CAPABILITY_ORDER.slice(0, index).flat();
+    return layer.map((capability) => ({
+      name: `lib-${capability}-imports-downward`,
+      comment: `lib/${capability} may import ${below.length === 0 ? 'no other capability' : below.map((c) => `lib/${c}`).join(', ')} (CAPABILITY_ORDER).`,
+      severity: 'error',
+      from: { path: `^lib/${capability}/` },
+      to: { path: '^lib/[^/]+/', pathNot: `^lib/(${[capability, ...below].join('|')})/` },
+    }));
+  });
+}
+
 const LIB_CAPABILITIES = '^lib/(?!shared/|stores/|temporal/)[^/]+/';
 const ABOVE_LIB =
   '^(routes|components|islands|server|boot|activities|workers|scripts|bench|tests|devkit)/|^main(_deno)?\\.ts$';
@@ -23,6 +60,14 @@ const ABOVE_LIB =
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...capabilityOrderRules(),
+    {
+      name: 'capabilities-have-a-place',
+      comment: 'Every lib/ folder is in CAPABILITY_ORDER, so the order says what it may import.',
+      severity: 'error',
+      from: { path: `^lib/(?!(${CAPABILITIES.join('|')})/)[^/]+/` },
+      to: { path: '^lib/' },
+    },
     {
       name: 'shared-is-the-ground-floor',
       comment: 'lib/shared (config, errors, crypto, logging, metrics) imports nothing else of ours.',

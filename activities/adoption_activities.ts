@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/backfill_run.ts';
 import { decideBreakerHold } from '../lib/publishing/mass_change_breaker.ts';
 import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
-import { summarizeWordPressSide } from '../lib/reconcile/reconcile_run.ts';
+import { summarizeWordPressRun } from '../lib/reconcile/reconcile_run.ts';
 import { reconcileWordPressSite, reconcileWordPressStep } from '../lib/reconcile/reconcile_wordpress.ts';
 import type { WordPressReconcileDeps, WordPressSiteInput } from '../lib/reconcile/wordpress_pass.ts';
 import { listKnownSites } from '../lib/reconcile/wordpress_sites.ts';
@@ -41,7 +41,7 @@ export function createAdoptionActivities(deps: ActivityDeps) {
     reconcileWordPressPosts: (input: ReconcileStepInput) =>
       runStep(() => reconcileWordPressStep(wordpressDeps(), input, currentTaskContext())),
     listWordPressSites: () => listKnownSites(deps),
-    summarizeWordPressRun: (input: { runId: string }) => summarizeWordPressSide(deps.sql, input.runId),
+    summarizeWordPressRun: (input: { runId: string }) => summarizeWordPressRun(deps.sql, input.runId),
     /** An admin's decision on a breaker hold: applies or forgets its changes (ADR 0057). */
     decideBreakerHold: (input: { holdId: number; approve: boolean; by: string }) =>
       runStep(() => decideBreakerHold({ ...deps, queue: currentSignals().queue }, input)),

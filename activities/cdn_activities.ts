@@ -1,4 +1,4 @@
-import { purgeLinkFromCdn } from '../lib/cdn/purge_link.ts';
+import { purgeLinkFromCdn } from '../lib/propagation/purge_link.ts';
 import type { ActivityDeps } from './deps.ts';
 import { runStep } from './task_context.ts';
 

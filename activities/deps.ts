@@ -1,16 +1,16 @@
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
-import type { TargetPolicy } from '../lib/links/target_policy.ts';
+import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
-import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
 import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
 import type { RedirectSettings } from '../lib/redirect/redirect_policy.ts';
+import type { ServingReplica } from '../lib/redirect/serving_replica.ts';
 import type { SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { SnapshotFormat } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import type { Sql } from '../lib/stores/sql.ts';
-import type { SyncQueueSettings } from '../lib/vendors/sync_link_batch.ts';
+import type { CanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import type { VendorDeps } from '../lib/vendors/vendor_deps.ts';
 
 /** What activities are given: built once by workers/worker_deps.ts (worker, `npm start`, tests). */
@@ -32,7 +32,7 @@ export interface ActivityDeps {
    * Where links may point (ALLOWED_TARGET_HOSTS, not our short host): permalinks, Bitly imports, backfill,
    * retarget, WordPress repairs.
    */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   /** The plugin's signed listing (WordPress reconciliation): the shared secret and WORDPRESS_REST_URLS. */
   wordpress: WordPressListingDeps;
   /** The breaker on mass change by WordPress (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN). */

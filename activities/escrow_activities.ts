@@ -1,6 +1,6 @@
-import { runScheduledExport } from '../lib/escrow/run_scheduled_export.ts';
+import { writeEscrowExport } from '../lib/escrow/run_scheduled_export.ts';
 import { PermanentFailure } from '../lib/shared/errors.ts';
-import { runScheduledSnapshot } from '../lib/snapshot/run_scheduled_snapshot.ts';
+import { writeStaticSnapshot } from '../lib/snapshot/run_scheduled_snapshot.ts';
 import type { ActivityDeps, EscrowDeps } from './deps.ts';
 import { currentTaskContext, runStep } from './task_context.ts';
 
@@ -12,8 +12,8 @@ export function createEscrowActivities(deps: ActivityDeps) {
   };
   return {
     writeEscrowExport: (input: { workflowId: string }) =>
-      runStep(() => runScheduledExport(withSettings(), input, currentTaskContext())),
+      runStep(() => writeEscrowExport(withSettings(), input, currentTaskContext())),
     writeStaticSnapshot: (input: { workflowId: string }) =>
-      runStep(() => runScheduledSnapshot(withSettings(), input, currentTaskContext())),
+      runStep(() => writeStaticSnapshot(withSettings(), input, currentTaskContext())),
   };
 }

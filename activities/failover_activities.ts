@@ -1,5 +1,5 @@
 import type { Front } from '../lib/failover/active_front.ts';
-import { setShortDomainTtl } from '../lib/failover/dns_ttl.ts';
+import { setDnsTtl } from '../lib/failover/dns_ttl.ts';
 import {
   pointDnsAt,
   switchFront,
@@ -19,7 +19,6 @@ export function createFailoverActivities(deps: ActivityDeps) {
     pointDnsAt: (input: { to: Front; workflowId: string }) => runStep(() => pointDnsAt(deps, input)),
     verifyPublicFront: (input: { to: Front; sample: number }) =>
       runStep(() => verifyPublicFront(deps, input)),
-    setDnsTtl: (input: { ttlSeconds: number; workflowId: string }) =>
-      runStep(() => setShortDomainTtl(deps, input)),
+    setDnsTtl: (input: { ttlSeconds: number; workflowId: string }) => runStep(() => setDnsTtl(deps, input)),
   };
 }

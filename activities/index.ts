@@ -13,8 +13,9 @@ import { createSyncQueueActivities } from './sync_queue_activities.ts';
 import { createVendorActivities } from './vendor_activities.ts';
 
 /**
- * Every activity, bound to its dependencies; registered on the worker. Each binds dependencies and calls one
- * function of lib/ (where the decisions and, through lib/stores, the SQL live).
+ * Every activity, bound to its dependencies; registered on the worker. Each binds dependencies and calls the
+ * function of lib/ that has its name (where the decisions and, through lib/stores, the SQL live); the names are
+ * activity types workflow histories record, so a lib function follows its activity's name, never the reverse.
  */
 export function createActivities(deps: ActivityDeps) {
   return {

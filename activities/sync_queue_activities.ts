@@ -1,8 +1,8 @@
-import { syncLinkBatch, takeSyncBatch } from '../lib/vendors/sync_link_batch.ts';
+import { syncLinkBatch, takeSyncBatch } from '../lib/propagation/sync_link_batch.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
 
-/** The sync queue's drainer (lib/vendors/sync_link_batch.ts, ADR 0024): bulk changes synced in batches. */
+/** The sync queue's drainer (lib/propagation/sync_link_batch.ts, ADR 0024): bulk changes propagated in batches. */
 export function createSyncQueueActivities(deps: ActivityDeps) {
   return {
     takeSyncBatch: (input: { limit?: number }) => runStep(() => takeSyncBatch(deps, input)),

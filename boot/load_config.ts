@@ -1,17 +1,17 @@
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
-import { canonicalizeHost } from '../lib/safety/canonical_url.ts';
 import { type Config, ConfigError, parseConfig } from '../lib/shared/config.ts';
+import { canonicalizeHost } from '../lib/targets/canonical_url.ts';
+import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 
 /**
  * Parses the environment and checks what the schema alone cannot: every host of ALLOWED_TARGET_HOSTS and
- * SAFETY_TRUSTED_HOSTS has a canonical form (lib/safety/canonical_url.ts), so the target rule built from them
+ * SAFETY_TRUSTED_HOSTS has a canonical form (lib/targets/canonical_url.ts), so the target rule built from them
  * at start-up cannot fail later. Throws ConfigError naming each bad variable.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const config = parseConfig(env);
   const problems: { variable: string; message: string }[] = [];
   try {
-    createTargetPolicy(config);
+    createCanonicalTargetPolicy(config);
   } catch (error) {
     const message = (error as Error).message;
     const variable = /^([A-Z_]+):/.exec(message)?.[1] ?? 'ALLOWED_TARGET_HOSTS';

@@ -1,10 +1,10 @@
 import { ensureBootstrap, type GeneratedCredentials } from '../lib/auth/bootstrap.ts';
 import { reviewStoredTargets } from '../lib/links/review_stored_targets.ts';
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import { reportGeneratedCredentials, resolveDataDir } from './first_run_credentials.ts';
 
 /**
@@ -21,7 +21,7 @@ export async function prepareDatabase(
   const ran = await migrateDatabase(databaseUrl, (message) => logger.debug({ migration: true }, message));
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
   const generated = await ensureBootstrap(sql, config, logger);
-  await reviewStoredTargets(sql, createTargetPolicy(config), logger);
+  await reviewStoredTargets(sql, createCanonicalTargetPolicy(config), logger);
   return generated;
 }
 

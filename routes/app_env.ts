@@ -3,7 +3,6 @@ import type { StoredApiKey } from '../lib/auth/api_keys.ts';
 import type { ClickRecorder } from '../lib/clicks/click_buffer.ts';
 import type { VendorClickSource } from '../lib/clicks/link_stats.ts';
 import type { DrainState } from '../lib/health/drain_state.ts';
-import type { TargetPolicy } from '../lib/links/target_policy.ts';
 import type { RedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
 import type { HostRouting } from '../lib/redirect/host_routing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
@@ -14,6 +13,7 @@ import type { Logger } from '../lib/shared/logger.ts';
 import type { Metrics } from '../lib/shared/metrics.ts';
 import type { RateLimits } from '../lib/shared/rate_limits.ts';
 import type { Sql } from '../lib/stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
 import type { WorkflowGateway } from '../lib/temporal/workflow_gateway.ts';
@@ -51,7 +51,7 @@ export interface WebDeps {
   workflows: WorkflowGateway;
   /** Operations workflows: re-scans, reconciliation and failover. */
   ops: OpsGateway;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   /** Checks destinations at creation (scheme, addresses, look-alikes, blocklist, Safe Browsing). */
   safety: SafetyScanner;
   /** Limits on link creation and login (Redis-backed when REDIS_URL is set). */

@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { renderToString } from 'preact-render-to-string';
 import { PublicPage } from '../components/PublicPage.tsx';
-import { isPossibleCode } from '../lib/links/code_rules.ts';
+import { isPossibleCode } from '../lib/codes/code_rules.ts';
 import { isHttpsBase, publicPageHeaders } from '../lib/redirect/public_headers.ts';
 import { reportInputSchema, reportLink } from '../lib/safety/report_link.ts';
 import { getClientIp } from '../lib/shared/client_ip.ts';

@@ -9,8 +9,8 @@ import type { SignatureState } from '../lib/escrow/escrow_signature.ts';
 import { restoreEscrow } from '../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../lib/escrow/verify_escrow.ts';
 import { forgetStoredTargetReview } from '../lib/links/review_stored_targets.ts';
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
+import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
 const USAGE = `usage: npm run restore -- DIR [--force] [--verify-only] [--allow-unsigned]
@@ -61,7 +61,7 @@ runCli(
     try {
       process.stderr.write(`restoring into ${db.describe}...\n`);
       const summary = await restoreEscrow(
-        { sql: db.sql, targetPolicy: createTargetPolicy(config) },
+        { sql: db.sql, targetPolicy: createCanonicalTargetPolicy(config) },
         { dir, force: args.values.force, actor: 'system:restore-cli', ...signing },
       );
       const tables = Object.entries(summary.tables).map(

@@ -3,10 +3,10 @@
 // serves without our code, Postgres or Redis. `--format` may repeat (or take a comma list); default all three.
 import { resolve } from 'node:path';
 import { loadConfigOrExit } from '../boot/load_config.ts';
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
 import { SNAPSHOT_FORMATS, type SnapshotFormat } from '../lib/shared/config.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
-import { SNAPSHOT_MANIFEST, writeStaticSnapshot } from '../lib/snapshot/write_snapshot.ts';
+import { SNAPSHOT_MANIFEST, writeSnapshotFiles } from '../lib/snapshot/write_snapshot.ts';
+import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
 const USAGE = `usage: npm run snapshot -- --format nginx|redirects|json --out DIR [--listen ADDR]
@@ -42,14 +42,14 @@ runCli(
     const config = loadConfigOrExit(process.env);
     const db = await openCliDatabase(config, { applicationName: 'lifeline-snapshot' });
     try {
-      const summary = await writeStaticSnapshot(
+      const summary = await writeSnapshotFiles(
         { sql: db.sql },
         {
           outDir,
           formats,
           shortBaseUrl: config.shortBaseUrl,
           redirect: config.redirect,
-          targetPolicy: createTargetPolicy(config),
+          targetPolicy: createCanonicalTargetPolicy(config),
           rootRedirectUrl: config.rootRedirectUrl,
           listen,
         },

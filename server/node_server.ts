@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { isPossibleCode } from '../lib/links/code_rules.ts';
+import { isPossibleCode } from '../lib/codes/code_rules.ts';
 import type {
   AnswerSink,
   RedirectAnswer,

@@ -1,11 +1,10 @@
 import { createConfiguredGa4Feed } from '../lib/analytics/ga4_click_feed.ts';
+import { createStoredVendorClicks } from '../lib/analytics/vendor_clicks.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import { registerPasswordHashMetrics } from '../lib/auth/password_hash_metrics.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
-import { createStoredVendorClicks } from '../lib/clicks/vendor_clicks.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
-import { drainBackgroundSyncs } from '../lib/links/sync_after_change.ts';
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
+import { drainBackgroundSyncs } from '../lib/propagation/sync_after_change.ts';
 import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { createHostRouting } from '../lib/redirect/host_routing.ts';
@@ -19,6 +18,7 @@ import { createRateLimits } from '../lib/shared/rate_limits.ts';
 import type { SharedLimiterChannel } from '../lib/shared/shared_limiter.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
+import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
 import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
@@ -124,7 +124,7 @@ export async function createWebDeps(
     workflows,
     ops,
     adoption,
-    targetPolicy: createTargetPolicy(config),
+    targetPolicy: createCanonicalTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
     drain: createDrainState(),

@@ -9,7 +9,7 @@ import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
-import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/links/link_sync_queue.ts';
+import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
 import { countWaitingBreakerHolds } from '../lib/publishing/mass_change_breaker.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';

@@ -4,16 +4,16 @@ import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
-import { createTargetPolicy } from '../lib/links/target_policy.ts';
-import type { ServingReplica } from '../lib/reconcile/serving_replica.ts';
+import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
+import type { ServingReplica } from '../lib/redirect/serving_replica.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
-import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/vendors/sync_link_batch.ts';
+import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import { createVendorDeps, type VendorDepsOverrides } from '../lib/vendors/vendor_deps.ts';
 
 /**
@@ -50,7 +50,7 @@ export function createWorkerDeps(
     safety: base.safety ?? createConfiguredSafetyScanner(config, { sql: base.sql, logger: base.logger }),
     vendors: createVendorDeps(config, base.logger, base.vendors),
     front: createFrontDeps(config, base.dnsAdapter ? { dnsAdapter: base.dnsAdapter } : {}),
-    targetPolicy: createTargetPolicy(config),
+    targetPolicy: createCanonicalTargetPolicy(config),
     wordpress: {
       async getSecret() {
         const secret =

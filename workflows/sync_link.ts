@@ -37,8 +37,8 @@ const { purgeLinkFromCdn } = proxyLocalActivities<Activities>({
 const CREATION_REASON = /^link\.created\b/;
 
 /**
- * Propagates a link's current Postgres state to every replica: the serving store and caches (in-house
- * front), then Bitly (create if missing, retarget, archive when gone, restore) and the CDN's cached copy
+ * Propagates a link's current Postgres state to every copy (lib/propagation): the serving store and caches
+ * (in-house front), then Bitly (create if missing, retarget, archive when gone, restore) and the CDN's cached copy
  * (purged). ID `sync:{code}`, started with signalWithStart: a change that arrives while a pass runs triggers one more pass, so the last change
  * always wins and nothing is lost. Each pass reads the latest row, so passes are idempotent. A shared code
  * Bitly will not hold is recorded as a collision; the code never changes here.

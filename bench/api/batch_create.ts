@@ -8,7 +8,7 @@
 import { createHarness } from '../../devkit/harness/harness.ts';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinksBatch } from '../../lib/links/create_links_batch.ts';
-import { drainBackgroundSyncs } from '../../lib/links/sync_after_change.ts';
+import { drainBackgroundSyncs } from '../../lib/propagation/sync_after_change.ts';
 
 const N = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 3);

@@ -108,7 +108,7 @@ function readTreeCpu(pids: number[]): number {
  * its dev server and PGlite) are done: none running, their number steady and the CPU quiet over two polls in a
  * row. They would otherwise run during every server's rounds. Not every link gets one before the rounds: when
  * Temporal misses a start deadline, the API's background sync defers the rest of the batch to reconciliation
- * (lib/links/sync_after_change.ts), which the report shows. Returns the seconds waited and the number started.
+ * (lib/propagation/sync_after_change.ts), which the report shows. Returns the seconds waited and the number started.
  */
 async function waitForSyncWorkflows(
   temporalAddress: string,

@@ -3,13 +3,13 @@
 // escrow restore test and the static-snapshot test compare through these.
 import { createHash } from 'node:crypto';
 import type { ClickRecorder } from '../../lib/clicks/click_buffer.ts';
-import { createTargetPolicy } from '../../lib/links/target_policy.ts';
 import { createRedirectAnswerer, type RedirectAnswerer } from '../../lib/redirect/answer_redirect.ts';
 import { createLayeredResolver } from '../../lib/redirect/layered_resolver.ts';
 import { forEachConcurrently } from '../../lib/shared/concurrency.ts';
 import type { Config } from '../../lib/shared/config.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
 import type { Sql } from '../../lib/stores/sql.ts';
+import { createCanonicalTargetPolicy } from '../../lib/targets/target_rule.ts';
 import { redirectPages } from '../../routes/redirect.tsx';
 
 /** How many variants `seedLinkStates` cycles through (code i gets variant i % LINK_STATE_VARIANTS). */
@@ -108,7 +108,7 @@ export function createStandaloneAnswerer(config: Config, sql: Sql): RedirectAnsw
     postgresConcurrency: 8,
     // A reference answer, not a latency check: a loaded test machine must not turn a slow lookup into a 503.
     postgresTimeoutMs: 30_000,
-    targetPolicy: createTargetPolicy(config),
+    targetPolicy: createCanonicalTargetPolicy(config),
   });
   return createRedirectAnswerer({
     resolver,

@@ -95,7 +95,7 @@ export interface VendorDailyClicks {
   fronts: { active: string; since: string | null; switches: { at: Date; front: string }[] };
 }
 
-/** Where a vendor's per-day counts for a link come from (lib/clicks/vendor_clicks.ts reads the stored pull). */
+/** Where a vendor's per-day counts for a link come from (lib/analytics/vendor_clicks.ts reads the stored pull). */
 export type VendorClickSource = (
   code: string,
   range: { from: Date; to: Date },

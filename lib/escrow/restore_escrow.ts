@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import { requestRescanAfterRestore } from '../safety/rescan_after_restore.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
@@ -22,6 +21,7 @@ import {
   resetAuditSequence,
 } from '../stores/escrow_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { EscrowError, type EscrowFile, type EscrowManifest } from './escrow_manifest.ts';
 import type { SignatureState } from './escrow_signature.ts';
 import {
@@ -80,7 +80,7 @@ export interface RestoreSummary {
  * One transaction: a failure leaves the database as it was.
  */
 export async function restoreEscrow(
-  deps: { sql: Sql; logger?: Logger; targetPolicy: TargetPolicy },
+  deps: { sql: Sql; logger?: Logger; targetPolicy: CanonicalTargetPolicy },
   options: RestoreEscrowOptions,
 ): Promise<RestoreSummary> {
   const started = Date.now();
@@ -215,7 +215,7 @@ export async function restoreEscrow(
 
 /** What loadFile checks rows against, and where it counts what it leaves out. */
 interface RowRules {
-  policy: TargetPolicy;
+  policy: CanonicalTargetPolicy;
   refused: RefusedRestoreRows;
   /** Codes of links left out: their rows in later tables are left out too. */
   refusedCodes: Set<string>;

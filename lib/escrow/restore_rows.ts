@@ -1,5 +1,5 @@
-import { isPossibleCode } from '../links/code_rules.ts';
-import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
+import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import { toShortId } from '../vendors/bitly.ts';
 import type { EscrowFile } from './escrow_manifest.ts';
 
@@ -38,7 +38,7 @@ export function emptyRefusedRestoreRows(): RefusedRestoreRows {
 export function findRestoreRowProblem(
   table: EscrowFile['table'],
   row: Record<string, unknown>,
-  policy: TargetPolicy,
+  policy: CanonicalTargetPolicy,
   refusedCodes: Set<string>,
 ): RestoreRule | null {
   const code = row.code;
@@ -55,13 +55,13 @@ export function findRestoreRowProblem(
   return null;
 }
 
-function findLinkProblem(row: Record<string, unknown>, policy: TargetPolicy): RestoreRule | null {
+function findLinkProblem(row: Record<string, unknown>, policy: CanonicalTargetPolicy): RestoreRule | null {
   if (typeof row.code !== 'string' || !isPossibleCode(row.code)) return 'code';
-  if (typeof row.target_url !== 'string' || targetPolicyProblem(row.target_url, policy) !== null)
+  if (typeof row.target_url !== 'string' || targetRuleProblem(row.target_url, policy) !== null)
     return 'target';
   const fallback = row.expired_url;
   if (fallback === null || fallback === undefined) return null;
-  return typeof fallback === 'string' && targetPolicyProblem(fallback, policy) === null ? null : 'target';
+  return typeof fallback === 'string' && targetRuleProblem(fallback, policy) === null ? null : 'target';
 }
 
 /** A vendor id as the vendor hands it out: none yet (pending), Bitly's canonical `domain/back-half`, or the code. */

@@ -31,7 +31,7 @@ export interface ScheduledExportReport {
  * One escrow export into ESCROW_DIR (`lifeline-escrow-<UTC time>/`), recorded in escrow_runs, then the oldest
  * finished exports beyond ESCROW_KEEP removed (an export still being written is never touched).
  */
-export async function runScheduledExport(
+export async function writeEscrowExport(
   deps: ScheduledExportDeps,
   input: { workflowId: string },
   context: TaskContext,

@@ -9,7 +9,7 @@ export type DnsTtlChange =
   | { adapter: boolean; supported: false };
 
 /** Sets the short domain's TTL through the DNS adapter; says whether there is one and whether it can. */
-export async function setShortDomainTtl(
+export async function setDnsTtl(
   deps: { front?: FrontDeps | undefined },
   input: { ttlSeconds: number; workflowId: string },
 ): Promise<DnsTtlChange> {

@@ -6,11 +6,11 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
+import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, LinkOrigin } from './link.ts';
 import { MINT_MAX_ATTEMPTS, mintOneCode } from './mint.ts';
 import { assertMayBindPost } from './post_link_rules.ts';
-import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 
 /** Who is creating: `owner` scopes dedupe; `actor` goes to the audit log. */
 export interface Creator {
@@ -22,7 +22,7 @@ export interface Creator {
 export interface CreateLinkDeps {
   sql: Sql;
   codeLength: number;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   /** Scans the destination before insert (blocked → 422, warn → created with the interstitial). */
   safety?: SafetyScanner;
   /** The caller may bind links to WordPress posts (API scope admin); otherwise site/postId is a 403. */
@@ -39,13 +39,13 @@ export interface CreateLinkResult {
 /** Rejects targets the deployment does not allow (ALLOWED_TARGET_HOSTS, our own short host). */
 export function assertTargetsAllowed(
   input: Pick<CreateLinkInput, 'url' | 'expiredUrl'>,
-  policy: TargetPolicy,
+  policy: CanonicalTargetPolicy,
 ): void {
   const errors = [];
-  const urlProblem = targetPolicyProblem(input.url, policy);
+  const urlProblem = targetRuleProblem(input.url, policy);
   if (urlProblem) errors.push({ path: 'url', message: urlProblem });
   if (input.expiredUrl) {
-    const problem = targetPolicyProblem(input.expiredUrl, policy);
+    const problem = targetRuleProblem(input.expiredUrl, policy);
     if (problem) errors.push({ path: 'expiredUrl', message: problem });
   }
   if (errors.length > 0) throw new ValidationError(errors, 'The target is not allowed.');

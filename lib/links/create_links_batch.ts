@@ -16,12 +16,12 @@ import type { LinkRow } from '../stores/link_rows.ts';
 import type { NewLink } from '../stores/link_store.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import { type CreateLinkInput, createLinkInputSchema, linkSchema } from './link.ts';
 import { type ClaimOutcome, MINT_MAX_ATTEMPTS, mintCodes } from './mint.ts';
 import { assertMayBindPost } from './post_link_rules.ts';
-import type { TargetPolicy } from './target_policy.ts';
 
 /** Most links one batch request may carry. */
 export const BATCH_MAX_LINKS = 1000;
@@ -92,7 +92,7 @@ export async function createLinksBatch(
   deps: {
     sql: Sql;
     codeLength: number;
-    targetPolicy: TargetPolicy;
+    targetPolicy: CanonicalTargetPolicy;
     /** Scans every destination of the batch in one go (Safe Browsing takes 500 URLs a call). */
     safety?: SafetyScanner;
     /** The caller may bind links to WordPress posts (API scope admin); otherwise such an item is a 403. */

@@ -1,3 +1,4 @@
+import { type SyncState, syncAfterChange } from '../propagation/sync_after_change.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
@@ -5,7 +6,6 @@ import { getLinkByCodeForUpdate, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
-import { type SyncState, syncAfterChange } from './sync_after_change.ts';
 
 /**
  * Deletes a link for good: the row stays (status `gone`, `deleted_at` set), so the code answers 410 forever

@@ -1,3 +1,4 @@
+import { type SyncState, syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { scanChangedTargets } from '../safety/scan_new_targets.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../shared/errors.ts';
@@ -7,16 +8,15 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, UpdateLinkInput } from './link.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
-import { type SyncState, syncAfterChange } from './sync_after_change.ts';
-import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
 
 export interface EditLinkDeps {
   sql: Sql;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   /** Scans a new destination or fallback (blocked → 422; the verdict of a new url is stored with it). */
   safety?: SafetyScanner;
   workflows: WorkflowGateway;
@@ -69,7 +69,7 @@ export async function editLink(
     ['url', input.url],
     ['expiredUrl', input.expiredUrl],
   ] as const) {
-    const problem = value ? targetPolicyProblem(value, deps.targetPolicy) : null;
+    const problem = value ? targetRuleProblem(value, deps.targetPolicy) : null;
     if (problem) targetErrors.push({ path, message: problem });
   }
   if (targetErrors.length > 0) throw new ValidationError(targetErrors, 'The target is not allowed.');

@@ -1,46 +1,19 @@
 // Expiry of a link (DESIGN.md, "Expiry"): Postgres decides; a durable timer per link (workflows/expire_link.ts)
 // only wakes us at expires_at. Moving the date moves the timer; reaching it marks the link expired.
 
-import { PermanentFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { expireLinkIfDue } from '../stores/link_lifecycle_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { LinkSyncRequester } from './link_sync.ts';
-
-/** The durable expiry timers, one per link (`expire:{code}`); lib/temporal implements them over Temporal. */
-export interface ExpiryTimers {
-  /**
-   * Makes the code's timer know its expiry: starts it (or moves its deadline) for a date; tells a running one
-   * that the expiry is gone for null (nothing to do if none runs).
-   */
-  set(code: string, expiresAtMs: number | null): Promise<'armed' | 'disarmed' | 'none'>;
-  /** True while the code's timer runs. */
-  isRunning(code: string): Promise<boolean>;
-}
-
-/**
- * Makes the link's timer agree with Postgres: armed with expires_at while the link is live (active or pending),
- * told to stop otherwise. Called by every sync pass, so any change to expiresAt moves the timer.
- */
-export async function syncExpiryTimer(
-  deps: { sql: Sql; timers: ExpiryTimers },
-  code: string,
-): Promise<{ timer: string; expiresAtMs: number | null }> {
-  const row = await getLinkByCode(deps.sql, code);
-  if (!row) throw new PermanentFailure(`no link ${code}`);
-  const live = row.deletedAt === null && (row.status === 'active' || row.status === 'pending');
-  const expiresAtMs = live && row.expiresAt ? row.expiresAt.getTime() : null;
-  return { timer: await deps.timers.set(code, expiresAtMs), expiresAtMs };
-}
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 
 /**
  * Marks the link expired if it is active and its time has come (by Postgres's clock), audits it, and hands it
  * to the sync workflow (caches, serving store, vendors). A later date in Postgres reschedules; an already
  * expired link is handed over again (a retry after the commit), anything else is left alone.
  */
-export async function expireDueLink(
+export async function expireLink(
   deps: { sql: Sql; logger: Logger; sync: LinkSyncRequester },
   code: string,
 ): Promise<{ outcome: 'expired' | 'rescheduled' | 'not_active'; expiresAtMs: number | null }> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CANONICAL_TARGET_MAX_BYTES, canonicalizeTarget } from '../safety/canonical_url.ts';
+import { aliasSchema } from '../codes/code_rules.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
 import {
   LINK_ORIGINS,
@@ -9,7 +9,7 @@ import {
   VENDOR_STATES,
   type VendorLinkRow,
 } from '../stores/link_rows.ts';
-import { aliasSchema } from './code_rules.ts';
+import { CANONICAL_TARGET_MAX_BYTES, canonicalizeTarget } from '../targets/canonical_url.ts';
 
 /** A link as stored, for code above lib/ that shows or edits one (the row type lives with the stores). */
 export type StoredLink = LinkRow;
@@ -32,12 +32,12 @@ export const TARGET_URL_MAX_BYTES = CANONICAL_TARGET_MAX_BYTES;
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
 
 /**
- * A redirect target: any string in, the canonical URL out (lib/safety/canonical_url.ts: the form every URL parser
+ * A redirect target: any string in, the canonical URL out (lib/targets/canonical_url.ts: the form every URL parser
  * reads alike), or an issue naming why there is none. Every way a target enters parses with this schema, so each
  * layer behind it sees canonical strings only. Where a target may point (ALLOWED_TARGET_HOSTS, not the short
- * domain) is the deployment's policy, applied by lib/links/target_policy.ts.
+ * domain) is the deployment's policy, applied by lib/targets/target_rule.ts.
  */
-/** Why a string has no canonical form as a redirect target (lib/safety/canonical_url.ts), or null when it has. */
+/** Why a string has no canonical form as a redirect target (lib/targets/canonical_url.ts), or null when it has. */
 export function targetUrlProblem(value: string): string | null {
   const canonical = canonicalizeTarget(value);
   return canonical.ok ? null : canonical.problem;

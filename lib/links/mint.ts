@@ -1,5 +1,5 @@
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { CODE_ALPHABET } from '../shared/config.ts';
-import { isPossibleCode } from './code_rules.ts';
 
 /** How many fresh codes one creation tries before giving up (a UNIQUE violation each time). */
 export const MINT_MAX_ATTEMPTS = 8;
@@ -9,7 +9,7 @@ export const MINT_MAX_ATTEMPTS = 8;
  * divides 256). Never reserved, never `_`-prefixed; redraws in that rare case. ADR 0013 says why codes are
  * random draws checked by a UNIQUE key rather than counters or pre-allocated ranges.
  */
-export function mintCode(length: number): string {
+export function randomCode(length: number): string {
   for (;;) {
     const bytes = crypto.getRandomValues(new Uint8Array(length));
     let code = '';
@@ -46,7 +46,7 @@ export async function mintCodes<T, R, E extends Error = Error>(
     const candidates = round.map(({ claimant, index }) => ({
       claimant,
       index,
-      code: options.aliasOf?.(claimant) ?? mintCode(options.codeLength),
+      code: options.aliasOf?.(claimant) ?? randomCode(options.codeLength),
     }));
     const answers = await options.claim(candidates);
     round = [];

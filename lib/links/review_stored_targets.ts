@@ -7,13 +7,14 @@
 //     (ALLOWED_TARGET_HOSTS, the short domain) is NOT changed: it is reported (error log with an `alert`
 //     field, an audit entry on the link, the summary in settings), and the redirect path answers it 404
 //     (counted as `tampered`) until an editor fixes it.
-import { canonicalizeTarget } from '../safety/canonical_url.ts';
+
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { deleteSetting, getSetting, upsertSetting } from '../stores/settings_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { listStoredTargets, updateStoredTarget } from '../stores/target_review_store.ts';
-import { type TargetPolicy, targetPolicyProblem } from './target_policy.ts';
+import { canonicalizeTarget } from '../targets/canonical_url.ts';
+import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 
 /** Settings key of the last review's summary (and what it ran under). */
 export const TARGET_REVIEW_SETTING = 'stored_target_review';
@@ -47,7 +48,7 @@ export interface TargetReviewSummary {
   refusedTargets: RefusedTarget[];
 }
 
-function describePolicy(policy: TargetPolicy): string {
+function describePolicy(policy: CanonicalTargetPolicy): string {
   return `allowed=${policy.allowedHosts.join(',') || '*'};short=${policy.shortHost}:${policy.shortPort}`;
 }
 
@@ -58,7 +59,7 @@ function describePolicy(policy: TargetPolicy): string {
  */
 export async function reviewStoredTargets(
   sql: Sql,
-  policy: TargetPolicy,
+  policy: CanonicalTargetPolicy,
   logger: Logger,
 ): Promise<TargetReviewSummary | null> {
   const description = describePolicy(policy);
@@ -90,7 +91,7 @@ export async function forgetStoredTargetReview(sql: Sql): Promise<void> {
 
 async function review(
   sql: Sql,
-  policy: TargetPolicy,
+  policy: CanonicalTargetPolicy,
   description: string,
   logger: Logger,
 ): Promise<TargetReviewSummary> {
@@ -139,7 +140,7 @@ async function review(
 
 async function reviewOne(
   sql: Sql,
-  policy: TargetPolicy,
+  policy: CanonicalTargetPolicy,
   summary: TargetReviewSummary,
   logger: Logger,
   target: { code: string; field: 'url' | 'expiredUrl'; value: string },
@@ -167,7 +168,7 @@ async function reviewOne(
     });
     if (written) summary.canonicalised++;
   }
-  const problem = canonical.ok ? targetPolicyProblem(canonical.url, policy) : canonical.problem;
+  const problem = canonical.ok ? targetRuleProblem(canonical.url, policy) : canonical.problem;
   if (problem === null) return;
   summary.refused++;
   if (summary.refusedTargets.length < LISTED_MAX) {

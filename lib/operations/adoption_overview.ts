@@ -1,7 +1,7 @@
 // What the operations page shows of adopting an existing newsroom: backfill runs with their progress, the
 // latest mass retargets, and the sync queue their links' replicas wait in (ADR 0024).
 
-import { getSyncQueueOverview, type SyncQueueOverview } from '../links/link_sync_queue.ts';
+import { getSyncQueueOverview, type SyncQueueOverview } from '../propagation/link_sync_queue.ts';
 import { countBackfillPosts, listBackfillRuns } from '../stores/backfill_store.ts';
 import { listRetargetRuns, type RetargetRunRow } from '../stores/retarget_store.ts';
 import type { Db } from '../stores/sql.ts';

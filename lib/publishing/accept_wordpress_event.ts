@@ -1,10 +1,10 @@
-import type { TargetPolicy } from '../links/target_policy.ts';
 import { BadRequestError } from '../shared/errors.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getWebhookDelivery, insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import type { WordPressReconcileRequester } from './accept_site_event.ts';
 import { noteInstallation } from './site_installation.ts';
@@ -31,7 +31,7 @@ export async function acceptWordPressEvent(
   deps: {
     sql: Sql;
     workflows: WorkflowGateway;
-    targetPolicy: TargetPolicy;
+    targetPolicy: CanonicalTargetPolicy;
     adoption?: WordPressReconcileRequester | undefined;
   },
   event: WordPressEvent,

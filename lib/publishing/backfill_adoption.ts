@@ -1,5 +1,5 @@
 // Which short URLs a backfilled post may adopt the back-half of: ours, on the short host or the Bitly domain.
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 
 /** The hosts whose back-halves may be adopted, from configuration. */
 export function getAdoptableHosts(config: { shortBaseUrl: string; bitly?: { domain: string } | undefined }) {

@@ -6,8 +6,8 @@ import {
   TARGET_URL_MAX_BYTES,
   targetUrlProblem,
 } from '../links/link.ts';
-import { toCanonicalTarget } from '../links/new_target_problem.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { toCanonicalTarget } from '../targets/new_target_problem.ts';
 import { installationIdSchema, lenientGuid, lenientKnownCode } from './wordpress_event.ts';
 
 /** Most posts the plugin sends in one batch (its --batch-size is 1..500). */

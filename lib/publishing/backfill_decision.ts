@@ -1,5 +1,5 @@
 // What each post of a backfill batch gets (keep, adopt, bind an import, mint), and the dry run's answers from it.
-import { newTargetProblem } from '../links/new_target_problem.ts';
+
 import { describeScanResult, type ScanResult } from '../safety/scan_result.ts';
 import {
   listLinksByPostIds,
@@ -7,8 +7,9 @@ import {
   listUnboundImportsByTarget,
 } from '../stores/backfill_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
-import { getLinksByCodes } from '../stores/reconcile_store.ts';
+import { getLinksByCodes } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
+import { newTargetProblem } from '../targets/new_target_problem.ts';
 import { toAdoptableCode } from './backfill_adoption.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
 import type { BackfillDeps } from './backfill_deps.ts';

@@ -1,9 +1,10 @@
 // What an archive backfill batch works with: stores, safety, adoptable hosts, Bitly's budget, the run's workflow.
-import type { TargetPolicy } from '../links/target_policy.ts';
+
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import type { BitlyBudgetDeps } from './bitly_budget.ts';
 
 export interface BackfillDeps {
@@ -11,7 +12,7 @@ export interface BackfillDeps {
   logger: Logger;
   codeLength: number;
   safety: SafetyScanner;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   /** Lower-case hosts whose back-halves a post may adopt: BITLY_DOMAIN and the short host. */
   adoptableHosts: readonly string[];
   /** The Bitly branded domain, when Bitly is configured: an adopted back-half there is found on Bitly as ours. */

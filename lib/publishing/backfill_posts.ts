@@ -7,7 +7,7 @@
 // it. Re-sent batches get the answers recorded the first time.
 
 import { getBackfillWorkflowId } from '../../workflows/contract.ts';
-import { refreshLinks } from '../redirect/refresh_links.ts';
+import { refreshLinks } from '../propagation/refresh_links.ts';
 import type { BackfillBatch, BackfillResult } from './backfill_batch.ts';
 import { planBackfillBatch } from './backfill_decision.ts';
 import type { BackfillDeps, BackfillSignaller } from './backfill_deps.ts';

@@ -1,7 +1,6 @@
 // A backfill run after its batches: waking the sync queue for its links, and closing it with a reconciliation.
 import type { BackfillReport } from '../../workflows/contract.ts';
-import type { SyncQueueKicker } from '../links/link_sync.ts';
-import { kickSyncQueueIfWaiting } from '../links/link_sync_queue.ts';
+import { kickSyncQueueIfWaiting } from '../propagation/link_sync_queue.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import {
@@ -13,6 +12,7 @@ import {
 } from '../stores/backfill_store.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 import type { WordPressReconcileRequester } from './accept_site_event.ts';
 
 /** Where a run's propagation stands. */

@@ -3,12 +3,10 @@
 // in any hour without an admin's approval. What goes beyond waits in a hold (wordpress_breaker_holds) with its
 // counts and a sample; approving applies it (each change only while the link is as it was read), discarding
 // forgets it. Restores, new links and re-binds by a post's claim are not mass damage and are not counted.
-import type { SyncQueueKicker } from '../links/link_sync.ts';
+
 import { firstSafety } from '../links/new_post_link.ts';
-import { newTargetProblem } from '../links/new_target_problem.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
+import { refreshLinks } from '../propagation/refresh_links.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 import { insertAuditEntries } from '../stores/backfill_store.ts';
@@ -33,6 +31,9 @@ import {
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Db, Sql } from '../stores/sql.ts';
 import { type LinkBatchChange, updateLinksBatch } from '../stores/wordpress_reconcile_store.ts';
+import { newTargetProblem } from '../targets/new_target_problem.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 
 /** WORDPRESS_BREAKER_SHARE and WORDPRESS_BREAKER_MIN. */
 export interface BreakerSettings {
@@ -149,7 +150,7 @@ export interface HoldDecisionDeps {
   sql: Sql;
   resolver: LinkResolver;
   safety: SafetyScanner;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   queue: SyncQueueKicker;
 }
 

@@ -4,9 +4,8 @@
 import { type Front, getActiveFront } from '../failover/active_front.ts';
 import { insertWithMint } from '../links/create_link.ts';
 import { mintOneCode } from '../links/mint.ts';
-import { checkTargetAgainstPolicy, type TargetPolicy } from '../links/target_policy.ts';
+import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
@@ -24,6 +23,7 @@ import {
 import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
+import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 import {
   type BreakerSettings,
@@ -41,7 +41,7 @@ export interface PostLifecycleDeps {
   codeLength: number;
   resolver: LinkResolver;
   /** Where targets may point (ALLOWED_TARGET_HOSTS, not the short domain): permalinks obey it too. */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   vendors?: Pick<VendorDeps, 'bitly' | 'publishWaitMs'> | undefined;
   /** The breaker on mass change (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN); absent: the defaults. */
   wordpressBreaker?: BreakerSettings | undefined;
@@ -91,9 +91,9 @@ async function readPlan(deps: PostLifecycleDeps): Promise<VendorPlan> {
  * before starting the workflow; an event recorded in a history before that check, or a policy tightened since,
  * fails here for good (nothing is written).
  */
-function requirePermalink(event: PostEvent, policy: TargetPolicy): string {
+function requirePermalink(event: PostEvent, policy: CanonicalTargetPolicy): string {
   if (event.permalink === undefined) throw new PermanentFailure('permalink is missing');
-  const checked = checkTargetAgainstPolicy(event.permalink, policy);
+  const checked = checkTarget(event.permalink, policy);
   if (!checked.ok) throw new PermanentFailure(`permalink ${checked.problem}`);
   return checked.url;
 }
@@ -102,7 +102,7 @@ function requirePermalink(event: PostEvent, policy: TargetPolicy): string {
  * Mints the article's one code as a `pending` link (not yet shared), or returns the code it already has:
  * a retry, a duplicate delivery or a republish never mints a second one. Also reads the vendor plan.
  */
-export async function mintPostCode(deps: PostLifecycleDeps, event: PostEvent): Promise<MintPostCodeResult> {
+export async function mintCode(deps: PostLifecycleDeps, event: PostEvent): Promise<MintPostCodeResult> {
   const permalink = requirePermalink(event, deps.targetPolicy);
   const plan = await readPlan(deps);
   return deps.sql.begin(async (tx) => {
@@ -226,7 +226,7 @@ export async function applyPostUpdate(
  * `post.unpublished`: the link answers 410 (`gone`), keeping its code for a republish. With no link yet
  * (the unpublish overtook its publish), the delivery is recorded so the older publish mints nothing.
  */
-export async function markPostGone(
+export async function markGone(
   deps: PostLifecycleDeps,
   event: PostEvent & { workflowId: string },
 ): Promise<{ code: string | null; outcome: PostChangeResult['outcome'] | 'no-link' }> {
@@ -330,7 +330,7 @@ async function spendOrHold(
  * Replaces a never-shared (`pending`) code with a fresh one after a vendor refused ours. Refuses to touch a
  * shared code. Idempotent: a retry after a lost result finds the post's new code.
  */
-export async function remintPendingCode(
+export async function remintCode(
   deps: PostLifecycleDeps,
   input: { code: string; site: string; postId: number; reason: string },
 ): Promise<{ code: string; previous: string }> {
@@ -369,7 +369,7 @@ export async function remintPendingCode(
 }
 
 /** Marks a pending link active: from now on the code is shared and never changes. */
-export async function activatePostLink(
+export async function markActive(
   deps: PostLifecycleDeps,
   input: { code: string; reason: string },
 ): Promise<{ status: string }> {

@@ -3,9 +3,8 @@
 // post, leaves it gone, or keeps it as it is; a hold's decision goes to the site's reconciliation workflow.
 import { z } from 'zod';
 import { postIdSchema } from '../links/link.ts';
-import { checkTargetAgainstPolicy, type TargetPolicy } from '../links/target_policy.ts';
+import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
@@ -23,6 +22,7 @@ import {
   type ReviewRow,
   updateReviewResolved,
 } from '../stores/wordpress_review_store.ts';
+import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import { getBreakerHold, type HoldJson, listBreakerHolds } from './mass_change_breaker.ts';
 import { rebindPostLink } from './post_identity.ts';
 
@@ -152,7 +152,7 @@ export interface ResolveDeps {
   sql: Sql;
   logger: Logger;
   resolver: LinkResolver;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   workflows: { kickSyncQueue(reason: string): Promise<unknown> };
 }
 
@@ -199,7 +199,7 @@ export async function resolveReviewItem(
         reason,
         matchedBy: 'an admin',
       });
-      const target = item.permalink ? checkTargetAgainstPolicy(item.permalink, deps.targetPolicy) : null;
+      const target = item.permalink ? checkTarget(item.permalink, deps.targetPolicy) : null;
       if (target?.ok && target.url !== link.targetUrl) {
         await updateLink(tx, code, { targetUrl: target.url });
         await insertAuditEntry(tx, {

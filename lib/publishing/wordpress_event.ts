@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { importedTitleSchema, postIdSchema, siteSchema, targetUrlSchema } from '../links/link.ts';
-import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 
 export const WORDPRESS_EVENTS = ['post.published', 'post.updated', 'post.unpublished'] as const;
 export type WordPressEventName = (typeof WORDPRESS_EVENTS)[number];
@@ -55,9 +55,9 @@ export type WordPressEvent = z.infer<typeof wordpressEventSchema>;
  * null. The schema has already made it canonical. An unpublish never retargets anything: its permalink is not
  * checked (intake drops it when it would be refused).
  */
-export function getPermalinkProblem(event: WordPressEvent, policy: TargetPolicy): string | null {
+export function getPermalinkProblem(event: WordPressEvent, policy: CanonicalTargetPolicy): string | null {
   if (event.permalink === undefined || event.event === 'post.unpublished') return null;
-  return targetPolicyProblem(event.permalink, policy);
+  return targetRuleProblem(event.permalink, policy);
 }
 
 /** Why WordPress sent `site.permalinks_changed`: the option that changed (CONTRACT.md §6). */

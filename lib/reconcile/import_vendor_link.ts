@@ -1,12 +1,12 @@
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import type { SafetyVerdict } from '../links/link.ts';
-import { checkTargetAgainstPolicy, type TargetPolicy } from '../links/target_policy.ts';
-import { canonicalizeTarget } from '../safety/canonical_url.ts';
 import { PermanentFailure } from '../shared/errors.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { insertLink } from '../stores/link_store.ts';
 import { upsertVendorMapping } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { canonicalizeTarget } from '../targets/canonical_url.ts';
+import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import type { VendorLink, VendorName } from '../vendors/short_link_provider.ts';
 
 /** Owner of links imported from a vendor (made there by hand, never through us). */
@@ -16,9 +16,9 @@ export const IMPORT_OWNER = 'import:bitly';
  * Why a vendor's back-half cannot become one of our codes, or null when it can: its long URL obeys the one
  * target rule like any other way in (a canonical form, ALLOWED_TARGET_HOSTS, not the short domain).
  */
-export function importProblem(code: string, longUrl: string, policy: TargetPolicy): string | null {
+export function importProblem(code: string, longUrl: string, policy: CanonicalTargetPolicy): string | null {
   if (!isPossibleCode(code)) return `"${code}" is not a usable code (charset, length or a reserved word)`;
-  const checked = checkTargetAgainstPolicy(longUrl, policy);
+  const checked = checkTarget(longUrl, policy);
   return checked.ok ? null : `its long URL ${checked.problem}`;
 }
 

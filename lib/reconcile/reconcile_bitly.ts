@@ -1,16 +1,16 @@
 // The Bitly leg of reconciliation: every bitlink on our branded domain classified against Postgres (in sync,
 // stale, a collision, or Bitly-only: imported), then every active link Bitly was not seen holding.
 
+import { syncToBitly } from '../propagation/sync_to_bitly.ts';
 import { describeScanResult, nextSafetyVerdict } from '../safety/scan_result.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { throwIfCancelled } from '../shared/task_context.ts';
-import { listVendorLinks } from '../stores/link_store.ts';
+import { getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
 import {
   analyzeMarks,
   type Drift,
-  getLinksByCodes,
   insertMarks,
   listUnseenActiveCodes,
   updateMarksRepaired,
@@ -18,7 +18,6 @@ import {
 import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG } from '../vendors/bitly.ts';
 import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
 import { ProviderError, type VendorLink } from '../vendors/short_link_provider.ts';
-import { syncToBitly } from '../vendors/sync_to_bitly.ts';
 import { toVendorTarget } from '../vendors/vendor_target.ts';
 import { importProblem, importVendorLink, toImportTarget } from './import_vendor_link.ts';
 import {

@@ -4,9 +4,8 @@
 
 export type { ReconcileSideSummary };
 
-import type { ExpiryTimers } from '../links/expire_link.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
+import type { ServingReplica } from '../redirect/serving_replica.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { Logger } from '../shared/logger.ts';
 import {
@@ -17,8 +16,9 @@ import {
   summarizeMarks,
 } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
+import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
-import type { ServingReplica } from './serving_replica.ts';
 
 export interface ReconcileDeps {
   sql: Sql;
@@ -26,7 +26,7 @@ export interface ReconcileDeps {
   resolver: LinkResolver;
   safety: SafetyScanner;
   /** Where targets may point: a Bitly-only link is imported only when its long URL obeys it. */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   vendors?: VendorDeps | undefined;
   /** The serving store read directly (absent: none configured, the leg is skipped). */
   servingStore?: ServingReplica | undefined;
@@ -97,7 +97,7 @@ export async function summarizeReconcileRun(
       : null,
     serving: deps.servingStore ? await summarizeMarks(deps.sql, runId, 'serving') : null,
     expiry: await summarizeMarks(deps.sql, runId, 'expiry'),
-    wordpress: await summarizeWordPressSide(deps.sql, runId),
+    wordpress: await summarizeWordPressRun(deps.sql, runId),
   };
 }
 
@@ -107,7 +107,7 @@ export async function forgetReconcileRun(deps: { sql: Sql }, runId: string): Pro
 }
 
 /** The WordPress side of a run, or null when it read no post (no site known). */
-export async function summarizeWordPressSide(sql: Sql, runId: string): Promise<ReconcileSideSummary | null> {
+export async function summarizeWordPressRun(sql: Sql, runId: string): Promise<ReconcileSideSummary | null> {
   const summary = await summarizeMarks(sql, runId, 'wordpress');
   return summary.seen > 0 ? summary : null;
 }

@@ -12,7 +12,6 @@ import {
   verifyKindSignature,
 } from '../auth/webhook_signature.ts';
 import { importedTitleSchema } from '../links/link.ts';
-import { toCanonicalTarget } from '../links/new_target_problem.ts';
 import { installationIdSchema, lenientGuid, lenientKnownCode } from '../publishing/wordpress_event.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
 import {
@@ -20,6 +19,7 @@ import {
   OutgoingRequestRefused,
   type OutgoingRule,
 } from '../shared/outgoing_request.ts';
+import { toCanonicalTarget } from '../targets/new_target_problem.ts';
 
 /** What reading a site's listing needs (ActivityDeps.wordpress). */
 export interface WordPressListingDeps {

@@ -1,11 +1,12 @@
 // What one site's pass against its WordPress listing works with: its dependencies, input and running counts.
-import type { SyncQueueKicker } from '../links/link_sync.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
+
 import type { BreakerSettings } from '../publishing/mass_change_breaker.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 import type { WordPressListingDeps } from './wordpress_listing.ts';
 
 export interface WordPressReconcileDeps {
@@ -13,7 +14,7 @@ export interface WordPressReconcileDeps {
   logger: Logger;
   resolver: LinkResolver;
   safety: SafetyScanner;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   codeLength: number;
   /** Wakes the sync-queue drainer once a page's repairs (queued in their transaction) committed. */
   queue: SyncQueueKicker;

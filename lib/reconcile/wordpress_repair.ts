@@ -1,9 +1,8 @@
 // A page's repairs: retargets, restores and gones in one transaction, missing links minted, then propagated.
 import { mintCodes } from '../links/mint.ts';
 import { firstSafety, newPostLink } from '../links/new_post_link.ts';
-import { newTargetProblem } from '../links/new_target_problem.ts';
+import { refreshLinks } from '../propagation/refresh_links.ts';
 import { spendBudget } from '../publishing/mass_change_breaker.ts';
-import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { ScanResult } from '../safety/scan_result.ts';
 import { ConflictError } from '../shared/errors.ts';
 import { type BackfilledLink, insertAuditEntries, insertBackfilledLinks } from '../stores/backfill_store.ts';
@@ -11,6 +10,7 @@ import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { type LinkBatchChange, updateLinksBatch } from '../stores/wordpress_reconcile_store.ts';
+import { newTargetProblem } from '../targets/new_target_problem.ts';
 import { holdIfOverBudget, toHeldChange } from './wordpress_hold.ts';
 import type { ListedPost } from './wordpress_listing.ts';
 import { keyOf, type WordPressReconcileDeps, type WordPressSiteInput } from './wordpress_pass.ts';

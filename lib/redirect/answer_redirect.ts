@@ -5,7 +5,7 @@
 
 import { classifyClick, countryOf, referrerHostOf } from '../clicks/classify_click.ts';
 import type { ClickCell, ClickRecorder } from '../clicks/click_buffer.ts';
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
 import type { LinkResolver } from './link_resolver.ts';
 import { type LinkPreview, toLinkPreview } from './preview.ts';

@@ -1,8 +1,8 @@
-import { createTargetPolicy } from '../links/target_policy.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import type { Sql } from '../stores/sql.ts';
+import { createCanonicalTargetPolicy } from '../targets/target_rule.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
 import { createLayeredResolver, type LayeredResolver } from './layered_resolver.ts';
 import { createPostgresInvalidationBus } from './postgres_invalidation_bus.ts';
@@ -62,6 +62,6 @@ export function createConfiguredResolver(
     postgresConcurrency: deps.poolSize ?? config.databasePoolSize,
     // Stored targets are checked against the same rule every way in applies (records from the store or
     // Postgres that break it answer 404, counted as tampered).
-    targetPolicy: createTargetPolicy(config),
+    targetPolicy: createCanonicalTargetPolicy(config),
   });
 }

@@ -1,12 +1,12 @@
 // The production resolver's ladder, composed: the LRU (resolver_cache.ts) → the serving store
 // (serving_store_rung.ts) → Postgres (postgres_rung.ts, through postgres_lookup_gate.ts), each rung bounded by a
 // deadline (lookup_deadline.ts); here they are wired together, with the single flight, refreshes and the bus.
-import type { TargetPolicy } from '../links/target_policy.ts';
+
 import type { Logger } from '../shared/logger.ts';
 import { type Metrics, tally } from '../shared/metrics.ts';
-import { getServingRowByCode } from '../stores/link_store.ts';
-import { getLinksByCodes } from '../stores/reconcile_store.ts';
+import { getLinksByCodes, getServingRowByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import type { InvalidationBus } from './invalidation_bus.ts';
 import type { LinkResolver } from './link_resolver.ts';
 import { createDeadline } from './lookup_deadline.ts';
@@ -46,7 +46,7 @@ export interface LayeredResolverOptions {
    * or fallback breaks it never redirects. It is checked when a record enters the LRU, never on an LRU hit.
    * Absent: records are not checked (tests of the ladder alone).
    */
-  targetPolicy?: TargetPolicy;
+  targetPolicy?: CanonicalTargetPolicy;
 }
 
 /** The production resolver: bounded LRU → serving store → Postgres (DESIGN.md, "The redirect hot path"). */

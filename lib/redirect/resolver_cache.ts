@@ -1,8 +1,8 @@
 // The resolver's first rung: each process's LRU of records, its "no such code" LRU, the lookups in flight, and
 // the target rule a record passes to enter them.
 import { LRUCache } from 'lru-cache';
-import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
 import type { Logger } from '../shared/logger.ts';
+import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import type { LookupTallies } from './lookup_tallies.ts';
 import type { ServingRecord } from './serving_record.ts';
 
@@ -159,7 +159,7 @@ export type Admit = (record: ServingRecord, layer: 'serving_store' | 'postgres')
  * an LRU hit. Without a policy (tests of the ladder alone) every record is admitted.
  */
 export function createRecordAdmission(
-  policy: TargetPolicy | undefined,
+  policy: CanonicalTargetPolicy | undefined,
   counted: LookupTallies,
   logger: Logger | undefined,
 ): Admit {
@@ -171,8 +171,8 @@ export function createRecordAdmission(
   return function admit(record, layer) {
     if (!policy) return record;
     const problem =
-      targetPolicyProblem(record.url, policy) ??
-      (record.expiredUrl === null ? null : targetPolicyProblem(record.expiredUrl, policy));
+      targetRuleProblem(record.url, policy) ??
+      (record.expiredUrl === null ? null : targetRuleProblem(record.expiredUrl, policy));
     if (problem === null) return record;
     counted[layer].tampered.n++;
     logger?.error(

@@ -1,6 +1,6 @@
-import type { ServingReplica } from '../reconcile/serving_replica.ts';
 import { LINK_STATUSES, SAFETY_VERDICTS } from '../stores/link_rows.ts';
 import type { ServingRecord } from './serving_record.ts';
+import type { ServingReplica } from './serving_replica.ts';
 
 /**
  * The shared serving store between the web tier's in-process caches and Postgres (Redis over TCP, or Upstash

@@ -3,8 +3,6 @@
 // RETARGET_REQUIRES_SECOND_ADMIN, another admin's than the one who asked; each approval and refusal audited);
 // approve, pause, resume and cancel are signals to it; an undo is a new run planning the reverse of an earlier one.
 import { getRetargetWorkflowId, type RetargetStatus } from '../../workflows/contract.ts';
-import { newTargetProblem, toCanonicalTarget } from '../links/new_target_problem.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import { randomToken } from '../shared/crypto.ts';
 import {
   AppError,
@@ -27,6 +25,8 @@ import {
   updateRetargetRun,
 } from '../stores/retarget_store.ts';
 import { isUniqueViolation, type Sql } from '../stores/sql.ts';
+import { newTargetProblem, toCanonicalTarget } from '../targets/new_target_problem.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import {
   CSV_SLICE,
   parseRetargetCsvInSlices,
@@ -45,7 +45,7 @@ export interface RetargetSteering {
 
 export interface RetargetDeps {
   sql: Sql;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   adoption: RetargetSteering;
   /** RETARGET_REQUIRES_SECOND_ADMIN: the one who asked for a run may not approve it. */
   config?: { retarget: { requiresSecondAdmin: boolean } };

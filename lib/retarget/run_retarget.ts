@@ -2,10 +2,10 @@
 // matches, with its new target checked by the same rules as every other way in; nothing changes), apply in
 // batches (one statement per batch changes links, writes the audit log with each previous target and marks the
 // plan; the serving store and caches follow in one batch refresh), then let Bitly follow through its rate limit.
-import { newTargetProblem, toCanonicalTarget } from '../links/new_target_problem.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
+
+import { refreshLinks } from '../propagation/refresh_links.ts';
+import { syncToBitly } from '../propagation/sync_to_bitly.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshLinks } from '../redirect/refresh_links.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { describeScanResult, nextSafetyVerdict } from '../safety/scan_result.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
@@ -29,8 +29,9 @@ import {
   updateRetargetRun,
 } from '../stores/retarget_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { newTargetProblem, toCanonicalTarget } from '../targets/new_target_problem.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
-import { syncToBitly } from '../vendors/sync_to_bitly.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 import { compileRule, type RetargetRule } from './retarget_rule.ts';
 
@@ -39,7 +40,7 @@ export interface RetargetRunDeps {
   logger: Logger;
   resolver: LinkResolver;
   safety: SafetyScanner;
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   vendors?: VendorDeps | undefined;
 }
 

@@ -1,6 +1,5 @@
-import type { SafetyVerdict } from '../links/link.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
-import type { LinkRow } from '../stores/link_rows.ts';
+import type { LinkRow, SafetyVerdict } from '../stores/link_rows.ts';
 import { updateLink } from '../stores/link_store.ts';
 import type { ReportCounts } from '../stores/report_store.ts';
 import type { Sql } from '../stores/sql.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BLOCKLIST_KINDS, type BlocklistEntry, type BlocklistKind } from '../stores/blocklist_store.ts';
-import { canonicalizeTarget } from './canonical_url.ts';
+import { canonicalizeTarget } from '../targets/canonical_url.ts';
 import { getNormalisedHost, isHostOrSubdomain } from './url_rules.ts';
 
 export { BLOCKLIST_KINDS, type BlocklistEntry, type BlocklistKind };
@@ -70,7 +70,7 @@ export function getHostSuffixes(host: string): string[] {
 const UNRESERVED_ESCAPE = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DdEe]|5[Ff]|7[Ee])/g;
 
 /**
- * The form URL-prefix entries and targets are compared in: canonical (lib/safety/canonical_url.ts), without
+ * The form URL-prefix entries and targets are compared in: canonical (lib/targets/canonical_url.ts), without
  * the fragment, with percent-escapes of unreserved characters decoded (RFC 3986 6.2.2.2: `%62ad` is `bad`) and
  * other escapes in upper case, and without the scheme — the same page over http and https is the same page. So
  * `https://Files.Example.:443/%62ad/x` matches an entry `https://files.example/bad/`. A value with no canonical

@@ -4,9 +4,9 @@
 // reaches caches and vendors like any other change. Moderators are administrators (UI role `admin`, API scope
 // `admin`).
 import { z } from 'zod';
-import { syncAfterChange } from '../links/sync_after_change.ts';
+import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
+import { syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { SafetyVerdict } from '../links/link.ts';
-import { syncAfterChange } from '../links/sync_after_change.ts';
+import { syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { getClientNetwork } from '../shared/client_ip.ts';
 import type { Config } from '../shared/config.ts';
 import { hmacSha256Hex, randomToken } from '../shared/crypto.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { SafetyVerdict } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import { countReportsByCode, insertReport } from '../stores/report_store.ts';
 import { insertSettingIfAbsent } from '../stores/settings_store.ts';

@@ -1,9 +1,9 @@
 // The safety re-scan (DESIGN.md, "Safety re-scan"): every destination re-checked on a schedule, in chunks, with
 // progress that survives a crash; a changed verdict is stored, audited and handed to the link's sync workflow.
 // Also the publish-time scan of one link.
-import type { LinkSyncRequester } from '../links/link_sync.ts';
+
+import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshAfterChange } from '../redirect/refresh_after_change.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { PermanentFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -21,6 +21,7 @@ import { getLinkByCode } from '../stores/link_store.ts';
 import { updateOpsRunReport } from '../stores/ops_run_store.ts';
 import { countReportsByCode } from '../stores/report_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from './apply_scan_result.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
 import { nextSafetyVerdict, type ScanResult } from './scan_result.ts';

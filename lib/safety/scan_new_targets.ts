@@ -1,6 +1,6 @@
-import type { SafetyVerdict } from '../links/link.ts';
 import { type FieldError, TargetBlockedError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import type { SafetyVerdict } from '../stores/link_rows.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
 import { describeScanResult, nextSafetyVerdict, type ScanResult } from './scan_result.ts';
 

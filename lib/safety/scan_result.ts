@@ -1,4 +1,4 @@
-import type { SafetyVerdict } from '../links/link.ts';
+import type { SafetyVerdict } from '../stores/link_rows.ts';
 
 /** What a scan can conclude about one URL (`unknown` is only ever stored, never concluded). */
 export type ScanVerdict = Exclude<SafetyVerdict, 'unknown'>;

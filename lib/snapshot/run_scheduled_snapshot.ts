@@ -1,7 +1,6 @@
 import { rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pruneFolders, toExportFolderName } from '../escrow/escrow_folders.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
 import { PermanentFailure } from '../shared/errors.ts';
@@ -9,8 +8,9 @@ import type { Logger } from '../shared/logger.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { finishEscrowRun, insertEscrowRun } from '../stores/escrow_run_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import type { RefusedSnapshotRows } from './snapshot_rows.ts';
-import { SNAPSHOT_MANIFEST, writeStaticSnapshot } from './write_snapshot.ts';
+import { SNAPSHOT_MANIFEST, writeSnapshotFiles } from './write_snapshot.ts';
 
 /** Folders the Schedule writes under SNAPSHOT_DIR; `current` is a symlink to the newest. */
 export const SNAPSHOT_FOLDER_PATTERN = /^snapshot-\d{8}T\d{6}Z$/;
@@ -22,7 +22,7 @@ export interface ScheduledSnapshotDeps {
   shortBaseUrl: string;
   redirect: RedirectSettings;
   /** Where links may point: rows that break it are left out of the snapshot. */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   rootRedirectUrl: string | undefined;
   snapshot: { dir: string | undefined; formats: readonly SnapshotFormat[]; keep: number };
 }
@@ -45,7 +45,7 @@ export interface ScheduledSnapshotReport {
  * records it in escrow_runs and removes the oldest beyond SNAPSHOT_KEEP. Paths inside the nginx configuration go
  * through `current`, so one `nginx -s reload` after each run follows the new answers.
  */
-export async function runScheduledSnapshot(
+export async function writeStaticSnapshot(
   deps: ScheduledSnapshotDeps,
   input: { workflowId: string },
   context: TaskContext,
@@ -60,7 +60,7 @@ export async function runScheduledSnapshot(
     directory,
   });
   try {
-    const summary = await writeStaticSnapshot(
+    const summary = await writeSnapshotFiles(
       { sql: deps.sql, logger: deps.logger },
       {
         outDir: directory,

@@ -1,7 +1,7 @@
-import { isPossibleCode } from '../links/code_rules.ts';
-import { type TargetPolicy, targetPolicyProblem } from '../links/target_policy.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import { quoteForLog } from '../shared/log_safe.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
+import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 
 /** Refused rows a snapshot names (escaped, cut short) in its manifest and log; the counts are exact. */
 const REFUSED_EXAMPLES = 20;
@@ -29,13 +29,13 @@ export function emptyRefusedRows(): RefusedSnapshotRows {
  */
 export function admitSnapshotRow(
   row: Pick<LinkRow, 'code' | 'targetUrl' | 'expiredUrl'>,
-  policy: TargetPolicy,
+  policy: CanonicalTargetPolicy,
   refused: RefusedSnapshotRows,
 ): boolean {
   let rule: 'code' | 'target' | 'fallback' | null = null;
   if (!isPossibleCode(row.code)) rule = 'code';
-  else if (targetPolicyProblem(row.targetUrl, policy) !== null) rule = 'target';
-  else if (row.expiredUrl !== null && targetPolicyProblem(row.expiredUrl, policy) !== null) rule = 'fallback';
+  else if (targetRuleProblem(row.targetUrl, policy) !== null) rule = 'target';
+  else if (row.expiredUrl !== null && targetRuleProblem(row.expiredUrl, policy) !== null) rule = 'fallback';
   if (rule === null) return true;
   if (rule === 'code') refused.codeRule++;
   else refused.targetRule++;

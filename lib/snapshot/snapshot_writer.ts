@@ -1,4 +1,4 @@
-import { isPossibleCode } from '../links/code_rules.ts';
+import { isPossibleCode } from '../codes/code_rules.ts';
 import type { StaticAnswer } from './static_answer.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CODE_MAX_LENGTH } from '../links/code_rules.ts';
-import type { TargetPolicy } from '../links/target_policy.ts';
+import { CODE_MAX_LENGTH } from '../codes/code_rules.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -9,6 +8,7 @@ import { prepareOutputDir } from '../shared/output_dir.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { withLinkSnapshot } from '../stores/snapshot_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { createKvWriter } from './kv_snapshot.ts';
 import { createNginxWriter } from './nginx_snapshot.ts';
 import { createRedirectsWriter } from './redirects_snapshot.ts';
@@ -40,7 +40,7 @@ export interface WriteSnapshotOptions {
   shortBaseUrl: string;
   redirect: RedirectSettings;
   /** The deployment's target rule (ALLOWED_TARGET_HOSTS, the short domain), as the redirect path applies it. */
-  targetPolicy: TargetPolicy;
+  targetPolicy: CanonicalTargetPolicy;
   rootRedirectUrl?: string | undefined;
   /** nginx `listen` (default 80). */
   listen?: string;
@@ -70,7 +70,7 @@ export interface SnapshotSummary {
  * Every row passes the code rule and the target rule first (snapshot_rows.ts), as the redirect path would check
  * it; the rest is counted, logged and left out, so it answers 404 there as it does live.
  */
-export async function writeStaticSnapshot(
+export async function writeSnapshotFiles(
   deps: { sql: Sql; logger?: Logger },
   options: WriteSnapshotOptions,
 ): Promise<SnapshotSummary> {

@@ -19,6 +19,15 @@ export const LINK_COLUMNS = `
   dedupe_key AS "dedupeKey", source_version AS "sourceVersion",
   deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version`;
 
+/** LINK_COLUMNS for a query that names `links` as `l`. */
+export const QUALIFIED_LINK_COLUMNS = `
+  l.code, l.target_url AS "targetUrl", l.status, l.safety, l.safety_reason AS "safetyReason",
+  l.safety_checked_at AS "safetyCheckedAt", l.origin, l.site, l.post_id AS "postId", l.title, l.owner,
+  l.expires_at AS "expiresAt", l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.tags,
+  l.utm_campaign AS "utmCampaign", l.utm_source AS "utmSource", l.utm_medium AS "utmMedium",
+  l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion",
+  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
+
 /**
  * The columns a link's serving record is made of (lib/redirect/serving_record.ts, ServingRow): the resolver's
  * lookup on a miss reads these only. The other columns (six timestamps, tags, titles…) cost postgres.js a parse
@@ -32,6 +41,19 @@ const VENDOR_COLUMNS = `
 export async function getLinkByCode(db: Db, code: string): Promise<LinkRow | null> {
   const rows = await db<LinkRow[]>`SELECT ${db.unsafe(LINK_COLUMNS)} FROM links WHERE code = ${code}`;
   return rows[0] ?? null;
+}
+
+/**
+ * The links with these codes (deleted ones included), keyed by code: the resolver's Postgres read on a miss
+ * (lookups queued for a connection go together, ADR 0055), and the batch reads of syncs and reconciliation.
+ */
+export async function getLinksByCodes(db: Db, codes: string[]): Promise<Map<string, LinkRow>> {
+  if (codes.length === 0) return new Map();
+  // A join on unnest: for `code = ANY($1)` the planner picks the trigram index (see link_lifecycle_store).
+  const rows = await db<LinkRow[]>`
+    SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)}
+    FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN links AS l ON l.code = t.code COLLATE "C"`;
+  return new Map(rows.map((r) => [r.code, r]));
 }
 
 /** What the redirect needs of the row for `code`, deleted or not, or null. */

@@ -1,16 +1,8 @@
 import type { LinkRow } from './link_rows.ts';
+import { QUALIFIED_LINK_COLUMNS } from './link_store.ts';
 import type { Db } from './sql.ts';
 
 // SQL of reconciliation runs: reconcile_marks (what a run found and repaired) and the Postgres side of the diff.
-
-/** Every column of `links` (as `l`), camel-cased into a LinkRow. */
-const COLUMNS = `
-  l.code, l.target_url AS "targetUrl", l.status, l.safety, l.safety_reason AS "safetyReason",
-  l.safety_checked_at AS "safetyCheckedAt", l.origin, l.site, l.post_id AS "postId", l.title, l.owner,
-  l.expires_at AS "expiresAt", l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.tags,
-  l.utm_campaign AS "utmCampaign", l.utm_source AS "utmSource", l.utm_medium AS "utmMedium",
-  l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion",
-  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
 
 export type ReconcileSide = 'bitly' | 'serving' | 'expiry' | 'wordpress';
 export type Drift = 'missing' | 'stale' | 'extra' | 'collision' | 'unimportable' | 'stray' | 'gone';
@@ -94,16 +86,6 @@ export async function deleteMarks(db: Db, runId: string): Promise<void> {
   await db`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
 }
 
-/** The links with these codes (deleted ones included), keyed by code. */
-export async function getLinksByCodes(db: Db, codes: string[]): Promise<Map<string, LinkRow>> {
-  if (codes.length === 0) return new Map();
-  // A join on unnest: for `code = ANY($1)` the planner picks the trigram index (see link_lifecycle_store).
-  const rows = await db<LinkRow[]>`
-    SELECT ${db.unsafe(COLUMNS)}
-    FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN links AS l ON l.code = t.code COLLATE "C"`;
-  return new Map(rows.map((r) => [r.code, r]));
-}
-
 /**
  * Active links after `cursor` (by code) the vendor was not seen holding in this run: what it lacks. Links
  * created after the run started are left to their own sync; with `skipInhouseOnly`, so are archive links kept
@@ -132,7 +114,7 @@ export async function listLinksAfter(
   options: { cursor: string; limit: number; statuses: readonly string[] },
 ): Promise<LinkRow[]> {
   return db<LinkRow[]>`
-    SELECT ${db.unsafe(COLUMNS)} FROM links AS l
+    SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)} FROM links AS l
     WHERE l.deleted_at IS NULL AND l.status = ANY(${db.array([...options.statuses])}) AND l.code > ${options.cursor}
     ORDER BY l.code LIMIT ${options.limit}`;
 }

@@ -21,8 +21,8 @@ import {
   syncQueuedSignal,
   WORKFLOW_TYPES,
 } from '../../workflows/contract.ts';
-import type { ExpiryTimers } from '../links/expire_link.ts';
-import type { LinkSyncRequester, SyncQueueKicker } from '../links/link_sync.ts';
+import type { ExpiryTimers } from './expiry_timers.ts';
+import type { LinkSyncRequester, SyncQueueKicker } from './link_sync.ts';
 
 /** signalWithStart of `publish:{site}:{postId}` with one post event. */
 export async function signalPostEvent(

@@ -50,20 +50,3 @@ export function createInHouseProvider(deps: {
     getClicks: async () => null,
   };
 }
-
-/**
- * The in-house front's replica step: re-reads each code from Postgres into the serving store and caches (a code
- * that no longer exists is dropped) and reports what the in-house resolver now answers.
- */
-export async function refreshInhouseReplica(
-  deps: { resolver: LinkResolver; shortBaseUrl: string },
-  codes: readonly string[],
-): Promise<{ serves: { code: string; url: string | null }[] }> {
-  const inhouse = createInHouseProvider(deps);
-  const serves = [];
-  for (const code of codes) {
-    const link = await inhouse.findByCode(code);
-    serves.push({ code, url: link && !link.archived ? link.longUrl : null });
-  }
-  return { serves };
-}

@@ -26,7 +26,7 @@ import {
   updateLinkInputSchema,
 } from '../../lib/links/link.ts';
 import { linkListQuerySchema, linkListSchema, listLinkPage } from '../../lib/links/list_links.ts';
-import { kickSyncQueueInBackground, syncAfterChange } from '../../lib/links/sync_after_change.ts';
+import { kickSyncQueueInBackground, syncAfterChange } from '../../lib/propagation/sync_after_change.ts';
 import { BadRequestError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';

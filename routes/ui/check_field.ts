@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { aliasSchema } from '../../lib/links/code_rules.ts';
+import { aliasSchema } from '../../lib/codes/code_rules.ts';
 import { isCodeTaken } from '../../lib/links/get_link.ts';
 import { targetUrlSchema } from '../../lib/links/link.ts';
-import { targetPolicyProblem } from '../../lib/links/target_policy.ts';
+import { targetRuleProblem } from '../../lib/targets/target_rule.ts';
 import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 
@@ -31,7 +31,7 @@ export function createCheckFieldRoutes(deps: WebDeps) {
       const parsed = targetUrlSchema.safeParse(value);
       if (!parsed.success) return refuse(label, parsed.error.issues[0]?.message ?? '');
       // The canonical form is what gets stored and sent in Location; say so when it differs from the input.
-      const problem = targetPolicyProblem(parsed.data, deps.targetPolicy);
+      const problem = targetRuleProblem(parsed.data, deps.targetPolicy);
       if (problem) return refuse(label, problem);
       if (parsed.data !== value)
         return c.json({ ok: true, message: t('check.looksGoodSavedAs', { url: parsed.data }) });

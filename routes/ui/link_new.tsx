@@ -3,7 +3,7 @@ import { getLinkFieldLabels } from '../../components/link_fields.ts';
 import { NewLinkPage } from '../../components/NewLinkPage.tsx';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinkInputSchema } from '../../lib/links/link.ts';
-import { syncAfterChange } from '../../lib/links/sync_after_change.ts';
+import { syncAfterChange } from '../../lib/propagation/sync_after_change.ts';
 import { getClientIp } from '../../lib/shared/client_ip.ts';
 import { AppError, RateLimitedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';

@@ -52,6 +52,17 @@ const WRONG: Record<string, Record<string, string>> = {
   'the-product-never-imports-the-devkit': {
     'routes/m.ts': "import { fake } from '../devkit/fakes/fake.ts';\nexport const m = fake;",
   },
+  // A capability imports only lower layers of CAPABILITY_ORDER: not one above (type-only counts), not a sibling.
+  'lib-redirect-imports-downward': {
+    'lib/redirect/l.ts': "import type { a } from '../links/a2.ts';\nexport type L = typeof a;",
+  },
+  'lib-links-imports-downward': {
+    'lib/links/m.ts': "import { e } from '../escrow/e2.ts';\nexport const m = e;",
+  },
+  'capabilities-have-a-place': {
+    'lib/newfolder/n.ts':
+      "import { getLinkByCode } from '../stores/link_store.ts';\nexport const n = getLinkByCode;",
+  },
   'no-circular': {
     'lib/links/j.ts': "import { k } from './k.ts';\nexport const j = () => k;",
     'lib/links/k.ts': "import { j } from './j.ts';\nexport const k = () => j;",
@@ -62,6 +73,7 @@ const WRONG: Record<string, Record<string, string>> = {
 const HELPERS: Record<string, string> = {
   'routes/r.ts': 'export const x = 1;',
   'lib/links/a2.ts': 'export const a = 1;',
+  'lib/escrow/e2.ts': 'export const e = 1;',
   'lib/stores/link_store.ts': 'export const getLinkByCode = 1;',
   'lib/stores/link_rows.ts': 'export interface LinkRow { code: string }',
   'workflows/w.ts': 'export const w = 1;',

@@ -18,15 +18,15 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
+import { isPossibleCode } from '../../lib/codes/code_rules.ts';
 import { exportEscrow } from '../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../lib/escrow/restore_escrow.ts';
 import { verifyEscrow } from '../../lib/escrow/verify_escrow.ts';
-import { isPossibleCode } from '../../lib/links/code_rules.ts';
-import { createTargetPolicy, targetPolicyProblem } from '../../lib/links/target_policy.ts';
 import { type Config, parseConfig } from '../../lib/shared/config.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
-import { writeStaticSnapshot } from '../../lib/snapshot/write_snapshot.ts';
+import { writeSnapshotFiles } from '../../lib/snapshot/write_snapshot.ts';
 import type { Sql } from '../../lib/stores/sql.ts';
+import { createCanonicalTargetPolicy, targetRuleProblem } from '../../lib/targets/target_rule.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import {
@@ -49,7 +49,7 @@ import { NGINX, startNginx } from '../helpers/nginx.ts';
 
 const SEED = Number(process.env.HOSTILE_SEED ?? 13_2026);
 const RUNS = Math.max(50, Number(process.env.HOSTILE_ARCHIVE_RUNS ?? 300));
-const policy = createTargetPolicy(HOSTILE_POLICY);
+const policy = createCanonicalTargetPolicy(HOSTILE_POLICY);
 const SIGNING_KEY = 'k'.repeat(24) + createHash('sha256').update('archive').digest('hex').slice(0, 24);
 
 /** Codes that must never name a file, a `_redirects` rule or an nginx map key, with why each hurts. */
@@ -118,8 +118,8 @@ interface Row {
 /** What the code rule and the target rule let through, by hand for the written rows. */
 const servable = (row: Row) =>
   isPossibleCode(row.code) &&
-  targetPolicyProblem(row.target, policy) === null &&
-  (row.expiredUrl === null || targetPolicyProblem(row.expiredUrl, policy) === null);
+  targetRuleProblem(row.target, policy) === null &&
+  (row.expiredUrl === null || targetRuleProblem(row.expiredUrl, policy) === null);
 
 /** The hand-written hostile rows, and whether each must survive. */
 function writtenRows(): { row: Row; keep: boolean }[] {
@@ -323,14 +323,14 @@ describe('hostile rows in the static snapshot', () => {
     const outDir = join(sandbox, 'out');
     const port = await getFreePort();
     const { logger, lines } = capturingLogger();
-    const summary = await writeStaticSnapshot(
+    const summary = await writeSnapshotFiles(
       { sql: db.sql, logger },
       {
         outDir,
         formats: ['nginx', 'redirects', 'json'],
         shortBaseUrl: config.shortBaseUrl,
         redirect: config.redirect,
-        targetPolicy: createTargetPolicy(config),
+        targetPolicy: createCanonicalTargetPolicy(config),
         listen: `127.0.0.1:${port}`,
       },
     );
@@ -540,8 +540,8 @@ describe('hostile rows in an escrow restore', () => {
     assert.equal(links.length, GOOD + keptHostile.length);
     for (const link of links) {
       assert.ok(isPossibleCode(link.code), JSON.stringify(link.code));
-      assert.equal(targetPolicyProblem(link.target_url, policy), null, link.code);
-      if (link.expired_url !== null) assert.equal(targetPolicyProblem(link.expired_url, policy), null);
+      assert.equal(targetRuleProblem(link.target_url, policy), null, link.code);
+      if (link.expired_url !== null) assert.equal(targetRuleProblem(link.expired_url, policy), null);
     }
     // No row vouches for itself: clean becomes unknown, a warning or a block stays, and every one is due a scan.
     const safety = Object.fromEntries(

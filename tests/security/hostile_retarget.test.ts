@@ -3,11 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { CSV_MAX_BYTES } from '../../lib/retarget/retarget_rule.ts';
-import {
-  canonicalizeTarget,
-  createCanonicalTargetPolicy,
-  targetRuleProblem,
-} from '../../lib/safety/canonical_url.ts';
+import { canonicalizeTarget } from '../../lib/targets/canonical_url.ts';
+import { createCanonicalTargetPolicy, targetRuleProblem } from '../../lib/targets/target_rule.ts';
 import {
   HOSTILE_POLICY,
   HOSTILE_STRINGS,

@@ -4,11 +4,8 @@ import fc from 'fast-check';
 import fastUri from 'fast-uri';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
-import {
-  canonicalizeTarget,
-  createCanonicalTargetPolicy,
-  targetRuleProblem,
-} from '../../lib/safety/canonical_url.ts';
+import { canonicalizeTarget } from '../../lib/targets/canonical_url.ts';
+import { createCanonicalTargetPolicy, targetRuleProblem } from '../../lib/targets/target_rule.ts';
 import {
   HOSTILE_POLICY,
   HOSTILE_STRINGS,

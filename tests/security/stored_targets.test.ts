@@ -5,7 +5,6 @@ import postgres from 'postgres';
 import { loadConfig } from '../../boot/load_config.ts';
 import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
 import { reviewStoredTargets, TARGET_REVIEW_SETTING } from '../../lib/links/review_stored_targets.ts';
-import { createTargetPolicy } from '../../lib/links/target_policy.ts';
 import { createLayeredResolver } from '../../lib/redirect/layered_resolver.ts';
 import { isTamperedRecord, type ServingRecord } from '../../lib/redirect/serving_record.ts';
 import type { ServingStore } from '../../lib/redirect/serving_store.ts';
@@ -14,6 +13,7 @@ import { createLogger } from '../../lib/shared/logger.ts';
 import { createMetrics } from '../../lib/shared/metrics.ts';
 import { listAuditEntries } from '../../lib/stores/audit_store.ts';
 import { getSetting } from '../../lib/stores/settings_store.ts';
+import { createCanonicalTargetPolicy } from '../../lib/targets/target_rule.ts';
 
 // Links stored before the one target rule, reviewed once at start-up (ADR 0017); the serving-time re-check's
 // alert; configuration that names a bad ALLOWED_TARGET_HOSTS entry.
@@ -38,7 +38,10 @@ function capturingLogger() {
   return { logger: createLogger({ level: 'info', destination }), lines };
 }
 
-const policy = createTargetPolicy({ allowedTargetHosts: ['news.example'], shortBaseUrl: 'https://sho.rt' });
+const policy = createCanonicalTargetPolicy({
+  allowedTargetHosts: ['news.example'],
+  shortBaseUrl: 'https://sho.rt',
+});
 
 async function insert(code: string, url: string, expiredUrl: string | null = null) {
   await db.sql`INSERT INTO links (code, target_url, expired_url, status, safety, origin, owner)
@@ -87,7 +90,7 @@ describe('the stored-target review', () => {
     // Done for this rule version and policy: the next start costs one settings read.
     assert.equal(await reviewStoredTargets(db.sql, policy, logger), null);
     // A new policy (the allowlist changed) reviews again.
-    const wider = createTargetPolicy({
+    const wider = createCanonicalTargetPolicy({
       allowedTargetHosts: ['news.example', 'evil.example'],
       shortBaseUrl: 'https://sho.rt',
     });

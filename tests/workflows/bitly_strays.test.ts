@@ -3,10 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { syncToBitly } from '../../lib/propagation/sync_to_bitly.ts';
 import { TransientFailure } from '../../lib/shared/errors.ts';
 import { runOnce } from '../../lib/shared/task_context.ts';
 import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG } from '../../lib/vendors/bitly.ts';
-import { syncToBitly } from '../../lib/vendors/sync_to_bitly.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import type { ReconcileReport } from '../../workflows/contract.ts';
 

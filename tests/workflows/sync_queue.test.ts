@@ -12,7 +12,7 @@ import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
-import { getSyncQueueOverview } from '../../lib/links/link_sync_queue.ts';
+import { getSyncQueueOverview } from '../../lib/propagation/link_sync_queue.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { registerSyncQueueGauges } from '../../lib/shared/metrics.ts';
 import { getSyncQueueWorkflowId, getSyncWorkflowId } from '../../workflows/contract.ts';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createApiKeyInputSchema } from '../../../lib/auth/issue_api_key.ts';
 import { createUserInputSchema } from '../../../lib/auth/manage_users.ts';
+import { aliasSchema } from '../../../lib/codes/code_rules.ts';
 import {
   formatParts,
   getArgumentNames,
@@ -16,7 +17,6 @@ import { LOCALE_INFO, LOCALES, negotiateLocale, pickLocale } from '../../../lib/
 import { en, type MessageKey } from '../../../lib/i18n/messages_en.ts';
 import { matchProblem } from '../../../lib/i18n/problems.ts';
 import { CATALOGUES, createI18n } from '../../../lib/i18n/translator.ts';
-import { aliasSchema } from '../../../lib/links/code_rules.ts';
 import { createLinkInputSchema, updateLinkInputSchema } from '../../../lib/links/link.ts';
 import { linkListQuerySchema } from '../../../lib/links/list_links.ts';
 import { ValidationError } from '../../../lib/shared/errors.ts';

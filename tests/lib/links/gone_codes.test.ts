@@ -14,9 +14,9 @@ import {
 } from '../../../devkit/harness/wordpress_events.ts';
 import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../../lib/escrow/restore_escrow.ts';
-import { createTargetPolicy } from '../../../lib/links/target_policy.ts';
 import { importVendorLink } from '../../../lib/reconcile/import_vendor_link.ts';
 import { CODE_ALPHABET } from '../../../lib/shared/config.ts';
+import { createCanonicalTargetPolicy } from '../../../lib/targets/target_rule.ts';
 import type { ReconcileReport } from '../../../workflows/contract.ts';
 
 // "A deleted or gone code can never again point elsewhere": every way a code comes into being — minting,
@@ -195,7 +195,7 @@ describe('a deleted code never points elsewhere', () => {
         VALUES (${code}, 'https://elsewhere.example/restored', 'active', 'clean', 'api', 'other')`;
       const dir = join(work, 'export');
       await exportEscrow({ sql: other.sql }, { outDir: dir });
-      const deps = { sql: h.db.sql, targetPolicy: createTargetPolicy(h.config) };
+      const deps = { sql: h.db.sql, targetPolicy: createCanonicalTargetPolicy(h.config) };
       const summary = await restoreEscrow(deps, { dir, force: true });
       assert.equal(summary.mode, 'merge');
       assert.deepEqual(summary.skippedExamples, [code]);

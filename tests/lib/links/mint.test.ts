@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isPossibleCode } from '../../../lib/links/code_rules.ts';
-import { mintCode } from '../../../lib/links/mint.ts';
+import { isPossibleCode } from '../../../lib/codes/code_rules.ts';
+import { randomCode } from '../../../lib/links/mint.ts';
 import { CODE_ALPHABET } from '../../../lib/shared/config.ts';
 
-describe('mintCode', () => {
+describe('randomCode', () => {
   test('draws codes of the configured length from the 64-letter alphabet, never reserved or _-prefixed', () => {
     for (const length of [5, 6, 12]) {
       for (let i = 0; i < 2000; i++) {
-        const code = mintCode(length);
+        const code = randomCode(length);
         assert.equal(code.length, length);
         assert.ok(isPossibleCode(code), code);
         assert.ok(!code.startsWith('_'));
@@ -20,7 +20,7 @@ describe('mintCode', () => {
   test('is uniform enough: every letter appears, none dominates', () => {
     const counts = new Map<string, number>();
     const n = 20_000;
-    for (let i = 0; i < n; i++) for (const ch of mintCode(6)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+    for (let i = 0; i < n; i++) for (const ch of randomCode(6)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
     assert.equal(counts.size, 64);
     const expected = (n * 6) / 64;
     for (const [ch, c] of counts) {

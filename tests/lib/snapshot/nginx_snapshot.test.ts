@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
 import { createStandaloneAnswerer, seedLinkStates } from '../../../devkit/harness/link_states.ts';
-import { createTargetPolicy } from '../../../lib/links/target_policy.ts';
 import { forEachConcurrently } from '../../../lib/shared/concurrency.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
 import { KV_META_KEY } from '../../../lib/snapshot/kv_snapshot.ts';
 import { toNginxString } from '../../../lib/snapshot/nginx_snapshot.ts';
-import { writeStaticSnapshot } from '../../../lib/snapshot/write_snapshot.ts';
+import { writeSnapshotFiles } from '../../../lib/snapshot/write_snapshot.ts';
+import { createCanonicalTargetPolicy } from '../../../lib/targets/target_rule.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
 import { startNginx } from '../../helpers/nginx.ts';
@@ -67,14 +67,14 @@ describe('static snapshot', () => {
   test('nginx serves every code of a 100,000-link database exactly as Lifeline answers it', async () => {
     const port = await getFreePort();
     const started = Date.now();
-    const summary = await writeStaticSnapshot(
+    const summary = await writeSnapshotFiles(
       { sql: db.sql },
       {
         outDir: join(work, 'snap'),
         formats: ['nginx'],
         shortBaseUrl: config.shortBaseUrl,
         redirect: config.redirect,
-        targetPolicy: createTargetPolicy(config),
+        targetPolicy: createCanonicalTargetPolicy(config),
         listen: `127.0.0.1:${port}`,
       },
     );
@@ -166,14 +166,14 @@ describe('static snapshot', () => {
 
   test('the _redirects file and the key-value JSON hold the same answers', async () => {
     const out = join(work, 'static');
-    const summary = await writeStaticSnapshot(
+    const summary = await writeSnapshotFiles(
       { sql: db.sql },
       {
         outDir: out,
         formats: ['redirects', 'json'],
         shortBaseUrl: config.shortBaseUrl,
         redirect: config.redirect,
-        targetPolicy: createTargetPolicy(config),
+        targetPolicy: createCanonicalTargetPolicy(config),
       },
     );
     const codes = Array.from({ length: 2_400 }, (_, i) => `n${i + 1}`);

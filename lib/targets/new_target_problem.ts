@@ -1,5 +1,5 @@
-import { canonicalizeTarget, TARGET_PROBLEMS } from '../safety/canonical_url.ts';
-import { checkTargetAgainstPolicy, type TargetPolicy } from './target_policy.ts';
+import { canonicalizeTarget, TARGET_PROBLEMS } from './canonical_url.ts';
+import { type CanonicalTargetPolicy, checkTarget } from './target_rule.ts';
 
 /**
  * Why `url` may not become a link's target here, or null: the same rule as every other way in (a canonical form,
@@ -7,8 +7,8 @@ import { checkTargetAgainstPolicy, type TargetPolicy } from './target_policy.ts'
  * reconciliation and mass retargets all ask this one function, and pass the canonical form (toCanonicalTarget):
  * a URL that is not already canonical is refused here, so nothing non-canonical is ever stored.
  */
-export function newTargetProblem(url: string, policy: TargetPolicy): string | null {
-  const checked = checkTargetAgainstPolicy(url, policy);
+export function newTargetProblem(url: string, policy: CanonicalTargetPolicy): string | null {
+  const checked = checkTarget(url, policy);
   if (!checked.ok) return checked.problem;
   return checked.url === url ? null : TARGET_PROBLEMS.notCanonical;
 }

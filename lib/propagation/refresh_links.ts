@@ -1,5 +1,6 @@
+// Refresh, for many links at once: the in-house copies of a bulk change, before the rest of its propagation.
+import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
-import type { LinkResolver } from './link_resolver.ts';
 
 /** Refreshes one at a time in flight per slot when the resolver has no batch refresh. */
 const REFRESH_CONCURRENCY = 16;

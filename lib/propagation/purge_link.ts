@@ -1,6 +1,7 @@
+// Purge: the CDN's cached answers of a changed link, the CDN's copy of it (the purgers are lib/cdn's clients).
+import { type CdnPurger, type PurgeFailure, toLinkPurgePaths } from '../cdn/cdn_purger.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { type CdnPurger, type PurgeFailure, toLinkPurgePaths } from './cdn_purger.ts';
 
 export interface PurgeLinkResult {
   /** The CDN purged through, or null when none is configured (nothing to do). */

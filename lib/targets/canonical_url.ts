@@ -1,7 +1,8 @@
 /**
  * Canonical redirect targets: the one form of a destination Lifeline stores and sends in `Location`, chosen so
  * that every URL parser (browsers' WHATWG parser, RFC 3986 parsers such as curl's or Python's) reads the same
- * scheme, host and port from it. Pure and runtime-neutral (Node and Deno): no imports, only the global `URL`.
+ * scheme, host and port from it. Pure and runtime-neutral (Node and Deno): nothing imported but its neighbour
+ * punycode_label.ts, and the global `URL`.
  *
  * The canonical form is `new URL(value).href` with a few tightenings; an input that is already canonical comes
  * back byte-identical (no percent-escape case changes, no decoding, the query untouched). Decisions:
@@ -34,10 +35,11 @@
  *   RFC 3986 reader (below) and by WHATWG again: scheme, host and port must agree and the form must be a fixed
  *   point, or it is refused.
  *
- * targetRuleProblem is the one rule every way in applies, and the redirect path re-applies to stored records:
- * an already canonical URL of the usual shape is recognised by one regular-expression test and compared with
- * the policy in place, without allocating.
+ * Where a canonical target may point (the deployment's policy) is decided by target_rule.ts; whether an `xn--`
+ * label is valid punycode by punycode_label.ts.
  */
+
+import { isValidPunycodeLabel } from './punycode_label.ts';
 
 /** Longest target in UTF-8 bytes, before and after canonicalisation (as link.ts's TARGET_URL_MAX_BYTES). */
 export const CANONICAL_TARGET_MAX_BYTES = 2048;
@@ -46,16 +48,6 @@ export const CANONICAL_TARGET_MAX_BYTES = 2048;
 export type CanonicalTarget =
   | { ok: true; url: string; host: string; hostname: string }
   | { ok: false; problem: string };
-
-/** Where targets may point: canonical host names, from createCanonicalTargetPolicy. */
-export interface CanonicalTargetPolicy {
-  /** Canonical host names; a target must be one of them or a subdomain. Empty: any host. */
-  readonly allowedHosts: readonly string[];
-  /** The short domain's canonical host name: a link to it would loop. */
-  readonly shortHost: string;
-  /** The short domain's port, explicit or its scheme's default ('443', '80', '8080'). */
-  readonly shortPort: string;
-}
 
 /** The problem texts (zod-friendly: they complete "url ..."). */
 export const TARGET_PROBLEMS = {
@@ -82,7 +74,8 @@ export const TARGET_PROBLEMS = {
   ownHost: 'must not point at the short domain itself',
 } as const;
 
-const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443' };
+/** The default port of each scheme a target may use. */
+export const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443' };
 const HOST_NAME_MAX_LENGTH = 253;
 const LABEL_MAX_LENGTH = 63;
 
@@ -129,107 +122,6 @@ export function canonicalizeTarget(value: string): CanonicalTarget {
 }
 
 /**
- * Why `url` may not be stored or sent as a redirect target under `policy`, or null: it must already be
- * canonical (canonicalizeTarget's output), not on the short domain, and on an allowed host or a subdomain of
- * one. Allocates nothing for an allowed canonical ASCII URL.
- */
-export function targetRuleProblem(url: string, policy: CanonicalTargetPolicy): string | null {
-  const hostEnd = findCanonicalHostEnd(url);
-  if (hostEnd < 0) {
-    const canonical = canonicalizeTarget(url);
-    if (!canonical.ok) return canonical.problem;
-    if (canonical.url !== url) return TARGET_PROBLEMS.notCanonical;
-    return hostRuleProblem(canonical.host, policy);
-  }
-  const hostStart = url.charCodeAt(4) === 115 ? 8 : 7;
-  const length = hostEnd - hostStart;
-  // No explicit port here: a default port on the short host name is the short domain.
-  if (length === policy.shortHost.length && url.startsWith(policy.shortHost, hostStart)) {
-    return TARGET_PROBLEMS.ownHost;
-  }
-  const allowed = policy.allowedHosts;
-  if (allowed.length === 0) return null;
-  for (let i = 0; i < allowed.length; i++) {
-    const pattern = allowed[i]!;
-    const start = hostEnd - pattern.length;
-    if (start < hostStart || !url.startsWith(pattern, start)) continue;
-    if (start === hostStart || url.charCodeAt(start - 1) === 46 /* . */) return null;
-  }
-  return notAllowedProblem(url.slice(hostStart, hostEnd));
-}
-
-/** canonicalizeTarget, then targetRuleProblem on the result: what every way in calls. */
-export function checkTarget(value: string, policy: CanonicalTargetPolicy): CanonicalTarget {
-  const canonical = canonicalizeTarget(value);
-  if (!canonical.ok) return canonical;
-  const problem = hostRuleProblem(canonical.host, policy);
-  return problem === null ? canonical : refuse(problem);
-}
-
-/** Builds the policy from configuration, canonicalising every host; throws on a host that has no canonical form. */
-export function createCanonicalTargetPolicy(config: {
-  allowedTargetHosts: readonly string[];
-  shortBaseUrl: string;
-}): CanonicalTargetPolicy {
-  const allowedHosts = config.allowedTargetHosts.map((host) => {
-    const canonical = canonicalizeHost(host);
-    if (canonical === null) throw new Error(`ALLOWED_TARGET_HOSTS: ${host} is not a host name`);
-    return canonical;
-  });
-  const short = readShortBase(config.shortBaseUrl);
-  if (short === null) throw new Error(`SHORT_BASE_URL: ${config.shortBaseUrl} is not an http(s) URL`);
-  return Object.freeze({
-    allowedHosts: Object.freeze([...new Set(allowedHosts)]),
-    shortHost: short.hostname,
-    shortPort: short.port,
-  });
-}
-
-/**
- * True when `hostname` is `allowed` (one host name or a list) or a subdomain of it, compared in canonical form:
- * case, a trailing dot and IDN spelling do not matter; a host name without a canonical form matches nothing.
- */
-export function hostMatches(hostname: string, allowed: string | readonly string[]): boolean {
-  const host = canonicalizeHost(hostname);
-  if (host === null) return false;
-  const patterns = typeof allowed === 'string' ? [allowed] : allowed;
-  for (const entry of patterns) {
-    const pattern = canonicalizeHost(entry);
-    if (pattern === null) continue;
-    if (host === pattern) return true;
-    if (
-      host.length > pattern.length &&
-      host.endsWith(pattern) &&
-      host.charCodeAt(host.length - pattern.length - 1) === 46
-    ) {
-      return true;
-    }
-  }
-  return false;
-}
-
-let lastShortBase: { url: string; hostname: string; port: string } | null = null;
-
-/**
- * True when a canonical target host (`host` of canonicalizeTarget: name plus any non-default port) is the
- * short domain of `shortBaseUrl`: the same name, on a default port or on the short domain's own port. So
- * `https://sho.rt.:443/x` and `http://SHO.RT/x` are ours; `https://sho.rt:8443/x` is another service.
- */
-export function isOwnShortHost(canonicalHost: string, shortBaseUrl: string): boolean {
-  if (typeof canonicalHost !== 'string' || typeof shortBaseUrl !== 'string') return false;
-  let short = lastShortBase;
-  if (short === null || short.url !== shortBaseUrl) {
-    const read = readShortBase(shortBaseUrl);
-    if (read === null) return false;
-    short = { url: shortBaseUrl, ...read };
-    lastShortBase = short;
-  }
-  const { hostname, port } = splitHostPort(canonicalHost);
-  const name = canonicalizeHost(hostname);
-  return name === short.hostname && (port === '' || port === short.port);
-}
-
-/**
  * The canonical form of a bare host name (`News.Example.` → `news.example`, `münchen.de` →
  * `xn--mnchen-3ya.de`, `[0::1]` → `[::1]`), or null when it is not one.
  */
@@ -241,54 +133,12 @@ export function canonicalizeHost(value: string): string | null {
   return canonical.ok && canonical.host === canonical.hostname ? canonical.hostname : null;
 }
 
-function hostRuleProblem(host: string, policy: CanonicalTargetPolicy): string | null {
-  const { hostname, port } = splitHostPort(host);
-  if (hostname === policy.shortHost && (port === '' || port === policy.shortPort))
-    return TARGET_PROBLEMS.ownHost;
-  const allowed = policy.allowedHosts;
-  if (allowed.length === 0) return null;
-  for (const pattern of allowed) {
-    if (hostname === pattern) return null;
-    if (
-      hostname.length > pattern.length &&
-      hostname.endsWith(pattern) &&
-      hostname.charCodeAt(hostname.length - pattern.length - 1) === 46
-    ) {
-      return null;
-    }
-  }
-  return notAllowedProblem(hostname);
-}
-
-function notAllowedProblem(hostname: string): string {
-  return `host ${hostname} is not in ALLOWED_TARGET_HOSTS`;
-}
-
-function readShortBase(shortBaseUrl: string): { hostname: string; port: string } | null {
-  let url: URL;
-  try {
-    url = new URL(shortBaseUrl);
-  } catch {
-    return null;
-  }
-  const defaultPort = DEFAULT_PORTS[url.protocol];
-  if (defaultPort === undefined) return null;
-  const hostname = canonicalizeHost(url.hostname);
-  return hostname === null ? null : { hostname, port: url.port === '' ? defaultPort : url.port };
-}
-
-function splitHostPort(host: string): { hostname: string; port: string } {
-  const colon = host.lastIndexOf(':');
-  if (colon < 0 || host.indexOf(']', colon) >= 0) return { hostname: host, port: '' };
-  return { hostname: host.slice(0, colon), port: host.slice(colon + 1) };
-}
-
 function refuse(problem: string): CanonicalTarget {
   return { ok: false, problem };
 }
 
 /** The end of the host when `value` is recognisably canonical already (CANONICAL_FAST), else -1. */
-function findCanonicalHostEnd(value: string): number {
+export function findCanonicalHostEnd(value: string): number {
   if (value.length > CANONICAL_TARGET_MAX_BYTES || !CANONICAL_FAST.test(value)) return -1;
   const hostStart = value.charCodeAt(4) === 115 /* s */ ? 8 : 7;
   const hostEnd = value.indexOf('/', hostStart);
@@ -405,73 +255,6 @@ function findHostProblem(hostname: string, rawHost: string): string | null {
     if (label.startsWith('xn--') && !isValidPunycodeLabel(label)) return TARGET_PROBLEMS.punycode;
   }
   return null;
-}
-
-/**
- * True when an `xn--` label is the punycode of a name that needs it (has non-ASCII) and that IDNA maps back
- * to exactly this label. Some WHATWG implementations accept any `xn--` string, others refuse: refusing the
- * invalid ones keeps the verdict the same on every runtime.
- */
-function isValidPunycodeLabel(label: string): boolean {
-  const decoded = decodePunycode(label.slice(4));
-  if (decoded === null || !/[\u0080-\uffff]/.test(decoded)) return false;
-  try {
-    return new URL(`http://${decoded}/`).hostname === label;
-  } catch {
-    return false;
-  }
-}
-
-/** RFC 3492 (Punycode) decoding of one label without its `xn--` prefix, or null when malformed. */
-function decodePunycode(input: string): string | null {
-  const base = 36;
-  const tMin = 1;
-  const tMax = 26;
-  const delimiter = input.lastIndexOf('-');
-  const output: number[] = [];
-  for (let j = 0; j < Math.max(delimiter, 0); j++) {
-    const c = input.charCodeAt(j);
-    if (c >= 0x80) return null;
-    output.push(c);
-  }
-  let n = 128;
-  let i = 0;
-  let bias = 72;
-  for (let at = delimiter > 0 ? delimiter + 1 : 0; at < input.length; ) {
-    const oldI = i;
-    let weight = 1;
-    for (let k = base; ; k += base) {
-      if (at >= input.length) return null;
-      const c = input.charCodeAt(at++);
-      const digit =
-        c >= 48 && c <= 57 ? c - 22 : c >= 97 && c <= 122 ? c - 97 : c >= 65 && c <= 90 ? c - 65 : -1;
-      if (digit < 0) return null;
-      i += digit * weight;
-      if (i > 0x10ffff * 64) return null; // far past any code point: overflow guard
-      const threshold = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias;
-      if (digit < threshold) break;
-      weight *= base - threshold;
-    }
-    const points = output.length + 1;
-    bias = adaptBias(i - oldI, points, oldI === 0);
-    n += Math.floor(i / points);
-    i %= points;
-    if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return null;
-    output.splice(i, 0, n);
-    i++;
-  }
-  return String.fromCodePoint(...output);
-}
-
-function adaptBias(delta: number, points: number, first: boolean): number {
-  let d = first ? Math.floor(delta / 700) : delta >> 1;
-  d += Math.floor(d / points);
-  let k = 0;
-  while (d > ((36 - 1) * 26) >> 1) {
-    d = Math.floor(d / (36 - 1));
-    k += 36;
-  }
-  return k + Math.floor(((36 - 1 + 1) * d) / (d + 38));
 }
 
 /**

@@ -1,5 +1,6 @@
+// Refresh, for one link, from the activity that changed it: the in-house copies follow at once.
+import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { LinkResolver } from './link_resolver.ts';
 
 /**
  * Drops and rewrites a changed link's cached copies right after its change commits, so readers see it at once

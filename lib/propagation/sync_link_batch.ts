@@ -4,16 +4,12 @@
 // (create, retarget, archive, with the collision rules of ADR 0008), expiry timer — for a whole batch at once.
 
 import type { CdnPurger } from '../cdn/cdn_purger.ts';
-import { purgeLinksFromCdn } from '../cdn/purge_link.ts';
-import type { ExpiryTimers } from '../links/expire_link.ts';
-import { syncExpiryTimer } from '../links/expire_link.ts';
-import type { LinkSyncRequester } from '../links/link_sync.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { refreshLinks } from '../redirect/refresh_links.ts';
 import { backoffDelay } from '../shared/backoff.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
+import { getLinksByCodes } from '../stores/link_store.ts';
 import {
   deferSyncs,
   getQueuedSyncs,
@@ -22,9 +18,13 @@ import {
   type QueuedSync,
   removeSyncedCodes,
 } from '../stores/link_sync_queue_store.ts';
-import { getLinksByCodes } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import { recordVendorCollision } from './record_vendor_collision.ts';
+import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
+import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
+import { ensureExpiryTimer as syncExpiryTimer } from './ensure_expiry_timer.ts';
+import { purgeLinksFromCdn } from './purge_link.ts';
+import { refreshLinks } from './refresh_links.ts';
 import { type BitlySyncDeps, syncToBitly } from './sync_to_bitly.ts';
 
 /** How the drainer works through the queue (SYNC_BATCH_SIZE and fixed tuning). */

@@ -1,3 +1,4 @@
+import type { VendorClickSource } from '../clicks/link_stats.ts';
 import { getActiveFront } from '../failover/active_front.ts';
 import type { Db } from '../stores/sql.ts';
 import {
@@ -5,7 +6,6 @@ import {
   listFrontSwitches,
   listVendorDailyClicks,
 } from '../stores/vendor_clicks_store.ts';
-import type { VendorClickSource } from './link_stats.ts';
 
 const DAY_MS = 86_400_000;
 

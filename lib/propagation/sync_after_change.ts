@@ -1,8 +1,22 @@
+// Propagation: carrying a committed change of a link in Postgres (the truth) to every copy of the link. The
+// copies are the serving store and each web instance's LRU (the in-house copies), Bitly's bitlink, the CDN's
+// cached answers and the link's expiry timer. One path carries every change (ADR 0004, ADR 0024): a single
+// change goes to its link's workflow `sync:{code}`, a bulk change to the sync queue's drainer; each pass re-reads
+// Postgres and brings every copy in line, so a pass carries no diff and the newest state wins.
+//
+// One word per copy, in every file of lib/propagation: *refresh* the in-house copies (re-read Postgres, write
+// the serving store under a version guard, announce the code on the invalidation bus so every LRU drops it),
+// *sync to Bitly*, *purge* the CDN, *ensure* the expiry timer. "sync" in workflow and activity names
+// (`sync:{code}`, syncToBitly, syncLinkBatch) and "replica" in older text mean propagation and copy: workflow
+// histories record those names, so they stay.
+//
+// This file is the way in: a writer calls syncAfterChange (one link) or kickSyncQueueInBackground (a batch it
+// queued) once its transaction has committed.
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 
-/** The web tier's own refresh after a change waits this long at most (the sync workflow refreshes again). */
+/** The web tier's own refresh after a change waits this long at most (the `sync:{code}` pass refreshes again). */
 const REFRESH_WAIT_MS = 1_000;
 
 /**
@@ -28,7 +42,7 @@ async function refreshNow(deps: { logger: Logger; resolver?: LinkResolver }, cod
 }
 
 /**
- * Whether replicas were told about a change: `accepted` (the sync workflow has it), `deferred` (Temporal
+ * Whether the copies were told about a change: `accepted` (the sync workflow has it), `deferred` (Temporal
  * could not take it; reconciliation repairs), or `queued` (a batch: queued for the sync queue's drainer).
  */
 export type SyncState = 'accepted' | 'deferred' | 'queued';
@@ -36,7 +50,7 @@ export type SyncState = 'accepted' | 'deferred' | 'queued';
 /**
  * Tells the link's sync workflow that Postgres changed, after the change committed. Postgres is the truth,
  * so a Temporal outage does not undo or fail the change: it is reported as `deferred`, logged, and the
- * replicas catch up at the next reconciliation (caches also expire on their own TTL).
+ * copies catch up at the next reconciliation (caches also expire on their own TTL).
  */
 export async function syncAfterChange(
   deps: { workflows: WorkflowGateway; logger: Logger; resolver?: LinkResolver },

@@ -13,13 +13,15 @@ import {
   type CanonicalTarget,
   canonicalizeHost,
   canonicalizeTarget,
+  TARGET_PROBLEMS,
+} from '../../../lib/targets/canonical_url.ts';
+import {
   checkTarget,
   createCanonicalTargetPolicy,
   hostMatches,
   isOwnShortHost,
-  TARGET_PROBLEMS,
   targetRuleProblem,
-} from '../../../lib/safety/canonical_url.ts';
+} from '../../../lib/targets/target_rule.ts';
 import {
   anyStringArbitrary,
   canonicalTargetUrlArbitrary,
@@ -422,7 +424,7 @@ describe('other parsers, in one batch each', () => {
   test('Deno (WHATWG in Rust) gives the same verdict and the same bytes for every input', (t) => {
     const deno = join(ROOT, 'node_modules', 'deno', 'deno');
     assert.ok(existsSync(deno), `the Deno binary is missing at ${deno} (npm install)`);
-    const moduleUrl = pathToFileURL(join(ROOT, 'lib', 'safety', 'canonical_url.ts')).href;
+    const moduleUrl = pathToFileURL(join(ROOT, 'lib', 'targets', 'canonical_url.ts')).href;
     const code = [
       `import { canonicalizeTarget } from ${JSON.stringify(moduleUrl)};`,
       'const inputs: string[] = JSON.parse(await new Response(Deno.stdin.readable).text());',

@@ -10,10 +10,10 @@ import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { insertVendorAttempt, updateVendorProblem, updateVendorSynced } from '../stores/vendor_link_store.ts';
-import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG, type BitlyProvider } from './bitly.ts';
-import { holdsBackHalf, ProviderError, type VendorLink } from './short_link_provider.ts';
-import type { VendorDeps } from './vendor_deps.ts';
-import { toVendorTarget, type VendorTarget } from './vendor_target.ts';
+import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG, type BitlyProvider } from '../vendors/bitly.ts';
+import { holdsBackHalf, ProviderError, type VendorLink } from '../vendors/short_link_provider.ts';
+import type { VendorDeps } from '../vendors/vendor_deps.ts';
+import { toVendorTarget, type VendorTarget } from '../vendors/vendor_target.ts';
 
 export interface BitlySyncDeps {
   sql: Sql;

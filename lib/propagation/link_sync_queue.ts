@@ -1,9 +1,9 @@
 // Where the sync queue of bulk changes stands (ADR 0024): the ops page, the worker's metrics and the kicks that
 // wake its drainer read it here. The queue itself is written by the bulk changes, in their own transactions
-// (lib/stores/link_sync_queue_store.ts), and drained by lib/vendors/sync_link_batch.ts.
+// (lib/stores/link_sync_queue_store.ts), and drained by sync_link_batch.ts, which propagates each batch.
 import { getSyncQueueStats, type SyncQueueStats } from '../stores/link_sync_queue_store.ts';
 import type { Db } from '../stores/sql.ts';
-import type { SyncQueueKicker } from './link_sync.ts';
+import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 
 export type { SyncQueueStats };
 

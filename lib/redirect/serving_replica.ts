@@ -1,4 +1,4 @@
-import type { ServingRecord } from '../redirect/serving_record.ts';
+import type { ServingRecord } from './serving_record.ts';
 
 /**
  * The serving store as reconciliation and failover checks read it (the hot path's ServingStore has this
