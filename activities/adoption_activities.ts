@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { closeBackfillRun, propagateBackfilledLinks } from '../lib/publishing/backfill_run.ts';
+import { finishBackfill, propagateBackfill } from '../lib/publishing/backfill_run.ts';
 import { decideBreakerHold } from '../lib/publishing/mass_change_breaker.ts';
 import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
 import { summarizeWordPressRun } from '../lib/reconcile/reconcile_run.ts';
-import { reconcileWordPressSite, reconcileWordPressStep } from '../lib/reconcile/reconcile_wordpress.ts';
+import { reconcileWordPressPosts, reconcileWordPressSite } from '../lib/reconcile/reconcile_wordpress.ts';
 import type { WordPressReconcileDeps, WordPressSiteInput } from '../lib/reconcile/wordpress_pass.ts';
 import { listKnownSites } from '../lib/reconcile/wordpress_sites.ts';
 import {
@@ -32,14 +32,14 @@ export function createAdoptionActivities(deps: ActivityDeps) {
   return {
     propagateBackfill: (input: { site: string; runId: string }) =>
       runStep(() =>
-        propagateBackfilledLinks({ ...deps, queue: currentSignals().queue }, input, currentTaskContext()),
+        propagateBackfill({ ...deps, queue: currentSignals().queue }, input, currentTaskContext()),
       ),
     finishBackfill: (input: { site: string; runId: string }) =>
-      runStep(() => closeBackfillRun({ ...deps, wordpress: currentWordPressRequester() }, input)),
+      runStep(() => finishBackfill({ ...deps, wordpress: currentWordPressRequester() }, input)),
     reconcileWordPressSite: (input: WordPressSiteInput) =>
       runStep(() => reconcileWordPressSite(wordpressDeps(), input, currentTaskContext())),
     reconcileWordPressPosts: (input: ReconcileStepInput) =>
-      runStep(() => reconcileWordPressStep(wordpressDeps(), input, currentTaskContext())),
+      runStep(() => reconcileWordPressPosts(wordpressDeps(), input, currentTaskContext())),
     listWordPressSites: () => listKnownSites(deps),
     summarizeWordPressRun: (input: { runId: string }) => summarizeWordPressRun(deps.sql, input.runId),
     /** An admin's decision on a breaker hold: applies or forgets its changes (ADR 0057). */

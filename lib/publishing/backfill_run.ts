@@ -32,7 +32,7 @@ const PROPAGATE_CHUNK = 500;
  * the caches and Bitly (through its rate limit) in batches. Rows a batch recorded as unpropagated (written
  * before the queue existed) are queued here first, a chunk per transaction. Idempotent and resumable.
  */
-export async function propagateBackfilledLinks(
+export async function propagateBackfill(
   deps: { sql: Sql; logger: Logger; queue: SyncQueueKicker },
   input: { site: string; runId: string },
   context: TaskContext,
@@ -73,7 +73,7 @@ export async function propagateBackfilledLinks(
  * reconciliation (WordPress winning heals the links the run kept, and unpublishes whatever WordPress does not
  * list as published). Idempotent.
  */
-export async function closeBackfillRun(
+export async function finishBackfill(
   deps: { sql: Sql; logger: Logger; wordpress?: WordPressReconcileRequester | undefined },
   input: { site: string; runId: string },
 ): Promise<BackfillReport> {

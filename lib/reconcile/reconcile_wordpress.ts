@@ -147,7 +147,7 @@ const SITE_ATTEMPTS = 3;
  * last site done), then `done`. A site whose listing cannot be read is logged and skipped (after a few tries
  * for transient trouble), so one broken site never holds the other legs' report hostage.
  */
-export async function reconcileWordPressStep(
+export async function reconcileWordPressPosts(
   deps: WordPressReconcileDeps,
   input: { runId: string; startedAtMs: number; position: { cursor: string | null }; repair: boolean },
   context: TaskContext,
