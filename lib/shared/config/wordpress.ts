@@ -1,6 +1,6 @@
 // WordPress: the webhook secret, each site's signed-listing base, and the breaker on mass change by WordPress.
 import { z } from 'zod';
-import { optionalString } from './env_values.ts';
+import { isHttpsOrLoopback, optionalString } from './env_values.ts';
 
 export const wordpressEnv = z.object({
   WORDPRESS_WEBHOOK_SECRET: optionalString.pipe(
@@ -28,6 +28,15 @@ export const wordpressEnv = z.object({
           ctx.addIssue({
             code: 'custom',
             message: `must be a comma list of site=restUrl (e.g. news=https://news.example/wp-json/lifeline/v1/); "${entry}" is not`,
+          });
+          return z.NEVER;
+        }
+        // The signed listing shows drafts' and embargoed posts' titles: it is never read over plain http, so a
+        // listed http URL would only fail at the first reconciliation. Said here, at start-up, instead.
+        if (!isHttpsOrLoopback(url)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${site}: the listing is read over https only (plain http only to a loopback address, for tests); "${url}" is not`,
           });
           return z.NEVER;
         }

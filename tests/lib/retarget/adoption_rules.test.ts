@@ -201,6 +201,21 @@ describe('adoption rules', () => {
       (error: unknown) =>
         error instanceof ConfigError && error.problems[0]!.variable === 'WORDPRESS_REST_URLS',
     );
+    // The listing is never read over plain http: refused at start-up, loopback (tests) excepted.
+    assert.throws(
+      () => parseConfig({ WORDPRESS_REST_URLS: 'news=http://news.example/wp-json/lifeline/v1/' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems[0]!.variable === 'WORDPRESS_REST_URLS' &&
+        /news: the listing is read over https only/.test(error.problems[0]!.message),
+    );
+    assert.deepEqual(
+      parseConfig({ WORDPRESS_REST_URLS: 'news=http://127.0.0.1:8080/wp-json/lifeline/v1' })
+        .wordpressRestUrls,
+      {
+        news: 'http://127.0.0.1:8080/wp-json/lifeline/v1/',
+      },
+    );
   });
 
   test('the WordPress breaker: defaults 2% or 50, whichever is more; a bad share names the variable', () => {
