@@ -68,6 +68,9 @@ async function main() {
       [
         '--import',
         'tsx',
+        // Every report frame reaches this process before a child's forced exit (the file says why).
+        '--import',
+        './scripts/test_report_flush.mjs',
         '--test',
         `--test-concurrency=${concurrency}`,
         '--test-reporter=spec',
