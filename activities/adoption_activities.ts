@@ -5,7 +5,7 @@ import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
 import { summarizeWordPressRun } from '../lib/reconcile/reconcile_run.ts';
 import { reconcileWordPressPosts, reconcileWordPressSite } from '../lib/reconcile/reconcile_wordpress.ts';
 import type { WordPressReconcileDeps, WordPressSiteInput } from '../lib/reconcile/wordpress_pass.ts';
-import { listKnownSites } from '../lib/reconcile/wordpress_sites.ts';
+import { listWordPressSites } from '../lib/reconcile/wordpress_sites.ts';
 import {
   applyRetargetBatch,
   finishRetargetPlan,
@@ -40,7 +40,7 @@ export function createAdoptionActivities(deps: ActivityDeps) {
       runStep(() => reconcileWordPressSite(wordpressDeps(), input, currentTaskContext())),
     reconcileWordPressPosts: (input: ReconcileStepInput) =>
       runStep(() => reconcileWordPressPosts(wordpressDeps(), input, currentTaskContext())),
-    listWordPressSites: () => listKnownSites(deps),
+    listWordPressSites: () => listWordPressSites(deps),
     summarizeWordPressRun: (input: { runId: string }) => summarizeWordPressRun(deps.sql, input.runId),
     /** An admin's decision on a breaker hold: applies or forgets its changes (ADR 0057). */
     decideBreakerHold: (input: { holdId: number; approve: boolean; by: string }) =>

@@ -22,7 +22,7 @@ import { reconcileAbsentPosts, reviewDetachedLinks } from './wordpress_absent.ts
 import { fetchListingPage } from './wordpress_listing.ts';
 import { reconcilePage } from './wordpress_page.ts';
 import type { Tally, WordPressReconcileDeps, WordPressSiteInput } from './wordpress_pass.ts';
-import { getRestUrl, isListClosed, listKnownSites } from './wordpress_sites.ts';
+import { getRestUrl, isListClosed, listWordPressSites } from './wordpress_sites.ts';
 
 export interface WordPressSiteResult {
   site: string;
@@ -152,7 +152,7 @@ export async function reconcileWordPressPosts(
   input: { runId: string; startedAtMs: number; position: { cursor: string | null }; repair: boolean },
   context: TaskContext,
 ): Promise<{ position: { phase: 'wordpress' | 'done'; cursor: string | null }; read: number }> {
-  const sites = await listKnownSites(deps);
+  const sites = await listWordPressSites(deps);
   const next = sites.find((s) => input.position.cursor === null || s > input.position.cursor);
   if (!next) return { position: { phase: 'done', cursor: null }, read: 0 };
   try {

@@ -1,6 +1,6 @@
 // Which WordPress listings reconciliation reads: WORDPRESS_REST_URLS when set, else what signed events named.
 import type { Logger } from '../shared/logger.ts';
-import { getWordPressSite, listWordPressSites } from '../stores/wordpress_site_store.ts';
+import { getWordPressSite, listWordPressSiteRows } from '../stores/wordpress_site_store.ts';
 import type { WordPressReconcileDeps } from './wordpress_pass.ts';
 
 /** True when WORDPRESS_REST_URLS is set: then it is the whole list of listings read. */
@@ -18,11 +18,11 @@ export async function getRestUrl(deps: Pick<WordPressReconcileDeps, 'sql' | 'wor
 }
 
 /** Every site reconciliation reads: WORDPRESS_REST_URLS's when set, else those events and backfills named. */
-export async function listKnownSites(
+export async function listWordPressSites(
   deps: Pick<WordPressReconcileDeps, 'sql' | 'wordpress'> & { logger?: Logger },
 ): Promise<string[]> {
   const sites = new Set(Object.keys(deps.wordpress.restUrls));
-  const stored = await listWordPressSites(deps.sql);
+  const stored = await listWordPressSiteRows(deps.sql);
   if (!isListClosed(deps)) for (const row of stored) sites.add(row.site);
   else {
     const ignored = stored.filter((row) => !sites.has(row.site)).map((row) => row.site);

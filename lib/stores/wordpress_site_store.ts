@@ -30,7 +30,7 @@ export async function getWordPressSite(db: Db, site: string): Promise<WordPressS
   return rows[0] ?? null;
 }
 
-export async function listWordPressSites(db: Db): Promise<WordPressSiteRow[]> {
+export async function listWordPressSiteRows(db: Db): Promise<WordPressSiteRow[]> {
   return db<WordPressSiteRow[]>`
     SELECT site, rest_url AS "restUrl", seen_at AS "seenAt" FROM wordpress_sites ORDER BY site`;
 }

@@ -9,7 +9,7 @@ import { createWebhookPurger } from '../../lib/cdn/webhook_purger.ts';
 import { createWebhookDnsAdapter } from '../../lib/failover/dns_adapter.ts';
 import { reconcileWordPressSite } from '../../lib/reconcile/reconcile_wordpress.ts';
 import { fetchListingPage } from '../../lib/reconcile/wordpress_listing.ts';
-import { getRestUrl, listKnownSites } from '../../lib/reconcile/wordpress_sites.ts';
+import { getRestUrl, listWordPressSites } from '../../lib/reconcile/wordpress_sites.ts';
 import { notifyReport, type ReportNotification } from '../../lib/safety/notify_report.ts';
 import { PermanentFailure } from '../../lib/shared/errors.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
@@ -311,7 +311,7 @@ describe('WORDPRESS_REST_URLS: only the sites and URLs it lists are read', () =>
     }
     assert.equal(await getRestUrl(deps, 'news'), listed);
     assert.equal(await getRestUrl(deps, 'stranger'), null);
-    assert.deepEqual(await listKnownSites(deps), ['news']);
+    assert.deepEqual(await listWordPressSites(deps), ['news']);
     const before = listener.connections;
     const result = await reconcileWordPressSite(
       deps,
