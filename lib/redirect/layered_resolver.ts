@@ -42,7 +42,7 @@ export interface LayeredResolverOptions {
   postgresConcurrency: number;
   postgresTimeoutMs?: number;
   /**
-   * The one target rule (lib/safety/canonical_url.ts): a record from the serving store or Postgres whose target
+   * The one target rule (lib/targets/target_rule.ts): a record from the serving store or Postgres whose target
    * or fallback breaks it never redirects. It is checked when a record enters the LRU, never on an LRU hit.
    * Absent: records are not checked (tests of the ladder alone).
    */

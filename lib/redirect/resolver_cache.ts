@@ -155,7 +155,7 @@ export type Admit = (record: ServingRecord, layer: 'serving_store' | 'postgres')
 
 /**
  * Decides which records may enter the LRU: a record from the serving store or Postgres whose target or fallback
- * breaks the one target rule (lib/safety/canonical_url.ts) never redirects. Checked once per LRU fill, never on
+ * breaks the one target rule (lib/targets/target_rule.ts) never redirects. Checked once per LRU fill, never on
  * an LRU hit. Without a policy (tests of the ladder alone) every record is admitted.
  */
 export function createRecordAdmission(

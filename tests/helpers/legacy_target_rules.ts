@@ -1,6 +1,6 @@
 // The target rules Lifeline applied before the one canonical target rule (lib/links/link.ts's targetUrlProblem and
-// lib/links/target_policy.ts's targetPolicyProblem), kept here only so the canonical rule can be shown to be at
-// least as strict as them and cheaper (tests/lib/safety/canonical_url.test.ts). Never used by the product.
+// the renaming layer lib/targets replaced, targetPolicyProblem), kept here only so the canonical rule can be shown to be at
+// least as strict as them and cheaper (tests/lib/targets/canonical_url.test.ts). Never used by the product.
 
 /** The old policy: lower-cased hosts of ALLOWED_TARGET_HOSTS and the short host with its port. */
 export interface LegacyTargetPolicy {
