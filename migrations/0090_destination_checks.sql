@@ -56,3 +56,7 @@ CREATE TABLE destination_host_policies (
   updated_by  text NOT NULL,
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
+
+-- Down Migration
+DROP TABLE IF EXISTS destination_host_policies, destination_states;
+ALTER TABLE links DROP COLUMN IF EXISTS dead_policy;
