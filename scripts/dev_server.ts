@@ -79,9 +79,23 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
   );
 }
 
+// On Linux the dev server is started through util-linux's `setpriv --pdeathsig SIGTERM`, which asks the kernel to
+// send it SIGTERM the moment the process that started it dies, however it dies (SIGKILL included), and then execs
+// the CLI (the pid stays the CLI's). Without it a hard-killed `npm start` left the dev server holding its ports,
+// and a start in any other checkout then refused with "Port 7233 is taken". Elsewhere (no setpriv: macOS) the
+// pid file below is the only cleanup: the next start in the same data directory stops what was left.
+const SETPRIV =
+  process.platform === 'linux' ? ['/usr/bin/setpriv', '/bin/setpriv'].find(existsSync) : undefined;
+
+/** The command that runs `cli args`, ended by the kernel when this process dies where that is possible. */
+export function getDevServerCommand(cli: string, args: string[]): [string, string[]] {
+  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'SIGTERM', '--', cli, ...args]] : [cli, args];
+}
+
 /**
  * Starts `temporal server start-dev` in its own process group (so a terminal's Ctrl-C reaches only us and
- * we stop it last, after the worker drained), records its pid, and waits until it serves.
+ * we stop it last, after the worker drained), ended by the kernel if we die first (above), records its pid, and
+ * waits until it serves.
  */
 export async function startDevServer(options: {
   cli: string;
@@ -103,7 +117,8 @@ export async function startDevServer(options: {
   }
   if (options.dbFilename) mkdirSync(dirname(options.dbFilename), { recursive: true });
   const args = getDevServerArgs(options);
-  const child = spawn(options.cli, args, {
+  const [command, commandArgs] = getDevServerCommand(options.cli, args);
+  const child = spawn(command, commandArgs, {
     detached: true,
     stdio: ['ignore', options.output ?? 'ignore', options.output ?? 'inherit'],
   });

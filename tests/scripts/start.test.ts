@@ -19,12 +19,12 @@ after(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function start(ports: { web: number; temporal: number; ui: number }) {
+async function start(ports: { web: number; temporal: number; ui: number }, data = dataDir) {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/root',
     PORT: String(ports.web),
-    LIFELINE_DATA_DIR: dataDir,
+    LIFELINE_DATA_DIR: data,
     TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
     TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
     LOG_LEVEL: 'warn',
@@ -286,6 +286,33 @@ describe('npm start (embedded defaults)', () => {
     assert.match(output, /web stopped accepting and closed/);
     assert.match(output, /PGlite checkpointed and closed \(exit 0\)/);
     for (const pid of [pids.web, pids.pglite, pids.devServer]) assert.equal(isAlive(pid), false);
+  });
+
+  test('npm start killed hard leaves nothing behind: a start elsewhere gets the same ports', async () => {
+    const ports = { web: await getFreePort(), temporal: await getFreePort(), ui: await getFreePort() };
+    const run = await start(ports);
+    const pids = processesOf(run.banner());
+    for (const pid of Object.values(pids)) assert.ok(pid > 0 && isAlive(pid), `${pid} runs`);
+    const exited = new Promise<number | null>((resolve) =>
+      run.child.once('exit', (_code, signal) => resolve(signal as never)),
+    );
+    // No handler runs on SIGKILL: each child must notice on its own that its supervisor is gone.
+    run.child.kill('SIGKILL');
+    await exited;
+    await eventually(async () => (Object.values(pids).every((pid) => !isAlive(pid)) ? true : undefined), {
+      timeoutMs: 60_000,
+      what: `every child of the killed npm start to end: ${JSON.stringify(pids)}`,
+    });
+    // Another checkout (its own data directory, so no pid file of the first to clean up) on the same ports.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'lifeline-start-elsewhere-'));
+    try {
+      const second = await start(ports, elsewhere);
+      assert.doesNotMatch(second.banner(), /is taken/);
+      assert.equal((await fetch(`http://127.0.0.1:${ports.web}/readyz`)).status, 200);
+      assert.equal(await stop(second.child), 0);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   test('TEMPORAL_ADDRESS set: that Temporal is used and no dev server is started', async () => {
