@@ -155,10 +155,13 @@ export async function createHarness(options: { env?: Record<string, string> } = 
   };
 }
 
-/** Polls `check` until it returns a value other than undefined (or throws after `timeoutMs`). */
+/**
+ * Polls `check` until it returns a value other than undefined (or throws after `timeoutMs`). `what` names the
+ * condition in the error; a function is called then, so it can show what was seen until the deadline.
+ */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,
-  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+  options: { timeoutMs?: number; intervalMs?: number; what?: string | (() => string) } = {},
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   let last: unknown;
@@ -171,7 +174,8 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
   }
-  throw new Error(`timed out waiting for ${options.what ?? 'a condition'}${last ? `: ${last}` : ''}`);
+  const what = typeof options.what === 'function' ? options.what() : options.what;
+  throw new Error(`timed out waiting for ${what ?? 'a condition'}${last ? `: ${last}` : ''}`);
 }
 
 /** Creates a link through the API (201, or 200 for a deduplicated one) and returns its code. */

@@ -43,7 +43,7 @@ async function start(ports: { web: number; temporal: number; ui: number }, data 
   await eventually(async () => (stderr.includes('Lifeline is running') ? true : undefined), {
     timeoutMs: 120_000,
     intervalMs: 100,
-    what: `npm start's banner; output so far:\n${stderr}`,
+    what: () => `npm start's banner; output so far:\n${stderr}`,
   });
   return { child, banner: () => stderr, seconds: (Date.now() - startedAt) / 1000 };
 }
@@ -342,7 +342,7 @@ describe('npm start (embedded defaults)', () => {
       await eventually(async () => (stderr.includes('Lifeline is running') ? true : undefined), {
         timeoutMs: 120_000,
         intervalMs: 100,
-        what: `npm start's banner; output so far:\n${stderr}`,
+        what: () => `npm start's banner; output so far:\n${stderr}`,
       });
       assert.match(
         stderr,
