@@ -7,10 +7,12 @@ import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { readEscrowAges } from '../lib/escrow/escrow_age.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
 import { countWaitingBreakerHolds } from '../lib/publishing/mass_change_breaker.ts';
+import { readReconcileDrift } from '../lib/reconcile/reconcile_drift.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
 import { createLogger } from '../lib/shared/logger.ts';
@@ -19,9 +21,15 @@ import {
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
+import {
+  registerEscrowAgeGauges,
+  registerReconcileDriftGauges,
+  registerVendorCollisionGauge,
+} from '../lib/shared/promise_gauges.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
+import { countVendorCollisions } from '../lib/vendors/count_vendor_collisions.ts';
 import {
   connectWorkerToTemporal,
   createLifelineWorker,
@@ -55,6 +63,10 @@ const registry = createProcessMetrics();
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 // The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
+// The promises about the copies (lib/shared/promise_gauges.ts): collisions, drift per leg, escrow and snapshot age.
+registerVendorCollisionGauge(registry, () => countVendorCollisions(sql));
+registerReconcileDriftGauges(registry, () => readReconcileDrift(sql));
+registerEscrowAgeGauges(registry, () => readEscrowAges(sql, config));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,

@@ -45,3 +45,23 @@ export async function listEscrowRuns(db: Db, kind: EscrowRunKind, limit = 5): Pr
   return db<EscrowRunRow[]>`
     SELECT ${db.unsafe(COLUMNS)} FROM escrow_runs WHERE kind = ${kind} ORDER BY started_at DESC, id DESC LIMIT ${limit}`;
 }
+
+/**
+ * Per kind, seconds since the last successful run and since the first run (null when none): two index reads
+ * each (escrow_runs_kind_idx), for the metrics at scrape time.
+ */
+export async function getEscrowRunAges(
+  db: Db,
+  kind: EscrowRunKind,
+): Promise<{ sinceSuccessSeconds: number | null; sinceFirstSeconds: number | null }> {
+  const [row] = await db<{ sinceSuccessSeconds: number | null; sinceFirstSeconds: number | null }[]>`
+    SELECT
+      (SELECT extract(epoch FROM now() - coalesce(finished_at, started_at))::float8 FROM escrow_runs
+        WHERE kind = ${kind} AND status = 'succeeded' ORDER BY started_at DESC LIMIT 1) AS "sinceSuccessSeconds",
+      (SELECT extract(epoch FROM now() - started_at)::float8 FROM escrow_runs
+        WHERE kind = ${kind} ORDER BY started_at ASC LIMIT 1) AS "sinceFirstSeconds"`;
+  return {
+    sinceSuccessSeconds: row?.sinceSuccessSeconds ?? null,
+    sinceFirstSeconds: row?.sinceFirstSeconds ?? null,
+  };
+}

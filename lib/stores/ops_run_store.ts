@@ -76,3 +76,20 @@ export async function listLatestOpsRuns(db: Db): Promise<OpsRunRow[]> {
     SELECT DISTINCT ON (kind) ${db.unsafe(COLUMNS)}
     FROM ops_runs ORDER BY kind, started_at DESC`;
 }
+
+/**
+ * The newest succeeded run of `kind` whose report has the key `reportKey` (a full reconciliation's report has
+ * `expiry`; a WordPress site's pass has not), started within `withinDays`: a backward walk of ops_runs_kind_idx,
+ * bounded by the window, for the metrics at scrape time.
+ */
+export async function getLatestSucceededRun(
+  db: Db,
+  options: { kind: OpsRunKind; reportKey: string; withinDays: number },
+): Promise<OpsRunRow | null> {
+  const rows = await db<OpsRunRow[]>`
+    SELECT ${db.unsafe(COLUMNS)} FROM ops_runs
+    WHERE kind = ${options.kind} AND status = 'succeeded' AND report ? ${options.reportKey}
+      AND started_at > now() - make_interval(days => ${options.withinDays})
+    ORDER BY started_at DESC LIMIT 1`;
+  return rows[0] ?? null;
+}

@@ -5,7 +5,8 @@ import type { Db } from './sql.ts';
 // SQL of reconciliation runs: reconcile_marks (what a run found and repaired) and the Postgres side of the diff.
 
 export type ReconcileSide = 'bitly' | 'serving' | 'expiry' | 'wordpress';
-export type Drift = 'missing' | 'stale' | 'extra' | 'collision' | 'unimportable' | 'stray' | 'gone';
+export const DRIFTS = ['missing', 'stale', 'extra', 'collision', 'unimportable', 'stray', 'gone'] as const;
+export type Drift = (typeof DRIFTS)[number];
 
 /**
  * Records what a run found for some codes. The first finding for a (run, side, code) is kept: a page

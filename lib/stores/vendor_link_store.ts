@@ -73,3 +73,20 @@ export async function insertInhouseOnly(db: Db, codes: string[]): Promise<void> 
 export async function deleteVendorLinks(db: Db, code: string): Promise<void> {
   await db`DELETE FROM vendor_links WHERE code = ${code}`;
 }
+
+/**
+ * How many of a vendor's replicas are in `state`, counted up to `cap` (the metrics read it at scrape time: one
+ * walk of the (vendor, state) index, bounded).
+ */
+export async function countVendorLinksInState(
+  db: Db,
+  vendor: string,
+  state: VendorState,
+  cap: number,
+): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM (
+      SELECT 1 FROM vendor_links WHERE vendor = ${vendor} AND state = ${state} LIMIT ${cap}
+    ) AS capped`;
+  return row?.n ?? 0;
+}

@@ -3,9 +3,11 @@
 // evaluating ops/prometheus/lifeline.rules.yml: a storm of requests for unknown codes takes
 // LifelineRedirectNotFoundSurge from pending to firing in Prometheus's own /api/v1/alerts; a slow serving store
 // fires the redirect latency SLO's fast burn (lifeline_redirect_duration_seconds); Postgres taken away fires
-// LifelineRedirectErrors. The rules are used as written except each `for:` (minutes in production) is shortened
-// to 5 s, with 1 s scrape and evaluation intervals. The Grafana dashboard's queries are then run against the
-// same server.
+// LifelineRedirectErrors; an escrow export that last succeeded three days ago, with a daily Schedule, fires
+// LifelineEscrowStale from the worker's own gauges. The rules are used as written except each `for:` (minutes in
+// production) is shortened to 5 s, with 1 s scrape and evaluation intervals. The Grafana dashboard's queries are
+// then run against the same server, and every metric they name is one the two processes serve (or is listed in
+// tests/ops/dashboard_metrics.ts).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,12 @@ import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp_proxy.ts';
+import {
+  dashboardMetricNames,
+  METRICS_EXPORTED_ELSEWHERE,
+  recordedNames,
+  TEMPORAL_METRICS_AFTER_FIRST_USE,
+} from './dashboard_metrics.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const skip = existsSync(PROMETHEUS)
@@ -130,6 +138,9 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
         WORKER_HEALTH_HOST: '127.0.0.1',
         METRICS_TOKEN,
         LOG_LEVEL: 'warn',
+        // A daily export Schedule (it does not run within the test): the worker serves its interval.
+        ESCROW_INTERVAL: '1d',
+        ESCROW_DIR: join(dir, 'escrow'),
       },
     });
     await waitFor(`the web process on ${webBase} (stderr: ${web.stderr()})`, 60_000, async () =>
@@ -354,6 +365,58 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
     assert.deepEqual(await alertsNamed('LifelineWorkerDown'), []);
   });
 
+  test('an export that last succeeded three days ago, on a daily Schedule: LifelineEscrowStale fires', async () => {
+    assert.deepEqual(await alertsNamed('LifelineEscrowStale'), []);
+    await db.sql`
+      INSERT INTO escrow_runs (kind, directory, status, started_at, finished_at)
+      VALUES ('export', ${join(dir, 'escrow')}, 'succeeded', now() - interval '3 days', now() - interval '3 days'),
+        ('export', ${join(dir, 'escrow')}, 'failed', now() - interval '1 day', now() - interval '1 day')`;
+    const firing = await waitFor('LifelineEscrowStale to fire', 30_000, async () => {
+      const [found] = await alertsNamed('LifelineEscrowStale');
+      return found?.state === 'firing' ? found : undefined;
+    });
+    assert.deepEqual(
+      { job: firing.labels.job, kind: firing.labels.kind, severity: firing.labels.severity },
+      { job: 'lifeline-worker', kind: 'export', severity: 'warning' },
+    );
+    assert.match(
+      firing.annotations.summary ?? '',
+      /^The last good escrow export is 3d .*old \(lifeline-worker\)$/,
+    );
+    assert.equal(firing.annotations.runbook_url, 'docs/OPERATIONS.md#lifelineescrowstale');
+    // Snapshots are off (SNAPSHOT_INTERVAL unset): no interval, no alert however old.
+    const intervals = await promQuery('lifeline_escrow_interval_seconds{job="lifeline-worker"}');
+    assert.deepEqual(
+      ((intervals.data?.result ?? []) as { metric: { kind: string }; value: [number, string] }[]).map((r) => [
+        r.metric.kind,
+        r.value[1],
+      ]),
+      [['export', '86400']],
+    );
+  });
+
+  test('every metric the dashboard names is served by the web process or the worker, or listed as built elsewhere', async () => {
+    const served = new Set<string>();
+    for (const url of [`${webBase}/metrics`, `http://127.0.0.1:${workerHealthPort}/metrics`]) {
+      const text = await (await fetch(url, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      for (const m of text.matchAll(/^(?:# TYPE )?([a-zA-Z_:][\w:]*)/gm)) served.add(m[1]!);
+    }
+    assert.ok(served.has('lifeline_vendor_collisions'), 'the worker serves the promise gauges');
+    const recorded = recordedNames();
+    const missing = [...dashboardMetricNames()]
+      .filter(
+        ([name]) =>
+          !served.has(name) &&
+          !served.has(name.replace(/_(bucket|sum|count)$/, '')) &&
+          name !== 'up' &&
+          !recorded.has(name) &&
+          !METRICS_EXPORTED_ELSEWHERE.includes(name) &&
+          !TEMPORAL_METRICS_AFTER_FIRST_USE.includes(name),
+      )
+      .map(([name, panels]) => `${name} (${panels.join(', ')})`);
+    assert.deepEqual(missing, []);
+  });
+
   test('every Grafana dashboard query runs on this Prometheus; those over metrics that exist return data', async () => {
     const dashboard = JSON.parse(readFileSync(join(ROOT, 'ops', 'grafana', 'lifeline.json'), 'utf8')) as {
       panels: { title: string; targets?: { expr: string }[] }[];
@@ -362,7 +425,10 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
     let withData = 0;
     for (const panel of dashboard.panels) {
       for (const target of panel.targets ?? []) {
-        const query = target.expr.replaceAll('$__rate_interval', '1m').replaceAll('$instance', '.*');
+        const query = target.expr
+          .replaceAll('$__rate_interval', '1m')
+          .replaceAll('$__range', '5m')
+          .replaceAll('$instance', '.*');
         const answer = await promQuery(query);
         if (answer.status !== 'success') failures.push(`${panel.title}: ${query}: ${answer.error}`);
         else if ((answer.data?.result.length ?? 0) > 0) withData++;
