@@ -45,6 +45,8 @@ export function createConfiguredResolver(
     role: 'web' | 'worker';
     /** Pool size behind `sql` (in-flight hot-path queries never exceed it); default DATABASE_POOL_SIZE. */
     poolSize?: number;
+    /** The clock of the LRU's TTLs and stale window (tests move their own); default the runtime's. */
+    now?: () => number;
   },
 ): LayeredResolver {
   const web = deps.role === 'web';
@@ -58,6 +60,8 @@ export function createConfiguredResolver(
     cacheMax: web ? config.resolver.cacheMax : 0,
     cacheTtlMs: config.resolver.cacheTtlMs,
     negativeTtlMs: config.resolver.negativeTtlMs,
+    staleMaxMs: config.resolver.staleMaxMs,
+    ...(deps.now ? { now: deps.now } : {}),
     storeTimeoutMs: config.resolver.servingStoreTimeoutMs,
     postgresConcurrency: deps.poolSize ?? config.databasePoolSize,
     // Stored targets are checked against the same rule every way in applies (records from the store or

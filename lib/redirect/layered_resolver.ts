@@ -1,9 +1,10 @@
 // The production resolver's ladder, composed: the LRU (resolver_cache.ts) → the serving store
 // (serving_store_rung.ts) → Postgres (postgres_rung.ts, through postgres_lookup_gate.ts), each rung bounded by a
-// deadline (lookup_deadline.ts); here they are wired together, with the single flight, refreshes and the bus.
+// deadline (lookup_deadline.ts); here they are wired together, with the single flight, stale-while-revalidate,
+// refreshes and the bus.
 
 import type { Logger } from '../shared/logger.ts';
-import { type Metrics, tally } from '../shared/metrics.ts';
+import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
 import { getLinksByCodes, getServingRowByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
@@ -36,6 +37,13 @@ export interface LayeredResolverOptions {
   cacheMax: number;
   cacheTtlMs: number;
   negativeTtlMs: number;
+  /**
+   * How long past cacheTtlMs a servable-active record is still answered while one background refresh of it
+   * runs (RESOLVER_STALE_MAX_MS; 0 or absent: never). docs/REDIRECTS.md, "Stale while revalidate".
+   */
+  staleMaxMs?: number;
+  /** The clock (epoch ms) of the LRU's TTLs, the stale window and expiries; absent: the runtime's. */
+  now?: () => number;
   /** A serving-store read slower than this falls through to Postgres. */
   storeTimeoutMs: number;
   /** Hot-path queries in flight at once: at most the pool size (DESIGN.md, "Known trap"). */
@@ -66,7 +74,13 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   const postgresTimeoutMs = options.postgresTimeoutMs ?? POSTGRES_LOOKUP_TIMEOUT_MS;
   const counted = lookupTallies(metrics);
   const cache = createResolverCache(options, counted);
-  const { peek, flights, forget, drop, clear, enabled: lruOn } = cache;
+  const { peek, flights, forget, drop, clear, enabled: lruOn, staleOn, staleRecord } = cache;
+  const staleServed: Tally = metrics ? tally(metrics.resolverStaleServed, {}) : { n: 0 };
+  const refreshed = {
+    ok: metrics ? tally(metrics.resolverRefreshes, { result: 'ok' }) : { n: 0 },
+    error: metrics ? tally(metrics.resolverRefreshes, { result: 'error' }) : { n: 0 },
+    invalidated: metrics ? tally(metrics.resolverRefreshes, { result: 'invalidated' }) : { n: 0 },
+  };
   const admit = createRecordAdmission(options.targetPolicy, counted, logger);
   const queries = metrics && {
     single: tally(metrics.lookupQueries, { shape: 'single' }),
@@ -97,6 +111,48 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       })
     : readPostgres;
 
+  /**
+   * Starts the one lookup of `code` below the LRU and puts it in flight; the lookup lands it (remember or
+   * forget) in the same reaction that produces its answer, so no `then` is chained here. No named closure here
+   * or anywhere per request: tsx compiles with esbuild's keepNames, which wraps each one in __name (an
+   * Object.defineProperty per closure created: ~1 µs a request on the Postgres path).
+   */
+  function startLookup(code: string): Flight {
+    const flight: Flight = { promise: NEVER, stale: false };
+    flights.set(code, flight);
+    try {
+      flight.promise = lookup(code, flight);
+    } catch (error) {
+      forget(code, flight);
+      throw error;
+    }
+    return flight;
+  }
+
+  /**
+   * The background refresh of a record served stale: an ordinary lookup in flight (so it is the only one for
+   * the code, and a request past the window joins it), whose answer replaces the record when it lands. A
+   * failure leaves the stale record to be served, and refreshed again, until its window ends; an invalidation
+   * meanwhile discards the answer (the flight is marked stale). One at a time per code, never one per request.
+   */
+  function revalidate(code: string): void {
+    let flight: Flight;
+    try {
+      flight = startLookup(code);
+    } catch {
+      refreshed.error.n++;
+      return;
+    }
+    flight.promise.then(
+      () => {
+        (flight.stale ? refreshed.invalidated : refreshed.ok).n++;
+      },
+      () => {
+        (flight.stale ? refreshed.invalidated : refreshed.error).n++;
+      },
+    );
+  }
+
   if (bus && options.subscribe) {
     bus.subscribe({
       onCode: (code) => drop(code),
@@ -112,25 +168,22 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     resolve(code) {
       const cached = peek(code);
       if (cached !== undefined) return Promise.resolve(cached);
+      if (staleOn) {
+        // Past its TTL, within the window, servable: answered at once while one refresh runs (not a miss).
+        const stale = staleRecord(code);
+        if (stale !== undefined) {
+          staleServed.n++;
+          if (!flights.has(code)) revalidate(code);
+          return Promise.resolve(stale);
+        }
+      }
       if (lruOn) counted.lru.miss.n++;
       const inFlight = flights.get(code);
       if (inFlight) {
         counted.singleflight.shared.n++;
         return inFlight.promise;
       }
-      const flight: Flight = { promise: NEVER, stale: false };
-      // In flight from now; the lookup lands it (remember or forget) in the same reaction that produces its
-      // answer, so no `then` is chained here. No named closure here or anywhere per request: tsx compiles with
-      // esbuild's keepNames, which wraps each one in __name (an Object.defineProperty per closure created:
-      // ~1 µs a request on the Postgres path).
-      flights.set(code, flight);
-      try {
-        flight.promise = lookup(code, flight);
-      } catch (error) {
-        forget(code, flight);
-        throw error;
-      }
-      return flight.promise;
+      return startLookup(code).promise;
     },
 
     async invalidate(code) {

@@ -1,5 +1,5 @@
-// The resolver's first rung: each process's LRU of records, its "no such code" LRU, the lookups in flight, and
-// the target rule a record passes to enter them.
+// The resolver's first rung: each process's LRU of records, its "no such code" LRU, the lookups in flight, the
+// records it may still serve past their TTL while one refresh runs, and the target rule a record passes to enter.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../shared/logger.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
@@ -35,6 +35,16 @@ export interface ResolverCacheOptions {
   cacheMax: number;
   cacheTtlMs: number;
   negativeTtlMs: number;
+  /**
+   * How long past cacheTtlMs a servable record may still be answered while one refresh of it runs
+   * (RESOLVER_STALE_MAX_MS; 0 or absent: never, an entry past its TTL is a miss as before).
+   */
+  staleMaxMs?: number;
+  /**
+   * The clock (epoch ms) of the TTLs, the stale window and `expiresAt`; absent: the runtime's. A test moves its
+   * own instead of sleeping; it is then read on every check (the LRU's clock is otherwise reused ≤ 1 s).
+   */
+  now?: () => number;
 }
 
 /** What the rungs and the composition use of the cache (createResolverCache). */
@@ -45,6 +55,13 @@ export interface ResolverCache {
   readonly flights: Map<string, Flight>;
   /** The LRU's answer, counted as a hit or negative hit; undefined when it has none (not counted). */
   peek(code: string): ServingRecord | null | undefined;
+  /** Records past their TTL may be served while they are refreshed (staleMaxMs > 0 and an LRU is kept). */
+  readonly staleOn: boolean;
+  /**
+   * After a peek that missed: the LRU's record for `code` if it may be served stale — past its TTL by at most
+   * staleMaxMs, and servable-active (isServableActive) — else undefined. Not counted.
+   */
+  staleRecord(code: string): ServingRecord | undefined;
   /** A lookup landed with `record`: out of `flights`, and cached unless the code changed meanwhile. */
   remember(code: string, flight: Flight, record: ServingRecord | null): void;
   /** A lookup failed: out of `flights` (nothing cached). */
@@ -66,6 +83,10 @@ export interface ResolverCache {
  * no promise, no allocation.
  */
 export function createResolverCache(options: ResolverCacheOptions, counted: LookupTallies): ResolverCache {
+  const staleMaxMs = options.cacheMax > 0 ? (options.staleMaxMs ?? 0) : 0;
+  const now = options.now ?? Date.now;
+  // An injected clock replaces the LRUs' own (performance.now) and is read on every check.
+  const clock = options.now ? { perf: { now: options.now }, ttlResolution: 0 } : undefined;
   const lru =
     options.cacheMax > 0
       ? new LRUCache<string, ServingRecord>({
@@ -74,6 +95,10 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
           // The clock read for staleness is reused for this long (default 1 ms: a clock read and a new timer
           // every millisecond under load); a record may so live up to this much past its TTL.
           ttlResolution: Math.min(LRU_TTL_RESOLUTION_MS, Math.max(1, Math.floor(options.cacheTtlMs / 100))),
+          // With a stale window, a `get` past the TTL still misses (the fresh hit path is unchanged) but leaves
+          // the entry where staleRecord finds it; a refresh or an invalidation replaces or removes it.
+          noDeleteOnStaleGet: staleMaxMs > 0,
+          ...clock,
         })
       : undefined;
   const negative =
@@ -81,6 +106,7 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
       ? new LRUCache<string, typeof NOT_FOUND>({
           max: Math.min(options.cacheMax, NEGATIVE_CACHE_MAX),
           ttl: options.negativeTtlMs,
+          ...clock,
         })
       : undefined;
   const flights = new Map<string, Flight>();
@@ -92,8 +118,11 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
   function remember(code: string, flight: Flight, record: ServingRecord | null) {
     if (flight.stale) return;
     flights.delete(code);
-    if (record === null) negative?.set(code, NOT_FOUND);
-    else lru?.set(code, record);
+    if (record === null) {
+      // The link is gone: a record of it kept past its TTL must never be served stale again.
+      lru?.delete(code);
+      negative?.set(code, NOT_FOUND);
+    } else lru?.set(code, record);
   }
 
   /** A lookup failed: no longer in flight (nothing cached). */
@@ -130,10 +159,21 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
     return null;
   }
 
+  function staleRecord(code: string): ServingRecord | undefined {
+    if (staleMaxMs === 0) return undefined;
+    // `ttl` is what is left of the entry's TTL on the clock now (negative once past it); info() keeps the
+    // entry, stale or not.
+    const entry = lru?.info(code);
+    if (entry === undefined || entry.ttl === undefined || entry.ttl < -staleMaxMs) return undefined;
+    return isServableActive(entry.value, now()) ? entry.value : undefined;
+  }
+
   return {
     enabled: lru !== undefined,
     flights,
     peek,
+    staleOn: staleMaxMs > 0,
+    staleRecord,
     remember,
     forget,
     drop,
@@ -148,6 +188,19 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
       return false;
     },
   };
+}
+
+/**
+ * True for a record the redirect would send a reader on with: an active link, not blocked by the scanner, not
+ * past its `expiresAt` at `nowMs`. Only such records are served stale: a deleted, blocked, expired or pending
+ * link (a tampered stand-in is pending) is looked up again once its TTL is over, whatever the lookup costs.
+ */
+export function isServableActive(record: ServingRecord, nowMs: number): boolean {
+  return (
+    record.status === 'active' &&
+    record.safety !== 'blocked' &&
+    (record.expiresAt === null || record.expiresAt > nowMs)
+  );
 }
 
 /** A record as it may enter the LRU, or undefined when it breaks the target rule (createRecordAdmission). */

@@ -22,6 +22,10 @@ export interface Metrics {
   lookups: Counter<'layer' | 'result'>;
   lookupQueries: Counter<'shape'>;
   servingStoreErrors: Counter<'operation'>;
+  /** lifeline_resolver_stale_served_total: records served past their TTL while a refresh ran (RESOLVER_STALE_MAX_MS). */
+  resolverStaleServed: Counter;
+  /** lifeline_resolver_refresh_total: those refreshes, by how they ended. */
+  resolverRefreshes: Counter<'result'>;
   clicksDropped: Counter;
   clickFlushes: Counter<'result'>;
   clickFlushSeconds: Histogram;
@@ -90,6 +94,24 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       help: 'Serving-store calls that failed and fell through, by operation (get, get_timeout, refill).',
       labelNames: ['operation'],
       registers: [registry],
+    }),
+    resolverStaleServed: new Counter({
+      name: 'lifeline_resolver_stale_served_total',
+      help:
+        'Redirect lookups answered with an LRU record past RESOLVER_CACHE_TTL_MS (within RESOLVER_STALE_MAX_MS) ' +
+        'while one background refresh of it ran.',
+      registers: [registry],
+      collect: collectPending,
+    }),
+    resolverRefreshes: new Counter({
+      name: 'lifeline_resolver_refresh_total',
+      help:
+        'Background refreshes of stale LRU records, by result (ok: the answer replaced the record; error: the ' +
+        'ladder failed, the stale record is served on until its window ends; invalidated: the code changed ' +
+        'meanwhile, the answer was discarded).',
+      labelNames: ['result'],
+      registers: [registry],
+      collect: collectPending,
     }),
     clicksDropped: new Counter({
       name: 'lifeline_clicks_dropped_total',

@@ -23,24 +23,29 @@ describe('parseConfig', () => {
       cacheMax: 100_000,
       cacheTtlMs: 60_000,
       negativeTtlMs: 5_000,
+      staleMaxMs: 30_000,
       servingStoreTimeoutMs: 50,
     });
     const tuned = parseConfig({
       RESOLVER_CACHE_MAX: '0',
       RESOLVER_CACHE_TTL_MS: '1500',
       RESOLVER_NEGATIVE_TTL_MS: '0',
+      RESOLVER_STALE_MAX_MS: '0',
       SERVING_STORE_TIMEOUT_MS: '20',
     });
     assert.deepEqual(tuned.resolver, {
       cacheMax: 0,
       cacheTtlMs: 1500,
       negativeTtlMs: 0,
+      staleMaxMs: 0,
       servingStoreTimeoutMs: 20,
     });
     for (const [variable, value] of [
       ['RESOLVER_CACHE_MAX', '-1'],
       ['RESOLVER_CACHE_TTL_MS', '0'],
       ['RESOLVER_NEGATIVE_TTL_MS', 'soon'],
+      ['RESOLVER_STALE_MAX_MS', '-1'],
+      ['RESOLVER_STALE_MAX_MS', '3600001'],
       ['SERVING_STORE_TIMEOUT_MS', '0'],
     ] as const) {
       assert.throws(

@@ -9,6 +9,10 @@ export const redirectEnv = z.object({
   RESOLVER_CACHE_MAX: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
   RESOLVER_CACHE_TTL_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
   RESOLVER_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  // 30 s: longer than a refresh's worst case (a Postgres lookup's 3 s deadline, then a late store read's 1 s),
+  // and with the default TTL a copy that missed its invalidation is at most 90 s old, the browser max-age of
+  // REDIRECT_CACHE_CONTROL's default (docs/REDIRECTS.md, "Stale while revalidate").
+  RESOLVER_STALE_MAX_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   SERVING_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
   REDIRECT_STATUS: z.coerce
     .number()
@@ -50,9 +54,16 @@ export const redirectEnv = z.object({
 export interface RedirectConfig {
   /**
    * The redirect lookup ladder: in-process LRU entries (0 disables it) and their TTL, the TTL of "no such
-   * code" answers, and how long a serving-store read may take before falling through to Postgres.
+   * code" answers, how long past its TTL a record may still be served while one refresh runs (0: never), and
+   * how long a serving-store read may take before falling through to Postgres.
    */
-  resolver: { cacheMax: number; cacheTtlMs: number; negativeTtlMs: number; servingStoreTimeoutMs: number };
+  resolver: {
+    cacheMax: number;
+    cacheTtlMs: number;
+    negativeTtlMs: number;
+    staleMaxMs: number;
+    servingStoreTimeoutMs: number;
+  };
   redirect: {
     status: RedirectStatus;
     cacheControl: string;
@@ -70,6 +81,7 @@ export function redirectConfig(e: z.infer<typeof redirectEnv>): RedirectConfig {
       cacheMax: e.RESOLVER_CACHE_MAX,
       cacheTtlMs: e.RESOLVER_CACHE_TTL_MS,
       negativeTtlMs: e.RESOLVER_NEGATIVE_TTL_MS,
+      staleMaxMs: e.RESOLVER_STALE_MAX_MS,
       servingStoreTimeoutMs: e.SERVING_STORE_TIMEOUT_MS,
     },
     redirect: {
