@@ -17,11 +17,15 @@ if (checkAt >= 0) {
     current = readFileSync(out, 'utf8');
   } catch {}
   if (current !== text) {
-    console.error(`${out} is not what the configuration schema makes: run npm run env:example and commit it.`);
+    console.error(
+      `${out} is not what the configuration schema makes: run npm run env:example and commit it.`,
+    );
     process.exit(1);
   }
   console.error(`env:example: ${out} is up to date.`);
 } else {
   writeFileSync(out, text);
-  console.error(`env:example: ${text.split('\n').filter((l) => /^#? ?[A-Z][A-Z0-9_]*=/.test(l)).length} variables → ${out}`);
+  console.error(
+    `env:example: ${text.split('\n').filter((l) => /^#? ?[A-Z][A-Z0-9_]*=/.test(l)).length} variables → ${out}`,
+  );
 }

@@ -43,7 +43,10 @@ test('it names every setting the schema reads exactly once, and the compose vari
   assert.deepEqual([...names].sort(), [...expected].sort());
   assert.equal(new Set(names).size, names.length, 'no name twice');
   assert.ok(names.includes('DATABASE_URL') && names.includes('TEMPORAL_TLS_CLIENT_CERT_PATH'));
-  assert.ok(!names.includes('TEMPORAL_TLS_CERT'), "other tools' names, which the schema refuses, are left out");
+  assert.ok(
+    !names.includes('TEMPORAL_TLS_CERT'),
+    "other tools' names, which the schema refuses, are left out",
+  );
 });
 
 test("its defaults are the schema's: every line uncommented configures a process as an empty environment does", () => {
