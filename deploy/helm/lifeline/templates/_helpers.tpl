@@ -36,7 +36,6 @@ The environment every Lifeline container gets: the non-secret settings in order 
 .Values.config), then the existing Secret's variables, then the Temporal API key.
 */}}
 {{- define "lifeline.env" -}}
-{{- $ := . -}}
 {{- $computed := dict
   "TEMPORAL_ADDRESS" .Values.temporal.address
   "TEMPORAL_NAMESPACE" .Values.temporal.namespace
