@@ -56,11 +56,16 @@ export const COMPOSE_REQUIRED_SETTINGS = [
   'METRICS_TOKEN',
 ] as const;
 
+/** Lifeline's version (package.json), the tag of the image the example names. */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 /** The variables only compose.yaml reads: name, value in the example, and what it is. */
 export const COMPOSE_VARIABLES: { name: string; value: string; meaning: string }[] = [
   {
     name: 'LIFELINE_IMAGE',
-    value: 'ghcr.io/your-org/lifeline:0.1.0',
+    value: `ghcr.io/your-org/lifeline:${VERSION}`,
     meaning: "Lifeline's container image (web, worker and the migrate job run it)",
   },
   {
