@@ -318,6 +318,37 @@ describe('helm lint, helm template | kubeconform -strict', { skip }, () => {
     for (const job of jobs) assert.match(readFileSync(RULES_SOURCE, 'utf8'), new RegExp(`job="${job}"`));
   });
 
+  test('values.schema.json stops a wrong value naming it, as the configuration schema would', () => {
+    const refused = (args: string[], field: RegExp) => {
+      const run = helm(['template', 'lifeline', CHART, ...args]);
+      assert.notEqual(run.status, 0, `refused: ${args.join(' ')}`);
+      assert.match(run.stderr, field);
+    };
+    refused(['--set', 'temporal.address=https://temporal.example:7233'], /\/temporal\/address/);
+    refused(
+      ['--set', 'config.DATABASE_URL=postgres://lifeline:secret@db/lifeline'],
+      /\/config\/DATABASE_URL/,
+    );
+    refused(['--set', 'existingSecret='], /\/existingSecret/);
+    refused(
+      ['--set', 'web.autoscaling.targetCPUUtilizationPercentage=160'],
+      /targetCPUUtilizationPercentage/,
+    );
+    // The chart's address rule and Lifeline's agree on both sides of the line.
+    for (const address of ['temporal:7233', '[::1]:7233', 'newsroom.a1b2c.tmprl.cloud:7233']) {
+      assert.equal(
+        helm(['template', 'lifeline', CHART, '--set', `temporal.address=${address}`]).status,
+        0,
+        address,
+      );
+      assert.equal(parseConfig({ TEMPORAL_ADDRESS: address }).temporal.address, address);
+    }
+    assert.throws(
+      () => parseConfig({ TEMPORAL_ADDRESS: 'https://temporal.example:7233' }),
+      /TEMPORAL_ADDRESS/,
+    );
+  });
+
   test('an API key comes from its Secret by reference, and turns TLS on', () => {
     const { text, manifests } = render([
       '-f',
