@@ -162,12 +162,26 @@ function removeRootfs(work: string): void {
   spawnSync('rm', ['-rf', '--one-file-system', work]);
 }
 
+/**
+ * The CA bundle this machine's npm trusts (its `cafile`, or NODE_EXTRA_CA_CERTS), when it names one: where the
+ * registry is reached through a TLS-inspecting proxy, npm in the build needs it too. Handed to the build as the
+ * secret build_ca, which no layer keeps.
+ */
+function npmCaBundle(): string | undefined {
+  const cafile = spawnSync('npm', ['config', 'get', 'cafile'], { encoding: 'utf8' }).stdout?.trim();
+  for (const candidate of [cafile, process.env.NODE_EXTRA_CA_CERTS])
+    if (candidate && candidate !== 'null' && candidate !== 'undefined' && existsSync(candidate))
+      return candidate;
+  return undefined;
+}
+
 /** Builds the Dockerfile into `tag` on `base` (layers cached by podman); returns how long it took. */
 export async function buildImage(
   log: (msg: string) => void,
   options: { tag?: string; base?: string } = {},
 ): Promise<{ tag: string; seconds: number }> {
   const tag = options.tag ?? IMAGE_TAG;
+  const ca = npmCaBundle();
   const started = Date.now();
   await podman(
     [
@@ -179,6 +193,7 @@ export async function buildImage(
       'host',
       '--build-arg',
       `NODE_BASE=${options.base ?? BASE_TAG}`,
+      ...(ca ? ['--secret', `id=build_ca,src=${ca}`] : []),
       '--tag',
       tag,
       '--file',
