@@ -131,16 +131,30 @@ test('web and worker containers, read-only: a redirect, a signed publish, health
     logs = { worker: await logsOf(worker), web: await logsOf(web) };
   };
 
+  const started = performance.now();
   const worker = await start('worker');
   const web = await start('web');
-  await waitReady(`http://127.0.0.1:${healthPort}/readyz`, () => logs.worker).catch(async (error) => {
-    await refreshLogs(worker, web);
-    throw new Error(`${(error as Error).message}\n${logs.worker.slice(-3000)}`);
-  });
-  await waitReady(`${base}/readyz`, () => logs.web).catch(async (error) => {
-    await refreshLogs(worker, web);
-    throw new Error(`${(error as Error).message}\n${logs.web.slice(-3000)}`);
-  });
+  const readyAfter = async (url: string, role: 'web' | 'worker') => {
+    await waitReady(url, () => '').catch(async (error) => {
+      await refreshLogs(worker, web);
+      throw new Error(`${(error as Error).message}\n${logs[role].slice(-3000)}`);
+    });
+    return performance.now() - started;
+  };
+  const [workerMs, webMs] = await Promise.all([
+    readyAfter(`http://127.0.0.1:${healthPort}/readyz`, 'worker'),
+    readyAfter(`${base}/readyz`, 'web'),
+  ]);
+  // For the record (docs/DEPLOYING.md): from `podman run` to /readyz 200, and each container's Node RSS then.
+  const rssMb = async (name: string) => {
+    const pid = (await podman(['inspect', '--format', '{{.State.Pid}}', name])).trim();
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return (kb / 1024).toFixed(0);
+  };
+  say(
+    `ready after ${(webMs / 1000).toFixed(1)} s (web, RSS ${await rssMb(web)} MB) and ` +
+      `${(workerMs / 1000).toFixed(1)} s (worker, RSS ${await rssMb(worker)} MB)`,
+  );
 
   await insertLink(db.sql, {
     code: 'image1',
