@@ -2,7 +2,8 @@
 // the base is made once and cached by its tag, the image's layers by podman), then run as production runs it:
 // web and worker containers, root filesystem read-only with a tmpfs on /tmp and a volume for their data,
 // against this machine's Postgres (a cloned test database), Redis and the run's Temporal dev server. They serve a
-// redirect and a signed publish, pass their HEALTHCHECK, and drain and exit 0 on `podman stop` (SIGTERM).
+// redirect and a signed publish, pass their HEALTHCHECK, and drain and exit 0 on `podman stop` (SIGTERM); the
+// CLI entries migrate and export run read-only too.
 // WordPress post IDs 773111–773119 are this file's.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -193,4 +194,34 @@ test('web and worker containers, read-only: a redirect, a signed publish, health
     assert.match(text, /SIGTERM: drained, exiting 0/, name);
     assert.doesNotMatch(text, /"level":(50|60)|EROFS|read-only file system/i, name);
   }
+});
+
+test('the CLI entries from the image: migrate finds migrations/, export writes to the volume, read-only', async () => {
+  const runCli = async (args: string[]) => {
+    const lines: string[] = [];
+    await podman(
+      [
+        'run',
+        '--rm',
+        '--network',
+        'host',
+        '--read-only',
+        '--tmpfs',
+        '/tmp',
+        '--volume',
+        `${volume}:/var/lib/lifeline`,
+        '--env',
+        `DATABASE_URL=${db.url}`,
+        IMAGE_TAG,
+        ...args,
+      ],
+      { log: (line) => lines.push(line) },
+    );
+    return lines.join('\n');
+  };
+  // The test database was cloned from the migrated template: every file in migrations/ is already applied.
+  assert.match(await runCli(['migrate']), /nothing to apply/);
+  const exported = await runCli(['export', '--out', '/var/lib/lifeline/escrow-test']);
+  const mountpoint = (await podman(['volume', 'inspect', '--format', '{{.Mountpoint}}', volume])).trim();
+  assert.ok(existsSync(join(mountpoint, 'escrow-test', 'manifest.json')), exported);
 });
