@@ -10,6 +10,7 @@ import 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { guardKnownDriverFaults } from './boot/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from './boot/load_config.ts';
+import { prebuilt } from './boot/prebuilt.ts';
 import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_database.ts';
 import { onShutdownSignal, startDraining } from './boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from './boot/temporal_connection.ts';
@@ -90,7 +91,8 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
   });
   const link = webProcess === undefined ? undefined : joinWebPrimary(webProcess, deps.metrics.registry);
   const app = createApp(link ? { ...deps, metricsText: link.metricsText } : deps, {
-    staticFiles: await loadStaticFiles(),
+    // Built (dist/): static/ with the islands bundled at build time; from source, bundled now.
+    staticFiles: await loadStaticFiles(prebuilt?.staticDir, { bundleIslands: !prebuilt }),
   });
   const server = await serveNode(app.fetch, {
     port: config.port,

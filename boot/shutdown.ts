@@ -14,7 +14,10 @@ export function onShutdownSignal(stop: (signal: string) => Promise<void>, log: (
     stopping = true;
     log(`${signal}: shutting down`);
     stop(signal).then(
-      () => process.exit(0),
+      () => {
+        log(`${signal}: drained, exiting 0`);
+        process.exit(0);
+      },
       (error) => {
         console.error('shutdown failed', error);
         process.exit(1);

@@ -8,7 +8,8 @@ import { userInfo } from 'node:os';
 /**
  * Debian packages the suite uses: Chromium (browser tests), wrk (benchmarks), WordPress and PHP (e2e),
  * Prometheus (promtool checks the alert rules; a real server scrapes Lifeline), nginx with its stream module
- * (the mTLS proxy in front of the Temporal dev server). The same list as .ci/run's.
+ * (the mTLS proxy in front of the Temporal dev server), podman, runc and debootstrap (the container image). The
+ * same list as .ci/run's.
  */
 export const APT_PACKAGES = [
   'chromium',
@@ -25,6 +26,10 @@ export const APT_PACKAGES = [
   'libnginx-mod-stream',
   // An Arabic UI font, so the browser tests' screenshots of the Arabic UI show real letter forms.
   'fonts-noto-ui-core',
+  // The container image test: podman (with runc) builds and runs the Dockerfile on a base debootstrap makes.
+  'podman',
+  'runc',
+  'debootstrap',
 ];
 
 function answers(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {

@@ -4,6 +4,7 @@ import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
+import { prebuilt } from '../boot/prebuilt.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
@@ -100,6 +101,8 @@ worker = await createLifelineWorker({
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
   deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
+  // Built (dist/): the workflow bundle made at build time; from source, workflows/ is bundled now.
+  ...(prebuilt ? { workflowBundle: { codePath: prebuilt.workflowBundlePath } } : {}),
 });
 const client = new Client({ connection, namespace: config.temporal.namespace });
 await ensureSchedules(

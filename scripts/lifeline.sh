@@ -1,0 +1,25 @@
+#!/bin/sh
+# Production entry: runs one Lifeline process from the build (dist/, `npm run build`) on Node alone, with that
+# process's Node flags, chosen by the first argument; the rest go to it. The container image's ENTRYPOINT, and
+# what `npm run start:web` / `start:worker` run. The flags are those of the npm scripts that run the same entry
+# from source (`npm run web`, `export`, …): ADR 0054 for the web tier's, docs/ESCROW.md for the CLIs' heap bounds.
+#
+#   scripts/lifeline.sh web|worker|migrate|export|restore|snapshot|admin-reset|healthcheck [args...]
+set -eu
+cd "$(dirname "$0")/.."
+role="${1:-web}"
+[ "$#" -gt 0 ] && shift
+case "$role" in
+  web) exec node --no-memory-reducer dist/web.mjs "$@" ;;
+  worker) exec node dist/worker.mjs "$@" ;;
+  migrate) exec node dist/migrate.mjs "$@" ;;
+  export) exec node --max-semi-space-size=2 --max-old-space-size=128 dist/export.mjs "$@" ;;
+  restore) exec node --max-semi-space-size=2 dist/restore.mjs "$@" ;;
+  snapshot) exec node --max-semi-space-size=2 --max-old-space-size=128 dist/snapshot.mjs "$@" ;;
+  admin-reset) exec node dist/reset_admin.mjs "$@" ;;
+  healthcheck) exec node dist/healthcheck.mjs "$@" ;;
+  *)
+    echo "lifeline: unknown entry '$role'; one of: web worker migrate export restore snapshot admin-reset healthcheck" >&2
+    exit 64
+    ;;
+esac
