@@ -7,6 +7,9 @@ import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { getDomainWatchSchedule } from '../lib/domains/domain_facts.ts';
+import { registerDomainWatchGauges } from '../lib/domains/domain_watch_metrics.ts';
+import { getDomainWatchOverview } from '../lib/domains/domain_watch_overview.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -55,6 +58,8 @@ const registry = createProcessMetrics();
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 // The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
+// What the domain watch last read (days left, each fact), from Postgres at scrape time.
+registerDomainWatchGauges(registry, () => getDomainWatchOverview(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -99,6 +104,7 @@ await ensureSchedules(
     bitlyClicks: config.bitlyClicks,
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
+    domainWatch: getDomainWatchSchedule(config),
   },
   logger,
 );
