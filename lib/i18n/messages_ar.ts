@@ -573,7 +573,7 @@ export const ar: Messages = {
   'domains.col.when': 'وقت القراءة',
   'domains.fact.registration': 'التسجيل',
   'domains.fact.certificate': 'الشهادة',
-  'domains.fact.reputation': 'Safe Browsing',
+  'domains.fact.reputation': 'السمعة (Safe Browsing)',
   'domains.fact.dnssec': 'DNSSEC',
   'domains.fact.lock': 'قفل المسجِّل',
   'domains.state.good': 'سليم',

@@ -590,7 +590,7 @@ export const en = {
   'domains.col.when': 'Read',
   'domains.fact.registration': 'Registration',
   'domains.fact.certificate': 'Certificate',
-  'domains.fact.reputation': 'Safe Browsing',
+  'domains.fact.reputation': 'Reputation (Safe Browsing)',
   'domains.fact.dnssec': 'DNSSEC',
   'domains.fact.lock': 'Registrar lock',
   'domains.state.good': 'Fine',
