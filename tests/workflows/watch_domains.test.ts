@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { after, before, describe, test } from 'node:test';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { type RdapFake, startRdapFake } from '../../devkit/fakes/rdap_fake.ts';
 import { type SafeBrowsingFake, startSafeBrowsingFake } from '../../devkit/fakes/safe_browsing_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
@@ -219,7 +220,14 @@ describe('watchDomainsWorkflow', () => {
     const orphan = facts.get('orphan.invalid registration')!;
     assert.deepEqual([orphan.ok, orphan.readAt], [null, null]);
     assert.match(orphan.error ?? '', /no RDAP service/);
-    // Unknown facts have no `ok` series; a registration never read has no days left.
+    // Unknown facts have no `ok` series; a registration never read has no days left. (A scrape within a second
+    // of the last one shares its read, so the new rows show at the next.)
+    await eventually(
+      async () =>
+        (await metricValue('lifeline_domain_watch_ok', `domain="gone.test",fact="registration"`)) === 0 ||
+        undefined,
+      { what: 'the second run in /metrics' },
+    );
     assert.equal(
       await metricValue('lifeline_domain_watch_ok', `domain="orphan.invalid",fact="registration"`),
       undefined,
@@ -229,5 +237,12 @@ describe('watchDomainsWorkflow', () => {
       await metricValue('lifeline_domain_registration_days_left', `domain="gone.test"`),
       undefined,
     );
+  });
+
+  test('DOMAIN_WATCH_INTERVAL=off: the next start removes the Schedule', async () => {
+    const handle = h.temporal.client.schedule.getHandle(getDomainWatchScheduleId(h.taskQueue));
+    await handle.describe();
+    await ensureSchedules(h.temporal.client, { taskQueue: h.taskQueue, rescanInterval: '12h' }, h.logger);
+    await assert.rejects(handle.describe(), (e) => e instanceof ScheduleNotFoundError);
   });
 });
