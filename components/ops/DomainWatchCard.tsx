@@ -65,7 +65,11 @@ export function DomainWatchCard(props: { domains: NonNullable<OpsView['domains']
   return (
     <section class="card" id="domains" aria-labelledby="domains-title">
       <h2 id="domains-title">{t('domains.title')}</h2>
-      <p class="small muted">{interval ? t('domains.lead', { interval }) : t('domains.off')}</p>
+      <p class="small muted">
+        {interval
+          ? t('domains.lead', { interval })
+          : i18n.rich('domains.off', { setting: <code dir="ltr">DOMAIN_WATCH_INTERVAL=off</code> })}
+      </p>
       {facts.length === 0 ? (
         <p class="muted">{t('domains.none')}</p>
       ) : (

@@ -564,7 +564,7 @@ export const ar: Messages = {
   'domains.title': 'نطاقاتنا',
   'domains.lead':
     'ما قرأته مراقبة النطاقات آخر مرة عن النطاق المختصر ونطاق التطبيق: التسجيل والأقفال من السجل (RDAP)، والشهادة التي يقدّمها كل مضيف، وSafe Browsing. تقرأ كل {interval}.',
-  'domains.off': 'مراقبة النطاقات متوقفة (DOMAIN_WATCH_INTERVAL مضبوط على off).',
+  'domains.off': 'مراقبة النطاقات متوقفة ({setting}).',
   'domains.none': 'لم يُقرأ شيء بعد.',
   'domains.col.name': 'الاسم',
   'domains.col.fact': 'البند',

@@ -581,7 +581,7 @@ export const en = {
   'domains.title': 'Our domains',
   'domains.lead':
     'What the domain watch last read about the short domain and the app host: registration and locks from the registry (RDAP), the certificate each host serves, and Safe Browsing. It reads every {interval}.',
-  'domains.off': 'The domain watch is off (DOMAIN_WATCH_INTERVAL is off).',
+  'domains.off': 'The domain watch is off ({setting}).',
   'domains.none': 'Nothing read yet.',
   'domains.col.name': 'Name',
   'domains.col.fact': 'Fact',

@@ -159,7 +159,10 @@ describe('the operations page: our domains', () => {
       const client = createUiClient(off.app as never);
       assert.equal((await client.login(HARNESS_ADMIN.email, HARNESS_ADMIN.password, EN)).status, 303);
       const html = await (await client.get('/ui/ops', EN)).text();
-      assert.ok(html.includes(createI18n('en').t('domains.off')));
+      assert.ok(
+        html.includes('The domain watch is off (<code dir="ltr">DOMAIN_WATCH_INTERVAL=off</code>).'),
+        html,
+      );
       assert.ok(html.includes(createI18n('en').t('domains.none')));
     } finally {
       await off.close();
