@@ -62,7 +62,10 @@ export async function watchDomainsWorkflow(input: WatchDomainsInput): Promise<Wa
       report.flagged = reputation.flagged;
       if (!reputation.skipped) report.read += input.hosts.length - reputation.unavailable.length;
     } catch (error) {
-      report.failed.push({ subject: input.hosts.join(','), facts: ['reputation'], error: messageOf(error) });
+      const message = messageOf(error);
+      report.failed.push({ subject: input.hosts.join(','), facts: ['reputation'], error: message });
+      for (const host of input.hosts)
+        await recordDomainWatchFailure({ subject: host, facts: ['reputation'], error: message });
     }
   }
   log.info('domain watch finished', { ...report, reason: input.reason ?? 'schedule' });

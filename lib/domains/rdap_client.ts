@@ -71,9 +71,21 @@ async function readJson(response: Response, what: string): Promise<unknown> {
       'RdapAnswerTooLarge',
     );
   }
-  const text = await response.text();
-  if (text.length > MAX_ANSWER_BYTES)
-    throw new PermanentFailure(`${what} is over ${MAX_ANSWER_BYTES} bytes`, 'RdapAnswerTooLarge');
+  // Read as it arrives and stopped at the cap: a server that sends no length cannot fill the worker's memory.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  for (;;) {
+    const part = reader ? await reader.read() : { done: true as const, value: undefined };
+    if (part.done) break;
+    size += part.value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader?.cancel();
+      throw new PermanentFailure(`${what} is over ${MAX_ANSWER_BYTES} bytes`, 'RdapAnswerTooLarge');
+    }
+    chunks.push(part.value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
   try {
     return JSON.parse(text);
   } catch {

@@ -159,6 +159,21 @@ describe('RDAP through the bootstrap file', () => {
     );
   });
 
+  test('an answer over 1 MiB is refused, not read', async () => {
+    rdap.server.failNext({
+      path: '/tld-test/',
+      answer: {
+        status: 200,
+        headers: { 'Content-Type': 'application/rdap+json' },
+        body: `{"x":"${'a'.repeat(1_100_000)}"}`,
+      },
+    });
+    await assert.rejects(
+      client().lookupDomain('sho.rt.test'),
+      (e) => e instanceof PermanentFailure && e.kind === 'RdapAnswerTooLarge',
+    );
+  });
+
   test('DOMAIN_WATCH_RDAP_URL: one base for every domain, no bootstrap fetched', async () => {
     rdap.reset();
     const answer = await client({
