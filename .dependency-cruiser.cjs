@@ -33,7 +33,7 @@ const CAPABILITY_ORDER = [
   ['vendors'],
   ['propagation'],
   ['safety'],
-  ['links', 'escrow', 'operations', 'analytics'],
+  ['links', 'escrow', 'operations', 'analytics', 'domains'],
   ['publishing', 'retarget', 'snapshot'],
   ['reconcile'],
 ];

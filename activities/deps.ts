@@ -1,4 +1,5 @@
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
+import type { DomainWatchDeps } from '../lib/domains/domain_watch_deps.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
@@ -43,6 +44,8 @@ export interface ActivityDeps {
   cdn?: CdnPurger;
   /** How the sync queue is drained (SYNC_BATCH_SIZE); absent: the defaults. */
   syncQueue?: SyncQueueSettings;
+  /** The watch of our own domains (RDAP, certificates, Safe Browsing); absent: its activities refuse. */
+  domainWatch?: DomainWatchDeps;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

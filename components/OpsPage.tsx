@@ -7,6 +7,7 @@ import { Notice } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { ActiveFrontCard } from './ops/ActiveFrontCard.tsx';
 import { ApiKeysCard, type KeyForm } from './ops/ApiKeysCard.tsx';
+import { DomainWatchCard } from './ops/DomainWatchCard.tsx';
 import { OpsActions } from './ops/OpsActions.tsx';
 import type { OpsView } from './ops/ops_view.ts';
 import { RunCard } from './ops/RunCard.tsx';
@@ -63,6 +64,8 @@ export function OpsPage(props: {
           empty={t('ops.noDrill')}
         />
       </div>
+
+      {view.domains && <DomainWatchCard domains={view.domains} />}
 
       <OpsActions view={view} csrfToken={session.csrfToken} timeZone={timeZone} />
       {view.escrow && <EscrowCard escrow={view.escrow} timeZone={timeZone} csrfToken={session.csrfToken} />}

@@ -3,6 +3,8 @@ import { createStoredVendorClicks } from '../lib/analytics/vendor_clicks.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import { registerPasswordHashMetrics } from '../lib/auth/password_hash_metrics.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
+import { registerDomainWatchGauges } from '../lib/domains/domain_watch_metrics.ts';
+import { getDomainWatchOverview } from '../lib/domains/domain_watch_overview.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { drainBackgroundSyncs } from '../lib/propagation/sync_after_change.ts';
 import { createRedirectAnswerer } from '../lib/redirect/answer_redirect.ts';
@@ -58,6 +60,8 @@ export async function createWebDeps(
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
   registerPasswordHashMetrics(metrics.registry);
+  // What the worker's domain watch last read, from Postgres at scrape time (the alerts need it from either process).
+  registerDomainWatchGauges(metrics.registry, () => getDomainWatchOverview(base.sql));
   const ownResolver = base.resolver
     ? undefined
     : createConfiguredResolver(config, { sql: base.sql, metrics, logger: base.logger, role: 'web' });

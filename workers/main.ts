@@ -9,6 +9,9 @@ import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_data
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
 import { readEscrowAges } from '../lib/escrow/escrow_age.ts';
+import { getDomainWatchSchedule } from '../lib/domains/domain_facts.ts';
+import { registerDomainWatchGauges } from '../lib/domains/domain_watch_metrics.ts';
+import { getDomainWatchOverview } from '../lib/domains/domain_watch_overview.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -68,6 +71,8 @@ registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
 registerVendorCollisionGauge(registry, () => countVendorCollisions(sql));
 registerReconcileDriftGauges(registry, () => readReconcileDrift(sql));
 registerEscrowAgeGauges(registry, () => readEscrowAges(sql, config));
+// What the domain watch last read (days left, each fact), from Postgres at scrape time.
+registerDomainWatchGauges(registry, () => getDomainWatchOverview(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -114,6 +119,7 @@ await ensureSchedules(
     bitlyClicks: config.bitlyClicks,
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
+    domainWatch: getDomainWatchSchedule(config),
   },
   logger,
 );

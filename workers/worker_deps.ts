@@ -2,6 +2,7 @@ import type { ActivityDeps } from '../activities/deps.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
+import { createDomainWatchDeps, type DomainWatchOverrides } from '../lib/domains/domain_watch_deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
@@ -39,6 +40,8 @@ export function createWorkerDeps(
     cdn?: CdnPurger;
     /** Sync-queue tuning other than the defaults (tests: shorter backoff). */
     syncQueue?: Partial<SyncQueueSettings>;
+    /** The domain watch's resolver and trusted roots (tests: made-up names, their own CA). */
+    domainWatch?: DomainWatchOverrides;
   },
 ): ActivityDeps {
   return {
@@ -65,6 +68,7 @@ export function createWorkerDeps(
     wordpressBreaker: config.wordpressBreaker,
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
+    domainWatch: createDomainWatchDeps(config, base.logger, base.domainWatch),
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

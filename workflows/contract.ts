@@ -35,6 +35,7 @@ export const WORKFLOW_TYPES = {
   retargetLinks: 'retargetLinksWorkflow',
   escrowExport: 'escrowExportWorkflow',
   staticSnapshot: 'staticSnapshotWorkflow',
+  watchDomains: 'watchDomainsWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -494,3 +495,30 @@ export interface EscrowRunInput {
 
 export type EscrowExportReport = ScheduledExportReport;
 export type StaticSnapshotReport = ScheduledSnapshotReport;
+
+// ------------------------------------------------------------------------------- domain watch
+
+/**
+ * The Temporal Schedule that reads the short domain's and the app host's registration, certificate and
+ * reputation every DOMAIN_WATCH_INTERVAL (lib/domains); one per task queue.
+ */
+export function getDomainWatchScheduleId(taskQueue: string): string {
+  return `domain-watch:${taskQueue}`;
+}
+
+export interface WatchDomainsInput {
+  /** Why: `schedule`, or `manual` (`temporal schedule trigger`). */
+  reason?: string;
+  /** Host names whose certificate and reputation are read (the short host, the app host). */
+  hosts: string[];
+  /** Registered domains whose RDAP record is read. */
+  domains: string[];
+}
+
+export interface WatchDomainsReport {
+  /** Facts read, and reads that failed after their retries (their facts keep the last reading). */
+  read: number;
+  failed: { subject: string; facts: string[]; error: string }[];
+  /** Hosts Safe Browsing lists. */
+  flagged: string[];
+}

@@ -12,3 +12,4 @@ export { rescanLinksWorkflow } from './rescan_links.ts';
 export { retargetLinksWorkflow } from './retarget_links.ts';
 export { syncLinkWorkflow } from './sync_link.ts';
 export { syncQueueWorkflow } from './sync_queue.ts';
+export { watchDomainsWorkflow } from './watch_domains.ts';

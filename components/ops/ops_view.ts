@@ -1,5 +1,6 @@
 // What the operations page shows: the active front, a front change under way, runs, keys, users, adoption, escrow.
 import type { ApiKey } from '../../lib/auth/issue_api_key.ts';
+import type { DomainFactView } from '../../lib/domains/domain_watch_overview.ts';
 import type { EscrowOverview } from '../../lib/escrow/get_escrow_overview.ts';
 import type { AdoptionOverview } from '../../lib/operations/adoption_overview.ts';
 import type { UserAccount as UserRow } from '../../lib/operations/get_ops_overview.ts';
@@ -27,4 +28,6 @@ export interface OpsView {
   adoption?: AdoptionOverview;
   /** Escrow exports and static snapshots. */
   escrow?: EscrowOverview;
+  /** What the domain watch last read (DOMAIN_WATCH_INTERVAL; undefined: off). */
+  domains?: { interval: string | undefined; facts: DomainFactView[] };
 }

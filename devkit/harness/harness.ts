@@ -2,6 +2,7 @@ import type { Worker } from '@temporalio/worker';
 import type { Hono } from 'hono';
 import { ensureBootstrap } from '../../lib/auth/bootstrap.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
+import type { DomainWatchOverrides } from '../../lib/domains/domain_watch_deps.ts';
 import type { SyncQueueSettings } from '../../lib/propagation/sync_link_batch.ts';
 import { type Config, parseConfig } from '../../lib/shared/config.ts';
 import { randomToken } from '../../lib/shared/crypto.ts';
@@ -41,6 +42,8 @@ export interface Harness {
     vendors?: VendorDepsOverrides;
     /** Sync-queue tuning (ADR 0024), e.g. a shorter backoff. */
     syncQueue?: Partial<SyncQueueSettings>;
+    /** The domain watch's resolver and trusted roots (made-up names, the test's own CA). */
+    domainWatch?: DomainWatchOverrides;
   }): Promise<{ worker: Worker; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
@@ -132,6 +135,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           servingStore: deps.servingStore,
           ...(workerOptions.vendors ? { vendors: workerOptions.vendors } : {}),
           ...(workerOptions.syncQueue ? { syncQueue: workerOptions.syncQueue } : {}),
+          ...(workerOptions.domainWatch ? { domainWatch: workerOptions.domainWatch } : {}),
         }),
       });
       const running = worker.run();

@@ -6,6 +6,7 @@ import {
 } from '@temporalio/client';
 import {
   getBitlyClicksScheduleId,
+  getDomainWatchScheduleId,
   getEscrowScheduleId,
   getReconcileScheduleId,
   getRescanScheduleId,
@@ -30,6 +31,11 @@ export interface ScheduleSettings {
   escrowInterval?: string | undefined;
   /** SNAPSHOT_INTERVAL: how often the static snapshot is regenerated; unset: none (an old one is removed). */
   snapshotInterval?: string | undefined;
+  /**
+   * DOMAIN_WATCH_INTERVAL and the names it reads (lib/domains/domain_facts.ts, getWatchedNames); absent (`off`,
+   * or nothing to watch): the Schedule is removed if an earlier start made it.
+   */
+  domainWatch?: { interval: string; hosts: string[]; domains: string[] } | undefined;
 }
 
 interface ScheduleSpec {
@@ -78,6 +84,18 @@ export async function ensureSchedules(
     });
   } else {
     await removeSchedule(client, getBitlyClicksScheduleId(settings.taskQueue), logger);
+  }
+  if (settings.domainWatch) {
+    const { interval, hosts, domains } = settings.domainWatch;
+    specs.push({
+      scheduleId: getDomainWatchScheduleId(settings.taskQueue),
+      every: interval,
+      workflowType: WORKFLOW_TYPES.watchDomains,
+      kind: 'domain-watch',
+      args: [{ reason: 'schedule', hosts, domains }],
+    });
+  } else {
+    await removeSchedule(client, getDomainWatchScheduleId(settings.taskQueue), logger);
   }
   // Off by default: a Schedule left from an earlier configuration is removed, so "unset" really means off.
   const optional = [

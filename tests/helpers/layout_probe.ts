@@ -210,6 +210,11 @@ export const LTR_WORDS = [
   'UTM',
   'GA',
   'HEAD',
+  // The domain watch: the registries' protocol, DNSSEC, and Google's service by its name.
+  'RDAP',
+  'DNSSEC',
+  'Safe',
+  'Browsing',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */

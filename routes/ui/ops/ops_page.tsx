@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { OpsPage } from '../../../components/OpsPage.tsx';
 import type { OpsView } from '../../../components/ops/ops_view.ts';
+import { getDomainWatchOverview } from '../../../lib/domains/domain_watch_overview.ts';
 import { getEscrowOverview } from '../../../lib/escrow/get_escrow_overview.ts';
 import { getRunningFrontChange } from '../../../lib/failover/request_front_change.ts';
 import { getAdoptionOverview } from '../../../lib/operations/adoption_overview.ts';
@@ -43,11 +44,12 @@ export const actorOf = (c: Context<UiEnv>) => {
 };
 
 async function loadView(deps: WebDeps): Promise<OpsView> {
-  const [{ front, runs, keys, users }, running, adoption, escrow] = await Promise.all([
+  const [{ front, runs, keys, users }, running, adoption, escrow, domainFacts] = await Promise.all([
     getOpsOverview(deps.sql),
     getRunningFrontChange(deps.sql),
     getAdoptionOverview(deps.sql),
     getEscrowOverview({ sql: deps.sql, config: deps.config, logger: deps.logger }),
+    getDomainWatchOverview(deps.sql),
   ]);
   const { uiUrl, namespace } = deps.config.temporal;
   const state = running ? await deps.ops.describeFrontChange(running.workflowId).catch(() => null) : null;
@@ -71,6 +73,7 @@ async function loadView(deps: WebDeps): Promise<OpsView> {
     temporalUrl: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows` : null,
     adoption,
     escrow,
+    domains: { interval: deps.config.domainWatch.interval, facts: domainFacts },
   };
 }
 
