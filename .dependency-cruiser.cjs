@@ -29,7 +29,7 @@ const CAPABILITY_ORDER = [
   ['auth', 'ui', 'idempotency'],
   ['cdn', 'clicks'],
   ['redirect'],
-  ['failover', 'health'],
+  ['failover', 'health', 'prober'],
   ['vendors'],
   ['propagation'],
   ['safety'],

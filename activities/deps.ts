@@ -1,5 +1,6 @@
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
+import type { ProbeDeps } from '../lib/prober/probe_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
 import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
@@ -43,6 +44,8 @@ export interface ActivityDeps {
   cdn?: CdnPurger;
   /** How the sync queue is drained (SYNC_BATCH_SIZE); absent: the defaults. */
   syncQueue?: SyncQueueSettings;
+  /** The black-box prober (PROBE_*); absent: its activity refuses to run. */
+  probe?: ProbeDeps;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

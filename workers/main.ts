@@ -7,6 +7,7 @@ import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { getDrillGaugeValues } from '../lib/failover/scheduled_drill.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -16,9 +17,12 @@ import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import {
   createProcessMetrics,
+  registerDrillGauges,
+  registerProbeIncidentGauge,
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
+import { countOpenProbeIncidents } from '../lib/stores/probe_store.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
@@ -55,6 +59,9 @@ const registry = createProcessMetrics();
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 // The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
+// The prober's open incidents and the failover drills' last results, read from Postgres at scrape time.
+registerProbeIncidentGauge(registry, () => countOpenProbeIncidents(sql));
+registerDrillGauges(registry, () => getDrillGaugeValues(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -87,7 +94,7 @@ worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
+  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store, registry }),
 });
 const client = new Client({ connection, namespace: config.temporal.namespace });
 await ensureSchedules(
@@ -99,6 +106,10 @@ await ensureSchedules(
     bitlyClicks: config.bitlyClicks,
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
+    probeInterval: config.probe.interval,
+    drill: config.drillInterval
+      ? { interval: config.drillInterval, dnsTtlSeconds: config.lifecycle.dnsTtlSeconds }
+      : undefined,
   },
   logger,
 );

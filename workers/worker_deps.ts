@@ -4,6 +4,7 @@ import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
+import { createProbeDeps } from '../lib/prober/probe_deps.ts';
 import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
@@ -11,6 +12,7 @@ import type { ServingReplica } from '../lib/redirect/serving_replica.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
+import type { Registry } from '../lib/shared/metrics.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
@@ -39,6 +41,8 @@ export function createWorkerDeps(
     cdn?: CdnPurger;
     /** Sync-queue tuning other than the defaults (tests: shorter backoff). */
     syncQueue?: Partial<SyncQueueSettings>;
+    /** Where the prober's metrics go (the worker's /metrics); absent: a registry of their own (tests read it). */
+    registry?: Registry;
   },
 ): ActivityDeps {
   return {
@@ -65,6 +69,7 @@ export function createWorkerDeps(
     wordpressBreaker: config.wordpressBreaker,
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
+    probe: createProbeDeps(config, base.registry),
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

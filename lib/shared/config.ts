@@ -14,6 +14,7 @@ import { type DatabaseConfig, databaseConfig, databaseEnv } from './config/datab
 import { type EscrowConfig, escrowConfig, escrowEnv, refineEscrowEnv } from './config/escrow.ts';
 import { type FailoverConfig, failoverConfig, failoverEnv, refineFailoverEnv } from './config/failover.ts';
 import { type LinksConfig, linksConfig, linksEnv } from './config/links.ts';
+import { type ProberConfig, proberConfig, proberEnv } from './config/prober.ts';
 import { type RateLimitsConfig, rateLimitsConfig, rateLimitsEnv } from './config/rate_limits.ts';
 import { type RedirectConfig, redirectConfig, redirectEnv } from './config/redirect.ts';
 import { type RedisConfig, redisConfig, redisEnv, refineRedisEnv } from './config/redis.ts';
@@ -46,6 +47,7 @@ export const envSchema = z
     ...analyticsEnv.shape,
     ...escrowEnv.shape,
     ...cdnEnv.shape,
+    ...proberEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineTemporalEnv(env, ctx);
@@ -76,7 +78,8 @@ export interface Config
     LinksConfig,
     AnalyticsConfig,
     EscrowConfig,
-    CdnConfig {}
+    CdnConfig,
+    ProberConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -117,5 +120,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...analyticsConfig(e),
     ...escrowConfig(e),
     ...cdnConfig(e),
+    ...proberConfig(e),
   };
 }
