@@ -82,8 +82,12 @@ after(async () => {
 });
 
 describe('the prober against the real web tier', () => {
-  test('every answer as Postgres says: the canary and the sample are ok, no incident', async () => {
+  test('every answer as Postgres says: the canary and the sample are ok, no incident', async (t) => {
     const report = await runProbe(deps);
+    const { values } = await deps.probe.metrics.duration.get();
+    const sum = values.find((v) => v.metricName === 'lifeline_probe_duration_seconds_sum')?.value ?? 0;
+    const count = values.find((v) => v.metricName === 'lifeline_probe_duration_seconds_count')?.value ?? 0;
+    t.diagnostic(`first probe: ${count} answers, mean ${((sum / count) * 1000).toFixed(1)} ms from outside`);
     assert.equal(report.canary, 'lifeline-canary');
     assert.deepEqual(
       { checked: report.checked, ok: report.ok, mismatch: report.mismatch, error: report.error },
@@ -91,7 +95,7 @@ describe('the prober against the real web tier', () => {
       JSON.stringify(report.failures),
     );
     assert.equal(report.incident, null);
-    assert.deepEqual(await listProbeIncidents(h.db.sql, 5), []);
+    assert.deepEqual([...(await listProbeIncidents(h.db.sql, 5))], []);
     // The canary is Lifeline's own: a real link, but not in the editors' list.
     const canary = await getLinkByCode(h.db.sql, 'lifeline-canary');
     assert.equal(canary?.owner, 'lifeline:prober');
@@ -178,7 +182,7 @@ describe('the prober against the real web tier', () => {
     web = undefined;
     const rows = await h.db.sql<{ code: string; kind: string; clicks: number }[]>`
       SELECT code, kind, sum(clicks)::int AS clicks FROM click_counts GROUP BY code, kind ORDER BY code, kind`;
-    assert.deepEqual(rows, [{ code: 'probeA1', kind: 'human', clicks: 1 }]);
+    assert.deepEqual([...rows], [{ code: 'probeA1', kind: 'human', clicks: 1 }]);
   });
 
   test('a stopped front: every probe is an error, and an incident opens', async () => {
