@@ -9,6 +9,7 @@ import { ActiveFrontCard } from './ops/ActiveFrontCard.tsx';
 import { ApiKeysCard, type KeyForm } from './ops/ApiKeysCard.tsx';
 import { OpsActions } from './ops/OpsActions.tsx';
 import type { OpsView } from './ops/ops_view.ts';
+import { ProbeCard } from './ops/ProbeCard.tsx';
 import { RunCard } from './ops/RunCard.tsx';
 import { type UserForm, UsersCard } from './ops/UsersCard.tsx';
 
@@ -63,6 +64,8 @@ export function OpsPage(props: {
           empty={t('ops.noDrill')}
         />
       </div>
+
+      {view.probes && <ProbeCard probes={view.probes} />}
 
       <OpsActions view={view} csrfToken={session.csrfToken} timeZone={timeZone} />
       {view.escrow && <EscrowCard escrow={view.escrow} timeZone={timeZone} csrfToken={session.csrfToken} />}

@@ -4,6 +4,7 @@ import type { EscrowOverview } from '../../lib/escrow/get_escrow_overview.ts';
 import type { AdoptionOverview } from '../../lib/operations/adoption_overview.ts';
 import type { UserAccount as UserRow } from '../../lib/operations/get_ops_overview.ts';
 import type { OpsRun as OpsRunRow } from '../../lib/operations/ops_runs.ts';
+import type { ProbeOverview } from '../../lib/prober/probe_overview.ts';
 
 export interface OpsView {
   front: { active: string; since: string | null };
@@ -27,4 +28,6 @@ export interface OpsView {
   adoption?: AdoptionOverview;
   /** Escrow exports and static snapshots. */
   escrow?: EscrowOverview;
+  /** The black-box prober's incidents, and the probe and drill schedules. */
+  probes?: ProbeOverview;
 }
