@@ -114,7 +114,7 @@ describe('the prober and drill Schedules', () => {
         query: `WorkflowType = 'scheduledDrillWorkflow' AND TaskQueue = '${h.taskQueue}'`,
       });
       for await (const execution of listed) {
-        await recordHistory('scheduledDrillWorkflow', execution.workflowId, execution.runId);
+        await recordHistory('scheduledDrillWorkflow-passed', execution.workflowId, execution.runId);
         break;
       }
     }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type EntryProcess, harnessWebEnv, startEntry } from '../../../devkit/harness/entry_process.ts';
 import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
+import { recordHistory } from '../../../devkit/harness/histories.ts';
 import type { ProbeDeps } from '../../../lib/prober/probe_deps.ts';
 import { PROBE_USER_AGENT, type ProberDeps, runProbe } from '../../../lib/prober/run_probe.ts';
 import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';
@@ -158,13 +159,15 @@ describe('the prober against the real web tier', () => {
   test('through Temporal: the probe workflow on the harness worker reports the same', async () => {
     const worker = await h.startWorker();
     try {
+      const workflowId = `probe:test:${randomUUID()}`;
       const report = (await h.temporal.client.workflow.execute('probeWorkflow', {
-        workflowId: `probe:test:${randomUUID()}`,
+        workflowId,
         taskQueue: h.taskQueue,
         args: [{ reason: 'test' }],
       })) as ProbeReport;
       assert.equal(report.checked, 4);
       assert.equal(report.ok, 4, JSON.stringify(report.failures));
+      await recordHistory('probeWorkflow-ok', workflowId);
     } finally {
       await worker.stop();
     }
