@@ -43,7 +43,10 @@ export async function ensureCanary(
     // A serving store that is down must not stop the probe: the web tier reads Postgres on a miss, and the next
     // reconciliation writes the record.
     await deps.resolver.refresh(CANARY_CODE).catch((error: unknown) => {
-      deps.logger.warn({ err: error, code: CANARY_CODE }, 'probe canary not written to the serving store yet');
+      deps.logger.warn(
+        { err: error, code: CANARY_CODE },
+        'probe canary not written to the serving store yet',
+      );
     });
     deps.logger.info({ code: CANARY_CODE, created }, 'probe canary written');
   }

@@ -15,13 +15,26 @@ export const PROBE_CANARY_OWNER = 'lifeline:prober';
  */
 export async function listProbeSample(
   db: Db,
-  options: { cursor: string; limit: number; settledBefore: Date },
+  options: { cursor: string; limit: number; settledBefore: Date; onBitly?: boolean },
 ): Promise<LinkRow[]> {
+  // onBitly (Bitly fronts the short domain): only active links Bitly holds, the only ones it can answer as
+  // Postgres says (it knows nothing of gone, expired or blocked answers, nor of links kept in-house only).
+  const bitly = options.onBitly
+    ? db`AND l.status = 'active' AND EXISTS (SELECT 1 FROM vendor_links AS v
+          WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'synced')`
+    : db``;
   return db<LinkRow[]>`
     SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)} FROM links AS l
     WHERE l.code > ${options.cursor} AND l.deleted_at IS NULL AND l.status <> 'pending'
-      AND l.updated_at < ${options.settledBefore}
+      AND l.updated_at < ${options.settledBefore} ${bitly}
     ORDER BY l.code LIMIT ${options.limit}`;
+}
+
+/** True when Bitly holds `code` (the canary while Bitly fronts: not before reconciliation put it there). */
+export async function isSyncedOnBitly(db: Db, code: string): Promise<boolean> {
+  const rows = await db`
+    SELECT 1 FROM vendor_links WHERE code = ${code} AND vendor = 'bitly' AND state = 'synced'`;
+  return rows.length > 0;
 }
 
 /** The link rows of these codes as they are now (deleted ones included). */

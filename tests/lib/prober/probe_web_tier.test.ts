@@ -15,6 +15,7 @@ import { toServingRecord } from '../../../lib/redirect/serving_record.ts';
 import type { ServingStore } from '../../../lib/redirect/serving_store.ts';
 import { getLinkByCode } from '../../../lib/stores/link_store.ts';
 import { listProbeIncidents } from '../../../lib/stores/probe_store.ts';
+import { upsertSetting } from '../../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { createWorkerDeps } from '../../../workers/worker_deps.ts';
 import type { ProbeReport } from '../../../workflows/contract.ts';
@@ -170,6 +171,24 @@ describe('the prober against the real web tier', () => {
       await recordHistory('probeWorkflow-ok', workflowId);
     } finally {
       await worker.stop();
+    }
+  });
+
+  test('while Bitly fronts the short domain, only links Bitly holds are asked, and only their Location compared', async () => {
+    await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+    await h.db.sql`
+      INSERT INTO vendor_links (code, vendor, vendor_id, state, synced_url, synced_at)
+      VALUES ('probeA1', 'bitly', 'bit.ly/probeA1', 'synced', 'https://news.example/a', now())`;
+    try {
+      const report = await runProbe(deps);
+      assert.deepEqual(
+        { checked: report.checked, ok: report.ok },
+        { checked: 1, ok: 1 },
+        'probeA1 only: the gone link, the one Bitly lacks and the canary (not there before reconciliation) are not asked',
+      );
+    } finally {
+      await upsertSetting(h.db.sql, 'active_front', { active: 'inhouse', since: new Date().toISOString() });
+      await h.db.sql`DELETE FROM vendor_links WHERE code = 'probeA1'`;
     }
   });
 
