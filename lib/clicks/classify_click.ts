@@ -12,7 +12,7 @@ const PREVIEW_FETCHERS =
 /**
  * The black-box prober's User-Agent prefix (lib/prober): its requests are no click of any kind. A reader who sends
  * it hides only their own request, as not following the link would; nothing in one request touches another's
- * count (docs/REDIRECTS.md, "Clicks"; ADR 0063).
+ * count (docs/REDIRECTS.md, "Clicks"; ADR 0068).
  */
 export const PROBE_USER_AGENT_PREFIX = 'LifelineProbe/';
 
