@@ -30,6 +30,7 @@ const CAPABILITY_ORDER = [
   ['cdn', 'clicks'],
   ['redirect'],
   ['failover', 'health'],
+  ['prober'],
   ['vendors'],
   ['propagation'],
   ['safety'],

@@ -1,6 +1,7 @@
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { DomainWatchDeps } from '../lib/domains/domain_watch_deps.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
+import type { ProbeDeps } from '../lib/prober/probe_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
 import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
@@ -46,6 +47,8 @@ export interface ActivityDeps {
   syncQueue?: SyncQueueSettings;
   /** The watch of our own domains (RDAP, certificates, Safe Browsing); absent: its activities refuse. */
   domainWatch?: DomainWatchDeps;
+  /** The black-box prober (PROBE_*); absent: its activity refuses to run. */
+  probe?: ProbeDeps;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

@@ -1,5 +1,6 @@
 import type { Front } from '../lib/failover/active_front.ts';
 import { setDnsTtl } from '../lib/failover/dns_ttl.ts';
+import { reserveScheduledDrill } from '../lib/failover/scheduled_drill.ts';
 import {
   pointDnsAt,
   switchFront,
@@ -20,5 +21,7 @@ export function createFailoverActivities(deps: ActivityDeps) {
     verifyPublicFront: (input: { to: Front; sample: number }) =>
       runStep(() => verifyPublicFront(deps, input)),
     setDnsTtl: (input: { ttlSeconds: number; workflowId: string }) => runStep(() => setDnsTtl(deps, input)),
+    reserveScheduledDrill: (input: { workflowId: string; to: Front }) =>
+      runStep(() => reserveScheduledDrill(deps, input)),
   };
 }

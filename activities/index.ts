@@ -7,6 +7,7 @@ import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
 import { createOpsRunActivities } from './ops_run_activities.ts';
+import { createProbeActivities } from './probe_activities.ts';
 import { createPublishingActivities } from './publishing_activities.ts';
 import { createReconcileActivities } from './reconcile_activities.ts';
 import { createSafetyActivities } from './safety_activities.ts';
@@ -34,5 +35,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createCdnActivities(deps),
     ...createSyncQueueActivities(deps),
     ...createDomainWatchActivities(deps),
+    ...createProbeActivities(deps),
   };
 }

@@ -10,6 +10,7 @@ import { ApiKeysCard, type KeyForm } from './ops/ApiKeysCard.tsx';
 import { DomainWatchCard } from './ops/DomainWatchCard.tsx';
 import { OpsActions } from './ops/OpsActions.tsx';
 import type { OpsView } from './ops/ops_view.ts';
+import { ProbeCard } from './ops/ProbeCard.tsx';
 import { RunCard } from './ops/RunCard.tsx';
 import { type UserForm, UsersCard } from './ops/UsersCard.tsx';
 
@@ -66,6 +67,7 @@ export function OpsPage(props: {
       </div>
 
       {view.domains && <DomainWatchCard domains={view.domains} />}
+      {view.probes && <ProbeCard probes={view.probes} />}
 
       <OpsActions view={view} csrfToken={session.csrfToken} timeZone={timeZone} />
       {view.escrow && <EscrowCard escrow={view.escrow} timeZone={timeZone} csrfToken={session.csrfToken} />}

@@ -12,6 +12,7 @@ import { readEscrowAges } from '../lib/escrow/escrow_age.ts';
 import { getDomainWatchSchedule } from '../lib/domains/domain_facts.ts';
 import { registerDomainWatchGauges } from '../lib/domains/domain_watch_metrics.ts';
 import { getDomainWatchOverview } from '../lib/domains/domain_watch_overview.ts';
+import { getDrillGaugeValues } from '../lib/failover/scheduled_drill.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -22,6 +23,8 @@ import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import {
   createProcessMetrics,
+  registerDrillGauges,
+  registerProbeIncidentGauge,
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
@@ -30,6 +33,7 @@ import {
   registerReconcileDriftGauges,
   registerVendorCollisionGauge,
 } from '../lib/shared/promise_gauges.ts';
+import { countOpenProbeIncidents } from '../lib/stores/probe_store.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
@@ -73,6 +77,9 @@ registerReconcileDriftGauges(registry, () => readReconcileDrift(sql));
 registerEscrowAgeGauges(registry, () => readEscrowAges(sql, config));
 // What the domain watch last read (days left, each fact), from Postgres at scrape time.
 registerDomainWatchGauges(registry, () => getDomainWatchOverview(sql));
+// The prober's open incidents and the failover drills' last results, read from Postgres at scrape time.
+registerProbeIncidentGauge(registry, () => countOpenProbeIncidents(sql));
+registerDrillGauges(registry, () => getDrillGaugeValues(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -105,7 +112,7 @@ worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
+  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store, registry }),
   // Built (dist/): the workflow bundle made at build time; from source, workflows/ is bundled now.
   ...(prebuilt ? { workflowBundle: { codePath: prebuilt.workflowBundlePath } } : {}),
 });
@@ -120,6 +127,10 @@ await ensureSchedules(
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
     domainWatch: getDomainWatchSchedule(config),
+    probeInterval: config.probe.interval,
+    drill: config.drillInterval
+      ? { interval: config.drillInterval, dnsTtlSeconds: config.lifecycle.dnsTtlSeconds }
+      : undefined,
   },
   logger,
 );

@@ -5,6 +5,7 @@ import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
 import { createDomainWatchDeps, type DomainWatchOverrides } from '../lib/domains/domain_watch_deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
+import { createProbeDeps } from '../lib/prober/probe_deps.ts';
 import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { WordPressListingDeps } from '../lib/reconcile/wordpress_listing.ts';
 import type { LinkResolver } from '../lib/redirect/link_resolver.ts';
@@ -12,6 +13,7 @@ import type { ServingReplica } from '../lib/redirect/serving_replica.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
+import type { Registry } from '../lib/shared/metrics.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
@@ -42,6 +44,8 @@ export function createWorkerDeps(
     syncQueue?: Partial<SyncQueueSettings>;
     /** The domain watch's resolver and trusted roots (tests: made-up names, their own CA). */
     domainWatch?: DomainWatchOverrides;
+    /** Where the prober's metrics go (the worker's /metrics); absent: a registry of their own (tests read it). */
+    registry?: Registry;
   },
 ): ActivityDeps {
   return {
@@ -69,6 +73,7 @@ export function createWorkerDeps(
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
     domainWatch: createDomainWatchDeps(config, base.logger, base.domainWatch),
+    probe: createProbeDeps(config, base.registry),
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

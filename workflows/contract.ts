@@ -8,6 +8,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PullCounts } from '../lib/analytics/pull_bitly_clicks.ts';
 import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.ts';
 import type { Front } from '../lib/failover/active_front.ts';
+import type { ProbeReport } from '../lib/prober/run_probe.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
 import type {
   ReconcilePosition,
@@ -36,6 +37,8 @@ export const WORKFLOW_TYPES = {
   escrowExport: 'escrowExportWorkflow',
   staticSnapshot: 'staticSnapshotWorkflow',
   watchDomains: 'watchDomainsWorkflow',
+  probe: 'probeWorkflow',
+  scheduledDrill: 'scheduledDrillWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -521,4 +524,43 @@ export interface WatchDomainsReport {
   failed: { subject: string; facts: string[]; error: string }[];
   /** Hosts Safe Browsing lists. */
   flagged: string[];
+}
+
+// ------------------------------------------------------------------------------- watching Lifeline from outside
+
+export type { ProbeReport };
+
+/** The Temporal Schedule of the black-box prober (PROBE_INTERVAL); one per task queue. */
+export function getProbeScheduleId(taskQueue: string): string {
+  return `probe:${taskQueue}`;
+}
+
+export interface ProbeInput {
+  reason: string;
+  /** Codes of the rotating sample for this probe; absent: PROBE_SAMPLE. */
+  sample?: number;
+}
+
+/** The Temporal Schedule of the failover drill (DRILL_INTERVAL); one per task queue. */
+export function getDrillScheduleId(taskQueue: string): string {
+  return `drill-schedule:${taskQueue}`;
+}
+
+/** The drill a schedule starts: towards in-house, the front Lifeline must always be able to take over. */
+export interface ScheduledDrillInput {
+  reason: string;
+  /** The short domain's DNS TTL (FAILOVER_DNS_TTL_SECONDS), for the drill's estimate of a real failover. */
+  dnsTtlSeconds: number;
+  /** Active links verified per activity call (tests: small). */
+  verifyPerCall?: number;
+}
+
+export interface ScheduledDrillReport {
+  /** The drill's workflow (`drill:inhouse:scheduled:{time}`, its ops_runs row); null when skipped. */
+  workflowId: string | null;
+  outcome: 'passed' | 'failed' | 'skipped';
+  /** Skipped: the front change that was running instead. */
+  running?: string | null;
+  report?: ChangeFrontReport;
+  error?: string;
 }

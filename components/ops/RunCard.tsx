@@ -39,6 +39,7 @@ function reportKey(i18n: I18n, key: string): string {
 function reportValue(i18n: I18n, key: string, value: string | number | boolean): string {
   if (typeof value === 'boolean') return value ? i18n.t('common.yes') : i18n.t('common.no');
   if (typeof value === 'number') return i18n.number(value);
+  if (key === 'requestedBy' && value === 'schedule') return i18n.t('ops.requestedBySchedule');
   return key === 'to' ? vendorName(i18n, value) : value;
 }
 
@@ -52,9 +53,16 @@ export function RunCard(props: {
   const i18n = useI18n();
   const { t } = i18n;
   const { run } = props;
+  // The six facts shown: known keys in REPORT_KEYS order (who asked comes before the timings), then the rest
+  // in the order stored (jsonb's: shorter keys first).
+  const rank = (key: string) => {
+    const i = (REPORT_KEYS as readonly string[]).indexOf(key);
+    return i < 0 ? REPORT_KEYS.length : i;
+  };
   const facts = run
     ? Object.entries(run.report)
         .filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v))
+        .sort(([a], [b]) => rank(a) - rank(b))
         .slice(0, 6)
     : [];
   return (

@@ -5,6 +5,7 @@ import type { EscrowOverview } from '../../lib/escrow/get_escrow_overview.ts';
 import type { AdoptionOverview } from '../../lib/operations/adoption_overview.ts';
 import type { UserAccount as UserRow } from '../../lib/operations/get_ops_overview.ts';
 import type { OpsRun as OpsRunRow } from '../../lib/operations/ops_runs.ts';
+import type { ProbeOverview } from '../../lib/prober/probe_overview.ts';
 
 export interface OpsView {
   front: { active: string; since: string | null };
@@ -30,4 +31,6 @@ export interface OpsView {
   escrow?: EscrowOverview;
   /** What the domain watch last read (DOMAIN_WATCH_INTERVAL; undefined: off). */
   domains?: { interval: string | undefined; facts: DomainFactView[] };
+  /** The black-box prober's incidents, and the probe and drill schedules. */
+  probes?: ProbeOverview;
 }

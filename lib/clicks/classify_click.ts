@@ -9,43 +9,63 @@ import type { ClickKind } from '../stores/click_stats_store.ts';
 const PREVIEW_FETCHERS =
   /slackbot|slack-imgproxy|twitterbot|facebookexternalhit|facebookcatalog|meta-externalagent|whatsapp|discordbot|mastodon|linkedinbot|telegrambot|skypeuripreview|microsoftpreview|redditbot|pinterestbot|embedly|iframely|bluesky|cardyb|vkshare|viber|snapchat|google-pagerenderer|applebot-extended|bitlybot/i;
 
+/**
+ * The black-box prober's User-Agent prefix (lib/prober): its requests are no click of any kind. A reader who sends
+ * it hides only their own request, as not following the link would; nothing in one request touches another's
+ * count (docs/REDIRECTS.md, "Clicks"; ADR 0068).
+ */
+export const PROBE_USER_AGENT_PREFIX = 'LifelineProbe/';
+
 /** A user agent longer than this is classified by its first part only (bounded work per request). */
 const USER_AGENT_MAX_LENGTH = 512;
 /**
  * User agents repeat massively (a handful of browser builds make most traffic), and the bot patterns cost
  * ~3 µs per test: remember the verdict of recent agents (bounded, so odd agents cannot grow memory).
  */
-const agentKinds = new LRUCache<string, 'preview' | 'bot' | 'reader'>({ max: 5000 });
+type AgentKind = 'preview' | 'bot' | 'reader' | 'probe';
+const agentKinds = new LRUCache<string, AgentKind>({ max: 5000 });
 /**
  * The last agent classified and its verdict, checked before the LRU: consecutive requests mostly come from the
  * same browser build, and comparing two strings is cheaper than hashing a new one (every request's header is a
  * new string) for the LRU's map.
  */
 let lastAgent = '';
-let lastKind: 'preview' | 'bot' | 'reader' = 'bot';
+let lastKind: AgentKind = 'bot';
 
 /** Longest referrer host kept; a longer one is recorded as '' rather than truncated into a wrong host. */
 export const REFERRER_HOST_MAX_LENGTH = 100;
 
 /**
- * The kind of one answered request: HEAD → head; a link-preview fetcher → preview; any other bot (isbot,
- * or no User-Agent at all) → bot; `?qr=1` → qr; otherwise human.
+ * The kind of one answered request: HEAD → head; the prober (PROBE_USER_AGENT_PREFIX) → null, not a click; a
+ * link-preview fetcher → preview; any other bot (isbot, or no User-Agent at all) → bot; `?qr=1` → qr; otherwise
+ * human.
  */
-export function classifyClick(method: string, userAgent: string | undefined, query: string): ClickKind {
+export function classifyClick(
+  method: string,
+  userAgent: string | undefined,
+  query: string,
+): ClickKind | null {
   if (method === 'HEAD') return 'head';
   if (!userAgent) return 'bot';
   const ua = userAgent.length > USER_AGENT_MAX_LENGTH ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : userAgent;
-  let agent: 'preview' | 'bot' | 'reader' | undefined;
+  let agent: AgentKind | undefined;
   if (ua === lastAgent) agent = lastKind;
   else {
     agent = agentKinds.get(ua);
     if (agent === undefined) {
-      agent = PREVIEW_FETCHERS.test(ua) ? 'preview' : isbot(ua) ? 'bot' : 'reader';
+      agent = ua.startsWith(PROBE_USER_AGENT_PREFIX)
+        ? 'probe'
+        : PREVIEW_FETCHERS.test(ua)
+          ? 'preview'
+          : isbot(ua)
+            ? 'bot'
+            : 'reader';
       agentKinds.set(ua, agent);
     }
     lastAgent = ua;
     lastKind = agent;
   }
+  if (agent === 'probe') return null;
   if (agent !== 'reader') return agent;
   if (query !== '' && hasQrMarker(query)) return 'qr';
   return 'human';

@@ -285,6 +285,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       if (decision.outcome !== 'warn' && answer.headers.Location === undefined) return answer;
     }
     const kind = classifyClick(request.method, request.header('user-agent'), request.query);
+    if (kind === null) return answer;
     const country = countryHeader ? countryOf(request.header(countryHeader)) : '';
     const referrerHost = referrerHostOf(request.header('referer'));
     if (memoised !== undefined) clicks.recordInCell(memoised.cell, kind, country, referrerHost, now);

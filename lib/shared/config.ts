@@ -15,6 +15,7 @@ import { type DomainWatchConfig, domainWatchConfig, domainWatchEnv } from './con
 import { type EscrowConfig, escrowConfig, escrowEnv, refineEscrowEnv } from './config/escrow.ts';
 import { type FailoverConfig, failoverConfig, failoverEnv, refineFailoverEnv } from './config/failover.ts';
 import { type LinksConfig, linksConfig, linksEnv } from './config/links.ts';
+import { type ProberConfig, proberConfig, proberEnv } from './config/prober.ts';
 import { type RateLimitsConfig, rateLimitsConfig, rateLimitsEnv } from './config/rate_limits.ts';
 import { type RedirectConfig, redirectConfig, redirectEnv } from './config/redirect.ts';
 import { type RedisConfig, redisConfig, redisEnv, refineRedisEnv } from './config/redis.ts';
@@ -48,6 +49,7 @@ export const envSchema = z
     ...escrowEnv.shape,
     ...cdnEnv.shape,
     ...domainWatchEnv.shape,
+    ...proberEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineTemporalEnv(env, ctx);
@@ -79,7 +81,8 @@ export interface Config
     AnalyticsConfig,
     EscrowConfig,
     CdnConfig,
-    DomainWatchConfig {}
+    DomainWatchConfig,
+    ProberConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -121,5 +124,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...escrowConfig(e),
     ...cdnConfig(e),
     ...domainWatchConfig(e),
+    ...proberConfig(e),
   };
 }

@@ -373,3 +373,108 @@ export function registerWordPressBreakerGauge(registry: Registry, read: () => Pr
     },
   });
 }
+
+/** The black-box prober's own metrics (lib/prober), in the worker that runs it. */
+export interface ProbeMetrics {
+  /** lifeline_probe_total{result="ok|mismatch|error"}: one per code asked through the public short domain. */
+  probes: Counter<'result'>;
+  /** lifeline_probe_duration_seconds: request to answer's headers, as seen from outside the web process. */
+  duration: Histogram;
+  /** lifeline_probe_incidents_opened_total: incidents the prober opened. */
+  incidentsOpened: Counter;
+}
+
+/**
+ * Creates the prober's metrics in `registry` (the worker's; absent: a registry of their own, which tests read),
+ * with all three results at 0 from the start.
+ */
+export function createProbeMetrics(registry: Registry = new Registry()): ProbeMetrics {
+  const probes = new Counter({
+    name: 'lifeline_probe_total',
+    help:
+      'Probes of one code through the public short domain, by result: ok (status and Location as Postgres ' +
+      'says), mismatch (another answer), error (no answer, a timeout or a 5xx).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  for (const result of ['ok', 'mismatch', 'error']) probes.inc({ result }, 0);
+  return {
+    probes,
+    duration: new Histogram({
+      name: 'lifeline_probe_duration_seconds',
+      help: 'How long a probe waited for the answer of the public short domain (headers), as a reader would.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    incidentsOpened: new Counter({
+      name: 'lifeline_probe_incidents_opened_total',
+      help: 'Probe incidents opened: a probe failed or answered other than Postgres says, none being open.',
+      registers: [registry],
+    }),
+  };
+}
+
+/**
+ * `lifeline_probe_incidents_open`: probe incidents open now (0 or 1), read from Postgres when scraped, so every
+ * worker shows the same number and a restart loses nothing. A failed read leaves the last value.
+ */
+export function registerProbeIncidentGauge(registry: Registry, read: () => Promise<number>): void {
+  new Gauge({
+    name: 'lifeline_probe_incidents_open',
+    help: 'Probe incidents open now: the public short domain answered wrongly or not at all, and has not passed since.',
+    registers: [registry],
+    async collect() {
+      const value = await read().catch(() => null);
+      if (value !== null) this.set(value);
+    },
+  });
+}
+
+/** The latest finished failover drill towards one front (read from ops_runs). */
+export interface DrillGaugeValue {
+  to: string;
+  /** The latest finished drill passed. */
+  passed: boolean;
+  /** When the latest passing drill finished (seconds since the epoch), or null when none has. */
+  lastSuccessSeconds: number | null;
+}
+
+/**
+ * `lifeline_drill_last_result{to}` (1 pass, 0 fail) and `lifeline_drill_last_success_timestamp_seconds{to}`,
+ * read from ops_runs when scraped. A front no drill has finished towards has no series, so "never drilled" is
+ * not a failure (the staleness alert covers it). A failed read leaves the last values.
+ */
+export function registerDrillGauges(registry: Registry, read: () => Promise<DrillGaugeValue[]>): void {
+  let pending: { at: number; values: Promise<DrillGaugeValue[] | null> } | null = null;
+  const current = () => {
+    const now = Date.now();
+    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
+    return pending.values;
+  };
+  new Gauge({
+    name: 'lifeline_drill_last_result',
+    help: 'The latest finished failover drill towards a front: 1 passed, 0 failed.',
+    labelNames: ['to'],
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (!values) return;
+      this.reset();
+      for (const v of values) this.set({ to: v.to }, v.passed ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'lifeline_drill_last_success_timestamp_seconds',
+    help: 'When the latest passing failover drill towards a front finished (Unix seconds).',
+    labelNames: ['to'],
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (!values) return;
+      this.reset();
+      for (const v of values) {
+        if (v.lastSuccessSeconds !== null) this.set({ to: v.to }, v.lastSuccessSeconds);
+      }
+    },
+  });
+}

@@ -1,5 +1,6 @@
 import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict } from './link_rows.ts';
 import { LINK_COLUMNS } from './link_store.ts';
+import { PROBE_CANARY_OWNER } from './probe_store.ts';
 import type { Db } from './sql.ts';
 
 /** Filters of a link listing; all optional, combined with AND. Deleted links are never listed. */
@@ -76,7 +77,8 @@ export async function listLinks(
   position?: LinkListPosition,
 ): Promise<ListedLinkRow[]> {
   const { column, descending } = SORT_SQL[sort];
-  const conditions = [db`deleted_at IS NULL`];
+  // The prober's canary (lib/prober/probe_canary.ts) is Lifeline's own, not an editor's link: never listed.
+  const conditions = [db`deleted_at IS NULL`, db`owner <> ${PROBE_CANARY_OWNER}`];
   if (filter.q) {
     const pattern = likePattern(filter.q);
     const tag = db.array([filter.q]);

@@ -93,3 +93,19 @@ export async function getLatestSucceededRun(
     ORDER BY started_at DESC LIMIT 1`;
   return rows[0] ?? null;
 }
+
+/**
+ * Per front drilled towards (`report.to`): whether the latest finished drill (passed or failed; a cancelled one
+ * proves nothing) passed, and when the latest passing one finished.
+ */
+export async function getDrillResults(
+  db: Db,
+): Promise<{ to: string; passed: boolean; lastSuccessAt: Date | null }[]> {
+  return db<{ to: string; passed: boolean; lastSuccessAt: Date | null }[]>`
+    SELECT DISTINCT ON (report->>'to') report->>'to' AS "to", status = 'succeeded' AS passed,
+      (SELECT max(s.finished_at) FROM ops_runs AS s
+       WHERE s.kind = 'drill' AND s.status = 'succeeded' AND s.report->>'to' = r.report->>'to') AS "lastSuccessAt"
+    FROM ops_runs AS r
+    WHERE kind = 'drill' AND status IN ('succeeded', 'failed') AND report->>'to' IS NOT NULL
+    ORDER BY report->>'to', finished_at DESC, id DESC`;
+}

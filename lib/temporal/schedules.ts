@@ -7,7 +7,9 @@ import {
 import {
   getBitlyClicksScheduleId,
   getDomainWatchScheduleId,
+  getDrillScheduleId,
   getEscrowScheduleId,
+  getProbeScheduleId,
   getReconcileScheduleId,
   getRescanScheduleId,
   getSnapshotScheduleId,
@@ -36,6 +38,13 @@ export interface ScheduleSettings {
    * or nothing to watch): the Schedule is removed if an earlier start made it.
    */
   domainWatch?: { interval: string; hosts: string[]; domains: string[] } | undefined;
+  /** PROBE_INTERVAL: how often the black-box prober asks the short domain; unset (`off`): none, an old one removed. */
+  probeInterval?: string | undefined;
+  /**
+   * DRILL_INTERVAL and FAILOVER_DNS_TTL_SECONDS: how often the failover drill runs on its own, and the TTL its
+   * estimate adds; unset (`off`): none, an old one removed.
+   */
+  drill?: { interval: string; dnsTtlSeconds: number } | undefined;
 }
 
 interface ScheduleSpec {
@@ -118,6 +127,29 @@ export async function ensureSchedules(
     } else {
       await removeSchedule(client, o.scheduleId, logger);
     }
+  }
+  // Watching Lifeline from outside (docs/OPERATIONS.md, "The prober", "Scheduled drills"): on unless `off`.
+  if (settings.probeInterval) {
+    specs.push({
+      scheduleId: getProbeScheduleId(settings.taskQueue),
+      every: settings.probeInterval,
+      workflowType: WORKFLOW_TYPES.probe,
+      kind: 'probe',
+      args: [{ reason: 'schedule' }],
+    });
+  } else {
+    await removeSchedule(client, getProbeScheduleId(settings.taskQueue), logger);
+  }
+  if (settings.drill) {
+    specs.push({
+      scheduleId: getDrillScheduleId(settings.taskQueue),
+      every: settings.drill.interval,
+      workflowType: WORKFLOW_TYPES.scheduledDrill,
+      kind: 'drill',
+      args: [{ reason: 'schedule', dnsTtlSeconds: settings.drill.dnsTtlSeconds }],
+    });
+  } else {
+    await removeSchedule(client, getDrillScheduleId(settings.taskQueue), logger);
   }
   for (const spec of specs) await ensureSchedule(client, settings.taskQueue, spec, logger);
 }

@@ -7,6 +7,7 @@ import { getEscrowOverview } from '../../../lib/escrow/get_escrow_overview.ts';
 import { getRunningFrontChange } from '../../../lib/failover/request_front_change.ts';
 import { getAdoptionOverview } from '../../../lib/operations/adoption_overview.ts';
 import { getOpsOverview } from '../../../lib/operations/get_ops_overview.ts';
+import { getProbeOverview } from '../../../lib/prober/probe_overview.ts';
 import { AppError } from '../../../lib/shared/errors.ts';
 import { toFieldSentences } from '../../../lib/ui/link_form.ts';
 import type { WebDeps } from '../../app_env.ts';
@@ -44,12 +45,13 @@ export const actorOf = (c: Context<UiEnv>) => {
 };
 
 async function loadView(deps: WebDeps): Promise<OpsView> {
-  const [{ front, runs, keys, users }, running, adoption, escrow, domainFacts] = await Promise.all([
+  const [{ front, runs, keys, users }, running, adoption, escrow, domainFacts, probes] = await Promise.all([
     getOpsOverview(deps.sql),
     getRunningFrontChange(deps.sql),
     getAdoptionOverview(deps.sql),
     getEscrowOverview({ sql: deps.sql, config: deps.config, logger: deps.logger }),
     getDomainWatchOverview(deps.sql),
+    getProbeOverview({ sql: deps.sql, config: deps.config }),
   ]);
   const { uiUrl, namespace } = deps.config.temporal;
   const state = running ? await deps.ops.describeFrontChange(running.workflowId).catch(() => null) : null;
@@ -74,6 +76,7 @@ async function loadView(deps: WebDeps): Promise<OpsView> {
     adoption,
     escrow,
     domains: { interval: deps.config.domainWatch.interval, facts: domainFacts },
+    probes,
   };
 }
 

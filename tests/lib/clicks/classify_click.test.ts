@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { classifyClick, countryOf, hasQrMarker, referrerHostOf } from '../../../lib/clicks/classify_click.ts';
+import { PROBE_USER_AGENT } from '../../../lib/prober/run_probe.ts';
 
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
@@ -51,6 +52,14 @@ describe('classifyClick', () => {
       'human',
       'bounded work',
     );
+  });
+
+  test("the prober's agent is no click of any kind; only an agent that starts with it", () => {
+    assert.equal(classifyClick('GET', PROBE_USER_AGENT, ''), null);
+    assert.equal(classifyClick('GET', PROBE_USER_AGENT, 'qr=1'), null);
+    assert.equal(classifyClick('GET', PROBE_USER_AGENT, ''), null, 'the remembered verdict too');
+    assert.equal(classifyClick('GET', `${CHROME} LifelineProbe/1`, ''), 'human');
+    assert.equal(classifyClick('GET', 'lifelineprobe/1', ''), 'bot', 'case matters: a tool, not our prober');
   });
 
   test('hasQrMarker', () => {

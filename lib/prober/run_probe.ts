@@ -1,0 +1,208 @@
+// The black-box prober (docs/OPERATIONS.md, "The prober"): asks the public short domain for a rotating sample of
+// real codes and the canary, as a reader would, and compares each answer (status and Location) with what Postgres
+// says it must be, through the same pure policy the web tier answers with. Availability and latency as seen from
+// outside the web process go to the worker's metrics; a failure opens an incident, a clean probe closes it.
+import { PROBE_USER_AGENT_PREFIX } from '../clicks/classify_click.ts';
+import { getActiveFront } from '../failover/active_front.ts';
+import type { LinkResolver } from '../redirect/link_resolver.ts';
+import { decideRedirect } from '../redirect/redirect_policy.ts';
+import { toServingRecord } from '../redirect/serving_record.ts';
+import { PermanentFailure } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
+import {
+  closeProbeIncident,
+  getProbeRows,
+  isSyncedOnBitly,
+  listProbeSample,
+  type ProbeFailure,
+  recordProbeFailures,
+} from '../stores/probe_store.ts';
+import { getSetting, upsertSetting } from '../stores/settings_store.ts';
+import type { Sql } from '../stores/sql.ts';
+import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
+import { ensureCanary } from './probe_canary.ts';
+import type { ProbeDeps } from './probe_deps.ts';
+
+export type { ProbeFailure };
+
+export interface ProberDeps {
+  sql: Sql;
+  logger: Logger;
+  resolver: LinkResolver;
+  targetPolicy: CanonicalTargetPolicy;
+  /** Absent: the prober is not configured on this worker, and its activity refuses to run. */
+  probe?: ProbeDeps | undefined;
+}
+
+/** The User-Agent of every probe: the web tier counts no click for it (lib/clicks/classify_click.ts). */
+export const PROBE_USER_AGENT = `${PROBE_USER_AGENT_PREFIX}1 (+availability probe; docs/OPERATIONS.md#the-prober)`;
+/** Where the rotating sample goes on from (settings). */
+const CURSOR_SETTING = 'probe.cursor';
+/** Failures an incident's report keeps per probe (the counts are exact). */
+const FAILURE_EXAMPLES = 5;
+
+export type ProbeResult = 'ok' | 'mismatch' | 'error';
+type Expected = ReturnType<typeof expectedAnswer>;
+
+export interface ProbeReport {
+  /** Codes asked (the canary included), their results, and up to five failures. */
+  checked: number;
+  ok: number;
+  mismatch: number;
+  error: number;
+  canary: string | null;
+  failures: ProbeFailure[];
+  /** The incident this probe opened or added to, or closed; null when none changed. */
+  incident: { id: string; change: 'opened' | 'extended' | 'closed' } | null;
+}
+
+/** "301 https://…", "410", "200": a reader's answer in one comparable string (as lib/failover/verify_fronts.ts). */
+function describe(status: number, location: string | null | undefined): string {
+  return location ? `${status} ${location}` : String(status);
+}
+
+/** What Postgres says the short domain must answer for `row` now. */
+export function expectedAnswer(
+  row: LinkRow,
+  nowMs: number,
+  redirect: ProbeDeps['redirect'],
+): { answer: string; location: string | null } {
+  const decision = decideRedirect(row.code, toServingRecord(row), nowMs, redirect);
+  return { answer: describe(decision.status, decision.location), location: decision.location ?? null };
+}
+
+/** Asks the public short domain for `code` as a reader would; never follows the redirect. */
+async function ask(
+  probe: ProbeDeps,
+  code: string,
+): Promise<{ answer: string; status: number; location: string | null } | { failure: string }> {
+  const started = performance.now();
+  try {
+    const response = await fetch(`${probe.baseUrl}/${encodeURIComponent(code)}`, {
+      redirect: 'manual',
+      headers: { 'user-agent': PROBE_USER_AGENT },
+      signal: AbortSignal.timeout(probe.timeoutMs),
+    });
+    probe.metrics.duration.observe((performance.now() - started) / 1000);
+    await response.body?.cancel().catch(() => undefined);
+    const location = response.headers.get('location');
+    return { answer: describe(response.status, location), status: response.status, location };
+  } catch (error) {
+    const name = error instanceof Error ? error.name : 'Error';
+    const cause = (error as { cause?: { code?: unknown } }).cause?.code;
+    return {
+      failure: name === 'TimeoutError' ? `no answer in ${probe.timeoutMs} ms` : String(cause ?? name),
+    };
+  }
+}
+
+/** The next codes of the rotating sample, wrapping around at the end; moves the cursor on. */
+async function nextSample(sql: Sql, probe: ProbeDeps, nowMs: number, onBitly: boolean): Promise<LinkRow[]> {
+  const settledBefore = new Date(nowMs - probe.settleMs);
+  const cursor = (await getSetting<string>(sql, CURSOR_SETTING)) ?? '';
+  let rows = await listProbeSample(sql, { cursor, limit: probe.sample, settledBefore, onBitly });
+  if (rows.length < probe.sample && cursor !== '') {
+    const seen = new Set(rows.map((r) => r.code));
+    const more = await listProbeSample(sql, {
+      cursor: '',
+      limit: probe.sample - rows.length,
+      settledBefore,
+      onBitly,
+    });
+    rows = [...rows, ...more.filter((r) => !seen.has(r.code))];
+  }
+  await upsertSetting(sql, CURSOR_SETTING, rows.at(-1)?.code ?? '');
+  return rows;
+}
+
+/**
+ * One probe: the canary and the next PROBE_SAMPLE codes, each asked through PROBE_BASE_URL and compared with
+ * Postgres. A code whose row changed while it was asked is left out (its answer may rightly be either). Records
+ * every result in the metrics; any failure opens (or adds to) the incident, a probe without one closes it.
+ */
+export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}): Promise<ProbeReport> {
+  if (!deps.probe) throw new PermanentFailure('the prober is not configured on this worker');
+  const probe = input.sample ? { ...deps.probe, sample: input.sample } : deps.probe;
+  const canary = await ensureCanary(deps, probe.canaryUrl);
+  // While Bitly fronts the short domain it answers, with its own status (301): only the Location is ours to expect.
+  const onBitly = (await getActiveFront(deps.sql)).active === 'bitly';
+  const nowMs = Date.now();
+  const sample = await nextSample(deps.sql, probe, nowMs, onBitly);
+  const rows = new Map(sample.map((r) => [r.code, r]));
+  if (canary && !rows.has(canary) && (!onBitly || (await isSyncedOnBitly(deps.sql, canary)))) {
+    const row = (await getProbeRows(deps.sql, [canary])).get(canary);
+    if (row) rows.set(canary, row);
+  }
+  const asked = await Promise.all(
+    [...rows.values()].map(async (row) => ({
+      row,
+      expected: expectedAnswer(row, nowMs, probe.redirect),
+      got: await ask(probe, row.code),
+    })),
+  );
+  const matches = (got: { status: number; answer: string; location: string | null }, expected: Expected) =>
+    onBitly
+      ? got.status >= 300 && got.status < 400 && got.location === expected.location
+      : got.answer === expected.answer;
+  // A wrong answer for a row that changed meanwhile proves nothing: left out.
+  const wrong = asked.filter((a) => !('failure' in a.got) && !matches(a.got, a.expected));
+  const now = await getProbeRows(
+    deps.sql,
+    wrong.map((a) => a.row.code),
+  );
+  const report: ProbeReport = {
+    checked: 0,
+    ok: 0,
+    mismatch: 0,
+    error: 0,
+    canary,
+    failures: [],
+    incident: null,
+  };
+  for (const { row, expected, got } of asked) {
+    let result: ProbeResult;
+    let actual: string;
+    if ('failure' in got) {
+      result = 'error';
+      actual = got.failure;
+    } else if (got.status >= 500) {
+      result = 'error';
+      actual = got.answer;
+    } else if (matches(got, expected)) {
+      result = 'ok';
+      actual = got.answer;
+    } else {
+      if (now.get(row.code)?.version !== row.version) continue;
+      result = 'mismatch';
+      actual = got.answer;
+    }
+    report.checked++;
+    report[result]++;
+    probe.metrics.probes.inc({ result });
+    if (result !== 'ok' && report.failures.length < FAILURE_EXAMPLES) {
+      report.failures.push({ code: row.code, result, expected: expected.answer, actual });
+    }
+  }
+  if (report.failures.length > 0) {
+    const { incident, opened } = await recordProbeFailures(deps.sql, {
+      mismatches: report.mismatch,
+      errors: report.error,
+      first: report.failures[0]!,
+      last: report.failures.at(-1)!,
+    });
+    report.incident = { id: incident.id, change: opened ? 'opened' : 'extended' };
+    if (opened) probe.metrics.incidentsOpened.inc();
+    deps.logger.error(
+      { incident: incident.id, opened, baseUrl: probe.baseUrl, failures: report.failures },
+      'probe failed: the short domain answered wrongly or not at all',
+    );
+  } else if (report.checked > 0) {
+    const closed = await closeProbeIncident(deps.sql);
+    if (closed) {
+      report.incident = { id: closed.id, change: 'closed' };
+      deps.logger.info({ incident: closed.id, checked: report.checked }, 'probe passed: incident closed');
+    }
+  }
+  return report;
+}
