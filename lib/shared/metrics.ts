@@ -442,7 +442,7 @@ export interface DrillGaugeValue {
 /**
  * `lifeline_drill_last_result{to}` (1 pass, 0 fail) and `lifeline_drill_last_success_timestamp_seconds{to}`,
  * read from ops_runs when scraped. A front no drill has finished towards has no series, so "never drilled" is
- * not a failure (the staleness alert covers it). A failed read leaves the last values.
+ * not a failure; a Schedule that stopped shows as an old last-success time on the dashboard. A failed read leaves the last values.
  */
 export function registerDrillGauges(registry: Registry, read: () => Promise<DrillGaugeValue[]>): void {
   let pending: { at: number; values: Promise<DrillGaugeValue[] | null> } | null = null;
