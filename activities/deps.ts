@@ -1,4 +1,6 @@
+import type { ArchiveDeps } from '../lib/archive/archive_deps.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
+import type { DestinationDeps } from '../lib/destinations/act_on_destination.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
@@ -43,6 +45,14 @@ export interface ActivityDeps {
   cdn?: CdnPurger;
   /** How the sync queue is drained (SYNC_BATCH_SIZE); absent: the defaults. */
   syncQueue?: SyncQueueSettings;
+  /**
+   * Dead destinations: the Internet Archive's client and mode (ARCHIVE_MODE) with the save counter, and what
+   * acting on a verdict needs (our own hosts, DEAD_MOVED_AUTO_RETARGET).
+   */
+  destinations: {
+    archive: ArchiveDeps['archive'];
+    acting: DestinationDeps['destinations'];
+  };
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

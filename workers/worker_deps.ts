@@ -1,4 +1,7 @@
+import { Registry } from 'prom-client';
 import type { ActivityDeps } from '../activities/deps.ts';
+import { createInternetArchive } from '../lib/archive/internet_archive.ts';
+import { createOwnHostTest } from '../lib/archive/own_hosts.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
@@ -11,6 +14,8 @@ import type { ServingReplica } from '../lib/redirect/serving_replica.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
+import { createArchiveSaveCounter } from '../lib/shared/metrics.ts';
+import { createOutgoingFetch } from '../lib/shared/outgoing_request.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
@@ -39,8 +44,11 @@ export function createWorkerDeps(
     cdn?: CdnPurger;
     /** Sync-queue tuning other than the defaults (tests: shorter backoff). */
     syncQueue?: Partial<SyncQueueSettings>;
+    /** The registry lifeline_archive_saves_total is counted in (the worker's /metrics); default: a private one. */
+    registry?: Registry;
   },
 ): ActivityDeps {
+  const archiveSaves = createArchiveSaveCounter(base.registry ?? new Registry());
   return {
     sql: base.sql,
     logger: base.logger,
@@ -65,6 +73,26 @@ export function createWorkerDeps(
     wordpressBreaker: config.wordpressBreaker,
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
+    destinations: {
+      archive: {
+        mode: config.archive.mode,
+        internetArchive:
+          config.archive.mode === 'off'
+            ? undefined
+            : createInternetArchive({
+                saveBaseUrl: config.archive.saveBaseUrl,
+                availabilityBaseUrl: config.archive.availabilityBaseUrl,
+                keys: config.archive.keys,
+                fetch: createOutgoingFetch(config.outgoing),
+              }),
+        isOwnHost: createOwnHostTest(config.safety.trustedHosts),
+        count: (outcome) => archiveSaves.inc({ outcome }),
+      },
+      acting: {
+        ownHosts: config.safety.trustedHosts,
+        autoRetargetMoved: config.deadDestinations.autoRetargetMoved,
+      },
+    },
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

@@ -35,6 +35,7 @@ export const WORKFLOW_TYPES = {
   retargetLinks: 'retargetLinksWorkflow',
   escrowExport: 'escrowExportWorkflow',
   staticSnapshot: 'staticSnapshotWorkflow',
+  archiveDestination: 'archiveDestinationWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -494,3 +495,22 @@ export interface EscrowRunInput {
 
 export type EscrowExportReport = ScheduledExportReport;
 export type StaticSnapshotReport = ScheduledSnapshotReport;
+
+// ------------------------------------------------------------------------- archived copies of destinations
+
+/**
+ * The archived copy of one link's destination (Save Page Now, else the closest Wayback snapshot). A retarget
+ * starts it again and ends the run for the old target (its results would be ignored anyway: they are written
+ * only while the link still points where they were asked for).
+ */
+export function getArchiveWorkflowId(code: string): string {
+  return `archive:${code}`;
+}
+
+export interface ArchiveDestinationInput {
+  code: string;
+}
+
+export type ArchiveDestinationReport =
+  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'saved' | 'found' | 'missing' | 'failed'; url: string };

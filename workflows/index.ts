@@ -1,5 +1,6 @@
 // The one workflowsPath module: every workflow the worker runs is exported here.
 
+export { archiveDestinationWorkflow } from './archive_destination.ts';
 export { backfillPostsWorkflow } from './backfill_posts.ts';
 export { changeFrontWorkflow } from './change_front.ts';
 export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';

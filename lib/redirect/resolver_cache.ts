@@ -172,7 +172,8 @@ export function createRecordAdmission(
     if (!policy) return record;
     const problem =
       targetRuleProblem(record.url, policy) ??
-      (record.expiredUrl === null ? null : targetRuleProblem(record.expiredUrl, policy));
+      (record.expiredUrl === null ? null : targetRuleProblem(record.expiredUrl, policy)) ??
+      (record.fallbackUrl === undefined ? null : targetRuleProblem(record.fallbackUrl, policy));
     if (problem === null) return record;
     counted[layer].tampered.n++;
     logger?.error(

@@ -7,6 +7,7 @@ import {
   analyticsEnv,
   refineAnalyticsEnv,
 } from './config/analytics.ts';
+import { type ArchiveConfig, archiveConfig, archiveEnv, refineArchiveEnv } from './config/archive.ts';
 import { type AuthConfig, authConfig, authEnv, refineAuthEnv } from './config/auth.ts';
 import { type BitlyConfig, bitlyConfig, bitlyEnv, refineBitlyEnv } from './config/bitly.ts';
 import { type CdnConfig, cdnConfig, cdnEnv, refineCdnEnv } from './config/cdn.ts';
@@ -46,6 +47,7 @@ export const envSchema = z
     ...analyticsEnv.shape,
     ...escrowEnv.shape,
     ...cdnEnv.shape,
+    ...archiveEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineTemporalEnv(env, ctx);
@@ -56,6 +58,7 @@ export const envSchema = z
     refineFailoverEnv(env, ctx);
     refineEscrowEnv(env, ctx);
     refineCdnEnv(env, ctx);
+    refineArchiveEnv(env, ctx);
   });
 
 export type Env = z.infer<typeof envSchema>;
@@ -76,7 +79,8 @@ export interface Config
     LinksConfig,
     AnalyticsConfig,
     EscrowConfig,
-    CdnConfig {}
+    CdnConfig,
+    ArchiveConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -117,5 +121,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...analyticsConfig(e),
     ...escrowConfig(e),
     ...cdnConfig(e),
+    ...archiveConfig(e),
   };
 }

@@ -351,3 +351,58 @@ export function registerWordPressBreakerGauge(registry: Registry, read: () => Pr
     },
   });
 }
+
+/** lifeline_archive_saves_total: what became of each request to the Internet Archive (the worker counts it). */
+export function createArchiveSaveCounter(registry: Registry): Counter<'outcome'> {
+  return new Counter({
+    name: 'lifeline_archive_saves_total',
+    help:
+      'Requests to the Internet Archive for a copy of a destination, by outcome: saved (Save Page Now captured ' +
+      'it), found (an existing snapshot), missing (none), failed (the capture ended in error), rate_limited ' +
+      '(429, retried after Retry-After), refused (keys or URL refused), unavailable (outage or timeout, retried).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+}
+
+/** How many checked destinations of active links have each verdict (destination_states, read at scrape time). */
+export type DestinationVerdictCounts = Record<'unchecked' | 'ok' | 'suspect' | 'dead' | 'moved', number>;
+
+/**
+ * The dead-destination gauges, read from Postgres when scraped (one read per scrape): `lifeline_destinations`
+ * by verdict, and `lifeline_destinations_dead_ratio`, dead among the checked (ok, suspect, dead, moved; 0 when
+ * none is checked), which the DeadDestinationsJump alert watches. A failed read leaves the last values.
+ */
+export function registerDestinationGauges(
+  registry: Registry,
+  read: () => Promise<DestinationVerdictCounts>,
+): void {
+  let pending: { at: number; values: Promise<DestinationVerdictCounts | null> } | null = null;
+  const current = () => {
+    const now = Date.now();
+    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
+    return pending.values;
+  };
+  new Gauge({
+    name: 'lifeline_destinations',
+    help: 'Destinations of active links by the verdict of their checks (unchecked, ok, suspect, dead, moved).',
+    labelNames: ['verdict'],
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (!values) return;
+      for (const [verdict, n] of Object.entries(values)) this.set({ verdict }, n);
+    },
+  });
+  new Gauge({
+    name: 'lifeline_destinations_dead_ratio',
+    help: 'Share of checked destinations of active links whose verdict is dead (0 to 1).',
+    registers: [registry],
+    async collect() {
+      const v = await current();
+      if (!v) return;
+      const checked = v.ok + v.suspect + v.dead + v.moved;
+      this.set(checked === 0 ? 0 : v.dead / checked);
+    },
+  });
+}

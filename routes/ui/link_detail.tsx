@@ -3,6 +3,7 @@ import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { LinkDetailPage } from '../../components/LinkDetailPage.tsx';
 import { STATS_RANGES } from '../../components/link_detail/ClicksCard.tsx';
 import { getLinkFieldLabels } from '../../components/link_fields.ts';
+import { requestDestinationArchive } from '../../lib/archive/request_destination_archive.ts';
 import { getLinkStats } from '../../lib/clicks/link_stats.ts';
 import type { I18n } from '../../lib/i18n/translator.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
@@ -172,6 +173,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       });
       const path = `/ui/links/${encodeURIComponent(code)}`;
       if (!result.changed) return c.redirect(`${path}?unchanged=1`, 303);
+      if (parsed.data.url !== undefined) await requestDestinationArchive(deps, code);
       return c.redirect(`${path}?saved=1${result.sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
     } catch (error) {
       if (error instanceof PreconditionFailedError) {
