@@ -77,6 +77,11 @@ export async function actOnDestination(
     await liftFallback(deps, link.code, actor, 'the destination answers again');
     return { action: 'fallback_lifted', policy };
   }
+  if (link.fallbackUrl && policy !== 'fallback') {
+    // The policy changed away from `fallback` (on the link or its host): the link answers its target again.
+    await liftFallback(deps, link.code, actor, `dead-destination policy is now ${policy}`);
+    return { action: 'fallback_lifted', policy };
+  }
   if (state.verdict !== 'dead' && state.verdict !== 'moved') return { action: 'none', policy };
   if (policy === 'off') return { action: 'none', policy };
 
