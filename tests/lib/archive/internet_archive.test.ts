@@ -3,7 +3,10 @@
 // of it (typed failures the workflow retries or gives up on).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type InternetArchiveFake, startInternetArchiveFake } from '../../../devkit/fakes/internet_archive_fake.ts';
+import {
+  type InternetArchiveFake,
+  startInternetArchiveFake,
+} from '../../../devkit/fakes/internet_archive_fake.ts';
 import {
   createInternetArchive,
   type InternetArchive,
@@ -80,7 +83,10 @@ describe('the client', () => {
     const done = await archive.saveStatus(jobId);
     assert.equal(done.state, 'success');
     assert.ok(done.state === 'success');
-    assert.match(done.snapshotUrl, /^https:\/\/web\.archive\.org\/web\/\d{14}\/https:\/\/elsewhere\.example\/2026\/story$/);
+    assert.match(
+      done.snapshotUrl,
+      /^https:\/\/web\.archive\.org\/web\/\d{14}\/https:\/\/elsewhere\.example\/2026\/story$/,
+    );
     assert.ok(Math.abs(done.capturedAt.getTime() - Date.now()) < 60_000);
     const asked = fake.requests.filter((r) => r.path === '/save' && r.status === 200).at(-1);
     assert.equal(asked?.url, TARGET, 'the form carried the URL');
@@ -116,11 +122,14 @@ describe('the client', () => {
       assert.equal(error.kind, 'ArchiveUnavailable');
       return true;
     });
-    await assert.rejects(client({ accessKey: 'nope', secretKey: 'nope' }).requestSave(TARGET), (error: unknown) => {
-      assert.ok(error instanceof PermanentFailure);
-      assert.equal(error.kind, 'ArchiveKeys');
-      return true;
-    });
+    await assert.rejects(
+      client({ accessKey: 'nope', secretKey: 'nope' }).requestSave(TARGET),
+      (error: unknown) => {
+        assert.ok(error instanceof PermanentFailure);
+        assert.equal(error.kind, 'ArchiveKeys');
+        return true;
+      },
+    );
     fake.failNext('status', 502);
     await assert.rejects(archive.saveStatus('spn2-whatever'), TransientFailure);
   });
