@@ -1,7 +1,8 @@
+import { destinationHost } from '../archive/own_hosts.ts';
 import { type EditLinkDeps, type EditLinkResult, editLink } from '../links/edit_link.ts';
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
-import { getDestinationState } from '../stores/destination_state_store.ts';
+import { ensureDestinationRow, getDestinationState } from '../stores/destination_state_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 
 /**
@@ -23,8 +24,15 @@ export async function applyProposedRetarget(
       { path: 'url', message: fieldProblem('proposalStale') },
     ]);
   }
-  return editLink(deps, input.code, { url: state.proposedUrl }, input.actor, {
+  const result = await editLink(deps, input.code, { url: state.proposedUrl }, input.actor, {
     expectedVersion: link.version,
     ...(input.mayManagePostLinks ? { mayManagePostLinks: true } : {}),
   });
+  // The row now describes the new destination, unchecked, with nothing left to propose.
+  await ensureDestinationRow(deps.sql, {
+    code: input.code,
+    url: result.link.targetUrl,
+    host: destinationHost(result.link.targetUrl) ?? state.host,
+  });
+  return result;
 }
