@@ -7,10 +7,9 @@ import { useI18n } from './I18n.tsx';
 
 const OUTCOMES = ['ok', 'moved', 'gone', 'soft-404', 'unreachable', 'parked'] as const;
 
-/** The catalogue key of a check's outcome (unknown for none yet, or one this page does not know). */
-function outcomeKey(outcome: string | null) {
-  const known = OUTCOMES.find((o) => o === outcome);
-  return known ? (`destinations.outcome.${known}` as const) : ('destinations.outcome.unknown' as const);
+/** A check's outcome as its catalogue names it (unknown for none yet, or one this page does not know). */
+function outcomeName(outcome: string | null): (typeof OUTCOMES)[number] | 'unknown' {
+  return OUTCOMES.find((o) => o === outcome) ?? 'unknown';
 }
 
 const STATE_TABS: readonly DestinationListState[] = ['dead', 'fallback', 'proposed', 'moved', 'suspect'];
@@ -79,7 +78,7 @@ export function DestinationsPage(props: {
               <p class="small">
                 <span class="label">{t('destinations.col.seen')}</span>{' '}
                 {t('destinations.seen', {
-                  outcome: `${t(outcomeKey(item.outcome))}${item.httpStatus !== null ? ` (HTTP ${item.httpStatus})` : ''}`,
+                  outcome: `${t(`destinations.outcome.${outcomeName(item.outcome)}`)}${item.httpStatus !== null ? ` (HTTP ${item.httpStatus})` : ''}`,
                   when: when(item.verdictAt ?? item.checkedAt),
                 })}
               </p>
