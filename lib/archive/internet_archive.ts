@@ -188,7 +188,7 @@ export function createInternetArchive(options: InternetArchiveOptions): Internet
         throw new TransientFailure(`Wayback availability: HTTP ${status}`, 'ArchiveUnavailable');
       const closest = (body as { archived_snapshots?: { closest?: Record<string, unknown> } } | null)
         ?.archived_snapshots?.closest;
-      if (!closest || closest.available !== true || typeof closest.url !== 'string') return null;
+      if (closest?.available !== true || typeof closest.url !== 'string') return null;
       // A snapshot of an error page is no copy of the article.
       if (typeof closest.status === 'string' && !/^2\d\d$/.test(closest.status)) return null;
       const capturedAt = parseWaybackTimestamp(closest.timestamp);
