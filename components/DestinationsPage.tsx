@@ -1,6 +1,5 @@
 import type { UiSession } from '../lib/auth/sessions.ts';
-import type { DestinationItem } from '../lib/destinations/list_destinations.ts';
-import type { DestinationListState } from '../lib/stores/destination_state_store.ts';
+import type { DestinationItem, DestinationListState } from '../lib/destinations/list_destinations.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { CsrfField, Notice } from './Field.tsx';
 import { useI18n } from './I18n.tsx';

@@ -14,6 +14,12 @@ import {
 import type { Db } from '../stores/sql.ts';
 import { effectiveDeadPolicy } from './act_on_destination.ts';
 
+export {
+  DEAD_POLICIES,
+  type DeadPolicy,
+  type DestinationListState,
+} from '../stores/destination_state_store.ts';
+
 export const destinationQuerySchema = z.strictObject({
   state: z.enum(DESTINATION_LIST_STATES).default('dead'),
   limit: z.coerce.number().int().min(1).max(100).default(50),

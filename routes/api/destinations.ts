@@ -5,6 +5,7 @@ import { hasScope } from '../../lib/auth/api_keys.ts';
 import { actOnDestination, type DestinationDeps } from '../../lib/destinations/act_on_destination.ts';
 import { applyProposedRetarget } from '../../lib/destinations/apply_proposed_retarget.ts';
 import {
+  DEAD_POLICIES,
   destinationItemSchema,
   destinationQuerySchema,
   listDestinationsPage,
@@ -18,7 +19,6 @@ import {
 import { ValidationError } from '../../lib/shared/errors.ts';
 import { fieldProblem } from '../../lib/shared/field_problems.ts';
 import { validate } from '../../lib/shared/validation.ts';
-import { DEAD_POLICIES } from '../../lib/stores/destination_state_store.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
