@@ -60,8 +60,9 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     redirects: new Counter({
       name: 'lifeline_redirects_total',
       help:
-        'Short-host answers by outcome (redirect, not_found, gone, expired, blocked, warn, preview; tampered: a ' +
-        'stored target broke the target rule and answered 404).',
+        'Short-host answers by outcome (redirect, not_found, gone, expired, blocked, warn, preview; archived: a ' +
+        'dead destination answered with its archived copy; tampered: a stored target broke the target rule and ' +
+        'answered 404).',
       labelNames: ['outcome'],
       registers: [registry],
       collect: collectPending,
