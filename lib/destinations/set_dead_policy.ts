@@ -4,12 +4,14 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   DEAD_POLICIES,
   type DeadPolicy,
+  listActionableCodesOfHost,
   setHostDeadPolicy,
   setLinkDeadPolicy,
 } from '../stores/destination_state_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { canonicalizeHost } from '../targets/canonical_url.ts';
+import { actOnDestination, type DestinationDeps } from './act_on_destination.ts';
 
 /** A policy to set; null clears it (the link then follows its host's, the host the default `notify`). */
 export const deadPolicyInputSchema = z.strictObject({ policy: z.enum(DEAD_POLICIES).nullable() });
@@ -38,11 +40,20 @@ export function toPolicyHost(value: string): string | null {
   return canonicalizeHost(value);
 }
 
-/** Sets (or with null removes) the dead-destination policy of every destination on `host`. */
+/** How many of a host's dead links a policy change acts on from the request; the rest at their next check. */
+export const HOST_POLICY_ACT_NOW = 200;
+
+/**
+ * Sets (or with null removes) the dead-destination policy of every destination on `host`, then acts on the
+ * host's links that are dead, moved or answering a copy now (the first HOST_POLICY_ACT_NOW; the others at their
+ * next check). Returns how many were acted on.
+ */
 export async function setHostPolicy(
-  deps: { sql: Sql },
+  deps: DestinationDeps,
   input: { host: string; policy: DeadPolicy | null; actor: string },
-): Promise<{ host: string; policy: DeadPolicy | null }> {
+): Promise<{ host: string; policy: DeadPolicy | null; actedOn: number }> {
   await setHostDeadPolicy(deps.sql, input.host, input.policy, input.actor);
-  return { host: input.host, policy: input.policy };
+  const codes = await listActionableCodesOfHost(deps.sql, input.host, HOST_POLICY_ACT_NOW);
+  for (const code of codes) await actOnDestination(deps, { code, actor: input.actor });
+  return { host: input.host, policy: input.policy, actedOn: codes.length };
 }

@@ -282,3 +282,21 @@ export async function countDestinationVerdicts(db: Db): Promise<Record<Destinati
   for (const row of rows) counts[row.verdict] = row.n;
   return counts;
 }
+
+/**
+ * Codes of live links to `host` that a policy acts on now (dead, moved, or answering a copy), after `afterCode`,
+ * in code order: a host policy's change is applied to them in pages.
+ */
+export async function listActionableCodesOfHost(
+  db: Db,
+  host: string,
+  limit: number,
+  afterCode = '',
+): Promise<string[]> {
+  const rows = await db<{ code: string }[]>`
+    SELECT s.code FROM destination_states AS s JOIN links AS l ON l.code = s.code AND l.deleted_at IS NULL
+    WHERE s.host = ${host} AND s.code > ${afterCode}
+      AND (s.verdict IN ('dead', 'moved') OR s.fallback_since IS NOT NULL)
+    ORDER BY s.code LIMIT ${limit}`;
+  return rows.map((r) => r.code);
+}

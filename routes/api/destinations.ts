@@ -26,7 +26,11 @@ import { auth, codeParam, problem } from './openapi/common.ts';
 import { describeRoute, named } from './openapi/describe_route.ts';
 
 const policySchema = z.object({ code: z.string(), policy: z.enum(DEAD_POLICIES).nullable() });
-const hostPolicySchema = z.object({ host: z.string(), policy: z.enum(DEAD_POLICIES).nullable() });
+const hostPolicySchema = z.object({
+  host: z.string(),
+  policy: z.enum(DEAD_POLICIES).nullable(),
+  actedOn: z.number().int(),
+});
 const retargetedSchema = z.object({ code: z.string(), url: z.string(), version: z.number().int() });
 const hostParam = { name: 'host', in: 'path' as const, required: true, schema: z.string() };
 
@@ -96,7 +100,7 @@ export const DESTINATION_OPERATIONS = [
     path: '/destinations/hosts/{host}/policy',
     operationId: 'setDestinationHostPolicy',
     summary:
-      "The dead-destination policy of every link to a host that has none of its own; null removes it. Takes effect at each link's next check",
+      "The dead-destination policy of every link to a host that has none of its own; null removes it. Applied at once to the host's dead links (the first 200; the others at their next check)",
     scope: 'admin',
     parameters: [hostParam],
     body: named('DeadPolicyInput', deadPolicyInputSchema),
@@ -158,7 +162,7 @@ export function createDestinationRoutes(deps: WebDeps) {
     const { policy } = validate(deadPolicyInputSchema, await readJson(c));
     const host = toPolicyHost(c.req.param('host'));
     if (!host) throw new ValidationError([{ path: 'host', message: fieldProblem('needsHost') }]);
-    return c.json(await setHostPolicy(deps, { host, policy, actor: actorOf(c) }));
+    return c.json(await setHostPolicy(destinationDepsOf(deps), { host, policy, actor: actorOf(c) }));
   });
 
   return app;

@@ -168,6 +168,25 @@ describe('a dead destination with the policy fallback', () => {
     assert.equal(res.res.headers.get('Location'), 'https://elsewhere.example/2026/new-home');
   });
 
+  test('a host policy set through the API acts at once on the host’s dead links', async () => {
+    const url = 'https://hostapi.example/story';
+    const code = await linkWithCopy(url);
+    assert.deepEqual(await verdict(code, 'dead'), { action: 'none', policy: 'notify' });
+    const set = await h.api('/api/v1/destinations/hosts/HostAPI.example/policy', {
+      method: 'POST',
+      json: { policy: 'fallback' },
+    });
+    assert.equal(set.status, 200, await set.clone().text());
+    assert.deepEqual(await set.json(), { host: 'hostapi.example', policy: 'fallback', actedOn: 1 });
+    await readerGets(code, (r) => r.status === 200, 'the archived page');
+    const cleared = await h.api('/api/v1/destinations/hosts/hostapi.example/policy', {
+      method: 'POST',
+      json: { policy: null },
+    });
+    assert.deepEqual(await cleared.json(), { host: 'hostapi.example', policy: null, actedOn: 1 });
+    await readerGets(code, (r) => r.status === 301, 'the destination again');
+  });
+
   test('the host policy applies to links without their own; without a copy nothing changes', async () => {
     const url = 'https://hostpolicy.example/a';
     const code = await linkWithCopy(url);
@@ -294,6 +313,35 @@ describe('a moved destination on our own host', () => {
     assert.match(String(audit?.actor), /^apikey:/);
     // Nothing left to apply.
     assert.equal((await h.api(`/api/v1/destinations/${code}/retarget`, { method: 'POST' })).status, 404);
+  });
+
+  test('with DEAD_MOVED_AUTO_RETARGET the move is applied at once, audited as the system', async () => {
+    const url = 'https://newsroom.example/auto/old';
+    const moved = 'https://newsroom.example/auto/new';
+    const code = await createLinkCode(h, { url });
+    const link = await getLinkByCode(h.db.sql, code);
+    await writeDestinationVerdict(h.db.sql, {
+      code,
+      url: link!.targetUrl,
+      host: 'newsroom.example',
+      outcome: 'moved',
+      verdict: 'moved',
+      httpStatus: 301,
+      finalUrl: moved,
+      chain: [{ url, status: 301, location: moved }],
+    });
+    const deps = destinationDepsOf(h.deps);
+    const acted = await actOnDestination(
+      { ...deps, destinations: { ...deps.destinations, autoRetargetMoved: true } },
+      { code, actor: 'system:destination-checks' },
+    );
+    assert.deepEqual(acted, { action: 'retargeted', policy: 'notify' });
+    assert.equal((await getLinkByCode(h.db.sql, code))?.targetUrl, moved);
+    const [audit] = await h.db.sql`
+      SELECT actor FROM audit_log WHERE code = ${code} AND action = 'link.retargeted'`;
+    assert.equal(audit?.actor, 'system:destination-checks');
+    assert.equal((await getDestinationState(h.db.sql, code))?.proposedUrl, null);
+    await readerGets(code, (r) => r.headers.get('Location') === moved, 'the new address');
   });
 
   test('a move to another site is not proposed', async () => {
