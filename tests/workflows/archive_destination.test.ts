@@ -8,6 +8,7 @@ import {
   startInternetArchiveFake,
 } from '../../devkit/fakes/internet_archive_fake.ts';
 import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 import { getDestinationState } from '../../lib/stores/destination_state_store.ts';
 import type { ArchiveDestinationReport } from '../../workflows/contract.ts';
 
@@ -84,6 +85,7 @@ describe('archiveDestinationWorkflow', () => {
     assert.deepEqual(await archived(code), { outcome: 'saved', url });
     const saves = fake.requests.filter((r) => r.path === '/save' && r.url === url).map((r) => r.status);
     assert.deepEqual(saves, [429, 429, 200]);
+    await recordHistory('archiveDestinationWorkflow-rate-limited', `archive:${code}`);
   });
 
   test('a retarget saves the new destination and resets what was kept of the old one', async () => {
@@ -117,6 +119,7 @@ describe('archiveDestinationWorkflow', () => {
     assert.equal(state?.archiveState, 'found');
     assert.equal(state?.archiveUrl, `https://web.archive.org/web/20250301101010/${url}`);
     assert.equal(state?.archiveAt?.toISOString(), '2025-03-01T10:10:10.000Z');
+    await recordHistory('archiveDestinationWorkflow-capture-failed', `archive:${code}`);
   });
 
   test('nothing of ours goes to the Archive: a link to the newsroom’s own host is skipped', async () => {
