@@ -10,6 +10,7 @@ import {
   recordArchiveResult,
 } from '../stores/destination_state_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
+import { canonicalizeTarget } from '../targets/canonical_url.ts';
 import type { ArchiveDeps } from './archive_deps.ts';
 import { destinationHost } from './own_hosts.ts';
 
@@ -43,6 +44,15 @@ export async function beginDestinationArchive(
     return { action: 'skip', reason: 'already kept' };
   }
   return { action: deps.archive.mode === 'save' ? 'save' : 'lookup', url };
+}
+
+/**
+ * A snapshot URL as a link may answer it: canonical (the form every stored target has, which the resolver checks
+ * before a record enters its cache), or null when it has none.
+ */
+function canonicalSnapshotUrl(url: string): string | null {
+  const canonical = canonicalizeTarget(url);
+  return canonical.ok ? canonical.url : null;
 }
 
 /** Counts a failure of the Archive under its outcome and passes it on (the workflow retries or moves on). */
@@ -98,12 +108,17 @@ export async function checkArchiveSave(
     );
     return { state: 'failed', detail: status.statusExt };
   }
+  const snapshotUrl = canonicalSnapshotUrl(status.snapshotUrl);
+  if (!snapshotUrl) {
+    deps.archive.count('failed');
+    return { state: 'failed', detail: 'the snapshot URL is not one a link may answer' };
+  }
   deps.archive.count('saved');
   await recordArchiveResult(deps.sql, {
     code: input.code,
     url: input.url,
     state: 'saved',
-    archiveUrl: status.snapshotUrl,
+    archiveUrl: snapshotUrl,
     archiveAt: status.capturedAt,
   });
   return { state: 'saved' };
@@ -121,7 +136,8 @@ export async function findArchiveSnapshot(
   } catch (error) {
     countFailure(deps, error);
   }
-  if (!snapshot) {
+  const snapshotUrl = snapshot ? canonicalSnapshotUrl(snapshot.url) : null;
+  if (!snapshot || !snapshotUrl) {
     deps.archive.count('missing');
     await recordArchiveResult(deps.sql, { code: input.code, url: input.url, state: 'missing' });
     return { state: 'missing' };
@@ -131,7 +147,7 @@ export async function findArchiveSnapshot(
     code: input.code,
     url: input.url,
     state: 'found',
-    archiveUrl: snapshot.url,
+    archiveUrl: snapshotUrl,
     archiveAt: snapshot.capturedAt,
   });
   return { state: 'found' };

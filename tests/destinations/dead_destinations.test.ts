@@ -32,6 +32,8 @@ before(async () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: PREFIX,
       SAFETY_TRUSTED_HOSTS: 'newsroom.example',
+      // Links may point only at these; the archived copies (web.archive.org) are answered all the same.
+      ALLOWED_TARGET_HOSTS: 'elsewhere.example,newsroom.example,hostpolicy.example,hostapi.example',
     },
   });
   await h.startWorker();
