@@ -4,14 +4,17 @@
 // workflow on a real worker. WordPress post IDs 90901–90909 are this file's.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Registry } from 'prom-client';
 import { createClient } from 'redis';
 import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { actOnDestination } from '../../lib/destinations/act_on_destination.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
+import { createArchiveSaveCounter, registerDestinationGauges } from '../../lib/shared/metrics.ts';
 import { toStaticAnswer } from '../../lib/snapshot/static_answer.ts';
 import {
   type ChainHop,
+  countDestinationVerdicts,
   type DestinationVerdict,
   getDestinationState,
   recordArchiveResult,
@@ -353,5 +356,22 @@ describe('a moved destination on our own host', () => {
       policy: 'notify',
     });
     assert.equal((await getDestinationState(h.db.sql, code))?.proposedUrl, null);
+  });
+});
+
+describe('metrics', () => {
+  test('the worker’s gauges: destinations of active links by verdict, and the dead share of the checked', async () => {
+    const registry = new Registry();
+    registerDestinationGauges(registry, () => countDestinationVerdicts(h.db.sql));
+    const counts = await countDestinationVerdicts(h.db.sql);
+    assert.ok(counts.dead > 0, 'this file left dead destinations behind');
+    const text = await registry.metrics();
+    assert.ok(text.includes(`lifeline_destinations{verdict="dead"} ${counts.dead}`), text);
+    const checked = counts.ok + counts.suspect + counts.dead + counts.moved;
+    const ratio = Number(/^lifeline_destinations_dead_ratio (\S+)$/m.exec(text)?.[1]);
+    assert.equal(ratio, counts.dead / checked);
+    const saves = createArchiveSaveCounter(registry);
+    saves.inc({ outcome: 'rate_limited' });
+    assert.match(await registry.metrics(), /lifeline_archive_saves_total\{outcome="rate_limited"\} 1/);
   });
 });
