@@ -814,7 +814,7 @@ export const ar: Messages = {
   'reports.onLink.queue': 'افتح قائمة الإشراف',
   'reports.ownList': 'أبلغ القرّاء عن روابط لك: {codes}. يراجعها أحد المديرين؛ افتح الرابط لترى السبب.',
   // الوجهات الميتة: قائمة الروابط التي توقفت وجهتها عن الاستجابة
-  'nav.destinations': 'روابط ميتة',
+  'nav.destinations': 'الوجهات',
   'destinations.title': 'وجهات ميتة',
   'destinations.heading': 'وجهات ميتة',
   'destinations.lede':

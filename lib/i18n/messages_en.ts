@@ -832,7 +832,7 @@ export const en = {
     'Readers reported links of yours: {codes}. An administrator reviews them; open a link to see why.',
   // Dead destinations: the queue of links whose destination stopped answering
   'problem.proposalStale': 'changed since the retarget was proposed; look at the link again',
-  'nav.destinations': 'Dead links',
+  'nav.destinations': 'Destinations',
   'destinations.title': 'Dead destinations',
   'destinations.heading': 'Dead destinations',
   'destinations.lede':
