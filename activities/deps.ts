@@ -1,4 +1,5 @@
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
+import type { DestinationCheckDeps } from '../lib/destinations/destination_check_deps.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
@@ -43,6 +44,8 @@ export interface ActivityDeps {
   cdn?: CdnPurger;
   /** How the sync queue is drained (SYNC_BATCH_SIZE); absent: the defaults. */
   syncQueue?: SyncQueueSettings;
+  /** Destination checks (link rot): the rule, the politeness gate, the settings; absent: they refuse. */
+  destinations?: DestinationCheckDeps;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

@@ -2,6 +2,7 @@ import { createAdoptionActivities, createRetargetActivities } from './adoption_a
 import { createAnalyticsActivities } from './analytics_activities.ts';
 import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createDestinationActivities } from './destination_activities.ts';
 import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
@@ -32,5 +33,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createEscrowActivities(deps),
     ...createCdnActivities(deps),
     ...createSyncQueueActivities(deps),
+    ...createDestinationActivities(deps),
   };
 }

@@ -16,9 +16,11 @@ import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import {
   createProcessMetrics,
+  registerDestinationMetrics,
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
+import { getDestinationOverview } from '../lib/stores/destination_state_store.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
@@ -55,6 +57,7 @@ const registry = createProcessMetrics();
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 // The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
+const destinationMetrics = registerDestinationMetrics(registry, () => getDestinationOverview(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -87,7 +90,13 @@ worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store }),
+  deps: createWorkerDeps(config, {
+    sql,
+    logger,
+    resolver,
+    servingStore: resolver.store,
+    destinations: { countCheck: destinationMetrics.countCheck },
+  }),
 });
 const client = new Client({ connection, namespace: config.temporal.namespace });
 await ensureSchedules(
@@ -99,6 +108,7 @@ await ensureSchedules(
     bitlyClicks: config.bitlyClicks,
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
+    destinationChecksEvery: config.destinationChecks.every,
   },
   logger,
 );

@@ -2,6 +2,10 @@ import type { ActivityDeps } from '../activities/deps.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
+import {
+  createDestinationCheckDeps,
+  type DestinationCheckDeps,
+} from '../lib/destinations/destination_check_deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
@@ -39,6 +43,8 @@ export function createWorkerDeps(
     cdn?: CdnPurger;
     /** Sync-queue tuning other than the defaults (tests: shorter backoff). */
     syncQueue?: Partial<SyncQueueSettings>;
+    /** Destination checks: the metrics counter; tests: a resolver for made-up names, a clock. */
+    destinations?: Omit<Parameters<typeof createDestinationCheckDeps>[1], 'sql' | 'logger'>;
   },
 ): ActivityDeps {
   return {
@@ -65,6 +71,11 @@ export function createWorkerDeps(
     wordpressBreaker: config.wordpressBreaker,
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
+    destinations: createDestinationCheckDeps(config, {
+      sql: base.sql,
+      logger: base.logger,
+      ...base.destinations,
+    }) satisfies DestinationCheckDeps,
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

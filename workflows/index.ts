@@ -2,6 +2,7 @@
 
 export { backfillPostsWorkflow } from './backfill_posts.ts';
 export { changeFrontWorkflow } from './change_front.ts';
+export { checkDestinationsWorkflow } from './check_destinations.ts';
 export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';
 export { expireLinkWorkflow } from './expire_link.ts';
 export { publishPostWorkflow } from './publish_post.ts';

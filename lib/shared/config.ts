@@ -11,6 +11,7 @@ import { type AuthConfig, authConfig, authEnv, refineAuthEnv } from './config/au
 import { type BitlyConfig, bitlyConfig, bitlyEnv, refineBitlyEnv } from './config/bitly.ts';
 import { type CdnConfig, cdnConfig, cdnEnv, refineCdnEnv } from './config/cdn.ts';
 import { type DatabaseConfig, databaseConfig, databaseEnv } from './config/database.ts';
+import { type DestinationsConfig, destinationsConfig, destinationsEnv } from './config/destinations.ts';
 import { type EscrowConfig, escrowConfig, escrowEnv, refineEscrowEnv } from './config/escrow.ts';
 import { type FailoverConfig, failoverConfig, failoverEnv, refineFailoverEnv } from './config/failover.ts';
 import { type LinksConfig, linksConfig, linksEnv } from './config/links.ts';
@@ -46,6 +47,7 @@ export const envSchema = z
     ...analyticsEnv.shape,
     ...escrowEnv.shape,
     ...cdnEnv.shape,
+    ...destinationsEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineTemporalEnv(env, ctx);
@@ -76,7 +78,8 @@ export interface Config
     LinksConfig,
     AnalyticsConfig,
     EscrowConfig,
-    CdnConfig {}
+    CdnConfig,
+    DestinationsConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -117,5 +120,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...analyticsConfig(e),
     ...escrowConfig(e),
     ...cdnConfig(e),
+    ...destinationsConfig(e),
   };
 }

@@ -351,3 +351,54 @@ export function registerWordPressBreakerGauge(registry: Registry, read: () => Pr
     },
   });
 }
+
+/** What the destination gauges show (read from Postgres at scrape time). */
+export interface DestinationGaugeValues {
+  byVerdict: Record<string, number>;
+  oldestDueAgeSeconds: number;
+}
+
+/**
+ * The destination checks' metrics (link rot; docs/OPERATIONS.md, "Destination checks"): the counter
+ * `lifeline_destination_checks_total{outcome}` the worker's checks increment (the returned `countCheck`), and two
+ * gauges read from Postgres when scraped: `lifeline_destination_verdicts{verdict}` and
+ * `lifeline_destination_check_queue_age_seconds`. A failed read leaves the last values.
+ */
+export function registerDestinationMetrics(
+  registry: Registry,
+  read: () => Promise<DestinationGaugeValues>,
+): { countCheck(outcome: string): void } {
+  let pending: { at: number; values: Promise<DestinationGaugeValues | null> } | null = null;
+  const current = () => {
+    const now = Date.now();
+    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
+    return pending.values;
+  };
+  const checks = new Counter({
+    name: 'lifeline_destination_checks_total',
+    help: 'Destination checks by outcome (ok, moved, gone, soft-404, unreachable, parked; skipped: an excluded host).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'lifeline_destination_verdicts',
+    help: 'Active links by the verdict on their destination (unchecked, ok, suspect, dead, moved).',
+    labelNames: ['verdict'],
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (!values) return;
+      for (const [verdict, n] of Object.entries(values.byVerdict)) this.set({ verdict }, n);
+    },
+  });
+  new Gauge({
+    name: 'lifeline_destination_check_queue_age_seconds',
+    help: 'How long the longest-waiting due destination check has been due (0: none is).',
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (values) this.set(values.oldestDueAgeSeconds);
+    },
+  });
+  return { countCheck: (outcome) => checks.inc({ outcome }) };
+}

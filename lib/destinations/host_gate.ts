@@ -1,0 +1,70 @@
+// Politeness toward the sites we check: one request at a time per host, and at most the host's rate. A gate is
+// taken per request, never held across a redirect hop or the soft-404 probe, so two checks whose redirects cross
+// between two hosts cannot wait on each other.
+
+export interface HostGateOptions {
+  /** Requests per second for a host. */
+  rateFor(host: string): number;
+  /** The clock and the wait (tests and benchmarks use the real ones; injectable all the same). */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface HostLane {
+  /** The tail of the host's queue: resolves when the last request taken has finished. */
+  tail: Promise<void>;
+  /** When the last request to the host started (ms). */
+  lastStartMs: number;
+  /** Requests waiting or running; an idle lane is dropped once its interval has passed. */
+  users: number;
+}
+
+const PRUNE_AT = 10_000;
+
+/** Per-host queues. `run(host, fn)` starts `fn` when the host is free and its interval has passed. */
+export class HostGate {
+  readonly #lanes = new Map<string, HostLane>();
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: HostGateOptions) {
+    this.#now = options.now ?? Date.now;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  async run<T>(host: string, fn: () => Promise<T>): Promise<T> {
+    let lane = this.#lanes.get(host);
+    if (!lane) {
+      lane = { tail: Promise.resolve(), lastStartMs: Number.NEGATIVE_INFINITY, users: 0 };
+      this.#lanes.set(host, lane);
+    }
+    const current = lane;
+    current.users++;
+    const previous = current.tail;
+    let release!: () => void;
+    current.tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await previous;
+      const intervalMs = 1000 / this.options.rateFor(host);
+      const waitMs = current.lastStartMs + intervalMs - this.#now();
+      if (waitMs > 0) await this.#sleep(waitMs);
+      current.lastStartMs = this.#now();
+      return await fn();
+    } finally {
+      release();
+      current.users--;
+      if (this.#lanes.size > PRUNE_AT) this.#prune();
+    }
+  }
+
+  /** Drops idle lanes whose interval has passed: they have nothing left to remember. */
+  #prune(): void {
+    const now = this.#now();
+    for (const [host, lane] of this.#lanes) {
+      if (lane.users === 0 && now - lane.lastStartMs >= 1000 / this.options.rateFor(host))
+        this.#lanes.delete(host);
+    }
+  }
+}
