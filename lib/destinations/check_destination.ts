@@ -18,9 +18,10 @@ import {
 export const MAX_REDIRECTS = 5;
 /** The most of a body any check reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
-// Answers to HEAD that a GET is asked to confirm: servers that refuse or mishandle HEAD, and a "gone" that a
-// HEAD alone should not decide.
-const HEAD_REFUSED = new Set([400, 403, 404, 405, 410, 501]);
+// Answers to HEAD that a small GET is asked to repeat: servers that refuse or mishandle HEAD, and (for the
+// destination, not the soft-404 probe) a "gone" that a HEAD alone should not decide.
+const HEAD_REFUSED = new Set([400, 403, 405, 501]);
+const HEAD_GONE = new Set([404, 410]);
 
 export interface DestinationCheckerDeps {
   rule: OutgoingRule;
@@ -86,7 +87,12 @@ async function hop(
 }
 
 /** HEAD (a small GET where HEAD is refused), following redirects up to MAX_REDIRECTS. */
-async function follow(deps: DestinationCheckerDeps, start: URL, wantBody: boolean): Promise<Followed> {
+async function follow(
+  deps: DestinationCheckerDeps,
+  start: URL,
+  wantBody: boolean,
+  confirmGone = true,
+): Promise<Followed> {
   const chain: ChainHop[] = [];
   let url = start;
   let tls: TlsState | null = null;
@@ -94,7 +100,8 @@ async function follow(deps: DestinationCheckerDeps, start: URL, wantBody: boolea
     let answer: HopAnswer;
     try {
       answer = await hop(deps, url, wantBody ? 'GET' : 'HEAD', wantBody ? MAX_BODY_BYTES : undefined);
-      if (!wantBody && HEAD_REFUSED.has(answer.status)) answer = await hop(deps, url, 'GET');
+      if (!wantBody && (HEAD_REFUSED.has(answer.status) || (confirmGone && HEAD_GONE.has(answer.status))))
+        answer = await hop(deps, url, 'GET');
     } catch (error) {
       const failure = error instanceof HopFailure ? error : new HopFailure('connection', String(error));
       throw new ChainFailure(chain, failure, url);
@@ -131,30 +138,40 @@ function siblingOf(url: URL): { url: URL; token: string } {
   return { url: sibling, token };
 }
 
+/** Whether the destination is the site's not-found page; `body`: the destination's page if it had to be read. */
 async function isSoft404(
   deps: DestinationCheckerDeps,
   start: URL,
   followed: Followed,
   body: string | null,
-): Promise<boolean> {
+): Promise<{ soft404: boolean; body: string | null }> {
+  const no = { soft404: false, body };
   const redirected = followed.chain.length > 1;
   const finalPath = followed.final.pathname;
   // A home page is not a not-found page, unless a deeper link was redirected there.
-  if (finalPath === '/' && (!redirected || start.pathname === '/')) return false;
+  if (finalPath === '/' && (!redirected || start.pathname === '/')) return no;
   const probe = siblingOf(redirected && finalPath === '/' ? start : followed.final);
   let sibling: Followed;
   try {
-    sibling = await follow(deps, probe.url, false);
+    sibling = await follow(deps, probe.url, false, false);
   } catch {
-    return false;
+    return no;
   }
-  if (sibling.answer.status < 200 || sibling.answer.status >= 300) return false;
+  if (sibling.answer.status < 200 || sibling.answer.status >= 300) return no;
   // Where a made-up path lands is where the destination landed: the site sends the unknown there.
-  if (redirected && sibling.final.href === followed.final.href) return true;
+  if (redirected && sibling.final.href === followed.final.href) return { soft404: true, body };
   const ours = body ?? (await hop(deps, followed.final, 'GET', MAX_BODY_BYTES)).body ?? '';
   const theirs = (await hop(deps, sibling.final, 'GET', MAX_BODY_BYTES)).body ?? '';
-  const ownSegment = decodeURIComponent(followed.final.pathname.split('/').pop() ?? '');
-  return isSamePage(ours, theirs, [probe.token, ownSegment]);
+  const ownSegment = safeDecode(followed.final.pathname.split('/').pop() ?? '');
+  return { soft404: isSamePage(ours, theirs, [probe.token, ownSegment]), body: ours };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 async function isParked(deps: DestinationCheckerDeps, start: URL, followed: Followed, body: string | null) {
@@ -206,8 +223,13 @@ export async function checkDestination(
   const pageTitle = options.wantTitle && body ? extractTitle(body) : null;
   if (await isParked(deps, start, followed, body))
     return { ...base, outcome: 'parked', error: null, pageTitle: null };
-  if (status >= 200 && status < 300 && (await isSoft404(deps, start, followed, body)))
-    return { ...base, outcome: 'soft-404', error: null, pageTitle: null };
+  if (status >= 200 && status < 300) {
+    const probe = await isSoft404(deps, start, followed, body);
+    // A parking page answers every path alike: the bodies the probe read tell it from a not-found page.
+    if (probe.body && !body && looksLikeParkingPage(probe.body))
+      return { ...base, outcome: 'parked', error: null, pageTitle: null };
+    if (probe.soft404) return { ...base, outcome: 'soft-404', error: null, pageTitle: null };
+  }
   const first = followed.chain[0]!;
   const permanent = first.status === 301 || first.status === 308;
   if (permanent && status < 300 && !isTrivialMove(start, followed.final))

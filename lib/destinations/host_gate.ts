@@ -1,9 +1,11 @@
-// Politeness toward the sites we check: one request at a time per host, and at most the host's rate. A gate is
+// Politeness toward the sites we check: one request at a time per host, and at most the host's rate — kept as a
+// pause of 1/rate between the end of one request and the start of the next, so the site sees the gap however
+// long a request took to arrive (a gap between starts could shrink on the way). A gate is
 // taken per request, never held across a redirect hop or the soft-404 probe, so two checks whose redirects cross
 // between two hosts cannot wait on each other.
 
 export interface HostGateOptions {
-  /** Requests per second for a host. */
+  /** Requests per second for a host: 1/rate seconds pass between one request's end and the next's start. */
   rateFor(host: string): number;
   /** The clock and the wait (tests and benchmarks use the real ones; injectable all the same). */
   now?: () => number;
@@ -13,8 +15,8 @@ export interface HostGateOptions {
 interface HostLane {
   /** The tail of the host's queue: resolves when the last request taken has finished. */
   tail: Promise<void>;
-  /** When the last request to the host started (ms). */
-  lastStartMs: number;
+  /** When the last request to the host ended (ms). */
+  lastEndMs: number;
   /** Requests waiting or running; an idle lane is dropped once its interval has passed. */
   users: number;
 }
@@ -28,14 +30,14 @@ export class HostGate {
   readonly #sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: HostGateOptions) {
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => performance.now());
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   async run<T>(host: string, fn: () => Promise<T>): Promise<T> {
     let lane = this.#lanes.get(host);
     if (!lane) {
-      lane = { tail: Promise.resolve(), lastStartMs: Number.NEGATIVE_INFINITY, users: 0 };
+      lane = { tail: Promise.resolve(), lastEndMs: Number.NEGATIVE_INFINITY, users: 0 };
       this.#lanes.set(host, lane);
     }
     const current = lane;
@@ -48,11 +50,11 @@ export class HostGate {
     try {
       await previous;
       const intervalMs = 1000 / this.options.rateFor(host);
-      const waitMs = current.lastStartMs + intervalMs - this.#now();
+      const waitMs = current.lastEndMs + intervalMs - this.#now();
       if (waitMs > 0) await this.#sleep(waitMs);
-      current.lastStartMs = this.#now();
       return await fn();
     } finally {
+      current.lastEndMs = this.#now();
       release();
       current.users--;
       if (this.#lanes.size > PRUNE_AT) this.#prune();
@@ -63,7 +65,7 @@ export class HostGate {
   #prune(): void {
     const now = this.#now();
     for (const [host, lane] of this.#lanes) {
-      if (lane.users === 0 && now - lane.lastStartMs >= 1000 / this.options.rateFor(host))
+      if (lane.users === 0 && now - lane.lastEndMs >= 1000 / this.options.rateFor(host))
         this.#lanes.delete(host);
     }
   }
