@@ -215,7 +215,7 @@ export async function recordDestinationChecks(
        checked_at = CASE WHEN r.counted THEN r.checked_at ELSE d.checked_at END,
        next_check_at = r.next_check_at,
        updated_at = now()
-     FROM jsonb_to_recordset($1::jsonb) AS r(
+     FROM jsonb_to_recordset(($1::text)::jsonb) AS r(
        code text, url text, outcome text, verdict text, verdict_changed boolean, http_status smallint,
        final_url text, chain jsonb, tls jsonb, error text, page_title text, counted boolean, failures integer,
        first_failed_at timestamptz, checked_at timestamptz, next_check_at timestamptz)
