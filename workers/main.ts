@@ -7,6 +7,7 @@ import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { readDestinationOverview } from '../lib/destinations/destination_state.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -20,7 +21,6 @@ import {
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
-import { getDestinationOverview } from '../lib/stores/destination_state_store.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
@@ -57,7 +57,7 @@ const registry = createProcessMetrics();
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 // The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
-const destinationMetrics = registerDestinationMetrics(registry, () => getDestinationOverview(sql));
+const destinationMetrics = registerDestinationMetrics(registry, () => readDestinationOverview(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
