@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type DestinationSites, startDestinationSites } from '../../devkit/fakes/destination_sites.ts';
 import { createHarness, eventually, HARNESS_ADMIN, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { getLinkDestinationState } from '../../lib/destinations/destination_state.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
 import { type CheckDestinationsReport, getDestinationCheckScheduleId } from '../../workflows/contract.ts';
@@ -74,6 +76,7 @@ describe('checkDestinationsWorkflow', () => {
     const report = (await h.temporal.client.workflow
       .getHandle(workflowId)
       .result()) as CheckDestinationsReport;
+    await recordHistory('checkDestinationsWorkflow-scheduled', workflowId);
     assert.equal(report.seeded, 3);
     assert.equal(report.checked, 3);
     assert.deepEqual(report.byOutcome, { ok: 2, gone: 1 });
@@ -111,5 +114,28 @@ describe('checkDestinationsWorkflow', () => {
     assert.match(arabic, /<html lang="ar" dir="rtl">/);
     assert.match(arabic, /فحص الوجهة/);
     assert.match(arabic, /data-outcome="ok">يمكن الوصول إليها</);
+  });
+
+  test('a run resumes across continue-as-new, one check per call, until nothing is due', async () => {
+    await h.db.sql`UPDATE destination_states SET next_check_at = now() - interval '1 minute'`;
+    const workflowId = uniqueId('destination-checks:test');
+    const handle = await h.temporal.client.workflow.start('checkDestinationsWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [{ reason: 'test', checksPerCall: 1, callsPerRun: 1 }],
+    });
+    const report = (await handle.result()) as CheckDestinationsReport;
+    assert.equal(report.checked, 3);
+    assert.equal(report.calls, 4, 'three calls that checked one each, and one that found nothing due');
+    assert.notEqual(handle.firstExecutionRunId, (await handle.describe()).runId, 'it continued as new');
+    await recordHistory(
+      'checkDestinationsWorkflow-continued-first-run',
+      workflowId,
+      handle.firstExecutionRunId,
+    );
+    await recordHistory('checkDestinationsWorkflow-continued-last-run', workflowId);
+    const [due] = await h.db
+      .sql`SELECT count(*)::int AS n FROM destination_states WHERE next_check_at <= now()`;
+    assert.equal(due!.n, 0);
   });
 });
