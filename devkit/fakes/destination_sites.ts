@@ -14,7 +14,16 @@ import type { OutgoingLookup } from '../../lib/shared/outgoing_request.ts';
 /** What a host does with a request for `path`. */
 export type SiteBehaviour =
   /** A page at each of `paths` (every path when absent); anything else is a plain 404. */
-  | { kind: 'page'; paths?: string[]; title?: string; body?: string; refuseHead?: boolean; status?: number }
+  | {
+      kind: 'page';
+      paths?: string[];
+      /** Or: a page at every path matching this. */
+      pattern?: RegExp;
+      title?: string;
+      body?: string;
+      refuseHead?: boolean;
+      status?: number;
+    }
   | { kind: 'status'; status: number }
   /** `/hop0` → `/hop1` → … → `/hop{hops}` (200, or a redirect to `to`); any other path is a 404. */
   | { kind: 'redirects'; hops: number; status?: number; to?: string }
@@ -43,6 +52,8 @@ export interface DestinationSites {
   maxInFlight: Map<string, number>;
   /** Requests that arrived while another to the same host was in flight. */
   overlaps: number;
+  /** Requests that arrived sooner than `minGapMs` (less a millisecond) after the host's previous answer ended. */
+  gapViolations: number;
   /** A resolver answering every name with 127.0.0.1 except those given (ENOTFOUND). */
   lookup(unknown?: readonly string[]): OutgoingLookup;
   close(): Promise<void>;
@@ -90,25 +101,39 @@ export function makeSelfSignedCertificate(name: string): { key: string; cert: st
 }
 
 export async function startDestinationSites(
-  options: { tls?: boolean; defaultBehaviour?: SiteBehaviour } = {},
+  options: {
+    tls?: boolean;
+    defaultBehaviour?: SiteBehaviour;
+    /** The pause a polite client leaves between one answer and its next request to the same host (1/rate). */
+    minGapMs?: number;
+    /** Keep no request log (benchmarks: hundreds of thousands of requests). */
+    noLog?: boolean;
+  } = {},
 ): Promise<DestinationSites> {
   const behaviours = new Map<string, SiteBehaviour>();
   const inFlight = new Map<string, number>();
   const maxInFlight = new Map<string, number>();
   const requests: SiteRequest[] = [];
   let overlaps = 0;
+  let gapViolations = 0;
+  const lastEnd = new Map<string, number>();
   const hanging = new Set<http.ServerResponse>();
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const path = req.url ?? '/';
-    requests.push({
-      host,
-      method: req.method ?? '',
-      path,
-      userAgent: String(req.headers['user-agent'] ?? ''),
-      startedAtMs: performance.now(),
-    });
+    const arrivedMs = performance.now();
+    if (!options.noLog)
+      requests.push({
+        host,
+        method: req.method ?? '',
+        path,
+        userAgent: String(req.headers['user-agent'] ?? ''),
+        startedAtMs: arrivedMs,
+      });
+    const previousEnd = lastEnd.get(host);
+    if (options.minGapMs && previousEnd !== undefined && arrivedMs - previousEnd < options.minGapMs - 1)
+      gapViolations++;
     const now = (inFlight.get(host) ?? 0) + 1;
     if (now > 1) overlaps++;
     inFlight.set(host, now);
@@ -118,17 +143,21 @@ export async function startDestinationSites(
       if (ended) return;
       ended = true;
       inFlight.set(host, (inFlight.get(host) ?? 1) - 1);
+      lastEnd.set(host, performance.now());
     };
-    res.on('finish', done);
+    // An answer counts as ended when it is handed over (before the client can have it), so a request that
+    // arrives within the client's pause after it is a real violation, not a late event of this process.
     res.on('close', done);
     const send = (status: number, body = '', headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
+      done();
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     const b = behaviours.get(host) ?? options.defaultBehaviour ?? { kind: 'status', status: 404 };
     switch (b.kind) {
       case 'page':
-        if (b.paths && !b.paths.includes(path)) return send(404, notFoundPage(path));
+        if ((b.paths && !b.paths.includes(path)) || (b.pattern && !b.pattern.test(path)))
+          return send(404, notFoundPage(path));
         if (b.refuseHead && req.method === 'HEAD') return send(405);
         return send(b.status ?? 200, page(b.title ?? `Story at ${path}`, b.body));
       case 'status':
@@ -176,6 +205,9 @@ export async function startDestinationSites(
     maxInFlight,
     get overlaps() {
       return overlaps;
+    },
+    get gapViolations() {
+      return gapViolations;
     },
     lookup(unknown = []) {
       return (hostname, _options, callback) => {

@@ -52,6 +52,23 @@ export function isExcludedHost(host: string, excluded: readonly string[]): boole
   return hostMatches(host, excluded);
 }
 
+const NS_CACHE_MS = 3_600_000;
+const NS_CACHE_ENTRIES = 10_000;
+
+/** Name servers asked once an hour per domain: a site with many links is one lookup, not one per link. */
+function cachedNameServers(resolve: (domain: string) => Promise<string[]>) {
+  const cache = new Map<string, { at: number; servers: Promise<string[]> }>();
+  return (domain: string): Promise<string[]> => {
+    const now = Date.now();
+    const hit = cache.get(domain);
+    if (hit && now - hit.at < NS_CACHE_MS) return hit.servers;
+    if (cache.size >= NS_CACHE_ENTRIES) cache.clear();
+    const servers = resolve(domain).catch(() => [] as string[]);
+    cache.set(domain, { at: now, servers });
+    return servers;
+  };
+}
+
 export function createDestinationCheckDeps(
   config: Config,
   base: {
@@ -99,7 +116,7 @@ export function createDestinationCheckDeps(
       gate,
       userAgent: getCheckerUserAgent(c.contactUrl ?? `${config.appBaseUrl}/`),
       timeoutMs: c.timeoutMs,
-      resolveNs: base.resolveNs ?? ((domain) => dns.promises.resolveNs(domain)),
+      resolveNs: cachedNameServers(base.resolveNs ?? ((domain) => dns.promises.resolveNs(domain))),
     },
     ...(base.now ? { now: base.now } : {}),
     ...(base.countCheck ? { countCheck: base.countCheck } : {}),
