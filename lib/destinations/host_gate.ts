@@ -50,8 +50,12 @@ export class HostGate {
     try {
       await previous;
       const intervalMs = 1000 / this.options.rateFor(host);
-      const waitMs = current.lastEndMs + intervalMs - this.#now();
-      if (waitMs > 0) await this.#sleep(waitMs);
+      // Timers may fire a little early by this clock (whole milliseconds from the loop's cached time): wait again
+      // until the pause has really passed.
+      for (let waitMs = current.lastEndMs + intervalMs - this.#now(); waitMs > 0; ) {
+        await this.#sleep(Math.ceil(waitMs));
+        waitMs = current.lastEndMs + intervalMs - this.#now();
+      }
       return await fn();
     } finally {
       current.lastEndMs = this.#now();

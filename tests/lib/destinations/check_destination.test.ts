@@ -181,29 +181,46 @@ describe('checkDestination', () => {
     assert.equal((await check(sites.url('forsale.test', '/story'))).outcome, 'parked');
   });
 
-  test('politeness: never two requests at once to one host, and the rate held, however many checks run', async () => {
-    const hosts = ['polite-a.test', 'polite-b.test', 'polite-c.test'];
-    for (const host of hosts) sites.set(host, { kind: 'page', paths: ['/1', '/2', '/3', '/4', '/5'] });
-    const rate = 25; // per second: 40 ms between the starts of two requests to one host
-    const deps = checker({ gate: new HostGate({ rateFor: () => rate }) });
-    const before = sites.requests.length;
-    await Promise.all(
-      hosts.flatMap((host) =>
-        ['/1', '/2', '/3', '/4', '/5'].map((p) => check(sites.url(host, p), true, deps)),
-      ),
-    );
-    const made = sites.requests.slice(before);
-    assert.equal(made.length, 30, 'GET and the sibling HEAD for each of 15 checks');
-    for (const host of hosts) {
-      assert.equal(sites.maxInFlight.get(host), 1, host);
-      const starts = made.filter((r) => r.host === host).map((r) => r.startedAtMs);
-      for (let i = 1; i < starts.length; i++) {
-        // Timers may fire a millisecond early by the server's clock; the gate never lets a request in sooner.
-        assert.ok(
-          starts[i]! - starts[i - 1]! >= 1000 / rate - 2,
-          `${host}: ${starts[i]! - starts[i - 1]!} ms`,
-        );
+  test('politeness: never two requests at once to one host, and the pause after each answer held', async () => {
+    const rate = 25; // per second: 40 ms between one answer from a host and the next request to it
+    // Sites of their own that count a request arriving sooner than that after the host's previous answer.
+    const polite = await startDestinationSites({ minGapMs: 1000 / rate });
+    try {
+      const hosts = ['polite-a.test', 'polite-b.test', 'polite-c.test'];
+      const paths = ['/1', '/2', '/3', '/4', '/5'];
+      for (const host of hosts) polite.set(host, { kind: 'page', paths });
+      const deps = checker({
+        gate: new HostGate({ rateFor: () => rate }),
+        lookup: createRuleLookup(RULE, polite.lookup()) as DestinationCheckerDeps['lookup'],
+      });
+      await Promise.all(
+        hosts.flatMap((host) =>
+          paths.map((p) => checkDestination(deps, polite.url(host, p), { wantTitle: true })),
+        ),
+      );
+      assert.equal(polite.requests.length, 30, 'GET and the sibling HEAD for each of 15 checks');
+      assert.deepEqual(
+        hosts.map((h) => polite.maxInFlight.get(h)),
+        [1, 1, 1],
+      );
+      assert.equal(polite.overlaps, 0);
+      assert.equal(polite.gapViolations, 0);
+      for (const host of hosts) {
+        const starts = polite.requests.filter((r) => r.host === host).map((r) => r.startedAtMs);
+        for (let i = 1; i < starts.length; i++)
+          assert.ok(starts[i]! - starts[i - 1]! >= 1000 / rate, `${host}: ${starts[i]! - starts[i - 1]!} ms`);
       }
+      // The same checks without the gate's pause: the sites see it (the check can fail).
+      const rude = checker({
+        gate: new HostGate({ rateFor: () => 100_000 }),
+        lookup: createRuleLookup(RULE, polite.lookup()) as DestinationCheckerDeps['lookup'],
+      });
+      await Promise.all(
+        paths.map((p) => checkDestination(rude, polite.url('polite-a.test', p), { wantTitle: true })),
+      );
+      assert.ok(polite.gapViolations > 0);
+    } finally {
+      await polite.close();
     }
   });
 });
