@@ -192,6 +192,31 @@ export async function checkDestination(
   target: string,
   options: { wantTitle: boolean },
 ): Promise<CheckResult> {
+  return withinLimits(await checkUnbounded(deps, target, options));
+}
+
+/** The most of a URL kept (the column's limit); a site's Location header can be far longer. */
+const MAX_URL_BYTES = 2048;
+
+/** What is stored stays within the columns' limits: an over-long final URL is dropped, chain URLs are cut. */
+function withinLimits(result: CheckResult): CheckResult {
+  const cut = (url: string) => (url.length > MAX_URL_BYTES ? url.slice(0, MAX_URL_BYTES) : url);
+  return {
+    ...result,
+    finalUrl: result.finalUrl && Buffer.byteLength(result.finalUrl) <= MAX_URL_BYTES ? result.finalUrl : null,
+    chain: result.chain.map((hop) => ({
+      url: cut(hop.url),
+      status: hop.status,
+      location: hop.location === null ? null : cut(hop.location),
+    })),
+  };
+}
+
+async function checkUnbounded(
+  deps: DestinationCheckerDeps,
+  target: string,
+  options: { wantTitle: boolean },
+): Promise<CheckResult> {
   let start: URL;
   try {
     start = new URL(target);

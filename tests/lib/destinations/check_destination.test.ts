@@ -124,6 +124,11 @@ describe('checkDestination', () => {
     assert.equal(loop.outcome, 'unreachable');
     assert.match(loop.error!, /more than 5 redirects/);
     assert.equal(loop.chain.length, 6);
+    // A Location far longer than a stored URL may be: followed, and kept only as far as the columns allow.
+    sites.set('long.test', { kind: 'redirects', hops: 0, to: `/story?${'q'.repeat(3000)}` });
+    const long = await check(sites.url('long.test', '/hop0'));
+    assert.deepEqual([long.outcome, long.finalUrl], ['gone', null]);
+    assert.equal(long.chain[0]!.location!.length, 2048);
     const temporary = await check(sites.url('temporary.test', '/hop0'));
     assert.deepEqual([temporary.outcome, temporary.chain.length], ['ok', 3]);
   });
