@@ -1,6 +1,7 @@
 import type { ArchiveDeps } from '../lib/archive/archive_deps.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { DestinationDeps } from '../lib/destinations/act_on_destination.ts';
+import type { DestinationCheckDeps } from '../lib/destinations/destination_check_deps.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
 import type { BreakerSettings } from '../lib/publishing/mass_change_breaker.ts';
@@ -53,6 +54,8 @@ export interface ActivityDeps {
     archive: ArchiveDeps['archive'];
     acting: DestinationDeps['destinations'];
   };
+  /** Destination checks (link rot): the rule, the politeness gate, the settings; absent: they refuse. */
+  destinationChecks?: DestinationCheckDeps;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

@@ -7,6 +7,7 @@ import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { readDestinationOverview } from '../lib/destinations/destination_state.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -16,11 +17,10 @@ import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import {
   createProcessMetrics,
-  registerDestinationGauges,
+  registerDestinationMetrics,
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
-import { countDestinationVerdicts } from '../lib/stores/destination_state_store.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
@@ -57,8 +57,8 @@ const registry = createProcessMetrics();
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 // The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
-// Dead destinations by verdict and their share (the DeadDestinationsJump alert).
-registerDestinationGauges(registry, () => countDestinationVerdicts(sql));
+// Destinations by verdict (the DeadDestinationsJump alert), checks by outcome, the oldest due check's age.
+const destinationMetrics = registerDestinationMetrics(registry, () => readDestinationOverview(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -91,7 +91,14 @@ worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store, registry }),
+  deps: createWorkerDeps(config, {
+    sql,
+    logger,
+    resolver,
+    servingStore: resolver.store,
+    registry,
+    destinations: { countCheck: destinationMetrics.countCheck },
+  }),
 });
 const client = new Client({ connection, namespace: config.temporal.namespace });
 await ensureSchedules(
@@ -103,6 +110,7 @@ await ensureSchedules(
     bitlyClicks: config.bitlyClicks,
     escrowInterval: config.escrow.interval,
     snapshotInterval: config.snapshot.interval,
+    destinationChecksEvery: config.destinationChecks.every,
   },
   logger,
 );

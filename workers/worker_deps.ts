@@ -5,6 +5,10 @@ import { createOwnHostTest } from '../lib/archive/own_hosts.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
+import {
+  createDestinationCheckDeps,
+  type DestinationCheckDeps,
+} from '../lib/destinations/destination_check_deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { DEFAULT_SYNC_QUEUE_SETTINGS, type SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
@@ -46,6 +50,8 @@ export function createWorkerDeps(
     syncQueue?: Partial<SyncQueueSettings>;
     /** The registry lifeline_archive_saves_total is counted in (the worker's /metrics); default: a private one. */
     registry?: Registry;
+    /** Destination checks: the metrics counter; tests: a resolver for made-up names, a clock. */
+    destinations?: Omit<Parameters<typeof createDestinationCheckDeps>[1], 'sql' | 'logger'>;
   },
 ): ActivityDeps {
   const archiveSaves = createArchiveSaveCounter(base.registry ?? new Registry());
@@ -93,6 +99,11 @@ export function createWorkerDeps(
         autoRetargetMoved: config.deadDestinations.autoRetargetMoved,
       },
     },
+    destinationChecks: createDestinationCheckDeps(config, {
+      sql: base.sql,
+      logger: base.logger,
+      ...base.destinations,
+    }) satisfies DestinationCheckDeps,
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

@@ -41,6 +41,8 @@ export interface Harness {
     vendors?: VendorDepsOverrides;
     /** Sync-queue tuning (ADR 0024), e.g. a shorter backoff. */
     syncQueue?: Partial<SyncQueueSettings>;
+    /** Destination checks: a resolver for made-up names (loopback sites), name servers, a clock. */
+    destinations?: Parameters<typeof createWorkerDeps>[1]['destinations'];
   }): Promise<{ worker: Worker; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
@@ -132,6 +134,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           servingStore: deps.servingStore,
           ...(workerOptions.vendors ? { vendors: workerOptions.vendors } : {}),
           ...(workerOptions.syncQueue ? { syncQueue: workerOptions.syncQueue } : {}),
+          ...(workerOptions.destinations ? { destinations: workerOptions.destinations } : {}),
         }),
       });
       const running = worker.run();

@@ -12,6 +12,7 @@ import { type AuthConfig, authConfig, authEnv, refineAuthEnv } from './config/au
 import { type BitlyConfig, bitlyConfig, bitlyEnv, refineBitlyEnv } from './config/bitly.ts';
 import { type CdnConfig, cdnConfig, cdnEnv, refineCdnEnv } from './config/cdn.ts';
 import { type DatabaseConfig, databaseConfig, databaseEnv } from './config/database.ts';
+import { type DestinationsConfig, destinationsConfig, destinationsEnv } from './config/destinations.ts';
 import { type EscrowConfig, escrowConfig, escrowEnv, refineEscrowEnv } from './config/escrow.ts';
 import { type FailoverConfig, failoverConfig, failoverEnv, refineFailoverEnv } from './config/failover.ts';
 import { type LinksConfig, linksConfig, linksEnv } from './config/links.ts';
@@ -48,6 +49,7 @@ export const envSchema = z
     ...escrowEnv.shape,
     ...cdnEnv.shape,
     ...archiveEnv.shape,
+    ...destinationsEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineTemporalEnv(env, ctx);
@@ -80,7 +82,8 @@ export interface Config
     AnalyticsConfig,
     EscrowConfig,
     CdnConfig,
-    ArchiveConfig {}
+    ArchiveConfig,
+    DestinationsConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -122,5 +125,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...escrowConfig(e),
     ...cdnConfig(e),
     ...archiveConfig(e),
+    ...destinationsConfig(e),
   };
 }

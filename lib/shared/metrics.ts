@@ -366,33 +366,44 @@ export function createArchiveSaveCounter(registry: Registry): Counter<'outcome'>
   });
 }
 
-/** How many checked destinations of active links have each verdict (destination_states, read at scrape time). */
-export type DestinationVerdictCounts = Record<'unchecked' | 'ok' | 'suspect' | 'dead' | 'moved', number>;
+/** What the destination gauges show (read from Postgres at scrape time). */
+export interface DestinationGaugeValues {
+  byVerdict: Record<string, number>;
+  oldestDueAgeSeconds: number;
+}
 
 /**
- * The dead-destination gauges, read from Postgres when scraped (one read per scrape): `lifeline_destinations`
- * by verdict, and `lifeline_destinations_dead_ratio`, dead among the checked (ok, suspect, dead, moved; 0 when
- * none is checked), which the DeadDestinationsJump alert watches. A failed read leaves the last values.
+ * The destination checks' metrics (link rot; docs/OPERATIONS.md, "Destination checks"): the counter
+ * `lifeline_destination_checks_total{outcome}` the worker's checks increment (the returned `countCheck`), and two
+ * gauges read from Postgres when scraped: `lifeline_destination_verdicts{verdict}`,
+ * `lifeline_destinations_dead_ratio` (dead among the checked: ok, suspect, dead, moved; 0 when none is checked;
+ * the DeadDestinationsJump alert watches it) and `lifeline_destination_check_queue_age_seconds`. A failed read leaves the last values.
  */
-export function registerDestinationGauges(
+export function registerDestinationMetrics(
   registry: Registry,
-  read: () => Promise<DestinationVerdictCounts>,
-): void {
-  let pending: { at: number; values: Promise<DestinationVerdictCounts | null> } | null = null;
+  read: () => Promise<DestinationGaugeValues>,
+): { countCheck(outcome: string): void } {
+  let pending: { at: number; values: Promise<DestinationGaugeValues | null> } | null = null;
   const current = () => {
     const now = Date.now();
     if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
     return pending.values;
   };
+  const checks = new Counter({
+    name: 'lifeline_destination_checks_total',
+    help: 'Destination checks by outcome (ok, moved, gone, soft-404, unreachable, parked; skipped: an excluded host).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   new Gauge({
-    name: 'lifeline_destinations',
-    help: 'Destinations of active links by the verdict of their checks (unchecked, ok, suspect, dead, moved).',
+    name: 'lifeline_destination_verdicts',
+    help: 'Active links by the verdict on their destination (unchecked, ok, suspect, dead, moved).',
     labelNames: ['verdict'],
     registers: [registry],
     async collect() {
       const values = await current();
       if (!values) return;
-      for (const [verdict, n] of Object.entries(values)) this.set({ verdict }, n);
+      for (const [verdict, n] of Object.entries(values.byVerdict)) this.set({ verdict }, n);
     },
   });
   new Gauge({
@@ -400,10 +411,21 @@ export function registerDestinationGauges(
     help: 'Share of checked destinations of active links whose verdict is dead (0 to 1).',
     registers: [registry],
     async collect() {
-      const v = await current();
-      if (!v) return;
-      const checked = v.ok + v.suspect + v.dead + v.moved;
-      this.set(checked === 0 ? 0 : v.dead / checked);
+      const values = await current();
+      if (!values) return;
+      const v = (verdict: string) => values.byVerdict[verdict] ?? 0;
+      const checked = v('ok') + v('suspect') + v('dead') + v('moved');
+      this.set(checked === 0 ? 0 : v('dead') / checked);
     },
   });
+  new Gauge({
+    name: 'lifeline_destination_check_queue_age_seconds',
+    help: 'How long the longest-waiting due destination check has been due (0: none is).',
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (values) this.set(values.oldestDueAgeSeconds);
+    },
+  });
+  return { countCheck: (outcome) => checks.inc({ outcome }) };
 }

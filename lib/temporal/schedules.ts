@@ -6,6 +6,7 @@ import {
 } from '@temporalio/client';
 import {
   getBitlyClicksScheduleId,
+  getDestinationCheckScheduleId,
   getEscrowScheduleId,
   getReconcileScheduleId,
   getRescanScheduleId,
@@ -30,6 +31,11 @@ export interface ScheduleSettings {
   escrowInterval?: string | undefined;
   /** SNAPSHOT_INTERVAL: how often the static snapshot is regenerated; unset: none (an old one is removed). */
   snapshotInterval?: string | undefined;
+  /**
+   * DESTINATION_CHECK_EVERY: how often the due destination checks run (each link is due every
+   * DESTINATION_CHECK_INTERVAL, a new one at once); unset (`off`): no Schedule (an old one is removed).
+   */
+  destinationChecksEvery?: string | undefined;
 }
 
 interface ScheduleSpec {
@@ -92,6 +98,12 @@ export async function ensureSchedules(
       every: settings.snapshotInterval,
       workflowType: WORKFLOW_TYPES.staticSnapshot,
       kind: 'snapshot',
+    },
+    {
+      scheduleId: getDestinationCheckScheduleId(settings.taskQueue),
+      every: settings.destinationChecksEvery,
+      workflowType: WORKFLOW_TYPES.checkDestinations,
+      kind: 'destination-checks',
     },
   ];
   for (const o of optional) {

@@ -9,21 +9,22 @@ import { createClient } from 'redis';
 import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { actOnDestination } from '../../lib/destinations/act_on_destination.ts';
+import { readDestinationOverview } from '../../lib/destinations/destination_state.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
-import { createArchiveSaveCounter, registerDestinationGauges } from '../../lib/shared/metrics.ts';
+import { createArchiveSaveCounter, registerDestinationMetrics } from '../../lib/shared/metrics.ts';
 import { toStaticAnswer } from '../../lib/snapshot/static_answer.ts';
 import {
   type ChainHop,
-  countDestinationVerdicts,
+  type DestinationOutcome,
   type DestinationVerdict,
   getDestinationState,
   recordArchiveResult,
   setHostDeadPolicy,
-  writeDestinationVerdict,
 } from '../../lib/stores/destination_state_store.ts';
 import { getLinkByCode } from '../../lib/stores/link_store.ts';
 import { destinationDepsOf } from '../../routes/api/destinations.ts';
 import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
+import { writeDestinationVerdict } from '../helpers/destination_verdicts.ts';
 
 const PREFIX = `${uniqueId('lifeline-dead')}:`;
 let h: Harness;
@@ -77,7 +78,7 @@ async function linkWithCopy(url: string, json: Record<string, unknown> = {}): Pr
 async function verdict(
   code: string,
   value: DestinationVerdict,
-  extra: { finalUrl?: string; outcome?: string } = {},
+  extra: { finalUrl?: string; outcome?: DestinationOutcome } = {},
 ) {
   const link = await getLinkByCode(h.db.sql, code);
   await writeDestinationVerdict(h.db.sql, {
@@ -362,11 +363,11 @@ describe('a moved destination on our own host', () => {
 describe('metrics', () => {
   test('the worker’s gauges: destinations of active links by verdict, and the dead share of the checked', async () => {
     const registry = new Registry();
-    registerDestinationGauges(registry, () => countDestinationVerdicts(h.db.sql));
-    const counts = await countDestinationVerdicts(h.db.sql);
+    registerDestinationMetrics(registry, () => readDestinationOverview(h.db.sql));
+    const counts = (await readDestinationOverview(h.db.sql)).byVerdict;
     assert.ok(counts.dead > 0, 'this file left dead destinations behind');
     const text = await registry.metrics();
-    assert.ok(text.includes(`lifeline_destinations{verdict="dead"} ${counts.dead}`), text);
+    assert.ok(text.includes(`lifeline_destination_verdicts{verdict="dead"} ${counts.dead}`), text);
     const checked = counts.ok + counts.suspect + counts.dead + counts.moved;
     const ratio = Number(/^lifeline_destinations_dead_ratio (\S+)$/m.exec(text)?.[1]);
     assert.equal(ratio, counts.dead / checked);

@@ -9,14 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { actOnDestination } from '../../../lib/destinations/act_on_destination.ts';
 import { createI18n } from '../../../lib/i18n/translator.ts';
-import {
-  type DestinationVerdict,
-  recordArchiveResult,
-  writeDestinationVerdict,
-} from '../../../lib/stores/destination_state_store.ts';
+import { type DestinationVerdict, recordArchiveResult } from '../../../lib/stores/destination_state_store.ts';
 import { getLinkByCode } from '../../../lib/stores/link_store.ts';
 import { destinationDepsOf } from '../../../routes/api/destinations.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
+import { writeDestinationVerdict } from '../../helpers/destination_verdicts.ts';
 import { checkLayout } from '../../helpers/layout_probe.ts';
 import { startUiServer, type UiServer } from '../../helpers/ui_server.ts';
 
