@@ -6,6 +6,7 @@ import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import {
   type DestinationCheckRecord,
   type DestinationOutcome,
+  type DestinationVerdict,
   type DueDestination,
   recordDestinationChecks,
   takeDueDestinations,
@@ -91,16 +92,13 @@ async function checkOne(deps: DestinationCheckDeps, due: DueDestination): Promis
 
 /**
  * Whether a written check leaves something to act on (lib/destinations/act_on_destination.ts): a confirmed
- * `dead` or `moved` (acted on at each such check: the policy may have changed), or `ok` again after another
- * verdict (a fallback to lift, a proposal to drop).
+ * `dead` or `moved` (acted on at each such check: the policy may have changed since), or `ok` after `dead` or
+ * `moved` (a fallback to lift, a proposal to drop). `ok` after `unchecked` or `suspect` has nothing to undo.
  */
-export function wantsAction(record: DestinationCheckRecord): boolean {
+export function wantsAction(record: DestinationCheckRecord, previous: DestinationVerdict): boolean {
   if (!record.counted) return false;
-  return (
-    record.verdict === 'dead' ||
-    record.verdict === 'moved' ||
-    (record.verdict === 'ok' && record.verdictChanged)
-  );
+  if (record.verdict === 'dead' || record.verdict === 'moved') return true;
+  return record.verdict === 'ok' && (previous === 'dead' || previous === 'moved');
 }
 
 /**
@@ -137,7 +135,8 @@ export async function checkDueDestinations(
     });
     await recordDestinationChecks(deps.sql, records);
     if (actOn) {
-      for (const r of records.filter(wantsAction)) {
+      const previous = new Map(batch.map((due) => [due.code, due.verdict]));
+      for (const r of records.filter((r) => wantsAction(r, previous.get(r.code) ?? 'unchecked'))) {
         throwIfCancelled(context);
         try {
           await actOn(r.code);

@@ -74,7 +74,12 @@ after(async () => {
   await db.drop();
 });
 
-const run = () => checkDueDestinations(deps, { maxChecks: 100 }, runOnce());
+/** Codes the checks handed to acting on a verdict, in order. */
+const acted: string[] = [];
+const run = () =>
+  checkDueDestinations(deps, { maxChecks: 100 }, runOnce(), async (code) => {
+    acted.push(code);
+  });
 const state = async (code: string) => (await getDestinationState(db.sql, code))!;
 
 describe('the two-check rule (pure)', () => {
@@ -161,13 +166,16 @@ describe('checkDueDestinations', () => {
     const t0 = clockMs;
     clockMs = t0 + 2 * 3_600_000;
     await db.sql`UPDATE destination_states SET next_check_at = ${new Date(t0)} WHERE code IN ('dc-gone', 'dc-moved')`;
+    acted.length = 0;
     await run();
     assert.deepEqual([(await state('dc-gone')).verdict, (await state('dc-gone')).failures], ['suspect', 2]);
+    assert.equal(acted.length, 0, 'nothing acts on suspect');
     assert.equal((await listDestinationStatesByVerdict(db.sql, 'dead', { limit: 10 })).length, 0);
 
     clockMs = t0 + CONFIRM_AFTER_MS;
     const { counts } = await run();
     assert.deepEqual(counts.byOutcome, { gone: 1, moved: 1 });
+    assert.deepEqual(acted.toSorted(), ['dc-gone', 'dc-moved'], 'dead and moved are acted on');
     const dead = await state('dc-gone');
     assert.deepEqual([dead.verdict, dead.failures, dead.verdictAt?.getTime()], ['dead', 3, clockMs]);
     assert.equal((await state('dc-moved')).verdict, 'moved');
@@ -180,7 +188,10 @@ describe('checkDueDestinations', () => {
 
     sites.set('gone404.test', { kind: 'page', paths: ['/old'] });
     clockMs += deps.settings.intervalMs;
+    acted.length = 0;
     await run();
+    assert.ok(acted.includes('dc-gone'), 'ok after dead is acted on (a fallback to lift)');
+    assert.ok(!acted.includes('dc-ok'), 'ok after ok is not');
     const back = await state('dc-gone');
     assert.deepEqual([back.verdict, back.failures, back.firstFailedAt], ['ok', 0, null]);
   });
