@@ -27,7 +27,7 @@ const CAPABILITY_ORDER = [
   ['stores'],
   ['temporal', 'targets', 'codes', 'i18n'],
   ['auth', 'ui', 'idempotency'],
-  ['cdn', 'clicks'],
+  ['cdn', 'clicks', 'archive'],
   ['redirect'],
   ['failover', 'health'],
   ['prober'],
@@ -37,6 +37,7 @@ const CAPABILITY_ORDER = [
   ['links', 'escrow', 'operations', 'analytics', 'domains'],
   ['publishing', 'retarget', 'snapshot'],
   ['reconcile'],
+  ['destinations'],
 ];
 const CAPABILITIES = CAPABILITY_ORDER.flat();
 

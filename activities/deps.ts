@@ -1,5 +1,8 @@
+import type { ArchiveDeps } from '../lib/archive/archive_deps.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import type { DomainWatchDeps } from '../lib/domains/domain_watch_deps.ts';
+import type { DestinationDeps } from '../lib/destinations/act_on_destination.ts';
+import type { DestinationCheckDeps } from '../lib/destinations/destination_check_deps.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { ProbeDeps } from '../lib/prober/probe_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';
@@ -49,6 +52,16 @@ export interface ActivityDeps {
   domainWatch?: DomainWatchDeps;
   /** The black-box prober (PROBE_*); absent: its activity refuses to run. */
   probe?: ProbeDeps;
+  /**
+   * Dead destinations: the Internet Archive's client and mode (ARCHIVE_MODE) with the save counter, and what
+   * acting on a verdict needs (our own hosts, DEAD_MOVED_AUTO_RETARGET).
+   */
+  destinations: {
+    archive: ArchiveDeps['archive'];
+    acting: DestinationDeps['destinations'];
+  };
+  /** Destination checks (link rot): the rule, the politeness gate, the settings; absent: they refuse. */
+  destinationChecks?: DestinationCheckDeps;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

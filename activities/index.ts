@@ -3,6 +3,7 @@ import { createAnalyticsActivities } from './analytics_activities.ts';
 import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createDomainWatchActivities } from './domain_watch_activities.ts';
+import { createDestinationActivities } from './destination_activities.ts';
 import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';
@@ -36,5 +37,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createSyncQueueActivities(deps),
     ...createDomainWatchActivities(deps),
     ...createProbeActivities(deps),
+    ...createDestinationActivities(deps),
   };
 }

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
 import { useI18n } from './I18n.tsx';
 
-export type NavSection = 'links' | 'new' | 'ops' | 'reports' | 'settings' | null;
+export type NavSection = 'links' | 'new' | 'destinations' | 'ops' | 'reports' | 'settings' | null;
 
 /** The product's mark: a lifebuoy, drawn inline so it needs no request. */
 export function Logo(props: { size?: number }) {
@@ -27,6 +27,7 @@ export function AppLayout(props: {
   const nav: { id: NavSection; href: string; label: string }[] = [
     { id: 'links', href: '/ui/links', label: t('nav.links') },
     { id: 'new', href: '/ui/links/new', label: t('nav.new') },
+    { id: 'destinations', href: '/ui/destinations', label: t('nav.destinations') },
     ...(user.role === 'admin' ? [{ id: 'ops' as const, href: '/ui/ops', label: t('nav.ops') }] : []),
     ...(user.role === 'admin'
       ? [{ id: 'reports' as const, href: '/ui/reports', label: t('nav.reports') }]

@@ -1,6 +1,7 @@
 // A link's page: composes its cards, each in components/link_detail/.
 import type { UiSession } from '../lib/auth/sessions.ts';
 import type { LinkStats } from '../lib/clicks/link_stats.ts';
+import type { DestinationState } from '../lib/destinations/destination_state.ts';
 import type { Link, StoredLink as LinkRow } from '../lib/links/link.ts';
 import type { LinkHistoryEntry as AuditRow } from '../lib/links/link_history.ts';
 import { AppLayout } from './AppLayout.tsx';
@@ -10,6 +11,7 @@ import { useI18n } from './I18n.tsx';
 import { ClicksCard } from './link_detail/ClicksCard.tsx';
 import { DeleteLinkCard } from './link_detail/DeleteLinkCard.tsx';
 import { DestinationCard } from './link_detail/DestinationCard.tsx';
+import { DestinationCheckCard } from './link_detail/DestinationCheckCard.tsx';
 import { EditLinkCard } from './link_detail/EditLinkCard.tsx';
 import { LinkHeader } from './link_detail/LinkHeader.tsx';
 import { QrCard } from './link_detail/QrCard.tsx';
@@ -39,6 +41,8 @@ export function LinkDetailPage(props: {
   readerReports?: { open: number; reasons: string[] } | undefined;
   /** UTM_PARAMS, shown beside the link's own UTM fields. */
   deploymentUtm?: string | undefined;
+  /** What the last destination check saw; null: not checked yet. */
+  destinationState?: DestinationState | null;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -75,6 +79,7 @@ export function LinkDetailPage(props: {
       <div class="detail-grid">
         <div class="stack">
           <DestinationCard link={link} creator={creator} />
+          <DestinationCheckCard state={props.destinationState ?? null} editorTitle={link.title ?? null} />
 
           <ClicksCard code={link.code} stats={stats} days={props.days} />
 

@@ -3,6 +3,7 @@ import { requestId } from 'hono/request-id';
 import { AppError, NotFoundError } from '../lib/shared/errors.ts';
 import { problemResponse } from '../lib/shared/problem.ts';
 import { createBlocklistRoutes } from './api/blocklist.ts';
+import { createDestinationRoutes } from './api/destinations.ts';
 import { createExportRoutes } from './api/exports.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createKeysRoutes } from './api/keys.ts';
@@ -85,6 +86,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/safety', createSafetyRoutes(deps));
   app.route('/api/v1/keys', createKeysRoutes(deps));
   app.route('/api/v1/reports', createReportsRoutes(deps));
+  app.route('/api/v1/destinations', createDestinationRoutes(deps));
   app.route('/api/v1/retargets', createRetargetRoutes(deps));
   app.route('/api/v1/wordpress', createWordPressAdminRoutes(deps));
   app.route('/api/v1', createOpenApiRoutes(deps));

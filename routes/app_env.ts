@@ -15,6 +15,7 @@ import type { RateLimits } from '../lib/shared/rate_limits.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
+import type { ArchiveStarter } from '../lib/temporal/archive_starter.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
 import type { WorkflowGateway } from '../lib/temporal/workflow_gateway.ts';
 
@@ -60,6 +61,8 @@ export interface WebDeps {
   vendorClicks?: VendorClickSource;
   /** Adoption workflows: backfill runs, WordPress reconciliation, mass retargets. */
   adoption: AdoptionGateway;
+  /** Starts a new destination's archived-copy workflow; absent with ARCHIVE_MODE=off or without Temporal. */
+  archive?: ArchiveStarter;
   /** The WordPress webhook secret: WORDPRESS_WEBHOOK_SECRET, else the one generated on first run. */
   getWebhookSecret(): Promise<string>;
   /** Stops background work and closes connections (not the sql pool, which the caller owns). */

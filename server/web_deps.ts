@@ -22,6 +22,7 @@ import { getSetting } from '../lib/stores/settings_store.ts';
 import { createSql, type Sql } from '../lib/stores/sql.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import type { AdoptionGateway } from '../lib/temporal/adoption_gateway.ts';
+import type { ArchiveStarter } from '../lib/temporal/archive_starter.ts';
 import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
 import type { OpsGateway } from '../lib/temporal/ops_gateway.ts';
 import type { TemporalClient } from '../lib/temporal/temporal_client.ts';
@@ -72,12 +73,14 @@ export async function createWebDeps(
   let workflows = base.workflows;
   let ops = base.ops;
   let adoption = base.adoption;
-  if (!workflows || !ops || !adoption) {
+  let archive: ArchiveStarter | undefined;
+  if (!workflows || !ops || !adoption || config.archive.mode !== 'off') {
     try {
       const { createTemporalClient } = await import('../lib/temporal/temporal_client.ts');
       const { createWorkflowGateway } = await import('../lib/temporal/workflow_gateway.ts');
       const { createOpsGateway } = await import('../lib/temporal/ops_gateway.ts');
       const { createAdoptionGateway } = await import('../lib/temporal/adoption_gateway.ts');
+      const { createArchiveStarter } = await import('../lib/temporal/archive_starter.ts');
       const { loadTemporalConnectionOptions } = await import('../lib/temporal/connection_options.ts');
       const options =
         base.temporalConnection ??
@@ -87,6 +90,7 @@ export async function createWebDeps(
       workflows ??= createWorkflowGateway(seam);
       ops ??= createOpsGateway(seam);
       adoption ??= createAdoptionGateway(seam);
+      if (config.archive.mode !== 'off') archive = createArchiveStarter(seam);
     } catch (error) {
       base.logger.error({ err: error }, 'Temporal client unavailable; webhooks will answer 503');
       workflows ??= createUnavailableGateway((error as Error).message);
@@ -128,6 +132,7 @@ export async function createWebDeps(
     workflows,
     ops,
     adoption,
+    ...(archive ? { archive } : {}),
     targetPolicy: createCanonicalTargetPolicy(config),
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,

@@ -13,6 +13,7 @@ import { registerDomainWatchGauges } from '../lib/domains/domain_watch_metrics.t
 import { getDomainWatchOverview } from '../lib/domains/domain_watch_overview.ts';
 import { readEscrowAges } from '../lib/escrow/escrow_age.ts';
 import { getDrillGaugeValues } from '../lib/failover/scheduled_drill.ts';
+import { readDestinationOverview } from '../lib/destinations/destination_state.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -25,6 +26,7 @@ import {
   createProcessMetrics,
   registerDrillGauges,
   registerProbeIncidentGauge,
+  registerDestinationMetrics,
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
@@ -80,6 +82,8 @@ registerDomainWatchGauges(registry, () => getDomainWatchOverview(sql));
 // The prober's open incidents and the failover drills' last results, read from Postgres at scrape time.
 registerProbeIncidentGauge(registry, () => countOpenProbeIncidents(sql));
 registerDrillGauges(registry, () => getDrillGaugeValues(sql));
+// Destinations by verdict (the DeadDestinationsJump alert), checks by outcome, the oldest due check's age.
+const destinationMetrics = registerDestinationMetrics(registry, () => readDestinationOverview(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -112,7 +116,14 @@ worker = await createLifelineWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: createWorkerDeps(config, { sql, logger, resolver, servingStore: resolver.store, registry }),
+  deps: createWorkerDeps(config, {
+    sql,
+    logger,
+    resolver,
+    servingStore: resolver.store,
+    registry,
+    destinations: { countCheck: destinationMetrics.countCheck },
+  }),
   // Built (dist/): the workflow bundle made at build time; from source, workflows/ is bundled now.
   ...(prebuilt ? { workflowBundle: { codePath: prebuilt.workflowBundlePath } } : {}),
 });
@@ -131,6 +142,7 @@ await ensureSchedules(
     drill: config.drillInterval
       ? { interval: config.drillInterval, dnsTtlSeconds: config.lifecycle.dnsTtlSeconds }
       : undefined,
+    destinationChecksEvery: config.destinationChecks.every,
   },
   logger,
 );

@@ -1,8 +1,15 @@
+import { Registry } from 'prom-client';
 import type { ActivityDeps } from '../activities/deps.ts';
+import { createInternetArchive } from '../lib/archive/internet_archive.ts';
+import { createOwnHostTest } from '../lib/archive/own_hosts.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
 import { createDomainWatchDeps, type DomainWatchOverrides } from '../lib/domains/domain_watch_deps.ts';
+import {
+  createDestinationCheckDeps,
+  type DestinationCheckDeps,
+} from '../lib/destinations/destination_check_deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { createProbeDeps } from '../lib/prober/probe_deps.ts';
@@ -13,7 +20,8 @@ import type { ServingReplica } from '../lib/redirect/serving_replica.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
-import type { Registry } from '../lib/shared/metrics.ts';
+import { createArchiveSaveCounter } from '../lib/shared/metrics.ts';
+import { createOutgoingFetch } from '../lib/shared/outgoing_request.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
@@ -44,10 +52,16 @@ export function createWorkerDeps(
     syncQueue?: Partial<SyncQueueSettings>;
     /** The domain watch's resolver and trusted roots (tests: made-up names, their own CA). */
     domainWatch?: DomainWatchOverrides;
-    /** Where the prober's metrics go (the worker's /metrics); absent: a registry of their own (tests read it). */
+    /**
+     * The worker's /metrics registry: the prober's metrics and lifeline_archive_saves_total go there; absent: a
+     * registry of their own (tests read it).
+     */
     registry?: Registry;
+    /** Destination checks: the metrics counter; tests: a resolver for made-up names, a clock. */
+    destinations?: Omit<Parameters<typeof createDestinationCheckDeps>[1], 'sql' | 'logger'>;
   },
 ): ActivityDeps {
+  const archiveSaves = createArchiveSaveCounter(base.registry ?? new Registry());
   return {
     sql: base.sql,
     logger: base.logger,
@@ -74,6 +88,31 @@ export function createWorkerDeps(
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
     domainWatch: createDomainWatchDeps(config, base.logger, base.domainWatch),
     probe: createProbeDeps(config, base.registry),
+    destinations: {
+      archive: {
+        mode: config.archive.mode,
+        internetArchive:
+          config.archive.mode === 'off'
+            ? undefined
+            : createInternetArchive({
+                saveBaseUrl: config.archive.saveBaseUrl,
+                availabilityBaseUrl: config.archive.availabilityBaseUrl,
+                keys: config.archive.keys,
+                fetch: createOutgoingFetch(config.outgoing),
+              }),
+        isOwnHost: createOwnHostTest(config.safety.trustedHosts),
+        count: (outcome) => archiveSaves.inc({ outcome }),
+      },
+      acting: {
+        ownHosts: config.safety.trustedHosts,
+        autoRetargetMoved: config.deadDestinations.autoRetargetMoved,
+      },
+    },
+    destinationChecks: createDestinationCheckDeps(config, {
+      sql: base.sql,
+      logger: base.logger,
+      ...base.destinations,
+    }) satisfies DestinationCheckDeps,
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       redirect: config.redirect,

@@ -6,6 +6,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PullCounts } from '../lib/analytics/pull_bitly_clicks.ts';
+import type { DestinationCheckCounts } from '../lib/destinations/check_due_destinations.ts';
 import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.ts';
 import type { Front } from '../lib/failover/active_front.ts';
 import type { ProbeReport } from '../lib/prober/run_probe.ts';
@@ -39,6 +40,8 @@ export const WORKFLOW_TYPES = {
   watchDomains: 'watchDomainsWorkflow',
   probe: 'probeWorkflow',
   scheduledDrill: 'scheduledDrillWorkflow',
+  archiveDestination: 'archiveDestinationWorkflow',
+  checkDestinations: 'checkDestinationsWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -70,6 +73,14 @@ export function getRescanScheduleId(taskQueue: string): string {
  */
 export function getManualRescanWorkflowId(trigger: string, taskQueue: string): string {
   return trigger === 'manual' ? `rescan:manual:${taskQueue}` : `rescan:${trigger}`;
+}
+
+/**
+ * The Temporal Schedule that runs the due destination checks (link rot); one per task queue. Its runs are
+ * `destination-checks:{taskQueue}-{time}`; the Schedule never overlaps two.
+ */
+export function getDestinationCheckScheduleId(taskQueue: string): string {
+  return `destination-checks:${taskQueue}`;
 }
 
 /** The Temporal Schedule that reconciles Postgres, the serving store and Bitly; one per task queue. */
@@ -223,6 +234,24 @@ export type RescanReport = {
   durationMs: number;
   linksPerSecond: number;
 };
+
+// ------------------------------------------------------------------------------- destination checks
+
+export interface CheckDestinationsInput {
+  reason?: string;
+  /** Checks per activity call (each call heartbeats after every batch of 200). */
+  checksPerCall?: number;
+  /** Activity calls before continuing as new. */
+  callsPerRun?: number;
+  // Carried across continue-as-new:
+  startedAtMs?: number;
+  totals?: DestinationCheckTotals;
+}
+
+export type DestinationCheckTotals = DestinationCheckCounts & { seeded: number; calls: number };
+
+/** What a run reports. */
+export type CheckDestinationsReport = DestinationCheckTotals & { durationMs: number };
 
 // ------------------------------------------------------------------------------- reconciliation
 
@@ -564,3 +593,22 @@ export interface ScheduledDrillReport {
   report?: ChangeFrontReport;
   error?: string;
 }
+
+// ------------------------------------------------------------------------- archived copies of destinations
+
+/**
+ * The archived copy of one link's destination (Save Page Now, else the closest Wayback snapshot). A retarget
+ * starts it again and ends the run for the old target (its results would be ignored anyway: they are written
+ * only while the link still points where they were asked for).
+ */
+export function getArchiveWorkflowId(code: string): string {
+  return `archive:${code}`;
+}
+
+export interface ArchiveDestinationInput {
+  code: string;
+}
+
+export type ArchiveDestinationReport =
+  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'saved' | 'found' | 'missing' | 'failed'; url: string };

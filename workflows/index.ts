@@ -1,7 +1,9 @@
 // The one workflowsPath module: every workflow the worker runs is exported here.
 
+export { archiveDestinationWorkflow } from './archive_destination.ts';
 export { backfillPostsWorkflow } from './backfill_posts.ts';
 export { changeFrontWorkflow } from './change_front.ts';
+export { checkDestinationsWorkflow } from './check_destinations.ts';
 export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';
 export { expireLinkWorkflow } from './expire_link.ts';
 export { probeWorkflow } from './probe.ts';

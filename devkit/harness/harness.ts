@@ -44,6 +44,8 @@ export interface Harness {
     syncQueue?: Partial<SyncQueueSettings>;
     /** The domain watch's resolver and trusted roots (made-up names, the test's own CA). */
     domainWatch?: DomainWatchOverrides;
+    /** Destination checks: a resolver for made-up names (loopback sites), name servers, a clock. */
+    destinations?: Parameters<typeof createWorkerDeps>[1]['destinations'];
   }): Promise<{ worker: Worker; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
@@ -136,6 +138,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
           ...(workerOptions.vendors ? { vendors: workerOptions.vendors } : {}),
           ...(workerOptions.syncQueue ? { syncQueue: workerOptions.syncQueue } : {}),
           ...(workerOptions.domainWatch ? { domainWatch: workerOptions.domainWatch } : {}),
+          ...(workerOptions.destinations ? { destinations: workerOptions.destinations } : {}),
         }),
       });
       const running = worker.run();

@@ -9,7 +9,7 @@ import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
-import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, UpdateLinkInput } from './link.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
@@ -19,7 +19,8 @@ export interface EditLinkDeps {
   targetPolicy: CanonicalTargetPolicy;
   /** Scans a new destination or fallback (blocked → 422; the verdict of a new url is stored with it). */
   safety?: SafetyScanner;
-  workflows: WorkflowGateway;
+  /** Carries the edit to every copy (the web tier's gateway, or an activity's client). */
+  workflows: LinkSyncRequester;
   logger: Logger;
   now?: () => Date;
 }

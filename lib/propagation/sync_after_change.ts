@@ -14,6 +14,7 @@
 // queued) once its transaction has committed.
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 
 /** The web tier's own refresh after a change waits this long at most (the `sync:{code}` pass refreshes again). */
@@ -53,7 +54,7 @@ export type SyncState = 'accepted' | 'deferred' | 'queued';
  * copies catch up at the next reconciliation (caches also expire on their own TTL).
  */
 export async function syncAfterChange(
-  deps: { workflows: WorkflowGateway; logger: Logger; resolver?: LinkResolver },
+  deps: { workflows: LinkSyncRequester; logger: Logger; resolver?: LinkResolver },
   code: string,
   reason: string,
 ): Promise<'accepted' | 'deferred'> {

@@ -177,6 +177,7 @@ type Outcome = RedirectDecision['outcome'] | 'preview' | 'tampered';
 const OUTCOMES: readonly Outcome[] = [
   'redirect',
   'warn',
+  'archived',
   'expired',
   'gone',
   'blocked',
@@ -282,7 +283,13 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
             : { answer: other, queried: answer, cell: clicks.cell(code) };
         memo.set(record, memoised);
       }
-      if (decision.outcome !== 'warn' && answer.headers.Location === undefined) return answer;
+      if (
+        decision.outcome !== 'warn' &&
+        decision.outcome !== 'archived' &&
+        answer.headers.Location === undefined
+      ) {
+        return answer;
+      }
     }
     const kind = classifyClick(request.method, request.header('user-agent'), request.query);
     if (kind === null) return answer;

@@ -17,6 +17,7 @@ export interface LinkPreview {
 const OUTCOME_TEXT: Record<RedirectDecision['outcome'], string> = {
   redirect: 'Redirects to the destination',
   warn: 'Shows a warning page naming the destination, with a link to continue',
+  archived: 'The destination is no longer available: leads to its archived copy',
   expired: 'The link has expired',
   gone: 'Nothing: the link was retired (410 Gone)',
   blocked: 'Nothing: the link is blocked (451)',

@@ -7,17 +7,30 @@ export interface RedirectSettings {
   utmParams: string | undefined;
   /** Request query parameters passed on to the target (exact, case-sensitive names); empty: none. */
   forwardQueryParams?: readonly string[];
+  /**
+   * How a link switched to its archived copy answers (DEAD_FALLBACK_ANSWER): `page` (default), our page with
+   * the copy and the original URL, or `redirect`, a 302 to the copy.
+   */
+  fallbackAnswer?: 'page' | 'redirect';
 }
 
 /** What the short host answers for one request: runtime-neutral, turned into a Response by an adapter. */
 export interface RedirectDecision {
   status: number;
-  /** Metric label: redirect, not_found, gone, expired, blocked, warn. */
-  outcome: 'redirect' | 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn';
+  /** Metric label: redirect, not_found, gone, expired, blocked, warn, archived (the dead destination's copy). */
+  outcome: 'redirect' | 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn' | 'archived';
   location?: string;
   cacheControl: string;
-  /** The page to render for non-redirect answers. */
-  page?: { kind: 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn'; code: string; destination?: string };
+  /**
+   * The page to render for non-redirect answers. `destination`: where the page's button leads (the warn
+   * page's target, the archived page's copy); `original`: the archived page's dead target, shown as text.
+   */
+  page?: {
+    kind: 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn' | 'archived';
+    code: string;
+    destination?: string;
+    original?: string;
+  };
 }
 
 /** Short negative answers are cacheable briefly so a CDN absorbs floods of unknown codes. */
@@ -97,6 +110,20 @@ function decideForRecord(
       };
     }
     return { status: 410, outcome: 'expired', cacheControl: NO_STORE, page: { kind: 'expired', code } };
+  }
+  if (record.fallbackUrl !== undefined) {
+    // The destination is dead and the link's policy is `fallback`: the archived copy, never the dead target.
+    // Not cacheable: a later check that finds the destination alive switches the link back.
+    const copy = toLocation(record.fallbackUrl);
+    if (settings.fallbackAnswer === 'redirect') {
+      return { status: 302, outcome: 'archived', cacheControl: NO_STORE, location: copy };
+    }
+    return {
+      status: 200,
+      outcome: 'archived',
+      cacheControl: NO_STORE,
+      page: { kind: 'archived', code, destination: copy, original: record.url },
+    };
   }
   const forwarded =
     settings.forwardQueryParams && settings.forwardQueryParams.length > 0 && requestQuery !== ''

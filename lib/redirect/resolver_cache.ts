@@ -221,11 +221,15 @@ export function createRecordAdmission(
    * else undefined, counted and logged at error level with an `alert` field (a stored target that breaks the
    * rule was written around every way in, or the rule tightened since). Once per LRU fill, not per request.
    */
+  // The archived copy is on the Internet Archive, never an allowed target host: its canonical form and "not our
+  // short domain" are what it is held to.
+  const fallbackPolicy = policy ? { ...policy, allowedHosts: [] } : undefined;
   return function admit(record, layer) {
     if (!policy) return record;
     const problem =
       targetRuleProblem(record.url, policy) ??
-      (record.expiredUrl === null ? null : targetRuleProblem(record.expiredUrl, policy));
+      (record.expiredUrl === null ? null : targetRuleProblem(record.expiredUrl, policy)) ??
+      (record.fallbackUrl === undefined ? null : targetRuleProblem(record.fallbackUrl, fallbackPolicy!));
     if (problem === null) return record;
     counted[layer].tampered.n++;
     logger?.error(

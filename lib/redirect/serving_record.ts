@@ -27,6 +27,11 @@ export const servingRecordSchema = z.object({
   expiredUrl: z.string().max(2048).nullable(),
   utm: servingUtmSchema.optional(),
   version: z.number().int().nonnegative(),
+  /**
+   * The archived copy answered instead of `url` while the destination is dead (policy `fallback`). Absent for
+   * every other link, so their records (and records written before it existed) are unchanged.
+   */
+  fallbackUrl: z.string().max(2048).optional(),
 });
 export type ServingRecord = z.infer<typeof servingRecordSchema>;
 
@@ -89,6 +94,7 @@ export function toServingRecord(row: ServingRow): ServingRecord {
     expiredUrl: row.expiredUrl,
     ...(utm ? { utm } : {}),
     version: row.version,
+    ...(row.fallbackUrl ? { fallbackUrl: row.fallbackUrl } : {}),
   };
 }
 
@@ -99,6 +105,8 @@ export function toServingRecord(row: ServingRow): ServingRecord {
 export function servingRecordFromValues(code: string, values: ServingValues): ServingRecord {
   const expiresAt = values[4];
   const expiredUrl = values[5];
+  // A link answering its archived copy (rare): the general projection.
+  if (values[10] !== null) return withFallback(code, values);
   if (!values[6] && !values[7] && !values[8]) {
     return {
       code,
@@ -122,4 +130,22 @@ export function servingRecordFromValues(code: string, values: ServingValues): Se
     utm: toServingUtm({ utmCampaign: values[6], utmSource: values[7], utmMedium: values[8] }),
     version: values[9],
   };
+}
+
+/** servingRecordFromValues for a link answering its archived copy. */
+function withFallback(code: string, values: ServingValues): ServingRecord {
+  return toServingRecord({
+    code,
+    targetUrl: values[0],
+    status: values[1],
+    safety: values[2],
+    redirectStatus: values[3],
+    expiresAt: values[4],
+    expiredUrl: values[5],
+    utmCampaign: values[6],
+    utmSource: values[7],
+    utmMedium: values[8],
+    version: values[9],
+    fallbackUrl: values[10],
+  });
 }

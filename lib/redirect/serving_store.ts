@@ -29,7 +29,9 @@ export function servingKey(prefix: string, code: string): string {
  * A record as stored: `{version}|{json array}`. The version leads so the write script can compare it without
  * a JSON parser; the array (not an object) keeps a million records small. The link's own UTM values are a
  * seventh element `[campaign, source, medium]` (nulls for unset), present only when the link has any: records
- * written before it existed have six elements and still decode (no UTM of their own).
+ * written before it existed have six elements and still decode (no UTM of their own). A link answering its
+ * archived copy (dead destination, policy `fallback`) has an eighth element, the copy's URL (the seventh is then
+ * null when it has no UTM values); every other record stays as it was.
  */
 export function encodeServingRecord(record: ServingRecord): string {
   const fields: unknown[] = [
@@ -42,6 +44,10 @@ export function encodeServingRecord(record: ServingRecord): string {
   ];
   if (record.utm) {
     fields.push([record.utm.campaign ?? null, record.utm.source ?? null, record.utm.medium ?? null]);
+  }
+  if (record.fallbackUrl !== undefined) {
+    if (!record.utm) fields.push(null);
+    fields.push(record.fallbackUrl);
   }
   return `${record.version}|${JSON.stringify(fields)}`;
 }
@@ -87,7 +93,8 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     return null;
   }
   if (!Array.isArray(fields)) return null;
-  const [url, status, safety, redirectStatus, expiresAt, expiredUrl, utmField] = fields as unknown[];
+  const [url, status, safety, redirectStatus, expiresAt, expiredUrl, utmField, fallbackUrl] =
+    fields as unknown[];
   const version = Number(raw.slice(0, bar));
   if (
     typeof url !== 'string' ||
@@ -103,6 +110,7 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     ) ||
     !(expiresAt === null || Number.isSafeInteger(expiresAt)) ||
     !(expiredUrl === null || (typeof expiredUrl === 'string' && expiredUrl.length <= URL_MAX)) ||
+    !(fallbackUrl === undefined || (typeof fallbackUrl === 'string' && fallbackUrl.length <= URL_MAX)) ||
     !Number.isSafeInteger(version) ||
     version < 0
   ) {
@@ -120,6 +128,7 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     expiredUrl: expiredUrl as string | null,
     ...(utm ? { utm } : {}),
     version,
+    ...(fallbackUrl !== undefined ? { fallbackUrl: fallbackUrl as string } : {}),
   };
   return record;
 }

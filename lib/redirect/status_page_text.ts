@@ -25,4 +25,11 @@ export const STATUS_PAGE_TEXT: Record<PageKind, { title: string; body: string }>
     title: 'Check before you continue',
     body: 'This link leads to a site that may not be what it seems. Continue only if you trust it.',
   },
+  archived: {
+    title: 'This page is no longer available at its source',
+    body: 'The page this link led to no longer answers. An archived copy is kept by the Internet Archive.',
+  },
 };
+
+/** The archived page's words beside its button and the original address. */
+export const ARCHIVED_PAGE_TEXT = { button: 'Read the archived copy', original: 'Original address' };

@@ -7,11 +7,13 @@ import {
   analyticsEnv,
   refineAnalyticsEnv,
 } from './config/analytics.ts';
+import { type ArchiveConfig, archiveConfig, archiveEnv, refineArchiveEnv } from './config/archive.ts';
 import { type AuthConfig, authConfig, authEnv, refineAuthEnv } from './config/auth.ts';
 import { type BitlyConfig, bitlyConfig, bitlyEnv, refineBitlyEnv } from './config/bitly.ts';
 import { type CdnConfig, cdnConfig, cdnEnv, refineCdnEnv } from './config/cdn.ts';
 import { type DatabaseConfig, databaseConfig, databaseEnv } from './config/database.ts';
 import { type DomainWatchConfig, domainWatchConfig, domainWatchEnv } from './config/domain_watch.ts';
+import { type DestinationsConfig, destinationsConfig, destinationsEnv } from './config/destinations.ts';
 import { type EscrowConfig, escrowConfig, escrowEnv, refineEscrowEnv } from './config/escrow.ts';
 import { type FailoverConfig, failoverConfig, failoverEnv, refineFailoverEnv } from './config/failover.ts';
 import { type LinksConfig, linksConfig, linksEnv } from './config/links.ts';
@@ -50,6 +52,8 @@ export const envSchema = z
     ...cdnEnv.shape,
     ...domainWatchEnv.shape,
     ...proberEnv.shape,
+    ...archiveEnv.shape,
+    ...destinationsEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineTemporalEnv(env, ctx);
@@ -60,6 +64,7 @@ export const envSchema = z
     refineFailoverEnv(env, ctx);
     refineEscrowEnv(env, ctx);
     refineCdnEnv(env, ctx);
+    refineArchiveEnv(env, ctx);
   });
 
 export type Env = z.infer<typeof envSchema>;
@@ -82,7 +87,9 @@ export interface Config
     EscrowConfig,
     CdnConfig,
     DomainWatchConfig,
-    ProberConfig {}
+    ProberConfig,
+    ArchiveConfig,
+    DestinationsConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -125,5 +132,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...cdnConfig(e),
     ...domainWatchConfig(e),
     ...proberConfig(e),
+    ...archiveConfig(e),
+    ...destinationsConfig(e),
   };
 }

@@ -67,6 +67,7 @@ export const PROBLEM_TEXTS = {
   csvNoRows: 'has no rows',
   csvQuoteNotClosed: 'opens a quoted field that is never closed',
   csvQuoteOutOfPlace: 'has a quote out of place (quote the whole field, and write a quote inside it twice)',
+  proposalStale: 'changed since the retarget was proposed; look at the link again',
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_TEXTS;

@@ -64,8 +64,9 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     redirects: new Counter({
       name: 'lifeline_redirects_total',
       help:
-        'Short-host answers by outcome (redirect, not_found, gone, expired, blocked, warn, preview; tampered: a ' +
-        'stored target broke the target rule and answered 404).',
+        'Short-host answers by outcome (redirect, not_found, gone, expired, blocked, warn, preview; archived: a ' +
+        'dead destination answered with its archived copy; tampered: a stored target broke the target rule and ' +
+        'answered 404).',
       labelNames: ['outcome'],
       registers: [registry],
       collect: collectPending,
@@ -477,4 +478,81 @@ export function registerDrillGauges(registry: Registry, read: () => Promise<Dril
       }
     },
   });
+}
+
+/** lifeline_archive_saves_total: what became of each request to the Internet Archive (the worker counts it). */
+export function createArchiveSaveCounter(registry: Registry): Counter<'outcome'> {
+  return new Counter({
+    name: 'lifeline_archive_saves_total',
+    help:
+      'Requests to the Internet Archive for a copy of a destination, by outcome: saved (Save Page Now captured ' +
+      'it), found (an existing snapshot), missing (none), failed (the capture ended in error), rate_limited ' +
+      '(429, retried after Retry-After), refused (keys or URL refused), unavailable (outage or timeout, retried).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+}
+
+/** What the destination gauges show (read from Postgres at scrape time). */
+export interface DestinationGaugeValues {
+  byVerdict: Record<string, number>;
+  oldestDueAgeSeconds: number;
+}
+
+/**
+ * The destination checks' metrics (link rot; docs/OPERATIONS.md, "Destination checks"): the counter
+ * `lifeline_destination_checks_total{outcome}` the worker's checks increment (the returned `countCheck`), and two
+ * gauges read from Postgres when scraped: `lifeline_destination_verdicts{verdict}`,
+ * `lifeline_destinations_dead_ratio` (dead among the checked: ok, suspect, dead, moved; 0 when none is checked;
+ * the DeadDestinationsJump alert watches it) and `lifeline_destination_check_queue_age_seconds`. A failed read leaves the last values.
+ */
+export function registerDestinationMetrics(
+  registry: Registry,
+  read: () => Promise<DestinationGaugeValues>,
+): { countCheck(outcome: string): void } {
+  let pending: { at: number; values: Promise<DestinationGaugeValues | null> } | null = null;
+  const current = () => {
+    const now = Date.now();
+    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
+    return pending.values;
+  };
+  const checks = new Counter({
+    name: 'lifeline_destination_checks_total',
+    help: 'Destination checks by outcome (ok, moved, gone, soft-404, unreachable, parked; skipped: an excluded host).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'lifeline_destination_verdicts',
+    help: 'Active links by the verdict on their destination (unchecked, ok, suspect, dead, moved).',
+    labelNames: ['verdict'],
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (!values) return;
+      for (const [verdict, n] of Object.entries(values.byVerdict)) this.set({ verdict }, n);
+    },
+  });
+  new Gauge({
+    name: 'lifeline_destinations_dead_ratio',
+    help: 'Share of checked destinations of active links whose verdict is dead (0 to 1).',
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (!values) return;
+      const v = (verdict: string) => values.byVerdict[verdict] ?? 0;
+      const checked = v('ok') + v('suspect') + v('dead') + v('moved');
+      this.set(checked === 0 ? 0 : v('dead') / checked);
+    },
+  });
+  new Gauge({
+    name: 'lifeline_destination_check_queue_age_seconds',
+    help: 'How long the longest-waiting due destination check has been due (0: none is).',
+    registers: [registry],
+    async collect() {
+      const values = await current();
+      if (values) this.set(values.oldestDueAgeSeconds);
+    },
+  });
+  return { countCheck: (outcome) => checks.inc({ outcome }) };
 }

@@ -12,6 +12,12 @@ import ipaddr from 'ipaddr.js';
 export interface OutgoingRule {
   /** OUTGOING_ALLOWED_PRIVATE, parsed: e.g. `["10.20.0.0/16", "hooks.internal", "127.0.0.1"]`. */
   allowPrivate: readonly string[];
+  /**
+   * Plain http to any address the rule allows, not only to allowed private hosts. Only for the destination
+   * checks (ADR 0071): links point at http sites too, and the check sends nothing secret and reads no answer it
+   * trusts. Private addresses stay refused all the same.
+   */
+  plainHttp?: boolean;
 }
 
 /** No private address allowed: the default for every caller that is not told otherwise. */
@@ -146,13 +152,13 @@ export function getOutgoingUrlProblem(url: URL, rule: OutgoingRule): string | nu
   const host = normaliseHost(url.hostname);
   if (url.username !== '' || url.password !== '') return `${url.host}: user-info in a URL is not sent`;
   const literal = ipaddr.isValid(host);
-  if (url.protocol === 'http:') {
+  if (url.protocol === 'http:' && !rule.plainHttp) {
     const allowed = literal
       ? isAddressAllowed(normalise(ipaddr.parse(host)), rule)
       : isHostAllowed(host, rule);
     if (!allowed)
       return `${url.host}: only https is allowed (plain http only to a host OUTGOING_ALLOWED_PRIVATE names)`;
-  } else if (url.protocol !== 'https:') {
+  } else if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return `${url.protocol} is not allowed (https only)`;
   }
   if (literal) return getAddressProblem(host, host, rule);
@@ -183,17 +189,16 @@ type LoadedAgent = { dispatcher: Dispatcher; fetch: UndiciFetch };
 // One connection pool per allowance (callers share it); an injected resolver gets a pool of its own.
 const agents = new Map<string, Promise<LoadedAgent>>();
 
-async function loadAgent(rule: OutgoingRule, resolve?: OutgoingLookup): Promise<LoadedAgent> {
-  const [{ Agent, buildConnector, fetch: undiciFetch }, dns] = await Promise.all([
-    import('undici'),
-    import('node:dns'),
-  ]);
-  const baseLookup: OutgoingLookup =
-    resolve ?? ((hostname, options, callback) => dns.lookup(hostname, options, callback));
+/**
+ * A `dns.lookup`-shaped function for `net.connect` / `http.request` that resolves with `resolve` and keeps only
+ * the addresses the rule allows; when none is left it fails with OutgoingRequestRefused. Note that net.connect
+ * skips the lookup for an IP literal: a caller checks literals itself (getOutgoingUrlProblem does).
+ */
+export function createRuleLookup(rule: OutgoingRule, resolve: OutgoingLookup) {
   // Every address the name resolves to is checked; the refused ones are dropped, and when none is left the
   // connection fails. net.connect calls this for every name, also the ones a redirect led to.
-  const lookup = (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
-    baseLookup(hostname, { all: true }, (error, addresses) => {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
+    resolve(hostname, { all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const kept = addresses.filter((a) => getAddressProblem(a.address, hostname, rule) === null);
       if (kept.length === 0) {
@@ -204,6 +209,17 @@ async function loadAgent(rule: OutgoingRule, resolve?: OutgoingLookup): Promise<
       return callback(null, kept[0]!.address, kept[0]!.family);
     });
   };
+}
+
+async function loadAgent(rule: OutgoingRule, resolve?: OutgoingLookup): Promise<LoadedAgent> {
+  const [{ Agent, buildConnector, fetch: undiciFetch }, dns] = await Promise.all([
+    import('undici'),
+    import('node:dns'),
+  ]);
+  const lookup = createRuleLookup(
+    rule,
+    resolve ?? ((hostname, options, callback) => dns.lookup(hostname, options, callback)),
+  );
   const connectWithLookup = buildConnector({ lookup: lookup as never });
   const dispatcher = new Agent({
     connect(options, callback) {

@@ -21,9 +21,14 @@ export interface StaticAnswer {
 /**
  * The answer Lifeline gives for `row` at `nowMs` (lib/redirect/redirect_policy.ts decides, exactly as for a live
  * request without query parameters), or null when it is "not found" (pending links: the snapshot's default).
+ * A link switched to its archived copy answers a 302 to the copy whatever DEAD_FALLBACK_ANSWER says: the copy
+ * is what the page would offer, and a snapshot keeps one page per kind, not one per code.
  */
 export function toStaticAnswer(row: LinkRow, nowMs: number, settings: RedirectSettings): StaticAnswer | null {
-  const decision = decideRedirect(row.code, toServingRecord(row), nowMs, settings);
+  const decision = decideRedirect(row.code, toServingRecord(row), nowMs, {
+    ...settings,
+    fallbackAnswer: 'redirect',
+  });
   if (decision.outcome === 'not_found') return null;
   const answer: StaticAnswer = {
     code: row.code,
@@ -31,7 +36,7 @@ export function toStaticAnswer(row: LinkRow, nowMs: number, settings: RedirectSe
     cacheControl: decision.cacheControl,
   };
   if (decision.location !== undefined) answer.location = decision.location;
-  else if (decision.page && decision.page.kind !== 'not_found') {
+  else if (decision.page && decision.page.kind !== 'not_found' && decision.page.kind !== 'archived') {
     answer.page = decision.page.kind;
     if (decision.page.destination !== undefined) answer.destination = decision.page.destination;
   }

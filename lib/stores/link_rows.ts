@@ -39,6 +39,11 @@ export interface LinkRow {
   createdAt: Date;
   updatedAt: Date;
   version: number;
+  /**
+   * The archived copy the link answers with while its destination is dead and its policy says `fallback`
+   * (migrations/0092_links_archive_fallback.sql); null: the link answers its target.
+   */
+  fallbackUrl: string | null;
 }
 
 export interface VendorLinkRow {
@@ -67,6 +72,7 @@ export type ServingRow = Pick<
   | 'utmSource'
   | 'utmMedium'
   | 'version'
+  | 'fallbackUrl'
 >;
 
 /**
@@ -85,6 +91,7 @@ export type ServingValues = readonly [
   utmSource: string | null,
   utmMedium: string | null,
   version: number,
+  fallbackUrl: string | null,
 ];
 
 /** ServingValues with the row's code appended: selectManyServingValues's rows. */

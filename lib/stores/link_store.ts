@@ -17,7 +17,8 @@ export const LINK_COLUMNS = `
   expires_at AS "expiresAt", expired_url AS "expiredUrl", redirect_status AS "redirectStatus", tags,
   utm_campaign AS "utmCampaign", utm_source AS "utmSource", utm_medium AS "utmMedium",
   dedupe_key AS "dedupeKey", source_version AS "sourceVersion",
-  deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version`;
+  deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version,
+  fallback_url AS "fallbackUrl"`;
 
 /** LINK_COLUMNS for a query that names `links` as `l`. */
 export const QUALIFIED_LINK_COLUMNS = `
@@ -26,7 +27,8 @@ export const QUALIFIED_LINK_COLUMNS = `
   l.expires_at AS "expiresAt", l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.tags,
   l.utm_campaign AS "utmCampaign", l.utm_source AS "utmSource", l.utm_medium AS "utmMedium",
   l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion",
-  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
+  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version,
+  l.fallback_url AS "fallbackUrl"`;
 
 /**
  * The columns a link's serving record is made of (lib/redirect/serving_record.ts, ServingRow): the resolver's
@@ -61,7 +63,7 @@ export async function getServingRowByCode(db: Db, code: string): Promise<Serving
   const rows = await db<ServingRow[]>`
     SELECT code, target_url AS "targetUrl", status, safety, expires_at AS "expiresAt", expired_url AS "expiredUrl",
       redirect_status AS "redirectStatus", utm_campaign AS "utmCampaign", utm_source AS "utmSource",
-      utm_medium AS "utmMedium", version
+      utm_medium AS "utmMedium", version, fallback_url AS "fallbackUrl"
     FROM links WHERE code = ${code}`;
   return rows[0] ?? null;
 }
@@ -74,19 +76,19 @@ export async function getServingRowByCode(db: Db, code: string): Promise<Serving
  * its prepared statement up by it on every call (hashing every character), so each character is paid per lookup.
  */
 export function selectServingValues(db: Db, code: string): Promise<ServingValues[]> {
-  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version FROM links WHERE code=${code}`.values() as unknown as Promise<
+  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,fallback_url FROM links WHERE code=${code}`.values() as unknown as Promise<
     ServingValues[]
   >;
 }
 
 /**
  * selectServingValues for many codes in one statement: each found row's ServingValues with its code appended
- * (index 10), in no particular order; codes not stored have no row. The resolver batches the lookups that
+ * (index 11), in no particular order; codes not stored have no row. The resolver batches the lookups that
  * queue for a connection into one of these (createLookupGate in lib/redirect/layered_resolver.ts). One
  * statement text for any number of codes (one array parameter), so one prepared statement.
  */
 export function selectManyServingValues(db: Db, codes: readonly string[]): Promise<ServingValuesWithCode[]> {
-  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,code FROM links WHERE code=ANY(${codes as string[]})`.values() as unknown as Promise<
+  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,fallback_url,code FROM links WHERE code=ANY(${codes as string[]})`.values() as unknown as Promise<
     ServingValuesWithCode[]
   >;
 }

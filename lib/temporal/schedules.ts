@@ -8,6 +8,7 @@ import {
   getBitlyClicksScheduleId,
   getDomainWatchScheduleId,
   getDrillScheduleId,
+  getDestinationCheckScheduleId,
   getEscrowScheduleId,
   getProbeScheduleId,
   getReconcileScheduleId,
@@ -45,6 +46,11 @@ export interface ScheduleSettings {
    * estimate adds; unset (`off`): none, an old one removed.
    */
   drill?: { interval: string; dnsTtlSeconds: number } | undefined;
+  /**
+   * DESTINATION_CHECK_EVERY: how often the due destination checks run (each link is due every
+   * DESTINATION_CHECK_INTERVAL, a new one at once); unset (`off`): no Schedule (an old one is removed).
+   */
+  destinationChecksEvery?: string | undefined;
 }
 
 interface ScheduleSpec {
@@ -119,6 +125,12 @@ export async function ensureSchedules(
       every: settings.snapshotInterval,
       workflowType: WORKFLOW_TYPES.staticSnapshot,
       kind: 'snapshot',
+    },
+    {
+      scheduleId: getDestinationCheckScheduleId(settings.taskQueue),
+      every: settings.destinationChecksEvery,
+      workflowType: WORKFLOW_TYPES.checkDestinations,
+      kind: 'destination-checks',
     },
   ];
   for (const o of optional) {

@@ -39,6 +39,8 @@ export function toVendorTarget(
         ? { longUrl: decision.location, archived: false }
         : { longUrl: previewUrl, archived: true };
     case 'warn':
+    case 'archived':
+      // The archived copy of a dead destination: our preview names it (and the switch back is ours to make).
       return { longUrl: previewUrl, archived: false };
     default:
       // blocked, gone (unpublished), and anything else we answer with a status page: our page, archived.

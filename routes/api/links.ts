@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import { requestDestinationArchive } from '../../lib/archive/request_destination_archive.ts';
 import { hasScope } from '../../lib/auth/api_keys.ts';
 import {
   getLinkStats,
@@ -226,8 +227,10 @@ export function createLinksRoutes(deps: WebDeps) {
       origin: 'api',
     });
     // New links are synced too: the serving store, the vendor and an expiry timer follow from Postgres.
-    if (created)
+    if (created) {
       c.header('Lifeline-Sync', await syncAfterChange(deps, link.code, `link.created by ${actorOf(c)}`));
+      await requestDestinationArchive(deps, link.code);
+    }
     const body = await respondWithLink(link);
     c.header('ETag', toEtag(link));
     return c.json(body, created ? 201 : 200, created ? { Location: `/api/v1/links/${link.code}` } : {});
@@ -304,6 +307,7 @@ export function createLinksRoutes(deps: WebDeps) {
       mayManagePostLinks: mayManagePostLinks(c),
     });
     if (result.sync) c.header('Lifeline-Sync', result.sync);
+    if (result.changed && input.url !== undefined) await requestDestinationArchive(deps, result.link.code);
     return c.json(await respondWithLink(result.link), 200, { ETag: toEtag(result.link) });
   });
 

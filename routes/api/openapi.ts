@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { BLOCKLIST_OPERATIONS } from './blocklist.ts';
+import { DESTINATION_OPERATIONS } from './destinations.ts';
 import { EXPORT_OPERATIONS } from './exports.ts';
 import { HOOK_OPERATIONS } from './hooks.ts';
 import { ApiKey, KEY_OPERATIONS } from './keys.ts';
@@ -35,6 +36,7 @@ export const API_OPERATIONS: ApiOperation[] = [
   ...HOOK_OPERATIONS,
   ...SAFETY_OPERATIONS,
   ...REPORT_OPERATIONS,
+  ...DESTINATION_OPERATIONS,
   ...BLOCKLIST_OPERATIONS,
   ...OPS_OPERATIONS,
   ...RETARGET_OPERATIONS,

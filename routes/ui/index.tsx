@@ -8,6 +8,7 @@ import { csrfProtection } from '../middleware/csrf.ts';
 import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
 import { requireUser, uiSession } from '../middleware/ui_session.ts';
 import { createCheckFieldRoutes } from './check_field.ts';
+import { createDestinationsUiRoutes } from './destinations.tsx';
 import { createUiExportRoutes } from './exports.ts';
 import { createLinkDetailRoutes } from './link_detail.tsx';
 import { createLinkListRoutes } from './link_list.tsx';
@@ -91,6 +92,8 @@ export function createUiRoutes(deps: WebDeps) {
   app.use('/ops', requireUser('admin'));
   app.use('/reports/*', requireUser('admin'));
   app.use('/reports', requireUser('admin'));
+  app.use('/destinations/*', requireUser());
+  app.use('/destinations', requireUser());
 
   app.route('/api', createCheckFieldRoutes(deps));
   app.route('/', createUiExportRoutes(deps));
@@ -102,6 +105,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/ops/wordpress', createWordPressUiRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
   app.route('/reports', createReportsUiRoutes(deps));
+  app.route('/destinations', createDestinationsUiRoutes(deps));
   app.route('/settings', createSettingsRoutes(deps));
 
   // Last: anything else under /ui is an HTML 404 (the app-wide notFound answers problem+json).

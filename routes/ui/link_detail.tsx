@@ -3,7 +3,9 @@ import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { LinkDetailPage } from '../../components/LinkDetailPage.tsx';
 import { STATS_RANGES } from '../../components/link_detail/ClicksCard.tsx';
 import { getLinkFieldLabels } from '../../components/link_fields.ts';
+import { requestDestinationArchive } from '../../lib/archive/request_destination_archive.ts';
 import { getLinkStats } from '../../lib/clicks/link_stats.ts';
+import { getLinkDestinationState } from '../../lib/destinations/destination_state.ts';
 import type { I18n } from '../../lib/i18n/translator.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
@@ -83,7 +85,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
   ) {
     const days = options.days ?? 30;
     const now = new Date();
-    const [vendors, stats, audit, readerReports] = await Promise.all([
+    const [vendors, stats, audit, readerReports, destinationState] = await Promise.all([
       listLinkVendors(deps.sql, row.code),
       getLinkStats(
         deps.sql,
@@ -93,6 +95,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       ),
       listLinkHistory(deps.sql, row.code, 200),
       getOpenReportSummary(deps.sql, row.code),
+      getLinkDestinationState(deps.sql, row.code),
     ]);
     const query = `LifelineCode="${row.code}"`;
     const { uiUrl, namespace } = deps.config.temporal;
@@ -129,6 +132,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
         postLocked={isPostLinkLocked(row, c.get('session')!.user.role === 'admin')}
         readerReports={readerReports}
         deploymentUtm={deps.config.redirect.utmParams}
+        destinationState={destinationState}
       />,
       options.status ?? 200,
     );
@@ -172,6 +176,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       });
       const path = `/ui/links/${encodeURIComponent(code)}`;
       if (!result.changed) return c.redirect(`${path}?unchanged=1`, 303);
+      if (parsed.data.url !== undefined) await requestDestinationArchive(deps, code);
       return c.redirect(`${path}?saved=1${result.sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
     } catch (error) {
       if (error instanceof PreconditionFailedError) {

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { getLinkFieldLabels } from '../../components/link_fields.ts';
 import { NewLinkPage } from '../../components/NewLinkPage.tsx';
+import { requestDestinationArchive } from '../../lib/archive/request_destination_archive.ts';
 import { createLink } from '../../lib/links/create_link.ts';
 import { createLinkInputSchema } from '../../lib/links/link.ts';
 import { syncAfterChange } from '../../lib/propagation/sync_after_change.ts';
@@ -68,6 +69,7 @@ export function createLinkNewRoutes(deps: WebDeps) {
       const path = `/ui/links/${encodeURIComponent(link.code)}`;
       if (!created) return c.redirect(`${path}?existing=1`, 303);
       const sync = await syncAfterChange(deps, link.code, `link.created by user:${session.user.email}`);
+      await requestDestinationArchive(deps, link.code);
       return c.redirect(`${path}?created=1${sync === 'deferred' ? '&sync=deferred' : ''}`, 303);
     } catch (error) {
       if (error instanceof RateLimitedError) {

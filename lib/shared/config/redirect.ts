@@ -49,6 +49,9 @@ export const redirectEnv = z.object({
     }),
   ROOT_REDIRECT_URL: optionalHttpUrl,
   TRUSTED_COUNTRY_HEADER: optionalString.transform((v) => v?.toLowerCase()),
+  // A link switched to its archived copy (dead destination, policy `fallback`): our page naming the archived
+  // copy and the original URL, or a 302 straight to the copy.
+  DEAD_FALLBACK_ANSWER: z.enum(['page', 'redirect'], { message: 'must be page or redirect' }).default('page'),
 });
 
 export interface RedirectConfig {
@@ -70,6 +73,8 @@ export interface RedirectConfig {
     utmParams: string | undefined;
     /** Request query parameters forwarded to targets (FORWARD_QUERY_PARAMS); empty: none. */
     forwardQueryParams: string[];
+    /** How a link switched to its archived copy answers (DEAD_FALLBACK_ANSWER). */
+    fallbackAnswer: 'page' | 'redirect';
   };
   rootRedirectUrl: string | undefined;
   trustedCountryHeader: string | undefined;
@@ -89,6 +94,7 @@ export function redirectConfig(e: z.infer<typeof redirectEnv>): RedirectConfig {
       cacheControl: e.REDIRECT_CACHE_CONTROL,
       utmParams: e.UTM_PARAMS,
       forwardQueryParams: e.FORWARD_QUERY_PARAMS,
+      fallbackAnswer: e.DEAD_FALLBACK_ANSWER,
     },
     rootRedirectUrl: e.ROOT_REDIRECT_URL,
     trustedCountryHeader: e.TRUSTED_COUNTRY_HEADER,

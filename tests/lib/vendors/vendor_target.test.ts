@@ -37,6 +37,7 @@ function row(overrides: Partial<LinkRow> = {}): LinkRow {
     createdAt: new Date(NOW),
     updatedAt: new Date(NOW),
     version: 1,
+    fallbackUrl: null,
     ...overrides,
   };
 }

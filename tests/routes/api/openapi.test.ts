@@ -311,6 +311,42 @@ describe('GET /api/v1/openapi.json', () => {
         h.app.request('/api/v1/reports', { headers: auth }),
         h.app.request('/api/v1/reports?status=nope', { headers: auth }),
       ],
+      listDestinations: () => [
+        h.app.request('/api/v1/destinations?state=dead', { headers: auth }),
+        h.app.request('/api/v1/destinations?state=zombie', { headers: auth }),
+      ],
+      setDestinationPolicy: () => [
+        h.app.request(`/api/v1/destinations/${created.code}/policy`, {
+          method: 'POST',
+          headers: json,
+          body: '{"policy":"notify"}',
+        }),
+        h.app.request('/api/v1/destinations/unknown-x/policy', {
+          method: 'POST',
+          headers: json,
+          body: '{"policy":"notify"}',
+        }),
+        h.app.request(`/api/v1/destinations/${created.code}/policy`, {
+          method: 'POST',
+          headers: json,
+          body: '{"policy":"archive"}',
+        }),
+      ],
+      applyDestinationRetarget: () => [
+        h.app.request(`/api/v1/destinations/${created.code}/retarget`, { method: 'POST', headers: auth }),
+      ],
+      setDestinationHostPolicy: () => [
+        h.app.request('/api/v1/destinations/hosts/elsewhere.example/policy', {
+          method: 'POST',
+          headers: json,
+          body: '{"policy":"fallback"}',
+        }),
+        h.app.request('/api/v1/destinations/hosts/elsewhere.example/policy', {
+          method: 'POST',
+          headers: json,
+          body: '{"policy":"sometimes"}',
+        }),
+      ],
       getLinkReports: () => [
         h.app.request(`/api/v1/reports/${created.code}`, { headers: auth }),
         h.app.request('/api/v1/reports/unknown-x', { headers: auth }),
