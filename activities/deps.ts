@@ -1,8 +1,8 @@
 import type { ArchiveDeps } from '../lib/archive/archive_deps.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
-import type { DomainWatchDeps } from '../lib/domains/domain_watch_deps.ts';
 import type { DestinationDeps } from '../lib/destinations/act_on_destination.ts';
 import type { DestinationCheckDeps } from '../lib/destinations/destination_check_deps.ts';
+import type { DomainWatchDeps } from '../lib/domains/domain_watch_deps.ts';
 import type { FrontDeps } from '../lib/failover/front_deps.ts';
 import type { ProbeDeps } from '../lib/prober/probe_deps.ts';
 import type { SyncQueueSettings } from '../lib/propagation/sync_link_batch.ts';

@@ -2,8 +2,8 @@ import { createAdoptionActivities, createRetargetActivities } from './adoption_a
 import { createAnalyticsActivities } from './analytics_activities.ts';
 import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
-import { createDomainWatchActivities } from './domain_watch_activities.ts';
 import { createDestinationActivities } from './destination_activities.ts';
+import { createDomainWatchActivities } from './domain_watch_activities.ts';
 import { createEscrowActivities } from './escrow_activities.ts';
 import { createExpiryActivities } from './expiry_activities.ts';
 import { createFailoverActivities } from './failover_activities.ts';

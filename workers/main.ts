@@ -8,12 +8,12 @@ import { prebuilt } from '../boot/prebuilt.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { readDestinationOverview } from '../lib/destinations/destination_state.ts';
 import { getDomainWatchSchedule } from '../lib/domains/domain_facts.ts';
 import { registerDomainWatchGauges } from '../lib/domains/domain_watch_metrics.ts';
 import { getDomainWatchOverview } from '../lib/domains/domain_watch_overview.ts';
 import { readEscrowAges } from '../lib/escrow/escrow_age.ts';
 import { getDrillGaugeValues } from '../lib/failover/scheduled_drill.ts';
-import { readDestinationOverview } from '../lib/destinations/destination_state.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
@@ -24,9 +24,9 @@ import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import {
   createProcessMetrics,
+  registerDestinationMetrics,
   registerDrillGauges,
   registerProbeIncidentGauge,
-  registerDestinationMetrics,
   registerSyncQueueGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';

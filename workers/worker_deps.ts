@@ -5,11 +5,11 @@ import { createOwnHostTest } from '../lib/archive/own_hosts.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
 import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
-import { createDomainWatchDeps, type DomainWatchOverrides } from '../lib/domains/domain_watch_deps.ts';
 import {
   createDestinationCheckDeps,
   type DestinationCheckDeps,
 } from '../lib/destinations/destination_check_deps.ts';
+import { createDomainWatchDeps, type DomainWatchOverrides } from '../lib/domains/domain_watch_deps.ts';
 import type { DnsAdapter } from '../lib/failover/dns_adapter.ts';
 import { createFrontDeps } from '../lib/failover/front_deps.ts';
 import { createProbeDeps } from '../lib/prober/probe_deps.ts';

@@ -12,8 +12,8 @@ import { type AuthConfig, authConfig, authEnv, refineAuthEnv } from './config/au
 import { type BitlyConfig, bitlyConfig, bitlyEnv, refineBitlyEnv } from './config/bitly.ts';
 import { type CdnConfig, cdnConfig, cdnEnv, refineCdnEnv } from './config/cdn.ts';
 import { type DatabaseConfig, databaseConfig, databaseEnv } from './config/database.ts';
-import { type DomainWatchConfig, domainWatchConfig, domainWatchEnv } from './config/domain_watch.ts';
 import { type DestinationsConfig, destinationsConfig, destinationsEnv } from './config/destinations.ts';
+import { type DomainWatchConfig, domainWatchConfig, domainWatchEnv } from './config/domain_watch.ts';
 import { type EscrowConfig, escrowConfig, escrowEnv, refineEscrowEnv } from './config/escrow.ts';
 import { type FailoverConfig, failoverConfig, failoverEnv, refineFailoverEnv } from './config/failover.ts';
 import { type LinksConfig, linksConfig, linksEnv } from './config/links.ts';

@@ -6,9 +6,9 @@ import {
 } from '@temporalio/client';
 import {
   getBitlyClicksScheduleId,
+  getDestinationCheckScheduleId,
   getDomainWatchScheduleId,
   getDrillScheduleId,
-  getDestinationCheckScheduleId,
   getEscrowScheduleId,
   getProbeScheduleId,
   getReconcileScheduleId,
