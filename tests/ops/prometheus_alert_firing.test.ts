@@ -244,7 +244,7 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
     const started = Date.now();
     let firing: PromAlert;
     try {
-      firing = await waitFor(`${alert} to fire`, 60_000, async () => {
+      firing = await waitFor(`${alert} to fire`, 120_000, async () => {
         const [found] = await alertsNamed(alert);
         if (found && seen.at(-1)?.state !== found.state)
           seen.push({ state: found.state, atMs: Date.now() - started });
