@@ -13,7 +13,7 @@
 // Postgres alone.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually } from '../devkit/harness/harness.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';

@@ -11,7 +11,7 @@
 // the same writes: one UPDATE of a copy of the links table (with the same indexes), and one pipelined SET per
 // link to Redis.
 import { performance } from 'node:perf_hooks';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually } from '../devkit/harness/harness.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';

@@ -15,11 +15,13 @@ import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 
 /** The Kubernetes whose API the chart is checked against (.ci/run downloads the same module version). */
+// renovate: datasource=go depName=k8s.io/kubernetes
 export const KUBERNETES_VERSION = '1.36.3';
 /**
  * The Prometheus Operator whose CRDs (ServiceMonitor, PrometheusRule) the chart is checked against: the Go module
  * github.com/prometheus-operator/prometheus-operator carries them in example/prometheus-operator-crd/.
  */
+// renovate: datasource=go depName=github.com/prometheus-operator/prometheus-operator
 export const PROMETHEUS_OPERATOR_VERSION = '0.85.0';
 
 type Schema = { [key: string]: unknown };

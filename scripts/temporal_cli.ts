@@ -18,6 +18,7 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/contract.ts';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
+// renovate: datasource=go depName=github.com/temporalio/cli
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 const GO_CANDIDATES = ['/usr/local/go/bin/go'];
 

@@ -6,7 +6,7 @@
 // Answers an active link with the same bytes as main.ts (see bare_map_server.ts); a missing or inactive record
 // is a bare 404, a Redis error a bare 503 (ours would fall through to Postgres; the bench never makes it fail).
 import { createServer } from 'node:http';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 
 const env = process.env;
 if (!env.REDIS_URL) throw new Error('REDIS_URL is required');

@@ -1,8 +1,8 @@
 // The bench's data: its own Postgres databases (seeded links, click sums), its Redis keys (the serving store's
 // records, written in the store's format), and the links file the Map server and nginx are built from.
 import { writeFileSync } from 'node:fs';
+import { createClient } from '@redis/client';
 import postgres from 'postgres';
-import { createClient } from 'redis';
 import { migrateDatabase } from '../../lib/stores/migrate.ts';
 import { ADMIN_URL, CODE_PREFIX, REDIS_KEY_PREFIX, REDIS_URL, say, toDatabaseUrl } from './bench_settings.ts';
 

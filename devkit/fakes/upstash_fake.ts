@@ -5,7 +5,7 @@
 // Modes for outage tests: `hang` (accept and never answer) and `fail` (answer 500); setDelayMs slows answers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 
 export type UpstashFakeMode = 'ok' | 'hang' | 'fail';
 

@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import type { Logger } from '../shared/logger.ts';
 import type { ServingRecord } from './serving_record.ts';
 import {

@@ -1,11 +1,12 @@
 // Rate limits on link creation, login, reader reports and safety checks: Redis, the primary's counters, or memory.
+
+import { createClient } from '@redis/client';
 import {
   type RateLimiterAbstract,
   RateLimiterRedis,
   RateLimiterRes,
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
-import { createClient } from 'redis';
 import { backoffDelay } from './backoff.ts';
 import { BoundedMemoryLimiter } from './bounded_memory_limiter.ts';
 import { getClientNetwork } from './client_ip.ts';

@@ -4,8 +4,8 @@
 // workflow on a real worker. WordPress post IDs 90901–90909 are this file's.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from '@redis/client';
 import { Registry } from 'prom-client';
-import { createClient } from 'redis';
 import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { actOnDestination } from '../../lib/destinations/act_on_destination.ts';

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from '@redis/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Registry } from 'prom-client';
-import { createClient } from 'redis';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';

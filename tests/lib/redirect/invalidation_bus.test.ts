@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
 import { eventually } from '../../../devkit/harness/harness.ts';
 import { createConfiguredResolver } from '../../../lib/redirect/create_resolver.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from '@redis/client';
 import { Redis } from '@upstash/redis';
-import { createClient } from 'redis';
 import { startUpstashFake, type UpstashFake } from '../../../devkit/fakes/upstash_fake.ts';
 import { eventually } from '../../../devkit/harness/harness.ts';
 import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';

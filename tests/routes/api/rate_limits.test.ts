@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../../lib/auth/api_keys.ts';
 import { parseConfig } from '../../../lib/shared/config.ts';
