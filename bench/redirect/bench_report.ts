@@ -64,9 +64,25 @@ export function appendHistory(line: string): void {
   const end = '<!-- /bench:history -->';
   const at = doc.indexOf(end);
   if (at < 0) throw new Error(`docs/BENCHMARKS.md lacks the ${end} marker`);
-  writeFileSync(DOC, `${doc.slice(0, at)}${line}\n${doc.slice(at)}`);
+  const start = doc.indexOf(HISTORY_START);
+  if (start < 0 || start > at) throw new Error(`docs/BENCHMARKS.md lacks the ${HISTORY_START} marker`);
+  // The latest runs only: the section is a short record of where the figures stand, not a diary (git keeps
+  // every earlier line).
+  const lines = [
+    ...doc
+      .slice(start + HISTORY_START.length, at)
+      .split('\n')
+      .filter((l) => l.startsWith('- ')),
+    line,
+  ];
+  const kept = lines.slice(-HISTORY_KEPT).join('\n');
+  writeFileSync(DOC, `${doc.slice(0, start + HISTORY_START.length)}\n${kept}\n${doc.slice(at)}`);
   formatDoc();
 }
+
+const HISTORY_START = '<!-- bench:history -->';
+/** Run-history lines kept in docs/BENCHMARKS.md. */
+const HISTORY_KEPT = 12;
 
 /** The house formatter aligns Markdown tables; keep the file as `npx biome check .` wants it. */
 function formatDoc(): void {
