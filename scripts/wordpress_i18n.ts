@@ -69,9 +69,10 @@ function gettext(tool: string, args: string[], input?: string): Buffer {
 export function makePot(): string {
   const work = mkdtempSync(join(tmpdir(), 'lifeline-i18n-'));
   try {
+    // With a header, so the catalogs declare UTF-8 (without one xgettext writes ASCII and drops "…", "→");
+    // the header is replaced by a fixed one below.
     const common = [
       '--from-code=UTF-8',
-      '--omit-header',
       '--add-comments=translators:',
       '--add-location=file',
       '--sort-by-file',
@@ -104,7 +105,8 @@ export function makePot(): string {
       php,
       js,
     ]).toString('utf8');
-    return `${potHeader()}\n${body.replace(/^\s+/, '')}`;
+    // Everything after xgettext's header entry (the first blank line).
+    return `${potHeader()}\n${body.slice(body.indexOf('\n\n') + 2)}`;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -110,7 +110,8 @@ test("readme.txt is in the plugin directory's format and agrees with the plugin'
   const section = (name: string) => readme.sections.find(([n]) => n === name)![1];
   assert.ok(section('Changelog').startsWith(`= ${version} =`), 'the changelog starts with this version');
   const notice = /^= (\S+) =\n([\s\S]*?)(?=\n= |$)/.exec(section('Upgrade Notice'));
-  assert.equal(notice?.[1], version, 'an upgrade notice for this version');
+  assert.ok(notice, 'an upgrade notice');
+  assert.equal(notice[1], version, 'the upgrade notice is for this version');
   assert.ok(notice[2]!.trim().length <= 300, 'an upgrade notice of at most 300 characters');
 
   // "Tested up to" is the WordPress the end-to-end tests run: Debian's package.

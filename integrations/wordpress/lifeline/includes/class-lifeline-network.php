@@ -21,7 +21,8 @@ final class Lifeline_Network {
 	const NETWORK_SETUP_LIMIT = 100;
 
 	public static function init(): void {
-		add_action( 'init', array( __CLASS__, 'load_textdomain' ) );
+		// Early on init, before anything of this plugin translates (the outbox's schedule name on init).
+		add_action( 'init', array( __CLASS__, 'load_textdomain' ), 1 );
 		// A blog created while the plugin is network-active is set up at once (WordPress 5.1+).
 		add_action( 'wp_initialize_site', array( __CLASS__, 'on_new_site' ), 200 );
 		// Deleting a blog drops its outbox table with its other tables.

@@ -2,8 +2,9 @@
 /**
  * SQL goes through $wpdb->prepare(): the query of $wpdb->query(), get_var(), get_row(), get_col() and
  * get_results(), and the query string of prepare() itself, interpolates or concatenates no variable but
- * $wpdb's table names ({$wpdb->prefix}, {$wpdb->options}…) and the ruleset's tableVariables (a variable that
- * only ever holds a table name built from $wpdb->prefix). Values are passed as prepare()'s placeholders. As
+ * $wpdb's table names ({$wpdb->prefix}, {$wpdb->options}…) and the ruleset's sqlVariables (variables that only
+ * ever hold SQL the plugin writes itself: a table name from $wpdb->prefix, a WHERE clause of fixed fragments and
+ * placeholders; never a value). Values are passed as prepare()'s placeholders. As
  * WordPress Coding Standards' WordPress.DB.PreparedSQL, without its list of safe escaping functions.
  *
  * @package LifelineWP
@@ -22,11 +23,11 @@ use PHP_CodeSniffer\Util\Tokens;
 final class PreparedSQLSniff implements Sniff {
 
 	/**
-	 * Variable names (without "$") that hold a table name only (ruleset property).
+	 * Variable names (without "$") that hold only SQL written in the plugin, never a value (ruleset property).
 	 *
 	 * @var string[]
 	 */
-	public $tableVariables = array();
+	public $sqlVariables = array();
 
 	const METHODS = array( 'query', 'get_var', 'get_row', 'get_col', 'get_results', 'prepare' );
 
@@ -72,7 +73,7 @@ final class PreparedSQLSniff implements Sniff {
 
 	private function check_query( File $file, int $first, int $last ): void {
 		$tokens = $file->getTokens();
-		$tables = (array) $this->tableVariables;
+		$tables = (array) $this->sqlVariables;
 		for ( $i = $first; $i <= $last; $i++ ) {
 			$code = $tokens[ $i ]['code'];
 			if ( T_DOUBLE_QUOTED_STRING === $code || T_HEREDOC === $code ) {
