@@ -137,7 +137,9 @@ describe('the plugin on a multisite network', () => {
     const { id } = JSON.parse((await php('add_blog.php', ['culture'])).trim().split('\n').at(-1)!) as {
       id: number;
     };
-    assert.deepEqual(wp.mysql(`SHOW TABLES LIKE 'wp\\_${id}\\_lifeline\\_outbox'`), [[`wp_${id}_lifeline_outbox`]]);
+    assert.deepEqual(wp.mysql(`SHOW TABLES LIKE 'wp\\_${id}\\_lifeline\\_outbox'`), [
+      [`wp_${id}_lifeline_outbox`],
+    ]);
     const cultureUrl = `${wp.baseUrl}/culture`;
     const res = await wp.restOn<WpPost>(cultureUrl, '/wp/v2/posts', {
       method: 'POST',
@@ -145,7 +147,12 @@ describe('the plugin on a multisite network', () => {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const culture = res.body;
-    const cultureLink = await waitForPostLink(h, '127.0.0.1-culture', culture.id, (l) => l.status === 'active');
+    const cultureLink = await waitForPostLink(
+      h,
+      '127.0.0.1-culture',
+      culture.id,
+      (l) => l.status === 'active',
+    );
     assert.equal(cultureLink.url, culture.link);
   });
 
@@ -167,7 +174,12 @@ describe('the plugin on a multisite network', () => {
       assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
       assert.equal(await page.locator('.wrap h1').first().textContent(), 'روابط Lifeline القصيرة');
       const html = await page.content();
-      for (const text of ['اختبار الاتصال', 'تعبئة الأرشيف', 'معرّف الموقع', 'مضبوط بثابت في wp-config.php.']) {
+      for (const text of [
+        'اختبار الاتصال',
+        'تعبئة الأرشيف',
+        'معرّف الموقع',
+        'مضبوط بثابت في wp-config.php.',
+      ]) {
         assert.ok(html.includes(text), `the settings page shows "${text}"`);
       }
       // WordPress's own strings, from Debian's language pack: "Dashboard" in the menu, "Log Out" in the admin bar.
@@ -186,7 +198,9 @@ describe('the plugin on a multisite network', () => {
       // The block editor: the panel registers through wp.editor where it exists, reads the post through the
       // core/editor store, and its strings come from languages/lifeline-ar-lifeline-editor.json.
       await page.goto(`${sport.url}/wp-admin/post.php?post=${post.id}&action=edit`);
-      const toggle = page.locator('button.components-panel__body-toggle', { hasText: 'رابط Lifeline القصير' });
+      const toggle = page.locator('button.components-panel__body-toggle', {
+        hasText: 'رابط Lifeline القصير',
+      });
       await toggle.waitFor({ timeout: 60_000 });
       const welcome = page.locator('.edit-post-welcome-guide');
       if (await welcome.isVisible()) await page.keyboard.press('Escape');

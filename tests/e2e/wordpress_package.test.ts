@@ -101,7 +101,10 @@ test("readme.txt is in the plugin directory's format and agrees with the plugin'
     assert.equal(readme.headers[h], plugin[h], `"${h}" agrees with lifeline.php`);
   }
   assert.ok(readme.headers.Tags!.split(',').length <= 5, 'the directory shows five tags at most');
-  assert.ok(readme.short.length > 0 && readme.short.length <= 150, 'a short description of at most 150 characters');
+  assert.ok(
+    readme.short.length > 0 && readme.short.length <= 150,
+    'a short description of at most 150 characters',
+  );
   assert.doesNotMatch(readme.short, /[<*`[]/, 'the short description is plain text');
   assert.deepEqual(
     readme.sections.map(([name]) => name),
@@ -129,7 +132,10 @@ test("readme.txt is in the plugin directory's format and agrees with the plugin'
   assert.ok(plugin['Update URI'], 'an Update URI (docs/adr/0074)');
   assert.equal(plugin.Network, undefined, 'activates per site or network-wide, not network-only');
   const main = readFileSync(join(PLUGIN_DIR, 'lifeline.php'), 'utf8');
-  assert.match(main, new RegExp(`define\\( 'LIFELINE_PLUGIN_VERSION', '${version.replace(/\./g, '\\.')}' \\);`));
+  assert.match(
+    main,
+    new RegExp(`define\\( 'LIFELINE_PLUGIN_VERSION', '${version.replace(/\./g, '\\.')}' \\);`),
+  );
   assert.match(
     readFileSync(join(LANGUAGES_DIR, `${TEXT_DOMAIN}.pot`), 'utf8'),
     new RegExp(`Project-Id-Version: Lifeline Short Links ${version.replace(/\./g, '\\.')}\\\\n`),
