@@ -16,6 +16,10 @@ export const APT_PACKAGES = [
   'wrk',
   'wordpress',
   'wordpress-theme-twentytwentythree',
+  // The plugin's tests: WordPress's language packs (an Arabic admin), phpcs, gettext (its translations).
+  'wordpress-l10n',
+  'php-codesniffer',
+  'gettext',
   'php-cli',
   'php-mysql',
   'php-curl',

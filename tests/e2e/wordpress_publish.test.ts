@@ -286,6 +286,12 @@ describe('WordPress → Lifeline end to end', () => {
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      // wp.deprecated() warns on the console: the panel must use no deprecated editor API (and log no error).
+      const warnings: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text());
+      });
+      page.on('pageerror', (e) => warnings.push(e.message));
       await page.goto(`${wp.baseUrl}/wp-login.php`);
       await page.fill('#user_login', 'admin');
       await page.fill('#user_pass', wp.adminPassword);
@@ -302,6 +308,11 @@ describe('WordPress → Lifeline end to end', () => {
       await shown.waitFor({ timeout: 30_000 });
       assert.equal(await shown.textContent(), link.shortUrl);
       assert.equal(await shown.getAttribute('href'), link.shortUrl);
+      assert.deepEqual(
+        warnings.filter((w) => /lifeline|editPost|PluginDocumentSettingPanel/i.test(w)),
+        [],
+        'no deprecation warning or error from the panel',
+      );
       mkdirSync(join(ROOT, '.cache'), { recursive: true });
       await page.screenshot({ path: join(ROOT, '.cache', 'e2e-wordpress-editor.png') });
 

@@ -1,9 +1,11 @@
 // A real WordPress for end-to-end tests: Debian's `wordpress` package under PHP's built-in server, against the
 // machine's MariaDB, with a database and a config file of its own per run, and integrations/wordpress/lifeline
-// installed as a normal plugin (symlinked, activated).
+// installed as a normal plugin (symlinked, activated); or a subdirectory multisite network of such blogs with the
+// plugin network-activated.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
+  appendFileSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -40,14 +42,43 @@ export interface WordPressSite {
   serverLog(): string;
   /** Runs WP-Cron once (the site has DISABLE_WP_CRON: nothing runs unless asked). */
   runCron(): Promise<void>;
+  /** A network's blogs other than the main one (empty for a single site). */
+  blogs: WordPressBlog[];
+  /** Calls the REST API of the blog whose home URL is `home` (a blog added during the test). */
+  restOn<T = unknown>(
+    home: string,
+    path: string,
+    init?: { method?: string; json?: unknown },
+  ): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
+}
+
+export interface WordPressBlog {
+  id: number;
+  /** `/sport/` */
+  path: string;
+  /** Its home URL, `http://127.0.0.1:<port>/sport` */
+  url: string;
+  /** Calls this blog's REST API as the network's admin. */
+  rest<T = unknown>(
+    path: string,
+    init?: { method?: string; json?: unknown },
+  ): Promise<{ status: number; body: T }>;
+  /** Runs this blog's WP-Cron once. */
+  runCron(): Promise<void>;
 }
 
 export interface WordPressOptions {
   lifelineUrl: string;
-  siteId: string;
+  /** The main site's Lifeline site id; left unset, the plugin's default (the host name). */
+  siteId?: string;
   secret: string;
   apiKey: string;
+  /**
+   * A subdirectory multisite network with these blogs besides the main site (`locale`: its WPLANG). The Lifeline
+   * URL, secret and API key are then constants in wp-config.php, shared by every blog, and no site id is set.
+   */
+  multisite?: { blogs: { path: string; locale?: string }[] };
 }
 
 function mysql(args: string[], input?: string): string {
@@ -98,6 +129,11 @@ export async function startWordPress(options: WordPressOptions): Promise<WordPre
   const adminPassword = `wp-${randomBytes(9).toString('base64url')}`;
   const salt = () => randomBytes(32).toString('base64');
   const php = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  const multisite = options.multisite;
+  // A network's home URLs are per blog (options): WP_HOME would make every blog's home the main site's.
+  const urls = multisite
+    ? ''
+    : `define('WP_HOME', ${php(baseUrl)});\ndefine('WP_SITEURL', ${php(baseUrl)});\n`;
   writeFileSync(
     configFile,
     `<?php
@@ -107,9 +143,7 @@ define('DB_USER', 'root');
 define('DB_PASSWORD', '');
 define('DB_HOST', '127.0.0.1');
 define('DB_CHARSET', 'utf8mb4');
-define('WP_HOME', ${php(baseUrl)});
-define('WP_SITEURL', ${php(baseUrl)});
-define('WP_PLUGIN_DIR', ${php(pluginsDir)});
+${urls}define('WP_PLUGIN_DIR', ${php(pluginsDir)});
 define('WP_PLUGIN_URL', ${php(`${baseUrl}/e2e-plugins`)});
 define('WPMU_PLUGIN_DIR', ${php(muPluginsDir)});
 define('DISABLE_WP_CRON', true);
@@ -157,16 +191,54 @@ $table_prefix = 'wp_';
       LIFELINE_E2E_WP_CONFIG: configName,
       LIFELINE_E2E_WP_ADMIN_PASSWORD: adminPassword,
       LIFELINE_E2E_ENDPOINT: options.lifelineUrl,
-      LIFELINE_E2E_SITE_ID: options.siteId,
+      LIFELINE_E2E_SITE_ID: options.siteId ?? '',
       LIFELINE_E2E_SECRET: options.secret,
       LIFELINE_E2E_API_KEY: options.apiKey,
     };
-    const installed = execFileSync('php', [join(E2E_DIR, 'install.php')], { env, encoding: 'utf8' });
-    const { appPassword } = JSON.parse(installed.trim().split('\n').at(-1)!) as { appPassword: string };
+    const lastJson = <T>(out: string) => JSON.parse(out.trim().split('\n').at(-1)!) as T;
+    let appPassword: string;
+    let blogInfo: { id: number; path: string; url: string }[] = [];
+    if (multisite) {
+      execFileSync('php', [join(E2E_DIR, 'install.php')], {
+        env: { ...env, LIFELINE_E2E_MULTISITE: '1' },
+        encoding: 'utf8',
+      });
+      // The network exists: the config becomes a multisite one (what wp-admin/network.php tells one to paste),
+      // with Lifeline's connection as constants every blog shares.
+      appendFileSync(
+        configFile,
+        `define('MULTISITE', true);
+define('SUBDOMAIN_INSTALL', false);
+define('DOMAIN_CURRENT_SITE', ${php(host)});
+define('PATH_CURRENT_SITE', '/');
+define('SITE_ID_CURRENT_SITE', 1);
+define('BLOG_ID_CURRENT_SITE', 1);
+define('LIFELINE_ENDPOINT', ${php(options.lifelineUrl)});
+define('LIFELINE_WEBHOOK_SECRET', ${php(options.secret)});
+define('LIFELINE_API_KEY', ${php(options.apiKey)});
+${options.siteId ? `define('LIFELINE_SITE_ID', ${php(options.siteId)});\n` : ''}`,
+      );
+      const done = lastJson<{ appPassword: string; blogs: { id: number; path: string; url: string }[] }>(
+        execFileSync('php', [join(E2E_DIR, 'multisite.php')], {
+          env: { ...env, LIFELINE_E2E_BLOGS: JSON.stringify(multisite.blogs) },
+          encoding: 'utf8',
+        }),
+      );
+      appPassword = done.appPassword;
+      blogInfo = done.blogs;
+    } else {
+      const installed = execFileSync('php', [join(E2E_DIR, 'install.php')], { env, encoding: 'utf8' });
+      appPassword = lastJson<{ appPassword: string }>(installed).appPassword;
+    }
 
     // Its own process group (setsid-like), so stop() ends the server and its workers together.
     server = spawn('php', ['-S', host, '-t', WORDPRESS_ROOT, join(E2E_DIR, 'router.php')], {
-      env: { ...env, PHP_CLI_SERVER_WORKERS: '4', LIFELINE_E2E_PLUGINS_DIR: pluginsDir },
+      env: {
+        ...env,
+        PHP_CLI_SERVER_WORKERS: '4',
+        LIFELINE_E2E_PLUGINS_DIR: pluginsDir,
+        ...(multisite ? { LIFELINE_E2E_MULTISITE: '1' } : {}),
+      },
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -186,28 +258,33 @@ $table_prefix = 'wp_';
       },
     );
     const auth = `Basic ${Buffer.from(`admin:${appPassword}`).toString('base64')}`;
+    const restAt = async <T>(root: string, path: string, init: { method?: string; json?: unknown } = {}) => {
+      const res = await fetch(`${root}/wp-json${path}`, {
+        method: init.method ?? 'GET',
+        headers: {
+          Authorization: auth,
+          ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        },
+        ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      return { status: res.status, body: body as T };
+    };
+    const cronAt = async (root: string) => {
+      const res = await fetch(`${root}/wp-cron.php`);
+      await res.arrayBuffer();
+    };
 
     return {
       baseUrl,
       dbName,
       configName,
       adminPassword,
-      async rest<T>(path: string, init: { method?: string; json?: unknown } = {}) {
-        const res = await fetch(`${baseUrl}/wp-json${path}`, {
-          method: init.method ?? 'GET',
-          headers: {
-            Authorization: auth,
-            ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
-          },
-          ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
-        });
-        const text = await res.text();
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {}
-        return { status: res.status, body: body as T };
-      },
+      rest: <T>(path: string, init?: { method?: string; json?: unknown }) => restAt<T>(baseUrl, path, init),
       mysql(sql: string) {
         return mysql(['-N', '-B', dbName, '-e', sql])
           .split('\n')
@@ -215,10 +292,14 @@ $table_prefix = 'wp_';
           .map((line) => line.split('\t'));
       },
       serverLog: () => serverLog,
-      async runCron() {
-        const res = await fetch(`${baseUrl}/wp-cron.php`);
-        await res.arrayBuffer();
-      },
+      runCron: () => cronAt(baseUrl),
+      restOn: <T>(home: string, path: string, init?: { method?: string; json?: unknown }) =>
+        restAt<T>(home, path, init),
+      blogs: blogInfo.map((b) => ({
+        ...b,
+        rest: <T>(path: string, init?: { method?: string; json?: unknown }) => restAt<T>(b.url, path, init),
+        runCron: () => cronAt(b.url),
+      })),
       stop: cleanup,
     };
   } catch (error) {

@@ -8,6 +8,7 @@ $_SERVER['SERVER_NAME']      = '127.0.0.1';
 $_SERVER['SERVER_PORT']      = (string) parse_url( 'http://' . $lifeline_e2e_host, PHP_URL_PORT );
 $_SERVER['REQUEST_URI']      = '/';
 $_SERVER['REQUEST_METHOD']   = 'GET';
+$_SERVER['REMOTE_ADDR']      = '127.0.0.1';
 $_SERVER['WORDPRESS_CONFIG'] = getenv( 'LIFELINE_E2E_WP_CONFIG' );
 unset( $lifeline_e2e_host );
 require '/usr/share/wordpress/wp-load.php';

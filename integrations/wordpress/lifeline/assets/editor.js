@@ -1,11 +1,15 @@
 /* Lifeline: the post's short link in the block editor's document sidebar (no build step: WordPress globals). */
 ((wp) => {
-  if (!wp?.plugins || !wp.editPost || !wp.element) return;
+  if (!wp?.plugins || !wp.element || !wp.data) return;
+  // The panel slot lives in @wordpress/editor since WordPress 6.6, where the wp.editPost one is deprecated (and
+  // warns when read). Older WordPress (5.6 to 6.5) has only wp.editPost's; it is read only when wp.editor has none.
+  const PluginDocumentSettingPanel =
+    wp.editor?.PluginDocumentSettingPanel ?? wp.editPost?.PluginDocumentSettingPanel;
+  if (!PluginDocumentSettingPanel) return;
   const { createElement: el, useState, useEffect } = wp.element;
   const { useSelect } = wp.data;
   const { __ } = wp.i18n;
   const { Button } = wp.components;
-  const { PluginDocumentSettingPanel } = wp.editPost;
 
   const MESSAGES = {
     not_published: __('Made when the post is published.', 'lifeline'),

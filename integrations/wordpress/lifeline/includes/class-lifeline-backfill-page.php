@@ -32,7 +32,7 @@ final class Lifeline_Backfill_Page {
 		} else {
 			printf(
 				'<p class="lifeline-backfill-status"><strong>%s</strong> <span class="lifeline-backfill-progress">%s</span></p>',
-				esc_html( ucfirst( Lifeline_Backfill_Cron::describe_status( $state, $locked ) ) . ':' ),
+				esc_html( self::status_label( $state, $locked ) ),
 				esc_html(
 					sprintf(
 						/* translators: 1: posts sent, 2: posts in the run, 3: batches */
@@ -95,6 +95,23 @@ final class Lifeline_Backfill_Page {
 			echo '</form>';
 		}
 		echo '</div>';
+	}
+
+	/**
+	 * The run's status for people, translated (Lifeline_Backfill_Cron::describe_status() is the untranslated
+	 * form `wp lifeline status` prints for scripts).
+	 */
+	public static function status_label( array $state, bool $locked ): string {
+		if ( 'running' === $state['status'] && 'cli' === $state['mode'] ) {
+			return $locked ? __( 'Running (WP-CLI):', 'lifeline' ) : __( 'Interrupted (the WP-CLI process is gone; run it again to resume):', 'lifeline' );
+		}
+		$labels = array(
+			'running'  => __( 'Running (WP-Cron):', 'lifeline' ),
+			'stopped'  => __( 'Stopped:', 'lifeline' ),
+			'failed'   => __( 'Failed:', 'lifeline' ),
+			'finished' => __( 'Finished:', 'lifeline' ),
+		);
+		return $labels[ $state['status'] ] ?? ucfirst( (string) $state['status'] ) . ':';
 	}
 
 	public static function handle_start(): void {

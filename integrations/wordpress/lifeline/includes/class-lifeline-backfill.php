@@ -393,8 +393,10 @@ final class Lifeline_Backfill {
 		$args[] = $after_id;
 		$args[] = $max_id;
 		$args[] = $limit;
-		$sql    = "SELECT ID FROM {$wpdb->posts} WHERE {$where} AND ID > %d AND ID <= %d ORDER BY ID ASC LIMIT %d";
-		return array_map( 'intval', $wpdb->get_col( $wpdb->prepare( $sql, $args ) ) );
+		return array_map(
+			'intval',
+			$wpdb->get_col( $wpdb->prepare( "SELECT ID FROM {$wpdb->posts} WHERE {$where} AND ID > %d AND ID <= %d ORDER BY ID ASC LIMIT %d", $args ) )
+		);
 	}
 
 	private static function max_post_id( string $since ): int {

@@ -152,16 +152,19 @@ final class Lifeline_Client {
 			)
 		);
 		if ( is_wp_error( $response ) ) {
+			/* translators: %s: the connection error */
 			$lines[] = sprintf( __( 'Lifeline is unreachable: %s', 'lifeline' ), $response->get_error_message() );
 			return $lines;
 		}
 		$status  = (int) wp_remote_retrieve_response_code( $response );
 		$lines[] = 400 === $status
 			? __( 'Webhook secret: accepted.', 'lifeline' )
+			/* translators: %d: HTTP status code */
 			: sprintf( __( 'Webhook secret: refused (HTTP %d). Check the secret and this server\'s clock.', 'lifeline' ), $status );
 		if ( Lifeline_Config::can_read() ) {
 			$read    = self::fetch_link( 1 );
 			$lines[] = is_wp_error( $read )
+				/* translators: %s: why the API key was refused */
 				? sprintf( __( 'API key: %s', 'lifeline' ), $read->get_error_message() )
 				: __( 'API key: accepted.', 'lifeline' );
 		} else {

@@ -29,13 +29,37 @@ final class Lifeline_Config {
 		return rtrim( trim( $value ), '/' );
 	}
 
-	/** This site's id in Lifeline (letters, digits, ".", "-", "_"); defaults to the site's host name. */
+	/**
+	 * This site's id in Lifeline (letters, digits, ".", "-", "_"): the setting, else the home URL's host name. On
+	 * a multisite network each blog is its own Lifeline site: a blog other than the main one whose home URL has a
+	 * path (a subdirectory network) defaults to host and path ("news.example-sport"), and LIFELINE_SITE_ID names
+	 * the main site only, since post IDs repeat across blogs and one id for all would mix their links. Filter
+	 * `lifeline_site_id` (a network that names its blogs itself).
+	 */
 	public static function site_id(): string {
-		$value = defined( 'LIFELINE_SITE_ID' ) ? (string) LIFELINE_SITE_ID : (string) get_option( self::OPTION_SITE_ID, '' );
+		$value = self::site_id_constant_applies() ? (string) LIFELINE_SITE_ID : (string) get_option( self::OPTION_SITE_ID, '' );
 		if ( '' === $value ) {
-			$value = (string) wp_parse_url( home_url(), PHP_URL_HOST );
+			$value = self::default_site_id();
 		}
-		return self::sanitize_site_id( $value );
+		return self::sanitize_site_id( (string) apply_filters( 'lifeline_site_id', $value ) );
+	}
+
+	/** The site id when none is set: the home URL's host, plus its path for a subdirectory blog of a network. */
+	public static function default_site_id(): string {
+		$home  = home_url();
+		$value = (string) wp_parse_url( $home, PHP_URL_HOST );
+		if ( is_multisite() && ! is_main_site() ) {
+			$path = trim( (string) wp_parse_url( $home, PHP_URL_PATH ), '/' );
+			if ( '' !== $path ) {
+				$value .= '-' . str_replace( '/', '-', $path );
+			}
+		}
+		return $value;
+	}
+
+	/** LIFELINE_SITE_ID is defined and names this site (on a network: the main site only). */
+	private static function site_id_constant_applies(): bool {
+		return defined( 'LIFELINE_SITE_ID' ) && ( ! is_multisite() || is_main_site() );
 	}
 
 	/** The shared webhook secret (HMAC key). */
@@ -133,6 +157,9 @@ final class Lifeline_Config {
 			self::OPTION_API_KEY  => 'LIFELINE_API_KEY',
 			self::OPTION_SHORT_DOMAIN => 'LIFELINE_SHORT_DOMAIN',
 		);
+		if ( self::OPTION_SITE_ID === $option ) {
+			return self::site_id_constant_applies();
+		}
 		return isset( $constants[ $option ] ) && defined( $constants[ $option ] );
 	}
 

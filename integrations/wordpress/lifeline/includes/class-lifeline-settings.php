@@ -64,7 +64,7 @@ final class Lifeline_Settings {
 		add_settings_section( 'lifeline_connection', __( 'Connection', 'lifeline' ), '__return_false', self::PAGE );
 		$fields = array(
 			Lifeline_Config::OPTION_ENDPOINT => array( __( 'Lifeline URL', 'lifeline' ), 'url', __( 'The app host, e.g. https://links.example.com (webhooks go to /api/v1/hooks/wordpress).', 'lifeline' ) ),
-			Lifeline_Config::OPTION_SITE_ID  => array( __( 'Site id', 'lifeline' ), 'text', __( 'This site in Lifeline: letters, digits, ".", "-", "_". Defaults to the host name.', 'lifeline' ) ),
+			Lifeline_Config::OPTION_SITE_ID  => array( __( 'Site id', 'lifeline' ), 'text', __( 'This site in Lifeline: letters, digits, ".", "-", "_". Defaults to the host name (on a multisite network, the host name and path for every site but the main one).', 'lifeline' ) ),
 			Lifeline_Config::OPTION_SECRET   => array( __( 'Webhook secret', 'lifeline' ), 'password', __( 'Lifeline\'s WORDPRESS_WEBHOOK_SECRET. Leave empty to keep the stored one.', 'lifeline' ) ),
 			Lifeline_Config::OPTION_API_KEY  => array( __( 'API key', 'lifeline' ), 'password', __( 'A Lifeline API key with the links:read scope, to show each post\'s short link. Leave empty to keep the stored one.', 'lifeline' ) ),
 			Lifeline_Config::OPTION_SHORT_DOMAIN => array( __( 'Short link domain', 'lifeline' ), 'text', __( 'The host name of your short links (e.g. nws.li; several: comma-separated) when it is not the Lifeline URL\'s. A post imported from another WordPress is recognised by the short link it carries on this domain.', 'lifeline' ) ),
@@ -135,6 +135,7 @@ final class Lifeline_Settings {
 			)
 		) . '</p>';
 		if ( $status['queued'] > 0 ) {
+			/* translators: 1: date and time (UTC) of the oldest queued event, 2: the last delivery error */
 			echo '<p>' . esc_html( sprintf( __( 'Oldest queued since %1$s UTC. Last error: %2$s', 'lifeline' ), (string) $status['oldest'], (string) $status['last_error'] ) ) . '</p>';
 		}
 		if ( ! empty( $status['dead_rows'] ) ) {
@@ -171,6 +172,7 @@ final class Lifeline_Settings {
 		Lifeline_Outbox::make_all_due();
 		Lifeline_Outbox::flush();
 		$status = Lifeline_Outbox::status();
+		/* translators: %d: number of events still queued */
 		self::back( sprintf( __( 'Sent. %d event(s) still queued.', 'lifeline' ), $status['queued'] ) );
 	}
 

@@ -19,6 +19,8 @@ final class Lifeline_Shortlink {
 	const RECHECK_AFTER = 12 * HOUR_IN_SECONDS;
 	/** After a miss (not minted yet, or Lifeline down), pages do not ask again for this long. */
 	const MISS_TTL = MINUTE_IN_SECONDS;
+	/** The block editor panel's script handle (its translations are looked up by it). */
+	const EDITOR_SCRIPT = 'lifeline-editor';
 
 	public static function init(): void {
 		add_filter( 'pre_get_shortlink', array( __CLASS__, 'filter_shortlink' ), 10, 4 );
@@ -163,13 +165,16 @@ final class Lifeline_Shortlink {
 		if ( $screen && ! in_array( $screen->post_type, Lifeline_Config::post_types(), true ) ) {
 			return;
 		}
-		wp_enqueue_script(
-			'lifeline-editor',
-			plugins_url( 'assets/editor.js', LIFELINE_PLUGIN_FILE ),
-			array( 'wp-plugins', 'wp-edit-post', 'wp-element', 'wp-components', 'wp-data', 'wp-api-fetch', 'wp-i18n' ),
-			LIFELINE_PLUGIN_VERSION,
-			true
-		);
+		// wp-editor holds the document sidebar's panel slot from WordPress 6.6 on; before that only wp-edit-post
+		// has it (editor.js picks whichever exists, the current one first).
+		$deps = array( 'wp-plugins', 'wp-editor', 'wp-element', 'wp-components', 'wp-data', 'wp-api-fetch', 'wp-i18n' );
+		if ( version_compare( (string) get_bloginfo( 'version' ), '6.6', '<' ) ) {
+			$deps[] = 'wp-edit-post';
+		}
+		wp_enqueue_script( self::EDITOR_SCRIPT, plugins_url( 'assets/editor.js', LIFELINE_PLUGIN_FILE ), $deps, LIFELINE_PLUGIN_VERSION, true );
+		// The panel's strings: languages/lifeline-<locale>-lifeline-editor.json (made from the .po by
+		// scripts/wordpress_i18n.ts), or a language pack's in WP_LANG_DIR.
+		wp_set_script_translations( self::EDITOR_SCRIPT, 'lifeline', plugin_dir_path( LIFELINE_PLUGIN_FILE ) . 'languages' );
 	}
 
 	/** The classic editor's Publish box. */
