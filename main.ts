@@ -84,7 +84,7 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
   const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-web' });
   if (webProcess === undefined)
     printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger), config);
-  // OTEL_EXPORTER_OTLP_* unset: undefined, and nothing of OpenTelemetry is loaded (ADR 0072).
+  // OTEL_EXPORTER_OTLP_* unset: undefined, and no OpenTelemetry SDK is loaded (ADR 0072).
   const tracing = await startTracing(config.tracing, { role: 'web', logger });
   const deps = await createWebDeps(config, {
     sql,

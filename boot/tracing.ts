@@ -1,5 +1,5 @@
-// OpenTelemetry traces for a process, when configured (OTEL_EXPORTER_OTLP_*; ADR 0072). Off, nothing of
-// OpenTelemetry is loaded: every package below is imported dynamically, inside startTracing, and only type
+// OpenTelemetry traces for a process, when configured (OTEL_EXPORTER_OTLP_*; ADR 0072). Off, none of the
+// OpenTelemetry SDK is loaded (prom-client's own require of the no-op @opentelemetry/api aside): every package below is imported dynamically, inside startTracing, and only type
 // imports sit at the top (the build keeps dynamic imports of packages as they are; a static import inside a lazily
 // run module would be hoisted into the entry and loaded at start).
 //

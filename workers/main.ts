@@ -111,7 +111,7 @@ const connection = await connectWorkerToTemporal(temporal.connection).catch((err
   process.exit(1);
 });
 ping = () => connection.withDeadline(Date.now() + 1_000, () => connection.workflowService.getSystemInfo({}));
-// OTEL_EXPORTER_OTLP_* unset: undefined, nothing of OpenTelemetry loaded, and the untraced workflow bundle (ADR 0072).
+// OTEL_EXPORTER_OTLP_* unset: undefined, no OpenTelemetry SDK loaded, and the untraced workflow bundle (ADR 0072).
 const tracing = await startTracing(config.tracing, { role: 'worker', logger });
 // No cache here: the worker's refreshes write the serving store and announce changes to the web instances.
 const resolver = createConfiguredResolver(config, { sql, logger, role: 'worker' });

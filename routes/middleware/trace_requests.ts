@@ -6,8 +6,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app_env.ts';
 
 // The API's enum values (stable since 1.0), written out so this file needs no runtime import of the package.
-const SERVER: SpanKind.SERVER = 1;
-const ERROR: SpanStatusCode.ERROR = 2;
+const SERVER = 1 as SpanKind.SERVER;
+const ERROR = 2 as SpanStatusCode.ERROR;
 
 /**
  * The span is named `{method} {route template}` (`POST /api/v1/links`, `GET /ui/links/:code`) once the route is

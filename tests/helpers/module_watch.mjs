@@ -1,6 +1,7 @@
 // Preloaded (`node --import`) into a spawned entry a test watches: every module the process resolves whose URL
-// contains MODULE_WATCH_PATTERN is appended to the file MODULE_WATCH_FILE, by import or by require, so a test can
-// tell which packages a real process loaded (node:module's synchronous hooks see both, in this thread).
+// contains MODULE_WATCH_PATTERN is appended to the file MODULE_WATCH_FILE as `{importer} -> {module}`, by import or
+// by require, so a test can tell which packages a real process loaded and who asked for them (node:module's
+// synchronous hooks see both, in this thread).
 import { appendFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 
@@ -12,7 +13,7 @@ appendFileSync(file, '');
 registerHooks({
   resolve(specifier, context, nextResolve) {
     const resolved = nextResolve(specifier, context);
-    if (resolved.url.includes(pattern)) appendFileSync(file, `${resolved.url}\n`);
+    if (resolved.url.includes(pattern)) appendFileSync(file, `${context.parentURL ?? '(entry)'} -> ${resolved.url}\n`);
     return resolved;
   },
 });

@@ -77,7 +77,7 @@ type TracingEnv = z.infer<typeof tracingEnv>;
 
 export interface TracingConfig {
   /**
-   * Where and how spans are exported (OTLP/HTTP JSON); undefined: tracing is off and nothing of OpenTelemetry
+   * Where and how spans are exported (OTLP/HTTP JSON); undefined: tracing is off and nothing of the OpenTelemetry SDK
    * is loaded. `headers` are secrets: never logged.
    */
   tracing:
