@@ -21,7 +21,9 @@ export const prebuilt: Prebuilt | undefined =
   typeof LIFELINE_PREBUILT !== 'undefined' && LIFELINE_PREBUILT
     ? {
         workflowBundlePath: fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url)),
-        tracedWorkflowBundlePath: fileURLToPath(new URL('../dist/workflow-bundle-traced.js', import.meta.url)),
+        tracedWorkflowBundlePath: fileURLToPath(
+          new URL('../dist/workflow-bundle-traced.js', import.meta.url),
+        ),
         staticDir: fileURLToPath(new URL('../dist/static', import.meta.url)),
       }
     : undefined;

@@ -1,7 +1,8 @@
 // OpenTelemetry traces for a process, when configured (OTEL_EXPORTER_OTLP_*; ADR 0072). Off, none of the
-// OpenTelemetry SDK is loaded (prom-client's own require of the no-op @opentelemetry/api aside): every package below is imported dynamically, inside startTracing, and only type
-// imports sit at the top (the build keeps dynamic imports of packages as they are; a static import inside a lazily
-// run module would be hoisted into the entry and loaded at start).
+// OpenTelemetry SDK is loaded (prom-client's own require of the no-op @opentelemetry/api aside): every package
+// below is imported dynamically, inside startTracing, and only type imports sit at the top (the build keeps dynamic
+// imports of packages as they are; a static import inside a lazily run module would be hoisted into the entry and
+// loaded at start).
 //
 // What is traced: the web tier's API and UI requests (routes/middleware/trace_requests.ts), the Temporal client's
 // workflow starts and signals, the workflows and activities a worker runs (Temporal's own interceptors), and the

@@ -84,7 +84,8 @@ function flatten(request: ExportTraceServiceRequest): ReceivedSpan[] {
     const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
     for (const scope of resourceSpans.scopeSpans ?? []) {
       for (const span of scope.spans ?? []) {
-        if (!HEX_ID.test(span.traceId) || span.traceId.length !== 32) throw new Error('traceId must be 32 hex');
+        if (!HEX_ID.test(span.traceId) || span.traceId.length !== 32)
+          throw new Error('traceId must be 32 hex');
         if (!HEX_ID.test(span.spanId) || span.spanId.length !== 16) throw new Error('spanId must be 16 hex');
         spans.push({
           service,
@@ -114,7 +115,8 @@ export async function startOtlpCollectorFake(): Promise<OtlpCollectorFake> {
         res.writeHead(status, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(body));
       };
-      if (req.method !== 'POST' || req.url !== '/v1/traces') return answer(404, { code: 5, message: 'not found' });
+      if (req.method !== 'POST' || req.url !== '/v1/traces')
+        return answer(404, { code: 5, message: 'not found' });
       exports.push(req.headers);
       if (refusals.left > 0) {
         refusals.left--;

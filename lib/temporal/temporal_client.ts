@@ -1,4 +1,9 @@
-import { Client, Connection, type ConnectionOptions, type WorkflowClientInterceptor } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type ConnectionOptions,
+  type WorkflowClientInterceptor,
+} from '@temporalio/client';
 
 /**
  * The one Temporal client connection of a web process, shared by every gateway: a connection is costly to open and

@@ -129,10 +129,16 @@ describe('renovate.json against the repository', () => {
     assert.ok(otel.length >= 5);
     const group = config.packageRules.find((rule) => rule.groupName === 'OpenTelemetry');
     for (const name of otel)
-      assert.ok(group?.matchPackageNames?.some((p) => matchesName(p, name)), name);
+      assert.ok(
+        group?.matchPackageNames?.some((p) => matchesName(p, name)),
+        name,
+      );
     // The interceptors package names the SDK's range; ours must sit in it, or two SDKs would be installed.
     const interceptors = JSON.parse(
-      readFileSync(join(ROOT, 'node_modules', '@temporalio', 'interceptors-opentelemetry', 'package.json'), 'utf8'),
+      readFileSync(
+        join(ROOT, 'node_modules', '@temporalio', 'interceptors-opentelemetry', 'package.json'),
+        'utf8',
+      ),
     ) as { version: string; dependencies: Record<string, string> };
     assert.equal(interceptors.version, packages['@temporalio/worker']);
     for (const name of ['@opentelemetry/sdk-trace-base', '@opentelemetry/core', '@opentelemetry/resources']) {

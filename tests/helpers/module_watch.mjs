@@ -13,7 +13,8 @@ appendFileSync(file, '');
 registerHooks({
   resolve(specifier, context, nextResolve) {
     const resolved = nextResolve(specifier, context);
-    if (resolved.url.includes(pattern)) appendFileSync(file, `${context.parentURL ?? '(entry)'} -> ${resolved.url}\n`);
+    if (resolved.url.includes(pattern))
+      appendFileSync(file, `${context.parentURL ?? '(entry)'} -> ${resolved.url}\n`);
     return resolved;
   },
 });

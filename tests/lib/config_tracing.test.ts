@@ -19,7 +19,10 @@ const refuses = (env: Record<string, string>, variable: string) => {
 describe('tracing configuration (OpenTelemetry names)', () => {
   test('off unless an OTLP endpoint is set; the traces URL follows the specification', () => {
     assert.equal(parseConfig({}).tracing, undefined);
-    assert.equal(parseConfig({ OTEL_SERVICE_NAME: 'links', OTEL_TRACES_SAMPLER: 'always_on' }).tracing, undefined);
+    assert.equal(
+      parseConfig({ OTEL_SERVICE_NAME: 'links', OTEL_TRACES_SAMPLER: 'always_on' }).tracing,
+      undefined,
+    );
     assert.deepEqual(parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing, {
       tracesUrl: 'http://collector:4318/v1/traces',
       headers: {},
@@ -36,7 +39,8 @@ describe('tracing configuration (OpenTelemetry names)', () => {
     );
     // The specification's switch turns it off whatever else is set.
     assert.equal(
-      parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing,
+      parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })
+        .tracing,
       undefined,
     );
   });
@@ -56,11 +60,17 @@ describe('tracing configuration (OpenTelemetry names)', () => {
   });
 
   test('a wrong setting is named, and a header value is never repeated', () => {
-    const problems = refuses({ OTEL_EXPORTER_OTLP_HEADERS: 'Authorization Bearer s3cret-token' }, 'OTEL_EXPORTER_OTLP_HEADERS');
+    const problems = refuses(
+      { OTEL_EXPORTER_OTLP_HEADERS: 'Authorization Bearer s3cret-token' },
+      'OTEL_EXPORTER_OTLP_HEADERS',
+    );
     assert.ok(!JSON.stringify(problems).includes('s3cret-token'), 'the header value is not in the message');
     refuses({ OTEL_EXPORTER_OTLP_HEADERS: 'x=%E0%A4%A' }, 'OTEL_EXPORTER_OTLP_HEADERS');
     refuses({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-    refuses({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+    refuses(
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317' },
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    );
     refuses({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL');
     refuses({ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, 'OTEL_TRACES_SAMPLER');
     refuses({ OTEL_TRACES_SAMPLER_ARG: '1.5' }, 'OTEL_TRACES_SAMPLER_ARG');

@@ -97,11 +97,17 @@ test('the built tree cannot load tsx or esbuild', () => {
 
 test('the traced workflow bundle has the tracing interceptors; the untraced one and the entries do not load them', () => {
   const dist = join(app, 'dist');
-  assert.match(readFileSync(join(dist, 'workflow-bundle-traced.js'), 'utf8'), /OpenTelemetryInboundInterceptor/);
+  assert.match(
+    readFileSync(join(dist, 'workflow-bundle-traced.js'), 'utf8'),
+    /OpenTelemetryInboundInterceptor/,
+  );
   assert.doesNotMatch(readFileSync(join(dist, 'workflow-bundle.js'), 'utf8'), /opentelemetry/i);
   // Only dynamic imports: a static one would load OpenTelemetry at every start, traced or not.
   for (const entry of ['web.mjs', 'worker.mjs']) {
-    assert.doesNotMatch(readFileSync(join(dist, entry), 'utf8'), /^import\b[^;]*["']@(opentelemetry|temporalio\/interceptors)/m);
+    assert.doesNotMatch(
+      readFileSync(join(dist, entry), 'utf8'),
+      /^import\b[^;]*["']@(opentelemetry|temporalio\/interceptors)/m,
+    );
   }
 });
 
@@ -170,8 +176,13 @@ test('web and worker from dist/ serve a redirect and a signed publish, then drai
   // The traced bundle ran the publish; its workflow span left the sandbox (flushed at shutdown at the latest).
   await worker.exited;
   assert.ok(
-    collector.spans().some((s) => s.name === 'RunWorkflow:publishPostWorkflow' && s.service === 'lifeline-worker'),
-    `the publish workflow's span; seen: ${collector.spans().map((s) => s.name).join(', ')}`,
+    collector
+      .spans()
+      .some((s) => s.name === 'RunWorkflow:publishPostWorkflow' && s.service === 'lifeline-worker'),
+    `the publish workflow's span; seen: ${collector
+      .spans()
+      .map((s) => s.name)
+      .join(', ')}`,
   );
   assert.equal(await web.exited, 0, web.output().slice(-3000));
   assert.equal(await worker.exited, 0, worker.output().slice(-3000));

@@ -16,7 +16,12 @@ import {
   type ReceivedSpan,
   startOtlpCollectorFake,
 } from '../../devkit/fakes/otlp_collector_fake.ts';
-import { type EntryProcess, harnessEntryEnv, harnessWebEnv, startEntry } from '../../devkit/harness/entry_process.ts';
+import {
+  type EntryProcess,
+  harnessEntryEnv,
+  harnessWebEnv,
+  startEntry,
+} from '../../devkit/harness/entry_process.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 
@@ -73,7 +78,11 @@ async function api(base: string, path: string, init: RequestInit & { json?: unkn
 
 function one(spans: ReceivedSpan[], what: string, match: (s: ReceivedSpan) => boolean): ReceivedSpan {
   const found = spans.filter(match);
-  assert.equal(found.length, 1, `one ${what}; spans seen: ${spans.map((s) => `${s.service} ${s.name}`).join(', ')}`);
+  assert.equal(
+    found.length,
+    1,
+    `one ${what}; spans seen: ${spans.map((s) => `${s.service} ${s.name}`).join(', ')}`,
+  );
   return found[0]!;
 }
 
@@ -90,9 +99,16 @@ describe('OpenTelemetry traces', () => {
       { ...harnessEntryEnv(h), WORKER_HEALTH_PORT: '0', ...bitly.env(), ...otel },
       'worker-traced',
     );
-    const web = startWatched('main.ts', { ...harnessWebEnv(h, webUrl), ...bitly.env(), ...otel }, 'web-traced');
+    const web = startWatched(
+      'main.ts',
+      { ...harnessWebEnv(h, webUrl), ...bitly.env(), ...otel },
+      'web-traced',
+    );
     await web.child.waitForOutput('web listening', { what: 'the traced web entry to listen' });
-    await worker.child.waitForOutput('worker running', { timeoutMs: 120_000, what: 'the traced worker to run' });
+    await worker.child.waitForOutput('worker running', {
+      timeoutMs: 120_000,
+      what: 'the traced worker to run',
+    });
 
     // A query string on the request: it must not reach any span.
     const created = await api(webUrl, '/api/v1/links?note=query-secret-5d1', {
@@ -121,10 +137,19 @@ describe('OpenTelemetry traces', () => {
         const activity = all.some(
           (s) => s.name === 'RunActivity:syncToBitly' && s.attributes.temporalWorkflowId === `sync:${code}`,
         );
-        const workflow = all.some((s) => s.name === 'RunWorkflow:syncLinkWorkflow' && s.attributes.workflowId === `sync:${code}`);
+        const workflow = all.some(
+          (s) => s.name === 'RunWorkflow:syncLinkWorkflow' && s.attributes.workflowId === `sync:${code}`,
+        );
         return marker && activity && workflow ? all : undefined;
       },
-      { timeoutMs: 60_000, what: () => `the spans; seen: ${collector.spans().map((s) => s.name).join(', ')}` },
+      {
+        timeoutMs: 60_000,
+        what: () =>
+          `the spans; seen: ${collector
+            .spans()
+            .map((s) => s.name)
+            .join(', ')}`,
+      },
     );
 
     const request = one(spans, 'API create span', (s) => s.name === 'POST /api/v1/links');
@@ -195,7 +220,10 @@ describe('OpenTelemetry traces', () => {
     const webUrl = `http://127.0.0.1:${await getFreePort()}`;
     const web = startWatched('main.ts', { ...harnessWebEnv(h, webUrl), ...bitly.env() }, 'web-untraced');
     await web.child.waitForOutput('web listening', { what: 'the untraced web entry to listen' });
-    const created = await api(webUrl, '/api/v1/links', { method: 'POST', json: { url: 'https://example.com/untraced' } });
+    const created = await api(webUrl, '/api/v1/links', {
+      method: 'POST',
+      json: { url: 'https://example.com/untraced' },
+    });
     assert.equal(created.status, 201);
     const { code } = (await created.json()) as { code: string };
     assert.equal((await fetch(`${webUrl}/${code}`, { redirect: 'manual' })).status >= 300, true);
@@ -207,9 +235,14 @@ describe('OpenTelemetry traces', () => {
         ({ importer, module }) =>
           !(
             module.includes('/node_modules/@opentelemetry/api/') &&
-            (importer.includes('/node_modules/prom-client/') || importer.includes('/node_modules/@opentelemetry/api/'))
+            (importer.includes('/node_modules/prom-client/') ||
+              importer.includes('/node_modules/@opentelemetry/api/'))
           ),
       );
-    assert.deepEqual(outsideTheFacade, [], 'nothing of OpenTelemetry but the API facade prom-client requires');
+    assert.deepEqual(
+      outsideTheFacade,
+      [],
+      'nothing of OpenTelemetry but the API facade prom-client requires',
+    );
   });
 });

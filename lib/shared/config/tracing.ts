@@ -51,7 +51,8 @@ export const tracingEnv = z.object({
   OTEL_EXPORTER_OTLP_PROTOCOL: optionalString.pipe(
     z
       .enum(['http/json'], {
-        message: 'must be http/json (Lifeline sends OTLP/HTTP with JSON bodies; grpc and http/protobuf are not sent)',
+        message:
+          'must be http/json (Lifeline sends OTLP/HTTP with JSON bodies; grpc and http/protobuf are not sent)',
       })
       .optional(),
   ),
@@ -67,7 +68,12 @@ export const tracingEnv = z.object({
     z.enum(TRACE_SAMPLERS, { message: `must be one of ${TRACE_SAMPLERS.join(', ')}` }).optional(),
   ),
   OTEL_TRACES_SAMPLER_ARG: optionalString.pipe(
-    z.coerce.number({ message: 'must be a ratio from 0 to 1' }).min(0).max(1).optional(),
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?$/, 'must be a ratio from 0 to 1')
+      .transform(Number)
+      .pipe(z.number().max(1, 'must be a ratio from 0 to 1'))
+      .optional(),
   ),
   // The specification's switch: true keeps tracing off whatever else is set.
   OTEL_SDK_DISABLED: flag.default(false),
@@ -102,7 +108,10 @@ export function tracingConfig(e: TracingEnv): TracingConfig {
       headers: e.OTEL_EXPORTER_OTLP_HEADERS,
       serviceName: e.OTEL_SERVICE_NAME,
       // The specification's default: follow the caller's decision, sample every root.
-      sampler: { name: e.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on', ratio: e.OTEL_TRACES_SAMPLER_ARG ?? 1 },
+      sampler: {
+        name: e.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on',
+        ratio: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
+      },
     },
   };
 }
