@@ -97,17 +97,20 @@ test('the built tree cannot load tsx or esbuild', () => {
 
 test('the traced workflow bundle has the tracing interceptors; the untraced one and the entries do not load them', () => {
   const dist = join(app, 'dist');
-  assert.match(
-    readFileSync(join(dist, 'workflow-bundle-traced.js'), 'utf8'),
-    /OpenTelemetryInboundInterceptor/,
+  // Asserted on presence, not printed: a bundle is megabytes.
+  const has = (file: string, text: string) => readFileSync(join(dist, file), 'utf8').includes(text);
+  assert.ok(
+    has('workflow-bundle-traced.js', 'OpenTelemetryInboundInterceptor'),
+    'traced bundle has the interceptors',
   );
-  assert.doesNotMatch(readFileSync(join(dist, 'workflow-bundle.js'), 'utf8'), /opentelemetry/i);
+  assert.ok(!has('workflow-bundle.js', 'OpenTelemetryInboundInterceptor'), 'the untraced bundle has none');
+  assert.ok(!has('workflow-bundle.js', '@opentelemetry/sdk-trace-base'), 'the untraced bundle has no SDK');
   // Only dynamic imports: a static one would load OpenTelemetry at every start, traced or not.
   for (const entry of ['web.mjs', 'worker.mjs']) {
-    assert.doesNotMatch(
-      readFileSync(join(dist, entry), 'utf8'),
-      /^import\b[^;]*["']@(opentelemetry|temporalio\/interceptors)/m,
-    );
+    const staticImports = readFileSync(join(dist, entry), 'utf8').match(/^import\b[^;]*;/gm) ?? [];
+    const otel = staticImports.filter((line) => /["']@(opentelemetry|temporalio\/interceptors)/.test(line));
+    assert.deepEqual(otel, [], `${entry} imports none of OpenTelemetry statically`);
+    assert.ok(staticImports.length > 0, `${entry}'s static imports were found (the check can fail)`);
   }
 });
 
