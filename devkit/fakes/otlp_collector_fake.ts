@@ -30,8 +30,10 @@ export interface OtlpCollectorFake {
   /** The base URL (OTEL_EXPORTER_OTLP_ENDPOINT); traces go to `${url}/v1/traces`. */
   url: string;
   spans(): ReceivedSpan[];
-  /** The headers of every export that reached /v1/traces. */
+  /** The headers of every export that reached /v1/traces, refused ones included. */
   exports(): IncomingHttpHeaders[];
+  /** How many exports were taken (answered 200). */
+  accepted(): number;
   refuseNext(count: number, status: number): void;
   stop(): Promise<void>;
 }
@@ -106,6 +108,7 @@ function flatten(request: ExportTraceServiceRequest): ReceivedSpan[] {
 export async function startOtlpCollectorFake(): Promise<OtlpCollectorFake> {
   const spans: ReceivedSpan[] = [];
   const exports: IncomingHttpHeaders[] = [];
+  let accepted = 0;
   let refusals: { left: number; status: number } = { left: 0, status: 503 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -132,6 +135,7 @@ export async function startOtlpCollectorFake(): Promise<OtlpCollectorFake> {
       } catch (error) {
         return answer(400, { code: 3, message: (error as Error).message });
       }
+      accepted++;
       answer(200, {});
     });
   });
@@ -141,6 +145,7 @@ export async function startOtlpCollectorFake(): Promise<OtlpCollectorFake> {
     url: `http://127.0.0.1:${port}`,
     spans: () => [...spans],
     exports: () => [...exports],
+    accepted: () => accepted,
     refuseNext(count, status) {
       refusals = { left: count, status };
     },

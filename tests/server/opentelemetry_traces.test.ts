@@ -110,6 +110,8 @@ describe('OpenTelemetry traces', () => {
       what: 'the traced worker to run',
     });
 
+    // The collector is briefly unavailable: the first export is refused (503) and retried, no span lost.
+    collector.refuseNext(1, 503);
     // A query string on the request: it must not reach any span.
     const created = await api(webUrl, '/api/v1/links?note=query-secret-5d1', {
       method: 'POST',
@@ -196,6 +198,11 @@ describe('OpenTelemetry traces', () => {
       assert.ok(!text.includes(`/${code}`), `no path with the code in ${span.name}`);
     }
 
+    // The refused export came again: more exports arrived than were taken, and the spans above are all there.
+    assert.ok(
+      collector.exports().length > collector.accepted(),
+      'one export was refused, and later ones sent',
+    );
     // The collector's token went as a header and into no log line.
     assert.ok(collector.exports().every((headers) => headers.authorization === `Bearer ${OTLP_TOKEN}`));
     assert.ok(!web.child.output().includes(OTLP_TOKEN) && !worker.child.output().includes(OTLP_TOKEN));
