@@ -14,6 +14,7 @@ import { prebuilt } from './boot/prebuilt.ts';
 import { prepareDatabase, printGeneratedCredentials } from './boot/prepare_database.ts';
 import { onShutdownSignal, startDraining } from './boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from './boot/temporal_connection.ts';
+import { startTracing } from './boot/tracing.ts';
 import { createLogger } from './lib/shared/logger.ts';
 import { createSharedLimiterHost } from './lib/shared/shared_limiter.ts';
 import { createSql } from './lib/stores/sql.ts';
@@ -83,10 +84,13 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
   const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-web' });
   if (webProcess === undefined)
     printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger), config);
+  // OTEL_EXPORTER_OTLP_* unset: undefined, and no OpenTelemetry SDK is loaded (ADR 0072).
+  const tracing = await startTracing(config.tracing, { role: 'web', logger });
   const deps = await createWebDeps(config, {
     sql,
     logger,
     temporalConnection: temporal.connection,
+    ...(tracing ? { tracing } : {}),
     ...(webProcess !== undefined ? { sharedLimiter: connectSharedLimiter() } : {}),
   });
   const link = webProcess === undefined ? undefined : joinWebPrimary(webProcess, deps.metrics.registry);
@@ -113,6 +117,8 @@ if (config.webConcurrency > 1 && webProcess === undefined) {
       await server.close();
       await deps.close();
       await sql.end({ timeout: 5 });
+      // Last: the spans of the requests that just finished go out too.
+      await tracing?.shutdown();
     },
     (msg) => logger.info(msg),
   );

@@ -33,6 +33,10 @@ const sql = createSql({
   applicationName: 'lifeline-web-deno',
 });
 printGeneratedCredentials(await prepareDatabase(config, databaseUrl, sql, logger), config);
+if (config.tracing) {
+  // boot/tracing.ts is the Node processes' (ADR 0072); Deno has its own OpenTelemetry (OTEL_DENO).
+  logger.warn('OTEL_EXPORTER_OTLP_* is set, but the Deno web tier exports no spans; the Node entries do');
+}
 const deps = await createWebDeps(config, { sql, logger, temporalConnection: temporal.connection });
 // The islands bundle is the checked-in static/islands.js: Deno Deploy cannot run esbuild (no --allow-run).
 const app = createApp(deps, { staticFiles: await loadStaticFiles(undefined, { bundleIslands: false }) });

@@ -11,6 +11,8 @@ declare const LIFELINE_PREBUILT: boolean | undefined;
 export interface Prebuilt {
   /** The workflow bundle (Temporal's bundleWorkflowCode) the worker loads instead of bundling workflows/. */
   workflowBundlePath: string;
+  /** The same with the tracing workflow interceptors, for a worker with OTEL_EXPORTER_OTLP_* set (ADR 0072). */
+  tracedWorkflowBundlePath: string;
   /** static/ with islands.js built from islands/. */
   staticDir: string;
 }
@@ -19,6 +21,9 @@ export const prebuilt: Prebuilt | undefined =
   typeof LIFELINE_PREBUILT !== 'undefined' && LIFELINE_PREBUILT
     ? {
         workflowBundlePath: fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url)),
+        tracedWorkflowBundlePath: fileURLToPath(
+          new URL('../dist/workflow-bundle-traced.js', import.meta.url),
+        ),
         staticDir: fileURLToPath(new URL('../dist/static', import.meta.url)),
       }
     : undefined;

@@ -17,6 +17,7 @@ import { createWordPressAdminRoutes } from './api/wordpress_admin.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
 import { refuseNulInUrl } from './middleware/refuse_nul.ts';
+import { traceRequests } from './middleware/trace_requests.ts';
 import { createProbeRoutes } from './probes.ts';
 import { createRedirectRoutes } from './redirect.tsx';
 import { createReportRoutes } from './report.tsx';
@@ -75,6 +76,11 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
     return response;
   });
 
+  // With tracing on (OTEL_EXPORTER_OTLP_*), a span per API and UI request; nothing else is traced here.
+  if (deps.tracer) {
+    app.use('/api/*', traceRequests(deps.tracer));
+    app.use('/ui/*', traceRequests(deps.tracer));
+  }
   // No path segment or parameter of the API or the UI takes a NUL character (Postgres cannot compare one).
   app.use('/api/*', refuseNulInUrl());
   app.use('/ui/*', refuseNulInUrl());

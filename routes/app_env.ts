@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Ga4ClickFeed } from '../lib/analytics/ga4_click_feed.ts';
 import type { StoredApiKey } from '../lib/auth/api_keys.ts';
 import type { ClickRecorder } from '../lib/clicks/click_buffer.ts';
@@ -69,4 +70,6 @@ export interface WebDeps {
   close(): Promise<void>;
   /** Set on SIGTERM before anything stops: /readyz then answers 503 (draining) while requests still flow. */
   drain?: DrainState;
+  /** With tracing on (boot/tracing.ts): API and UI requests get a server span. Absent: nothing is traced. */
+  tracer?: Tracer;
 }

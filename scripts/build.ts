@@ -4,6 +4,7 @@
 //   dist/{migrate,export,restore,snapshot,reset_admin}.mjs   the CLIs of scripts/
 //   dist/healthcheck.mjs                             the container's HEALTHCHECK (scripts/healthcheck.ts)
 //   dist/workflow-bundle.js                          workflows/ bundled by Temporal's bundleWorkflowCode
+//   dist/workflow-bundle-traced.js                   the same with the tracing workflow interceptors (ADR 0072)
 //   dist/static/                                     static/ with islands.js bundled from islands/
 //
 // Our code is bundled by esbuild, one file per entry; packages stay in node_modules (they load native modules,
@@ -15,7 +16,7 @@ import { basename, join, relative, sep } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { Plugin } from 'esbuild';
 import { buildIslandsBundle } from '../lib/ui/islands_bundle.ts';
-import { WORKFLOWS_PATH } from '../workers/create_worker.ts';
+import { TRACING_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../workers/create_worker.ts';
 import { ROOT } from './temporal_cli.ts';
 
 export const DIST = join(ROOT, 'dist');
@@ -98,7 +99,16 @@ export async function buildDist(
 
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger(log) });
   writeFileSync(join(outDir, 'workflow-bundle.js'), code);
-  log(`workflow bundle: ${(code.length / 1024).toFixed(0)} KiB`);
+  // A worker with tracing on loads this one: interceptors are compiled into a bundle, not chosen at start.
+  const traced = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...TRACING_WORKFLOW_INTERCEPTORS],
+    logger: quietLogger(log),
+  });
+  writeFileSync(join(outDir, 'workflow-bundle-traced.js'), traced.code);
+  log(
+    `workflow bundles: ${(code.length / 1024).toFixed(0)} KiB, traced ${(traced.code.length / 1024).toFixed(0)} KiB`,
+  );
 
   const staticDir = join(outDir, 'static');
   cpSync(join(ROOT, 'static'), staticDir, { recursive: true });

@@ -20,6 +20,7 @@ import { redisEnv } from '../lib/shared/config/redis.ts';
 import { safetyEnv } from '../lib/shared/config/safety.ts';
 import { serverEnv } from '../lib/shared/config/server.ts';
 import { temporalEnv } from '../lib/shared/config/temporal.ts';
+import { tracingEnv } from '../lib/shared/config/tracing.ts';
 import { wordpressEnv } from '../lib/shared/config/wordpress.ts';
 import { envSchema } from '../lib/shared/config.ts';
 import { RENAMED_TEMPORAL_VARIABLES } from '../lib/shared/temporal_settings.ts';
@@ -41,6 +42,7 @@ const PARTS: { file: string; env: z.ZodObject }[] = [
   { file: 'analytics.ts', env: analyticsEnv },
   { file: 'escrow.ts', env: escrowEnv },
   { file: 'cdn.ts', env: cdnEnv },
+  { file: 'tracing.ts', env: tracingEnv },
 ];
 
 /**

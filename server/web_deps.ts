@@ -1,3 +1,5 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { createConfiguredGa4Feed } from '../lib/analytics/ga4_click_feed.ts';
 import { createStoredVendorClicks } from '../lib/analytics/vendor_clicks.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
@@ -57,6 +59,8 @@ export async function createWebDeps(
     temporalConnection?: TemporalConnectionOptions;
     /** The primary's shared rate-limit counters, for a web process of WEB_CONCURRENCY > 1 without Redis. */
     sharedLimiter?: SharedLimiterChannel;
+    /** The process's tracing (boot/tracing.ts), when OTEL_EXPORTER_OTLP_* is set: request spans, traced starts. */
+    tracing?: { tracer: Tracer; clientInterceptors: WorkflowClientInterceptor[] };
   },
 ): Promise<WebDeps> {
   const metrics = base.metrics ?? createMetrics({ defaults: true });
@@ -85,7 +89,11 @@ export async function createWebDeps(
       const options =
         base.temporalConnection ??
         loadTemporalConnectionOptions({ settings: config.temporal.settings, env: {} });
-      temporal = createTemporalClient({ connection: options.client, namespace: options.namespace });
+      temporal = createTemporalClient({
+        connection: options.client,
+        namespace: options.namespace,
+        ...(base.tracing ? { interceptors: base.tracing.clientInterceptors } : {}),
+      });
       const seam = { temporal, taskQueue: config.temporal.taskQueue, logger: base.logger };
       workflows ??= createWorkflowGateway(seam);
       ops ??= createOpsGateway(seam);
@@ -137,6 +145,7 @@ export async function createWebDeps(
     safety: base.safety ?? createConfiguredSafetyScanner(config, base),
     rateLimits,
     drain: createDrainState(),
+    ...(base.tracing ? { tracer: base.tracing.tracer } : {}),
     // Bitly's per-day counts as the scheduled pull stored them: a stats request never calls Bitly.
     vendorClicks: createStoredVendorClicks(base.sql),
     async getWebhookSecret() {

@@ -5,6 +5,8 @@ import {
   NativeConnection,
   Runtime,
   Worker,
+  type WorkerInterceptors,
+  type WorkerOptions,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities/deps.ts';
@@ -13,6 +15,14 @@ import type { Logger } from '../lib/shared/logger.ts';
 import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/**
+ * The workflow interceptors of a traced worker (Temporal's OpenTelemetry module): bundled into the workflow code,
+ * at start from source or in the build's traced bundle (ADR 0072). An untraced worker's bundle has none.
+ */
+export const TRACING_WORKFLOW_INTERCEPTORS = [
+  '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
+] as const;
 
 let runtimeInstalled = false;
 
@@ -68,8 +78,13 @@ export interface CreateWorkerOptions {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-  /** A prebuilt bundle (tests, production images); otherwise workflows/ is bundled at start (~2 s). */
+  /**
+   * A prebuilt bundle (tests, production images); otherwise workflows/ is bundled at start (~2 s). With `tracing`
+   * it must be a traced bundle (TRACING_WORKFLOW_INTERCEPTORS inside), as the build's workflow-bundle-traced.js.
+   */
   workflowBundle?: WorkflowBundleOption;
+  /** Tracing's activity and client interceptors and the sink workflow spans leave by (boot/tracing.ts). */
+  tracing?: { interceptors: WorkerInterceptors; sinks: NonNullable<WorkerOptions['sinks']> };
 }
 
 /** The Lifeline worker: every workflow and activity on one task queue, draining gracefully on shutdown. */
@@ -81,6 +96,16 @@ export async function createLifelineWorker(options: CreateWorkerOptions): Promis
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH }),
+    ...(options.tracing
+      ? {
+          interceptors: {
+            ...options.tracing.interceptors,
+            // Bundled now only when there is no prebuilt bundle (the SDK ignores them beside one).
+            ...(options.workflowBundle ? {} : { workflowModules: [...TRACING_WORKFLOW_INTERCEPTORS] }),
+          },
+          sinks: options.tracing.sinks,
+        }
+      : {}),
     activities: createActivities(options.deps),
     // Two cores: fewer concurrent workflow tasks means less contention; activities are I/O bound.
     maxConcurrentWorkflowTaskExecutions: 20,

@@ -8,6 +8,7 @@ import { prebuilt } from '../boot/prebuilt.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
 import { loadTemporalConnectionOrExit } from '../boot/temporal_connection.ts';
+import { startTracing } from '../boot/tracing.ts';
 import { readDestinationOverview } from '../lib/destinations/destination_state.ts';
 import { getDomainWatchSchedule } from '../lib/domains/domain_facts.ts';
 import { registerDomainWatchGauges } from '../lib/domains/domain_watch_metrics.ts';
@@ -110,6 +111,8 @@ const connection = await connectWorkerToTemporal(temporal.connection).catch((err
   process.exit(1);
 });
 ping = () => connection.withDeadline(Date.now() + 1_000, () => connection.workflowService.getSystemInfo({}));
+// OTEL_EXPORTER_OTLP_* unset: undefined, no OpenTelemetry SDK loaded, and the untraced workflow bundle (ADR 0072).
+const tracing = await startTracing(config.tracing, { role: 'worker', logger });
 // No cache here: the worker's refreshes write the serving store and announce changes to the web instances.
 const resolver = createConfiguredResolver(config, { sql, logger, role: 'worker' });
 worker = await createLifelineWorker({
@@ -124,10 +127,22 @@ worker = await createLifelineWorker({
     registry,
     destinations: { countCheck: destinationMetrics.countCheck },
   }),
-  // Built (dist/): the workflow bundle made at build time; from source, workflows/ is bundled now.
-  ...(prebuilt ? { workflowBundle: { codePath: prebuilt.workflowBundlePath } } : {}),
+  // Built (dist/): the workflow bundle made at build time, with the tracing interceptors when traced; from
+  // source, workflows/ is bundled now (with them when traced).
+  ...(prebuilt
+    ? {
+        workflowBundle: {
+          codePath: tracing ? prebuilt.tracedWorkflowBundlePath : prebuilt.workflowBundlePath,
+        },
+      }
+    : {}),
+  ...(tracing ? { tracing } : {}),
 });
-const client = new Client({ connection, namespace: config.temporal.namespace });
+const client = new Client({
+  connection,
+  namespace: config.temporal.namespace,
+  ...(tracing ? { interceptors: { workflow: tracing.clientInterceptors } } : {}),
+});
 await ensureSchedules(
   client,
   {
@@ -175,6 +190,8 @@ onShutdownSignal(
     await connection.close();
     await sql.end({ timeout: 5 });
     await health.close();
+    // Last: the spans of the workflows and activities that just drained go out too.
+    await tracing?.shutdown();
   },
   (msg) => logger.info(msg),
 );

@@ -1,4 +1,9 @@
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type ConnectionOptions,
+  type WorkflowClientInterceptor,
+} from '@temporalio/client';
 
 /**
  * The one Temporal client connection of a web process, shared by every gateway: a connection is costly to open and
@@ -14,14 +19,20 @@ export interface TemporalClient {
 
 /**
  * Opens (lazily) the process's Temporal client with the connection options of lib/temporal/connection_options.ts
- * (address, TLS / mTLS, API key, gRPC metadata).
+ * (address, TLS / mTLS, API key, gRPC metadata). `interceptors`: tracing's, which carry the request's trace context
+ * into each workflow it starts or signals (boot/tracing.ts).
  */
 export function createTemporalClient(options: {
   connection: ConnectionOptions;
   namespace: string;
+  interceptors?: WorkflowClientInterceptor[];
 }): TemporalClient {
   const connection = Connection.lazy(options.connection);
-  const client = new Client({ connection, namespace: options.namespace });
+  const client = new Client({
+    connection,
+    namespace: options.namespace,
+    ...(options.interceptors ? { interceptors: { workflow: options.interceptors } } : {}),
+  });
   return {
     client,
     withDeadline: (ms, fn) => connection.withDeadline(Date.now() + ms, fn),

@@ -371,4 +371,37 @@ describe('helm lint, helm template | kubeconform -strict', { skip }, () => {
     assert.equal(parsed.temporal.settings.TEMPORAL_TLS_CLIENT_CERT_PATH, undefined);
     assert.ok(!container.volumeMounts.some((v) => v.name === 'temporal-tls'));
   });
+  test('tracing: off by default; with an endpoint, web and worker get the OTLP settings, headers by reference', () => {
+    const off = render([]).manifests;
+    for (const name of ['-web', '-worker']) {
+      const env = podSpec(byKind(off, 'Deployment', name)).containers[0]!.env;
+      assert.ok(!env.some((v) => v.name.startsWith('OTEL_')), `no OTEL_ setting on ${name} by default`);
+    }
+    const { text, manifests } = render([
+      '--set',
+      'tracing.endpoint=http://otel-collector.observability.svc:4318',
+      '--set',
+      'tracing.sampler=parentbased_traceidratio',
+      '--set-string',
+      'tracing.samplerArg=0.1',
+      '--set',
+      'tracing.headers.existingSecret=lifeline-otlp',
+    ]);
+    assert.equal(kubeconform(text).status, 0);
+    for (const name of ['-web', '-worker']) {
+      const container = podSpec(byKind(manifests, 'Deployment', name)).containers[0]!;
+      assert.deepEqual(container.env.find((v) => v.name === 'OTEL_EXPORTER_OTLP_HEADERS')?.valueFrom, {
+        secretKeyRef: { name: 'lifeline-otlp', key: 'OTEL_EXPORTER_OTLP_HEADERS' },
+      });
+      const tracing = parseConfig({
+        ...environmentOf(container),
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20t0ken',
+      }).tracing;
+      assert.equal(tracing?.tracesUrl, 'http://otel-collector.observability.svc:4318/v1/traces', name);
+      assert.deepEqual(tracing?.sampler, { name: 'parentbased_traceidratio', ratio: 0.1 });
+    }
+    const refused = helm(['template', 'lifeline', CHART, '--set', 'tracing.endpoint=otel-collector:4318']);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /\/tracing\/endpoint/);
+  });
 });

@@ -124,4 +124,26 @@ describe('renovate.json against the repository', () => {
       assert.match(version, /^\d+\.\d+\.\d+$/, `${name}@${version} is a range`);
     }
   });
+  test('OpenTelemetry is one group, on the SDK major the Temporal interceptors depend on', () => {
+    const otel = Object.keys(packages).filter((name) => name.startsWith('@opentelemetry/'));
+    assert.ok(otel.length >= 5);
+    const group = config.packageRules.find((rule) => rule.groupName === 'OpenTelemetry');
+    for (const name of otel)
+      assert.ok(
+        group?.matchPackageNames?.some((p) => matchesName(p, name)),
+        name,
+      );
+    // The interceptors package names the SDK's range; ours must sit in it, or two SDKs would be installed.
+    const interceptors = JSON.parse(
+      readFileSync(
+        join(ROOT, 'node_modules', '@temporalio', 'interceptors-opentelemetry', 'package.json'),
+        'utf8',
+      ),
+    ) as { version: string; dependencies: Record<string, string> };
+    assert.equal(interceptors.version, packages['@temporalio/worker']);
+    for (const name of ['@opentelemetry/sdk-trace-base', '@opentelemetry/core', '@opentelemetry/resources']) {
+      const wanted = interceptors.dependencies[name]?.match(/^\^(\d+)\./)?.[1];
+      assert.equal(packages[name]?.split('.')[0], wanted, `${name} ${packages[name]} in ^${wanted}`);
+    }
+  });
 });

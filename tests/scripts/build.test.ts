@@ -2,7 +2,9 @@
 // (dist/, migrations/, scripts/lifeline.sh, node_modules without tsx or esbuild) in a folder of its own, and the
 // web tier and the worker started from it by scripts/lifeline.sh serve a redirect, the prebuilt islands and a
 // signed publish (the worker runs workflows from the prebuilt bundle: the source it would bundle is not there),
-// then drain and exit 0 on SIGTERM. WordPress post IDs 773101–773109 are this file's.
+// then drain and exit 0 on SIGTERM. The worker traces (OTEL_EXPORTER_OTLP_ENDPOINT to a loopback receiver), so it
+// runs the traced prebuilt bundle; the web tier does not, and its bundle imports nothing of OpenTelemetry at start.
+// WordPress post IDs 773101–773109 are this file's.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, syml
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { type OtlpCollectorFake, startOtlpCollectorFake } from '../../devkit/fakes/otlp_collector_fake.ts';
 import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
 import { connectTestTemporal, type TestTemporal, uniqueId } from '../../devkit/harness/temporal.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
@@ -31,6 +34,7 @@ const NOT_SHIPPED = new Set(['tsx', 'esbuild', '@esbuild', '.bin', '.package-loc
 let app: string;
 let db: TestDatabase;
 let temporal: TestTemporal;
+let collector: OtlpCollectorFake;
 const running: ChildProcess[] = [];
 
 before(async () => {
@@ -45,12 +49,14 @@ before(async () => {
       symlinkSync(join(ROOT, 'node_modules', name), join(app, 'node_modules', name));
   db = await createTestDatabase();
   temporal = await connectTestTemporal();
+  collector = await startOtlpCollectorFake();
 });
 
 after(async () => {
   for (const child of running)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await temporal?.close();
+  await collector?.stop();
   await db?.drop();
   if (app) rmSync(app, { recursive: true, force: true });
 });
@@ -89,6 +95,25 @@ test('the built tree cannot load tsx or esbuild', () => {
     assert.doesNotMatch(readFileSync(join(app, 'dist', file), 'utf8'), /from ["'][^"']+\.tsx?["']/, file);
 });
 
+test('the traced workflow bundle has the tracing interceptors; the untraced one and the entries do not load them', () => {
+  const dist = join(app, 'dist');
+  // Asserted on presence, not printed: a bundle is megabytes.
+  const has = (file: string, text: string) => readFileSync(join(dist, file), 'utf8').includes(text);
+  assert.ok(
+    has('workflow-bundle-traced.js', 'OpenTelemetryInboundInterceptor'),
+    'traced bundle has the interceptors',
+  );
+  assert.ok(!has('workflow-bundle.js', 'OpenTelemetryInboundInterceptor'), 'the untraced bundle has none');
+  assert.ok(!has('workflow-bundle.js', '@opentelemetry/sdk-trace-base'), 'the untraced bundle has no SDK');
+  // Only dynamic imports: a static one would load OpenTelemetry at every start, traced or not.
+  for (const entry of ['web.mjs', 'worker.mjs']) {
+    const staticImports = readFileSync(join(dist, entry), 'utf8').match(/^import\b[^;]*;/gm) ?? [];
+    const otel = staticImports.filter((line) => /["']@(opentelemetry|temporalio\/interceptors)/.test(line));
+    assert.deepEqual(otel, [], `${entry} imports none of OpenTelemetry statically`);
+    assert.ok(staticImports.length > 0, `${entry}'s static imports were found (the check can fail)`);
+  }
+});
+
 test('web and worker from dist/ serve a redirect and a signed publish, then drain and exit 0', async () => {
   const secrets: ShippedSecrets = shippedSecrets();
   const [webPort, healthPort] = [await getFreePort(), await getFreePort()];
@@ -111,6 +136,7 @@ test('web and worker from dist/ serve a redirect and a signed publish, then drai
     ...common,
     WORKER_HEALTH_HOST: '127.0.0.1',
     WORKER_HEALTH_PORT: String(healthPort),
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
   });
   const web = startBuilt('web', {
     ...common,
@@ -150,6 +176,17 @@ test('web and worker from dist/ serve a redirect and a signed publish, then drai
 
   web.child.kill('SIGTERM');
   worker.child.kill('SIGTERM');
+  // The traced bundle ran the publish; its workflow span left the sandbox (flushed at shutdown at the latest).
+  await worker.exited;
+  assert.ok(
+    collector
+      .spans()
+      .some((s) => s.name === 'RunWorkflow:publishPostWorkflow' && s.service === 'lifeline-worker'),
+    `the publish workflow's span; seen: ${collector
+      .spans()
+      .map((s) => s.name)
+      .join(', ')}`,
+  );
   assert.equal(await web.exited, 0, web.output().slice(-3000));
   assert.equal(await worker.exited, 0, worker.output().slice(-3000));
   assert.match(web.output(), /SIGTERM: drained, exiting 0/);

@@ -4,12 +4,16 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { HISTORIES_DIR } from '../../devkit/harness/histories.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { installTemporalRuntime, WORKFLOWS_PATH } from '../../workers/create_worker.ts';
+import {
+  installTemporalRuntime,
+  TRACING_WORKFLOW_INTERCEPTORS,
+  WORKFLOWS_PATH,
+} from '../../workers/create_worker.ts';
 import * as workflows from '../../workflows/index.ts';
 
 installTemporalRuntime(createLogger({ level: 'silent' }));
@@ -65,6 +69,29 @@ describe('workflow replay', { skip: Boolean(process.env.LIFELINE_RECORD_HISTORIE
     }
     assert.equal(replayed, histories.length);
     assert.deepEqual(failures, [], 'a workflow change needs patched() or re-recorded histories');
+  });
+
+  test('with the tracing interceptors bundled, every history recorded without them replays (ADR 0072)', async () => {
+    // The build's workflow-bundle-traced.js: a worker that turns tracing on resumes the executions of one
+    // without, and the other way round.
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: [...TRACING_WORKFLOW_INTERCEPTORS],
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+    });
+    assert.match(code, /OpenTelemetryInboundInterceptor/, 'the interceptors are in the bundle');
+    const failures: string[] = [];
+    let replayed = 0;
+    for await (const result of Worker.runReplayHistories(
+      // The sink workflow spans leave by; a replay calls it for nothing (spans are not sent twice).
+      { workflowBundle: { code }, sinks: { exporter: { export: { fn: () => {} } } } },
+      histories.map((h) => ({ workflowId: h.workflowId, history: h.history })),
+    )) {
+      replayed++;
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    }
+    assert.equal(replayed, histories.length);
+    assert.deepEqual(failures, []);
   });
 
   test('a change to the order of a workflow commands is caught (the check can fail)', async () => {

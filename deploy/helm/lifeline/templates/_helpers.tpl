@@ -33,7 +33,8 @@ app.kubernetes.io/component: {{ index . 1 }}
 
 {{/*
 The environment every Lifeline container gets: the non-secret settings in order (chart-computed ones win over
-.Values.config), then the existing Secret's variables, then the Temporal API key.
+.Values.config; the tracing settings when tracing.endpoint is set), then the existing Secret's variables, then the
+Temporal API key and the collector's headers.
 */}}
 {{- define "lifeline.env" -}}
 {{- $computed := dict
@@ -56,6 +57,13 @@ The environment every Lifeline container gets: the non-secret settings in order 
 {{- $_ := set $computed "TEMPORAL_TLS_SERVER_CA_CERT_PATH" "/etc/lifeline/temporal-tls/ca.crt" }}
 {{- end }}
 {{- end }}
+{{- with .Values.tracing.endpoint }}
+{{- $_ := set $computed "OTEL_EXPORTER_OTLP_ENDPOINT" . }}
+{{- $_ := set $computed "OTEL_TRACES_SAMPLER" $.Values.tracing.sampler }}
+{{- with $.Values.tracing.samplerArg }}
+{{- $_ := set $computed "OTEL_TRACES_SAMPLER_ARG" (toString .) }}
+{{- end }}
+{{- end }}
 {{- $all := merge (dict) $computed .Values.config }}
 {{- range $name := keys $all | sortAlpha }}
 - name: {{ $name }}
@@ -67,6 +75,13 @@ The environment every Lifeline container gets: the non-secret settings in order 
     secretKeyRef:
       name: {{ . }}
       key: {{ $.Values.temporal.apiKey.key }}
+{{- end }}
+{{- if and .Values.tracing.endpoint .Values.tracing.headers.existingSecret }}
+- name: OTEL_EXPORTER_OTLP_HEADERS
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.tracing.headers.existingSecret }}
+      key: {{ .Values.tracing.headers.key }}
 {{- end }}
 {{- end -}}
 
