@@ -2,6 +2,7 @@ import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/links/link.ts';
 import { LINK_SORTS } from '../lib/links/list_links.ts';
+import { keyCode } from '../lib/shared/link_key.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SafetyBadge, StatusBadge } from './Badge.tsx';
 import { DisplayUrl } from './DisplayUrl.tsx';
@@ -222,9 +223,9 @@ export function LinksPage(props: {
                     <div class="short-cell">
                       <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
                         <span class="code-host">
-                          {withoutScheme(link.shortUrl).slice(0, -link.code.length)}
+                          {withoutScheme(link.shortUrl).slice(0, -keyCode(link.code).length)}
                         </span>
-                        {link.code}
+                        {keyCode(link.code)}
                       </a>
                       <Island
                         name="CopyButton"

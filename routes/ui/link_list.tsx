@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { type LinkFilters, LinksPage } from '../../components/LinksPage.tsx';
-import { toLink } from '../../lib/links/link.ts';
+import { toUiLink } from '../../lib/links/link.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
 import { listOwnReportedLinks } from '../../lib/safety/moderate_reports.ts';
 import { BadRequestError } from '../../lib/shared/errors.ts';
@@ -41,7 +41,7 @@ export function createLinkListRoutes(deps: WebDeps) {
       ...(raw.cursor ? { cursor: raw.cursor } : {}),
     });
     const render = (
-      page: { items: ReturnType<typeof toLink>[]; nextCursor: string | null; prevCursor: string | null },
+      page: { items: ReturnType<typeof toUiLink>[]; nextCursor: string | null; prevCursor: string | null },
       errors?: Record<string, string>,
       status: 200 | 422 = 200,
     ) =>
@@ -66,9 +66,9 @@ export function createLinkListRoutes(deps: WebDeps) {
       );
     }
     try {
-      const page = await listLinkPage(deps.sql, parsed.data);
+      const page = await listLinkPage(deps.sql, parsed.data, deps.config);
       return render({
-        items: page.items.map((row) => toLink(row, deps.config.shortBaseUrl, page.vendors.get(row.code))),
+        items: page.items.map((row) => toUiLink(row, deps.config, page.vendors.get(row.code))),
         nextCursor: page.nextCursor,
         prevCursor: page.prevCursor,
       });

@@ -19,7 +19,7 @@ export function createLinkQrRoutes(deps: WebDeps) {
   const serve = (format: 'svg' | 'png') => async (c: Context<UiEnv>) => {
     const code = c.req.param('code') ?? '';
     const row = await getLinkRowOrThrow(deps.sql, code);
-    const target = getQrTarget(`${deps.config.shortBaseUrl}/${row.code}`);
+    const target = getQrTarget(shortUrlOfKey(deps.config, row.code));
     const png = format === 'png';
     const headers: Record<string, string> = {
       'Content-Type': png ? 'image/png' : 'image/svg+xml',
