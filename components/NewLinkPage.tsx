@@ -72,13 +72,15 @@ export function NewLinkPage(props: {
         {domains.length > 1 ? (
           <SelectField
             name="domain"
+            required
             label={labels.domain!}
             value={chosen ?? domains[0]}
             error={errors.domain}
             hint={t('new.domainHint')}
+            // A host name is isolated from the sentence around it (left to right in an Arabic page too).
             options={domains.map((domain, i) => ({
               value: domain,
-              label: i === 0 ? t('new.domainDefault', { domain }) : domain,
+              label: i === 0 ? t('new.domainDefault', { domain }) : `\u2068${domain}\u2069`,
             }))}
           />
         ) : null}

@@ -124,6 +124,7 @@ export const ar: Messages = {
   'links.filter.safety': 'الأمان',
   'links.filter.anyVerdict': 'أي نتيجة',
   'links.filter.origin': 'أُنشئ في',
+  'links.filter.anyDomain': 'أي نطاق',
   'links.filter.anywhere': 'أي مكان',
   'links.filter.tag': 'الوسم',
   'links.filter.tagPlaceholder': 'مثلًا: سياسة',

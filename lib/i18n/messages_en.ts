@@ -129,6 +129,7 @@ export const en = {
   'links.filter.safety': 'Safety',
   'links.filter.anyVerdict': 'Any verdict',
   'links.filter.origin': 'Made in',
+  'links.filter.anyDomain': 'Any domain',
   'links.filter.anywhere': 'Anywhere',
   'links.filter.tag': 'Tag',
   'links.filter.tagPlaceholder': 'e.g. politics',

@@ -178,6 +178,7 @@ export const LINK_OPERATIONS = [
       200: { description: 'the link', schema: Link, headers: ['ETag'] },
       ...auth,
       404: problem('no such link'),
+      422: problem('a domain that is not one of SHORT_DOMAINS'),
     },
   }),
   describeRoute({
@@ -213,6 +214,7 @@ export const LINK_OPERATIONS = [
       204: { description: 'deleted', headers: ['Lifeline-Sync'] },
       ...auth,
       404: problem('no such link'),
+      422: problem('a domain that is not one of SHORT_DOMAINS'),
     },
   }),
 ];

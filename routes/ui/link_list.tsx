@@ -10,7 +10,7 @@ import type { WebDeps } from '../app_env.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 
-const FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'sort'] as const;
+const FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'domain', 'sort'] as const;
 /** Codes are short; anything longer in `?deleted=` is not ours to echo. */
 const CODE_ECHO_MAX = 64;
 
@@ -54,6 +54,7 @@ export function createLinkListRoutes(deps: WebDeps) {
           timeZone={c.get('timeZone')}
           notice={notice}
           noticeTone={deleted ? 'good' : 'warn'}
+          shortDomains={deps.config.shortDomains}
           {...(errors ? { errors } : {})}
         />,
         status,
