@@ -87,7 +87,7 @@ export async function createLink(
   }
   // Outside the transaction: the scan may call Safe Browsing, and no row lock should wait on it.
   const safety: InitialSafety | null = deps.safety ? await scanNewTargets(deps.safety, input, now) : null;
-  const dedupeKey = await getDedupeKey(input);
+  const dedupeKey = await getDedupeKey(input, domain);
   return deps.sql.begin(async (tx) => {
     if (dedupeKey) {
       await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${creator.owner}|${dedupeKey}`}, 0))`;

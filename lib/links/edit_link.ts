@@ -225,7 +225,7 @@ export async function editLink(
         ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
         ...(title !== null ? { title } : {}),
         ...(ownUtm ? { utm: ownUtm } : {}),
-      });
+      }, row.domain);
     }
     const link = await updateLink(tx, code, changes);
     if (!link) throw new NotFoundError(`No link ${code}.`);
