@@ -1,5 +1,6 @@
 // The queue of dead destinations as the API and the editor UI show it: each link with what its checks saw (the
 // verdict, the chain of redirects followed), its archived copy, the policy that applies and where it comes from.
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import { z } from 'zod';
 import { BadRequestError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
@@ -66,7 +67,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export function toDestinationItem(row: DestinationListRow, shortBaseUrl: string): DestinationItem {
   return {
     code: row.code,
-    shortUrl: `${shortBaseUrl}/${row.code}`,
+    shortUrl: shortUrlOfKey({ shortBaseUrl }, row.code),
     url: row.url,
     host: row.host,
     ...(row.title ? { title: row.title } : {}),

@@ -24,7 +24,7 @@ import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import { getSiteDomain } from '../stores/wordpress_site_domain_store.ts';
-import { keyDomain, linkKey } from '../shared/link_key.ts';
+import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 import {
@@ -255,7 +255,7 @@ export async function markGone(
       return { code: row.code, outcome: 'stale' };
     // A post ID reused by another article, or one whose claim names another code, never takes a code down.
     if (
-      (event.knownCode !== undefined && event.knownCode !== row.code) ||
+      (event.knownCode !== undefined && keyCode(row.code) !== event.knownCode) ||
       (event.knownCode === undefined && (await isMigrating(tx, event.site)))
     ) {
       await fileReview(tx, {

@@ -218,6 +218,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
   // One domain answering every Host (every deployment before several domains): the Host header is never read.
   const single = hosts.single;
   const home = hosts.home;
+  const homeBaseUrl = home.baseUrl;
   const counted = Object.fromEntries(
     OUTCOMES.map((outcome) => [outcome, tally(deps.metrics.redirects, { outcome })]),
   ) as Record<Outcome, Tally>;
@@ -381,11 +382,11 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       const code = preview ? request.code.slice(0, -1) : request.code;
       if (single) {
         const record = resolver.peek?.(code);
-        return record === undefined ? undefined : answerResolved(request, code, preview, record, home.baseUrl);
+        return record === undefined ? undefined : answerResolved(request, code, preview, record, homeBaseUrl);
       }
       const domain = hosts.select(request.header('host'));
       // A Host naming no short domain, with SHORT_DOMAIN_UNKNOWN_HOST=not_found: no link answers there.
-      if (domain === null) return answerResolved(request, code, preview, null, home.baseUrl);
+      if (domain === null) return answerResolved(request, code, preview, null, homeBaseUrl);
       const record = domain.peek?.(code);
       return record === undefined ? undefined : answerResolved(request, code, preview, record, domain.baseUrl);
     },

@@ -1,3 +1,4 @@
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import { z } from 'zod';
 import { syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
@@ -140,7 +141,7 @@ export async function reportLink(
 
   if (counted && deps.config?.reportWebhook) {
     const softBlocked = outcome.safety === 'warn' && link.safety !== 'warn';
-    const shortUrl = `${deps.config.shortBaseUrl}/${link.code}`;
+    const shortUrl = shortUrlOfKey(deps.config, link.code);
     void notifyReport(
       { logger: deps.logger, webhook: deps.config.reportWebhook, outgoing: deps.config.outgoing },
       {

@@ -261,6 +261,8 @@ export async function listRandomActiveLinks(
   return db<LinkRow[]>`
     SELECT ${db.unsafe(LINK_COLUMNS)} FROM links AS l
     WHERE status = 'active' AND deleted_at IS NULL
+      -- The default short domain's links: the fronts checked here answer that domain (ADR 0078).
+      AND domain = ''
       AND NOT (${options.onBitly === true} AND EXISTS (
         SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
     ORDER BY random() LIMIT ${limit}`;

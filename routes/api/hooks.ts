@@ -5,6 +5,7 @@ import {
   type SignedKind,
   verifyKindSignature,
 } from '../../lib/auth/webhook_signature.ts';
+import { keyCode } from '../../lib/shared/link_key.ts';
 import { acceptSiteEvent } from '../../lib/publishing/accept_site_event.ts';
 import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_event.ts';
 import { getAdoptableHosts } from '../../lib/publishing/backfill_adoption.ts';
@@ -241,7 +242,11 @@ export function createHooksRoutes(deps: WebDeps) {
         { reqId: c.get('requestId'), id: batch.id, site: batch.site, posts: batch.posts.length, counts },
         'backfill batch accepted',
       );
-      return c.json(accepted, 202);
+      // The plugin knows a post's link by its code on the site's short domain (never the key, ADR 0078).
+      return c.json(
+        { ...accepted, results: accepted.results.map((r) => (r.code ? { ...r, code: keyCode(r.code) } : r)) },
+        202,
+      );
     },
   );
 
