@@ -312,7 +312,18 @@ export function LinksPage(props: {
 
 /** The label of a list filter, for its error. */
 function fieldLabel(i18n: ReturnType<typeof useI18n>, name: string): string {
-  const known = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'domain', 'sort', 'cursor', 'limit'] as const;
+  const known = [
+    'q',
+    'status',
+    'safety',
+    'origin',
+    'tag',
+    'site',
+    'domain',
+    'sort',
+    'cursor',
+    'limit',
+  ] as const;
   const found = known.find((k) => k === name);
   return found ? i18n.t(`field.${found}`) : name;
 }

@@ -3,9 +3,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { renderToString } from 'preact-render-to-string';
 import { PublicPage } from '../components/PublicPage.tsx';
 import { isPossibleCode } from '../lib/codes/code_rules.ts';
-import { hostNameOf } from '../lib/redirect/short_domain_hosts.ts';
-import { linkKey, shortBaseUrlOf, storedDomainOf } from '../lib/shared/link_key.ts';
 import { isHttpsBase, publicPageHeaders } from '../lib/redirect/public_headers.ts';
+import { hostNameOf } from '../lib/redirect/short_domain_hosts.ts';
 import { reportInputSchema, reportLink } from '../lib/safety/report_link.ts';
 import { getClientIp } from '../lib/shared/client_ip.ts';
 import {
@@ -14,6 +13,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../lib/shared/errors.ts';
+import { linkKey, shortBaseUrlOf, storedDomainOf } from '../lib/shared/link_key.ts';
 import {
   findNulCharacter,
   nulCharacterError,

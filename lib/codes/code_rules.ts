@@ -59,7 +59,8 @@ export function isPossibleCode(code: string): boolean {
 }
 
 /** A short domain's name as a link's key carries it: lower-case letters, digits, `-` and dots. */
-const KEY_DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const KEY_DOMAIN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 /**
  * True when `key` could name a link (lib/shared/link_key.ts): a possible code on the default short domain, or

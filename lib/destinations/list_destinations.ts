@@ -1,9 +1,10 @@
 // The queue of dead destinations as the API and the editor UI show it: each link with what its checks saw (the
 // verdict, the chain of redirects followed), its archived copy, the policy that applies and where it comes from.
-import { shortUrlOfKey } from '../shared/link_key.ts';
+
 import { z } from 'zod';
 import { BadRequestError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import {
   ARCHIVE_STATES,
   DEAD_POLICIES,

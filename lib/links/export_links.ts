@@ -89,10 +89,7 @@ function toLinkCells(
   const bitly = vendors?.find((v) => v.vendor === 'bitly')?.state ?? null;
   return [
     keyCode(row.code),
-    shortUrlOfKey(
-      { shortBaseUrl: options.shortBaseUrl, shortDomains: options.shortDomains ?? [] },
-      row.code,
-    ),
+    shortUrlOfKey(options, row.code),
     row.targetUrl,
     ...(t ? [toDisplayUrl(row.targetUrl)] : []),
     row.title,

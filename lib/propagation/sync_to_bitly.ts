@@ -2,8 +2,8 @@
 // collision rules of ADR 0008: our code must be Bitly's back-half, and a bitlink Bitly silently made with
 // another back-half is never kept.
 import { backoffDelay } from '../shared/backoff.ts';
-import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import { TransientFailure } from '../shared/errors.ts';
+import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { listExistingCodes } from '../stores/link_batch_store.ts';

@@ -1,5 +1,5 @@
-import { keyCode } from '../shared/link_key.ts';
 import { BadRequestError } from '../shared/errors.ts';
+import { keyCode } from '../shared/link_key.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';

@@ -221,7 +221,9 @@ export async function writeBatch(
         const byCode = new Set(rows.map((r) => r.code));
         for (const row of rows) settle(row, 'minted');
         return round.map((r) =>
-          byCode.has(linkKey(domain, r.code)) ? { claimed: linkKey(domain, r.code) } : { taken: true as const },
+          byCode.has(linkKey(domain, r.code))
+            ? { claimed: linkKey(domain, r.code) }
+            : { taken: true as const },
         );
       },
       aliasTaken: () => new ConflictError('a backfill never uses an alias'),

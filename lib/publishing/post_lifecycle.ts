@@ -7,6 +7,7 @@ import { mintOneCode } from '../links/mint.ts';
 import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
+import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
@@ -24,7 +25,6 @@ import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import { getSiteDomain } from '../stores/wordpress_site_domain_store.ts';
-import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 import {
@@ -355,7 +355,7 @@ export async function remintCode(
     await deleteVendorLinks(tx, input.code);
     // A fresh code on the link's own short domain: the key keeps its domain (ADR 0078).
     const domain = keyDomain(input.code);
-    const { claimed: code } = await mintOneCode({
+    const { claimed: code } = await mintOneCode<string>({
       codeLength: deps.codeLength,
       claim: async (fresh) =>
         (await updateLinkCode(tx, input.code, linkKey(domain, fresh)))

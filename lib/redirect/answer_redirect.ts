@@ -259,8 +259,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
         ...publicPageHeaders(https),
         'Referrer-Policy': 'no-referrer',
       },
-      body:
-        method === 'HEAD' ? null : pages.preview(toLinkPreview(code, record, decision, baseUrl)),
+      body: method === 'HEAD' ? null : pages.preview(toLinkPreview(code, record, decision, baseUrl)),
     };
   }
 
@@ -388,7 +387,9 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       // A Host naming no short domain, with SHORT_DOMAIN_UNKNOWN_HOST=not_found: no link answers there.
       if (domain === null) return answerResolved(request, code, preview, null, homeBaseUrl);
       const record = domain.peek?.(code);
-      return record === undefined ? undefined : answerResolved(request, code, preview, record, domain.baseUrl);
+      return record === undefined
+        ? undefined
+        : answerResolved(request, code, preview, record, domain.baseUrl);
     },
   };
 }

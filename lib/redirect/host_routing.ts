@@ -66,7 +66,8 @@ export function createHostRouting(config: {
   const appHost = app.host.toLowerCase();
   const split = shortHost !== appHost;
   const others = new Set((config.shortDomains ?? []).slice(1));
-  const isShort = (host: string) => namesHost(host, short) || (others.size > 0 && others.has(hostNameOf(host)));
+  const isShort = (host: string) =>
+    namesHost(host, short) || (others.size > 0 && others.has(hostNameOf(host)));
   const isApp = (host: string) => namesHost(host, app);
   return {
     split,

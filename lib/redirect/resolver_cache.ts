@@ -111,7 +111,10 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
               ttl: options.cacheTtlMs,
               // The clock read for staleness is reused for this long (default 1 ms: a clock read and a new timer
               // every millisecond under load); a record may so live up to this much past its TTL.
-              ttlResolution: Math.min(LRU_TTL_RESOLUTION_MS, Math.max(1, Math.floor(options.cacheTtlMs / 100))),
+              ttlResolution: Math.min(
+                LRU_TTL_RESOLUTION_MS,
+                Math.max(1, Math.floor(options.cacheTtlMs / 100)),
+              ),
               // With a stale window, a `get` past the TTL still misses (the fresh hit path is unchanged) but
               // leaves the entry where staleRecord finds it; a refresh or an invalidation replaces or removes it.
               noDeleteOnStaleGet: staleMaxMs > 0,
@@ -258,7 +261,8 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
     hasLiveRecords() {
       // values() skips expired entries (most recently used first, so a warm cache answers at the first one);
       // "no such code" answers live in their own LRU, so any entry here is a record.
-      for (const cache of [home, ...away.values()]) if (cache.lru) for (const _entry of cache.lru.values()) return true;
+      for (const cache of [home, ...away.values()])
+        if (cache.lru) for (const _entry of cache.lru.values()) return true;
       return false;
     },
   };

@@ -54,7 +54,7 @@ export function createShortDomainHosts(
       peek: peekerFor?.(stored),
     };
   };
-  const byName = new Map(config.shortDomains.map((name) => [name, served(name)]));
+  const byName = new Map(config.shortDomains.map((name): [string, ServedDomain] => [name, served(name)]));
   const home = byName.get(config.shortDomains[0]!)!;
   const unknown = config.unknownHost === 'default' ? home : null;
   // Host headers exactly as they arrived, for the domains they name: most requests spell the host the same way.

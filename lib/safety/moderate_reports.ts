@@ -3,12 +3,13 @@
 // the link is blocked, 451) or ignore (seen, no action: the link stays as it is). Every decision is audited and
 // reaches caches and vendors like any other change. Moderators are administrators (UI role `admin`, API scope
 // `admin`).
-import { shortUrlOfKey } from '../shared/link_key.ts';
+
 import { z } from 'zod';
 import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import { syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../shared/errors.ts';
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow, SafetyVerdict } from '../stores/link_rows.ts';

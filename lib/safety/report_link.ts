@@ -1,4 +1,3 @@
-import { shortUrlOfKey } from '../shared/link_key.ts';
 import { z } from 'zod';
 import { syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
@@ -6,6 +5,7 @@ import { getClientNetwork } from '../shared/client_ip.ts';
 import type { Config } from '../shared/config.ts';
 import { hmacSha256Hex, randomToken } from '../shared/crypto.ts';
 import { NotFoundError } from '../shared/errors.ts';
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SafetyVerdict } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';

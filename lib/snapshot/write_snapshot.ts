@@ -107,7 +107,8 @@ export async function writeSnapshotFiles(
         const writersOf = async (stored: string): Promise<DomainWriters> => {
           const sub = stored === DEFAULT_DOMAIN ? '' : join(DOMAINS_FOLDER, stored);
           const baseUrl = shortBaseUrlOf(options, stored);
-          if (sub !== '') await mkdir(join(options.outDir, sub), { recursive: true, mode: SNAPSHOT_FOLDER_MODE });
+          if (sub !== '')
+            await mkdir(join(options.outDir, sub), { recursive: true, mode: SNAPSHOT_FOLDER_MODE });
           const writerOptions: SnapshotWriterOptions = {
             outDir: join(options.outDir, sub),
             publicDir: join(options.publicDir ?? options.outDir, sub),
@@ -132,7 +133,8 @@ export async function writeSnapshotFiles(
         const byDomain = new Map<string, DomainWriters>();
         // The default domain's files are written even when it has no link (its nginx server answers 404s).
         byDomain.set(DEFAULT_DOMAIN, await writersOf(DEFAULT_DOMAIN));
-        for (const domain of options.shortDomains?.slice(1) ?? []) byDomain.set(domain, await writersOf(domain));
+        for (const domain of options.shortDomains?.slice(1) ?? [])
+          byDomain.set(domain, await writersOf(domain));
         const byStatus: Record<string, number> = {};
         const refused = emptyRefusedRows();
         let answers = 0;

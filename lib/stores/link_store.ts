@@ -1,3 +1,4 @@
+import { keyDomain } from '../shared/link_key.ts';
 import type {
   LinkOrigin,
   LinkRow,
@@ -8,7 +9,6 @@ import type {
   ServingValuesWithCode,
   VendorLinkRow,
 } from './link_rows.ts';
-import { keyDomain } from '../shared/link_key.ts';
 import type { Db } from './sql.ts';
 
 /** Every column of `links`, camel-cased into a LinkRow. */

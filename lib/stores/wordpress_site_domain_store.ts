@@ -21,5 +21,7 @@ export async function setSiteDomain(db: Db, site: string, domain: string): Promi
 
 /** Every site mapped to another domain than the default, by site. */
 export async function listSiteDomains(db: Db): Promise<{ site: string; domain: string }[]> {
-  return db<{ site: string; domain: string }[]>`SELECT site, domain FROM wordpress_site_domains ORDER BY site`;
+  return db<
+    { site: string; domain: string }[]
+  >`SELECT site, domain FROM wordpress_site_domains ORDER BY site`;
 }

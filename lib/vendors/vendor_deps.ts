@@ -51,7 +51,7 @@ export function createVendorDeps(
     bitly: config.bitly ? createBitlyProvider(config.bitly, { logger, ...overrides.bitly }) : undefined,
     bitlyByDomain: new Map(
       config.bitly
-        ? [...config.bitlyDomains].map(([shortDomain, mapped]) => [
+        ? [...config.bitlyDomains].map(([shortDomain, mapped]): [string, BitlyProvider] => [
             shortDomain,
             createBitlyProvider({ ...config.bitly!, ...mapped }, { logger, ...overrides.bitly }),
           ])

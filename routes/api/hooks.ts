@@ -5,7 +5,6 @@ import {
   type SignedKind,
   verifyKindSignature,
 } from '../../lib/auth/webhook_signature.ts';
-import { keyCode } from '../../lib/shared/link_key.ts';
 import { acceptSiteEvent } from '../../lib/publishing/accept_site_event.ts';
 import { acceptWordPressEvent } from '../../lib/publishing/accept_wordpress_event.ts';
 import { getAdoptableHosts } from '../../lib/publishing/backfill_adoption.ts';
@@ -15,6 +14,7 @@ import { type BitlyBudgetDeps, createPlanLimitReader } from '../../lib/publishin
 import { siteEventSchema, wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
 import { ByteBudget } from '../../lib/shared/byte_budget.ts';
 import { AppError, BadRequestError, UnauthorizedError, UnavailableError } from '../../lib/shared/errors.ts';
+import { keyCode } from '../../lib/shared/link_key.ts';
 import { parseJsonText, toFieldErrors } from '../../lib/shared/validation.ts';
 import { createBitlyProvider } from '../../lib/vendors/bitly.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';

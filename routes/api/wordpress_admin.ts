@@ -1,5 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { siteSchema } from '../../lib/links/link.ts';
+import {
+  getSiteShortDomain,
+  mapSiteToDomain,
+  siteDomainInputSchema,
+  siteDomainSchema,
+} from '../../lib/publishing/site_domain.ts';
 import {
   breakerDecisionSchema,
   breakerHoldListSchema,
@@ -14,13 +21,6 @@ import {
   reviewQuerySchema,
   wordpressSiteListSchema,
 } from '../../lib/publishing/wordpress_admin.ts';
-import {
-  getSiteShortDomain,
-  mapSiteToDomain,
-  siteDomainInputSchema,
-  siteDomainSchema,
-} from '../../lib/publishing/site_domain.ts';
-import { siteSchema } from '../../lib/links/link.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';

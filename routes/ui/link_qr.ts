@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
 import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
+import { shortUrlOfKey } from '../../lib/shared/link_key.ts';
 import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 

@@ -96,7 +96,10 @@ describe('several short domains', () => {
   test('the same alias on two domains is two links; on one domain it is taken', async () => {
     home = await create({ url: 'https://news.example/home-story', alias: 'same-alias' });
     two = await create({ url: 'https://news.example/two-story', alias: 'same-alias', domain: TWO });
-    assert.deepEqual([home.code, home.domain, home.shortUrl], ['same-alias', HOME, `https://${HOME}/same-alias`]);
+    assert.deepEqual(
+      [home.code, home.domain, home.shortUrl],
+      ['same-alias', HOME, `https://${HOME}/same-alias`],
+    );
     assert.deepEqual([two.code, two.domain, two.shortUrl], ['same-alias', TWO, `https://${TWO}/same-alias`]);
     const again = await h.api('/api/v1/links', {
       method: 'POST',
@@ -121,8 +124,14 @@ describe('several short domains', () => {
 
   test('the Host header picks the link: fast path miss and LRU hit, any spelling of the host, and Hono', async () => {
     for (let round = 0; round < 2; round++) {
-      assert.deepEqual(await get('/same-alias', HOME), { status: 301, location: 'https://news.example/home-story' });
-      assert.deepEqual(await get('/same-alias', TWO), { status: 301, location: 'https://news.example/two-story' });
+      assert.deepEqual(await get('/same-alias', HOME), {
+        status: 301,
+        location: 'https://news.example/home-story',
+      });
+      assert.deepEqual(await get('/same-alias', TWO), {
+        status: 301,
+        location: 'https://news.example/two-story',
+      });
       assert.deepEqual(await get('/same-alias', `${TWO.toUpperCase()}.:8443`), {
         status: 301,
         location: 'https://news.example/two-story',
@@ -159,7 +168,8 @@ describe('several short domains', () => {
     const items = ((await listed.json()) as { items: Link[] }).items;
     assert.ok(items.length >= 2);
     assert.ok(items.every((l) => l.domain === TWO));
-    const homeOnly = ((await (await h.api(`/api/v1/links?domain=${HOME}`)).json()) as { items: Link[] }).items;
+    const homeOnly = ((await (await h.api(`/api/v1/links?domain=${HOME}`)).json()) as { items: Link[] })
+      .items;
     assert.ok(homeOnly.every((l) => l.domain === HOME));
     assert.ok(homeOnly.some((l) => l.code === 'same-alias'));
     const bad = await h.api('/api/v1/links?domain=elsewhere.test');
@@ -171,7 +181,10 @@ describe('several short domains', () => {
     await synced(two);
     assert.ok(await redis.get(`${PREFIX}link:same-alias`), 'the default domain’s key is the code');
     assert.ok(await redis.get(`${PREFIX}link:${TWO}/same-alias`), 'the other domain’s key carries it');
-    assert.equal(fake.linkByKeyword('same-alias', 'bit.home.test')?.longUrl, 'https://news.example/home-story');
+    assert.equal(
+      fake.linkByKeyword('same-alias', 'bit.home.test')?.longUrl,
+      'https://news.example/home-story',
+    );
     assert.equal(fake.linkByKeyword('same-alias', 'bit.two.test')?.longUrl, 'https://news.example/two-story');
   });
 
@@ -186,7 +199,9 @@ describe('several short domains', () => {
     assert.equal(res.status, 200);
     await eventually(
       async () =>
-        (await get('/same-alias', TWO)).location === 'https://news.example/two-story-moved' ? true : undefined,
+        (await get('/same-alias', TWO)).location === 'https://news.example/two-story-moved'
+          ? true
+          : undefined,
       { what: 'the second domain’s answer to change' },
     );
     assert.equal((await get('/same-alias', HOME)).location, 'https://news.example/home-story');
@@ -225,6 +240,9 @@ describe('several short domains', () => {
     assert.equal((await get(`/${link.code}`, TWO)).location, 'https://news.example/2026/two-desk-story');
     assert.equal((await get(`/${link.code}`, HOME)).status, 404);
     await synced(link);
-    assert.equal(fake.linkByKeyword(link.code, 'bit.two.test')?.longUrl, 'https://news.example/2026/two-desk-story');
+    assert.equal(
+      fake.linkByKeyword(link.code, 'bit.two.test')?.longUrl,
+      'https://news.example/2026/two-desk-story',
+    );
   });
 });

@@ -14,10 +14,16 @@ export const bitlyEnv = z.object({
       .optional()
       .transform((v, ctx) => {
         const map: { shortDomain: string; domain: string; groupGuid: string | undefined }[] = [];
-        for (const entry of (v ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+        for (const entry of (v ?? '')
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean)) {
           const m = /^([a-z0-9.-]+)=([a-z0-9.-]+)(?:@([A-Za-z0-9_-]+))?$/i.exec(entry);
           if (!m) {
-            ctx.addIssue({ code: 'custom', message: `${entry}: must be short.domain=bitly.domain[@group_guid]` });
+            ctx.addIssue({
+              code: 'custom',
+              message: `${entry}: must be short.domain=bitly.domain[@group_guid]`,
+            });
             return z.NEVER;
           }
           map.push({ shortDomain: m[1]!.toLowerCase(), domain: m[2]!.toLowerCase(), groupGuid: m[3] });
@@ -101,7 +107,7 @@ export function bitlyConfig(e: BitlyEnv): BitlyConfig {
           }
         : undefined,
     bitlyDomains: new Map(
-      (e.BITLY_DOMAINS ?? []).map((m) => [
+      (e.BITLY_DOMAINS ?? []).map((m): [string, { domain: string; groupGuid: string }] => [
         m.shortDomain,
         { domain: m.domain, groupGuid: m.groupGuid ?? e.BITLY_GROUP_GUID ?? '' },
       ]),

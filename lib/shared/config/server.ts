@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { commaList, optionalHttpUrl, optionalString, port } from './env_values.ts';
 
 /** A host name as a Host header names it once lower-cased and without its port: letters, digits, `-`, dots. */
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 export const serverEnv = z.object({
   PORT: port.default(8000),
@@ -93,7 +94,8 @@ export function serverConfig(e: ServerEnv): ServerConfig {
     webConcurrency: e.WEB_CONCURRENCY,
     webhookBodiesMaxBytes: e.WEBHOOK_BODIES_MAX_BYTES,
     shortBaseUrl,
-    shortDomains: e.SHORT_DOMAINS.length > 0 ? e.SHORT_DOMAINS : [new URL(shortBaseUrl).hostname.toLowerCase()],
+    shortDomains:
+      e.SHORT_DOMAINS.length > 0 ? e.SHORT_DOMAINS : [new URL(shortBaseUrl).hostname.toLowerCase()],
     unknownHost: e.SHORT_DOMAIN_UNKNOWN_HOST,
     appBaseUrl,
     splitHosts: new URL(shortBaseUrl).host !== new URL(appBaseUrl).host,

@@ -19,10 +19,14 @@ const databases: TestDatabase[] = [];
 
 function cli(script: 'export' | 'restore', args: string[], extra: Record<string, string>) {
   return new Promise<{ code: number; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${script}.ts`), ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env, ...extra },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'scripts', `${script}.ts`), ...args],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env, ...extra },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;

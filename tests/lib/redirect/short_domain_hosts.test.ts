@@ -36,10 +36,18 @@ describe('SHORT_DOMAINS and its neighbours', () => {
   });
 
   test('set: lower-cased, the default first; mistakes are refused with the variable named', () => {
-    const config = parseConfig({ ...base, SHORT_DOMAINS: 'Go.Example, Two.Example', SHORT_DOMAIN_UNKNOWN_HOST: 'not_found' });
+    const config = parseConfig({
+      ...base,
+      SHORT_DOMAINS: 'Go.Example, Two.Example',
+      SHORT_DOMAIN_UNKNOWN_HOST: 'not_found',
+    });
     assert.deepEqual(config.shortDomains, ['go.example', 'two.example']);
     assert.equal(config.unknownHost, 'not_found');
-    refused({ ...base, SHORT_DOMAINS: 'two.example,go.example' }, 'SHORT_DOMAINS', /must start with SHORT_BASE_URL's host/);
+    refused(
+      { ...base, SHORT_DOMAINS: 'two.example,go.example' },
+      'SHORT_DOMAINS',
+      /must start with SHORT_BASE_URL's host/,
+    );
     refused({ ...base, SHORT_DOMAINS: 'go.example,go.example' }, 'SHORT_DOMAINS', /twice/);
     refused({ ...base, SHORT_DOMAINS: 'go.example,https://two.example/' }, 'SHORT_DOMAINS', /host names/);
     refused({ ...base, SHORT_DOMAIN_UNKNOWN_HOST: 'redirect' }, 'SHORT_DOMAIN_UNKNOWN_HOST', /./);
@@ -53,10 +61,13 @@ describe('SHORT_DOMAINS and its neighbours', () => {
       SHORT_DOMAINS: 'go.example,two.example,three.example',
       BITLY_DOMAINS: 'two.example=bit.two, three.example=bit.three@G3',
     });
-    assert.deepEqual([...config.bitlyDomains], [
-      ['two.example', { domain: 'bit.two', groupGuid: 'G1' }],
-      ['three.example', { domain: 'bit.three', groupGuid: 'G3' }],
-    ]);
+    assert.deepEqual(
+      [...config.bitlyDomains],
+      [
+        ['two.example', { domain: 'bit.two', groupGuid: 'G1' }],
+        ['three.example', { domain: 'bit.three', groupGuid: 'G3' }],
+      ],
+    );
     const two = { ...base, ...bitly, SHORT_DOMAINS: 'go.example,two.example' };
     refused({ ...two, BITLY_DOMAINS: 'go.example=bit.other' }, 'BITLY_DOMAINS', /after the first/);
     refused({ ...two, BITLY_DOMAINS: 'two.example=bit.go' }, 'BITLY_DOMAINS', /its own Bitly domain/);
@@ -64,7 +75,9 @@ describe('SHORT_DOMAINS and its neighbours', () => {
   });
 
   test('a target on any of the short domains is refused: it would loop', () => {
-    const policy = createCanonicalTargetPolicy(parseConfig({ ...base, SHORT_DOMAINS: 'go.example,two.example' }));
+    const policy = createCanonicalTargetPolicy(
+      parseConfig({ ...base, SHORT_DOMAINS: 'go.example,two.example' }),
+    );
     assert.notEqual(targetRuleProblem('https://two.example/abc', policy), null);
     assert.notEqual(targetRuleProblem('https://go.example/abc', policy), null);
     assert.equal(targetRuleProblem('https://news.example/two.example', policy), null);
@@ -102,7 +115,15 @@ describe('a link’s key', () => {
   test('passes the code rule only as a host name and a possible code', () => {
     assert.ok(isPossibleLinkKey('Ab3_x'));
     assert.ok(isPossibleLinkKey('two.example/Ab3_x'));
-    for (const bad of ['two.example/', '/Ab3_x', 'Two.Example/x1', '../x/y1', 'two.example/api', 'a b/x1', 'x/y/z1'])
+    for (const bad of [
+      'two.example/',
+      '/Ab3_x',
+      'Two.Example/x1',
+      '../x/y1',
+      'two.example/api',
+      'a b/x1',
+      'x/y/z1',
+    ])
       assert.equal(isPossibleLinkKey(bad), false, bad);
   });
 });
@@ -118,7 +139,13 @@ describe('which short domain a Host header names', () => {
   test('any spelling of a configured name; an unknown one as configured', () => {
     const strict = createShortDomainHosts({ ...config, unknownHost: 'not_found' }, peekerFor);
     assert.equal(strict.single, false);
-    for (const host of ['two.example', 'TWO.example', 'two.example.', 'two.example:8443', 'Two.Example.:443']) {
+    for (const host of [
+      'two.example',
+      'TWO.example',
+      'two.example.',
+      'two.example:8443',
+      'Two.Example.:443',
+    ]) {
       assert.equal(strict.select(host)?.stored, 'two.example', host);
       assert.equal(strict.select(host)?.keyPrefix, 'two.example/', host);
       assert.equal(strict.select(host)?.baseUrl, 'https://two.example', host);

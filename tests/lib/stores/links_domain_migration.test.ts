@@ -70,14 +70,16 @@ describe('migration 0100 (links.domain)', () => {
     const before = await snapshot(columns.join(', '));
 
     const ran = await migrate(Number.POSITIVE_INFINITY);
-    assert.ok(ran.some((m) => m.name.startsWith('0100_')), 'migration 0100 ran');
+    assert.ok(
+      ran.some((m) => m.name.startsWith('0100_')),
+      'migration 0100 ran',
+    );
 
     assert.deepEqual(await snapshot(columns.join(', ')), before, 'no column of an existing row changed');
     assert.deepEqual(
-      (await sql<{ code: string; domain: string }[]>`SELECT code, domain FROM links ORDER BY code`).map((r) => [
-        r.code,
-        r.domain,
-      ]),
+      (await sql<{ code: string; domain: string }[]>`SELECT code, domain FROM links ORDER BY code`).map(
+        (r) => [r.code, r.domain],
+      ),
       [
         ['MIG-c3', ''],
         ['mig-a1', ''],

@@ -243,7 +243,10 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         await shotAndCheck(page, locale, '05b-link-on-second-domain');
         await page.goto(`${server.base}/ui/links?domain=${SECOND_DOMAIN}`);
         const hosts = await page.locator('.links-table tbody tr .code-host').allTextContents();
-        assert.ok(hosts.length >= 1 && hosts.every((host) => host.startsWith(`${SECOND_DOMAIN}:`)), hosts.join());
+        assert.ok(
+          hosts.length >= 1 && hosts.every((host) => host.startsWith(`${SECOND_DOMAIN}:`)),
+          hosts.join(),
+        );
         await shotAndCheck(page, locale, '05c-links-second-domain');
 
         await page.goto(`${server.base}/ui/links/${codes.cairo}`);
