@@ -67,6 +67,8 @@ export interface ActivityDeps {
 /** What escrow exports and static snapshots need besides the pool (from configuration). */
 export interface EscrowDeps {
   shortBaseUrl: string;
+  /** SHORT_DOMAINS, the default first: a static snapshot per short domain (ADR 0078). */
+  shortDomains?: readonly string[];
   redirect: RedirectSettings;
   rootRedirectUrl: string | undefined;
   escrow: { dir: string | undefined; keep: number; signingKey?: string | undefined };

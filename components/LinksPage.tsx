@@ -2,6 +2,7 @@ import CopyButton from '../islands/CopyButton.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/links/link.ts';
 import { LINK_SORTS } from '../lib/links/list_links.ts';
+import { keyCode } from '../lib/shared/link_key.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SafetyBadge, StatusBadge } from './Badge.tsx';
 import { DisplayUrl } from './DisplayUrl.tsx';
@@ -18,6 +19,8 @@ export interface LinkFilters {
   origin: string;
   tag: string;
   site: string;
+  /** A short domain's name ('' any; ADR 0078). */
+  domain: string;
   sort: string;
 }
 
@@ -59,11 +62,13 @@ export function LinksPage(props: {
   errors?: Record<string, string>;
   notice?: string | undefined;
   noticeTone?: 'good' | 'warn' | undefined;
+  /** SHORT_DOMAINS, the default first: with more than one, the list filters by domain. */
+  shortDomains?: readonly string[];
 }) {
   const i18n = useI18n();
   const { t } = i18n;
   const { filters } = props;
-  const filtered = ['q', 'status', 'safety', 'origin', 'tag', 'site'].some(
+  const filtered = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'domain'].some(
     (k) => filters[k as keyof LinkFilters],
   );
   const copyLabels = { label: t('copy.copy'), copiedLabel: t('copy.copied') };
@@ -108,6 +113,17 @@ export function LinksPage(props: {
               </a>
             )}
           </div>
+          {(props.shortDomains?.length ?? 0) > 1 ? (
+            <FilterSelect
+              name="domain"
+              label={t('field.domain')}
+              value={filters.domain}
+              options={[
+                ['', t('links.filter.anyDomain')],
+                ...(props.shortDomains ?? []).map((d): [string, string] => [d, `\u2068${d}\u2069`]),
+              ]}
+            />
+          ) : null}
           <FilterSelect
             name="status"
             label={t('links.filter.status')}
@@ -222,9 +238,9 @@ export function LinksPage(props: {
                     <div class="short-cell">
                       <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
                         <span class="code-host">
-                          {withoutScheme(link.shortUrl).slice(0, -link.code.length)}
+                          {withoutScheme(link.shortUrl).slice(0, -keyCode(link.code).length)}
                         </span>
-                        {link.code}
+                        {keyCode(link.code)}
                       </a>
                       <Island
                         name="CopyButton"
@@ -296,7 +312,18 @@ export function LinksPage(props: {
 
 /** The label of a list filter, for its error. */
 function fieldLabel(i18n: ReturnType<typeof useI18n>, name: string): string {
-  const known = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'sort', 'cursor', 'limit'] as const;
+  const known = [
+    'q',
+    'status',
+    'safety',
+    'origin',
+    'tag',
+    'site',
+    'domain',
+    'sort',
+    'cursor',
+    'limit',
+  ] as const;
   const found = known.find((k) => k === name);
   return found ? i18n.t(`field.${found}`) : name;
 }

@@ -15,6 +15,11 @@ export function NewLinkPage(props: {
   values: Record<string, string>;
   errors: Record<string, string>;
   shortBase: string;
+  /**
+   * The short domains (SHORT_DOMAINS, the default first): with more than one, the editor chooses the link's
+   * (ADR 0078); the alias is then shown after the chosen one's name.
+   */
+  shortDomains?: readonly string[];
   timeZone: string;
   /** UTM_PARAMS, shown beside the link's own UTM fields. */
   deploymentUtm?: string | undefined;
@@ -23,6 +28,9 @@ export function NewLinkPage(props: {
   const { t } = i18n;
   const { values, errors } = props;
   const labels = getLinkFieldLabels(i18n);
+  const domains = props.shortDomains ?? [];
+  const chosen = domains.includes(values.domain ?? '') ? values.domain! : undefined;
+  const aliasHost = chosen ?? props.shortBase.replace(/^https?:\/\//, '');
   return (
     <AppLayout title={t('new.title')} session={props.session} section="new">
       <div class="page-header">
@@ -61,6 +69,21 @@ export function NewLinkPage(props: {
           placeholder={t('new.titlePlaceholder')}
           hint={t('new.titleHint')}
         />
+        {domains.length > 1 ? (
+          <SelectField
+            name="domain"
+            required
+            label={labels.domain!}
+            value={chosen ?? domains[0]}
+            error={errors.domain}
+            hint={t('new.domainHint')}
+            // A host name is isolated from the sentence around it (left to right in an Arabic page too).
+            options={domains.map((domain, i) => ({
+              value: domain,
+              label: i === 0 ? t('new.domainDefault', { domain }) : `\u2068${domain}\u2069`,
+            }))}
+          />
+        ) : null}
         <Island
           name="LiveField"
           component={LiveField}
@@ -69,7 +92,7 @@ export function NewLinkPage(props: {
             name: 'alias',
             label: labels.alias!,
             value: values.alias ?? '',
-            prefix: `${props.shortBase.replace(/^https?:\/\//, '')}/`,
+            prefix: `${aliasHost}/`,
             placeholder: 'spring-sale',
             hint: t('new.aliasHint'),
             optionalLabel: t('form.optional'),

@@ -6,6 +6,7 @@ export function getLinkFieldLabels(i18n: Pick<I18n, 't'>): Record<string, string
   return {
     url: t('field.url'),
     alias: t('field.alias'),
+    domain: t('field.domain'),
     title: t('field.title'),
     tags: t('field.tags'),
     expiresAt: t('field.expiresAt'),

@@ -4,6 +4,7 @@ import { renderToString } from 'preact-render-to-string';
 import { PublicPage } from '../components/PublicPage.tsx';
 import { isPossibleCode } from '../lib/codes/code_rules.ts';
 import { isHttpsBase, publicPageHeaders } from '../lib/redirect/public_headers.ts';
+import { hostNameOf } from '../lib/redirect/short_domain_hosts.ts';
 import { reportInputSchema, reportLink } from '../lib/safety/report_link.ts';
 import { getClientIp } from '../lib/shared/client_ip.ts';
 import {
@@ -12,6 +13,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../lib/shared/errors.ts';
+import { linkKey, shortBaseUrlOf, storedDomainOf } from '../lib/shared/link_key.ts';
 import {
   findNulCharacter,
   nulCharacterError,
@@ -30,6 +32,8 @@ export function createReportRoutes(deps: WebDeps) {
   const ownOrigins = new Set([
     new URL(deps.config.shortBaseUrl).origin,
     new URL(deps.config.appBaseUrl).origin,
+    // The other short domains' preview pages post their reports to their own host (ADR 0078).
+    ...deps.config.shortDomains.slice(1).map((domain) => shortBaseUrlOf(deps.config, domain)),
   ]);
   app.post(
     '/:code/report',
@@ -54,7 +58,13 @@ export function createReportRoutes(deps: WebDeps) {
       const clientIp = getClientIp(c, deps.config.trustedClientIpHeader);
       await deps.rateLimits.consumeReports(clientIp);
       const { reason, fromForm } = await readReport(c);
-      const outcome = await reportLink(deps, { code, clientIp, reason });
+      // The link the reader saw: the code on the short domain this Host names (the default for an unknown Host
+      // unless SHORT_DOMAIN_UNKNOWN_HOST=not_found, as for the redirect).
+      const stored = storedDomainOf(deps.config, hostNameOf(c.req.header('Host') ?? ''));
+      if (stored === undefined && deps.config.unknownHost === 'not_found') {
+        throw new NotFoundError(`No link ${code}.`);
+      }
+      const outcome = await reportLink(deps, { code: linkKey(stored ?? '', code), clientIp, reason });
       c.header('Cache-Control', 'no-store');
       c.header('X-Robots-Tag', 'noindex');
       for (const [name, value] of Object.entries(pageHeaders)) c.header(name, value);

@@ -48,6 +48,7 @@ runCli(
           outDir,
           formats,
           shortBaseUrl: config.shortBaseUrl,
+          shortDomains: config.shortDomains,
           redirect: config.redirect,
           targetPolicy: createCanonicalTargetPolicy(config),
           rootRedirectUrl: config.rootRedirectUrl,

@@ -115,6 +115,7 @@ export function createWorkerDeps(
     }) satisfies DestinationCheckDeps,
     archive: {
       shortBaseUrl: config.shortBaseUrl,
+      shortDomains: config.shortDomains,
       redirect: config.redirect,
       rootRedirectUrl: config.rootRedirectUrl,
       escrow: { dir: config.escrow.dir, keep: config.escrow.keep, signingKey: config.escrow.signingKey },

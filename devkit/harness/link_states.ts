@@ -112,7 +112,13 @@ export function createStandaloneAnswerer(config: Config, sql: Sql): RedirectAnsw
   });
   return createRedirectAnswerer({
     resolver,
-    config: { shortBaseUrl: config.shortBaseUrl, redirect: config.redirect, resolver: { cacheMax: 0 } },
+    config: {
+      shortBaseUrl: config.shortBaseUrl,
+      shortDomains: config.shortDomains,
+      unknownHost: config.unknownHost,
+      redirect: config.redirect,
+      resolver: { cacheMax: 0 },
+    },
     metrics: createMetrics(),
     clicks: noClicks,
     pages: redirectPages,

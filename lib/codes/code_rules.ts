@@ -58,6 +58,21 @@ export function isPossibleCode(code: string): boolean {
   return !wordLike || !RESERVED_CODES.has(code.toLowerCase());
 }
 
+/** A short domain's name as a link's key carries it: lower-case letters, digits, `-` and dots. */
+const KEY_DOMAIN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * True when `key` could name a link (lib/shared/link_key.ts): a possible code on the default short domain, or
+ * `{domain}/{code}` with a host name and a possible code. Not for the hot path, which asks isPossibleCode of the
+ * path's code and builds the key itself.
+ */
+export function isPossibleLinkKey(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  if (slash < 0) return isPossibleCode(key);
+  return KEY_DOMAIN.test(key.slice(0, slash)) && isPossibleCode(key.slice(slash + 1));
+}
+
 export const aliasSchema = z
   .string()
   .min(ALIAS_MIN_LENGTH, `must be at least ${ALIAS_MIN_LENGTH} characters`)

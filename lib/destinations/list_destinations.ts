@@ -1,8 +1,10 @@
 // The queue of dead destinations as the API and the editor UI show it: each link with what its checks saw (the
 // verdict, the chain of redirects followed), its archived copy, the policy that applies and where it comes from.
+
 import { z } from 'zod';
 import { BadRequestError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import {
   ARCHIVE_STATES,
   DEAD_POLICIES,
@@ -66,7 +68,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export function toDestinationItem(row: DestinationListRow, shortBaseUrl: string): DestinationItem {
   return {
     code: row.code,
-    shortUrl: `${shortBaseUrl}/${row.code}`,
+    shortUrl: shortUrlOfKey({ shortBaseUrl }, row.code),
     url: row.url,
     host: row.host,
     ...(row.title ? { title: row.title } : {}),

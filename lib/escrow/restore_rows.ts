@@ -1,11 +1,15 @@
-import { isPossibleCode } from '../codes/code_rules.ts';
+import { isPossibleLinkKey } from '../codes/code_rules.ts';
+import { keyDomain } from '../shared/link_key.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import { toShortId } from '../vendors/bitly.ts';
 import type { EscrowFile } from './escrow_manifest.ts';
 
 /** Why a restore left a row out. */
 export type RestoreRule =
-  /** A link's code that no request can name (charset, length, a reserved word, `_`). */
+  /**
+   * A link's code that no request can name (charset, length, a reserved word, `_`), or a key whose short domain
+   * is not the row's own.
+   */
   | 'code'
   /** A link's target or fallback that is not canonical, or that this deployment's target policy refuses. */
   | 'target'
@@ -50,13 +54,16 @@ export function findRestoreRowProblem(
   if (table === 'blocklist') return null;
   // The audit log keeps entries that name no link (code null): they are history, not a way in.
   if (table === 'audit_log' && code === null) return null;
-  if (typeof code !== 'string' || !isPossibleCode(code) || refusedCodes.has(code)) return 'orphan';
+  if (typeof code !== 'string' || !isPossibleLinkKey(code) || refusedCodes.has(code)) return 'orphan';
   if (table === 'vendor_links' && !hasVendorIdShape(row.vendor, row.vendor_id, code)) return 'vendor_id';
   return null;
 }
 
 function findLinkProblem(row: Record<string, unknown>, policy: CanonicalTargetPolicy): RestoreRule | null {
-  if (typeof row.code !== 'string' || !isPossibleCode(row.code)) return 'code';
+  // A key on another short domain (ADR 0078) must carry the row's own domain; an export from before several
+  // domains has no `domain` column, and every key in it is a code on the default one.
+  if (typeof row.code !== 'string' || !isPossibleLinkKey(row.code)) return 'code';
+  if ((row.domain ?? '') !== keyDomain(row.code)) return 'code';
   if (typeof row.target_url !== 'string' || targetRuleProblem(row.target_url, policy) !== null)
     return 'target';
   const fallback = row.expired_url;

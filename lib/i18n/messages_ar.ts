@@ -60,6 +60,7 @@ export const ar: Messages = {
 
   'field.url': 'رابط الوجهة',
   'field.alias': 'اسم مستعار مخصص',
+  'field.domain': 'النطاق القصير',
   'field.title': 'العنوان',
   'field.tags': 'الوسوم',
   'field.expiresAt': 'ينتهي في',
@@ -123,6 +124,7 @@ export const ar: Messages = {
   'links.filter.safety': 'الأمان',
   'links.filter.anyVerdict': 'أي نتيجة',
   'links.filter.origin': 'أُنشئ في',
+  'links.filter.anyDomain': 'أي نطاق',
   'links.filter.anywhere': 'أي مكان',
   'links.filter.tag': 'الوسم',
   'links.filter.tagPlaceholder': 'مثلًا: سياسة',
@@ -164,6 +166,8 @@ export const ar: Messages = {
   'new.title': 'رابط جديد',
   'new.heading': 'رابط قصير جديد',
   'new.urlHint': 'حيث يجب أن يصل القرّاء. http أو https.',
+  'new.domainHint': 'النطاق الذي يراه القرّاء؛ يكون الرمز محجوزًا أو متاحًا في كل نطاق على حدة.',
+  'new.domainDefault': '{domain} (الافتراضي)',
   'new.aliasHint':
     'اتركه فارغًا لرمز عشوائي قصير. حروف لاتينية وأرقام و"-" و"_"؛ 3 على الأقل. حالة الأحرف مهمة.',
   'new.titleHint': 'عنوان يقرؤه الناس؛ يجد البحث الروابط به.',
@@ -816,6 +820,7 @@ export const ar: Messages = {
   'problem.maxTags':
     'لا يزيد على {max, plural, zero {# وسم} one {وسم واحد} two {وسمين} few {# وسوم} many {# وسمًا} other {# وسم}}',
   'problem.sitePostTogether': 'يُرسَل site وpostId معًا',
+  'problem.unknownDomain': 'ليس من النطاقات القصيرة لهذا النظام',
   'problem.nothingToChange': 'أرسل حقلًا واحدًا على الأقل لتغييره',
   'problem.isoDate': 'يجب أن يكون تاريخًا ووقتًا بصيغة ISO 8601 مع المنطقة الزمنية',
   'problem.badCursor': 'ليس مؤشر صفحات أصدره هذا الخادم',

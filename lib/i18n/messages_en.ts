@@ -63,6 +63,7 @@ export const en = {
   // Link fields
   'field.url': 'Destination URL',
   'field.alias': 'Custom alias',
+  'field.domain': 'Short domain',
   'field.title': 'Title',
   'field.tags': 'Tags',
   'field.expiresAt': 'Expires at',
@@ -128,6 +129,7 @@ export const en = {
   'links.filter.safety': 'Safety',
   'links.filter.anyVerdict': 'Any verdict',
   'links.filter.origin': 'Made in',
+  'links.filter.anyDomain': 'Any domain',
   'links.filter.anywhere': 'Anywhere',
   'links.filter.tag': 'Tag',
   'links.filter.tagPlaceholder': 'e.g. politics',
@@ -171,6 +173,8 @@ export const en = {
   'new.title': 'New link',
   'new.heading': 'New short link',
   'new.urlHint': 'Where readers should land. http or https.',
+  'new.domainHint': 'The domain readers see; a code is taken or free per domain.',
+  'new.domainDefault': '{domain} (default)',
   'new.aliasHint':
     'Leave empty for a short random code. Letters, digits, "-" and "_"; at least 3. Case matters.',
   'new.titleHint': 'A headline for people; search finds links by it.',
@@ -832,6 +836,7 @@ export const en = {
   'problem.postHasLink': 'already has the link {code}',
   'problem.maxTags': 'at most {max} tags',
   'problem.sitePostTogether': 'site and postId go together',
+  'problem.unknownDomain': 'is not one of this deployment’s short domains',
   'problem.nothingToChange': 'send at least one field to change',
   'problem.isoDate': 'must be an ISO 8601 date-time with a zone',
   'problem.badCursor': 'is not a cursor this server issued',

@@ -2,6 +2,7 @@ import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, scanNewTargets } from '../safety/scan_new_targets.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { DEFAULT_DOMAIN, linkKey, type ShortDomains, storedDomainFromInput } from '../shared/link_key.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
@@ -27,7 +28,22 @@ export interface CreateLinkDeps {
   safety?: SafetyScanner;
   /** The caller may bind links to WordPress posts (API scope admin); otherwise site/postId is a 403. */
   mayManagePostLinks?: boolean;
+  /** The deployment's short domains (a link's `domain` must be one); absent: the default domain only. */
+  domains?: ShortDomains;
   now?: () => Date;
+}
+
+/**
+ * The stored domain a creation names ('' the default), or a 422 naming `domain` for one that is not configured.
+ * Without the deployment's domains only the default is known.
+ */
+export function storedDomainForCreate(domains: ShortDomains | undefined, domain: string | undefined): string {
+  if (domain === undefined) return DEFAULT_DOMAIN;
+  const stored = domains ? storedDomainFromInput(domains, domain) : undefined;
+  if (stored === undefined) {
+    throw new ValidationError([{ path: 'domain', message: fieldProblem('unknownDomain') }]);
+  }
+  return stored;
 }
 
 export interface CreateLinkResult {
@@ -63,6 +79,7 @@ export async function createLink(
 ): Promise<CreateLinkResult> {
   assertMayBindPost(input, deps.mayManagePostLinks === true);
   assertTargetsAllowed(input, deps.targetPolicy);
+  const domain = storedDomainForCreate(deps.domains, input.domain);
   const now = deps.now?.() ?? new Date();
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && expiresAt.getTime() <= now.getTime()) {
@@ -70,7 +87,7 @@ export async function createLink(
   }
   // Outside the transaction: the scan may call Safe Browsing, and no row lock should wait on it.
   const safety: InitialSafety | null = deps.safety ? await scanNewTargets(deps.safety, input, now) : null;
-  const dedupeKey = await getDedupeKey(input);
+  const dedupeKey = await getDedupeKey(input, domain);
   return deps.sql.begin(async (tx) => {
     if (dedupeKey) {
       await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${creator.owner}|${dedupeKey}`}, 0))`;
@@ -86,8 +103,8 @@ export async function createLink(
         );
       }
     }
-    const link = await insertWithMint(tx, deps.codeLength, input.alias, (code) => ({
-      code,
+    const link = await insertWithMint(tx, deps.codeLength, input.alias, domain, (key) => ({
+      code: key,
       targetUrl: input.url,
       status: 'active',
       origin: creator.origin,
@@ -124,20 +141,23 @@ export async function createLink(
 }
 
 /**
- * Inserts with `alias`, or with freshly minted codes until one is free (the minting loop, lib/links/mint.ts).
- * A taken alias is a 409; so is a (site, post) pair that another transaction took first.
+ * Inserts with `alias`, or with freshly minted codes until one is free (the minting loop, lib/links/mint.ts), on
+ * the short domain `domain` ('' the default): `build` gets the link's key there (lib/shared/link_key.ts), so a
+ * code is taken or free per domain. A taken alias is a 409; so is a (site, post) pair that another transaction
+ * took first.
  */
 export async function insertWithMint(
   tx: Tx,
   codeLength: number,
   alias: string | undefined,
-  build: (code: string) => Parameters<typeof insertLink>[1],
+  domain: string,
+  build: (key: string) => Parameters<typeof insertLink>[1],
 ): Promise<LinkRow> {
   const { claimed } = await mintOneCode<LinkRow>({
     codeLength,
     alias,
     async claim(code) {
-      const values = build(code);
+      const values = build(linkKey(domain, code));
       const link = await insertLink(tx, values);
       if (link) return { claimed: link };
       if (
@@ -149,7 +169,7 @@ export async function insertWithMint(
           refused: new ConflictError(`Post ${values.postId} of site ${values.site} already has a link.`),
         };
       }
-      if (alias && !(await getLinkByCode(tx, alias))) return { refused: noFreeCode() };
+      if (alias && !(await getLinkByCode(tx, linkKey(domain, alias)))) return { refused: noFreeCode() };
       return { taken: true };
     },
     aliasTaken: (taken) =>

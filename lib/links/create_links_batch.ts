@@ -3,6 +3,7 @@ import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, judgeNewTargets } from '../safety/scan_new_targets.ts';
 import { type AppError, ConflictError, type FieldError, ValidationError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { linkKey, type ShortDomains } from '../shared/link_key.ts';
 import { toProblem } from '../shared/problem.ts';
 import { findNulCharacter, NUL_PROBLEM, toFieldErrors } from '../shared/validation.ts';
 import {
@@ -17,7 +18,7 @@ import type { NewLink } from '../stores/link_store.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
-import { assertTargetsAllowed, type Creator } from './create_link.ts';
+import { assertTargetsAllowed, type Creator, storedDomainForCreate } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import { type CreateLinkInput, createLinkInputSchema, linkSchema } from './link.ts';
 import { type ClaimOutcome, MINT_MAX_ATTEMPTS, mintCodes } from './mint.ts';
@@ -78,6 +79,8 @@ interface Pending {
   input: CreateLinkInput;
   safety?: InitialSafety;
   dedupeKey: string | null;
+  /** The stored short domain ('' the default); `code` is then the link's key there (lib/shared/link_key.ts). */
+  domain: string;
   code: string;
 }
 
@@ -97,6 +100,8 @@ export async function createLinksBatch(
     safety?: SafetyScanner;
     /** The caller may bind links to WordPress posts (API scope admin); otherwise such an item is a 403. */
     mayManagePostLinks?: boolean;
+    /** The deployment's short domains (an item's `domain` must be one); absent: the default only. */
+    domains?: ShortDomains;
     now?: () => Date;
   },
   items: unknown[],
@@ -120,9 +125,11 @@ export async function createLinksBatch(
       continue;
     }
     const input = parsed.data;
+    let domain: string;
     try {
       assertMayBindPost(input, deps.mayManagePostLinks === true);
       assertTargetsAllowed(input, deps.targetPolicy);
+      domain = storedDomainForCreate(deps.domains, input.domain);
     } catch (error) {
       fail(index, error as AppError);
       continue;
@@ -131,7 +138,7 @@ export async function createLinksBatch(
       fail(index, new ValidationError([{ path: 'expiresAt', message: fieldProblem('future') }]));
       continue;
     }
-    valid.push({ index, input, dedupeKey: await getDedupeKey(input), code: '' });
+    valid.push({ index, input, dedupeKey: await getDedupeKey(input, domain), domain, code: '' });
   }
 
   // The destinations, scanned together: a blocked one fails its item (422 naming the field), like one request.
@@ -171,11 +178,13 @@ export async function createLinksBatch(
       firstByKey.set(p.dedupeKey, p);
     }
     if (p.input.alias !== undefined) {
-      if (aliases.has(p.input.alias)) {
+      // An alias is taken per short domain.
+      const aliasKey = linkKey(p.domain, p.input.alias);
+      if (aliases.has(aliasKey)) {
         fail(p.index, aliasTaken(p.input.alias));
         continue;
       }
-      aliases.add(p.input.alias);
+      aliases.add(aliasKey);
     }
     if (p.input.site !== undefined && p.input.postId !== undefined) {
       const post = `${p.input.site}|${p.input.postId}`;
@@ -226,14 +235,14 @@ export async function createLinksBatch(
       codeLength: deps.codeLength,
       aliasOf: (p) => p.input.alias,
       async claim(candidates) {
-        for (const c of candidates) c.claimant.code = c.code;
+        for (const c of candidates) c.claimant.code = linkKey(c.claimant.domain, c.code);
         const inserted = await insertLinksWithAudit(
           tx,
           candidates.map((c) => toNewLink(c.claimant, creator)),
           { actor: creator.actor },
         );
         const byCode = new Map(inserted.map((l) => [l.code, l]));
-        const missed = candidates.filter((c) => !byCode.has(c.code)).map((c) => c.claimant);
+        const missed = candidates.filter((c) => !byCode.has(c.claimant.code)).map((c) => c.claimant);
         // Find out why each was skipped: a taken alias, an article another transaction linked first, or
         // (otherwise) a minted code that collided and gets another draw.
         const taken = await listExistingCodes(
@@ -248,10 +257,10 @@ export async function createLinksBatch(
               : [],
           ),
         );
-        return candidates.map(({ claimant: p, code }): ClaimOutcome<LinkRow, AppError> => {
-          const link = byCode.get(code);
+        return candidates.map(({ claimant: p }): ClaimOutcome<LinkRow, AppError> => {
+          const link = byCode.get(p.code);
           if (link) return { claimed: link };
-          if (p.input.alias !== undefined && taken.has(code)) return { taken: true };
+          if (p.input.alias !== undefined && taken.has(p.code)) return { taken: true };
           if (p.input.site !== undefined && p.input.postId !== undefined) {
             const linked = linkedPosts.get(`${p.input.site}|${p.input.postId}`);
             if (linked) return { refused: postTaken(p.input.site, p.input.postId, linked) };

@@ -5,10 +5,10 @@ import type { CreateLinkInput } from './link.ts';
  * The key that makes "same owner, same url, same options" one link: a SHA-256 over a canonical JSON of the
  * url and every option (tags sorted). A title and per-link UTM values count as options when there are any
  * (asking again with another headline or campaign makes another link rather than dropping it); they are
- * appended only when set, so links without them keep the keys they always had. Aliased creations never
- * dedupe, so they have no key.
+ * appended only when set, so links without them keep the keys they always had; so is the stored short domain
+ * (`domain`, '' the default). Aliased creations never dedupe, so they have no key.
  */
-export async function getDedupeKey(input: CreateLinkInput): Promise<string | null> {
+export async function getDedupeKey(input: CreateLinkInput, domain = ''): Promise<string | null> {
   if (input.alias !== undefined) return null;
   const parts: unknown[] = [
     input.url,
@@ -25,5 +25,7 @@ export async function getDedupeKey(input: CreateLinkInput): Promise<string | nul
   if (utm && (utm.campaign || utm.source || utm.medium)) {
     parts.push(['utm', utm.campaign ?? null, utm.source ?? null, utm.medium ?? null]);
   }
+  // Another short domain than the default is another link (ADR 0078); the default's keys stay as they were.
+  if (domain !== '') parts.push(['domain', domain]);
   return sha256Hex(JSON.stringify(parts));
 }

@@ -216,16 +216,19 @@ export async function editLink(
         changes.redirectStatus !== undefined ? changes.redirectStatus : row.redirectStatus;
       const title = changes.title !== undefined ? changes.title : row.title;
       const ownUtm = compactUtm(utm);
-      changes.dedupeKey = await getDedupeKey({
-        url: changes.targetUrl ?? row.targetUrl,
-        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
-        ...(expiredUrl ? { expiredUrl } : {}),
-        ...(redirectStatus ? { redirectStatus: redirectStatus as CreateLinkInput['redirectStatus'] } : {}),
-        tags: changes.tags ?? row.tags,
-        ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
-        ...(title !== null ? { title } : {}),
-        ...(ownUtm ? { utm: ownUtm } : {}),
-      });
+      changes.dedupeKey = await getDedupeKey(
+        {
+          url: changes.targetUrl ?? row.targetUrl,
+          ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+          ...(expiredUrl ? { expiredUrl } : {}),
+          ...(redirectStatus ? { redirectStatus: redirectStatus as CreateLinkInput['redirectStatus'] } : {}),
+          tags: changes.tags ?? row.tags,
+          ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
+          ...(title !== null ? { title } : {}),
+          ...(ownUtm ? { utm: ownUtm } : {}),
+        },
+        row.domain,
+      );
     }
     const link = await updateLink(tx, code, changes);
     if (!link) throw new NotFoundError(`No link ${code}.`);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { I18n } from '../i18n/translator.ts';
 import { type CsvCell, toCsvDateTime, toCsvStream } from '../shared/csv.ts';
+import { keyCode, shortUrlOfKey } from '../shared/link_key.ts';
 import { type LinkListPosition, listLinks } from '../stores/link_list_store.ts';
 import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { groupVendorLinks, listVendorLinks } from '../stores/link_store.ts';
@@ -70,16 +71,25 @@ export function getLinksCsvHeader(timeZone?: string, language?: CsvLanguage): st
   ];
 }
 
+/** Where short URLs start (each link's own short domain, ADR 0078), and the editor's zone and language. */
+interface LinksCsvOptions {
+  shortBaseUrl: string;
+  /** SHORT_DOMAINS, the default first; absent: every link is on the default domain. */
+  shortDomains?: readonly string[] | undefined;
+  timeZone?: string | undefined;
+  language?: CsvLanguage | undefined;
+}
+
 function toLinkCells(
   row: LinkRow,
   vendors: VendorLinkRow[] | undefined,
-  options: { shortBaseUrl: string; timeZone?: string | undefined; language?: CsvLanguage | undefined },
+  options: LinksCsvOptions,
 ): CsvCell[] {
   const t = options.language?.t;
   const bitly = vendors?.find((v) => v.vendor === 'bitly')?.state ?? null;
   return [
-    row.code,
-    `${options.shortBaseUrl}/${row.code}`,
+    keyCode(row.code),
+    shortUrlOfKey(options, row.code),
     row.targetUrl,
     ...(t ? [toDisplayUrl(row.targetUrl)] : []),
     row.title,
@@ -108,9 +118,12 @@ function toLinkCells(
 export function exportLinksCsv(
   db: Db,
   query: LinkExportQuery,
-  options: { shortBaseUrl: string; timeZone?: string | undefined; language?: CsvLanguage | undefined },
+  options: LinksCsvOptions,
 ): ReadableStream<Uint8Array> {
-  const filter = toLinkListFilter(query);
+  const filter = toLinkListFilter(query, {
+    shortBaseUrl: options.shortBaseUrl,
+    shortDomains: options.shortDomains ?? [],
+  });
   async function* pages() {
     let position: LinkListPosition | undefined;
     for (;;) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aliasSchema } from '../codes/code_rules.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { domainNameOf, keyCode, type ShortDomains, shortUrlOfKey } from '../shared/link_key.ts';
 import {
   LINK_ORIGINS,
   LINK_STATUSES,
@@ -159,6 +160,18 @@ export const utmPatchSchema = z
   })
   .nullable();
 
+/**
+ * The short domain a link is made on: one of SHORT_DOMAINS (which one is checked against the configuration where
+ * the link is created, lib/links/create_link.ts); absent: the default, the first.
+ */
+export const shortDomainSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1)
+  .max(253)
+  .describe('one of the deployment’s short domains (SHORT_DOMAINS); absent: the default, the first');
+
 /** Every field a caller may set on a link, unrefined (so variants can .pick/.partial/.extend it). */
 export const linkFieldsSchema = z.strictObject({
   url: targetUrlSchema,
@@ -174,6 +187,7 @@ export const linkFieldsSchema = z.strictObject({
   postId: postIdSchema.optional(),
   title: titleSchema.optional(),
   utm: utmSchema.optional(),
+  domain: shortDomainSchema.optional(),
 });
 
 /** POST /api/v1/links body. Unknown fields are rejected so typos never pass silently. */
@@ -210,7 +224,8 @@ export type UpdateLinkInput = z.infer<typeof updateLinkInputSchema>;
 
 /** A link as the API returns it (API.md). */
 export const linkSchema = z.object({
-  code: z.string(),
+  code: z.string().describe('the code on its short domain; with `domain`, what names the link'),
+  domain: z.string().describe('its short domain (SHORT_DOMAINS); the default unless made on another'),
   shortUrl: z.string(),
   url: z.string(),
   status: z.enum(LINK_STATUSES),
@@ -244,11 +259,12 @@ export const linkSchema = z.object({
 export type Link = z.infer<typeof linkSchema>;
 
 /** Projects a stored row (and its vendor replicas) to the API shape. */
-export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRow[] = []): Link {
+export function toLink(row: LinkRow, domains: ShortDomains, vendors: VendorLinkRow[] = []): Link {
   const utm = toLinkUtm(row);
   return {
-    code: row.code,
-    shortUrl: `${shortBaseUrl}/${row.code}`,
+    code: keyCode(row.code),
+    domain: domainNameOf(domains, row.domain),
+    shortUrl: shortUrlOfKey(domains, row.code),
     url: row.targetUrl,
     status: row.status,
     safety: row.safety,
@@ -272,6 +288,14 @@ export function toLink(row: LinkRow, shortBaseUrl: string, vendors: VendorLinkRo
       ...(v.lastError ? { error: v.lastError } : {}),
     })),
   };
+}
+
+/**
+ * toLink for the editor UI's pages, whose routes name a link by its key (`/ui/links/{key}`): `code` is the key
+ * (lib/shared/link_key.ts), so every form and download on the page names the right link on any short domain.
+ */
+export function toUiLink(row: LinkRow, domains: ShortDomains, vendors: VendorLinkRow[] = []): Link {
+  return { ...toLink(row, domains, vendors), code: row.code };
 }
 
 /** The link's own UTM values as the API shows them, or undefined when it has none. */

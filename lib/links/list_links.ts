@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { BadRequestError } from '../shared/errors.ts';
+import { BadRequestError, ValidationError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { type ShortDomains, storedDomainFromInput } from '../shared/link_key.ts';
 import {
   LINK_SORTS,
   type LinkListFilter,
@@ -11,7 +12,15 @@ import {
 import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { groupVendorLinks, listVendorLinks } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
-import { LINK_ORIGINS, LINK_STATUSES, linkSchema, SAFETY_VERDICTS, siteSchema, tagSchema } from './link.ts';
+import {
+  LINK_ORIGINS,
+  LINK_STATUSES,
+  linkSchema,
+  SAFETY_VERDICTS,
+  shortDomainSchema,
+  siteSchema,
+  tagSchema,
+} from './link.ts';
 
 export { LINK_SORTS };
 
@@ -41,6 +50,7 @@ export const linkListQuerySchema = z.strictObject({
   origin: optional(z.enum(LINK_ORIGINS)),
   tag: optional(tagSchema),
   site: optional(siteSchema),
+  domain: optional(shortDomainSchema),
   sort: optional(z.enum(LINK_SORTS)).transform((v) => v ?? 'newest'),
   cursor: optional(z.string().max(600, fieldProblem('badCursor'))),
   limit: optional(
@@ -99,9 +109,23 @@ function decodeCursor(cursor: string, sort: LinkSort): LinkListPosition {
   return { value: parsed.v, code: parsed.c, direction: parsed.d === 'a' ? 'after' : 'before' };
 }
 
-/** The store's filter for a list query (the API's, the UI's and the CSV export's). */
-export function toLinkListFilter(query: Omit<LinkListQuery, 'cursor' | 'limit' | 'sort'>): LinkListFilter {
+/**
+ * The store's filter for a list query (the API's, the UI's and the CSV export's). A `domain` filter needs the
+ * deployment's short domains: one that is not among them is a 422 naming the field.
+ */
+export function toLinkListFilter(
+  query: Omit<LinkListQuery, 'cursor' | 'limit' | 'sort'>,
+  domains?: ShortDomains,
+): LinkListFilter {
+  let domain: string | undefined;
+  if (query.domain !== undefined) {
+    domain = domains ? storedDomainFromInput(domains, query.domain) : undefined;
+    if (domain === undefined) {
+      throw new ValidationError([{ path: 'domain', message: fieldProblem('unknownDomain') }]);
+    }
+  }
   return {
+    ...(domain !== undefined ? { domain } : {}),
     ...(query.q ? { q: query.q } : {}),
     ...(query.status ? { status: query.status } : {}),
     ...(query.safety ? { safety: query.safety } : {}),
@@ -112,8 +136,8 @@ export function toLinkListFilter(query: Omit<LinkListQuery, 'cursor' | 'limit' |
 }
 
 /** One page of links matching the query, with cursors both ways and each link's vendor replicas. */
-export async function listLinkPage(db: Db, query: LinkListQuery): Promise<LinkPage> {
-  const filter = toLinkListFilter(query);
+export async function listLinkPage(db: Db, query: LinkListQuery, domains?: ShortDomains): Promise<LinkPage> {
+  const filter = toLinkListFilter(query, domains);
   const position = query.cursor ? decodeCursor(query.cursor, query.sort) : undefined;
   // One extra row tells whether another page exists in the direction of travel.
   const rows = await listLinks(db, filter, query.sort, query.limit + 1, position);

@@ -3,6 +3,7 @@
 // another back-half is never kept.
 import { backoffDelay } from '../shared/backoff.ts';
 import { TransientFailure } from '../shared/errors.ts';
+import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { listExistingCodes } from '../stores/link_batch_store.ts';
@@ -12,7 +13,7 @@ import type { Sql } from '../stores/sql.ts';
 import { insertVendorAttempt, updateVendorProblem, updateVendorSynced } from '../stores/vendor_link_store.ts';
 import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG, type BitlyProvider } from '../vendors/bitly.ts';
 import { holdsBackHalf, ProviderError, type VendorLink } from '../vendors/short_link_provider.ts';
-import type { VendorDeps } from '../vendors/vendor_deps.ts';
+import { bitlyForKey, type VendorDeps } from '../vendors/vendor_deps.ts';
 import { toVendorTarget, type VendorTarget } from '../vendors/vendor_target.ts';
 
 export interface BitlySyncDeps {
@@ -121,8 +122,11 @@ async function sweepStrays(
     const keywords = candidate.shortIds
       .filter((id) => id !== candidate.vendorId && id.startsWith(prefix))
       .map((id) => id.slice(prefix.length));
-    if (keywords.includes(link.code)) continue;
-    if (keywords.length > 0 && (await listExistingCodes(deps.sql, keywords)).size > 0) continue;
+    if (keywords.includes(keyCode(link.code))) continue;
+    // Bitly's keywords are codes on the link's own short domain: asked for as that domain's keys.
+    const domain = keyDomain(link.code);
+    const keys = keywords.map((keyword) => linkKey(domain, keyword));
+    if (keys.length > 0 && (await listExistingCodes(deps.sql, keys)).size > 0) continue;
     await discard(deps, bitly, candidate, link.code);
     swept++;
   }
@@ -148,7 +152,8 @@ async function placeOnBitly(
   target: VendorTarget,
   before: VendorLinkRow | null,
 ): Promise<Placement> {
-  const code = link.code;
+  // The back-half on the short domain's own Bitly domain (ADR 0078): the code, never the key.
+  const code = keyCode(link.code);
   const isOurs = (holder: VendorLink) =>
     holder.group === bitly.groupGuid &&
     (holder.longUrl === target.longUrl || (before !== null && before.state !== 'collision'));
@@ -196,8 +201,9 @@ export async function syncToBitly(
   input: { code: string; publishing?: boolean },
   context: TaskContext,
 ): Promise<BitlySyncResult> {
-  const bitly = deps.vendors?.bitly;
+  const bitly = bitlyForKey(deps.vendors, input.code);
   if (!bitly || !deps.vendors) return { outcome: 'disabled' };
+  const backHalf = keyCode(input.code);
   const withVendors = { ...deps, vendors: deps.vendors };
   const vendors = deps.vendors;
   let link = await getLinkByCode(deps.sql, input.code);
@@ -221,7 +227,7 @@ export async function syncToBitly(
       remote = await bitly.get(before.vendorId);
       // Ours only while it holds our back-half in our group (an adopted back-half may sit in another group).
       const elsewhere = remote?.group != null && remote.group !== bitly.groupGuid;
-      if (remote && (!holdsBackHalf(remote, bitly.domain, input.code) || elsewhere)) remote = null;
+      if (remote && (!holdsBackHalf(remote, bitly.domain, backHalf) || elsewhere)) remote = null;
     }
     const targetOf = (row: LinkRow) =>
       toVendorTarget(row, { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl }, Date.now());
@@ -243,7 +249,7 @@ export async function syncToBitly(
     // The link may change while Bitly is being updated: re-read and push again until they agree.
     for (let pass = 0; pass < CONVERGE_PASSES; pass++) {
       throwIfCancelled(context);
-      const result = await converge(bitly, remote, input.code, target);
+      const result = await converge(bitly, remote, backHalf, target);
       remote = result.link;
       if (result.actions.length > 0)
         action = action === 'unchanged' ? result.actions.join('+') : `${action}+${result.actions.join('+')}`;

@@ -1,4 +1,5 @@
 import { BadRequestError } from '../shared/errors.ts';
+import { keyCode } from '../shared/link_key.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
@@ -18,7 +19,8 @@ export interface AcceptedEvent {
 
 /** The post's code, once shared: a pending code may still be re-minted, so it is not handed out. */
 function sharedCode(link: LinkRow | null): { code?: string } {
-  return link && link.status !== 'pending' && !link.deletedAt ? { code: link.code } : {};
+  // Its code on the site's short domain: the plugin keeps codes, never keys (ADR 0078).
+  return link && link.status !== 'pending' && !link.deletedAt ? { code: keyCode(link.code) } : {};
 }
 
 /**

@@ -2,6 +2,7 @@
 import { mintCodes } from '../links/mint.ts';
 import { newPostLink } from '../links/new_post_link.ts';
 import { ConflictError } from '../shared/errors.ts';
+import { linkKey } from '../shared/link_key.ts';
 import {
   type BackfilledLink,
   bindLinkToPost,
@@ -18,6 +19,7 @@ import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { recordInstallation, upsertPostGuids } from '../stores/post_identity_store.ts';
 import type { Tx } from '../stores/sql.ts';
 import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
+import { getSiteDomain } from '../stores/wordpress_site_domain_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
 import { toAdoptableCode } from './backfill_adoption.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
@@ -205,18 +207,24 @@ export async function writeBatch(
         .filter((d): d is Extract<Decision, { kind: 'mint' }> => d.kind === 'mint')
         .map((d) => d.post),
     );
+    // Minted in the short domain the site is mapped to (ADR 0078), like a publish.
+    const domain = toMint.length > 0 ? await getSiteDomain(tx, site) : '';
     const minted = await mintCodes(toMint, {
       codeLength: deps.codeLength,
       claim: async (round) => {
         const rows = await insertBackfilledLinks(
           tx,
           site,
-          round.map((r) => toNew(r.claimant, r.code)),
+          round.map((r) => toNew(r.claimant, linkKey(domain, r.code))),
           { actor, reason },
         );
         const byCode = new Set(rows.map((r) => r.code));
         for (const row of rows) settle(row, 'minted');
-        return round.map((r) => (byCode.has(r.code) ? { claimed: r.code } : { taken: true as const }));
+        return round.map((r) =>
+          byCode.has(linkKey(domain, r.code))
+            ? { claimed: linkKey(domain, r.code) }
+            : { taken: true as const },
+        );
       },
       aliasTaken: () => new ConflictError('a backfill never uses an alias'),
       exhausted: () => new ConflictError('No free code after 8 attempts; raise CODE_LENGTH.'),

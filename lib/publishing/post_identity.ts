@@ -7,6 +7,7 @@
 // settle is matched by GUID, then path, and a post ID alone never retargets a code. What cannot be decided is
 // filed for review (wordpress_reviews) and changes nothing.
 
+import { linkKey } from '../shared/link_key.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
@@ -21,6 +22,7 @@ import {
 } from '../stores/post_identity_store.ts';
 import type { Db, Tx } from '../stores/sql.ts';
 import { insertReview, type NewReview } from '../stores/wordpress_review_store.ts';
+import { getSiteDomain } from '../stores/wordpress_site_domain_store.ts';
 
 /** What a post says about itself (an event, a backfill row, a listing row). */
 export interface PostIdentity {
@@ -86,6 +88,26 @@ export async function rebindPostLink(
 }
 
 /**
+ * The link a post's claim names. A plugin knows its links by their codes (the API's `code`), so a claim is read on
+ * the short domain the site mints in (ADR 0078), then, for a site mapped there after it had links, on the
+ * default one; the caller still requires the link to be this site's.
+ */
+export async function findClaimedLink(
+  tx: Tx,
+  site: string,
+  knownCode: string,
+  current: LinkRow | null,
+): Promise<LinkRow | null> {
+  const domain = await getSiteDomain(tx, site);
+  for (const key of domain === '' ? [knownCode] : [linkKey(domain, knownCode), knownCode]) {
+    if (current?.code === key) return current;
+    const link = await getLinkByCode(tx, key);
+    if (link && (link.site === site || key === knownCode)) return link;
+  }
+  return null;
+}
+
+/**
  * Decides (and, when it is unambiguous, applies) which link is this post's, under the caller's post lock.
  * `migrating`: the site's mode, read by the caller once per batch.
  */
@@ -118,7 +140,7 @@ export async function settlePostIdentity(
   });
 
   if (post.knownCode) {
-    const claimed = current?.code === post.knownCode ? current : await getLinkByCode(tx, post.knownCode);
+    const claimed = await findClaimedLink(tx, site, post.knownCode, current);
     // A link imported from Bitly and bound to no post is adopted by the backfill's own rules, not claimed here.
     const unboundImport = claimed?.site === null && claimed.origin === 'import';
     if (claimed && !unboundImport && claimed.site === site && !claimed.deletedAt) {

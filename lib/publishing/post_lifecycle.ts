@@ -7,6 +7,7 @@ import { mintOneCode } from '../links/mint.ts';
 import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
+import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
@@ -23,6 +24,7 @@ import {
 import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
+import { getSiteDomain } from '../stores/wordpress_site_domain_store.ts';
 import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 import {
@@ -124,8 +126,10 @@ export async function mintCode(deps: PostLifecycleDeps, event: PostEvent): Promi
     }
     // An unpublish newer than this event arrived first (out of order): the post is not public any more.
     if (await hasNewerUnpublish(tx, event)) return { code: null, outcome: 'superseded', plan };
-    const link = await insertWithMint(tx, deps.codeLength, undefined, (code) => ({
-      code,
+    // In the short domain the site is mapped to (ADR 0078; the default unless an admin chose another).
+    const domain = await getSiteDomain(tx, event.site);
+    const link = await insertWithMint(tx, deps.codeLength, undefined, domain, (key) => ({
+      code: key,
       targetUrl: permalink,
       status: 'pending',
       origin: 'wordpress',
@@ -251,7 +255,7 @@ export async function markGone(
       return { code: row.code, outcome: 'stale' };
     // A post ID reused by another article, or one whose claim names another code, never takes a code down.
     if (
-      (event.knownCode !== undefined && event.knownCode !== row.code) ||
+      (event.knownCode !== undefined && keyCode(row.code) !== event.knownCode) ||
       (event.knownCode === undefined && (await isMigrating(tx, event.site)))
     ) {
       await fileReview(tx, {
@@ -349,10 +353,14 @@ export async function remintCode(
       );
     }
     await deleteVendorLinks(tx, input.code);
-    const { code } = await mintOneCode({
+    // A fresh code on the link's own short domain: the key keeps its domain (ADR 0078).
+    const domain = keyDomain(input.code);
+    const { claimed: code } = await mintOneCode<string>({
       codeLength: deps.codeLength,
       claim: async (fresh) =>
-        (await updateLinkCode(tx, input.code, fresh)) ? { claimed: fresh } : { taken: true },
+        (await updateLinkCode(tx, input.code, linkKey(domain, fresh)))
+          ? { claimed: linkKey(domain, fresh) }
+          : { taken: true },
       aliasTaken: () => new PermanentFailure('a re-mint never uses an alias'),
       exhausted: () => new TransientFailure('no free code; will try again', 'MintExhausted'),
     });

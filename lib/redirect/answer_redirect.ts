@@ -22,6 +22,7 @@ import {
   type RedirectSettings,
 } from './redirect_policy.ts';
 import { isTamperedRecord, type ServingRecord } from './serving_record.ts';
+import { createShortDomainHosts, type ServedDomain } from './short_domain_hosts.ts';
 
 /** One short-host request as the hot path needs it, independent of the runtime and framework serving it. */
 export interface RedirectRequest {
@@ -61,6 +62,12 @@ export interface RedirectDeps {
   resolver: LinkResolver;
   config: {
     shortBaseUrl: string;
+    /**
+     * The short domains, the default first, and what a Host naming none of them gets (ADR 0078); absent:
+     * SHORT_BASE_URL's host alone, answering every Host.
+     */
+    shortDomains?: readonly string[];
+    unknownHost?: 'default' | 'not_found';
     redirect: RedirectSettings;
     resolver: { cacheMax: number };
     trustedCountryHeader?: string | undefined;
@@ -200,6 +207,18 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
   const settings = config.redirect;
   const countryHeader = config.trustedCountryHeader?.toLowerCase();
   const https = isHttpsBase(config.shortBaseUrl);
+  const hosts = createShortDomainHosts(
+    {
+      shortBaseUrl: config.shortBaseUrl,
+      shortDomains: config.shortDomains ?? [new URL(config.shortBaseUrl).hostname.toLowerCase()],
+      unknownHost: config.unknownHost ?? 'default',
+    },
+    resolver.peekerFor,
+  );
+  // One domain answering every Host (every deployment before several domains): the Host header is never read.
+  const single = hosts.single;
+  const home = hosts.home;
+  const homeBaseUrl = home.baseUrl;
   const counted = Object.fromEntries(
     OUTCOMES.map((outcome) => [outcome, tally(deps.metrics.redirects, { outcome })]),
   ) as Record<Outcome, Tally>;
@@ -223,6 +242,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     record: ServingRecord | null,
     now: number,
     method: string,
+    baseUrl: string,
   ): RedirectAnswer {
     const decision = decideRedirect(code, record, now, settings);
     if (!record || decision.outcome === 'not_found') {
@@ -239,19 +259,20 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
         ...publicPageHeaders(https),
         'Referrer-Policy': 'no-referrer',
       },
-      body:
-        method === 'HEAD' ? null : pages.preview(toLinkPreview(code, record, decision, config.shortBaseUrl)),
+      body: method === 'HEAD' ? null : pages.preview(toLinkPreview(code, record, decision, baseUrl)),
     };
   }
 
+  /** `code` is the bare code the reader asked for; a record's `code` is its link's key, which clicks count. */
   function answerResolved(
     request: RedirectRequest,
     code: string,
     preview: boolean,
     record: ServingRecord | null,
+    baseUrl: string,
   ): RedirectAnswer {
     const now = Date.now();
-    if (preview) return answerPreview(code, record, now, request.method);
+    if (preview) return answerPreview(code, record, now, request.method, baseUrl);
     const alike =
       memo !== undefined &&
       record !== null &&
@@ -279,8 +300,8 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
         );
         memoised =
           request.query === ''
-            ? { answer, queried: other, cell: clicks.cell(code) }
-            : { answer: other, queried: answer, cell: clicks.cell(code) };
+            ? { answer, queried: other, cell: clicks.cell(record.code) }
+            : { answer: other, queried: answer, cell: clicks.cell(record.code) };
         memo.set(record, memoised);
       }
       if (
@@ -296,7 +317,7 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     const country = countryHeader ? countryOf(request.header(countryHeader)) : '';
     const referrerHost = referrerHostOf(request.header('referer'));
     if (memoised !== undefined) clicks.recordInCell(memoised.cell, kind, country, referrerHost, now);
-    else clicks.record({ code, kind, country, referrerHost, atMs: now });
+    else clicks.record({ code: record?.code ?? code, kind, country, referrerHost, atMs: now });
     return answer;
   }
 
@@ -306,11 +327,12 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     code: string,
     preview: boolean,
     record: ServingRecord | null,
+    baseUrl: string,
     sink: AnswerSink,
   ): void {
     let answer: RedirectAnswer;
     try {
-      answer = answerResolved(request, code, preview, record);
+      answer = answerResolved(request, code, preview, record, baseUrl);
     } catch (error) {
       sink.fail(error);
       return;
@@ -322,21 +344,27 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     let preview: boolean;
     let code: string;
     let lookup: Promise<ServingRecord | null> | undefined;
+    let domain: ServedDomain | null;
     try {
       preview = isPreview(request.code);
       code = preview ? request.code.slice(0, -1) : request.code;
-      if (isPossibleCode(code)) lookup = resolver.resolve(code);
+      domain = single ? home : hosts.select(request.header('host'));
+      // A miss on another domain asks the ladder for the link's key, `{domain}/{code}` (the one string built).
+      if (domain !== null && isPossibleCode(code)) {
+        lookup = resolver.resolve(domain === home ? code : domain.keyPrefix + code);
+      }
     } catch (error) {
       sink.fail(error);
       return;
     }
+    const baseUrl = (domain ?? home).baseUrl;
     if (lookup === undefined) {
-      deliverResolved(request, code, preview, null, sink);
+      deliverResolved(request, code, preview, null, baseUrl, sink);
       return;
     }
     // One reaction on the lookup; its two closures are all a miss allocates here.
     lookup.then(
-      (record) => deliverResolved(request, code, preview, record, sink),
+      (record) => deliverResolved(request, code, preview, record, baseUrl, sink),
       (error: unknown) => sink.fail(error),
     );
   }
@@ -351,8 +379,17 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     answerPeeked(request) {
       const preview = isPreview(request.code);
       const code = preview ? request.code.slice(0, -1) : request.code;
-      const record = resolver.peek?.(code);
-      return record === undefined ? undefined : answerResolved(request, code, preview, record);
+      if (single) {
+        const record = resolver.peek?.(code);
+        return record === undefined ? undefined : answerResolved(request, code, preview, record, homeBaseUrl);
+      }
+      const domain = hosts.select(request.header('host'));
+      // A Host naming no short domain, with SHORT_DOMAIN_UNKNOWN_HOST=not_found: no link answers there.
+      if (domain === null) return answerResolved(request, code, preview, null, homeBaseUrl);
+      const record = domain.peek?.(code);
+      return record === undefined
+        ? undefined
+        : answerResolved(request, code, preview, record, domain.baseUrl);
     },
   };
 }

@@ -2,6 +2,8 @@
 // short host (SHORT_BASE_URL and APP_BASE_URL on different hosts) each serves only its own routes. The Hono app
 // (routes/app.ts) and the Node fast path (server/node_server.ts) both ask this.
 
+import { hostNameOf } from './short_domain_hosts.ts';
+
 /**
  * Routes only the app host serves when the short host is separate. `/metrics` is one: the short host faces
  * every reader on the internet and never answers it (it also needs METRICS_TOKEN; routes/health.ts).
@@ -49,14 +51,23 @@ function namesHost(host: string, base: URL): boolean {
   return name === base.hostname && (base.port === '' || (hasPort && h.slice(colon + 1) === base.port));
 }
 
-/** Builds the routing of a deployment from its two base URLs. */
-export function createHostRouting(config: { shortBaseUrl: string; appBaseUrl: string }): HostRouting {
+/**
+ * Builds the routing of a deployment from its two base URLs; the other short domains (SHORT_DOMAINS after the
+ * first, ADR 0078) are short hosts too, on any port.
+ */
+export function createHostRouting(config: {
+  shortBaseUrl: string;
+  appBaseUrl: string;
+  shortDomains?: readonly string[];
+}): HostRouting {
   const short = new URL(config.shortBaseUrl);
   const app = new URL(config.appBaseUrl);
   const shortHost = short.host.toLowerCase();
   const appHost = app.host.toLowerCase();
   const split = shortHost !== appHost;
-  const isShort = (host: string) => namesHost(host, short);
+  const others = new Set((config.shortDomains ?? []).slice(1));
+  const isShort = (host: string) =>
+    namesHost(host, short) || (others.size > 0 && others.has(hostNameOf(host)));
   const isApp = (host: string) => namesHost(host, app);
   return {
     split,

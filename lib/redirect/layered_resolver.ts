@@ -74,7 +74,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   const postgresTimeoutMs = options.postgresTimeoutMs ?? POSTGRES_LOOKUP_TIMEOUT_MS;
   const counted = lookupTallies(metrics);
   const cache = createResolverCache(options, counted);
-  const { peek, flights, forget, drop, clear, enabled: lruOn, staleOn, staleRecord } = cache;
+  const { peek, peekKey, flights, forget, drop, clear, enabled: lruOn, staleOn, staleRecord } = cache;
   const staleServed: Tally = metrics ? tally(metrics.resolverStaleServed, {}) : { n: 0 };
   const refreshed = {
     ok: metrics ? tally(metrics.resolverRefreshes, { result: 'ok' }) : { n: 0 },
@@ -164,9 +164,10 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     store,
     // The cache's own peek, not a wrapper: the Node fast path's LRU hit is this one call (answerPeeked).
     peek,
+    peekerFor: cache.peekerFor,
 
     resolve(code) {
-      const cached = peek(code);
+      const cached = peekKey(code);
       if (cached !== undefined) return Promise.resolve(cached);
       if (staleOn) {
         // Past its TTL, within the window, servable: answered at once while one refresh runs (not a miss).

@@ -3,15 +3,24 @@ import { getLinkByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import { type ServingRecord, toServingRecord } from './serving_record.ts';
 
-/** Answers "what does this code point to" for the redirect hot path. */
+/**
+ * Answers "what does this code point to" for the redirect hot path. Every `code` here is a link's key
+ * (lib/shared/link_key.ts): the code itself on the default short domain, `{domain}/{code}` on another.
+ */
 export interface LinkResolver {
   /** The serving record for `code`, or null when no such link exists. */
   resolve(code: string): Promise<ServingRecord | null>;
   /**
-   * What an in-process cache already knows, synchronously: the record, null for a cached "no such code", or
-   * undefined when only `resolve` can tell. Lets the Node fast path answer an LRU hit without a promise.
+   * What an in-process cache already knows of a default-domain code, synchronously: the record, null for a
+   * cached "no such code", or undefined when only `resolve` can tell. Lets the Node fast path answer an LRU hit
+   * without a promise.
    */
   peek?(code: string): ServingRecord | null | undefined;
+  /**
+   * peek for the bare codes of one short domain (its stored domain, '' the default), picked once per domain by
+   * the answerer so a hit on another domain costs what one on the default costs (ADR 0078).
+   */
+  peekerFor?(domain: string): (code: string) => ServingRecord | null | undefined;
   /** Forgets anything cached about `code` (after an edit, expiry or block). */
   invalidate(code: string): Promise<void>;
   /**

@@ -1,6 +1,7 @@
 // The resolver's first rung: each process's LRU of records, its "no such code" LRU, the lookups in flight, the
 // records it may still serve past their TTL while one refresh runs, and the target rule a record passes to enter.
 import { LRUCache } from 'lru-cache';
+import { DEFAULT_DOMAIN, keyCode, keyDomain } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import type { LookupTallies } from './lookup_tallies.ts';
@@ -47,14 +48,27 @@ export interface ResolverCacheOptions {
   now?: () => number;
 }
 
+/** One short domain's LRUs (createResolverCache). */
+interface DomainCache {
+  lru: LRUCache<string, ServingRecord> | undefined;
+  negative: LRUCache<string, typeof NOT_FOUND> | undefined;
+}
+
 /** What the rungs and the composition use of the cache (createResolverCache). */
 export interface ResolverCache {
   /** An LRU is kept (cacheMax > 0): its misses are counted. */
   readonly enabled: boolean;
-  /** Lookups in flight by code: concurrent misses for one code share one. */
+  /** Lookups in flight by link key: concurrent misses for one link share one. */
   readonly flights: Map<string, Flight>;
-  /** The LRU's answer, counted as a hit or negative hit; undefined when it has none (not counted). */
+  /**
+   * The default short domain's LRU answer for a code, counted as a hit or negative hit; undefined when it has none
+   * (not counted).
+   */
   peek(code: string): ServingRecord | null | undefined;
+  /** peek for a link's key on any short domain (lib/shared/link_key.ts). */
+  peekKey(key: string): ServingRecord | null | undefined;
+  /** peek bound to one short domain's LRUs (its stored domain, '' the default), for an answerer to pick by Host. */
+  peekerFor(domain: string): (code: string) => ServingRecord | null | undefined;
   /** Records past their TTL may be served while they are refreshed (staleMaxMs > 0 and an LRU is kept). */
   readonly staleOn: boolean;
   /**
@@ -87,42 +101,73 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
   const now = options.now ?? Date.now;
   // An injected clock replaces the LRUs' own (performance.now) and is read on every check.
   const clock = options.now ? { perf: { now: options.now }, ttlResolution: 0 } : undefined;
-  const lru =
-    options.cacheMax > 0
-      ? new LRUCache<string, ServingRecord>({
-          max: options.cacheMax,
-          ttl: options.cacheTtlMs,
-          // The clock read for staleness is reused for this long (default 1 ms: a clock read and a new timer
-          // every millisecond under load); a record may so live up to this much past its TTL.
-          ttlResolution: Math.min(LRU_TTL_RESOLUTION_MS, Math.max(1, Math.floor(options.cacheTtlMs / 100))),
-          // With a stale window, a `get` past the TTL still misses (the fresh hit path is unchanged) but leaves
-          // the entry where staleRecord finds it; a refresh or an invalidation replaces or removes it.
-          noDeleteOnStaleGet: staleMaxMs > 0,
-          ...clock,
-        })
-      : undefined;
-  const negative =
-    options.cacheMax > 0 && options.negativeTtlMs > 0
-      ? new LRUCache<string, typeof NOT_FOUND>({
-          max: Math.min(options.cacheMax, NEGATIVE_CACHE_MAX),
-          ttl: options.negativeTtlMs,
-          ...clock,
-        })
-      : undefined;
+  /** One short domain's LRUs, keyed by the bare code: its records and its "no such code" answers. */
+  function createDomainCache(): DomainCache {
+    return {
+      lru:
+        options.cacheMax > 0
+          ? new LRUCache<string, ServingRecord>({
+              max: options.cacheMax,
+              ttl: options.cacheTtlMs,
+              // The clock read for staleness is reused for this long (default 1 ms: a clock read and a new timer
+              // every millisecond under load); a record may so live up to this much past its TTL.
+              ttlResolution: Math.min(
+                LRU_TTL_RESOLUTION_MS,
+                Math.max(1, Math.floor(options.cacheTtlMs / 100)),
+              ),
+              // With a stale window, a `get` past the TTL still misses (the fresh hit path is unchanged) but
+              // leaves the entry where staleRecord finds it; a refresh or an invalidation replaces or removes it.
+              noDeleteOnStaleGet: staleMaxMs > 0,
+              ...clock,
+            })
+          : undefined,
+      negative:
+        options.cacheMax > 0 && options.negativeTtlMs > 0
+          ? new LRUCache<string, typeof NOT_FOUND>({
+              max: Math.min(options.cacheMax, NEGATIVE_CACHE_MAX),
+              ttl: options.negativeTtlMs,
+              ...clock,
+            })
+          : undefined,
+    };
+  }
+  // The default short domain's LRUs, keyed by the code, which is its links' key: its hit path is what it was.
+  const home = createDomainCache();
+  const { lru, negative } = home;
+  // Every other short domain's, made when first asked for (ADR 0078): a hit there is a `get` by the bare code on
+  // an LRU the answerer picked once by Host, never a key built per request.
+  const away = new Map<string, DomainCache>();
+
+  function domainCache(domain: string): DomainCache {
+    let cache = away.get(domain);
+    if (cache === undefined) {
+      cache = createDomainCache();
+      away.set(domain, cache);
+    }
+    return cache;
+  }
+
+  /** The LRUs a key's records live in and the code they are kept under there; undefined for a domain not seen. */
+  function cacheOfKey(key: string): DomainCache | undefined {
+    const domain = keyDomain(key);
+    return domain === DEFAULT_DOMAIN ? home : away.get(domain);
+  }
   const flights = new Map<string, Flight>();
 
   /**
    * A lookup landed with `record`: no longer in flight, and cached unless the code changed meanwhile (a stale
    * flight was already taken out of `flights` by drop or clear, and another may stand there now).
    */
-  function remember(code: string, flight: Flight, record: ServingRecord | null) {
+  function remember(key: string, flight: Flight, record: ServingRecord | null) {
     if (flight.stale) return;
-    flights.delete(code);
+    flights.delete(key);
+    const cache = keyDomain(key) === DEFAULT_DOMAIN ? home : domainCache(keyDomain(key));
+    const code = keyCode(key);
     if (record === null) {
       // The link is gone: a record of it kept past its TTL must never be served stale again.
-      lru?.delete(code);
-      negative?.set(code, NOT_FOUND);
-    } else lru?.set(code, record);
+      cache.lru?.delete(code);
+      cache.negative?.set(code, NOT_FOUND);
+    } else cache.lru?.set(code, record);
   }
 
   /** A lookup failed: no longer in flight (nothing cached). */
@@ -130,19 +175,25 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
     if (!flight.stale) flights.delete(code);
   }
 
-  function drop(code: string) {
-    lru?.delete(code);
-    negative?.delete(code);
-    const flight = flights.get(code);
+  function drop(key: string) {
+    const cache = cacheOfKey(key);
+    const code = keyCode(key);
+    cache?.lru?.delete(code);
+    cache?.negative?.delete(code);
+    const flight = flights.get(key);
     if (flight) {
       flight.stale = true;
-      flights.delete(code);
+      flights.delete(key);
     }
   }
 
   function clear() {
     lru?.clear();
     negative?.clear();
+    for (const cache of away.values()) {
+      cache.lru?.clear();
+      cache.negative?.clear();
+    }
     for (const flight of flights.values()) flight.stale = true;
     flights.clear();
   }
@@ -159,11 +210,29 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
     return null;
   }
 
-  function staleRecord(code: string): ServingRecord | undefined {
+  /** peek for another short domain's LRUs (peekerFor). */
+  function peekIn(cache: DomainCache, code: string): ServingRecord | null | undefined {
+    const cached = cache.lru?.get(code);
+    if (cached !== undefined) {
+      counted.lru.hit.n++;
+      return cached;
+    }
+    if (cache.negative?.get(code) === undefined) return undefined;
+    counted.lru.negative.n++;
+    return null;
+  }
+
+  function peekKey(key: string): ServingRecord | null | undefined {
+    if (keyDomain(key) === DEFAULT_DOMAIN) return peek(key);
+    const cache = away.get(keyDomain(key));
+    return cache === undefined ? undefined : peekIn(cache, keyCode(key));
+  }
+
+  function staleRecord(key: string): ServingRecord | undefined {
     if (staleMaxMs === 0) return undefined;
     // `ttl` is what is left of the entry's TTL on the clock now (negative once past it); info() keeps the
     // entry, stale or not.
-    const entry = lru?.info(code);
+    const entry = cacheOfKey(key)?.lru?.info(keyCode(key));
     if (entry === undefined || entry.ttl === undefined || entry.ttl < -staleMaxMs) return undefined;
     return isServableActive(entry.value, now()) ? entry.value : undefined;
   }
@@ -172,6 +241,12 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
     enabled: lru !== undefined,
     flights,
     peek,
+    peekKey,
+    peekerFor(domain) {
+      if (domain === DEFAULT_DOMAIN) return peek;
+      const cache = domainCache(domain);
+      return (code) => peekIn(cache, code);
+    },
     staleOn: staleMaxMs > 0,
     staleRecord,
     remember,
@@ -179,12 +254,15 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
     drop,
     clear,
     entries() {
-      return (lru?.size ?? 0) + (negative?.size ?? 0);
+      let n = 0;
+      for (const cache of [home, ...away.values()]) n += (cache.lru?.size ?? 0) + (cache.negative?.size ?? 0);
+      return n;
     },
     hasLiveRecords() {
       // values() skips expired entries (most recently used first, so a warm cache answers at the first one);
       // "no such code" answers live in their own LRU, so any entry here is a record.
-      if (lru) for (const _entry of lru.values()) return true;
+      for (const cache of [home, ...away.values()])
+        if (cache.lru) for (const _entry of cache.lru.values()) return true;
       return false;
     },
   };

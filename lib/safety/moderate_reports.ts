@@ -3,11 +3,13 @@
 // the link is blocked, 451) or ignore (seen, no action: the link stays as it is). Every decision is audited and
 // reaches caches and vendors like any other change. Moderators are administrators (UI role `admin`, API scope
 // `admin`).
+
 import { z } from 'zod';
 import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import { syncAfterChange } from '../propagation/sync_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../shared/errors.ts';
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow, SafetyVerdict } from '../stores/link_rows.ts';
@@ -89,7 +91,7 @@ export interface ReportView {
 function toQueueItem(row: ReportQueueRow, shortBaseUrl: string): ReportQueueItem {
   return {
     code: row.code,
-    shortUrl: `${shortBaseUrl}/${row.code}`,
+    shortUrl: shortUrlOfKey({ shortBaseUrl }, row.code),
     url: row.targetUrl,
     ...(row.title ? { title: row.title } : {}),
     status: row.status,
@@ -170,7 +172,7 @@ export async function getLinkReports(
   if (!link || link.deletedAt) throw new NotFoundError(`No link ${code}.`);
   return {
     code: link.code,
-    shortUrl: `${shortBaseUrl}/${link.code}`,
+    shortUrl: shortUrlOfKey({ shortBaseUrl }, link.code),
     url: link.targetUrl,
     status: link.status,
     safety: link.safety,

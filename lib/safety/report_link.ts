@@ -5,6 +5,7 @@ import { getClientNetwork } from '../shared/client_ip.ts';
 import type { Config } from '../shared/config.ts';
 import { hmacSha256Hex, randomToken } from '../shared/crypto.ts';
 import { NotFoundError } from '../shared/errors.ts';
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SafetyVerdict } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
@@ -140,7 +141,7 @@ export async function reportLink(
 
   if (counted && deps.config?.reportWebhook) {
     const softBlocked = outcome.safety === 'warn' && link.safety !== 'warn';
-    const shortUrl = `${deps.config.shortBaseUrl}/${link.code}`;
+    const shortUrl = shortUrlOfKey(deps.config, link.code);
     void notifyReport(
       { logger: deps.logger, webhook: deps.config.reportWebhook, outgoing: deps.config.outgoing },
       {

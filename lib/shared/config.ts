@@ -22,7 +22,7 @@ import { type RateLimitsConfig, rateLimitsConfig, rateLimitsEnv } from './config
 import { type RedirectConfig, redirectConfig, redirectEnv } from './config/redirect.ts';
 import { type RedisConfig, redisConfig, redisEnv, refineRedisEnv } from './config/redis.ts';
 import { type SafetyConfig, safetyConfig, safetyEnv } from './config/safety.ts';
-import { type ServerConfig, serverConfig, serverEnv } from './config/server.ts';
+import { refineServerEnv, type ServerConfig, serverConfig, serverEnv } from './config/server.ts';
 import { refineTemporalEnv, type TemporalConfig, temporalConfig, temporalEnv } from './config/temporal.ts';
 import { type TracingConfig, tracingConfig, tracingEnv } from './config/tracing.ts';
 import { type WordpressConfig, wordpressConfig, wordpressEnv } from './config/wordpress.ts';
@@ -58,6 +58,18 @@ export const envSchema = z
     ...tracingEnv.shape,
   })
   .superRefine((env, ctx) => {
+    refineServerEnv(env, ctx);
+    // A Bitly mapping names a short domain after the first (the first is BITLY_DOMAIN's; ADR 0078).
+    const others = new Set(env.SHORT_DOMAINS.slice(1));
+    for (const m of env.BITLY_DOMAINS ?? []) {
+      if (!others.has(m.shortDomain)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['BITLY_DOMAINS'],
+          message: `${m.shortDomain} is not one of SHORT_DOMAINS after the first (the first uses BITLY_DOMAIN)`,
+        });
+      }
+    }
     refineTemporalEnv(env, ctx);
     refineRedisEnv(env, ctx);
     refineBitlyEnv(env, ctx);

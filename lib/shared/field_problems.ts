@@ -34,6 +34,7 @@ export const PROBLEM_TEXTS = {
     "Run {run} needs a second administrator's approval: {actor} asked for it, so another administrator must approve it.",
   maxTags: 'at most {max} tags',
   sitePostTogether: 'site and postId go together',
+  unknownDomain: 'is not one of the short domains (SHORT_DOMAINS)',
   nothingToChange: 'send at least one field to change',
   isoDate: 'must be an ISO 8601 date-time with a zone',
   badCursor: 'is not a cursor this server issued',

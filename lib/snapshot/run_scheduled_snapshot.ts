@@ -20,6 +20,8 @@ export interface ScheduledSnapshotDeps {
   sql: Sql;
   logger: Logger;
   shortBaseUrl: string;
+  /** SHORT_DOMAINS, the default first: one snapshot per domain (ADR 0078); absent: the default's. */
+  shortDomains?: readonly string[];
   redirect: RedirectSettings;
   /** Where links may point: rows that break it are left out of the snapshot. */
   targetPolicy: CanonicalTargetPolicy;
@@ -67,6 +69,7 @@ export async function writeStaticSnapshot(
         publicDir: join(root, CURRENT_SNAPSHOT_LINK),
         formats: deps.snapshot.formats,
         shortBaseUrl: deps.shortBaseUrl,
+        shortDomains: deps.shortDomains,
         redirect: deps.redirect,
         targetPolicy: deps.targetPolicy,
         rootRedirectUrl: deps.rootRedirectUrl,

@@ -1,4 +1,4 @@
-import { isPossibleCode } from '../codes/code_rules.ts';
+import { isPossibleLinkKey } from '../codes/code_rules.ts';
 import { quoteForLog } from '../shared/log_safe.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
@@ -21,8 +21,8 @@ export function emptyRefusedRows(): RefusedSnapshotRows {
 }
 
 /**
- * Whether a stored row may enter a snapshot: its code passes the code rule (isPossibleCode, what the redirect path
- * asks before any lookup) and its target and fallback the target rule under the deployment's policy (what the
+ * Whether a stored row may enter a snapshot: its key passes the code rule (isPossibleLinkKey: a possible code,
+ * after a host name on another short domain; what the redirect path asks before any lookup) and its target and fallback the target rule under the deployment's policy (what the
  * resolver re-checks on every stored record; such a code answers 404 live). A refused row is counted in `refused`
  * and left out of every format, so no code becomes a file name, a `_redirects` line or an nginx map key without
  * passing the code rule, and no Location is written that the live service would not send.
@@ -33,7 +33,7 @@ export function admitSnapshotRow(
   refused: RefusedSnapshotRows,
 ): boolean {
   let rule: 'code' | 'target' | 'fallback' | null = null;
-  if (!isPossibleCode(row.code)) rule = 'code';
+  if (!isPossibleLinkKey(row.code)) rule = 'code';
   else if (targetRuleProblem(row.targetUrl, policy) !== null) rule = 'target';
   else if (row.expiredUrl !== null && targetRuleProblem(row.expiredUrl, policy) !== null) rule = 'fallback';
   if (rule === null) return true;

@@ -1,5 +1,6 @@
 import { decideRedirect, type RedirectSettings } from '../redirect/redirect_policy.ts';
 import { toServingRecord } from '../redirect/serving_record.ts';
+import { keyCode } from '../shared/link_key.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 
 /** A page a static snapshot serves instead of a redirect. */
@@ -7,6 +8,7 @@ export type StaticPage = 'not_found' | 'gone' | 'expired' | 'blocked' | 'warn';
 
 /** What one code answers in a static snapshot: Lifeline's own decision at the moment of the snapshot. */
 export interface StaticAnswer {
+  /** The code on its short domain (never the key: a snapshot is written per domain). */
   code: string;
   status: number;
   cacheControl: string;
@@ -25,13 +27,15 @@ export interface StaticAnswer {
  * is what the page would offer, and a snapshot keeps one page per kind, not one per code.
  */
 export function toStaticAnswer(row: LinkRow, nowMs: number, settings: RedirectSettings): StaticAnswer | null {
-  const decision = decideRedirect(row.code, toServingRecord(row), nowMs, {
+  // The code on its own short domain: each domain's snapshot is written apart (write_snapshot.ts, ADR 0078).
+  const code = keyCode(row.code);
+  const decision = decideRedirect(code, toServingRecord(row), nowMs, {
     ...settings,
     fallbackAnswer: 'redirect',
   });
   if (decision.outcome === 'not_found') return null;
   const answer: StaticAnswer = {
-    code: row.code,
+    code,
     status: decision.status,
     cacheControl: decision.cacheControl,
   };

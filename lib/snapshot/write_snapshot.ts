@@ -1,8 +1,9 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CODE_MAX_LENGTH } from '../codes/code_rules.ts';
 import type { RedirectSettings } from '../redirect/redirect_policy.ts';
 import type { SnapshotFormat } from '../shared/config.ts';
+import { DEFAULT_DOMAIN, keyDomain, shortBaseUrlOf } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { prepareOutputDir } from '../shared/output_dir.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
@@ -21,6 +22,15 @@ import {
 } from './snapshot_writer.ts';
 import { notFoundAnswer, toStaticAnswer } from './static_answer.ts';
 
+/** Where the other short domains' files go, one folder each by name (the default's stay at the top). */
+export const DOMAINS_FOLDER = 'domains';
+
+/** One short domain's writers and its folder under the snapshot ('' for the default). */
+interface DomainWriters {
+  sub: string;
+  writers: SnapshotWriter[];
+}
+
 /** The snapshot's own description, written last (a folder without it did not finish). */
 export const SNAPSHOT_MANIFEST = 'snapshot.json';
 const ROWS_PER_FETCH = 2_000;
@@ -38,6 +48,11 @@ export interface WriteSnapshotOptions {
   publicDir?: string;
   formats: readonly SnapshotFormat[];
   shortBaseUrl: string;
+  /**
+   * SHORT_DOMAINS, the default first: each other domain gets its own files under `domains/<name>/` (ADR 0078);
+   * absent: the default domain's only (and any other a stored link names).
+   */
+  shortDomains?: readonly string[];
   redirect: RedirectSettings;
   /** The deployment's target rule (ALLOWED_TARGET_HOSTS, the short domain), as the redirect path applies it. */
   targetPolicy: CanonicalTargetPolicy;
@@ -84,20 +99,42 @@ export async function writeSnapshotFiles(
       async ({ snapshotAt, longestCode, rows }) => {
         const nowMs = snapshotAt.getTime();
         const generatedAt = snapshotAt.toISOString();
-        const writerOptions: SnapshotWriterOptions = {
-          outDir: options.outDir,
-          publicDir: options.publicDir ?? options.outDir,
-          shortBaseUrl: options.shortBaseUrl,
-          listen: options.listen ?? '80',
-          serverName: new URL(options.shortBaseUrl).hostname,
-          generatedAt,
-          notFound: notFoundAnswer(nowMs, options.redirect),
-          rootRedirectUrl: options.rootRedirectUrl,
-          // Only codes that pass the code rule are written: a longer stored one (refused below) must not size
-          // nginx's capital-letter masks (one regex per position).
-          longestCode: Math.min(longestCode, CODE_MAX_LENGTH),
+        /**
+         * One short domain's writers: the default's in the snapshot's own folder (as before several domains), each
+         * other's in `domains/<name>/`, served as that name (ADR 0078). Rows arrive in key order, so each domain's
+         * codes reach its writers in code order.
+         */
+        const writersOf = async (stored: string): Promise<DomainWriters> => {
+          const sub = stored === DEFAULT_DOMAIN ? '' : join(DOMAINS_FOLDER, stored);
+          const baseUrl = shortBaseUrlOf(options, stored);
+          if (sub !== '')
+            await mkdir(join(options.outDir, sub), { recursive: true, mode: SNAPSHOT_FOLDER_MODE });
+          const writerOptions: SnapshotWriterOptions = {
+            outDir: join(options.outDir, sub),
+            publicDir: join(options.publicDir ?? options.outDir, sub),
+            shortBaseUrl: baseUrl,
+            listen: options.listen ?? '80',
+            serverName: new URL(baseUrl).hostname,
+            generatedAt,
+            notFound: notFoundAnswer(nowMs, options.redirect),
+            rootRedirectUrl: options.rootRedirectUrl,
+            // Only codes that pass the code rule are written: a longer stored one (refused below) must not size
+            // nginx's capital-letter masks (one regex per position).
+            longestCode: Math.min(longestCode, CODE_MAX_LENGTH),
+          };
+          const made: DomainWriters = { sub, writers: [] };
+          for (const format of options.formats) {
+            const writer = await WRITERS[format](writerOptions);
+            made.writers.push(writer);
+            writers.push(writer);
+          }
+          return made;
         };
-        for (const format of options.formats) writers.push(await WRITERS[format](writerOptions));
+        const byDomain = new Map<string, DomainWriters>();
+        // The default domain's files are written even when it has no link (its nginx server answers 404s).
+        byDomain.set(DEFAULT_DOMAIN, await writersOf(DEFAULT_DOMAIN));
+        for (const domain of options.shortDomains?.slice(1) ?? [])
+          byDomain.set(domain, await writersOf(domain));
         const byStatus: Record<string, number> = {};
         const refused = emptyRefusedRows();
         let answers = 0;
@@ -109,16 +146,26 @@ export async function writeSnapshotFiles(
             if (!answer) continue;
             answers++;
             byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
-            for (const writer of writers) await writer.add(answer);
+            const stored = keyDomain(row.code);
+            let domain = byDomain.get(stored);
+            if (domain === undefined) {
+              // A domain no longer in SHORT_DOMAINS still has its links: written too, for whoever serves it.
+              domain = await writersOf(stored);
+              byDomain.set(stored, domain);
+            }
+            for (const writer of domain.writers) await writer.add(answer);
           }
           options.context?.heartbeat({ answers });
         }
         const files: string[] = [];
         const skipped: SnapshotSummary['skipped'] = {};
-        for (const [i, writer] of writers.entries()) {
-          const done = await writer.finish();
-          files.push(...done.files);
-          if (done.skipped.length > 0) skipped[options.formats[i]!] = done.skipped;
+        for (const domain of byDomain.values()) {
+          for (const [i, writer] of domain.writers.entries()) {
+            const done = await writer.finish();
+            files.push(...done.files.map((file) => (domain.sub === '' ? file : join(domain.sub, file))));
+            const format = options.formats[i]!;
+            if (done.skipped.length > 0) skipped[format] = [...(skipped[format] ?? []), ...done.skipped];
+          }
         }
         return { generatedAt, answers, byStatus, files, skipped, refused };
       },

@@ -1,7 +1,7 @@
 // SQL of the archive backfill (lib/publishing/backfill_posts.ts): runs, the per-post answers of each run, the
 // links a batch creates or binds, and what is left to propagate.
 import type { LinkRow } from './link_rows.ts';
-import { LINK_COLUMNS } from './link_store.ts';
+import { KEY_DOMAIN_SQL, LINK_COLUMNS } from './link_store.ts';
 import type { Db } from './sql.ts';
 
 export interface BackfillRunRow {
@@ -195,9 +195,9 @@ export async function insertBackfilledLinks(
         ${col((l) => l.title)}::text[], ${col((l) => l.sourceVersion.toISOString())}::text[]
       ) AS t(code, target_url, status, safety, safety_reason, safety_checked_at, post_id, title, source_version)
     ), inserted AS (
-      INSERT INTO links (code, target_url, status, safety, safety_reason, safety_checked_at, origin, site, post_id,
-                         title, owner, source_version)
-      SELECT code, target_url, status, safety, NULLIF(safety_reason, ''),
+      INSERT INTO links (code, domain, target_url, status, safety, safety_reason, safety_checked_at, origin, site,
+                         post_id, title, owner, source_version)
+      SELECT code, ${db.unsafe(KEY_DOMAIN_SQL)}, target_url, status, safety, NULLIF(safety_reason, ''),
              NULLIF(safety_checked_at, '')::timestamptz, 'wordpress', ${site}, post_id::bigint,
              NULLIF(title, ''), ${audit.actor}, source_version::timestamptz
       FROM input

@@ -1,5 +1,5 @@
 import type { LinkRow } from './link_rows.ts';
-import { LINK_COLUMNS, type NewLink } from './link_store.ts';
+import { KEY_DOMAIN_SQL, LINK_COLUMNS, type NewLink } from './link_store.ts';
 import type { Db } from './sql.ts';
 
 const text = (v: string | number | Date | null | undefined) =>
@@ -34,10 +34,10 @@ export async function insertLinksWithAudit(
              redirect_status, tags, dedupe_key, safety_reason, safety_checked_at, utm_campaign, utm_source,
              utm_medium)
     ), inserted AS (
-      INSERT INTO links (code, target_url, status, safety, origin, site, post_id, title, owner, expires_at,
+      INSERT INTO links (code, domain, target_url, status, safety, origin, site, post_id, title, owner, expires_at,
                          expired_url, redirect_status, tags, dedupe_key, safety_reason, safety_checked_at,
                          utm_campaign, utm_source, utm_medium)
-      SELECT code, target_url, status, safety, origin, site, post_id::bigint, title, owner,
+      SELECT code, ${db.unsafe(KEY_DOMAIN_SQL)}, target_url, status, safety, origin, site, post_id::bigint, title, owner,
              expires_at::timestamptz, expired_url, redirect_status::smallint,
              ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)), dedupe_key, safety_reason,
              safety_checked_at::timestamptz, utm_campaign, utm_source, utm_medium

@@ -11,6 +11,8 @@ export interface LinkListFilter {
    */
   q?: string;
   status?: LinkStatus;
+  /** The stored short domain ('' the default; migrations/0100_links_short_domain.sql). */
+  domain?: string;
   safety?: SafetyVerdict;
   origin?: LinkOrigin;
   tag?: string;
@@ -102,6 +104,7 @@ export async function listLinks(
   if (filter.origin) conditions.push(db`origin = ${filter.origin}`);
   if (filter.tag) conditions.push(db`tags @> ${db.array([filter.tag])}::text[]`);
   if (filter.site) conditions.push(db`site = ${filter.site}`);
+  if (filter.domain !== undefined) conditions.push(db`domain = ${filter.domain}`);
 
   // Reading "before" a position walks the order backwards.
   const backwards = position?.direction === 'before';

@@ -14,7 +14,10 @@ export type VendorState = (typeof VENDOR_STATES)[number];
 
 /** A link as stored (one row of `links`). */
 export interface LinkRow {
+  /** The link's key (lib/shared/link_key.ts): its code on the default short domain, `{domain}/{code}` on another. */
   code: string;
+  /** Its short domain: '' for the default one, else the host name (migrations/0100_links_short_domain.sql). */
+  domain: string;
   targetUrl: string;
   status: LinkStatus;
   safety: SafetyVerdict;

@@ -1,3 +1,4 @@
+import { keyDomain } from '../shared/link_key.ts';
 import type {
   LinkOrigin,
   LinkRow,
@@ -18,7 +19,10 @@ export const LINK_COLUMNS = `
   utm_campaign AS "utmCampaign", utm_source AS "utmSource", utm_medium AS "utmMedium",
   dedupe_key AS "dedupeKey", source_version AS "sourceVersion",
   deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version,
-  fallback_url AS "fallbackUrl"`;
+  fallback_url AS "fallbackUrl", domain`;
+
+/** The stored domain of a `code` column holding a link's key, in SQL (keyDomain of lib/shared/link_key.ts). */
+export const KEY_DOMAIN_SQL = `(CASE WHEN strpos(code, '/') = 0 THEN '' ELSE split_part(code, '/', 1) END)`;
 
 /** LINK_COLUMNS for a query that names `links` as `l`. */
 export const QUALIFIED_LINK_COLUMNS = `
@@ -28,7 +32,7 @@ export const QUALIFIED_LINK_COLUMNS = `
   l.utm_campaign AS "utmCampaign", l.utm_source AS "utmSource", l.utm_medium AS "utmMedium",
   l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion",
   l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version,
-  l.fallback_url AS "fallbackUrl"`;
+  l.fallback_url AS "fallbackUrl", l.domain`;
 
 /**
  * The columns a link's serving record is made of (lib/redirect/serving_record.ts, ServingRow): the resolver's
@@ -139,10 +143,10 @@ export interface NewLink {
  */
 export async function insertLink(db: Db, link: NewLink): Promise<LinkRow | null> {
   const rows = await db<LinkRow[]>`
-    INSERT INTO links (code, target_url, status, safety, safety_reason, safety_checked_at, origin, site, post_id,
+    INSERT INTO links (code, domain, target_url, status, safety, safety_reason, safety_checked_at, origin, site, post_id,
                        title, owner, expires_at, expired_url, redirect_status, tags, dedupe_key, source_version,
                        utm_campaign, utm_source, utm_medium)
-    VALUES (${link.code}, ${link.targetUrl}, ${link.status}, ${link.safety ?? 'unknown'},
+    VALUES (${link.code}, ${keyDomain(link.code)}, ${link.targetUrl}, ${link.status}, ${link.safety ?? 'unknown'},
             ${link.safetyReason ?? null}, ${link.safetyCheckedAt ?? null}, ${link.origin},
             ${link.site ?? null}, ${link.postId ?? null}, ${link.title ?? null}, ${link.owner},
             ${link.expiresAt ?? null}, ${link.expiredUrl ?? null}, ${link.redirectStatus ?? null},
@@ -257,6 +261,8 @@ export async function listRandomActiveLinks(
   return db<LinkRow[]>`
     SELECT ${db.unsafe(LINK_COLUMNS)} FROM links AS l
     WHERE status = 'active' AND deleted_at IS NULL
+      -- The default short domain's links: the fronts checked here answer that domain (ADR 0078).
+      AND domain = ''
       AND NOT (${options.onBitly === true} AND EXISTS (
         SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
     ORDER BY random() LIMIT ${limit}`;

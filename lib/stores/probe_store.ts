@@ -25,7 +25,8 @@ export async function listProbeSample(
     : db``;
   return db<LinkRow[]>`
     SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)} FROM links AS l
-    WHERE l.code > ${options.cursor} AND l.deleted_at IS NULL AND l.status <> 'pending'
+    -- The default short domain's links only: the prober asks that domain (ADR 0078).
+    WHERE l.code > ${options.cursor} AND l.domain = '' AND l.deleted_at IS NULL AND l.status <> 'pending'
       AND l.updated_at < ${options.settledBefore} ${bitly}
     ORDER BY l.code LIMIT ${options.limit}`;
 }

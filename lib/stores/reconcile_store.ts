@@ -100,6 +100,8 @@ export async function listUnseenActiveCodes(
     SELECT l.code FROM links AS l
     WHERE l.status = 'active' AND l.deleted_at IS NULL AND l.created_at < ${options.startedAt}
       AND l.code > ${options.cursor}
+      -- The default short domain's: the pages read are its Bitly domain's (another's syncs on change, ADR 0078).
+      AND l.domain = ''
       AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
                       WHERE m.run_id = ${options.runId} AND m.side = 'bitly' AND m.code = l.code
                         AND m.drift IS DISTINCT FROM 'missing')

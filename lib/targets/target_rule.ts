@@ -25,6 +25,17 @@ export interface CanonicalTargetPolicy {
   readonly shortHost: string;
   /** The short domain's port, explicit or its scheme's default ('443', '80', '8080'). */
   readonly shortPort: string;
+  /** The other short domains' canonical host names (SHORT_DOMAINS after the first, ADR 0078): on any port, ours. */
+  readonly otherShortHosts?: readonly string[];
+}
+
+/** True when url[hostStart, hostEnd) is one of `hosts` (no copy of the host is made). */
+function isOneOf(url: string, hostStart: number, hostEnd: number, hosts: readonly string[]): boolean {
+  for (let i = 0; i < hosts.length; i++) {
+    const host = hosts[i]!;
+    if (host.length === hostEnd - hostStart && url.startsWith(host, hostStart)) return true;
+  }
+  return false;
 }
 
 /**
@@ -44,6 +55,10 @@ export function targetRuleProblem(url: string, policy: CanonicalTargetPolicy): s
   const length = hostEnd - hostStart;
   // No explicit port here: a default port on the short host name is the short domain.
   if (length === policy.shortHost.length && url.startsWith(policy.shortHost, hostStart)) {
+    return TARGET_PROBLEMS.ownHost;
+  }
+  const others = policy.otherShortHosts;
+  if (others !== undefined && others.length > 0 && isOneOf(url, hostStart, hostEnd, others)) {
     return TARGET_PROBLEMS.ownHost;
   }
   const allowed = policy.allowedHosts;
@@ -69,6 +84,7 @@ export function checkTarget(value: string, policy: CanonicalTargetPolicy): Canon
 export function createCanonicalTargetPolicy(config: {
   allowedTargetHosts: readonly string[];
   shortBaseUrl: string;
+  shortDomains?: readonly string[];
 }): CanonicalTargetPolicy {
   const allowedHosts = config.allowedTargetHosts.map((host) => {
     const canonical = canonicalizeHost(host);
@@ -77,10 +93,15 @@ export function createCanonicalTargetPolicy(config: {
   });
   const short = readShortBase(config.shortBaseUrl);
   if (short === null) throw new Error(`SHORT_BASE_URL: ${config.shortBaseUrl} is not an http(s) URL`);
+  const otherShortHosts = (config.shortDomains ?? [])
+    .slice(1)
+    .map((host) => canonicalizeHost(host))
+    .filter((host): host is string => host !== null && host !== short.hostname);
   return Object.freeze({
     allowedHosts: Object.freeze([...new Set(allowedHosts)]),
     shortHost: short.hostname,
     shortPort: short.port,
+    otherShortHosts: Object.freeze(otherShortHosts),
   });
 }
 
@@ -132,6 +153,7 @@ function hostRuleProblem(host: string, policy: CanonicalTargetPolicy): string | 
   const { hostname, port } = splitHostPort(host);
   if (hostname === policy.shortHost && (port === '' || port === policy.shortPort))
     return TARGET_PROBLEMS.ownHost;
+  if (policy.otherShortHosts?.includes(hostname)) return TARGET_PROBLEMS.ownHost;
   const allowed = policy.allowedHosts;
   if (allowed.length === 0) return null;
   for (const pattern of allowed) {

@@ -40,6 +40,7 @@ export function toLinkInput(
   const errors: FieldError[] = [];
   const input: Record<string, unknown> = { url: (form.url ?? '').trim() };
   if (mode === 'create' && !blank(form.alias)) input.alias = form.alias!.trim();
+  if (mode === 'create' && !blank(form.domain)) input.domain = form.domain!.trim();
   if (!blank(form.title)) input.title = form.title;
   else if (mode === 'edit' && form.title !== undefined) input.title = null;
   if (!blank(form.expiresAt)) {

@@ -1,5 +1,6 @@
 import { decideRedirect, type RedirectSettings } from '../redirect/redirect_policy.ts';
 import { toServingRecord } from '../redirect/serving_record.ts';
+import { shortUrlOfKey } from '../shared/link_key.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 
 /** What a vendor's copy of a link must be so readers who reach the vendor get what our resolver answers. */
@@ -25,7 +26,8 @@ export function toVendorTarget(
   settings: RedirectSettings & { shortBaseUrl: string },
   nowMs: number,
 ): VendorTarget {
-  const previewUrl = `${settings.shortBaseUrl}/${link.code}+`;
+  // On the link's own short domain (ADR 0078).
+  const previewUrl = `${shortUrlOfKey(settings, link.code)}+`;
   // Deleted: 410 forever, whatever its status says.
   if (link.deletedAt) return { longUrl: previewUrl, archived: true };
   const record = toServingRecord(link);

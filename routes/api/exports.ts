@@ -57,7 +57,10 @@ export function createExportRoutes(deps: WebDeps) {
 
   app.get('/links.csv', requireApiKey('links:read'), (c) => {
     const query = validate(linkExportQuerySchema, c.req.query());
-    const body = exportLinksCsv(deps.sql, query, { shortBaseUrl: deps.config.shortBaseUrl });
+    const body = exportLinksCsv(deps.sql, query, {
+      shortBaseUrl: deps.config.shortBaseUrl,
+      shortDomains: deps.config.shortDomains,
+    });
     return c.body(body, 200, toCsvHeaders(getLinksCsvFileName()));
   });
 

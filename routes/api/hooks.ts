@@ -14,6 +14,7 @@ import { type BitlyBudgetDeps, createPlanLimitReader } from '../../lib/publishin
 import { siteEventSchema, wordpressEventSchema } from '../../lib/publishing/wordpress_event.ts';
 import { ByteBudget } from '../../lib/shared/byte_budget.ts';
 import { AppError, BadRequestError, UnauthorizedError, UnavailableError } from '../../lib/shared/errors.ts';
+import { keyCode } from '../../lib/shared/link_key.ts';
 import { parseJsonText, toFieldErrors } from '../../lib/shared/validation.ts';
 import { createBitlyProvider } from '../../lib/vendors/bitly.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
@@ -241,7 +242,11 @@ export function createHooksRoutes(deps: WebDeps) {
         { reqId: c.get('requestId'), id: batch.id, site: batch.site, posts: batch.posts.length, counts },
         'backfill batch accepted',
       );
-      return c.json(accepted, 202);
+      // The plugin knows a post's link by its code on the site's short domain (never the key, ADR 0078).
+      return c.json(
+        { ...accepted, results: accepted.results.map((r) => (r.code ? { ...r, code: keyCode(r.code) } : r)) },
+        202,
+      );
     },
   );
 

@@ -16,7 +16,12 @@ import {
 } from '../../lib/links/create_links_batch.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
-import { getLinkRowOrThrow, getPostLinkRowOrThrow, toLinksWithVendors } from '../../lib/links/get_link.ts';
+import {
+  getLinkRowOrThrow,
+  getPostLinkRowOrThrow,
+  linkKeyOf,
+  toLinksWithVendors,
+} from '../../lib/links/get_link.ts';
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import {
   createLinkInputSchema,
@@ -34,13 +39,27 @@ import type { AppEnv, WebDeps } from '../app_env.ts';
 import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
-import { auth, codeParam, idempotencyKey, ifMatch, problem, retryLater } from './openapi/common.ts';
+import {
+  auth,
+  codeParam,
+  domainParam,
+  idempotencyKey,
+  ifMatch,
+  problem,
+  retryLater,
+} from './openapi/common.ts';
 import { describeRoute, named } from './openapi/describe_route.ts';
 
 const CREATE_BODY_MAX_BYTES = 64 * 1024;
 /** 1,000 links of up to ~2 KB each, with room for options. */
 const BATCH_BODY_MAX_BYTES = 4 * 1024 * 1024;
 const PATCH_BODY_MAX_BYTES = 16 * 1024;
+
+/** Where the API serves a link: its code, and its short domain when it is not the default (ADR 0078). */
+function linkApiPath(row: LinkRow, link: { code: string; domain: string }): string {
+  const path = `/api/v1/links/${link.code}`;
+  return row.domain === '' ? path : `${path}?domain=${encodeURIComponent(link.domain)}`;
+}
 
 /** A link's version as an entity tag, for If-Match on PATCH. */
 const toEtag = (row: LinkRow) => `"${row.version}"`;
@@ -139,7 +158,7 @@ export const LINK_OPERATIONS = [
     operationId: 'getLinkStats',
     summary: 'Clicks of a link: totals by kind, per day, top countries and referrers',
     scope: 'links:read',
-    parameters: [codeParam],
+    parameters: [codeParam, domainParam],
     query: linkStatsQuerySchema,
     responses: {
       200: { description: 'stats', schema: named('LinkStats', linkStatsSchema) },
@@ -154,11 +173,12 @@ export const LINK_OPERATIONS = [
     operationId: 'getLink',
     summary: 'One link',
     scope: 'links:read',
-    parameters: [codeParam],
+    parameters: [codeParam, domainParam],
     responses: {
       200: { description: 'the link', schema: Link, headers: ['ETag'] },
       ...auth,
       404: problem('no such link'),
+      422: problem('a domain that is not one of SHORT_DOMAINS'),
     },
   }),
   describeRoute({
@@ -168,7 +188,7 @@ export const LINK_OPERATIONS = [
     summary:
       'Retarget, retitle, change expiry, status (active|gone), redirect status or tags; audited and synced',
     scope: 'links:write',
-    parameters: [codeParam, ifMatch],
+    parameters: [codeParam, domainParam, ifMatch],
     body: named('UpdateLinkInput', updateLinkInputSchema),
     responses: {
       200: { description: 'the link after the change', schema: Link, headers: ['ETag', 'Lifeline-Sync'] },
@@ -187,12 +207,14 @@ export const LINK_OPERATIONS = [
     scope: 'links:write',
     parameters: [
       codeParam,
+      domainParam,
       { name: 'reason', in: 'query', description: 'kept in the audit log', schema: z.string().max(500) },
     ],
     responses: {
       204: { description: 'deleted', headers: ['Lifeline-Sync'] },
       ...auth,
       404: problem('no such link'),
+      422: problem('a domain that is not one of SHORT_DOMAINS'),
     },
   }),
 ];
@@ -208,13 +230,16 @@ export function createLinksRoutes(deps: WebDeps) {
     targetPolicy: deps.targetPolicy,
     safety: deps.safety,
     mayManagePostLinks: mayManagePostLinks(c),
+    domains: deps.config,
   });
+  // The link a route names: its code in the path, and its short domain in `?domain=` unless the default's.
+  const keyOf = (c: Context<AppEnv>) => linkKeyOf(deps.config, c.req.param('code')!, c.req.query('domain'));
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
   // Post-bound links (WordPress articles) are for admin keys only (lib/links/post_link_rules.ts).
   const mayManagePostLinks = (c: Context<AppEnv>) => hasScope(c.get('apiKey').scopes, 'admin');
 
   async function respondWithLink(row: LinkRow) {
-    const [link] = await toLinksWithVendors(deps.sql, deps.config.shortBaseUrl, [row]);
+    const [link] = await toLinksWithVendors(deps.sql, deps.config, [row]);
     return link!;
   }
 
@@ -233,7 +258,7 @@ export function createLinksRoutes(deps: WebDeps) {
     }
     const body = await respondWithLink(link);
     c.header('ETag', toEtag(link));
-    return c.json(body, created ? 201 : 200, created ? { Location: `/api/v1/links/${link.code}` } : {});
+    return c.json(body, created ? 201 : 200, created ? { Location: linkApiPath(link, body) } : {});
   });
 
   app.post('/batch', requireApiKey('links:write'), jsonBody(BATCH_BODY_MAX_BYTES), idempotent, async (c) => {
@@ -248,12 +273,9 @@ export function createLinksRoutes(deps: WebDeps) {
       origin: 'api',
     });
     const createdCodes = results.flatMap((r) => (r.status === 201 && 'link' in r ? [r.link.code] : []));
-    const answered = await toLinksWithVendors(
-      deps.sql,
-      deps.config.shortBaseUrl,
-      results.flatMap((r) => ('link' in r ? [r.link] : [])),
-    );
-    const byCode = new Map(answered.map((l) => [l.code, l]));
+    const linked = results.flatMap((r) => ('link' in r ? [r.link] : []));
+    const answered = await toLinksWithVendors(deps.sql, deps.config, linked);
+    const byCode = new Map(linked.map((row, i) => [row.code, answered[i]!]));
     // Queued with the rows (createLinksBatch); one kick wakes the drainer, which syncs them in batches.
     kickSyncQueueInBackground(deps, createdCodes, `link.created by ${actorOf(c)}`);
     if (createdCodes.length > 0) c.header('Lifeline-Sync', 'queued');
@@ -272,9 +294,9 @@ export function createLinksRoutes(deps: WebDeps) {
 
   app.get('/', requireApiKey('links:read'), async (c) => {
     const query = validate(linkListQuerySchema, c.req.query());
-    const page = await listLinkPage(deps.sql, query);
+    const page = await listLinkPage(deps.sql, query, deps.config);
     return c.json({
-      items: page.items.map((row) => toLink(row, deps.config.shortBaseUrl, page.vendors.get(row.code))),
+      items: page.items.map((row) => toLink(row, deps.config, page.vendors.get(row.code))),
       nextCursor: page.nextCursor,
       prevCursor: page.prevCursor,
     });
@@ -287,14 +309,14 @@ export function createLinksRoutes(deps: WebDeps) {
   });
 
   app.get('/:code/stats', requireApiKey('links:read'), async (c) => {
-    const code = c.req.param('code');
+    const code = keyOf(c);
     await getLinkRowOrThrow(deps.sql, code);
     const range = resolveStatsRange(validate(linkStatsQuerySchema, c.req.query()));
     return c.json(await getLinkStats(deps.sql, code, range, deps.vendorClicks));
   });
 
   app.get('/:code', requireApiKey('links:read'), async (c) => {
-    const code = c.req.param('code');
+    const code = keyOf(c);
     const row = await getLinkRowOrThrow(deps.sql, code);
     return c.json(await respondWithLink(row), 200, { ETag: toEtag(row) });
   });
@@ -302,7 +324,7 @@ export function createLinksRoutes(deps: WebDeps) {
   app.patch('/:code', requireApiKey('links:write'), jsonBody(PATCH_BODY_MAX_BYTES), async (c) => {
     const input = validate(updateLinkInputSchema, await readJson(c));
     const expectedVersion = parseIfMatch(c.req.header('If-Match'));
-    const result = await editLink(deps, c.req.param('code'), input, actorOf(c), {
+    const result = await editLink(deps, keyOf(c), input, actorOf(c), {
       ...(expectedVersion === undefined ? {} : { expectedVersion }),
       mayManagePostLinks: mayManagePostLinks(c),
     });
@@ -313,7 +335,7 @@ export function createLinksRoutes(deps: WebDeps) {
 
   app.delete('/:code', requireApiKey('links:write'), async (c) => {
     const reason = c.req.query('reason')?.slice(0, 500) ?? null;
-    const { sync } = await deleteLink(deps, c.req.param('code'), actorOf(c), reason, {
+    const { sync } = await deleteLink(deps, keyOf(c), actorOf(c), reason, {
       mayManagePostLinks: mayManagePostLinks(c),
     });
     return c.body(null, 204, { 'Lifeline-Sync': sync });

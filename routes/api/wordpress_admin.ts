@@ -1,5 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { siteSchema } from '../../lib/links/link.ts';
+import {
+  getSiteShortDomain,
+  mapSiteToDomain,
+  siteDomainInputSchema,
+  siteDomainSchema,
+} from '../../lib/publishing/site_domain.ts';
 import {
   breakerDecisionSchema,
   breakerHoldListSchema,
@@ -29,6 +36,8 @@ const DECISIONS = {
   discard: 'Forgets a hold’s changes: nothing of it is applied',
 } as const;
 const BreakerDecision = named('BreakerDecision', breakerDecisionSchema);
+const SiteDomain = named('WordPressSiteDomain', siteDomainSchema);
+const siteParam: Parameter = { name: 'site', in: 'path', required: true, schema: siteSchema };
 
 /** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
 export const WORDPRESS_ADMIN_OPERATIONS = [
@@ -41,6 +50,35 @@ export const WORDPRESS_ADMIN_OPERATIONS = [
     responses: {
       200: { description: 'sites', schema: named('WordPressSiteList', wordpressSiteListSchema) },
       ...auth,
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/wordpress/sites/{site}/domain',
+    operationId: 'getWordPressSiteDomain',
+    summary: 'The short domain a site’s new links are minted in',
+    scope: 'admin',
+    parameters: [siteParam],
+    responses: {
+      200: { description: 'the site’s short domain', schema: SiteDomain },
+      ...auth,
+      422: problem('invalid site'),
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/wordpress/sites/{site}/domain',
+    operationId: 'setWordPressSiteDomain',
+    summary: 'Mints a site’s new links in one of SHORT_DOMAINS (its existing links keep theirs)',
+    scope: 'admin',
+    parameters: [siteParam],
+    body: named('WordPressSiteDomainInput', siteDomainInputSchema),
+    responses: {
+      200: { description: 'the site’s short domain now', schema: SiteDomain },
+      400: problem('malformed JSON'),
+      ...auth,
+      415: problem('not JSON'),
+      422: problem('invalid site, or a domain that is not one of SHORT_DOMAINS'),
     },
   }),
   describeRoute({
@@ -120,6 +158,17 @@ export function createWordPressAdminRoutes(deps: WebDeps) {
   const actor = (id: string | number) => `apikey:${id}`;
 
   app.get('/sites', async (c) => c.json(await listWordPressSiteStates(deps.sql)));
+
+  app.get('/sites/:site/domain', async (c) => {
+    const site = validate(siteSchema, c.req.param('site'));
+    return c.json(await getSiteShortDomain(deps, site));
+  });
+
+  app.post('/sites/:site/domain', jsonBody(4 * 1024), async (c) => {
+    const site = validate(siteSchema, c.req.param('site'));
+    const input = validate(siteDomainInputSchema, await readJson(c));
+    return c.json(await mapSiteToDomain(deps, site, input.domain));
+  });
 
   app.get('/reviews', async (c) =>
     c.json(await listReviewItems(deps.sql, validate(reviewQuerySchema, c.req.query()))),

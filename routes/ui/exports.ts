@@ -35,6 +35,7 @@ export function createUiExportRoutes(deps: WebDeps) {
     const query = validate(linkExportQuerySchema, raw);
     const body = exportLinksCsv(deps.sql, query, {
       shortBaseUrl: deps.config.shortBaseUrl,
+      shortDomains: deps.config.shortDomains,
       timeZone: c.get('timeZone'),
       language: c.get('i18n'),
     });

@@ -11,7 +11,7 @@ import { deleteLink } from '../../lib/links/delete_link.ts';
 import { editLink } from '../../lib/links/edit_link.ts';
 import { getLinkRowOrThrow, listLinkVendors } from '../../lib/links/get_link.ts';
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
-import { toLink, updateLinkInputSchema } from '../../lib/links/link.ts';
+import { toUiLink, updateLinkInputSchema } from '../../lib/links/link.ts';
 import { listLinkHistory } from '../../lib/links/link_history.ts';
 import { isPostLinkLocked, POST_DECIDED_FIELDS } from '../../lib/links/post_link_rules.ts';
 import { getOpenReportSummary } from '../../lib/safety/moderate_reports.ts';
@@ -103,7 +103,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       c,
       <LinkDetailPage
         session={c.get('session')!}
-        link={toLink(row, deps.config.shortBaseUrl, vendors)}
+        link={toUiLink(row, deps.config, vendors)}
         row={row}
         stats={stats}
         days={days}

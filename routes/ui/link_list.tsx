@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { type LinkFilters, LinksPage } from '../../components/LinksPage.tsx';
-import { toLink } from '../../lib/links/link.ts';
+import { toUiLink } from '../../lib/links/link.ts';
 import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
 import { listOwnReportedLinks } from '../../lib/safety/moderate_reports.ts';
 import { BadRequestError } from '../../lib/shared/errors.ts';
@@ -10,7 +10,7 @@ import type { WebDeps } from '../app_env.ts';
 import { renderPage } from './render_page.ts';
 import type { UiEnv } from './ui_env.ts';
 
-const FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'sort'] as const;
+const FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'domain', 'sort'] as const;
 /** Codes are short; anything longer in `?deleted=` is not ours to echo. */
 const CODE_ECHO_MAX = 64;
 
@@ -41,7 +41,7 @@ export function createLinkListRoutes(deps: WebDeps) {
       ...(raw.cursor ? { cursor: raw.cursor } : {}),
     });
     const render = (
-      page: { items: ReturnType<typeof toLink>[]; nextCursor: string | null; prevCursor: string | null },
+      page: { items: ReturnType<typeof toUiLink>[]; nextCursor: string | null; prevCursor: string | null },
       errors?: Record<string, string>,
       status: 200 | 422 = 200,
     ) =>
@@ -54,6 +54,7 @@ export function createLinkListRoutes(deps: WebDeps) {
           timeZone={c.get('timeZone')}
           notice={notice}
           noticeTone={deleted ? 'good' : 'warn'}
+          shortDomains={deps.config.shortDomains}
           {...(errors ? { errors } : {})}
         />,
         status,
@@ -66,9 +67,9 @@ export function createLinkListRoutes(deps: WebDeps) {
       );
     }
     try {
-      const page = await listLinkPage(deps.sql, parsed.data);
+      const page = await listLinkPage(deps.sql, parsed.data, deps.config);
       return render({
-        items: page.items.map((row) => toLink(row, deps.config.shortBaseUrl, page.vendors.get(row.code))),
+        items: page.items.map((row) => toUiLink(row, deps.config, page.vendors.get(row.code))),
         nextCursor: page.nextCursor,
         prevCursor: page.prevCursor,
       });

@@ -36,6 +36,7 @@ export function createLinkNewRoutes(deps: WebDeps) {
         values={values}
         errors={toFieldSentences(errors, getLinkFieldLabels(c.get('i18n')), c.get('i18n'))}
         shortBase={deps.config.shortBaseUrl}
+        shortDomains={deps.config.shortDomains}
         timeZone={c.get('timeZone')}
         deploymentUtm={deps.config.redirect.utmParams}
       />,
@@ -62,10 +63,12 @@ export function createLinkNewRoutes(deps: WebDeps) {
           codeLength: deps.config.codeLength,
           targetPolicy: deps.targetPolicy,
           safety: deps.safety,
+          domains: deps.config,
         },
         parsed.data,
         { owner: subject, actor: `user:${session.user.email}`, origin: 'ui' },
       );
+      // A link on another short domain is named by its key, `{domain}/{code}`, one encoded segment (ADR 0078).
       const path = `/ui/links/${encodeURIComponent(link.code)}`;
       if (!created) return c.redirect(`${path}?existing=1`, 303);
       const sync = await syncAfterChange(deps, link.code, `link.created by user:${session.user.email}`);

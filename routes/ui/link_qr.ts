@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
 import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
+import { shortUrlOfKey } from '../../lib/shared/link_key.ts';
 import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
 
@@ -19,7 +20,7 @@ export function createLinkQrRoutes(deps: WebDeps) {
   const serve = (format: 'svg' | 'png') => async (c: Context<UiEnv>) => {
     const code = c.req.param('code') ?? '';
     const row = await getLinkRowOrThrow(deps.sql, code);
-    const target = getQrTarget(`${deps.config.shortBaseUrl}/${row.code}`);
+    const target = getQrTarget(shortUrlOfKey(deps.config, row.code));
     const png = format === 'png';
     const headers: Record<string, string> = {
       'Content-Type': png ? 'image/png' : 'image/svg+xml',

@@ -7,6 +7,30 @@ export const bitlyEnv = z.object({
   BITLY_TOKEN: optionalString,
   BITLY_DOMAIN: optionalString,
   BITLY_GROUP_GUID: optionalString,
+  // Each short domain after the first on its own Bitly branded domain (ADR 0078): `short=bitly[@group]`, commas.
+  BITLY_DOMAINS: optionalString.pipe(
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const map: { shortDomain: string; domain: string; groupGuid: string | undefined }[] = [];
+        for (const entry of (v ?? '')
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean)) {
+          const m = /^([a-z0-9.-]+)=([a-z0-9.-]+)(?:@([A-Za-z0-9_-]+))?$/i.exec(entry);
+          if (!m) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `${entry}: must be short.domain=bitly.domain[@group_guid]`,
+            });
+            return z.NEVER;
+          }
+          map.push({ shortDomain: m[1]!.toLowerCase(), domain: m[2]!.toLowerCase(), groupGuid: m[3] });
+        }
+        return map;
+      }),
+  ),
   BITLY_API_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://api-ssl.bitly.com'),
   BITLY_CLICKS_INTERVAL: z
     .string()
@@ -25,6 +49,16 @@ export const bitlyEnv = z.object({
 type BitlyEnv = z.infer<typeof bitlyEnv>;
 
 export function refineBitlyEnv(env: BitlyEnv, ctx: IssueSink): void {
+  const bitlyDomains = (env.BITLY_DOMAINS ?? []).map((m) => m.domain);
+  if (env.BITLY_DOMAIN) bitlyDomains.push(env.BITLY_DOMAIN.toLowerCase());
+  if (new Set(bitlyDomains).size !== bitlyDomains.length) {
+    // Two short domains on one Bitly domain would share its back-halves: a code free on one is taken on the other.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['BITLY_DOMAINS'],
+      message: 'must give each short domain its own Bitly domain (and not BITLY_DOMAIN again)',
+    });
+  }
   if (env.BITLY_TOKEN && !env.BITLY_DOMAIN) {
     ctx.addIssue({
       code: 'custom',
@@ -43,6 +77,11 @@ export function refineBitlyEnv(env: BitlyEnv, ctx: IssueSink): void {
 
 export interface BitlyConfig {
   bitly: { token: string; domain: string; groupGuid: string; apiBaseUrl: string } | undefined;
+  /**
+   * The Bitly branded domain (and group, else BITLY_GROUP_GUID's) of each short domain after the first
+   * (BITLY_DOMAINS), by short domain; a short domain without one is never put on Bitly (ADR 0078).
+   */
+  bitlyDomains: ReadonlyMap<string, { domain: string; groupGuid: string }>;
   /**
    * The pull of Bitly's per-day click counts (BITLY_CLICKS_INTERVAL, BITLY_CLICKS_DAYS): undefined when Bitly is
    * not configured or the interval is `off`.
@@ -67,6 +106,12 @@ export function bitlyConfig(e: BitlyEnv): BitlyConfig {
             apiBaseUrl: e.BITLY_API_BASE_URL,
           }
         : undefined,
+    bitlyDomains: new Map(
+      (e.BITLY_DOMAINS ?? []).map((m): [string, { domain: string; groupGuid: string }] => [
+        m.shortDomain,
+        { domain: m.domain, groupGuid: m.groupGuid ?? e.BITLY_GROUP_GUID ?? '' },
+      ]),
+    ),
     bitlyClicks:
       e.BITLY_TOKEN && e.BITLY_DOMAIN && e.BITLY_GROUP_GUID && e.BITLY_CLICKS_INTERVAL !== 'off'
         ? { interval: e.BITLY_CLICKS_INTERVAL, days: e.BITLY_CLICKS_DAYS }

@@ -7,6 +7,13 @@ import { type ApiResponse, named, type Parameter } from './describe_route.ts';
 export const Problem = named('Problem', problemSchema);
 
 export const codeParam: Parameter = { name: 'code', in: 'path', required: true, schema: z.string() };
+/** With codeParam: the short domain of a link made on another than the default (ADR 0078). */
+export const domainParam: Parameter = {
+  name: 'domain',
+  in: 'query',
+  description: 'the link’s short domain (one of SHORT_DOMAINS); absent: the default',
+  schema: z.string().max(253),
+};
 export const idempotencyKey: Parameter = {
   name: 'Idempotency-Key',
   in: 'header',

@@ -154,6 +154,7 @@ describe('the serving record', () => {
 function linkRow(overrides: Partial<LinkRow>): LinkRow {
   return {
     code: 'Ab3_x',
+    domain: '',
     targetUrl: 'https://elsewhere.example/story',
     status: 'active',
     safety: 'clean',

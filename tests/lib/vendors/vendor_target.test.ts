@@ -14,6 +14,7 @@ const settings = {
 function row(overrides: Partial<LinkRow> = {}): LinkRow {
   return {
     code: 'Ab3xY0',
+    domain: '',
     targetUrl: 'https://news.example/%d8%b9/?a=1',
     status: 'active',
     safety: 'unknown',

@@ -180,6 +180,7 @@ describe('GET /api/v1/openapi.json', () => {
       getLink: () => [
         h.app.request(`/api/v1/links/${created.code}`, { headers: auth }),
         h.app.request('/api/v1/links/unknown-x', { headers: auth }),
+        h.app.request(`/api/v1/links/${created.code}?domain=not-ours.example`, { headers: auth }),
       ],
       updateLink: () => [
         h.app.request(`/api/v1/links/${created.code}`, {
@@ -364,6 +365,22 @@ describe('GET /api/v1/openapi.json', () => {
         }),
       ],
       listWordPressSites: () => [h.app.request('/api/v1/wordpress/sites', { headers: auth })],
+      getWordPressSiteDomain: () => [
+        h.app.request('/api/v1/wordpress/sites/doc-site/domain', { headers: auth }),
+        h.app.request('/api/v1/wordpress/sites/bad%20site/domain', { headers: auth }),
+      ],
+      setWordPressSiteDomain: () => [
+        h.app.request('/api/v1/wordpress/sites/doc-site/domain', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ domain: new URL(h.config.shortBaseUrl).hostname }),
+        }),
+        h.app.request('/api/v1/wordpress/sites/doc-site/domain', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ domain: 'not-ours.example' }),
+        }),
+      ],
       listWordPressReviews: () => [
         h.app.request('/api/v1/wordpress/reviews?site=news', { headers: auth }),
         h.app.request('/api/v1/wordpress/reviews?status=nope', { headers: auth }),

@@ -35,6 +35,10 @@ const wp = (s: string) =>
   );
 const CAIRO_TITLE = 'عاجل: خبر من القاهرة عن موازنة العام المقبل';
 const CAIRO_URL = `https://news.example/2026/11/${wp('موازنة')}-${wp('القاهرة')}-${wp('المقبل')}/`;
+/** The deployment's second short domain (the first is the server's own address). */
+const SECOND_DOMAIN = 'desk-two.ui.test';
+/** Text without its bidirectional isolation marks (U+2068, U+2069). */
+const unisolated = (s: string) => s.replace(/[\u2068\u2069]/g, '');
 
 let server: UiServer;
 let browser: Browser;
@@ -43,7 +47,10 @@ const started = Date.now();
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  server = await startUiServer({ env: { UTM_PARAMS: 'utm_source=lifeline&utm_medium=social' } });
+  server = await startUiServer({
+    // A second short domain: the new-link form offers the choice (ADR 0078).
+    env: { UTM_PARAMS: 'utm_source=lifeline&utm_medium=social', SHORT_DOMAINS: `127.0.0.1,${SECOND_DOMAIN}` },
+  });
   await seed();
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 });
@@ -214,6 +221,33 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
           'the UTM error, next to its field',
         );
         await shotAndCheck(page, locale, '05-new-link-errors');
+
+        // Several short domains: the chooser names them (the default first), and a link made on the second one
+        // shows it on its page and in the list filtered by it.
+        await page.goto(`${server.base}/ui/links/new`);
+        const chooser = page.locator('#field-domain');
+        assert.equal(
+          await page.locator('label[for="field-domain"]').first().textContent(),
+          t('field.domain'),
+        );
+        assert.deepEqual((await chooser.locator('option').allTextContents()).map(unisolated), [
+          unisolated(t('new.domainDefault', { domain: '127.0.0.1' })),
+          SECOND_DOMAIN,
+        ]);
+        await page.locator('#field-url').fill(`https://news.example/${locale}/desk-two-story`);
+        await chooser.selectOption(SECOND_DOMAIN);
+        await page.locator('form[action="/ui/links/new"] button[type=submit]').click();
+        await page.waitForURL(/created=1/);
+        const heading = (await page.locator('h1.short-url-heading bdi').textContent()) ?? '';
+        assert.match(heading, new RegExp(`^${SECOND_DOMAIN.replace(/\./g, '\\.')}:\\d+/[A-Za-z0-9_-]+$`));
+        await shotAndCheck(page, locale, '05b-link-on-second-domain');
+        await page.goto(`${server.base}/ui/links?domain=${SECOND_DOMAIN}`);
+        const hosts = await page.locator('.links-table tbody tr .code-host').allTextContents();
+        assert.ok(
+          hosts.length >= 1 && hosts.every((host) => host.startsWith(`${SECOND_DOMAIN}:`)),
+          hosts.join(),
+        );
+        await shotAndCheck(page, locale, '05c-links-second-domain');
 
         await page.goto(`${server.base}/ui/links/${codes.cairo}`);
         await page.locator('.chart rect.series-human').first().waitFor();
