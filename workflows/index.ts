@@ -1,6 +1,7 @@
 // The one workflowsPath module: every workflow the worker runs is exported here.
 
 export { archiveDestinationWorkflow } from './archive_destination.ts';
+export { archiveQueueWorkflow } from './archive_queue.ts';
 export { backfillPostsWorkflow } from './backfill_posts.ts';
 export { changeFrontWorkflow } from './change_front.ts';
 export { checkDestinationsWorkflow } from './check_destinations.ts';
@@ -17,3 +18,4 @@ export { scheduledDrillWorkflow } from './scheduled_drill.ts';
 export { syncLinkWorkflow } from './sync_link.ts';
 export { syncQueueWorkflow } from './sync_queue.ts';
 export { watchDomainsWorkflow } from './watch_domains.ts';
+export { reconcileWordPressPostWorkflow } from './reconcile_wordpress_post.ts';

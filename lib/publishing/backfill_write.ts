@@ -19,6 +19,7 @@ import { recordInstallation, upsertPostGuids } from '../stores/post_identity_sto
 import type { Tx } from '../stores/sql.ts';
 import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
+import { queueArchiveCopies } from '../archive/archive_queue.ts';
 import { toAdoptableCode } from './backfill_adoption.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
 import { type Decision, decide, scanNew } from './backfill_decision.ts';
@@ -233,11 +234,9 @@ export async function writeBatch(
         tx,
         queued.map((a) => a.code!),
       );
-    await enqueueLinkSyncs(
-      tx,
-      queued.filter((a) => a.outcome === 'minted').map((a) => a.code!),
-      `link.created by backfill ${run}`,
-    );
+    const minted = queued.filter((a) => a.outcome === 'minted').map((a) => a.code!);
+    await enqueueLinkSyncs(tx, minted, `link.created by backfill ${run}`);
+    await queueArchiveCopies(tx, deps, minted, `link.created by backfill ${run}`);
     await enqueueLinkSyncs(
       tx,
       queued.filter((a) => a.outcome !== 'minted').map((a) => a.code!),

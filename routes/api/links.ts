@@ -208,6 +208,7 @@ export function createLinksRoutes(deps: WebDeps) {
     targetPolicy: deps.targetPolicy,
     safety: deps.safety,
     mayManagePostLinks: mayManagePostLinks(c),
+    archiveCopies: deps.config.archive.mode !== 'off',
   });
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
   // Post-bound links (WordPress articles) are for admin keys only (lib/links/post_link_rules.ts).
