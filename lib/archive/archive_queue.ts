@@ -14,6 +14,7 @@ import {
   getQueuedArchive,
   type QueuedArchive,
   removeQueuedArchive,
+  setQueuedArchiveUrl,
   takeDueArchives,
 } from '../stores/archive_queue_store.ts';
 import type { Db } from '../stores/sql.ts';
@@ -123,8 +124,8 @@ async function runStep(deps: ArchiveDeps, row: QueuedArchive): Promise<ArchiveSt
       await advanceQueuedArchive(deps.sql, { code, generation, step: 'lookup', url: plan.url, delayMs: 0 });
       return lookup(deps, { ...row, step: 'lookup', url: plan.url });
     }
-    // The URL is on the row before the request: a failed request is retried for the same destination.
-    await advanceQueuedArchive(deps.sql, { code, generation, step: 'begin', url: plan.url, delayMs: 0 });
+    // The URL is on the row before the request (its failed attempts kept): a refusal can fall back to the lookup.
+    await setQueuedArchiveUrl(deps.sql, { code, generation, url: plan.url });
     const { jobId } = await requestArchiveSave(deps, { code, url: plan.url });
     await advanceQueuedArchive(deps.sql, {
       code,
@@ -157,7 +158,7 @@ async function runStep(deps: ArchiveDeps, row: QueuedArchive): Promise<ArchiveSt
     }
     // The capture failed, or never ended: the closest existing snapshot instead.
     await advanceQueuedArchive(deps.sql, { code, generation, step: 'lookup', url: row.url, delayMs: 0 });
-    return { outcome: 'pending', asked: false };
+    return { outcome: 'deferred', asked: false };
   }
   return lookup(deps, row);
 }

@@ -82,6 +82,17 @@ export async function advanceQueuedArchive(
   return rows.length > 0;
 }
 
+/** Records the destination the row's capture is asked for (its step and failed attempts stay). */
+export async function setQueuedArchiveUrl(
+  db: Db,
+  input: { code: string; generation: number; url: string },
+): Promise<boolean> {
+  const rows = await db`
+    UPDATE archive_queue SET url = ${input.url}
+    WHERE code = ${input.code} AND generation = ${input.generation} RETURNING 1`;
+  return rows.length > 0;
+}
+
 /** Records a failed attempt of the row's step and when to try again. */
 export async function deferQueuedArchive(
   db: Db,

@@ -194,7 +194,8 @@ before(async () => {
   });
   await ensureSchedules(
     h.temporal.client,
-    { taskQueue: h.taskQueue, rescanInterval: '12h', destinationChecksEvery: '15m' },
+    // Runs only when the test triggers it.
+    { taskQueue: h.taskQueue, rescanInterval: '12h', destinationChecksEvery: '24h' },
     h.logger,
   );
   const config = { ...h.config, redirect: { ...h.config.redirect, fallbackAnswer: 'redirect' as const } };
