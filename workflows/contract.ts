@@ -12,12 +12,12 @@ import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.t
 import type { Front } from '../lib/failover/active_front.ts';
 import type { ProbeReport } from '../lib/prober/run_probe.ts';
 import type { PostEvent } from '../lib/publishing/post_event.ts';
-import type { WordPressPostResult } from '../lib/reconcile/reconcile_wordpress_post.ts';
 import type {
   ReconcilePosition,
   ReconcileSideSummary,
   ReconcileSummary,
 } from '../lib/reconcile/reconcile_run.ts';
+import type { WordPressPostResult } from '../lib/reconcile/reconcile_wordpress_post.ts';
 import type { RescanCounts } from '../lib/safety/rescan_links.ts';
 import type { ScheduledSnapshotReport } from '../lib/snapshot/run_scheduled_snapshot.ts';
 

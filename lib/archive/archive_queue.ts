@@ -97,7 +97,10 @@ function retryDelayMs(error: TransientFailure, attempts: number): number {
  * to the lookup, and a lookup gives up (the copy kept so far stays). A permanent refusal (keys, a URL the
  * Archive will not take) skips to the lookup, or gives up.
  */
-export async function archiveQueuedStep(deps: ArchiveDeps, input: { code: string }): Promise<ArchiveStepResult> {
+export async function archiveQueuedStep(
+  deps: ArchiveDeps,
+  input: { code: string },
+): Promise<ArchiveStepResult> {
   const row = await getQueuedArchive(deps.sql, input.code);
   if (!row) return { outcome: 'gone', asked: false };
   try {

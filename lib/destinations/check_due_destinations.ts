@@ -97,7 +97,9 @@ async function checkOne(deps: DestinationCheckDeps, due: DueDestination): Promis
  * change by the checks (the editor's own title, given later, wins like any edit).
  */
 async function fillTitles(deps: DestinationCheckDeps, records: readonly DestinationCheckRecord[]) {
-  const pages = records.flatMap((r) => (r.pageTitle ? [{ code: r.code, url: r.url, title: r.pageTitle }] : []));
+  const pages = records.flatMap((r) =>
+    r.pageTitle ? [{ code: r.code, url: r.url, title: r.pageTitle }] : [],
+  );
   if (pages.length === 0) return;
   await deps.sql.begin(async (tx) => {
     for (const filled of await fillLinkTitlesFromPages(tx, pages)) {

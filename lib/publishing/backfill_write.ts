@@ -1,4 +1,6 @@
 // A backfill batch in one transaction: identities settled, imports bound, back-halves adopted, the rest minted.
+
+import { queueArchiveCopies } from '../archive/archive_queue.ts';
 import { mintCodes } from '../links/mint.ts';
 import { newPostLink } from '../links/new_post_link.ts';
 import { ConflictError } from '../shared/errors.ts';
@@ -19,7 +21,6 @@ import { recordInstallation, upsertPostGuids } from '../stores/post_identity_sto
 import type { Tx } from '../stores/sql.ts';
 import { insertInhouseOnly } from '../stores/vendor_link_store.ts';
 import { upsertWordPressSite } from '../stores/wordpress_site_store.ts';
-import { queueArchiveCopies } from '../archive/archive_queue.ts';
 import { toAdoptableCode } from './backfill_adoption.ts';
 import type { BackfillBatch, BackfillOutcome, BackfillPost, BackfillResult } from './backfill_batch.ts';
 import { type Decision, decide, scanNew } from './backfill_decision.ts';
@@ -234,9 +235,9 @@ export async function writeBatch(
         tx,
         queued.map((a) => a.code!),
       );
-    const minted = queued.filter((a) => a.outcome === 'minted').map((a) => a.code!);
-    await enqueueLinkSyncs(tx, minted, `link.created by backfill ${run}`);
-    await queueArchiveCopies(tx, deps, minted, `link.created by backfill ${run}`);
+    const mintedCodes = queued.filter((a) => a.outcome === 'minted').map((a) => a.code!);
+    await enqueueLinkSyncs(tx, mintedCodes, `link.created by backfill ${run}`);
+    await queueArchiveCopies(tx, deps, mintedCodes, `link.created by backfill ${run}`);
     await enqueueLinkSyncs(
       tx,
       queued.filter((a) => a.outcome !== 'minted').map((a) => a.code!),

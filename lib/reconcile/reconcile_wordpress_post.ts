@@ -9,7 +9,7 @@
 // the whole site's reconciliation.
 import { findRunHold } from '../publishing/mass_change_breaker.ts';
 import { isMigrating } from '../publishing/post_identity.ts';
-import { throwIfCancelled, type TaskContext } from '../shared/task_context.ts';
+import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { getLinkByPost } from '../stores/link_store.ts';
 import { reconcileAbsentPosts } from './wordpress_absent.ts';
 import { fetchListingPage } from './wordpress_listing.ts';

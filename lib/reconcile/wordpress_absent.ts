@@ -1,9 +1,10 @@
 // After a complete listing: links of posts WordPress no longer has, and links no post claims any more.
-import type { LinkRow } from '../stores/link_rows.ts';
+
 import { spendBudget } from '../publishing/mass_change_breaker.ts';
 import { fileReview } from '../publishing/post_identity.ts';
 import { insertAuditEntries } from '../stores/backfill_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { listDetachedLinks } from '../stores/post_identity_store.ts';
 import { insertMarks, updateMarksRepaired } from '../stores/reconcile_store.ts';

@@ -102,7 +102,9 @@ export async function startWordPressPostReconcile(
   await client.start(WORKFLOW_TYPES.reconcileWordPressPost, {
     taskQueue,
     workflowId,
-    args: [{ site: input.site, postId: input.postId, reason: input.reason } satisfies ReconcileWordPressPostInput],
+    args: [
+      { site: input.site, postId: input.postId, reason: input.reason } satisfies ReconcileWordPressPostInput,
+    ],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     typedSearchAttributes: [
       { key: SiteKey, value: input.site },

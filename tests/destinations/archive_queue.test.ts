@@ -120,14 +120,19 @@ const saves = (from: number): InternetArchiveFakeRequest[] =>
 /** Asserts that consecutive requests came at least the rate's interval apart, and prints the gaps. */
 function assertPaced(requests: InternetArchiveFakeRequest[], label: string): void {
   const gaps = requests.slice(1).map((r, i) => r.at - requests[i]!.at);
-  console.log(`${label}: ${requests.length} capture requests, gaps ${gaps.join(', ')} ms (rate ${INTERVAL_MS} ms)`);
+  console.log(
+    `${label}: ${requests.length} capture requests, gaps ${gaps.join(', ')} ms (rate ${INTERVAL_MS} ms)`,
+  );
   for (const gap of gaps) assert.ok(gap >= INTERVAL_MS - TIMER_SLACK_MS, `requests ${gap} ms apart`);
 }
 
 describe('archived copies of links made in bulk', () => {
   test('a batch of N creates ends with N captures at ARCHIVE_RATE; our own hosts are never sent', async () => {
     const from = archive.requests.length;
-    const outside = Array.from({ length: 6 }, (_, i) => `https://story-${i}.queue-archive.example/2026/q${i}`);
+    const outside = Array.from(
+      { length: 6 },
+      (_, i) => `https://story-${i}.queue-archive.example/2026/q${i}`,
+    );
     const own = [`https://${TRUSTED}/2026/ours`, `https://www.${TRUSTED}/2026/ours-too`];
     const codes = await createBatch([...outside, ...own]);
     // Queued with the rows, in the batch's transaction: all of them, the drainer decides.
@@ -175,11 +180,7 @@ describe('archived copies of links made in bulk', () => {
       all.filter((r) => r.status !== 200).map((r) => r.status),
       [429, 429, 503],
     );
-    assert.deepEqual(
-      ok.map((r) => r.url).sort(),
-      [...urls].sort(),
-      'each destination captured exactly once',
-    );
+    assert.deepEqual(ok.map((r) => r.url).sort(), [...urls].sort(), 'each destination captured exactly once');
     assert.ok(totals.pauses >= 4, `the queue waited after each failure (${totals.pauses})`);
     assertPaced(all, 'with failures');
     for (const code of codes)

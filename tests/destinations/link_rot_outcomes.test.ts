@@ -8,7 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
-import { type DestinationSites, type SiteBehaviour, startDestinationSites } from '../../devkit/fakes/destination_sites.ts';
+import {
+  type DestinationSites,
+  type SiteBehaviour,
+  startDestinationSites,
+} from '../../devkit/fakes/destination_sites.ts';
 import {
   type InternetArchiveFake,
   startInternetArchiveFake,
@@ -239,7 +243,12 @@ async function scheduledChecks(): Promise<CheckDestinationsReport> {
 async function readerAnswer(app: { request(path: string): Promise<Response> | Response }, code: string) {
   const res = await app.request(`/${code}`);
   const body = await res.text();
-  return { status: res.status, location: res.headers.get('Location'), body, cache: res.headers.get('Cache-Control') };
+  return {
+    status: res.status,
+    location: res.headers.get('Location'),
+    body,
+    cache: res.headers.get('Cache-Control'),
+  };
 }
 
 describe('what a link answers after its checks: the outcome table', () => {
@@ -316,6 +325,8 @@ describe('what a link answers after its checks: the outcome table', () => {
       }
       observed.push(`${line} |`);
     }
-    console.log(['observed outcome table:', '| row | check saw | policy | link answers |', ...observed].join('\n'));
+    console.log(
+      ['observed outcome table:', '| row | check saw | policy | link answers |', ...observed].join('\n'),
+    );
   });
 });
