@@ -68,7 +68,7 @@ const ROWS: Row[] = [
     row: 'ok (any policy)',
     host: 'ok.rot-table.example',
     path: '/story',
-    site: { kind: 'page' },
+    site: { kind: 'page', paths: ['/story'] },
     policy: 'fallback',
     copy: true,
     saw: ['ok', 'ok'],
@@ -254,7 +254,7 @@ async function readerAnswer(app: { request(path: string): Promise<Response> | Re
 describe('what a link answers after its checks: the outcome table', () => {
   test('every row, through the real redirect path', async () => {
     const other = sites.url('new.rot-table.example', '/story');
-    sites.set('new.rot-table.example', { kind: 'page' });
+    sites.set('new.rot-table.example', { kind: 'page', paths: ['/story'] });
     for (const r of ROWS) {
       sites.set(r.host, r.site ?? { kind: 'redirects', hops: 0, status: 301, to: other });
       const url = sites.url(r.host, r.path);
