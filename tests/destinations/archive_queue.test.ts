@@ -12,6 +12,7 @@ import {
   startInternetArchiveFake,
 } from '../../devkit/fakes/internet_archive_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 import { waitForPostLink, wordpressEvent } from '../../devkit/harness/wordpress_events.ts';
 import { getDestinationState } from '../../lib/stores/destination_state_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
@@ -64,8 +65,8 @@ after(async () => {
 const seenRuns = new Set<string>();
 let lastTriggerMs = 0;
 
-/** Triggers the drainer's Schedule and waits for that run's totals. */
-async function drainQueue(): Promise<ArchiveQueueTotals> {
+/** Triggers the drainer's Schedule and waits for that run's totals (recorded for replay under `history`). */
+async function drainQueue(history?: string): Promise<ArchiveQueueTotals> {
   const schedule = h.temporal.client.schedule.getHandle(getArchiveQueueScheduleId(h.taskQueue));
   // A scheduled run's ID carries its start time to the second: two triggers within one second would be one run.
   const wait = lastTriggerMs + 1_100 - Date.now();
@@ -80,7 +81,9 @@ async function drainQueue(): Promise<ArchiveQueueTotals> {
     { what: 'the archive queue drainer to start' },
   );
   seenRuns.add(workflowId);
-  return (await h.temporal.client.workflow.getHandle(workflowId).result()) as ArchiveQueueTotals;
+  const totals = (await h.temporal.client.workflow.getHandle(workflowId).result()) as ArchiveQueueTotals;
+  if (history) await recordHistory(history, workflowId);
+  return totals;
 }
 
 async function createBatch(urls: string[]): Promise<string[]> {
@@ -170,7 +173,7 @@ describe('archived copies of links made in bulk', () => {
     archive.failNext('status', 502, 1);
     const codes = await createBatch(urls);
 
-    const totals = await drainQueue();
+    const totals = await drainQueue('archiveQueueWorkflow-429-and-5xx');
     const all = saves(from);
     const ok = all.filter((r) => r.status === 200);
     console.log(

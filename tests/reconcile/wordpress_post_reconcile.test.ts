@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WordPressListingFake } from '../../devkit/fakes/wordpress_listing_fake.ts';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 import { actOnDestination } from '../../lib/destinations/act_on_destination.ts';
 import type { WordPressPostResult } from '../../lib/reconcile/reconcile_wordpress_post.ts';
 import { recordArchiveResult } from '../../lib/stores/destination_state_store.ts';
@@ -56,7 +57,7 @@ async function postLink(code: string, postId: number): Promise<void> {
 }
 
 /** The checks confirm the article dead (404 twice a day apart), then act: that post's reconciliation runs. */
-async function deadArticle(code: string, postId: number): Promise<WordPressPostResult> {
+async function deadArticle(code: string, postId: number, history?: string): Promise<WordPressPostResult> {
   const link = await getLinkByCode(h.db.sql, code);
   await writeDestinationVerdict(h.db.sql, {
     code,
@@ -69,9 +70,10 @@ async function deadArticle(code: string, postId: number): Promise<WordPressPostR
   });
   const acted = await actOnDestination(destinationDepsOf(h.deps), { code, actor: 'system:test' });
   assert.deepEqual(acted, { action: 'wordpress_reconcile', policy: 'fallback' });
-  return (await h.temporal.client.workflow
-    .getHandle(getWordPressPostReconcileWorkflowId(h.taskQueue, SITE, postId))
-    .result()) as WordPressPostResult;
+  const workflowId = getWordPressPostReconcileWorkflowId(h.taskQueue, SITE, postId);
+  const result = (await h.temporal.client.workflow.getHandle(workflowId).result()) as WordPressPostResult;
+  if (history) await recordHistory(history, workflowId);
+  return result;
 }
 
 async function answer(code: string): Promise<[number, string | null]> {
@@ -105,7 +107,10 @@ describe('a dead WordPress article', () => {
     assert.equal((await getLinkByCode(h.db.sql, 'wpPub1'))?.fallbackUrl, null, 'never switched to the copy');
 
     // Published at a new permalink: retargeted to it.
-    assert.equal((await deadArticle('wpMove2', 97602)).wordpress, 'publish');
+    assert.equal(
+      (await deadArticle('wpMove2', 97602, 'reconcileWordPressPostWorkflow-retargeted')).wordpress,
+      'publish',
+    );
     assert.deepEqual(await answer('wpMove2'), [301, permalink(97602, '2026/story-97602')]);
     // Trashed: gone. Deleted for good: gone.
     assert.deepEqual(
@@ -146,7 +151,7 @@ describe('a dead WordPress article', () => {
     await postLink('wpOld6', 97606);
     wp.ignorePostId = true;
     try {
-      assert.deepEqual(await deadArticle('wpOld6', 97606), {
+      assert.deepEqual(await deadArticle('wpOld6', 97606, 'reconcileWordPressPostWorkflow-whole-site'), {
         site: SITE,
         postId: 97606,
         wordpress: 'unknown',
