@@ -1,9 +1,10 @@
 // Archived copies of links made in bulk (ADR 0076), on the Temporal dev server against the Internet Archive fake:
-// a batch create, a WordPress publish and a mass retarget queue their destinations in the transaction that makes
-// them; the `archive-queue:{taskQueue}` Schedule's drainer asks Save Page Now for each one outside our own hosts,
-// no faster than ARCHIVE_RATE, waits out 429s and outages and loses nothing, and never sends our own hosts
-// (SAFETY_TRUSTED_HOSTS, or a WordPress site's host) to the Archive.
+// a batch create, a WordPress publish, an archive backfill batch and a mass retarget queue their destinations in
+// the transaction that makes them; the `archive-queue:{taskQueue}` Schedule's drainer asks Save Page Now for each
+// one outside our own hosts, no faster than ARCHIVE_RATE, waits out 429s and outages and loses nothing, and never
+// sends our own hosts (SAFETY_TRUSTED_HOSTS, or a WordPress site's host) to the Archive.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import {
@@ -14,6 +15,7 @@ import {
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { waitForPostLink, wordpressEvent } from '../../devkit/harness/wordpress_events.ts';
+import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { getDestinationState } from '../../lib/stores/destination_state_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
 import { type ArchiveQueueTotals, getArchiveQueueScheduleId } from '../../workflows/contract.ts';
@@ -25,7 +27,7 @@ const INTERVAL_MS = 60_000 / RATE_PER_MINUTE;
 const TIMER_SLACK_MS = 25;
 const TRUSTED = 'own.queue-archive.example';
 const SITE = 'queue-archive';
-/** WordPress post IDs of this file only. */
+/** WordPress post IDs of this file only: 976101–976103. */
 const POST_ID = 976_101;
 
 let h: Harness;
@@ -210,6 +212,65 @@ describe('archived copies of links made in bulk', () => {
     assert.equal(totals.byOutcome.skipped, 1);
     assert.equal((await getDestinationState(h.db.sql, link.code))?.archiveState, 'skipped');
     assert.deepEqual(archive.requests.slice(from), [], 'not one request to the Archive');
+  });
+
+  test('an archive backfill batch queues its minted links; the site’s own articles are skipped', async () => {
+    const from = archive.requests.length;
+    const site = 'queue-backfill';
+    const own = `https://${site}.queue-archive.example/2019/03/own-article/`;
+    const elsewhere = 'https://old-domain.queue-archive.example/2012/05/syndicated/';
+    const run = randomUUID();
+    const body = {
+      id: `${run}:1`,
+      run,
+      site,
+      batch: 1,
+      dryRun: false,
+      final: false,
+      total: 2,
+      restUrl: `https://${site}.queue-archive.example/wp-json/lifeline/v1/`,
+      posts: [
+        {
+          postId: POST_ID + 1,
+          permalink: own,
+          title: 'Ours',
+          publishedAt: '2019-03-01T08:00:00Z',
+          modifiedAt: '2019-03-01T08:00:00Z',
+        },
+        {
+          postId: POST_ID + 2,
+          permalink: elsewhere,
+          title: 'Elsewhere',
+          publishedAt: '2012-05-01T08:00:00Z',
+          modifiedAt: '2012-05-01T08:00:00Z',
+        },
+      ],
+    };
+    const raw = JSON.stringify(body);
+    const res = await h.app.request('/api/v1/hooks/wordpress/backfill', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        'X-Lifeline-Signature': await signWebhook(h.webhookSecret, raw, Date.now() / 1000),
+      },
+      body: raw,
+    });
+    assert.equal(res.status, 202, await res.clone().text());
+    const { results } = (await res.json()) as { results: { outcome: string; code: string }[] };
+    assert.deepEqual(
+      results.map((r) => r.outcome),
+      ['minted', 'minted'],
+    );
+    const codes = results.map((r) => r.code);
+    assert.deepEqual(await queued(codes), [...codes].sort(), 'queued with the batch');
+
+    const totals = await drainQueue();
+    assert.equal(totals.byOutcome.skipped, 1, 'the site’s own article');
+    assert.deepEqual(
+      saves(from).map((r) => [r.url, r.status]),
+      [[elsewhere, 200]],
+    );
+    assert.deepEqual(await queued(codes), []);
   });
 
   test('a mass retarget queues each new destination', async () => {
