@@ -4,6 +4,7 @@ import { decideBreakerHold } from '../lib/publishing/mass_change_breaker.ts';
 import type { ReconcileStepInput } from '../lib/reconcile/reconcile_run.ts';
 import { summarizeWordPressRun } from '../lib/reconcile/reconcile_run.ts';
 import { reconcileWordPressPosts, reconcileWordPressSite } from '../lib/reconcile/reconcile_wordpress.ts';
+import { reconcileWordPressPost } from '../lib/reconcile/reconcile_wordpress_post.ts';
 import type { WordPressReconcileDeps, WordPressSiteInput } from '../lib/reconcile/wordpress_pass.ts';
 import { listWordPressSites } from '../lib/reconcile/wordpress_sites.ts';
 import {
@@ -38,6 +39,11 @@ export function createAdoptionActivities(deps: ActivityDeps) {
       runStep(() => finishBackfill({ ...deps, wordpress: currentWordPressRequester() }, input)),
     reconcileWordPressSite: (input: WordPressSiteInput) =>
       runStep(() => reconcileWordPressSite(wordpressDeps(), input, currentTaskContext())),
+    reconcileWordPressPost: (input: WordPressSiteInput & { postId: number }) =>
+      runStep(() => reconcileWordPressPost(wordpressDeps(), input, currentTaskContext())),
+    /** The whole site's reconciliation, for a post its plugin cannot list alone. */
+    requestWordPressReconcile: (input: { site: string; reason: string }) =>
+      runStep(() => currentWordPressRequester().requestWordPressReconcile(input)),
     reconcileWordPressPosts: (input: ReconcileStepInput) =>
       runStep(() => reconcileWordPressPosts(wordpressDeps(), input, currentTaskContext())),
     listWordPressSites: () => listWordPressSites(deps),

@@ -53,6 +53,11 @@ export interface ActivityDeps {
   /** The black-box prober (PROBE_*); absent: its activity refuses to run. */
   probe?: ProbeDeps;
   /**
+   * ARCHIVE_MODE is not off: links minted or retargeted by activities (WordPress publishes and updates, mass
+   * retargets) are queued for their archived copy in the transaction that changes them (ADR 0076).
+   */
+  archiveCopies: boolean;
+  /**
    * Dead destinations: the Internet Archive's client and mode (ARCHIVE_MODE) with the save counter, and what
    * acting on a verdict needs (our own hosts, DEAD_MOVED_AUTO_RETARGET).
    */

@@ -6,10 +6,11 @@ import {
   recordArchiveFailed,
   requestArchiveSave,
 } from '../lib/archive/archive_destination.ts';
+import { archiveQueuedStep, takeArchiveBatch } from '../lib/archive/archive_queue.ts';
 import { actOnDestination } from '../lib/destinations/act_on_destination.ts';
 import { type CheckDueInput, checkDueDestinations } from '../lib/destinations/check_due_destinations.ts';
 import { seedDestinationStates } from '../lib/destinations/seed_destination_states.ts';
-import { signalWordPressReconcile } from '../lib/temporal/adoption_signals.ts';
+import { startWordPressPostReconcile } from '../lib/temporal/adoption_signals.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentSignals, currentTaskContext, currentWorkflowId, runStep } from './task_context.ts';
 
@@ -34,8 +35,12 @@ export function createDestinationActivities(deps: ActivityDeps) {
       logger: deps.logger,
       sync: currentSignals().sync,
       wordpress: {
-        requestWordPressReconcile: (request: { site: string; reason: string }) =>
-          signalWordPressReconcile(client.workflow, info.taskQueue, request),
+        requestWordPressPostReconcile: (request: {
+          site: string;
+          postId: number;
+          code: string;
+          reason: string;
+        }) => startWordPressPostReconcile(client.workflow, info.taskQueue, request),
       },
       destinations: deps.destinations.acting,
       edit: { targetPolicy: deps.targetPolicy, safety: deps.safety },
@@ -53,6 +58,8 @@ export function createDestinationActivities(deps: ActivityDeps) {
     checkArchiveSave: (input: CodeUrl & { jobId: string }) => runStep(() => checkArchiveSave(archive, input)),
     findArchiveSnapshot: (input: CodeUrl) => runStep(() => findArchiveSnapshot(archive, input)),
     recordArchiveFailed: (input: CodeUrl) => runStep(() => recordArchiveFailed(archive, input)),
+    takeArchiveBatch: (input: { limit: number }) => runStep(() => takeArchiveBatch(archive, input)),
+    archiveQueuedStep: (input: { code: string }) => runStep(() => archiveQueuedStep(archive, input)),
     actOnDestination: (input: { code: string }) => runStep(() => acting()(input.code)),
   };
 }

@@ -158,6 +158,7 @@ await ensureSchedules(
       ? { interval: config.drillInterval, dnsTtlSeconds: config.lifecycle.dnsTtlSeconds }
       : undefined,
     destinationChecksEvery: config.destinationChecks.every,
+    archiveQueueEvery: config.archive.mode === 'off' ? undefined : '1m',
   },
   logger,
 );

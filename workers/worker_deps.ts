@@ -88,6 +88,7 @@ export function createWorkerDeps(
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
     domainWatch: createDomainWatchDeps(config, base.logger, base.domainWatch),
     probe: createProbeDeps(config, base.registry),
+    archiveCopies: config.archive.mode !== 'off',
     destinations: {
       archive: {
         mode: config.archive.mode,
@@ -101,6 +102,7 @@ export function createWorkerDeps(
                 fetch: createOutgoingFetch(config.outgoing),
               }),
         isOwnHost: createOwnHostTest(config.safety.trustedHosts),
+        ratePerMinute: config.archive.ratePerMinute,
         count: (outcome) => archiveSaves.inc({ outcome }),
       },
       acting: {

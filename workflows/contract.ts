@@ -6,6 +6,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PullCounts } from '../lib/analytics/pull_bitly_clicks.ts';
+import type { ArchiveStepOutcome } from '../lib/archive/archive_queue.ts';
 import type { DestinationCheckCounts } from '../lib/destinations/check_due_destinations.ts';
 import type { ScheduledExportReport } from '../lib/escrow/run_scheduled_export.ts';
 import type { Front } from '../lib/failover/active_front.ts';
@@ -16,6 +17,7 @@ import type {
   ReconcileSideSummary,
   ReconcileSummary,
 } from '../lib/reconcile/reconcile_run.ts';
+import type { WordPressPostResult } from '../lib/reconcile/reconcile_wordpress_post.ts';
 import type { RescanCounts } from '../lib/safety/rescan_links.ts';
 import type { ScheduledSnapshotReport } from '../lib/snapshot/run_scheduled_snapshot.ts';
 
@@ -42,6 +44,8 @@ export const WORKFLOW_TYPES = {
   scheduledDrill: 'scheduledDrillWorkflow',
   archiveDestination: 'archiveDestinationWorkflow',
   checkDestinations: 'checkDestinationsWorkflow',
+  archiveQueue: 'archiveQueueWorkflow',
+  reconcileWordPressPost: 'reconcileWordPressPostWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -81,6 +85,14 @@ export function getManualRescanWorkflowId(trigger: string, taskQueue: string): s
  */
 export function getDestinationCheckScheduleId(taskQueue: string): string {
   return `destination-checks:${taskQueue}`;
+}
+
+/**
+ * The Temporal Schedule that drains archive_queue (ADR 0076): the archived copies of links made in bulk, at
+ * ARCHIVE_RATE. One per task queue; its runs are `archive-queue:{taskQueue}-{time}`, never two at once.
+ */
+export function getArchiveQueueScheduleId(taskQueue: string): string {
+  return `archive-queue:${taskQueue}`;
 }
 
 /** The Temporal Schedule that reconciles Postgres, the serving store and Bitly; one per task queue. */
@@ -420,6 +432,23 @@ export function getWordPressReconcileWorkflowId(taskQueue: string, site: string)
   return `reconcile:wordpress:${taskQueue}:${site}`;
 }
 
+/**
+ * The WordPress reconciliation of one post (a check found the article behind its link dead): one at a time per
+ * post; a request while one runs is covered by it.
+ */
+export function getWordPressPostReconcileWorkflowId(taskQueue: string, site: string, postId: number): string {
+  return `reconcile:wordpress:${taskQueue}:${site}:post:${postId}`;
+}
+
+export interface ReconcileWordPressPostInput {
+  site: string;
+  postId: number;
+  /** Why: `destination of {code} (post {postId}) is dead`. */
+  reason: string;
+}
+
+export type WordPressPostReconcileReport = WordPressPostResult;
+
 export interface ReconcileWordPressInput {
   site: string;
   /** Why: `site.permalinks_changed (permalink_structure)`, `backfill …` (goes to ops_runs). */
@@ -612,3 +641,16 @@ export interface ArchiveDestinationInput {
 export type ArchiveDestinationReport =
   | { outcome: 'skipped'; reason: string }
   | { outcome: 'saved' | 'found' | 'missing' | 'failed'; url: string };
+
+/** The drainer of archive_queue (`archive-queue:{taskQueue}` Schedule); the totals carried across continue-as-new. */
+export interface ArchiveQueueInput {
+  reason?: string;
+  totals?: ArchiveQueueTotals;
+}
+
+/** What the drainer did: steps by outcome, and the times the whole queue waited for the Archive. */
+export interface ArchiveQueueTotals {
+  steps: number;
+  byOutcome: Partial<Record<ArchiveStepOutcome, number>>;
+  pauses: number;
+}

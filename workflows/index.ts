@@ -1,6 +1,7 @@
 // The one workflowsPath module: every workflow the worker runs is exported here.
 
 export { archiveDestinationWorkflow } from './archive_destination.ts';
+export { archiveQueueWorkflow } from './archive_queue.ts';
 export { backfillPostsWorkflow } from './backfill_posts.ts';
 export { changeFrontWorkflow } from './change_front.ts';
 export { checkDestinationsWorkflow } from './check_destinations.ts';
@@ -11,6 +12,7 @@ export { publishPostWorkflow } from './publish_post.ts';
 export { pullBitlyClicksWorkflow } from './pull_bitly_clicks.ts';
 export { reconcileLinksWorkflow } from './reconcile_links.ts';
 export { reconcileWordPressWorkflow } from './reconcile_wordpress.ts';
+export { reconcileWordPressPostWorkflow } from './reconcile_wordpress_post.ts';
 export { rescanLinksWorkflow } from './rescan_links.ts';
 export { retargetLinksWorkflow } from './retarget_links.ts';
 export { scheduledDrillWorkflow } from './scheduled_drill.ts';

@@ -5,7 +5,10 @@ import { DisplayUrl } from '../DisplayUrl.tsx';
 import { useI18n } from '../I18n.tsx';
 import { Fact } from './Fact.tsx';
 
-/** The destination-check card; `editorTitle`: the link's own title (the page's is shown when it has none). */
+/**
+ * The destination-check card; `editorTitle`: the link's own title. The page's title is shown when the link has
+ * none, or when the link's title is the page's (the first check filled it in).
+ */
 export function DestinationCheckCard(props: { state: DestinationState | null; editorTitle: string | null }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -29,7 +32,7 @@ export function DestinationCheckCard(props: { state: DestinationState | null; ed
                 <bdi dir="ltr">{String(state.httpStatus)}</bdi>
               </Fact>
             )}
-            {state.pageTitle && !props.editorTitle && (
+            {state.pageTitle && (!props.editorTitle || props.editorTitle === state.pageTitle) && (
               <Fact label={t('destcheck.pageTitle')}>
                 <bdi dir="auto" data-page-title>
                   {state.pageTitle}

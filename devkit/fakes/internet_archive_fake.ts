@@ -14,6 +14,8 @@ export interface InternetArchiveFakeRequest {
   status: number;
   /** The form's or query's `url`, when there was one. */
   url?: string;
+  /** When it arrived (Date.now()): how far apart a client's requests came. */
+  at: number;
 }
 
 export interface InternetArchiveFake {
@@ -115,6 +117,7 @@ export async function startInternetArchiveFake(
         method: req.method ?? '',
         path: url.pathname,
         status,
+        at: Date.now(),
         ...(asked !== undefined ? { url: asked } : {}),
       });
 

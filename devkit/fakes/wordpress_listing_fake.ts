@@ -57,6 +57,8 @@ export class WordPressListingFake {
   installationId: string | null = null;
   /** Answer every good request with this answer instead (one captured earlier: a replay). */
   replayAnswer: { header: string; body: string } | null = null;
+  /** Answer as a plugin from before `post_id`: the parameter is ignored, the whole listing paged. */
+  ignorePostId = false;
   /** Nonces of accepted requests (the plugin keeps them for the signature window). */
   readonly nonces = new Set<string>();
   private server: Server | null = null;
@@ -115,7 +117,11 @@ export class WordPressListingFake {
       }
       const page = Number(url.searchParams.get('page') ?? 1);
       const perPage = Number(url.searchParams.get('per_page') ?? 100);
-      const all = [...this.posts.values()].sort((a, b) => a.postId - b.postId);
+      // `post_id` (CONTRACT.md §5): that one post, when it is of a listed status; a plugin before it ignored it.
+      const only = this.ignorePostId ? null : url.searchParams.get('post_id');
+      const all = [...this.posts.values()]
+        .filter((p) => only === null || p.postId === Number(only))
+        .sort((a, b) => a.postId - b.postId);
       const posts = all.slice((page - 1) * perPage, page * perPage).map((p) => ({
         postId: p.postId,
         status: p.status,

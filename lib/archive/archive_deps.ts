@@ -23,6 +23,8 @@ export interface ArchiveDeps {
     internetArchive: InternetArchive | undefined;
     /** True for the newsroom's own hosts (never sent to the Archive). */
     isOwnHost(host: string): boolean;
+    /** ARCHIVE_RATE: captures and lookups the queue's drainer asks of the Archive per minute. */
+    ratePerMinute: number;
     /** Counts one outcome (lifeline_archive_saves_total). */
     count(outcome: ArchiveSaveOutcome): void;
   };

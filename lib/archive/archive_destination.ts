@@ -10,6 +10,7 @@ import {
   recordArchiveResult,
 } from '../stores/destination_state_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
+import { listWordPressSiteRows } from '../stores/wordpress_site_store.ts';
 import { canonicalizeTarget } from '../targets/canonical_url.ts';
 import type { ArchiveDeps } from './archive_deps.ts';
 import { destinationHost } from './own_hosts.ts';
@@ -33,7 +34,7 @@ export async function beginDestinationArchive(
   const host = destinationHost(url);
   if (!host) return { action: 'skip', reason: 'no host' };
   await ensureDestinationRow(deps.sql, { code: input.code, url, host });
-  if (deps.archive.isOwnHost(host)) {
+  if (deps.archive.isOwnHost(host) || (await isWordPressSiteHost(deps, host))) {
     await recordArchiveResult(deps.sql, { code: input.code, url, state: 'skipped' });
     return { action: 'skip', reason: 'own host' };
   }
@@ -44,6 +45,18 @@ export async function beginDestinationArchive(
     return { action: 'skip', reason: 'already kept' };
   }
   return { action: deps.archive.mode === 'save' ? 'save' : 'lookup', url };
+}
+
+/**
+ * Whether `host` is one of the newsroom's WordPress sites (the host of a restUrl its signed events carried):
+ * our own articles, never sent to the Archive even when SAFETY_TRUSTED_HOSTS does not name them.
+ */
+async function isWordPressSiteHost(deps: ArchiveDeps, host: string): Promise<boolean> {
+  const sites = await listWordPressSiteRows(deps.sql);
+  return sites.some((site) => {
+    const siteHost = destinationHost(site.restUrl);
+    return siteHost !== null && (host === siteHost || host.endsWith(`.${siteHost}`));
+  });
 }
 
 /**

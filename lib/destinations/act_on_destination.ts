@@ -6,7 +6,7 @@
 //   moved  on one of our own hosts: a retarget to the new URL is proposed (applied at once when
 //          DEAD_MOVED_AUTO_RETARGET allows); `off`: nothing at all.
 // A link bound to a WordPress post is never switched to a copy or retargeted here: WordPress says whether the
-// post is published and where it lives, so a dead or moved article starts the site's WordPress reconciliation.
+// post is published and where it lives, so a dead or moved article starts that post's WordPress reconciliation.
 import { createOwnHostTest, destinationHost } from '../archive/own_hosts.ts';
 import type { EditLinkDeps } from '../links/edit_link.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -29,8 +29,15 @@ export interface DestinationDeps {
   logger: Logger;
   /** Carries a changed link to every copy (sync:{code}). */
   sync: LinkSyncRequester;
-  /** Starts (or re-runs) a site's WordPress reconciliation. */
-  wordpress: { requestWordPressReconcile(input: { site: string; reason: string }): Promise<unknown> };
+  /** Starts one post's WordPress reconciliation (lib/reconcile/reconcile_wordpress_post.ts). */
+  wordpress: {
+    requestWordPressPostReconcile(input: {
+      site: string;
+      postId: number;
+      code: string;
+      reason: string;
+    }): Promise<unknown>;
+  };
   destinations: { ownHosts: readonly string[]; autoRetargetMoved: boolean };
   /** What an automatic retarget needs (the same edit an editor's click makes). */
   edit: Omit<EditLinkDeps, 'sql' | 'logger' | 'workflows'>;
@@ -86,10 +93,13 @@ export async function actOnDestination(
   if (policy === 'off') return { action: 'none', policy };
 
   if (link.site !== null && link.postId !== null) {
-    // WordPress is the tie-breaker for its posts: reconciliation asks it whether the post is published, and
-    // where, and repairs the link (or marks it gone) as WordPress says.
-    await deps.wordpress.requestWordPressReconcile({
+    // WordPress is the tie-breaker for its posts: that post's reconciliation asks it whether the post is
+    // published, and where, and repairs the link (or marks it gone) as WordPress says. Never a copy: while
+    // WordPress says the post is published, the link answers the post.
+    await deps.wordpress.requestWordPressPostReconcile({
       site: link.site,
+      postId: link.postId,
+      code: link.code,
       reason: `destination of ${link.code} (post ${link.postId}) is ${state.verdict}`,
     });
     return { action: 'wordpress_reconcile', policy };

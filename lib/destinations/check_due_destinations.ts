@@ -3,11 +3,13 @@
 // next_check_at forward, so a retry after a crash simply takes what is still due.
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
+import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   type DestinationCheckRecord,
   type DestinationOutcome,
   type DestinationVerdict,
   type DueDestination,
+  fillLinkTitlesFromPages,
   recordDestinationChecks,
   takeDueDestinations,
 } from '../stores/destination_state_store.ts';
@@ -91,6 +93,29 @@ async function checkOne(deps: DestinationCheckDeps, due: DueDestination): Promis
 }
 
 /**
+ * Crawl on create: a link the editor gave no title gets its page's title, read by its first check, audited as a
+ * change by the checks (the editor's own title, given later, wins like any edit).
+ */
+async function fillTitles(deps: DestinationCheckDeps, records: readonly DestinationCheckRecord[]) {
+  const pages = records.flatMap((r) =>
+    r.pageTitle ? [{ code: r.code, url: r.url, title: r.pageTitle }] : [],
+  );
+  if (pages.length === 0) return;
+  await deps.sql.begin(async (tx) => {
+    for (const filled of await fillLinkTitlesFromPages(tx, pages)) {
+      await insertAuditEntry(tx, {
+        code: filled.code,
+        actor: 'system:destination-checks',
+        action: 'link.updated',
+        before: { title: null },
+        after: { title: filled.title },
+        reason: "the destination page's title (the link had none)",
+      });
+    }
+  });
+}
+
+/**
  * Whether a written check leaves something to act on (lib/destinations/act_on_destination.ts): a confirmed
  * `dead` or `moved` (acted on at each such check: the policy may have changed since), or `ok` after `dead` or
  * `moved` (a fallback to lift, a proposal to drop). `ok` after `unchecked` or `suspect` has nothing to undo.
@@ -134,6 +159,7 @@ export async function checkDueDestinations(
       context.heartbeat(counts);
     });
     await recordDestinationChecks(deps.sql, records);
+    await fillTitles(deps, records);
     if (actOn) {
       const previous = new Map(batch.map((due) => [due.code, due.verdict]));
       for (const r of records.filter((r) => wantsAction(r, previous.get(r.code) ?? 'unchecked'))) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queueArchiveCopies } from '../archive/archive_queue.ts';
 import type { SafetyScanner } from '../safety/safety_scanner.ts';
 import { type InitialSafety, judgeNewTargets } from '../safety/scan_new_targets.ts';
 import { type AppError, ConflictError, type FieldError, ValidationError } from '../shared/errors.ts';
@@ -102,6 +103,8 @@ export async function createLinksBatch(
     mayManagePostLinks?: boolean;
     /** The deployment's short domains (an item's `domain` must be one); absent: the default only. */
     domains?: ShortDomains;
+    /** ARCHIVE_MODE is not off: the created links are queued for their archived copy too (ADR 0076). */
+    archiveCopies?: boolean;
     now?: () => Date;
   },
   items: unknown[],
@@ -276,12 +279,11 @@ export async function createLinksBatch(
       if ('refused' in outcome) fail(p.index, outcome.refused);
       else created.set(p.index, outcome.claimed);
     }
-    // Their replicas follow through the sync queue (ADR 0024): queued with the rows, so none is ever lost.
-    await enqueueLinkSyncs(
-      tx,
-      [...created.values()].map((l) => l.code),
-      `link.created by ${creator.actor}`,
-    );
+    // Their replicas follow through the sync queue (ADR 0024), their archived copies through the archive
+    // queue (ADR 0076): queued with the rows, so none is ever lost.
+    const codes = [...created.values()].map((l) => l.code);
+    await enqueueLinkSyncs(tx, codes, `link.created by ${creator.actor}`);
+    await queueArchiveCopies(tx, deps, codes, `link.created by ${creator.actor}`);
   });
 
   for (const [index, link] of created) results[index] = { index, status: 201, link };

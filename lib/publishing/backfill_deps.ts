@@ -19,6 +19,8 @@ export interface BackfillDeps {
   bitlyDomain?: string | undefined;
   /** Bitly's part (when Bitly is configured): the dry run's budget, and archive links kept in-house only. */
   bitlyBudget?: BitlyBudgetDeps | undefined;
+  /** ARCHIVE_MODE is not off: minted links are queued for their archived copy (ADR 0076; our own hosts skipped). */
+  archiveCopies?: boolean | undefined;
   /** The web tier's resolver: a batch's new links go to the serving store before the 202 (best effort). */
   resolver?: LinkResolver | undefined;
   now?: () => Date;

@@ -1,4 +1,6 @@
 // A backfill batch in one transaction: identities settled, imports bound, back-halves adopted, the rest minted.
+
+import { queueArchiveCopies } from '../archive/archive_queue.ts';
 import { mintCodes } from '../links/mint.ts';
 import { newPostLink } from '../links/new_post_link.ts';
 import { ConflictError } from '../shared/errors.ts';
@@ -241,11 +243,9 @@ export async function writeBatch(
         tx,
         queued.map((a) => a.code!),
       );
-    await enqueueLinkSyncs(
-      tx,
-      queued.filter((a) => a.outcome === 'minted').map((a) => a.code!),
-      `link.created by backfill ${run}`,
-    );
+    const mintedCodes = queued.filter((a) => a.outcome === 'minted').map((a) => a.code!);
+    await enqueueLinkSyncs(tx, mintedCodes, `link.created by backfill ${run}`);
+    await queueArchiveCopies(tx, deps, mintedCodes, `link.created by backfill ${run}`);
     await enqueueLinkSyncs(
       tx,
       queued.filter((a) => a.outcome !== 'minted').map((a) => a.code!),

@@ -1,6 +1,7 @@
 // How a WordPress post's events change its one link (the publish workflow's steps, workflows/publish_post.ts):
 // mint a pending code, apply an update, retire it when unpublished, re-mint a code a vendor refused before it
 // was shared, and activate it. Every step is idempotent and serialised per article (lockPost).
+import { queueArchiveCopies } from '../archive/archive_queue.ts';
 import { type Front, getActiveFront } from '../failover/active_front.ts';
 import { insertWithMint } from '../links/create_link.ts';
 import { mintOneCode } from '../links/mint.ts';
@@ -47,6 +48,11 @@ export interface PostLifecycleDeps {
   vendors?: Pick<VendorDeps, 'bitly' | 'publishWaitMs'> | undefined;
   /** The breaker on mass change (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN); absent: the defaults. */
   wordpressBreaker?: BreakerSettings | undefined;
+  /**
+   * ARCHIVE_MODE is not off: a minted or retargeted article is queued for an archived copy (ADR 0076), which the
+   * drainer skips when the permalink is on one of our own hosts, as an article's usually is.
+   */
+  archiveCopies?: boolean | undefined;
 }
 
 /** Which fronts a first publish must wait for (read once per publish from the active-front setting). */
@@ -147,6 +153,7 @@ export async function mintCode(deps: PostLifecycleDeps, event: PostEvent): Promi
       after: { url: link.targetUrl, status: link.status, postId: event.postId },
       reason: reasonOf(event),
     });
+    await queueArchiveCopies(tx, deps, [link.code], reasonOf(event));
     return { code: link.code, outcome: 'minted', plan };
   });
 }
@@ -209,6 +216,7 @@ export async function applyPostUpdate(
         after: { url: permalink },
         reason: reasonOf(event),
       });
+      await queueArchiveCopies(tx, deps, [row.code], reasonOf(event));
     }
     if (changes.includes('status')) {
       await insertAuditEntry(tx, {

@@ -1,8 +1,10 @@
 // After a complete listing: links of posts WordPress no longer has, and links no post claims any more.
+
 import { spendBudget } from '../publishing/mass_change_breaker.ts';
 import { fileReview } from '../publishing/post_identity.ts';
 import { insertAuditEntries } from '../stores/backfill_store.ts';
 import { lockKeys } from '../stores/link_batch_store.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { listDetachedLinks } from '../stores/post_identity_store.ts';
 import { insertMarks, updateMarksRepaired } from '../stores/reconcile_store.ts';
@@ -40,12 +42,19 @@ export async function reviewDetachedLinks(
  * After a complete listing: live links of posts WordPress no longer has (deleted for good) become gone. In
  * migration mode an absent post ID proves nothing (IDs were reassigned): such links are filed for review.
  */
-export async function reconcileAbsentPosts(deps: WordPressReconcileDeps, input: PassInput): Promise<void> {
-  const absent = await listLinksAbsentFromListing(deps.sql, {
-    runId: input.runId,
-    site: input.site,
-    startedAt: new Date(input.startedAtMs),
-  });
+export async function reconcileAbsentPosts(
+  deps: WordPressReconcileDeps,
+  input: PassInput,
+  /** The links of posts the listing was asked for by ID and does not have (one post's reconciliation). */
+  only?: LinkRow[],
+): Promise<void> {
+  const absent =
+    only ??
+    (await listLinksAbsentFromListing(deps.sql, {
+      runId: input.runId,
+      site: input.site,
+      startedAt: new Date(input.startedAtMs),
+    }));
   if (absent.length === 0) return;
   const keys = absent.map((l) => keyOf(input.site, l.postId!));
   await insertMarks(

@@ -117,13 +117,14 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
  */
 export async function fetchListingPage(
   deps: WordPressListingDeps,
-  input: { site: string; restUrl: string; page: number; modifiedAfter?: string },
+  input: { site: string; restUrl: string; page: number; modifiedAfter?: string; postId?: number },
 ): Promise<ListingPage> {
   const secret = await deps.getSecret();
   const doFetch = deps.fetch ?? createOutgoingFetch(deps.outgoing);
   const timeoutMs = deps.timeoutMs ?? 20_000;
   const query: Record<string, string> = { page: String(input.page), per_page: String(deps.perPage ?? 500) };
   if (input.modifiedAfter) query.modified_after = input.modifiedAfter;
+  if (input.postId !== undefined) query.post_id = String(input.postId);
   let url = buildListingUrl(input.restUrl, query);
   const host = url.host;
   if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {

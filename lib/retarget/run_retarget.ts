@@ -3,6 +3,7 @@
 // batches (one statement per batch changes links, writes the audit log with each previous target and marks the
 // plan; the serving store and caches follow in one batch refresh), then let Bitly follow through its rate limit.
 
+import { queueArchiveCopies } from '../archive/archive_queue.ts';
 import { refreshLinks } from '../propagation/refresh_links.ts';
 import { syncToBitly } from '../propagation/sync_to_bitly.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
@@ -42,6 +43,8 @@ export interface RetargetRunDeps {
   safety: SafetyScanner;
   targetPolicy: CanonicalTargetPolicy;
   vendors?: VendorDeps | undefined;
+  /** ARCHIVE_MODE is not off: each applied retarget is queued for the new destination's copy (ADR 0076). */
+  archiveCopies?: boolean | undefined;
 }
 
 /** Links read per planning step. */
@@ -209,15 +212,17 @@ export async function applyRetargetBatch(
   const reason = run.kind === 'undo' ? `undo of retarget ${run.undoOf} (${run.id})` : `retarget ${run.id}`;
   const after = input.cursor ?? '';
   const started = performance.now();
-  const result = await deps.sql.begin((tx) =>
-    applyRetargetChanges(tx, {
+  const result = await deps.sql.begin(async (tx) => {
+    const applied = await applyRetargetChanges(tx, {
       runId: run.id,
       after,
       limit: input.batchSize,
       actor: run.approvedBy ?? run.requestedBy,
       reason,
-    }),
-  );
+    });
+    await queueArchiveCopies(tx, deps, applied.applied, reason);
+    return applied;
+  });
   const committed = performance.now();
   await refreshLinks(deps.resolver, result.applied);
   deps.logger.info(

@@ -485,3 +485,23 @@ export async function listActionableCodesOfHost(
     ORDER BY s.code LIMIT ${limit}`;
   return rows.map((r) => r.code);
 }
+
+/**
+ * Crawl on create: gives each link that has no title the title its destination's page has (first check), only
+ * while the link still points at the checked URL. Not a new version: the title is in no serving record, so
+ * nothing a reader gets changes. Returns the links filled.
+ */
+export async function fillLinkTitlesFromPages(
+  db: Db,
+  pages: readonly { code: string; url: string; title: string }[],
+): Promise<{ code: string; title: string }[]> {
+  if (pages.length === 0) return [];
+  return db.unsafe<{ code: string; title: string }[]>(
+    `UPDATE links l SET title = p.title, updated_at = now()
+     FROM jsonb_to_recordset(($1::text)::jsonb) AS p(code text, url text, title text)
+     WHERE l.code = p.code AND l.target_url = p.url AND l.title IS NULL AND l.deleted_at IS NULL
+       AND btrim(p.title) <> ''
+     RETURNING l.code, l.title`,
+    [JSON.stringify(pages)],
+  );
+}

@@ -21,6 +21,7 @@ import {
   signalBackfillBatch,
   signalWordPressBreakerDecision,
   signalWordPressReconcile,
+  startWordPressPostReconcile,
 } from './adoption_signals.ts';
 import type { TemporalClient } from './temporal_client.ts';
 import { START_DEADLINE_MS } from './workflow_gateway.ts';
@@ -35,6 +36,13 @@ export interface AdoptionGateway {
   }>;
   /** Starts the site's WordPress reconciliation, or makes the running one go again. */
   requestWordPressReconcile(input: { site: string; reason: string }): Promise<{ workflowId: string }>;
+  /** Starts one post's WordPress reconciliation (its article's check failed), unless one runs for it. */
+  requestWordPressPostReconcile(input: {
+    site: string;
+    postId: number;
+    code: string;
+    reason: string;
+  }): Promise<{ workflowId: string }>;
   /** Hands an admin's decision on a breaker hold to the site's WordPress reconciliation (ADR 0057). */
   decideWordPressBreaker(input: { site: string; holdId: number; approve: boolean; by: string }): Promise<{
     workflowId: string;
@@ -81,6 +89,10 @@ export function createAdoptionGateway(options: {
     requestWordPressReconcile: (input) =>
       accepted(`WordPress reconciliation of ${input.site}`, () =>
         signalWordPressReconcile(client, taskQueue, input),
+      ),
+    requestWordPressPostReconcile: (input) =>
+      accepted(`WordPress reconciliation of post ${input.postId} of ${input.site}`, () =>
+        startWordPressPostReconcile(client, taskQueue, input),
       ),
     decideWordPressBreaker: (input) =>
       accepted(`WordPress reconciliation of ${input.site}`, () =>

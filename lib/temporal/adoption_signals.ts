@@ -1,13 +1,17 @@
 // Signals of the adoption workflows (backfill runs, WordPress reconciliation, mass retargets) over any Temporal
 // client: the web tier's gateway and activities (through their context's client) share these.
-import type { WorkflowClient } from '@temporalio/client';
+import { type WorkflowClient, WorkflowIdConflictPolicy } from '@temporalio/client';
 import {
   type BackfillPostsInput,
   backfillBatchSignal,
   getBackfillWorkflowId,
+  getWordPressPostReconcileWorkflowId,
   getWordPressReconcileWorkflowId,
   KindKey,
+  LinkCodeKey,
+  PostIdKey,
   type ReconcileWordPressInput,
+  type ReconcileWordPressPostInput,
   SiteKey,
   WORKFLOW_TYPES,
   wordpressBreakerDecisionSignal,
@@ -80,6 +84,33 @@ export async function signalWordPressBreakerDecision(
     typedSearchAttributes: [
       { key: SiteKey, value: input.site },
       { key: KindKey, value: 'reconcile' },
+    ],
+  });
+  return { workflowId };
+}
+
+/**
+ * Starts one post's WordPress reconciliation (a check found its article dead or moved); while one runs for the
+ * post, it covers this request too.
+ */
+export async function startWordPressPostReconcile(
+  client: WorkflowClient,
+  taskQueue: string,
+  input: ReconcileWordPressPostInput & { code: string },
+): Promise<{ workflowId: string }> {
+  const workflowId = getWordPressPostReconcileWorkflowId(taskQueue, input.site, input.postId);
+  await client.start(WORKFLOW_TYPES.reconcileWordPressPost, {
+    taskQueue,
+    workflowId,
+    args: [
+      { site: input.site, postId: input.postId, reason: input.reason } satisfies ReconcileWordPressPostInput,
+    ],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    typedSearchAttributes: [
+      { key: SiteKey, value: input.site },
+      { key: KindKey, value: 'reconcile' },
+      { key: PostIdKey, value: String(input.postId) },
+      { key: LinkCodeKey, value: input.code },
     ],
   });
   return { workflowId };

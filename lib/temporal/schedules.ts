@@ -5,6 +5,7 @@ import {
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
 import {
+  getArchiveQueueScheduleId,
   getBitlyClicksScheduleId,
   getDestinationCheckScheduleId,
   getDomainWatchScheduleId,
@@ -51,6 +52,11 @@ export interface ScheduleSettings {
    * DESTINATION_CHECK_INTERVAL, a new one at once); unset (`off`): no Schedule (an old one is removed).
    */
   destinationChecksEvery?: string | undefined;
+  /**
+   * How often the drainer of archive_queue starts (ADR 0076): every minute while ARCHIVE_MODE is not off; unset:
+   * no Schedule (an old one is removed).
+   */
+  archiveQueueEvery?: string | undefined;
 }
 
 interface ScheduleSpec {
@@ -131,6 +137,12 @@ export async function ensureSchedules(
       every: settings.destinationChecksEvery,
       workflowType: WORKFLOW_TYPES.checkDestinations,
       kind: 'destination-checks',
+    },
+    {
+      scheduleId: getArchiveQueueScheduleId(settings.taskQueue),
+      every: settings.archiveQueueEvery,
+      workflowType: WORKFLOW_TYPES.archiveQueue,
+      kind: 'archive-queue',
     },
   ];
   for (const o of optional) {

@@ -9,6 +9,7 @@ export function createUnavailableAdoptionGateway(reason: string): AdoptionGatewa
   return {
     signalBackfill: fail,
     requestWordPressReconcile: fail,
+    requestWordPressPostReconcile: fail,
     decideWordPressBreaker: fail,
     startRetarget: fail,
     signalRetarget: fail,

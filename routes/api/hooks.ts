@@ -230,6 +230,7 @@ export function createHooksRoutes(deps: WebDeps) {
           adoptableHosts: getAdoptableHosts(deps.config),
           bitlyDomain: deps.config.bitly?.domain.toLowerCase(),
           bitlyBudget,
+          archiveCopies: deps.config.archive.mode !== 'off',
           resolver: deps.resolver,
           workflows: deps.adoption,
         },

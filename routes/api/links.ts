@@ -231,6 +231,7 @@ export function createLinksRoutes(deps: WebDeps) {
     safety: deps.safety,
     mayManagePostLinks: mayManagePostLinks(c),
     domains: deps.config,
+    archiveCopies: deps.config.archive.mode !== 'off',
   });
   // The link a route names: its code in the path, and its short domain in `?domain=` unless the default's.
   const keyOf = (c: Context<AppEnv>) => linkKeyOf(deps.config, c.req.param('code')!, c.req.query('domain'));

@@ -23,7 +23,7 @@ import {
 } from '../../lib/stores/destination_state_store.ts';
 import { getLinkByCode } from '../../lib/stores/link_store.ts';
 import { destinationDepsOf } from '../../routes/api/destinations.ts';
-import { getWordPressReconcileWorkflowId } from '../../workflows/contract.ts';
+import { getWordPressPostReconcileWorkflowId } from '../../workflows/contract.ts';
 import { writeDestinationVerdict } from '../helpers/destination_verdicts.ts';
 
 const PREFIX = `${uniqueId('lifeline-dead')}:`;
@@ -272,18 +272,19 @@ describe('notify and off', () => {
 });
 
 describe('WordPress-bound links', () => {
-  test('are never switched to a copy: a dead article starts its site’s WordPress reconciliation instead', async () => {
+  test('are never switched to a copy: a dead article starts that post’s WordPress reconciliation instead', async () => {
     const url = 'https://newsroom.example/2026/12/wp-article';
     const code = await linkWithCopy(url, { site: 'dead-dest-site', postId: 90901 });
     assert.equal((await setPolicy(code, 'fallback')).status, 200);
     assert.deepEqual(await verdict(code, 'dead'), { action: 'wordpress_reconcile', policy: 'fallback' });
     assert.equal((await getLinkByCode(h.db.sql, code))?.fallbackUrl, null);
     assert.equal((await h.app.request(`/${code}`)).status, 301);
+    // That post's reconciliation, not the site's.
     const reconcile = h.temporal.client.workflow.getHandle(
-      getWordPressReconcileWorkflowId(h.taskQueue, 'dead-dest-site'),
+      getWordPressPostReconcileWorkflowId(h.taskQueue, 'dead-dest-site', 90901),
     );
     const described = await reconcile.describe();
-    assert.equal(described.type, 'reconcileWordPressWorkflow');
+    assert.equal(described.type, 'reconcileWordPressPostWorkflow');
     const list = (await (await h.api('/api/v1/destinations?state=dead&limit=100')).json()) as {
       items: { code: string; post: unknown }[];
     };

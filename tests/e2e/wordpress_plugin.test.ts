@@ -859,6 +859,19 @@ describe('WordPress plugin: adopting an existing newsroom', () => {
     );
     assert.ok(expectRecent.length > 0 && expectRecent.length < expected.length);
 
+    // post_id: that one post whatever its listed status (the article behind a dead link), none when it is not
+    // listed (a revision), and a bad value refused.
+    const one = await listing(`/wp-json/lifeline/v1/posts?post_id=${created.body.id}`);
+    assert.equal(one.status, 200, one.raw);
+    assert.equal(await one.answerCheck(), '', 'signed like every page');
+    assert.deepEqual(
+      [one.body.total, one.body.posts.map((p) => [p.postId, p.status, p.permalink])],
+      [1, [[created.body.id, 'trash', created.body.link]]],
+    );
+    const notListed = await listing(`/wp-json/lifeline/v1/posts?post_id=${seeded.revisions[0]}`);
+    assert.deepEqual([notListed.status, notListed.body.total, notListed.body.posts], [200, 0, []]);
+    assert.equal((await listing('/wp-json/lifeline/v1/posts?post_id=0')).status, 400);
+
     // Refusals: 401 with a JSON error, and nothing listed.
     const target = '/wp-json/lifeline/v1/posts?page=2&per_page=100';
     const now = Math.floor(Date.now() / 1000);

@@ -215,6 +215,9 @@ export const LTR_WORDS = [
   'DNSSEC',
   'Safe',
   'Browsing',
+  // The destination checks' card: the protocols by their names (an HTTP status, the TLS of the last hop).
+  'HTTP',
+  'TLS',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */

@@ -22,6 +22,7 @@ describe('configuration: dead destinations', () => {
       keys: undefined,
       saveBaseUrl: 'https://web.archive.org',
       availabilityBaseUrl: 'https://archive.org',
+      ratePerMinute: 6,
     });
     assert.equal(config.redirect.fallbackAnswer, 'page');
     assert.deepEqual(config.deadDestinations, { autoRetargetMoved: false });
@@ -37,6 +38,8 @@ describe('configuration: dead destinations', () => {
 
   test('bad values name their variable', () => {
     refused({ ARCHIVE_MODE: 'always' }, 'ARCHIVE_MODE', /off, lookup or save/);
+    refused({ ARCHIVE_RATE: '0' }, 'ARCHIVE_RATE', /above 0/);
+    refused({ ARCHIVE_RATE: 'often' }, 'ARCHIVE_RATE', /per minute/);
     refused({ ARCHIVE_SAVE_BASE_URL: 'http://archive.example' }, 'ARCHIVE_SAVE_BASE_URL', /https/);
     refused({ ARCHIVE_AVAILABILITY_BASE_URL: 'ftp://archive.example' }, 'ARCHIVE_AVAILABILITY_BASE_URL');
     refused({ DEAD_FALLBACK_ANSWER: '302' }, 'DEAD_FALLBACK_ANSWER', /page or redirect/);

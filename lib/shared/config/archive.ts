@@ -13,6 +13,13 @@ export const archiveEnv = z.object({
   ARCHIVE_SECRET_KEY: optionalString,
   ARCHIVE_SAVE_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://web.archive.org'),
   ARCHIVE_AVAILABILITY_BASE_URL: optionalHttpUrl.transform((v) => v ?? 'https://archive.org'),
+  // Captures and lookups per minute the queue of bulk-made links asks of the Archive (ADR 0076): Save Page Now
+  // limits sessions per account and answers 429 beyond them; the drainer keeps well under it.
+  ARCHIVE_RATE: z.coerce
+    .number({ message: 'must be a number of requests per minute (e.g. 6)' })
+    .positive('must be a number of requests per minute above 0 (e.g. 6)')
+    .max(600, 'must be at most 600 requests per minute')
+    .default(6),
   // A `moved` destination on one of our own hosts is retargeted without an editor's click.
   DEAD_MOVED_AUTO_RETARGET: flag.default(false),
 });
@@ -44,6 +51,8 @@ export interface ArchiveConfig {
     keys: { accessKey: string; secretKey: string } | undefined;
     saveBaseUrl: string;
     availabilityBaseUrl: string;
+    /** ARCHIVE_RATE: requests per minute from the queue's drainer. */
+    ratePerMinute: number;
   };
   /** Acting on dead destinations: whether a `moved` destination on our own host is retargeted at once. */
   deadDestinations: { autoRetargetMoved: boolean };
@@ -59,6 +68,7 @@ export function archiveConfig(e: z.infer<typeof archiveEnv>): ArchiveConfig {
           : undefined,
       saveBaseUrl: e.ARCHIVE_SAVE_BASE_URL,
       availabilityBaseUrl: e.ARCHIVE_AVAILABILITY_BASE_URL,
+      ratePerMinute: e.ARCHIVE_RATE,
     },
     deadDestinations: { autoRetargetMoved: e.DEAD_MOVED_AUTO_RETARGET },
   };

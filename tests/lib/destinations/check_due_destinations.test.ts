@@ -130,7 +130,7 @@ describe('checkDueDestinations', () => {
     assert.ok(overview.oldestDueAgeSeconds >= 0);
   });
 
-  test('first check: outcomes recorded, failures suspect, the title read, an excluded host skipped', async () => {
+  test('first check: outcomes recorded, failures suspect, the title read (and given to an untitled link), an excluded host skipped', async () => {
     // The old link's spread due time is pushed out of the way, so this run checks exactly the new links.
     await db.sql`UPDATE destination_states SET next_check_at = now() + interval '3 days' WHERE code = 'dc-old'`;
     clockMs = Date.now() + 1_000;
@@ -143,6 +143,22 @@ describe('checkDueDestinations', () => {
       ['ok', 'ok', 200, 'The story', 1],
     );
     assert.equal(ok.nextCheckAt.getTime(), clockMs + deps.settings.intervalMs);
+    // Crawl on create: the link had no title, so it takes the page's, audited as the checks' change.
+    const titles = await db.sql<{ code: string; title: string | null }[]>`
+      SELECT code, title FROM links WHERE code IN ('dc-ok', 'dc-gone') ORDER BY code`;
+    assert.deepEqual(
+      titles.map((r) => [r.code, r.title]),
+      [
+        ['dc-gone', null],
+        ['dc-ok', 'The story'],
+      ],
+    );
+    const audit = await db.sql<{ actor: string; after: { title: string } }[]>`
+      SELECT actor, after FROM audit_log WHERE code = 'dc-ok' AND action = 'link.updated'`;
+    assert.deepEqual(
+      audit.map((a) => [a.actor, a.after.title]),
+      [['system:destination-checks', 'The story']],
+    );
     const gone = await state('dc-gone');
     assert.deepEqual([gone.outcome, gone.verdict, gone.failures], ['gone', 'suspect', 1]);
     assert.equal(gone.firstFailedAt?.getTime(), clockMs);

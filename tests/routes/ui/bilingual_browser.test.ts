@@ -34,6 +34,9 @@ const wp = (s: string) =>
     [...new TextEncoder().encode(ch)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
   );
 const CAIRO_TITLE = 'عاجل: خبر من القاهرة عن موازنة العام المقبل';
+const CHECKED_URL = 'https://www.example-news.com/2026/11/flood';
+const CHECKED_FINAL = 'https://example-news.com/2026/11/flood-defences-hold/';
+const CHECKED_TITLE = 'الدفاعات ضد الفيضانات صامدة — Flood defences hold';
 const CAIRO_URL = `https://news.example/2026/11/${wp('موازنة')}-${wp('القاهرة')}-${wp('المقبل')}/`;
 /** The deployment's second short domain (the first is the server's own address). */
 const SECOND_DOMAIN = 'desk-two.ui.test';
@@ -90,6 +93,20 @@ async function seed() {
     tags: ['تحقيقات', 'مياه', 'زراعة', 'الدلتا'],
   });
   codes.lookalike = await create({ url: 'https://xn--80ak6aa92e.com/login', title: 'رابط مريب' });
+  // Crawl on create: a link the editor gave no title, as its first destination check left it (the page's title,
+  // where it lands after two redirects, TLS).
+  codes.checked = await create({ url: CHECKED_URL });
+  await h.db.sql`
+    INSERT INTO destination_states (code, url, host, outcome, verdict, verdict_at, http_status, final_url, chain, tls,
+      page_title, checks, checked_at, next_check_at)
+    VALUES (${codes.checked}, ${CHECKED_URL}, 'www.example-news.com', 'ok', 'ok', now(), 200, ${CHECKED_FINAL},
+      ${h.db.sql.json([
+        { url: CHECKED_URL, status: 301, location: 'https://example-news.com/2026/11/flood' },
+        { url: 'https://example-news.com/2026/11/flood', status: 302, location: CHECKED_FINAL },
+        { url: CHECKED_FINAL, status: 200 },
+      ])},
+      ${h.db.sql.json({ protocol: 'TLSv1.3', issuer: 'R11', validTo: '2027-02-01T00:00:00.000Z', error: null })},
+      ${CHECKED_TITLE}, 1, now(), now() + interval '7 days')`;
   await h.api(`/api/v1/links/${codes.cairo}`, {
     method: 'PATCH',
     json: {
@@ -275,6 +292,22 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         await comparison.screenshot({ path: join(SHOTS, `${locale}-06b-link-vendor-comparison.png`) });
         await page.goto(`${server.base}/ui/links/${codes.long}`);
         await shotAndCheck(page, locale, '07-link-long-title');
+        // Crawl on create on the link's page: the page's title (the editor gave none), where it lands, the
+        // redirects followed and TLS.
+        await page.goto(`${server.base}/ui/links/${codes.checked}`);
+        const check = page.locator('#destination-check');
+        assert.equal(await check.locator('h2').textContent(), t('destcheck.title'));
+        assert.equal(await check.locator('[data-page-title]').textContent(), CHECKED_TITLE);
+        assert.equal(await check.locator('ol.chain li').count(), 3, 'the redirects followed');
+        assert.match(
+          (await check.locator('.fact', { hasText: t('destcheck.finalUrl') }).textContent()) ?? '',
+          /flood-defences-hold/,
+        );
+        assert.match(
+          (await check.locator('.fact', { hasText: t('destcheck.tls') }).textContent()) ?? '',
+          /TLSv1\.3/,
+        );
+        await shotAndCheck(page, locale, '07b-link-destination-check');
         await page.goto(`${server.base}/ui/links/${codes.lookalike}`);
         // A host that imitates another stays in punycode.
         assert.equal(

@@ -22,6 +22,7 @@ final class Lifeline_Listing {
 	const DEFAULT_PER_PAGE = 100;
 	const MAX_PER_PAGE     = 500;
 	const MAX_PAGE         = 10000000;
+	const MAX_POST_ID      = 999999999;
 	/** The statuses listed; auto-drafts, revisions ("inherit") and custom statuses never. */
 	const STATUSES = array( 'publish', 'future', 'draft', 'pending', 'private', 'trash' );
 
@@ -85,7 +86,9 @@ final class Lifeline_Listing {
 		$page     = self::read_int( $request, 'page', 1, 1, self::MAX_PAGE );
 		$per_page = self::read_int( $request, 'per_page', self::DEFAULT_PER_PAGE, 1, self::MAX_PER_PAGE );
 		$after    = self::read_time( $request, 'modified_after' );
-		foreach ( array( $page, $per_page, $after ) as $value ) {
+		// One post by ID: Lifeline asks for the article behind a dead link rather than for the whole site.
+		$post_id = self::read_int( $request, 'post_id', 0, 1, self::MAX_POST_ID );
+		foreach ( array( $page, $per_page, $after, $post_id ) as $value ) {
 			if ( is_wp_error( $value ) ) {
 				return $value;
 			}
@@ -99,6 +102,10 @@ final class Lifeline_Listing {
 			$where = 'post_type IN (' . implode( ',', array_fill( 0, count( $types ), '%s' ) ) . ')'
 				. ' AND post_status IN (' . implode( ',', array_fill( 0, count( self::STATUSES ), '%s' ) ) . ')';
 			$args  = array_merge( $types, self::STATUSES );
+			if ( $post_id > 0 ) {
+				$where .= ' AND ID = %d';
+				$args[] = $post_id;
+			}
 			if ( null !== $after ) {
 				// At or after that second: post_modified_gmt has no fractions, and a repeat is harmless where a miss is not.
 				$where .= ' AND post_modified_gmt >= %s';
