@@ -7,6 +7,7 @@ import { createDestinationRoutes } from './api/destinations.ts';
 import { createExportRoutes } from './api/exports.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createKeysRoutes } from './api/keys.ts';
+import { createWebhookRoutes } from './api/webhooks.ts';
 import { createLinksRoutes } from './api/links.ts';
 import { createOpenApiRoutes } from './api/openapi.ts';
 import { createOpsRoutes } from './api/ops.ts';
@@ -85,6 +86,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/ops', createOpsRoutes(deps));
   app.route('/api/v1/safety', createSafetyRoutes(deps));
   app.route('/api/v1/keys', createKeysRoutes(deps));
+  app.route('/api/v1/webhooks', createWebhookRoutes(deps));
   app.route('/api/v1/reports', createReportsRoutes(deps));
   app.route('/api/v1/destinations', createDestinationRoutes(deps));
   app.route('/api/v1/retargets', createRetargetRoutes(deps));

@@ -232,6 +232,11 @@ export async function createLinksBatch(
           candidates.map((c) => toNewLink(c.claimant, creator)),
           { actor: creator.actor },
         );
+        await recordWebhookEvents(
+          tx,
+          'link.created',
+          inserted.map((l) => ({ data: linkEventData(l) })),
+        );
         const byCode = new Map(inserted.map((l) => [l.code, l]));
         const missed = candidates.filter((c) => !byCode.has(c.code)).map((c) => c.claimant);
         // Find out why each was skipped: a taken alias, an article another transaction linked first, or

@@ -24,6 +24,7 @@ import { type RedisConfig, redisConfig, redisEnv, refineRedisEnv } from './confi
 import { type SafetyConfig, safetyConfig, safetyEnv } from './config/safety.ts';
 import { type ServerConfig, serverConfig, serverEnv } from './config/server.ts';
 import { refineTemporalEnv, type TemporalConfig, temporalConfig, temporalEnv } from './config/temporal.ts';
+import { type WebhooksConfig, webhooksConfig, webhooksEnv } from './config/webhooks.ts';
 import { type WordpressConfig, wordpressConfig, wordpressEnv } from './config/wordpress.ts';
 
 export { CDN_PURGE_PROVIDERS, type CdnPurgeProvider } from './config/cdn.ts';
@@ -54,6 +55,7 @@ export const envSchema = z
     ...proberEnv.shape,
     ...archiveEnv.shape,
     ...destinationsEnv.shape,
+    ...webhooksEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineTemporalEnv(env, ctx);
@@ -89,7 +91,8 @@ export interface Config
     DomainWatchConfig,
     ProberConfig,
     ArchiveConfig,
-    DestinationsConfig {}
+    DestinationsConfig,
+    WebhooksConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -134,5 +137,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...proberConfig(e),
     ...archiveConfig(e),
     ...destinationsConfig(e),
+    ...webhooksConfig(e),
   };
 }

@@ -6,6 +6,7 @@ import {
 } from '@temporalio/client';
 import {
   getBitlyClicksScheduleId,
+  getDailyClicksWebhookScheduleId,
   getDestinationCheckScheduleId,
   getDomainWatchScheduleId,
   getDrillScheduleId,
@@ -163,6 +164,14 @@ export async function ensureSchedules(
   } else {
     await removeSchedule(client, getDrillScheduleId(settings.taskQueue), logger);
   }
+  // Yesterday's clicks for webhook endpoints that subscribe to `clicks.daily` (nothing is written without one).
+  specs.push({
+    scheduleId: getDailyClicksWebhookScheduleId(settings.taskQueue),
+    every: '1d',
+    workflowType: WORKFLOW_TYPES.dailyClicksWebhook,
+    kind: 'webhook-clicks-daily',
+    args: [],
+  });
   for (const spec of specs) await ensureSchedule(client, settings.taskQueue, spec, logger);
 }
 

@@ -215,6 +215,11 @@ export const LTR_WORDS = [
   'DNSSEC',
   'Safe',
   'Browsing',
+  // Outgoing webhooks: the signing specification's name and the settings the page names.
+  'Standard',
+  'Webhooks',
+  'OUTGOING_ALLOWED_PRIVATE',
+  'WEBHOOK_SECRET_GRACE',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */
