@@ -1,6 +1,6 @@
 // Outgoing webhooks' endpoints, messages and delivery log (migrations/0110_outgoing_webhooks.sql, ADR 0082). The
 // outbox writer the rest of lib calls is webhook_outbox_store.ts; this file is the management and the drainer's.
-import type { Db } from './sql.ts';
+import type { Db, Sql } from './sql.ts';
 
 /** An endpoint as management shows it: never its secrets. */
 export interface WebhookEndpointRow {
@@ -74,11 +74,11 @@ export async function insertWebhookEndpoint(
   db: Db,
   values: { url: string; description: string; eventTypes: string[]; secret: string; createdBy: string },
 ): Promise<WebhookEndpointRow> {
-  const [row] = await db.unsafe<WebhookEndpointRow[]>(
-    `INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by)
-     VALUES ($1, $2, $3::text[], $4, $5) RETURNING ${ENDPOINT_COLUMNS}`,
-    [values.url, values.description, values.eventTypes, values.secret, values.createdBy],
-  );
+  const [row] = await db<WebhookEndpointRow[]>`
+    INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by)
+    VALUES (${values.url}, ${values.description}, ${db.array(values.eventTypes)}::text[], ${values.secret},
+            ${values.createdBy})
+    RETURNING ${db.unsafe(ENDPOINT_COLUMNS)}`;
   return row!;
 }
 
@@ -101,26 +101,19 @@ export async function updateWebhookEndpoint(
   changes: { url?: string; description?: string; eventTypes?: string[]; enabled?: boolean },
   disabledReason: string | null = null,
 ): Promise<WebhookEndpointRow | null> {
-  const [row] = await db.unsafe<WebhookEndpointRow[]>(
-    `UPDATE webhook_endpoints SET
-       url = coalesce($2, url),
-       description = coalesce($3, description),
-       event_types = coalesce($4::text[], event_types),
-       enabled = coalesce($5, enabled),
-       disabled_reason = CASE WHEN coalesce($5, enabled) THEN NULL
-                              WHEN $5 IS NOT NULL THEN $6 ELSE disabled_reason END,
-       paused_until = CASE WHEN $5 THEN NULL ELSE paused_until END,
-       updated_at = now()
-     WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
-    [
-      id,
-      changes.url ?? null,
-      changes.description ?? null,
-      changes.eventTypes ?? null,
-      changes.enabled ?? null,
-      disabledReason,
-    ],
-  );
+  const enabled = changes.enabled ?? null;
+  const [row] = await db<WebhookEndpointRow[]>`
+    UPDATE webhook_endpoints SET
+      url = coalesce(${changes.url ?? null}::text, url),
+      description = coalesce(${changes.description ?? null}::text, description),
+      event_types = coalesce(${changes.eventTypes ? db.array(changes.eventTypes) : null}::text[], event_types),
+      enabled = coalesce(${enabled}::boolean, enabled),
+      disabled_reason = CASE WHEN coalesce(${enabled}::boolean, enabled) THEN NULL
+                             WHEN ${enabled}::boolean IS NOT NULL THEN ${disabledReason}::text
+                             ELSE disabled_reason END,
+      paused_until = CASE WHEN ${enabled}::boolean THEN NULL ELSE paused_until END,
+      updated_at = now()
+    WHERE id = ${id} RETURNING ${db.unsafe(ENDPOINT_COLUMNS)}`;
   return row ?? null;
 }
 
@@ -138,8 +131,8 @@ export async function rotateWebhookSecret(
 ): Promise<WebhookEndpointRow | null> {
   const [row] = await db.unsafe<WebhookEndpointRow[]>(
     `UPDATE webhook_endpoints SET
-       previous_secret = CASE WHEN $3 > 0 THEN secret END,
-       previous_secret_until = CASE WHEN $3 > 0 THEN now() + make_interval(secs => $3 / 1000.0) END,
+       previous_secret = CASE WHEN $3::float8 > 0 THEN secret END,
+       previous_secret_until = CASE WHEN $3::float8 > 0 THEN now() + make_interval(secs => $3::float8 / 1000) END,
        secret = $2, secret_rotated_at = now(), updated_at = now()
      WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
     [id, secret, graceMs],
@@ -180,14 +173,14 @@ export async function claimDueWebhookMessages(
        WHERE m.state = 'pending' AND m.next_attempt_at <= now()
          AND e.enabled AND (e.paused_until IS NULL OR e.paused_until <= now())
        ORDER BY m.next_attempt_at
-       LIMIT $1 * 20
+       LIMIT $1::int * 20
      ), picked AS (
        SELECT m.id FROM webhook_messages AS m JOIN due ON due.id = m.id
-       WHERE due.n <= $2 ORDER BY m.next_attempt_at LIMIT $1
+       WHERE due.n <= $2::int ORDER BY m.next_attempt_at LIMIT $1::int
        FOR UPDATE OF m SKIP LOCKED
      )
      UPDATE webhook_messages AS m
-     SET next_attempt_at = now() + make_interval(secs => $3 / 1000.0)
+     SET next_attempt_at = now() + make_interval(secs => $3::float8 / 1000)
      FROM picked WHERE m.id = picked.id
      RETURNING ${messageColumns('m.')}`,
     [options.limit, options.perEndpoint, options.leaseMs],
@@ -196,7 +189,7 @@ export async function claimDueWebhookMessages(
 
 /** One attempt's result: the log row and the message's next state, together. */
 export async function recordWebhookAttempt(
-  db: Db,
+  db: Sql,
   attempt: {
     messageId: string;
     outcome: WebhookAttemptOutcome;
@@ -310,11 +303,11 @@ export async function pruneWebhookLog(db: Db, retentionMs: number, limit: number
   const attempts = await db`
     DELETE FROM webhook_attempts WHERE id IN (
       SELECT id FROM webhook_attempts
-      WHERE attempted_at < now() - make_interval(secs => ${retentionMs} / 1000.0) LIMIT ${limit})`;
+      WHERE attempted_at < now() - make_interval(secs => ${retentionMs}::float8 / 1000) LIMIT ${limit})`;
   const messages = await db`
     DELETE FROM webhook_messages WHERE id IN (
       SELECT id FROM webhook_messages
-      WHERE finished_at < now() - make_interval(secs => ${retentionMs} / 1000.0) LIMIT ${limit})`;
+      WHERE finished_at < now() - make_interval(secs => ${retentionMs}::float8 / 1000) LIMIT ${limit})`;
   return attempts.count + messages.count;
 }
 
