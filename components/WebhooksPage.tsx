@@ -223,7 +223,9 @@ export function WebhookDetailPage(props: {
           )}
         </dl>
         <p>
-          {e.enabled ? action('disable', t('webhooks.turnOff')) : action('enable', t('webhooks.turnOn'), 'btn-primary')}{' '}
+          {e.enabled
+            ? action('disable', t('webhooks.turnOff'))
+            : action('enable', t('webhooks.turnOn'), 'btn-primary')}{' '}
           {action('delete', t('webhooks.delete'), 'btn-danger')}
         </p>
       </section>
@@ -301,7 +303,9 @@ export function WebhookDetailPage(props: {
                         </details>
                       )}
                     </td>
-                    <td>{action(`deliveries/${encodeURIComponent(d.id)}/redeliver`, t('webhooks.sendAgain'))}</td>
+                    <td>
+                      {action(`deliveries/${encodeURIComponent(d.id)}/redeliver`, t('webhooks.sendAgain'))}
+                    </td>
                   </tr>
                 ))}
               </tbody>

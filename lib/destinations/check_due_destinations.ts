@@ -11,8 +11,8 @@ import {
   recordDestinationChecks,
   takeDueDestinations,
 } from '../stores/destination_state_store.ts';
-import { listWordPressSiteRows } from '../stores/wordpress_site_store.ts';
 import { recordWebhookEvents } from '../stores/webhook_outbox_store.ts';
+import { listWordPressSiteRows } from '../stores/wordpress_site_store.ts';
 import { checkDestination } from './check_destination.ts';
 import { type DestinationCheckDeps, isExcludedHost } from './destination_check_deps.ts';
 import { nextDestinationState } from './destination_verdict.ts';

@@ -142,7 +142,9 @@ export async function restoreEscrow(
       // In a merge, audit entries get new ids (the database's own sequence).
       const columns = columnsByTable
         .get(file.table)!
-        .filter((c) => !(merge && (file.table === 'audit_log' || file.table === 'webhook_endpoints') && c === 'id'));
+        .filter(
+          (c) => !(merge && (file.table === 'audit_log' || file.table === 'webhook_endpoints') && c === 'id'),
+        );
       const before = refused.byTable[file.table] ?? 0;
       const inserted = await loadFile(tx, options.dir, file, columns, merge, rules, options.context);
       const left = (refused.byTable[file.table] ?? 0) - before;

@@ -935,8 +935,10 @@ export const ar: Messages = {
   'problem.chooseEvent': 'اختر حدثًا واحدًا على الأقل',
   'problem.outgoingRefused': 'ليس عنوانًا يجوز لـ Lifeline الإرسال إليه: {reason}',
   'webhooks.title': 'الإشعارات الصادرة',
-  'webhooks.lead': 'يُخبر Lifeline الأنظمة الأخرى بما جرى: تتلقى كل نقطة استقبال الأحداث التي اشتركت فيها، موقّعةً كما تحدد مواصفة Standard Webhooks، ويُعاد الإرسال حين تتعذر عليها.',
-  'webhooks.opsLead': 'نقاط الاستقبال التي تتلقى أحداث الروابط والبلاغات والنقرات والوجهات، وعمليات التسليم، والمفاتيح السرية.',
+  'webhooks.lead':
+    'يُخبر Lifeline الأنظمة الأخرى بما جرى: تتلقى كل نقطة استقبال الأحداث التي اشتركت فيها، موقّعةً كما تحدد مواصفة Standard Webhooks، ويُعاد الإرسال حين تتعذر عليها.',
+  'webhooks.opsLead':
+    'نقاط الاستقبال التي تتلقى أحداث الروابط والبلاغات والنقرات والوجهات، وعمليات التسليم، والمفاتيح السرية.',
   'webhooks.open': 'إدارة الإشعارات الصادرة',
   'webhooks.endpoints': 'نقاط الاستقبال',
   'webhooks.none': 'لا توجد نقطة استقبال بعد.',
@@ -954,7 +956,8 @@ export const ar: Messages = {
   'webhooks.field.description': 'الوصف',
   'webhooks.field.events': 'الأحداث',
   'webhooks.field.grace': 'مهلة السماح بالثواني',
-  'webhooks.field.graceHint': 'المدة التي يظل فيها المفتاح القديم يوقّع بجانب الجديد. فارغ: WEBHOOK_SECRET_GRACE؛ 0: لا يوقّع إطلاقًا.',
+  'webhooks.field.graceHint':
+    'المدة التي يظل فيها المفتاح القديم يوقّع بجانب الجديد. فارغ: WEBHOOK_SECRET_GRACE؛ 0: لا يوقّع إطلاقًا.',
   'webhooks.event.link.created': 'أُنشئ رابط',
   'webhooks.event.link.updated': 'عُدّل رابط',
   'webhooks.event.link.deleted': 'حُذف رابط',
@@ -976,12 +979,14 @@ export const ar: Messages = {
   'webhooks.turnOn': 'فعّلها',
   'webhooks.delete': 'احذف نقطة الاستقبال',
   'webhooks.rotate': 'تدوير المفتاح السري',
-  'webhooks.rotateLead': 'يوقّع مفتاح جديد من الآن؛ ويوقّع القديم بجانبه طوال مهلة السماح، فيتمكن المستقبِل من التحول دون أن تفوته رسالة.',
+  'webhooks.rotateLead':
+    'يوقّع مفتاح جديد من الآن؛ ويوقّع القديم بجانبه طوال مهلة السماح، فيتمكن المستقبِل من التحول دون أن تفوته رسالة.',
   'webhooks.rotateButton': 'أنشئ مفتاحًا جديدًا',
   'webhooks.deliveries': 'عمليات التسليم',
   'webhooks.noDeliveries': 'لم يُرسل شيء بعد.',
   'webhooks.notYet': 'لم تُجرَّب بعد',
-  'webhooks.attemptCount': '{count, plural, zero {لا محاولات} one {محاولة واحدة} two {محاولتان} few {# محاولات} many {# محاولة} other {# محاولة}}',
+  'webhooks.attemptCount':
+    '{count, plural, zero {لا محاولات} one {محاولة واحدة} two {محاولتان} few {# محاولات} many {# محاولة} other {# محاولة}}',
   'webhooks.attempt': '{when}: {outcome}، {ms} ملّي ثانية',
   'webhooks.state.pending': 'في الانتظار',
   'webhooks.state.delivered': 'سُلّمت',

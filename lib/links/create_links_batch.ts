@@ -16,6 +16,7 @@ import type { LinkRow } from '../stores/link_rows.ts';
 import type { NewLink } from '../stores/link_store.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { linkEventData, recordWebhookEvents } from '../stores/webhook_outbox_store.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';

@@ -3,8 +3,8 @@ import { NotFoundError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { getLinkByCodeForUpdate, updateLink } from '../stores/link_store.ts';
-import { recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
 

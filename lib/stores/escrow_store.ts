@@ -30,7 +30,13 @@ export const ESCROW_TABLES = [
  * switches it on (docs/ESCROW.md).
  */
 export const OMITTED_ESCROW_COLUMNS: Readonly<Record<string, readonly string[]>> = {
-  webhook_endpoints: ['secret', 'previous_secret', 'previous_secret_until', 'secret_rotated_at', 'paused_until'],
+  webhook_endpoints: [
+    'secret',
+    'previous_secret',
+    'previous_secret_until',
+    'secret_rotated_at',
+    'paused_until',
+  ],
 };
 
 /** Why a restored endpoint is off: its secret was not exported. */
@@ -96,7 +102,9 @@ export async function withEscrowSnapshot<T>(
           ? `(SELECT ${(await listExportedColumns(tx, table)).map(quoteIdent).join(', ')} FROM ${spec.table})`
           : spec.table;
         const cursor = tx
-          .unsafe<{ j: string }[]>(`SELECT row_to_json(t)::text AS j FROM ${source} t ORDER BY ${spec.orderBy}`)
+          .unsafe<{ j: string }[]>(
+            `SELECT row_to_json(t)::text AS j FROM ${source} t ORDER BY ${spec.orderBy}`,
+          )
           .cursor(batch);
         for await (const rows of cursor) yield rows.map((r) => r.j);
       },

@@ -141,7 +141,10 @@ export async function rotateWebhookSecret(
 }
 
 /** The signing view of endpoints (the drainer's): the previous secret only while its grace lasts. */
-export async function getEndpointSigning(db: Db, ids: readonly number[]): Promise<Map<number, EndpointSigning>> {
+export async function getEndpointSigning(
+  db: Db,
+  ids: readonly number[],
+): Promise<Map<number, EndpointSigning>> {
   if (ids.length === 0) return new Map();
   const rows = await db<{ id: number; url: string; enabled: boolean; secrets: string[] }[]>`
     SELECT id::int AS id, url, enabled,

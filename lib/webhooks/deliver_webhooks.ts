@@ -48,8 +48,7 @@ export async function deliverWebhooks(
     limit: WEBHOOK_BATCH_LIMIT,
     perEndpoint: settings.batchPerEndpoint,
     // Long enough for every request of the batch one after the other on one slot, plus slack.
-    leaseMs:
-      Math.ceil(WEBHOOK_BATCH_LIMIT / settings.concurrency) * (settings.timeoutMs + 1_000) + 30_000,
+    leaseMs: Math.ceil(WEBHOOK_BATCH_LIMIT / settings.concurrency) * (settings.timeoutMs + 1_000) + 30_000,
   });
   const counts = { delivered: 0, retrying: 0, failed: 0, dead: 0 };
   const endpoints = await getEndpointSigning(deps.sql, [...new Set(messages.map((m) => m.endpointId))]);
@@ -57,7 +56,7 @@ export async function deliverWebhooks(
   let sent = 0;
   await forEachConcurrently(messages, settings.concurrency, async (message: WebhookMessageRow) => {
     const endpoint = endpoints.get(message.endpointId);
-    if (!endpoint || !endpoint.enabled || disabled.has(message.endpointId)) return;
+    if (!endpoint?.enabled || disabled.has(message.endpointId)) return;
     const body = webhookBody(message);
     const attemptAt = now();
     const headers = standardWebhookHeaders(

@@ -10,6 +10,7 @@ import type { Sql } from '../stores/sql.ts';
 import { WEBHOOK_EVENT_TYPES } from '../stores/webhook_outbox_store.ts';
 
 export { WEBHOOK_EVENT_TYPES };
+
 import {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
@@ -51,7 +52,11 @@ const endpointUrl = z
 
 export const createWebhookInputSchema = z.strictObject({
   url: endpointUrl,
-  description: z.string().trim().max(200, fieldProblem('maxChars', { max: 200 })).default(''),
+  description: z
+    .string()
+    .trim()
+    .max(200, fieldProblem('maxChars', { max: 200 }))
+    .default(''),
   eventTypes,
 });
 export type CreateWebhookInput = z.infer<typeof createWebhookInputSchema>;
@@ -59,7 +64,11 @@ export type CreateWebhookInput = z.infer<typeof createWebhookInputSchema>;
 export const updateWebhookInputSchema = z
   .strictObject({
     url: endpointUrl.optional(),
-    description: z.string().trim().max(200, fieldProblem('maxChars', { max: 200 })).optional(),
+    description: z
+      .string()
+      .trim()
+      .max(200, fieldProblem('maxChars', { max: 200 }))
+      .optional(),
     eventTypes: eventTypes.optional(),
     enabled: z.boolean().optional(),
   })
@@ -172,9 +181,11 @@ function assertSendable(url: string, rule: OutgoingRule): void {
 }
 
 async function wake(deps: WebhookManagementDeps, reason: string): Promise<void> {
-  await deps.kick(reason).catch((error: unknown) =>
-    deps.logger.warn({ err: error, reason }, 'could not wake the webhook drainer; its next start sends'),
-  );
+  await deps
+    .kick(reason)
+    .catch((error: unknown) =>
+      deps.logger.warn({ err: error, reason }, 'could not wake the webhook drainer; its next start sends'),
+    );
 }
 
 export async function listEndpoints(sql: Sql): Promise<WebhookEndpoint[]> {

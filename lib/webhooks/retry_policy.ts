@@ -67,8 +67,7 @@ export function decideAfterAttempt(
     const { status } = result;
     if (status >= 200 && status < 300) return done('delivered');
     if (status === 429) {
-      waitMs =
-        parseRetryAfter(result.retryAfter, now) ?? retryDelayMs(message.attempts, settings, random);
+      waitMs = parseRetryAfter(result.retryAfter, now) ?? retryDelayMs(message.attempts, settings, random);
       waitMs = Math.min(Math.max(waitMs, settings.retryBaseMs), settings.retryMaxMs);
       pause = true;
     } else if (status === 408 || status >= 500) {
@@ -82,5 +81,10 @@ export function decideAfterAttempt(
   const next = new Date(now.getTime() + waitMs);
   const giveUpAt = message.roundStartedAt.getTime() + settings.giveUpAfterMs;
   if (message.attempts >= settings.maxAttempts || next.getTime() > giveUpAt) return done('dead');
-  return { outcome: 'retry', nextAttemptAt: next, pauseEndpointUntil: pause ? next : null, disableEndpoint: false };
+  return {
+    outcome: 'retry',
+    nextAttemptAt: next,
+    pauseEndpointUntil: pause ? next : null,
+    disableEndpoint: false,
+  };
 }

@@ -65,7 +65,12 @@ export async function sendWebhook(
   } catch (error) {
     const latencyMs = now() - started;
     if (error instanceof OutgoingRequestRefused)
-      return { result: { kind: 'refused' }, latencyMs, responseBody: null, error: error.message.slice(0, 300) };
+      return {
+        result: { kind: 'refused' },
+        latencyMs,
+        responseBody: null,
+        error: error.message.slice(0, 300),
+      };
     if (signal.aborted)
       return {
         result: { kind: 'no-answer', why: 'timeout' },
@@ -74,7 +79,9 @@ export async function sendWebhook(
         error: `no answer within ${request.timeoutMs} ms`,
       };
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const text = cause?.code ? `${cause.code}: ${cause.message ?? ''}` : String((error as Error).message ?? error);
+    const text = cause?.code
+      ? `${cause.code}: ${cause.message ?? ''}`
+      : String((error as Error).message ?? error);
     return {
       result: { kind: 'no-answer', why: 'connection' },
       latencyMs,

@@ -84,7 +84,11 @@ export const WEBHOOK_OPERATIONS = [
     summary: 'One outgoing webhook endpoint',
     scope: 'admin',
     parameters: [idParam],
-    responses: { 200: { description: 'the endpoint', schema: WebhookEndpoint }, ...auth, 404: problem('none') },
+    responses: {
+      200: { description: 'the endpoint', schema: WebhookEndpoint },
+      ...auth,
+      404: problem('none'),
+    },
   }),
   describeRoute({
     method: 'patch',
@@ -160,7 +164,8 @@ export const WEBHOOK_OPERATIONS = [
 
 const idOf = (c: Context<AppEnv>) => {
   const id = Number(c.req.param('id'));
-  if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError(`No webhook endpoint ${c.req.param('id')}.`);
+  if (!Number.isSafeInteger(id) || id <= 0)
+    throw new NotFoundError(`No webhook endpoint ${c.req.param('id')}.`);
   return id;
 };
 
@@ -171,14 +176,20 @@ export function createWebhookRoutes(deps: WebDeps) {
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
   const app = new Hono<AppEnv>();
 
-  app.post('/', requireApiKey('admin'), jsonBody(8 * 1024), idempotency(deps, { redact: ['secret'] }), async (c) => {
-    const input = validate(createWebhookInputSchema, await readJson(c));
-    const { endpoint, secret } = await createEndpoint(manage, input, actorOf(c));
-    return c.json({ ...endpoint, secret }, 201, {
-      Location: `/api/v1/webhooks/${endpoint.id}`,
-      'Cache-Control': 'no-store',
-    });
-  });
+  app.post(
+    '/',
+    requireApiKey('admin'),
+    jsonBody(8 * 1024),
+    idempotency(deps, { redact: ['secret'] }),
+    async (c) => {
+      const input = validate(createWebhookInputSchema, await readJson(c));
+      const { endpoint, secret } = await createEndpoint(manage, input, actorOf(c));
+      return c.json({ ...endpoint, secret }, 201, {
+        Location: `/api/v1/webhooks/${endpoint.id}`,
+        'Cache-Control': 'no-store',
+      });
+    },
+  );
 
   app.get('/', requireApiKey('admin'), async (c) => c.json({ items: await listEndpoints(deps.sql) }));
 
@@ -199,7 +210,10 @@ export function createWebhookRoutes(deps: WebDeps) {
     const id = idOf(c);
     // No body: the default grace.
     const raw = await c.req.text();
-    const input = validate(rotateWebhookInputSchema, raw.trim() ? parseJsonText(raw, { refuseNul: false }) : {});
+    const input = validate(
+      rotateWebhookInputSchema,
+      raw.trim() ? parseJsonText(raw, { refuseNul: false }) : {},
+    );
     const { endpoint, secret } = await rotateEndpointSecret(manage, id, input, actorOf(c));
     return c.json({ ...endpoint, secret }, 200, { 'Cache-Control': 'no-store' });
   });

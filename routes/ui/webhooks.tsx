@@ -33,13 +33,19 @@ export function createWebhooksUiRoutes(deps: WebDeps) {
   };
   const idOf = (c: Context<UiEnv>) => {
     const id = Number(c.req.param('id'));
-    if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError(`No webhook endpoint ${c.req.param('id')}.`);
+    if (!Number.isSafeInteger(id) || id <= 0)
+      throw new NotFoundError(`No webhook endpoint ${c.req.param('id')}.`);
     return id;
   };
   const labels = (c: Context<UiEnv>): Record<string, string> => {
     const { t, locale } = c.get('i18n');
     return locale === 'en'
-      ? { url: 'The endpoint URL', description: 'The description', eventTypes: 'Events', graceSeconds: 'The grace' }
+      ? {
+          url: 'The endpoint URL',
+          description: 'The description',
+          eventTypes: 'Events',
+          graceSeconds: 'The grace',
+        }
       : {
           url: t('webhooks.field.url'),
           description: t('webhooks.field.description'),
@@ -47,12 +53,7 @@ export function createWebhooksUiRoutes(deps: WebDeps) {
           graceSeconds: t('webhooks.field.grace'),
         };
   };
-  const list = async (
-    c: Context<UiEnv>,
-    form?: WebhookForm,
-    status: 200 | 422 = 200,
-    shown = notice(c),
-  ) => {
+  const list = async (c: Context<UiEnv>, form?: WebhookForm, status: 200 | 422 = 200, shown = notice(c)) => {
     if (form) form.errors = toFieldSentences(form.errors, labels(c), c.get('i18n'));
     return renderPage(
       c,
@@ -79,11 +80,7 @@ export function createWebhooksUiRoutes(deps: WebDeps) {
         deliveries={await listDeliveries(deps.sql, id, { limit: 50 })}
         secret={extras.secret}
         graceError={extras.graceError}
-        notice={
-          extras.secret
-            ? { tone: 'good', title: c.get('i18n').t('webhooks.done.secret') }
-            : notice(c)
-        }
+        notice={extras.secret ? { tone: 'good', title: c.get('i18n').t('webhooks.done.secret') } : notice(c)}
       />,
       status,
     );
@@ -135,7 +132,10 @@ export function createWebhooksUiRoutes(deps: WebDeps) {
     const grace = raw === '' ? undefined : Number(raw);
     if (grace !== undefined && (!Number.isInteger(grace) || grace < 0 || grace > 604_800)) {
       const i18n = c.get('i18n');
-      const message = i18n.fieldSentence(labels(c).graceSeconds!, fieldProblem('maxNumber', { max: 604_800 }));
+      const message = i18n.fieldSentence(
+        labels(c).graceSeconds!,
+        fieldProblem('maxNumber', { max: 604_800 }),
+      );
       return detail(c, id, { graceError: message }, 422);
     }
     const { secret } = await rotateEndpointSecret(manage, id, { graceSeconds: grace }, actor(c));

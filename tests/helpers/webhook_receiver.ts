@@ -23,7 +23,10 @@ export interface WebhookReceiver {
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const scripts = new Map<string, { statuses: number[]; retryAfter?: string; body?: string; served: number }>();
+  const scripts = new Map<
+    string,
+    { statuses: number[]; retryAfter?: string; body?: string; served: number }
+  >();
   const received: ReceivedHook[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

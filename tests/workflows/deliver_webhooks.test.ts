@@ -13,7 +13,11 @@ import { runOnce } from '../../lib/shared/task_context.ts';
 import { getWebhookQueueStats } from '../../lib/stores/webhook_store.ts';
 import { deliverWebhooks } from '../../lib/webhooks/deliver_webhooks.ts';
 import type { WebhookDelivery } from '../../lib/webhooks/manage_webhooks.ts';
-import { type ReceivedHook, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook_receiver.ts';
+import {
+  type ReceivedHook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../helpers/webhook_receiver.ts';
 
 let h: Harness;
 let receiver: WebhookReceiver;
@@ -143,7 +147,10 @@ describe('outgoing webhooks', () => {
     assert.equal(delivered?.log[0]?.statusCode, 200);
     assert.equal(delivered?.log[0]?.responseBody, 'answered 200');
 
-    assert.equal((await h.api(`/api/v1/links/${code}`, { method: 'PATCH', json: { title: 'Second' } })).status, 200);
+    assert.equal(
+      (await h.api(`/api/v1/links/${code}`, { method: 'PATCH', json: { title: 'Second' } })).status,
+      200,
+    );
     assert.equal((await h.api(`/api/v1/links/${code}`, { method: 'DELETE' })).status, 204);
     const hooks = await received('/ok', 3);
     const types = hooks.map((r) => verify(endpoint.secret, r).type).sort();
@@ -211,24 +218,18 @@ describe('outgoing webhooks', () => {
     await createLinkCode(h, { url: 'https://example.com/webhooks/retries' });
 
     const [ok] = await settled(flaky.id, 'delivered');
-    assert.deepEqual(
-      ok!.log.map((a) => [a.outcome, a.statusCode]).reverse(),
-      [
-        ['retry', 500],
-        ['retry', 503],
-        ['delivered', 200],
-      ],
-    );
+    assert.deepEqual(ok!.log.map((a) => [a.outcome, a.statusCode]).reverse(), [
+      ['retry', 500],
+      ['retry', 503],
+      ['delivered', 200],
+    ]);
     const flakyHooks = receiver.at('/flaky');
     assert.equal(new Set(flakyHooks.map((r) => r.headers['webhook-id'])).size, 1, 'one id on every attempt');
     for (const r of flakyHooks) assert.equal(verify(flaky.secret, r).type, 'link.created');
 
     const [dead] = await settled(down.id, 'dead');
     assert.equal(dead!.log.length, 4, 'WEBHOOK_MAX_ATTEMPTS attempts');
-    assert.deepEqual(
-      dead!.log.map((a) => a.outcome).reverse(),
-      ['retry', 'retry', 'retry', 'dead'],
-    );
+    assert.deepEqual(dead!.log.map((a) => a.outcome).reverse(), ['retry', 'retry', 'retry', 'dead']);
     assert.equal((await getWebhookQueueStats(h.db.sql)).deadLetteringEndpoints, 1);
 
     const [failed] = await settled(bad.id, 'failed');

@@ -4,12 +4,7 @@ import { duration } from './env_values.ts';
 
 const ms = (min: number, max: number, fallback: number) => {
   const message = `must be a whole number of milliseconds (${min} to ${max})`;
-  return z.coerce
-    .number({ message })
-    .int(message)
-    .min(min, message)
-    .max(max, message)
-    .default(fallback);
+  return z.coerce.number({ message }).int(message).min(min, message).max(max, message).default(fallback);
 };
 
 const count = (min: number, max: number, fallback: number) => {

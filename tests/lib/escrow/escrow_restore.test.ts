@@ -167,7 +167,16 @@ describe('escrow export and restore', () => {
     }
     // Webhook endpoints came back with their URLs, events and descriptions, switched off, each with a new secret.
     const hooks = await target.sql<
-      { id: number; url: string; description: string; eventTypes: string[]; enabled: boolean; secret: string; reason: string | null; previous: string | null }[]
+      {
+        id: number;
+        url: string;
+        description: string;
+        eventTypes: string[];
+        enabled: boolean;
+        secret: string;
+        reason: string | null;
+        previous: string | null;
+      }[]
     >`SELECT id::int, url, description, event_types AS "eventTypes", enabled, secret, disabled_reason AS reason,
              previous_secret AS previous
       FROM webhook_endpoints ORDER BY id`;

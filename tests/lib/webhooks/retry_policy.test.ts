@@ -40,7 +40,10 @@ describe('outgoing webhook retry rules', () => {
     assert.equal(retryDelayMs(3, settings, noJitter), 4_000);
     assert.equal(retryDelayMs(20, settings, noJitter), 60_000);
     // Jitter takes off at most a fifth.
-    assert.equal(retryDelayMs(1, settings, () => 1), 800);
+    assert.equal(
+      retryDelayMs(1, settings, () => 1),
+      800,
+    );
   });
 
   test('dead when the attempts are spent or the next try falls past the round give-up time', () => {

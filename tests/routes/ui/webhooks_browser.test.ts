@@ -96,19 +96,26 @@ describe('outgoing webhooks in English and Arabic (Chromium)', () => {
         const secret = (await page.locator('#webhook-secret code.secret').textContent()) ?? '';
         assert.match(secret, /^whsec_/);
         await shotAndCheck(page, locale, '31-webhook-created');
-        const [{ id }] = await server.h.db.sql<{ id: number }[]>`
+        const [endpoint] = await server.h.db.sql<{ id: number }[]>`
           SELECT id::int FROM webhook_endpoints WHERE url = ${`${receiver.base}${path}`}`;
+        const id = endpoint!.id;
 
         const res = await server.h.api('/api/v1/links', {
           method: 'POST',
           json: { url: `https://example.com/webhooks-ui/${locale}` },
         });
         assert.equal(res.status, 201);
-        const [hook] = await eventually(async () => (receiver.at(path).length > 0 ? receiver.at(path) : undefined), {
-          timeoutMs: 30_000,
-          what: 'the first delivery',
-        });
-        assert.equal((new Webhook(secret).verify(hook!.body, hook!.headers) as { type: string }).type, 'link.created');
+        const [hook] = await eventually(
+          async () => (receiver.at(path).length > 0 ? receiver.at(path) : undefined),
+          {
+            timeoutMs: 30_000,
+            what: 'the first delivery',
+          },
+        );
+        assert.equal(
+          (new Webhook(secret).verify(hook!.body, hook!.headers) as { type: string }).type,
+          'link.created',
+        );
 
         // The endpoint's page: the delivery, delivered, with its attempt.
         const messageId = hook!.headers['webhook-id']!;
@@ -120,13 +127,19 @@ describe('outgoing webhooks in English and Arabic (Chromium)', () => {
           },
           { timeoutMs: 30_000, what: 'the delivery shown as delivered' },
         );
-        assert.ok(((await page.textContent('main')) ?? '').includes(secret) === false, 'the secret is not shown again');
+        assert.ok(
+          ((await page.textContent('main')) ?? '').includes(secret) === false,
+          'the secret is not shown again',
+        );
         await page.locator(`#delivery-${messageId} details summary`).click();
         await shotAndCheck(page, locale, '32-webhook-deliveries');
 
         await Promise.all([
           page.waitForURL(/done=redelivered/),
-          page.locator(`#delivery-${messageId}`).getByRole('button', { name: t('webhooks.sendAgain') }).click(),
+          page
+            .locator(`#delivery-${messageId}`)
+            .getByRole('button', { name: t('webhooks.sendAgain') })
+            .click(),
         ]);
         assert.equal(
           await page.locator('.notice-good .notice-title').textContent(),
