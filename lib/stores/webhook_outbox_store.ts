@@ -39,7 +39,7 @@ export async function recordWebhookEvents(
     INSERT INTO webhook_messages (id, endpoint_id, event_type, payload, dedupe_key)
     SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, ${type}::text, ev.data, ev.dedupe_key
     FROM webhook_endpoints AS e,
-         jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS ev(data jsonb, dedupe_key text)
+         jsonb_to_recordset((${JSON.stringify(rows)}::text)::jsonb) AS ev(data jsonb, dedupe_key text)
     WHERE e.enabled AND ${type}::text = ANY (e.event_types)
     ON CONFLICT DO NOTHING`;
   return written.count;

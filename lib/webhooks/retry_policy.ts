@@ -67,8 +67,10 @@ export function decideAfterAttempt(
     const { status } = result;
     if (status >= 200 && status < 300) return done('delivered');
     if (status === 429) {
+      // The receiver's own wait is honoured as asked (never below the base): a wait past the round's give-up
+      // time makes the message dead now rather than held for nothing.
       waitMs = parseRetryAfter(result.retryAfter, now) ?? retryDelayMs(message.attempts, settings, random);
-      waitMs = Math.min(Math.max(waitMs, settings.retryBaseMs), settings.retryMaxMs);
+      waitMs = Math.max(waitMs, settings.retryBaseMs);
       pause = true;
     } else if (status === 408 || status >= 500) {
       waitMs = retryDelayMs(message.attempts, settings, random);

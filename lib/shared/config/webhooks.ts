@@ -24,7 +24,8 @@ export function durationMs(value: string): number {
 export const webhooksEnv = z.object({
   // One request's deadline, connect to the last byte read.
   WEBHOOK_TIMEOUT_MS: ms(1_000, 60_000, 10_000),
-  // The first retry's wait; each later one doubles it (with a fifth of jitter) up to WEBHOOK_RETRY_MAX_MS.
+  // The first retry's wait; each later one doubles it (less a fifth at most, at random) up to WEBHOOK_RETRY_MAX_MS;
+  // a 429's Retry-After is honoured as asked.
   WEBHOOK_RETRY_BASE_MS: ms(50, 3_600_000, 5_000),
   WEBHOOK_RETRY_MAX_MS: ms(50, DAY_MS, 3_600_000),
   // A message still failing this long after its round began, or after this many attempts, goes dead.
