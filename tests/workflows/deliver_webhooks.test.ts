@@ -8,8 +8,10 @@ import type { LookupAddress } from 'node:dns';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
 import { createOutgoingFetch, STRICT_OUTGOING_RULE } from '../../lib/shared/outgoing_request.ts';
 import { runOnce } from '../../lib/shared/task_context.ts';
+import { WORKFLOW_TYPES } from '../../workflows/contract.ts';
 import { getWebhookQueueStats } from '../../lib/stores/webhook_store.ts';
 import { deliverWebhooks } from '../../lib/webhooks/deliver_webhooks.ts';
 import type { WebhookDelivery } from '../../lib/webhooks/manage_webhooks.ts';
@@ -297,5 +299,46 @@ describe('outgoing webhooks', () => {
     const [hook] = await received('/later', 1);
     assert.equal(verify(later.secret, hook!).data.code, code);
     await settled(later.id, 'delivered');
+    await h.api(`/api/v1/webhooks/${later.id}`, { method: 'DELETE' });
+  });
+
+  test("clicks.daily: yesterday's clicks summed once per day and endpoint, delivered", async () => {
+    const daily = await addEndpoint('/daily', ['clicks.daily']);
+    const code = await createLinkCode(h, { url: 'https://example.com/webhooks/clicked' });
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await h.db.sql`
+      INSERT INTO click_counts (code, hour, kind, clicks) VALUES
+        (${code}, ${`${yesterday}T09:00:00Z`}::timestamptz, 'human', 40),
+        (${code}, ${`${yesterday}T23:00:00Z`}::timestamptz, 'human', 2),
+        (${code}, ${`${yesterday}T10:00:00Z`}::timestamptz, 'bot', 5)`;
+    const run = (n: number) =>
+      h.temporal.client.workflow.execute(WORKFLOW_TYPES.dailyClicksWebhook, {
+        taskQueue: h.taskQueue,
+        workflowId: `webhook-clicks-daily:${h.taskQueue}-test-${n}`,
+        args: [],
+      }) as Promise<{ date: string; messages: number }>;
+    assert.deepEqual(await run(1), { date: yesterday, messages: 1 });
+    assert.deepEqual(await run(2), { date: yesterday, messages: 0 }, 'the day goes once');
+    await recordHistory('dailyClicksWebhookWorkflow-run', `webhook-clicks-daily:${h.taskQueue}-test-1`);
+    const [hook] = await received('/daily', 1);
+    const body = verify(daily.secret, hook!);
+    assert.equal(body.type, 'clicks.daily');
+    assert.deepEqual(body.data, {
+      date: yesterday,
+      total: 47,
+      byKind: { human: 42, bot: 5 },
+      top: [{ code, clicks: 42 }],
+    });
+    await h.api(`/api/v1/webhooks/${daily.id}`, { method: 'DELETE' });
+  });
+
+  test('the drainer ends when no endpoint is enabled', async () => {
+    const { items } = (await (await h.api('/api/v1/webhooks')).json()) as { items: { id: number }[] };
+    for (const e of items) await h.api(`/api/v1/webhooks/${e.id}`, { method: 'DELETE' });
+    const handle = h.temporal.client.workflow.getHandle(`webhooks:${h.taskQueue}`);
+    const totals = (await handle.result()) as { delivered: number; dead: number };
+    assert.ok(totals.delivered > 0);
+    const { runId } = await handle.describe();
+    await recordHistory('deliverWebhooksWorkflow-drained', `webhooks:${h.taskQueue}`, runId);
   });
 });
