@@ -11,10 +11,10 @@ import { createHarness, createLinkCode, eventually, type Harness } from '../../d
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { createOutgoingFetch, STRICT_OUTGOING_RULE } from '../../lib/shared/outgoing_request.ts';
 import { runOnce } from '../../lib/shared/task_context.ts';
-import { WORKFLOW_TYPES } from '../../workflows/contract.ts';
 import { getWebhookQueueStats } from '../../lib/stores/webhook_store.ts';
 import { deliverWebhooks } from '../../lib/webhooks/deliver_webhooks.ts';
 import type { WebhookDelivery } from '../../lib/webhooks/manage_webhooks.ts';
+import { WORKFLOW_TYPES } from '../../workflows/contract.ts';
 import {
   type ReceivedHook,
   startWebhookReceiver,

@@ -63,7 +63,11 @@ describe('outgoing webhook retry rules', () => {
     const dated = decideAfterAttempt(answer(429, 'Wed, 02 Dec 2026 12:00:10 GMT'), round, settings, now);
     assert.equal(dated.nextAttemptAt!.getTime() - now.getTime(), 10_000);
     const long = decideAfterAttempt(answer(429, '600'), round, settings, now);
-    assert.equal(long.nextAttemptAt!.getTime() - now.getTime(), 600_000, 'as asked, above WEBHOOK_RETRY_MAX_MS');
+    assert.equal(
+      long.nextAttemptAt!.getTime() - now.getTime(),
+      600_000,
+      'as asked, above WEBHOOK_RETRY_MAX_MS',
+    );
     const huge = decideAfterAttempt(answer(429, '86400'), round, settings, now);
     assert.equal(huge.outcome, 'dead', 'a wait past the give-up time');
     assert.equal(parseRetryAfter('soon', now), null);
