@@ -9,8 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
+import { expireLink } from '../../lib/links/expire_link.ts';
+import { applyScanResult } from '../../lib/safety/apply_scan_result.ts';
+import { reportLink } from '../../lib/safety/report_link.ts';
+import { toScanResult } from '../../lib/safety/scan_result.ts';
 import { createOutgoingFetch, STRICT_OUTGOING_RULE } from '../../lib/shared/outgoing_request.ts';
 import { runOnce } from '../../lib/shared/task_context.ts';
+import { getLinkByCode } from '../../lib/stores/link_store.ts';
 import { getWebhookQueueStats } from '../../lib/stores/webhook_store.ts';
 import { deliverWebhooks } from '../../lib/webhooks/deliver_webhooks.ts';
 import type { WebhookDelivery } from '../../lib/webhooks/manage_webhooks.ts';
@@ -300,6 +305,37 @@ describe('outgoing webhooks', () => {
     assert.equal(verify(later.secret, hook!).data.code, code);
     await settled(later.id, 'delivered');
     await h.api(`/api/v1/webhooks/${later.id}`, { method: 'DELETE' });
+  });
+
+  test('link.expired, link.blocked and report.opened, each written where its fact changes', async () => {
+    const facts = await addEndpoint('/facts', ['link.expired', 'link.blocked', 'report.opened']);
+    const code = await createLinkCode(h, {
+      url: 'https://example.com/webhooks/facts',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    await h.db.sql`UPDATE links SET expires_at = now() - interval '1 second' WHERE code = ${code}`;
+    const expired = await expireLink(
+      { sql: h.db.sql, logger: h.logger, sync: { syncLink: async () => undefined } },
+      code,
+    );
+    assert.equal(expired.outcome, 'expired');
+    const other = await createLinkCode(h, { url: 'https://example.com/webhooks/facts-2' });
+    const link = (await getLinkByCode(h.db.sql, other))!;
+    const blocked = await applyScanResult(
+      h.db.sql,
+      link,
+      toScanResult(link.targetUrl, [{ verdict: 'blocked', rule: 'blocklist', reason: 'listed' }], true),
+      { actor: 'system:test', reason: 'test', now: new Date() },
+    );
+    assert.equal(blocked !== 'conflict' && blocked?.after.safety, 'blocked');
+    await reportLink(h.deps, { code: other, clientIp: '203.0.113.7', reason: 'spam' });
+    const hooks = await received('/facts', 3);
+    const byType = new Map(hooks.map((r) => [verify(facts.secret, r).type, verify(facts.secret, r).data]));
+    assert.deepEqual([...byType.keys()].sort(), ['link.blocked', 'link.expired', 'report.opened']);
+    assert.equal(byType.get('link.expired')?.code, code);
+    assert.equal(byType.get('link.blocked')?.safety, 'blocked');
+    assert.deepEqual(byType.get('report.opened'), { code: other, reason: 'spam' });
+    await h.api(`/api/v1/webhooks/${facts.id}`, { method: 'DELETE' });
   });
 
   test("clicks.daily: yesterday's clicks summed once per day and endpoint, delivered", async () => {
