@@ -26,7 +26,7 @@ const CAPABILITY_ORDER = [
   ['shared'],
   ['stores'],
   ['temporal', 'targets', 'codes', 'i18n'],
-  ['auth', 'ui', 'idempotency'],
+  ['auth', 'ui', 'idempotency', 'webhooks'],
   ['cdn', 'clicks', 'archive'],
   ['redirect'],
   ['failover', 'health'],

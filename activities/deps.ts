@@ -17,6 +17,7 @@ import type { Logger } from '../lib/shared/logger.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import type { VendorDeps } from '../lib/vendors/vendor_deps.ts';
+import type { WebhookDeliveryDeps } from '../lib/webhooks/webhook_deps.ts';
 
 /** What activities are given: built once by workers/worker_deps.ts (worker, `npm start`, tests). */
 export interface ActivityDeps {
@@ -67,6 +68,8 @@ export interface ActivityDeps {
   };
   /** Destination checks (link rot): the rule, the politeness gate, the settings; absent: they refuse. */
   destinationChecks?: DestinationCheckDeps;
+  /** Outgoing webhooks' drainer: the rule-bound fetch, WEBHOOK_* settings, the attempts counter (ADR 0082). */
+  webhooks: WebhookDeliveryDeps;
 }
 
 /** What escrow exports and static snapshots need besides the pool (from configuration). */

@@ -14,6 +14,7 @@ import { createReconcileActivities } from './reconcile_activities.ts';
 import { createSafetyActivities } from './safety_activities.ts';
 import { createSyncQueueActivities } from './sync_queue_activities.ts';
 import { createVendorActivities } from './vendor_activities.ts';
+import { createWebhookActivities } from './webhook_activities.ts';
 
 /**
  * Every activity, bound to its dependencies; registered on the worker. Each binds dependencies and calls the
@@ -38,5 +39,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createDomainWatchActivities(deps),
     ...createProbeActivities(deps),
     ...createDestinationActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }

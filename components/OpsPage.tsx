@@ -76,6 +76,14 @@ export function OpsPage(props: {
         <AdoptionRuns adoption={view.adoption} timeZone={timeZone} temporalUrl={view.temporalUrl} />
       )}
 
+      <section class="card" id="webhooks" aria-labelledby="webhooks-title">
+        <h2 id="webhooks-title">{t('webhooks.title')}</h2>
+        <p class="muted">{t('webhooks.opsLead')}</p>
+        <a class="btn btn-secondary" href="/ui/ops/webhooks">
+          {t('webhooks.open')}
+        </a>
+      </section>
+
       <ApiKeysCard
         keys={view.keys}
         csrfToken={session.csrfToken}

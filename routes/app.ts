@@ -13,6 +13,7 @@ import { createOpsRoutes } from './api/ops.ts';
 import { createReportsRoutes } from './api/reports.ts';
 import { createRetargetRoutes } from './api/retargets.ts';
 import { createSafetyRoutes } from './api/safety.ts';
+import { createWebhookRoutes } from './api/webhooks.ts';
 import { createWordPressAdminRoutes } from './api/wordpress_admin.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
@@ -91,6 +92,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.route('/api/v1/ops', createOpsRoutes(deps));
   app.route('/api/v1/safety', createSafetyRoutes(deps));
   app.route('/api/v1/keys', createKeysRoutes(deps));
+  app.route('/api/v1/webhooks', createWebhookRoutes(deps));
   app.route('/api/v1/reports', createReportsRoutes(deps));
   app.route('/api/v1/destinations', createDestinationRoutes(deps));
   app.route('/api/v1/retargets', createRetargetRoutes(deps));

@@ -29,6 +29,7 @@ import {
   registerDrillGauges,
   registerProbeIncidentGauge,
   registerSyncQueueGauges,
+  registerWebhookGauges,
   registerWordPressBreakerGauge,
 } from '../lib/shared/metrics.ts';
 import {
@@ -40,7 +41,9 @@ import { countOpenProbeIncidents } from '../lib/stores/probe_store.ts';
 import { createSql } from '../lib/stores/sql.ts';
 import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
+import { signalWebhookDrainer } from '../lib/temporal/webhook_signals.ts';
 import { countVendorCollisions } from '../lib/vendors/count_vendor_collisions.ts';
+import { readWebhookGauges, wakeWebhookDrainerIfNeeded } from '../lib/webhooks/webhook_overview.ts';
 import {
   connectWorkerToTemporal,
   createLifelineWorker,
@@ -85,6 +88,8 @@ registerProbeIncidentGauge(registry, () => countOpenProbeIncidents(sql));
 registerDrillGauges(registry, () => getDrillGaugeValues(sql));
 // Destinations by verdict (the DeadDestinationsJump alert), checks by outcome, the oldest due check's age.
 const destinationMetrics = registerDestinationMetrics(registry, () => readDestinationOverview(sql));
+// Outgoing webhooks waiting, the oldest one's age, endpoints dead-lettering (the WebhookDeadLettering alert).
+registerWebhookGauges(registry, () => readWebhookGauges(sql));
 // Up before anything slow, so /livez answers (and /readyz says why not yet) while migrations and the connection run.
 const health = await startWorkerHealthServer({
   host: config.workerHealth.host,
@@ -175,6 +180,10 @@ await kickSyncQueueIfWaiting(
   { sql, queue: createSyncQueueKicker(client.workflow, config.temporal.taskQueue) },
   'worker start',
 ).catch((error: unknown) => logger.warn({ err: error }, 'could not wake the sync-queue drainer at start'));
+// Outgoing webhooks written while no drainer ran (the outbox is durable; ADR 0082) go out now.
+await wakeWebhookDrainerIfNeeded({ sql }, (reason) =>
+  signalWebhookDrainer(client.workflow, config.temporal.taskQueue, reason, config.webhooks.pollIntervalMs),
+).catch((error: unknown) => logger.warn({ err: error }, 'could not wake the webhook drainer at start'));
 logger.info(
   { address: temporal.connection.summary.address, taskQueue: config.temporal.taskQueue },
   'worker running',

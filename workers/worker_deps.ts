@@ -20,12 +20,13 @@ import type { ServingReplica } from '../lib/redirect/serving_replica.ts';
 import { createConfiguredSafetyScanner, type SafetyScanner } from '../lib/safety/safety_scanner.ts';
 import type { Config } from '../lib/shared/config.ts';
 import type { Logger } from '../lib/shared/logger.ts';
-import { createArchiveSaveCounter } from '../lib/shared/metrics.ts';
+import { createArchiveSaveCounter, createWebhookDeliveryCounter } from '../lib/shared/metrics.ts';
 import { createOutgoingFetch } from '../lib/shared/outgoing_request.ts';
 import { getSetting } from '../lib/stores/settings_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import { createVendorDeps, type VendorDepsOverrides } from '../lib/vendors/vendor_deps.ts';
+import { createWebhookDeliveryDeps, type WebhookDeliveryDeps } from '../lib/webhooks/webhook_deps.ts';
 
 /**
  * THE builder of the activities' dependencies from configuration, used by the worker entry, `npm start` and the
@@ -59,9 +60,13 @@ export function createWorkerDeps(
     registry?: Registry;
     /** Destination checks: the metrics counter; tests: a resolver for made-up names, a clock. */
     destinations?: Omit<Parameters<typeof createDestinationCheckDeps>[1], 'sql' | 'logger'>;
+    /** Outgoing webhooks: a clock (tests). */
+    webhooks?: Partial<Pick<WebhookDeliveryDeps, 'now'>>;
   },
 ): ActivityDeps {
-  const archiveSaves = createArchiveSaveCounter(base.registry ?? new Registry());
+  const registry = base.registry ?? new Registry();
+  const archiveSaves = createArchiveSaveCounter(registry);
+  const webhookAttempts = createWebhookDeliveryCounter(registry);
   return {
     sql: base.sql,
     logger: base.logger,
@@ -115,6 +120,14 @@ export function createWorkerDeps(
       logger: base.logger,
       ...base.destinations,
     }) satisfies DestinationCheckDeps,
+    webhooks: {
+      ...createWebhookDeliveryDeps(config, {
+        sql: base.sql,
+        logger: base.logger,
+        countAttempt: (outcome) => webhookAttempts.inc({ outcome }),
+      }),
+      ...base.webhooks,
+    },
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       shortDomains: config.shortDomains,

@@ -46,6 +46,8 @@ export const WORKFLOW_TYPES = {
   checkDestinations: 'checkDestinationsWorkflow',
   archiveQueue: 'archiveQueueWorkflow',
   reconcileWordPressPost: 'reconcileWordPressPostWorkflow',
+  deliverWebhooks: 'deliverWebhooksWorkflow',
+  dailyClicksWebhook: 'dailyClicksWebhookWorkflow',
 } as const;
 
 // ------------------------------------------------------------------------------- IDs (business keys)
@@ -653,4 +655,40 @@ export interface ArchiveQueueTotals {
   steps: number;
   byOutcome: Partial<Record<ArchiveStepOutcome, number>>;
   pauses: number;
+}
+
+// ---------------------------------------------------------------------------------- outgoing webhooks
+
+/**
+ * The one drainer of the outgoing-webhook outbox (webhook_messages, ADR 0082), per task queue: it sends due
+ * messages in batches and sleeps until the next is due, waking every WEBHOOK_POLL_INTERVAL_MS for new ones while
+ * an endpoint is enabled; it ends when none is. Started and woken by signalWithStart (the worker's start, an
+ * endpoint created or switched on, a "send again").
+ */
+export function getWebhookDrainerWorkflowId(taskQueue: string): string {
+  return `webhooks:${taskQueue}`;
+}
+
+export interface DeliverWebhooksInput {
+  reason: string;
+  /** WEBHOOK_POLL_INTERVAL_MS, fixed at start (a new value takes effect at the next continue-as-new). */
+  pollIntervalMs: number;
+  // Carried across continue-as-new:
+  totals?: DeliverWebhooksTotals;
+}
+
+export interface DeliverWebhooksTotals {
+  batches: number;
+  delivered: number;
+  retried: number;
+  failed: number;
+  dead: number;
+}
+
+/** Signal name on the wire: "messages may be due; look now". */
+export const webhooksDueSignal = defineSignal<[{ reason: string }]>('webhooksDue');
+
+/** The Temporal Schedule that writes yesterday's `clicks.daily` event; one per task queue. */
+export function getDailyClicksWebhookScheduleId(taskQueue: string): string {
+  return `webhook-clicks-daily:${taskQueue}`;
 }

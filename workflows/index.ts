@@ -5,6 +5,7 @@ export { archiveQueueWorkflow } from './archive_queue.ts';
 export { backfillPostsWorkflow } from './backfill_posts.ts';
 export { changeFrontWorkflow } from './change_front.ts';
 export { checkDestinationsWorkflow } from './check_destinations.ts';
+export { dailyClicksWebhookWorkflow, deliverWebhooksWorkflow } from './deliver_webhooks.ts';
 export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';
 export { expireLinkWorkflow } from './expire_link.ts';
 export { probeWorkflow } from './probe.ts';

@@ -13,6 +13,7 @@ import {
   recordDestinationChecks,
   takeDueDestinations,
 } from '../stores/destination_state_store.ts';
+import { recordWebhookEvents } from '../stores/webhook_outbox_store.ts';
 import { listWordPressSiteRows } from '../stores/wordpress_site_store.ts';
 import { checkDestination } from './check_destination.ts';
 import { type DestinationCheckDeps, isExcludedHost } from './destination_check_deps.ts';
@@ -158,7 +159,19 @@ export async function checkDueDestinations(
       records.push(record);
       context.heartbeat(counts);
     });
-    await recordDestinationChecks(deps.sql, records);
+    await deps.sql.begin(async (tx) => {
+      await recordDestinationChecks(tx, records);
+      // A destination that just became dead (two checks agree) is announced in the same transaction.
+      await recordWebhookEvents(
+        tx,
+        'destination.dead',
+        records
+          .filter((r) => r.counted && r.verdictChanged && r.verdict === 'dead')
+          .map((r) => ({
+            data: { code: r.code, url: r.url, outcome: r.outcome, httpStatus: r.httpStatus, error: r.error },
+          })),
+      );
+    });
     await fillTitles(deps, records);
     if (actOn) {
       const previous = new Map(batch.map((due) => [due.code, due.verdict]));

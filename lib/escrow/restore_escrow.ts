@@ -19,6 +19,7 @@ import {
   listTableColumns,
   MOVED_ESCROW_COLUMNS,
   resetAuditSequence,
+  resetWebhookEndpointSequence,
 } from '../stores/escrow_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
@@ -141,7 +142,9 @@ export async function restoreEscrow(
       // In a merge, audit entries get new ids (the database's own sequence).
       const columns = columnsByTable
         .get(file.table)!
-        .filter((c) => !(merge && file.table === 'audit_log' && c === 'id'));
+        .filter(
+          (c) => !(merge && (file.table === 'audit_log' || file.table === 'webhook_endpoints') && c === 'id'),
+        );
       const before = refused.byTable[file.table] ?? 0;
       const inserted = await loadFile(tx, options.dir, file, columns, merge, rules, options.context);
       const left = (refused.byTable[file.table] ?? 0) - before;
@@ -161,6 +164,7 @@ export async function restoreEscrow(
       indexes.map((i) => i.definition),
     );
     if (!merge) await resetAuditSequence(tx);
+    await resetWebhookEndpointSequence(tx);
     const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
     const links = tables.links?.inserted ?? 0;
     if (links > 0) {

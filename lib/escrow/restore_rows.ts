@@ -52,6 +52,9 @@ export function findRestoreRowProblem(
     return problem;
   }
   if (table === 'blocklist') return null;
+  // A webhook endpoint is loaded switched off (its secret is not exported); its URL must still be a URL.
+  if (table === 'webhook_endpoints')
+    return typeof row.url === 'string' && URL.canParse(row.url) ? null : 'target';
   // The audit log keeps entries that name no link (code null): they are history, not a way in.
   if (table === 'audit_log' && code === null) return null;
   if (typeof code !== 'string' || !isPossibleLinkKey(code) || refusedCodes.has(code)) return 'orphan';

@@ -7,6 +7,7 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode, getLinkByDedupeKey, getLinkByPost, insertLink } from '../stores/link_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
+import { linkEventData, recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, LinkOrigin } from './link.ts';
@@ -136,6 +137,7 @@ export async function createLink(
       },
       ...(link.safetyReason ? { reason: `safety ${link.safety}: ${link.safetyReason}` } : {}),
     });
+    await recordWebhookEvent(tx, 'link.created', linkEventData(link));
     return { link, created: true };
   });
 }

@@ -18,6 +18,7 @@ import type { LinkRow } from '../stores/link_rows.ts';
 import type { NewLink } from '../stores/link_store.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { linkEventData, recordWebhookEvents } from '../stores/webhook_outbox_store.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { assertTargetsAllowed, type Creator, storedDomainForCreate } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
@@ -243,6 +244,11 @@ export async function createLinksBatch(
           tx,
           candidates.map((c) => toNewLink(c.claimant, creator)),
           { actor: creator.actor },
+        );
+        await recordWebhookEvents(
+          tx,
+          'link.created',
+          inserted.map((l) => ({ data: linkEventData(l) })),
         );
         const byCode = new Map(inserted.map((l) => [l.code, l]));
         const missed = candidates.filter((c) => !byCode.has(c.claimant.code)).map((c) => c.claimant);

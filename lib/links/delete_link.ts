@@ -4,6 +4,7 @@ import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import { getLinkByCodeForUpdate, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
 
@@ -32,6 +33,7 @@ export async function deleteLink(
       after: { status: 'gone', deleted: true },
       reason,
     });
+    await recordWebhookEvent(tx, 'link.deleted', { code, url: row.targetUrl, title: row.title, reason });
   });
   return { sync: await syncAfterChange(deps, code, `link.deleted by ${actor}`) };
 }

@@ -8,6 +8,7 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { linkEventData, recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import { getDedupeKey } from './dedupe_key.ts';
@@ -239,6 +240,7 @@ export async function editLink(
           ? 'link.status_changed'
           : 'link.updated';
     await insertAuditEntry(tx, { code, actor, action, before, after, reason: input.reason || null });
+    await recordWebhookEvent(tx, 'link.updated', { ...linkEventData(link), changed: Object.keys(after) });
     return { link, changed: true, action };
   });
   if (!result.changed) return { link: result.link, changed: false, sync: null };

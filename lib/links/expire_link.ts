@@ -6,6 +6,7 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import { expireLinkIfDue } from '../stores/link_lifecycle_store.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 
 /**
@@ -28,6 +29,7 @@ export async function expireLink(
         after: { status: 'expired' },
         reason: 'expiry reached',
       });
+      await recordWebhookEvent(tx, 'link.expired', { code, expiresAt: expiredAt.toISOString() });
       return { kind: 'expired_now' as const };
     }
     const row = await getLinkByCode(tx, code);

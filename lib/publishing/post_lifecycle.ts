@@ -25,6 +25,7 @@ import {
 import type { Sql, Tx } from '../stores/sql.ts';
 import { deleteVendorLinks } from '../stores/vendor_link_store.ts';
 import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
+import { linkEventData, recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import { getSiteDomain } from '../stores/wordpress_site_domain_store.ts';
 import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
@@ -401,6 +402,12 @@ export async function markActive(
       before: { status: 'pending' },
       after: { status: 'active' },
       reason: input.reason,
+    });
+    // A post's link is announced when it is shared, not while it is being minted.
+    await recordWebhookEvent(tx, 'link.created', {
+      ...linkEventData({ ...before, status: 'active' }),
+      site: before.site,
+      postId: before.postId,
     });
     return 'active';
   });

@@ -3,6 +3,7 @@ import type { LinkRow, SafetyVerdict } from '../stores/link_rows.ts';
 import { updateLink } from '../stores/link_store.ts';
 import type { ReportCounts } from '../stores/report_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import {
   describeScanResult,
   nextSafetyVerdict,
@@ -83,6 +84,9 @@ export async function applyScanResult(
       after: change.after,
       reason: options.reason,
     });
+    // Blocked, or soft-blocked (a warning page before the destination): readers no longer go straight through.
+    if ((safety === 'blocked' || safety === 'warn') && link.safety !== 'blocked')
+      await recordWebhookEvent(tx, 'link.blocked', { code: link.code, safety, reason });
     return change;
   });
 }

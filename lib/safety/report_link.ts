@@ -12,6 +12,7 @@ import { getLinkByCode } from '../stores/link_store.ts';
 import { countReportsByCode, insertReport } from '../stores/report_store.ts';
 import { insertSettingIfAbsent } from '../stores/settings_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import type { WorkflowGateway } from '../temporal/workflow_gateway.ts';
 import { applyScanResult, READER_REPORTS_WARN_THRESHOLD, withReaderReports } from './apply_scan_result.ts';
 import { notifyReport } from './notify_report.ts';
@@ -86,10 +87,15 @@ export async function reportLink(
 ): Promise<ReportOutcome> {
   let link = await getLinkByCode(deps.sql, input.code);
   if (!link || link.status === 'pending' || link.deletedAt) throw new NotFoundError(`No link ${input.code}.`);
-  const counted = await insertReport(deps.sql, {
+  const report = {
     code: link.code,
     reporterHash: await reporterHash(deps.sql, link.code, input.clientIp),
     reason: input.reason,
+  };
+  const counted = await deps.sql.begin(async (tx) => {
+    const counted = await insertReport(tx, report);
+    if (counted) await recordWebhookEvent(tx, 'report.opened', { code: report.code, reason: report.reason });
+    return counted;
   });
   const counts = (await countReportsByCode(deps.sql, [link.code])).get(link.code) ?? {
     standing: 0,

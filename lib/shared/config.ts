@@ -25,6 +25,7 @@ import { type SafetyConfig, safetyConfig, safetyEnv } from './config/safety.ts';
 import { refineServerEnv, type ServerConfig, serverConfig, serverEnv } from './config/server.ts';
 import { refineTemporalEnv, type TemporalConfig, temporalConfig, temporalEnv } from './config/temporal.ts';
 import { type TracingConfig, tracingConfig, tracingEnv } from './config/tracing.ts';
+import { type WebhooksConfig, webhooksConfig, webhooksEnv } from './config/webhooks.ts';
 import { type WordpressConfig, wordpressConfig, wordpressEnv } from './config/wordpress.ts';
 
 export { CDN_PURGE_PROVIDERS, type CdnPurgeProvider } from './config/cdn.ts';
@@ -56,6 +57,7 @@ export const envSchema = z
     ...archiveEnv.shape,
     ...destinationsEnv.shape,
     ...tracingEnv.shape,
+    ...webhooksEnv.shape,
   })
   .superRefine((env, ctx) => {
     refineServerEnv(env, ctx);
@@ -104,7 +106,8 @@ export interface Config
     ProberConfig,
     ArchiveConfig,
     DestinationsConfig,
-    TracingConfig {}
+    TracingConfig,
+    WebhooksConfig {}
 
 /** A configuration error names every offending variable; start-up stops on it. */
 export class ConfigError extends Error {
@@ -150,5 +153,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...archiveConfig(e),
     ...destinationsConfig(e),
     ...tracingConfig(e),
+    ...webhooksConfig(e),
   };
 }

@@ -69,6 +69,8 @@ export const PROBLEM_TEXTS = {
   csvQuoteNotClosed: 'opens a quoted field that is never closed',
   csvQuoteOutOfPlace: 'has a quote out of place (quote the whole field, and write a quote inside it twice)',
   proposalStale: 'changed since the retarget was proposed; look at the link again',
+  chooseEvent: 'choose at least one event',
+  outgoingRefused: 'is not an address Lifeline may send to: {reason}',
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_TEXTS;

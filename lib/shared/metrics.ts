@@ -556,3 +556,62 @@ export function registerDestinationMetrics(
   });
   return { countCheck: (outcome) => checks.inc({ outcome }) };
 }
+
+/** `lifeline_webhook_deliveries_total`: attempts of outgoing webhooks by outcome (ADR 0082). */
+export function createWebhookDeliveryCounter(registry: Registry): Counter<'outcome'> {
+  return new Counter({
+    name: 'lifeline_webhook_deliveries_total',
+    help:
+      'Attempts to deliver outgoing webhooks, by outcome: delivered (2xx), retry (408, 429, 5xx, timeout or no ' +
+      'connection; tried again later), failed (any other answer, or refused by the outgoing-request rule; not ' +
+      'retried), dead (still failing when its time or attempts ran out).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+}
+
+/** What the outgoing-webhook gauges show (read from Postgres at scrape time). */
+export interface WebhookGaugeValues {
+  pending: number;
+  oldestPendingAgeSeconds: number;
+  deadLetteringEndpoints: number;
+}
+
+/**
+ * The outgoing-webhook outbox's gauges (ADR 0082), read from Postgres when scraped (kept 1 s): messages waiting,
+ * the oldest one's age, and endpoints that dead-lettered a message in the last hour (the WebhookDeadLettering
+ * alert). A failed read leaves the last values.
+ */
+export function registerWebhookGauges(registry: Registry, read: () => Promise<WebhookGaugeValues>): void {
+  let pending: { at: number; values: Promise<WebhookGaugeValues | null> } | null = null;
+  const current = () => {
+    const now = Date.now();
+    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
+    return pending.values;
+  };
+  const gauge = (name: string, help: string, pick: (v: WebhookGaugeValues) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const values = await current();
+        if (values) this.set(pick(values));
+      },
+    });
+  gauge(
+    'lifeline_webhook_pending',
+    'Outgoing webhook messages of enabled endpoints waiting to be delivered (due or backing off).',
+    (v) => v.pending,
+  );
+  gauge(
+    'lifeline_webhook_oldest_pending_age_seconds',
+    'How long the oldest waiting outgoing webhook message has waited since its event (0 when none waits).',
+    (v) => v.oldestPendingAgeSeconds,
+  );
+  gauge(
+    'lifeline_webhook_dead_lettering_endpoints',
+    'Webhook endpoints with a message that went dead (gave up after its retries) in the last hour.',
+    (v) => v.deadLetteringEndpoints,
+  );
+}

@@ -21,7 +21,27 @@ export const ESCROW_TABLES = [
     codeColumn: true,
   },
   { table: 'link_last_clicks', orderBy: 'code', history: true, codeColumn: true },
+  { table: 'webhook_endpoints', orderBy: 'id', history: false, codeColumn: false },
 ] as const;
+
+/**
+ * Columns an export never carries: outgoing webhooks' signing secrets (and what only matters while one is in
+ * use). A restore makes a new secret per endpoint and leaves it switched off until an admin rotates it and
+ * switches it on (docs/ESCROW.md).
+ */
+export const OMITTED_ESCROW_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  webhook_endpoints: [
+    'secret',
+    'previous_secret',
+    'previous_secret_until',
+    'secret_rotated_at',
+    'paused_until',
+  ],
+};
+
+/** Why a restored endpoint is off: its secret was not exported. */
+export const RESTORED_WEBHOOK_REASON =
+  'restored from an escrow export without its secret: rotate the secret, then switch it on';
 
 /**
  * Columns an older export may carry in a table that no longer has them, and where their values live now:
@@ -74,12 +94,16 @@ export async function withEscrowSnapshot<T>(
       snapshotAt: meta!.snapshotAt,
       lastMigration: meta!.lastMigration ?? '',
       linkCounts: { total, deleted, byStatus },
-      columnsOf: (table) => listTableColumns(tx, table),
+      columnsOf: (table) => listExportedColumns(tx, table),
       async *streamRows(table, batch) {
         const spec = ESCROW_TABLES.find((t) => t.table === table)!;
+        // A table with omitted columns is read through a projection of the others.
+        const source = OMITTED_ESCROW_COLUMNS[table]
+          ? `(SELECT ${(await listExportedColumns(tx, table)).map(quoteIdent).join(', ')} FROM ${spec.table})`
+          : spec.table;
         const cursor = tx
           .unsafe<{ j: string }[]>(
-            `SELECT row_to_json(t)::text AS j FROM ${spec.table} t ORDER BY ${spec.orderBy}`,
+            `SELECT row_to_json(t)::text AS j FROM ${source} t ORDER BY ${spec.orderBy}`,
           )
           .cursor(batch);
         for await (const rows of cursor) yield rows.map((r) => r.j);
@@ -96,6 +120,12 @@ export async function listTableColumns(db: Db, table: string): Promise<string[]>
   return rows.map((r) => r.column);
 }
 
+/** A table's columns as an export carries them (OMITTED_ESCROW_COLUMNS left out). */
+async function listExportedColumns(db: Db, table: string): Promise<string[]> {
+  const omitted = OMITTED_ESCROW_COLUMNS[table] ?? [];
+  return (await listTableColumns(db, table)).filter((c) => !omitted.includes(c));
+}
+
 /** Names of the migrations applied to this database. */
 export async function listAppliedMigrations(db: Db): Promise<string[]> {
   const rows = await db<{ name: string }[]>`SELECT name FROM schema_migrations ORDER BY id`;
@@ -110,7 +140,8 @@ export async function countRestoreTargetRows(db: Db): Promise<Record<string, num
            (SELECT count(*) FROM reports)::int AS reports,
            (SELECT count(*) FROM audit_log)::int AS audit_log,
            (SELECT count(*) FROM click_counts)::int AS click_counts,
-           (SELECT count(*) FROM link_last_clicks)::int AS link_last_clicks`;
+           (SELECT count(*) FROM link_last_clicks)::int AS link_last_clicks,
+           (SELECT count(*) FROM webhook_endpoints)::int AS webhook_endpoints`;
   return row!;
 }
 
@@ -185,8 +216,25 @@ export async function insertEscrowRows(
   },
 ): Promise<number> {
   if (input.table === 'links' && input.lastClickedAt) await insertMovedLastClicks(tx, input);
-  const cols = input.columns.map(quoteIdent).join(', ');
-  const picked = input.columns.map((c) => pickRestoredColumn(input.table, c)).join(', ');
+  // A restored webhook endpoint gets a fresh secret nobody knows (pg_strong_random through gen_random_uuid) and
+  // stays off until an admin rotates it: its exported secret never left the database.
+  const extra =
+    input.table === 'webhook_endpoints'
+      ? [
+          [
+            'secret',
+            `'whsec_' || encode(decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'), 'base64')`,
+          ],
+          ['enabled', 'false'],
+          ['disabled_reason', `'${RESTORED_WEBHOOK_REASON}'`],
+        ]
+      : [];
+  const loaded = input.columns.filter((c) => !extra.some(([name]) => name === c));
+  const cols = [...loaded, ...extra.map(([name]) => name!)].map(quoteIdent).join(', ');
+  const picked = [
+    ...loaded.map((c) => pickRestoredColumn(input.table, c)),
+    ...extra.map(([, value]) => value!),
+  ].join(', ');
   const from = `json_populate_recordset(null::${input.table}, $1::text::json) r`;
   if (input.table === 'links') {
     if (!input.merge) {
@@ -256,6 +304,14 @@ export async function resetAuditSequence(tx: Tx): Promise<void> {
   await tx`
     SELECT setval(pg_get_serial_sequence('audit_log', 'id'), GREATEST((SELECT max(id) FROM audit_log), 1),
                   (SELECT max(id) FROM audit_log) IS NOT NULL)`;
+}
+
+/** After loading endpoints with their ids, the next id continues after the largest. */
+export async function resetWebhookEndpointSequence(tx: Tx): Promise<void> {
+  await tx`
+    SELECT setval(pg_get_serial_sequence('webhook_endpoints', 'id'),
+                  GREATEST((SELECT max(id) FROM webhook_endpoints), 1),
+                  (SELECT max(id) FROM webhook_endpoints) IS NOT NULL)`;
 }
 
 /** Refreshes planner statistics after a bulk load (outside the loading transaction). */

@@ -2,6 +2,7 @@
 import type { LinkRow } from './link_rows.ts';
 import { LINK_COLUMNS } from './link_store.ts';
 import type { Db } from './sql.ts';
+import { recordWebhookEvents } from './webhook_outbox_store.ts';
 
 export type RetargetRunStatus =
   | 'planning'
@@ -254,6 +255,11 @@ export async function applyRetargetChanges(
              jsonb_build_object('url', t.after_url), ${options.reason}
       FROM unnest(${db.array(changed.map((c) => c.code))}::text[], ${db.array(changed.map((c) => c.beforeUrl))}::text[],
                   ${db.array(changed.map((c) => c.afterUrl))}::text[]) AS t(code, before_url, after_url)`;
+    await recordWebhookEvents(
+      db,
+      'link.updated',
+      changed.map((c) => ({ data: { code: c.code, url: c.afterUrl, previousUrl: c.beforeUrl } })),
+    );
   }
   await db`
     UPDATE retarget_changes AS c SET

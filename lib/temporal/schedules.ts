@@ -7,6 +7,7 @@ import {
 import {
   getArchiveQueueScheduleId,
   getBitlyClicksScheduleId,
+  getDailyClicksWebhookScheduleId,
   getDestinationCheckScheduleId,
   getDomainWatchScheduleId,
   getDrillScheduleId,
@@ -175,6 +176,14 @@ export async function ensureSchedules(
   } else {
     await removeSchedule(client, getDrillScheduleId(settings.taskQueue), logger);
   }
+  // Yesterday's clicks for webhook endpoints that subscribe to `clicks.daily` (nothing is written without one).
+  specs.push({
+    scheduleId: getDailyClicksWebhookScheduleId(settings.taskQueue),
+    every: '1d',
+    workflowType: WORKFLOW_TYPES.dailyClicksWebhook,
+    kind: 'webhook-clicks-daily',
+    args: [],
+  });
   for (const spec of specs) await ensureSchedule(client, settings.taskQueue, spec, logger);
 }
 

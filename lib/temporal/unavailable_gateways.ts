@@ -18,6 +18,7 @@ export function createUnavailableGateway(reason: string): WorkflowGateway {
     sendPostEvent: fail,
     syncLink: fail,
     kickSyncQueue: fail,
+    kickWebhooks: fail,
     close: async () => {},
   };
 }

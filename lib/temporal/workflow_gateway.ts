@@ -4,6 +4,7 @@ import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { signalLinkSync, signalPostEvent, signalSyncQueue } from './link_signals.ts';
 import type { TemporalClient } from './temporal_client.ts';
+import { signalWebhookDrainer } from './webhook_signals.ts';
 
 /** How long the web tier waits for Temporal to accept work before answering 503. */
 export const START_DEADLINE_MS = 5_000;
@@ -27,6 +28,11 @@ export interface WorkflowGateway {
    * codes in link_sync_queue (ADR 0024). Call after the queueing transaction committed.
    */
   kickSyncQueue(reason: string): Promise<{ workflowId: string }>;
+  /**
+   * Wakes the outgoing-webhook drainer (`webhooks:{taskQueue}`, signalWithStart; ADR 0082): an endpoint was
+   * created or switched on, or a delivery is to be sent again.
+   */
+  kickWebhooks(reason: string, pollIntervalMs: number): Promise<{ workflowId: string }>;
   close(): Promise<void>;
 }
 
@@ -79,6 +85,11 @@ export function createWorkflowGateway(options: {
         signalSyncQueue(workflow, taskQueue, reason),
       );
       return { workflowId };
+    },
+    async kickWebhooks(reason, pollIntervalMs) {
+      return acceptedByTemporal(temporal, logger, `webhooks:${taskQueue}`, () =>
+        signalWebhookDrainer(workflow, taskQueue, reason, pollIntervalMs),
+      );
     },
     // The connection belongs to the process (server/web_deps.ts closes it once).
     async close() {},

@@ -12,6 +12,7 @@ import { OPS_OPERATIONS } from './ops.ts';
 import { REPORT_OPERATIONS } from './reports.ts';
 import { RETARGET_OPERATIONS } from './retargets.ts';
 import { SAFETY_OPERATIONS } from './safety.ts';
+import { WEBHOOK_OPERATIONS } from './webhooks.ts';
 import { WORDPRESS_ADMIN_OPERATIONS } from './wordpress_admin.ts';
 
 const OPENAPI_OPERATIONS = [
@@ -41,6 +42,7 @@ export const API_OPERATIONS: ApiOperation[] = [
   ...OPS_OPERATIONS,
   ...RETARGET_OPERATIONS,
   ...WORDPRESS_ADMIN_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
   ...OPENAPI_OPERATIONS,
 ];
 

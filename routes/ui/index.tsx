@@ -21,6 +21,7 @@ import { createReportsUiRoutes } from './reports.tsx';
 import { createRetargetUiRoutes } from './retarget.tsx';
 import { createSettingsRoutes } from './settings.tsx';
 import type { UiEnv } from './ui_env.ts';
+import { createWebhooksUiRoutes } from './webhooks.tsx';
 import { createWordPressUiRoutes } from './wordpress.tsx';
 
 /** Forms are small; nothing in the UI uploads files. */
@@ -103,6 +104,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/links', createLinkDetailRoutes(deps));
   app.route('/ops/retarget', createRetargetUiRoutes(deps));
   app.route('/ops/wordpress', createWordPressUiRoutes(deps));
+  app.route('/ops/webhooks', createWebhooksUiRoutes(deps));
   app.route('/ops', createOpsRoutes(deps));
   app.route('/reports', createReportsUiRoutes(deps));
   app.route('/destinations', createDestinationsUiRoutes(deps));

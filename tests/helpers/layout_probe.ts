@@ -218,6 +218,11 @@ export const LTR_WORDS = [
   // The destination checks' card: the protocols by their names (an HTTP status, the TLS of the last hop).
   'HTTP',
   'TLS',
+  // Outgoing webhooks: the signing specification's name and the settings the page names.
+  'Standard',
+  'Webhooks',
+  'OUTGOING_ALLOWED_PRIVATE',
+  'WEBHOOK_SECRET_GRACE',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */

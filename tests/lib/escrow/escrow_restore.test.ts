@@ -102,6 +102,13 @@ describe('escrow export and restore', () => {
     const source = await database();
     await seedLinkStates(source.sql, { count: LINKS, prefix: 'e', extras: true });
     await source.sql`INSERT INTO blocklist (pattern, kind, reason, created_by) VALUES ('evil.example', 'host', 'test', 'admin')`;
+    // Outgoing webhook endpoints, one mid-rotation: they travel, their secrets never do.
+    await source.sql`
+      INSERT INTO webhook_endpoints (url, description, event_types, secret, previous_secret, previous_secret_until, created_by)
+      VALUES ('https://hooks.example.com/cms', 'CMS', ARRAY['link.created', 'link.deleted'], 'whsec_Y3VycmVudA==',
+              'whsec_cHJldmlvdXM=', now() + interval '1 day', 'user:admin@example.test'),
+             ('https://hooks.example.com/بوت', 'بوت الأخبار', ARRAY['clicks.daily'], 'whsec_b3RoZXI=', NULL, NULL,
+              'apikey:1')`;
     await source.sql`
       INSERT INTO link_last_clicks (code, last_clicked_at)
       SELECT 'e' || i, timestamptz '2026-11-20 10:00:00+00' + make_interval(mins => i) FROM generate_series(1, 50) AS i`;
@@ -122,8 +129,13 @@ describe('escrow export and restore', () => {
         'audit_log.jsonl',
         'click_counts.jsonl',
         'link_last_clicks.jsonl',
+        'webhook_endpoints.jsonl',
       ],
     );
+    const hooksFile = readFileSync(join(dir, 'webhook_endpoints.jsonl'), 'utf8');
+    assert.equal(hooksFile.trimEnd().split('\n').length, 2);
+    for (const secret of ['Y3VycmVudA', 'cHJldmlvdXM', 'b3RoZXI', 'secret'])
+      assert.ok(!hooksFile.includes(secret), `no secret in the export (${secret})`);
     // Anyone can check the files without our code: `sha256sum -c SHA256SUMS`.
     const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
     for (const file of manifest.files) assert.ok(sums.includes(`${file.sha256}  ${file.name}`));
@@ -153,6 +165,39 @@ describe('escrow export and restore', () => {
         name,
       );
     }
+    // Webhook endpoints came back with their URLs, events and descriptions, switched off, each with a new secret.
+    const hooks = await target.sql<
+      {
+        id: number;
+        url: string;
+        description: string;
+        eventTypes: string[];
+        enabled: boolean;
+        secret: string;
+        reason: string | null;
+        previous: string | null;
+      }[]
+    >`SELECT id::int, url, description, event_types AS "eventTypes", enabled, secret, disabled_reason AS reason,
+             previous_secret AS previous
+      FROM webhook_endpoints ORDER BY id`;
+    assert.deepEqual(
+      hooks.map((e) => [e.id, e.url, e.description, e.eventTypes, e.enabled, e.previous]),
+      [
+        [1, 'https://hooks.example.com/cms', 'CMS', ['link.created', 'link.deleted'], false, null],
+        [2, 'https://hooks.example.com/بوت', 'بوت الأخبار', ['clicks.daily'], false, null],
+      ],
+    );
+    for (const e of hooks) {
+      assert.match(e.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+      assert.ok(!['whsec_Y3VycmVudA==', 'whsec_b3RoZXI='].includes(e.secret));
+      assert.match(e.reason ?? '', /rotate the secret/);
+    }
+    assert.equal(new Set(hooks.map((e) => e.secret)).size, 2);
+    const [nextHook] = await target.sql`
+      INSERT INTO webhook_endpoints (url, event_types, secret, created_by)
+      VALUES ('https://hooks.example.com/new', ARRAY['link.created'], 'whsec_bmV3', 't') RETURNING id::int`;
+    assert.equal(nextHook!.id, 3, 'new endpoints continue after the restored ids');
+    await target.sql`DELETE FROM webhook_endpoints WHERE id = 3`;
     // The audit log came back with its ids, plus one entry saying a restore happened; new ids continue after.
     const audit = readFileSync(join(again, 'audit_log.jsonl'), 'utf8').trimEnd().split('\n');
     assert.equal(audit.length, LINKS + 1);

@@ -140,6 +140,21 @@ describe('GET /api/v1/openapi.json', () => {
         },
       ],
     });
+    const hook = (await (
+      await h.api('/api/v1/webhooks', {
+        method: 'POST',
+        json: { url: 'https://hooks.example.com/doc', eventTypes: ['link.created'] },
+      })
+    ).json()) as { id: number };
+    const doomedHook = (await (
+      await h.api('/api/v1/webhooks', {
+        method: 'POST',
+        json: { url: 'https://hooks.example.com/doomed', eventTypes: ['link.deleted'] },
+      })
+    ).json()) as { id: number };
+    await h.api('/api/v1/links', { method: 'POST', json: { url: 'https://example.com/doc-hooked' } });
+    const [message] = await h.db.sql<{ id: string }[]>`
+      SELECT id FROM webhook_messages WHERE endpoint_id = ${hook.id} LIMIT 1`;
     const steer = (action: string, id = retarget.id) =>
       h.app.request(`/api/v1/retargets/${id}/${action}`, { method: 'POST', headers: auth });
     // One real call per operation (and some of their documented failures).
@@ -403,6 +418,65 @@ describe('GET /api/v1/openapi.json', () => {
       ],
       discardBreakerHold: () => [
         h.app.request('/api/v1/wordpress/breaker/999999/discard', { method: 'POST', headers: auth }),
+      ],
+      createWebhookEndpoint: () => [
+        h.app.request('/api/v1/webhooks', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ url: 'https://hooks.example.com/doc-2', eventTypes: ['clicks.daily'] }),
+        }),
+        h.app.request('/api/v1/webhooks', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ url: 'https://10.9.8.7/private', eventTypes: ['link.created'] }),
+        }),
+      ],
+      listWebhookEndpoints: () => [h.app.request('/api/v1/webhooks', { headers: auth })],
+      getWebhookEndpoint: () => [
+        h.app.request(`/api/v1/webhooks/${hook.id}`, { headers: auth }),
+        h.app.request('/api/v1/webhooks/999999', { headers: auth }),
+      ],
+      updateWebhookEndpoint: () => [
+        h.app.request(`/api/v1/webhooks/${hook.id}`, {
+          method: 'PATCH',
+          headers: json,
+          body: JSON.stringify({ description: 'documented', eventTypes: ['link.created', 'link.updated'] }),
+        }),
+        h.app.request(`/api/v1/webhooks/${hook.id}`, {
+          method: 'PATCH',
+          headers: json,
+          body: JSON.stringify({ eventTypes: ['link.nope'] }),
+        }),
+      ],
+      deleteWebhookEndpoint: () => [
+        h.app.request(`/api/v1/webhooks/${doomedHook.id}`, { method: 'DELETE', headers: auth }),
+        h.app.request('/api/v1/webhooks/999999', { method: 'DELETE', headers: auth }),
+      ],
+      rotateWebhookSecret: () => [
+        h.app.request(`/api/v1/webhooks/${hook.id}/rotate-secret`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ graceSeconds: 60 }),
+        }),
+        h.app.request(`/api/v1/webhooks/${hook.id}/rotate-secret`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ graceSeconds: -1 }),
+        }),
+      ],
+      listWebhookDeliveries: () => [
+        h.app.request(`/api/v1/webhooks/${hook.id}/deliveries?limit=5`, { headers: auth }),
+        h.app.request(`/api/v1/webhooks/${hook.id}/deliveries?state=lost`, { headers: auth }),
+      ],
+      redeliverWebhook: () => [
+        h.app.request(`/api/v1/webhooks/${hook.id}/deliveries/${message!.id}/redeliver`, {
+          method: 'POST',
+          headers: auth,
+        }),
+        h.app.request(`/api/v1/webhooks/${hook.id}/deliveries/msg_none/redeliver`, {
+          method: 'POST',
+          headers: auth,
+        }),
       ],
       reportDnsChanged: () => [
         h.app.request('/api/v1/ops/front/dns-changed', { method: 'POST', headers: auth }),
