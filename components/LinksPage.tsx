@@ -6,7 +6,8 @@ import { AppLayout } from './AppLayout.tsx';
 import { SafetyBadge, StatusBadge } from './Badge.tsx';
 import { DisplayUrl } from './DisplayUrl.tsx';
 import { LinksCsvButton } from './ExportLinks.tsx';
-import { Notice } from './Field.tsx';
+import { BULK_FILTER_KEYS, BULK_UI_ACTIONS } from './BulkChangePages.tsx';
+import { CsrfField, Notice } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
 
@@ -29,6 +30,9 @@ export function linksHref(filters: Partial<LinkFilters>, cursor?: string): strin
   const qs = params.toString();
   return `/ui/links${qs ? `?${qs}` : ''}`;
 }
+
+/** Above this many matches the bulk bar says "10,000+" (routes/ui/link_list.tsx counts one more). */
+const LIST_MATCH_SHOWN_MAX = 10_000;
 
 const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
 const isSort = (v: string): v is (typeof LINK_SORTS)[number] => (LINK_SORTS as readonly string[]).includes(v);
@@ -59,6 +63,10 @@ export function LinksPage(props: {
   errors?: Record<string, string>;
   notice?: string | undefined;
   noticeTone?: 'good' | 'warn' | undefined;
+  /** How many links the filters match (the bulk bar's "all matching" option), counted up to a cap. */
+  matching?: number | undefined;
+  /** Total clicks per listed code (human and QR). */
+  clicks?: Map<string, number> | undefined;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -76,6 +84,9 @@ export function LinksPage(props: {
         </div>
         <div class="header-actions">
           <LinksCsvButton filters={{ ...filters }} />
+          <a class="btn btn-secondary" href="/ui/links/import">
+            {t('import.open')}
+          </a>
           <a class="btn btn-primary" href="/ui/links/new">
             <span aria-hidden="true">+</span> {t('links.new')}
           </a>
@@ -198,6 +209,40 @@ export function LinksPage(props: {
           )}
         </div>
       ) : (
+        <form id="bulk-form" method="post" action="/ui/links/bulk" class="card bulk-bar">
+          <CsrfField token={props.session.csrfToken} />
+          <input type="hidden" name="step" value="review" />
+          {BULK_FILTER_KEYS.map((k) =>
+            filters[k] ? <input key={k} type="hidden" name={k} value={filters[k]} /> : null,
+          )}
+          <span class="bulk-bar-title">{t('bulk.bar')}</span>
+          {props.matching !== undefined && (
+            <label class="check">
+              <input type="checkbox" name="all" value="1" />{' '}
+              {t('bulk.allMatching', {
+                count: props.matching,
+                shown:
+                  props.matching > LIST_MATCH_SHOWN_MAX
+                    ? `${i18n.number(LIST_MATCH_SHOWN_MAX)}+`
+                    : i18n.number(props.matching),
+              })}
+            </label>
+          )}
+          <label class="visually-hidden" for="bulk-action">
+            {t('bulk.action')}
+          </label>
+          <select id="bulk-action" name="action">
+            <option value="">{t('bulk.chooseAction')}</option>
+            {BULK_UI_ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {t(`bulk.action.${a}`)}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="btn btn-secondary">
+            {t('bulk.review')}
+          </button>
+        </form>
         <div class="card table-card">
           <table class="links-table">
             <caption class="visually-hidden">
@@ -207,17 +252,32 @@ export function LinksPage(props: {
             </caption>
             <thead>
               <tr>
+                <th scope="col">
+                  <span class="visually-hidden">{t('bulk.select')}</span>
+                </th>
                 <th scope="col">{t('links.col.shortLink')}</th>
                 <th scope="col">{t('links.col.destination')}</th>
                 <th scope="col">{t('links.col.status')}</th>
                 <th scope="col">{t('links.col.safety')}</th>
                 <th scope="col">{t('links.col.tags')}</th>
+                <th scope="col" class="num">
+                  {t('links.col.clicks')}
+                </th>
                 <th scope="col">{t('links.col.created')}</th>
               </tr>
             </thead>
             <tbody>
               {props.items.map((link) => (
                 <tr key={link.code}>
+                  <td class="select-cell">
+                    <input
+                      type="checkbox"
+                      name="code"
+                      value={link.code}
+                      form="bulk-form"
+                      aria-label={t('bulk.selectLink', { code: link.code })}
+                    />
+                  </td>
                   <td data-label={t('links.col.shortLink')}>
                     <div class="short-cell">
                       <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
@@ -259,6 +319,9 @@ export function LinksPage(props: {
                         ))
                       )}
                     </span>
+                  </td>
+                  <td data-label={t('links.col.clicks')} class="num clicks-cell">
+                    {i18n.number(props.clicks?.get(link.code) ?? 0)}
                   </td>
                   <td data-label={t('links.col.created')} class="nowrap">
                     <time datetime={link.createdAt}>{i18n.date(new Date(link.createdAt))}</time>

@@ -97,6 +97,11 @@ export async function createLinksBatch(
     safety?: SafetyScanner;
     /** The caller may bind links to WordPress posts (API scope admin); otherwise such an item is a 403. */
     mayManagePostLinks?: boolean;
+    /**
+     * Decide every item as the creation would, then roll the transaction back (a CSV import's dry run): the
+     * answers are exact, nothing is written or queued, and a minted code is not kept.
+     */
+    dryRun?: boolean;
     now?: () => Date;
   },
   items: unknown[],
@@ -189,6 +194,7 @@ export async function createLinksBatch(
   }
 
   const created = new Map<number, LinkRow>();
+  const rollback = new Error('dry run: rolled back');
   await deps.sql.begin(async (tx) => {
     const dedupeKeys = toCreate.flatMap((p) => (p.dedupeKey ? [p.dedupeKey] : []));
     await lockKeys(
@@ -273,6 +279,9 @@ export async function createLinksBatch(
       [...created.values()].map((l) => l.code),
       `link.created by ${creator.actor}`,
     );
+    if (deps.dryRun) throw rollback;
+  }).catch((error: unknown) => {
+    if (error !== rollback) throw error;
   });
 
   for (const [index, link] of created) results[index] = { index, status: 201, link };

@@ -1,7 +1,7 @@
 import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict } from './link_rows.ts';
 import { LINK_COLUMNS } from './link_store.ts';
 import { PROBE_CANARY_OWNER } from './probe_store.ts';
-import type { Db } from './sql.ts';
+import type { Db, SqlFragment } from './sql.ts';
 
 /** Filters of a link listing; all optional, combined with AND. Deleted links are never listed. */
 export interface LinkListFilter {
@@ -18,7 +18,7 @@ export interface LinkListFilter {
 }
 
 /** Orders a listing can take; each is a total order (the code breaks ties) so keyset paging is exact. */
-export const LINK_SORTS = ['newest', 'oldest', 'updated', 'code'] as const;
+export const LINK_SORTS = ['newest', 'oldest', 'updated', 'code', 'clicks'] as const;
 export type LinkSort = (typeof LINK_SORTS)[number];
 
 /** Where a page starts: strictly after (or before) the row with this sort value and code. */
@@ -29,6 +29,15 @@ export interface LinkListPosition {
   direction: 'after' | 'before';
 }
 
+/** Readers' clicks (human and QR) of each code, from link_click_totals; a code never clicked is absent. */
+export async function listClickTotals(db: Db, codes: readonly string[]): Promise<Map<string, number>> {
+  if (codes.length === 0) return new Map();
+  const rows = await db<{ code: string; clicks: number }[]>`
+    SELECT t.code, t.clicks FROM unnest(${db.array([...codes])}::text[]) AS c(code)
+    JOIN link_click_totals AS t ON t.code = c.code COLLATE "C"`;
+  return new Map(rows.map((r) => [r.code, r.clicks]));
+}
+
 /** A listed row with its sort value as exact text, for the next cursor. */
 export type ListedLinkRow = LinkRow & { sortValue: string };
 
@@ -37,6 +46,8 @@ const SORT_SQL: Record<LinkSort, { column: string; descending: boolean }> = {
   oldest: { column: 'created_at', descending: false },
   updated: { column: 'updated_at', descending: true },
   code: { column: 'code', descending: false },
+  // Readers' clicks (link_click_totals, ADR 0087): a link never clicked has no row and counts 0.
+  clicks: { column: 'clicks', descending: true },
 };
 
 /**
@@ -65,24 +76,24 @@ function likePattern(q: string): string {
 }
 
 /**
- * One page of links in `sort` order, starting after (or before) `position`: a keyset query on the sort
- * column and the code, so rows inserted while someone pages never shift or repeat later pages. Returns up
- * to `limit` rows in display order (a "before" page is read backwards, then reversed).
+ * The WHERE conditions of a listing's filter (deleted links and the prober's canary never match). `estimate`
+ * lets a search pick its path by the planner's estimate (a page); `walk` always filters row by row (a bulk
+ * selection reads every match anyway).
  */
-export async function listLinks(
+export async function linkFilterConditions(
   db: Db,
   filter: LinkListFilter,
-  sort: LinkSort,
-  limit: number,
-  position?: LinkListPosition,
-): Promise<ListedLinkRow[]> {
-  const { column, descending } = SORT_SQL[sort];
+  searchPath: 'estimate' | 'walk',
+): Promise<SqlFragment[]> {
   // The prober's canary (lib/prober/probe_canary.ts) is Lifeline's own, not an editor's link: never listed.
   const conditions = [db`deleted_at IS NULL`, db`owner <> ${PROBE_CANARY_OWNER}`];
   if (filter.q) {
     const pattern = likePattern(filter.q);
     const tag = db.array([filter.q]);
-    if ((await estimateSearchMatches(db, pattern, filter.q)) <= SEARCH_INDEX_PATH_MAX_ROWS) {
+    if (
+      searchPath === 'estimate' &&
+      (await estimateSearchMatches(db, pattern, filter.q)) <= SEARCH_INDEX_PATH_MAX_ROWS
+    ) {
       // Few matches: collect them through the trigram and tag indexes first, then order just those.
       conditions.push(db`code = ANY(ARRAY(
         SELECT code FROM links WHERE lower(code) LIKE lower(${pattern})
@@ -102,26 +113,49 @@ export async function listLinks(
   if (filter.origin) conditions.push(db`origin = ${filter.origin}`);
   if (filter.tag) conditions.push(db`tags @> ${db.array([filter.tag])}::text[]`);
   if (filter.site) conditions.push(db`site = ${filter.site}`);
+  return conditions;
+}
+
+/**
+ * One page of links in `sort` order, starting after (or before) `position`: a keyset query on the sort
+ * column and the code, so rows inserted while someone pages never shift or repeat later pages. Returns up
+ * to `limit` rows in display order (a "before" page is read backwards, then reversed).
+ */
+export async function listLinks(
+  db: Db,
+  filter: LinkListFilter,
+  sort: LinkSort,
+  limit: number,
+  position?: LinkListPosition,
+): Promise<ListedLinkRow[]> {
+  const { column, descending } = SORT_SQL[sort];
+  const conditions = await linkFilterConditions(db, filter, 'estimate');
 
   // Reading "before" a position walks the order backwards.
   const backwards = position?.direction === 'before';
   const forward = descending !== backwards;
+  // The clicks order reads each link's total beside it (USING keeps `code` one unambiguous column).
+  const byClicks = sort === 'clicks';
+  const sortExpr = byClicks ? db`COALESCE(t.clicks, 0)` : db`${db(column)}`;
   if (position) {
     // ::text first: postgres.js would serialise a timestamptz parameter through a JS Date, losing microseconds.
     const cmp = forward ? db`<` : db`>`;
     conditions.push(
       column === 'code'
         ? db`code ${cmp} ${position.code}`
-        : db`(${db(column)}, code) ${cmp} (${position.value}::text::timestamptz, ${position.code})`,
+        : byClicks
+          ? db`(COALESCE(t.clicks, 0), code) ${cmp} (${position.value}::text::bigint, ${position.code})`
+          : db`(${db(column)}, code) ${cmp} (${position.value}::text::timestamptz, ${position.code})`,
     );
   }
   const where = conditions.reduce((acc, cond) => db`${acc} AND ${cond}`);
   const order = forward ? db`DESC` : db`ASC`;
+  const from = byClicks ? db`links LEFT JOIN link_click_totals AS t USING (code)` : db`links`;
   const rows = await db<ListedLinkRow[]>`
-    SELECT ${db.unsafe(LINK_COLUMNS)}, ${db(column)}::text AS "sortValue"
-    FROM links
+    SELECT ${db.unsafe(LINK_COLUMNS)}, ${sortExpr}::text AS "sortValue"
+    FROM ${from}
     WHERE ${where}
-    ORDER BY ${db(column)} ${order}, code ${order}
+    ORDER BY ${sortExpr} ${order}, code ${order}
     LIMIT ${limit}`;
   return backwards ? rows.reverse() : rows;
 }
