@@ -12,6 +12,8 @@ import { linksHref } from './LinksPage.tsx';
 export const BULK_UI_ACTIONS: BulkAction[] = ['tag_add', 'tag_remove', 'expire', 'block', 'delete'];
 /** The filter fields a "select all matching" selection carries from the list to the run. */
 export const BULK_FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site'] as const;
+/** A filter's form field on the bulk forms (apart from the action's own fields: `tag` is both). */
+export const bulkFilterField = (key: (typeof BULK_FILTER_KEYS)[number]) => `filter-${key}`;
 
 /** What the confirmation form holds (strings, as posted). */
 export interface BulkFormValues {
@@ -67,7 +69,9 @@ export function BulkConfirmPage(props: {
           <>
             <input type="hidden" name="all" value="1" />
             {BULK_FILTER_KEYS.map((k) =>
-              props.filters[k] ? <input key={k} type="hidden" name={k} value={props.filters[k]} /> : null,
+              props.filters[k] ? (
+                <input key={k} type="hidden" name={bulkFilterField(k)} value={props.filters[k]} />
+              ) : null,
             )}
           </>
         )}

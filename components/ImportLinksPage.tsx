@@ -34,6 +34,12 @@ export function ImportLinksPage(props: {
         <div>
           <h1>{t('import.title')}</h1>
           <p class="muted">{t('import.lead')}</p>
+          <p class="muted small">
+            {t('import.columns')}{' '}
+            <code dir="ltr">
+              url, code, title, tags, expires_at, expired_url, utm_campaign, utm_source, utm_medium
+            </code>
+          </p>
         </div>
         <a class="btn btn-secondary" href="/ui/links">
           <DirIcon glyph="←" /> {t('nav.links')}

@@ -6,7 +6,7 @@ import { AppLayout } from './AppLayout.tsx';
 import { SafetyBadge, StatusBadge } from './Badge.tsx';
 import { DisplayUrl } from './DisplayUrl.tsx';
 import { LinksCsvButton } from './ExportLinks.tsx';
-import { BULK_FILTER_KEYS, BULK_UI_ACTIONS } from './BulkChangePages.tsx';
+import { BULK_FILTER_KEYS, BULK_UI_ACTIONS, bulkFilterField } from './BulkChangePages.tsx';
 import { CsrfField, Notice } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
@@ -213,7 +213,7 @@ export function LinksPage(props: {
           <CsrfField token={props.session.csrfToken} />
           <input type="hidden" name="step" value="review" />
           {BULK_FILTER_KEYS.map((k) =>
-            filters[k] ? <input key={k} type="hidden" name={k} value={filters[k]} /> : null,
+            filters[k] ? <input key={k} type="hidden" name={bulkFilterField(k)} value={filters[k]} /> : null,
           )}
           <span class="bulk-bar-title">{t('bulk.bar')}</span>
           {props.matching !== undefined && (

@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import {
   BULK_FILTER_KEYS,
   BulkConfirmPage,
+  bulkFilterField,
   type BulkFormValues,
   BulkRunPage,
 } from '../../components/BulkChangePages.tsx';
@@ -42,7 +43,10 @@ export function createLinkBulkRoutes(deps: WebDeps) {
     const codes = [body.code ?? []].flat().filter((v): v is string => typeof v === 'string' && v !== '');
     const all = one(body.all) === '1';
     const filters: Partial<LinkFilters> = {};
-    for (const k of BULK_FILTER_KEYS) if (one(body[k])) filters[k] = one(body[k]).slice(0, 200);
+    for (const k of BULK_FILTER_KEYS) {
+      const value = one(body[bulkFilterField(k)]);
+      if (value) filters[k] = value.slice(0, 200);
+    }
     const values: BulkFormValues = {
       action: one(body.action),
       tag: one(body.tag).trim(),

@@ -215,6 +215,11 @@ export const LTR_WORDS = [
   'DNSSEC',
   'Safe',
   'Browsing',
+  // Print QR codes and imports: the PDF format, file-size units, the CDN in front of the short domain.
+  'PDF',
+  'MiB',
+  'KiB',
+  'CDN',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */
