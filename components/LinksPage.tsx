@@ -1,4 +1,5 @@
 import CopyButton from '../islands/CopyButton.tsx';
+import SelectPage from '../islands/SelectPage.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/links/link.ts';
 import { LINK_SORTS } from '../lib/links/list_links.ts';
@@ -254,6 +255,11 @@ export function LinksPage(props: {
               <tr>
                 <th scope="col">
                   <span class="visually-hidden">{t('bulk.select')}</span>
+                  <Island
+                    name="SelectPage"
+                    component={SelectPage}
+                    props={{ formId: 'bulk-form', label: t('bulk.selectPage') }}
+                  />
                 </th>
                 <th scope="col">{t('links.col.shortLink')}</th>
                 <th scope="col">{t('links.col.destination')}</th>

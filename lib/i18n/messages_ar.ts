@@ -940,6 +940,7 @@ export const ar: Messages = {
   'links.sort.clicks': 'الأكثر نقرًا',
   'import.open': 'استيراد CSV',
   'bulk.bar': 'على الروابط المحدَّدة:',
+  'bulk.selectPage': 'حدّد كل روابط هذه الصفحة',
   'bulk.select': 'تحديد',
   'bulk.selectLink': 'حدّد {code}',
   'bulk.allMatching': '{count, plural, zero {أو كل الروابط المطابقة لهذه المرشّحات} one {أو الرابط الوحيد المطابق لهذه المرشّحات} two {أو الرابطين المطابقين لهذه المرشّحات} few {أو الروابط الـ{shown} المطابقة لهذه المرشّحات} many {أو الروابط الـ{shown} المطابقة لهذه المرشّحات} other {أو الروابط الـ{shown} المطابقة لهذه المرشّحات}}',

@@ -958,6 +958,7 @@ export const en = {
   'links.sort.clicks': 'Most clicked',
   'import.open': 'Import CSV',
   'bulk.bar': 'With the ticked links:',
+  'bulk.selectPage': 'Select every link on this page',
   'bulk.select': 'Select',
   'bulk.selectLink': 'Select {code}',
   'bulk.allMatching': '{count, plural, one {or the # link matching these filters} other {or all {shown} links matching these filters}}',

@@ -6,6 +6,7 @@ import { getBulkChangeWorkflowId } from '../../workflows/contract.ts';
 import { randomToken } from '../shared/crypto.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
+import { toFieldErrors } from '../shared/validation.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   BULK_ACTIONS,
@@ -138,11 +139,7 @@ export async function requestBulkChange(
   options: { actor: string; mayManagePostLinks: boolean },
 ): Promise<BulkChangeRow> {
   const parsed = bulkChangeInputSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new ValidationError(
-      parsed.error.issues.map((i) => ({ path: i.path.join('.') || 'body', message: i.message })),
-      'The bulk change is not valid.',
-    );
+  if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error), 'The bulk change is not valid.');
   const input = parsed.data;
   if (input.action === 'expire' && input.expiresAt && new Date(input.expiresAt).getTime() <= Date.now())
     throw new ValidationError([{ path: 'expiresAt', message: fieldProblem('future') }]);

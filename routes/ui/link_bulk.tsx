@@ -103,7 +103,7 @@ export function createLinkBulkRoutes(deps: WebDeps) {
       ...(values.action === 'tag_add' || values.action === 'tag_remove' ? { tag: values.tag } : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(values.reason ? { reason: values.reason } : {}),
-      ...('codes' in selection ? { codes: selection.codes } : { filter: filterParsed.data }),
+      ...('codes' in selection ? { codes: selection.codes } : { filter: filters }),
     };
     const parsed = bulkChangeInputSchema.safeParse(input);
     if (!parsed.success) return render(toFieldErrors(parsed.error), 422);

@@ -157,7 +157,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       const to = (q.to ?? '').slice(0, 32);
       const parsed = parseStatsWindow(from, to, c.get('timeZone'), STATS_MAX_DAYS);
       const i18n = c.get('i18n');
-      const window =
+      const chosen =
         'range' in parsed
           ? { from, to, range: parsed.range }
           : {
@@ -171,7 +171,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
             };
       return render(c, row, {
         days,
-        window,
+        window: chosen,
         ...(notice ? { notice } : {}),
         ...('range' in parsed ? {} : { status: 422 as const }),
       });

@@ -82,6 +82,11 @@ describe('bulk changes, CSV import, print QR and any dates, in English and Arabi
         assert.equal(await page.locator('.clicks-cell').first().textContent(), createI18n(locale).number(1234));
         await shotAndCheck(page, locale, '01-list-bulk-bar');
 
+        // The island ticks and clears the whole page.
+        await page.locator('input.select-page').check();
+        assert.equal(await page.locator('input[name="code"]:checked').count(), 3);
+        await page.locator('input.select-page').uncheck();
+        assert.equal(await page.locator('input[name="code"]:checked').count(), 0);
         // Tick two, choose "add a tag", review: the confirmation names the count.
         await page.locator(`input[name="code"][value="${codes[0]}"]`).check();
         await page.locator(`input[name="code"][value="${codes[1]}"]`).check();
