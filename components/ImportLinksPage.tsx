@@ -91,7 +91,9 @@ export function ImportLinksPage(props: {
                   <td data-label={t('import.col.outcome')}>
                     <Badge
                       tone={TONE[o.outcome]}
-                      text={t(props.imported ? `import.outcome.${o.outcome}` : `import.would.${o.outcome}`)}
+                      text={
+                        props.imported ? t(`import.outcome.${o.outcome}`) : t(`import.would.${o.outcome}`)
+                      }
                     />
                     {o.problems.length > 0 && (
                       <ul class="import-problems">

@@ -56,7 +56,7 @@ export async function getBulkChange(db: Db, id: string): Promise<BulkChangeRow |
 
 /** How many live links a list filter matches now (the confirmation's count), counted up to `cap`. */
 export async function countFilteredLinks(db: Db, filter: LinkListFilter, cap: number): Promise<number> {
-  const conditions = await linkFilterConditions(db, filter, 'walk');
+  const conditions = await linkFilterConditions(db, filter);
   const where = conditions.reduce((acc, cond) => db`${acc} AND ${cond}`);
   const [row] = await db<{ n: number }[]>`
     SELECT count(*)::int AS n FROM (SELECT 1 FROM links WHERE ${where} LIMIT ${cap}) AS matched`;
@@ -75,7 +75,7 @@ export async function selectBulkChangeLinks(db: Db, run: BulkChangeRow): Promise
       JOIN links AS l ON l.code = t.code COLLATE "C" AND l.deleted_at IS NULL
       ON CONFLICT DO NOTHING`;
   } else {
-    const conditions = await linkFilterConditions(db, run.selection.filter, 'walk');
+    const conditions = await linkFilterConditions(db, run.selection.filter);
     const where = conditions.reduce((acc, cond) => db`${acc} AND ${cond}`);
     await db`
       INSERT INTO bulk_change_links (run_id, code)

@@ -76,24 +76,16 @@ function likePattern(q: string): string {
 }
 
 /**
- * The WHERE conditions of a listing's filter (deleted links and the prober's canary never match). `estimate`
- * lets a search pick its path by the planner's estimate (a page); `walk` always filters row by row (a bulk
- * selection reads every match anyway).
+ * The WHERE conditions of a listing's filter (deleted links and the prober's canary never match): a page of the
+ * list, a bulk change's count and its selection read the same links.
  */
-export async function linkFilterConditions(
-  db: Db,
-  filter: LinkListFilter,
-  searchPath: 'estimate' | 'walk',
-): Promise<SqlFragment[]> {
+export async function linkFilterConditions(db: Db, filter: LinkListFilter): Promise<SqlFragment[]> {
   // The prober's canary (lib/prober/probe_canary.ts) is Lifeline's own, not an editor's link: never listed.
   const conditions = [db`deleted_at IS NULL`, db`owner <> ${PROBE_CANARY_OWNER}`];
   if (filter.q) {
     const pattern = likePattern(filter.q);
     const tag = db.array([filter.q]);
-    if (
-      searchPath === 'estimate' &&
-      (await estimateSearchMatches(db, pattern, filter.q)) <= SEARCH_INDEX_PATH_MAX_ROWS
-    ) {
+    if ((await estimateSearchMatches(db, pattern, filter.q)) <= SEARCH_INDEX_PATH_MAX_ROWS) {
       // Few matches: collect them through the trigram and tag indexes first, then order just those.
       conditions.push(db`code = ANY(ARRAY(
         SELECT code FROM links WHERE lower(code) LIKE lower(${pattern})
@@ -129,7 +121,7 @@ export async function listLinks(
   position?: LinkListPosition,
 ): Promise<ListedLinkRow[]> {
   const { column, descending } = SORT_SQL[sort];
-  const conditions = await linkFilterConditions(db, filter, 'estimate');
+  const conditions = await linkFilterConditions(db, filter);
 
   // Reading "before" a position walks the order backwards.
   const backwards = position?.direction === 'before';
