@@ -1038,7 +1038,7 @@ export const ar: Messages = {
   'qr.format.svg': 'SVG (متّجه)',
   'qr.format.png': 'PNG (بكسلات)',
   'qr.size': 'الحجم',
-  'qr.sizeHint': 'بالمليمترات لكل ضلع في PDF وSVG (10–500)؛ وبالبكسلات في PNG (128–4096).',
+  'qr.sizeHint': 'بالمليمترات لكل ضلع في PDF وSVG (10–500)؛ وبالبكسلات في PNG (128–2048).',
   'qr.foreground': 'لون الرمز',
   'qr.background': 'لون الخلفية',
   'qr.logo': 'شعار في الوسط',

@@ -1056,7 +1056,7 @@ export const en = {
   'qr.format.svg': 'SVG (vector)',
   'qr.format.png': 'PNG (pixels)',
   'qr.size': 'Size',
-  'qr.sizeHint': 'Millimetres per side for PDF and SVG (10–500); pixels for PNG (128–4096).',
+  'qr.sizeHint': 'Millimetres per side for PDF and SVG (10–500); pixels for PNG (128–2048).',
   'qr.foreground': 'Code colour',
   'qr.background': 'Background colour',
   'qr.logo': 'Logo in the middle',

@@ -37,7 +37,7 @@ const colour = z
 /** What a print QR may be asked for (the UI form's fields, strings coerced). */
 export const printQrOptionsSchema = z.strictObject({
   format: z.enum(QR_FORMATS),
-  /** PNG: pixels per side (128–4096); SVG and PDF: millimetres per side (10–500). */
+  /** PNG: pixels per side (128–2048; larger prints take the vector formats); SVG and PDF: millimetres (10–500). */
   size: z.coerce.number(fieldProblem('wholeNumber')).int(fieldProblem('wholeNumber')),
   foreground: colour.default('#000000'),
   background: colour.default('#ffffff'),
@@ -46,7 +46,7 @@ export type PrintQrOptions = z.infer<typeof printQrOptionsSchema>;
 
 /** The allowed size range of a format, and its unit. */
 export function sizeRange(format: QrFormat): { min: number; max: number; unit: 'px' | 'mm' } {
-  return format === 'png' ? { min: 128, max: 4096, unit: 'px' } : { min: 10, max: 500, unit: 'mm' };
+  return format === 'png' ? { min: 128, max: 2048, unit: 'px' } : { min: 10, max: 500, unit: 'mm' };
 }
 
 /** An uploaded logo: PNG (decoded for PNG and PDF, embedded in SVG) or SVG (SVG output only). */
@@ -151,20 +151,32 @@ const rgbOf = (hex: string): [number, number, number] => [
   Number.parseInt(hex.slice(5, 7), 16),
 ];
 
-/** PNG of `px` pixels per side; the logo (decoded) is scaled into its box and blended over the background. */
+/**
+ * PNG of `px` pixels per side (RGB, no alpha); the logo (decoded) is scaled into its box and blended over the
+ * background. A module row's pixels are worked out once and copied to the pixel rows it covers: this runs in the
+ * web process, which also answers redirects.
+ */
 export function renderQrPng(picture: QrPicture, px: number, logo: LogoRaster | null): Uint8Array {
   const total = picture.size + 2 * QUIET_ZONE;
   const png = new PNG({ width: px, height: px });
   const fg = rgbOf(picture.foreground);
   const bg = rgbOf(picture.background);
-  const perModule = total / px;
+  const rowBytes = px * 4;
+  const colOf = Int32Array.from({ length: px }, (_, x) => Math.floor((x * total) / px) - QUIET_ZONE);
+  let lastRow = Number.NaN;
   for (let y = 0; y < px; y++) {
-    const r = Math.floor(y * perModule) - QUIET_ZONE;
+    const r = Math.floor((y * total) / px) - QUIET_ZONE;
+    const at = y * rowBytes;
+    if (r === lastRow) {
+      png.data.copy(png.data, at, at - rowBytes, at);
+      continue;
+    }
+    lastRow = r;
     for (let x = 0; x < px; x++) {
-      const c = Math.floor(x * perModule) - QUIET_ZONE;
+      const c = colOf[x]!;
       const inSymbol = r >= 0 && c >= 0 && r < picture.size && c < picture.size;
       const rgb = inSymbol && picture.dark(r, c) ? fg : bg;
-      const i = (y * px + x) * 4;
+      const i = at + x * 4;
       png.data[i] = rgb[0];
       png.data[i + 1] = rgb[1];
       png.data[i + 2] = rgb[2];
@@ -190,7 +202,7 @@ export function renderQrPng(picture: QrPicture, px: number, logo: LogoRaster | n
       }
     }
   }
-  return new Uint8Array(PNG.sync.write(png));
+  return new Uint8Array(PNG.sync.write(png, { colorType: 2, inputHasAlpha: true }));
 }
 
 /** The print QR of `text` in the asked format: the bytes and their content type. */
