@@ -1,8 +1,4 @@
-import {
-  applyBulkChangeBatch,
-  finishBulkChangeRun,
-  selectBulkChange,
-} from '../lib/links/run_bulk_change.ts';
+import { applyBulkChangeBatch, finishBulkChangeRun, selectBulkChange } from '../lib/links/run_bulk_change.ts';
 import type { ActivityDeps } from './deps.ts';
 import { currentSignals, runStep } from './task_context.ts';
 

@@ -1,19 +1,14 @@
 // The bulk change of links (ADR 0086): the confirmation page (the count, the action and its settings) and the
 // run's page (progress, and the links it left alone with why). Both work as plain forms and links, without JS.
 import type { UiSession } from '../lib/auth/sessions.ts';
-import type { BulkAction, BulkChangeRow } from '../lib/links/bulk_change.ts';
+import type { BulkChangeRow } from '../lib/links/bulk_change.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { Badge } from './Badge.tsx';
+import { BULK_FILTER_KEYS, BULK_UI_ACTIONS, bulkFilterField } from './bulk_fields.ts';
 import { CsrfField, ErrorSummary, Notice, SelectField, TextField } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import type { LinkFilters } from './LinksPage.tsx';
 import { linksHref } from './LinksPage.tsx';
-
-export const BULK_UI_ACTIONS: BulkAction[] = ['tag_add', 'tag_remove', 'expire', 'block', 'delete'];
-/** The filter fields a "select all matching" selection carries from the list to the run. */
-export const BULK_FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site'] as const;
-/** A filter's form field on the bulk forms (apart from the action's own fields: `tag` is both). */
-export const bulkFilterField = (key: (typeof BULK_FILTER_KEYS)[number]) => `filter-${key}`;
 
 /** What the confirmation form holds (strings, as posted). */
 export interface BulkFormValues {

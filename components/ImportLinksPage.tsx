@@ -56,7 +56,11 @@ export function ImportLinksPage(props: {
           title={
             props.imported
               ? t('import.done', { created: counts.create, existing: counts.existing, errors: counts.error })
-              : t('import.preview', { created: counts.create, existing: counts.existing, errors: counts.error })
+              : t('import.preview', {
+                  created: counts.create,
+                  existing: counts.existing,
+                  errors: counts.error,
+                })
           }
         >
           {!props.imported && <p>{t('import.previewHint')}</p>}
@@ -117,7 +121,7 @@ export function ImportLinksPage(props: {
         <form method="post" action="/ui/links/import" enctype="multipart/form-data" class="card stack">
           <CsrfField token={props.session.csrfToken} />
           <input type="hidden" name="step" value="import" />
-          <textarea name="csv" hidden aria-hidden="true">
+          <textarea name="csv" hidden>
             {props.csv}
           </textarea>
           <div class="form-actions">

@@ -5,9 +5,9 @@ import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/
 import { LINK_SORTS } from '../lib/links/list_links.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SafetyBadge, StatusBadge } from './Badge.tsx';
+import { BULK_FILTER_KEYS, BULK_UI_ACTIONS, bulkFilterField } from './bulk_fields.ts';
 import { DisplayUrl } from './DisplayUrl.tsx';
 import { LinksCsvButton } from './ExportLinks.tsx';
-import { BULK_FILTER_KEYS, BULK_UI_ACTIONS, bulkFilterField } from './BulkChangePages.tsx';
 import { CsrfField, Notice } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
@@ -210,136 +210,140 @@ export function LinksPage(props: {
           )}
         </div>
       ) : (
-        <form id="bulk-form" method="post" action="/ui/links/bulk" class="card bulk-bar">
-          <CsrfField token={props.session.csrfToken} />
-          <input type="hidden" name="step" value="review" />
-          {BULK_FILTER_KEYS.map((k) =>
-            filters[k] ? <input key={k} type="hidden" name={bulkFilterField(k)} value={filters[k]} /> : null,
-          )}
-          <span class="bulk-bar-title">{t('bulk.bar')}</span>
-          {props.matching !== undefined && (
-            <label class="check">
-              <input type="checkbox" name="all" value="1" />{' '}
-              {t('bulk.allMatching', {
-                count: props.matching,
-                shown:
-                  props.matching > LIST_MATCH_SHOWN_MAX
-                    ? `${i18n.number(LIST_MATCH_SHOWN_MAX)}+`
-                    : i18n.number(props.matching),
-              })}
+        <>
+          <form id="bulk-form" method="post" action="/ui/links/bulk" class="card bulk-bar">
+            <CsrfField token={props.session.csrfToken} />
+            <input type="hidden" name="step" value="review" />
+            {BULK_FILTER_KEYS.map((k) =>
+              filters[k] ? (
+                <input key={k} type="hidden" name={bulkFilterField(k)} value={filters[k]} />
+              ) : null,
+            )}
+            <span class="bulk-bar-title">{t('bulk.bar')}</span>
+            {props.matching !== undefined && (
+              <label class="check">
+                <input type="checkbox" name="all" value="1" />{' '}
+                {t('bulk.allMatching', {
+                  count: props.matching,
+                  shown:
+                    props.matching > LIST_MATCH_SHOWN_MAX
+                      ? `${i18n.number(LIST_MATCH_SHOWN_MAX)}+`
+                      : i18n.number(props.matching),
+                })}
+              </label>
+            )}
+            <label class="visually-hidden" for="bulk-action">
+              {t('bulk.action')}
             </label>
-          )}
-          <label class="visually-hidden" for="bulk-action">
-            {t('bulk.action')}
-          </label>
-          <select id="bulk-action" name="action">
-            <option value="">{t('bulk.chooseAction')}</option>
-            {BULK_UI_ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {t(`bulk.action.${a}`)}
-              </option>
-            ))}
-          </select>
-          <button type="submit" class="btn btn-secondary">
-            {t('bulk.review')}
-          </button>
-        </form>
-        <div class="card table-card">
-          <table class="links-table">
-            <caption class="visually-hidden">
-              {t('links.caption', {
-                sort: t(`links.sort.${isSort(filters.sort) ? filters.sort : 'newest'}`),
-              })}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">
-                  <span class="visually-hidden">{t('bulk.select')}</span>
-                  <Island
-                    name="SelectPage"
-                    component={SelectPage}
-                    props={{ formId: 'bulk-form', label: t('bulk.selectPage') }}
-                  />
-                </th>
-                <th scope="col">{t('links.col.shortLink')}</th>
-                <th scope="col">{t('links.col.destination')}</th>
-                <th scope="col">{t('links.col.status')}</th>
-                <th scope="col">{t('links.col.safety')}</th>
-                <th scope="col">{t('links.col.tags')}</th>
-                <th scope="col" class="num">
-                  {t('links.col.clicks')}
-                </th>
-                <th scope="col">{t('links.col.created')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.items.map((link) => (
-                <tr key={link.code}>
-                  <td class="select-cell">
-                    <input
-                      type="checkbox"
-                      name="code"
-                      value={link.code}
-                      form="bulk-form"
-                      aria-label={t('bulk.selectLink', { code: link.code })}
-                    />
-                  </td>
-                  <td data-label={t('links.col.shortLink')}>
-                    <div class="short-cell">
-                      <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
-                        <span class="code-host">
-                          {withoutScheme(link.shortUrl).slice(0, -link.code.length)}
-                        </span>
-                        {link.code}
-                      </a>
-                      <Island
-                        name="CopyButton"
-                        component={CopyButton}
-                        props={{ text: link.shortUrl, ...copyLabels }}
-                      />
-                    </div>
-                  </td>
-                  <td data-label={t('links.col.destination')} class="destination-cell">
-                    {link.title && (
-                      <span class="link-title">
-                        <bdi dir="auto">{link.title}</bdi>
-                      </span>
-                    )}
-                    <DisplayUrl url={link.url} bare />
-                  </td>
-                  <td data-label={t('links.col.status')}>
-                    <StatusBadge status={link.status} />
-                  </td>
-                  <td data-label={t('links.col.safety')}>
-                    <SafetyBadge safety={link.safety} />
-                  </td>
-                  <td data-label={t('links.col.tags')}>
-                    <span class="tags">
-                      {link.tags.length === 0 ? (
-                        <span class="muted">—</span>
-                      ) : (
-                        link.tags.map((tag) => (
-                          <a key={tag} class="tag" dir="auto" href={linksHref({ ...filters, tag })}>
-                            {tag}
-                          </a>
-                        ))
-                      )}
-                    </span>
-                  </td>
-                  <td data-label={t('links.col.clicks')} class="num clicks-cell">
-                    {i18n.number(props.clicks?.get(link.code) ?? 0)}
-                  </td>
-                  <td data-label={t('links.col.created')} class="nowrap">
-                    <time datetime={link.createdAt}>{i18n.date(new Date(link.createdAt))}</time>
-                    <span class="muted small">
-                      {i18n.time(new Date(link.createdAt))} · {t(`origin.${link.origin}`)}
-                    </span>
-                  </td>
-                </tr>
+            <select id="bulk-action" name="action">
+              <option value="">{t('bulk.chooseAction')}</option>
+              {BULK_UI_ACTIONS.map((a) => (
+                <option key={a} value={a}>
+                  {t(`bulk.action.${a}`)}
+                </option>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </select>
+            <button type="submit" class="btn btn-secondary">
+              {t('bulk.review')}
+            </button>
+          </form>
+          <div class="card table-card">
+            <table class="links-table">
+              <caption class="visually-hidden">
+                {t('links.caption', {
+                  sort: t(`links.sort.${isSort(filters.sort) ? filters.sort : 'newest'}`),
+                })}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span class="visually-hidden">{t('bulk.select')}</span>
+                    <Island
+                      name="SelectPage"
+                      component={SelectPage}
+                      props={{ formId: 'bulk-form', label: t('bulk.selectPage') }}
+                    />
+                  </th>
+                  <th scope="col">{t('links.col.shortLink')}</th>
+                  <th scope="col">{t('links.col.destination')}</th>
+                  <th scope="col">{t('links.col.status')}</th>
+                  <th scope="col">{t('links.col.safety')}</th>
+                  <th scope="col">{t('links.col.tags')}</th>
+                  <th scope="col" class="num">
+                    {t('links.col.clicks')}
+                  </th>
+                  <th scope="col">{t('links.col.created')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.items.map((link) => (
+                  <tr key={link.code}>
+                    <td class="select-cell">
+                      <input
+                        type="checkbox"
+                        name="code"
+                        value={link.code}
+                        form="bulk-form"
+                        aria-label={t('bulk.selectLink', { code: link.code })}
+                      />
+                    </td>
+                    <td data-label={t('links.col.shortLink')}>
+                      <div class="short-cell">
+                        <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
+                          <span class="code-host">
+                            {withoutScheme(link.shortUrl).slice(0, -link.code.length)}
+                          </span>
+                          {link.code}
+                        </a>
+                        <Island
+                          name="CopyButton"
+                          component={CopyButton}
+                          props={{ text: link.shortUrl, ...copyLabels }}
+                        />
+                      </div>
+                    </td>
+                    <td data-label={t('links.col.destination')} class="destination-cell">
+                      {link.title && (
+                        <span class="link-title">
+                          <bdi dir="auto">{link.title}</bdi>
+                        </span>
+                      )}
+                      <DisplayUrl url={link.url} bare />
+                    </td>
+                    <td data-label={t('links.col.status')}>
+                      <StatusBadge status={link.status} />
+                    </td>
+                    <td data-label={t('links.col.safety')}>
+                      <SafetyBadge safety={link.safety} />
+                    </td>
+                    <td data-label={t('links.col.tags')}>
+                      <span class="tags">
+                        {link.tags.length === 0 ? (
+                          <span class="muted">—</span>
+                        ) : (
+                          link.tags.map((tag) => (
+                            <a key={tag} class="tag" dir="auto" href={linksHref({ ...filters, tag })}>
+                              {tag}
+                            </a>
+                          ))
+                        )}
+                      </span>
+                    </td>
+                    <td data-label={t('links.col.clicks')} class="num clicks-cell">
+                      {i18n.number(props.clicks?.get(link.code) ?? 0)}
+                    </td>
+                    <td data-label={t('links.col.created')} class="nowrap">
+                      <time datetime={link.createdAt}>{i18n.date(new Date(link.createdAt))}</time>
+                      <span class="muted small">
+                        {i18n.time(new Date(link.createdAt))} · {t(`origin.${link.origin}`)}
+                      </span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
       )}
       {(props.prevCursor || props.nextCursor) && (
         <nav class="pagination" aria-label={t('links.pages')}>

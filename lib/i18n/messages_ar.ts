@@ -943,7 +943,8 @@ export const ar: Messages = {
   'bulk.selectPage': 'حدّد كل روابط هذه الصفحة',
   'bulk.select': 'تحديد',
   'bulk.selectLink': 'حدّد {code}',
-  'bulk.allMatching': '{count, plural, zero {أو كل الروابط المطابقة لهذه المرشّحات} one {أو الرابط الوحيد المطابق لهذه المرشّحات} two {أو الرابطين المطابقين لهذه المرشّحات} few {أو الروابط الـ{shown} المطابقة لهذه المرشّحات} many {أو الروابط الـ{shown} المطابقة لهذه المرشّحات} other {أو الروابط الـ{shown} المطابقة لهذه المرشّحات}}',
+  'bulk.allMatching':
+    '{count, plural, zero {أو كل الروابط المطابقة لهذه المرشّحات} one {أو الرابط الوحيد المطابق لهذه المرشّحات} two {أو الرابطين المطابقين لهذه المرشّحات} few {أو الروابط الـ{shown} المطابقة لهذه المرشّحات} many {أو الروابط الـ{shown} المطابقة لهذه المرشّحات} other {أو الروابط الـ{shown} المطابقة لهذه المرشّحات}}',
   'bulk.action': 'الإجراء',
   'bulk.chooseAction': 'اختر إجراءً…',
   'bulk.action.tag_add': 'إضافة وسم',
@@ -956,7 +957,8 @@ export const ar: Messages = {
   'bulk.lead': 'تحقّق من العدد والإجراء ثم أكّد. يُسجَّل كل تغيير في سجلّ الرابط.',
   'bulk.nothingSelected': 'لم تُحدَّد أي روابط',
   'bulk.nothingSelectedHint': 'حدّد روابط في القائمة، أو اختر «كل الروابط المطابقة لهذه المرشّحات».',
-  'bulk.count': '{count, plural, zero {لن يتغيّر أي رابط} one {سيتغيّر رابط واحد} two {سيتغيّر رابطان} few {ستتغيّر {shown} روابط} many {سيتغيّر {shown} رابطًا} other {سيتغيّر {shown} رابط}}',
+  'bulk.count':
+    '{count, plural, zero {لن يتغيّر أي رابط} one {سيتغيّر رابط واحد} two {سيتغيّر رابطان} few {ستتغيّر {shown} روابط} many {سيتغيّر {shown} رابطًا} other {سيتغيّر {shown} رابط}}',
   'bulk.selectedByCode': 'الروابط التي حدّدتها.',
   'bulk.selectedByFilter': 'كل رابط يطابق مرشّحات القائمة عند بدء التغيير؛ لا تدخل الروابط التي تُنشأ بعد ذلك.',
   'bulk.tag': 'الوسم',
@@ -965,8 +967,10 @@ export const ar: Messages = {
   'bulk.expiresAtHint': 'لتحديد تاريخ الانتهاء؛ اتركه فارغًا لإزالته. المنطقة الزمنية: {zone}.',
   'bulk.reason': 'السبب',
   'bulk.reasonHint': 'يُحفظ في سجلّ كل رابط؛ وهو مطلوب للحظر.',
-  'bulk.postLinksNote': 'روابط مقالات WordPress تحتفظ بتاريخ انتهائها وحالتها ولا تُحذف إلا إذا قام بذلك مسؤول؛ وتظهر ضمن الروابط المتخطّاة.',
-  'bulk.apply': '{count, plural, zero {طبّق على لا شيء} one {طبّق على رابط واحد} two {طبّق على رابطين} few {طبّق على {shown} روابط} many {طبّق على {shown} رابطًا} other {طبّق على {shown} رابط}}',
+  'bulk.postLinksNote':
+    'روابط مقالات WordPress تحتفظ بتاريخ انتهائها وحالتها ولا تُحذف إلا إذا قام بذلك مسؤول؛ وتظهر ضمن الروابط المتخطّاة.',
+  'bulk.apply':
+    '{count, plural, zero {طبّق على لا شيء} one {طبّق على رابط واحد} two {طبّق على رابطين} few {طبّق على {shown} روابط} many {طبّق على {shown} رابطًا} other {طبّق على {shown} رابط}}',
   'bulk.cancel': 'إلغاء',
   'bulk.field.action': 'الإجراء',
   'bulk.field.tag': 'الوسم',
@@ -987,7 +991,8 @@ export const ar: Messages = {
   'bulk.run.reason': 'السبب:',
   'bulk.run.stillRunning': 'ما زال قيد التنفيذ.',
   'bulk.run.refresh': 'تحديث',
-  'bulk.run.propagation': 'تصل الروابط المُغيَّرة إلى خوادم إعادة التوجيه وBitly وشبكة CDN عبر طابور المزامنة خلال لحظات.',
+  'bulk.run.propagation':
+    'تصل الروابط المُغيَّرة إلى خوادم إعادة التوجيه وBitly وشبكة CDN عبر طابور المزامنة خلال لحظات.',
   'bulk.run.skippedTitle': 'الروابط المتخطّاة',
   'bulk.status.selecting': 'يجري التحديد',
   'bulk.status.running': 'قيد التنفيذ',
@@ -999,13 +1004,15 @@ export const ar: Messages = {
   'import.lead': 'يُجرَّب كل صف أولًا؛ ولا يُحفظ شيء حتى تستورد.',
   'import.columns': 'يسمّي الصف الأول الأعمدة (وعمود الوجهة مطلوب):',
   'import.file': 'ملف CSV',
-  'import.fileHint': 'بترميز UTF-8، وعلى الأكثر {rows} صف و{mib} MiB. تُفصل الوسوم بمسافات أو فواصل أو فواصل منقوطة.',
+  'import.fileHint':
+    'بترميز UTF-8، وعلى الأكثر {rows} صف و{mib} MiB. تُفصل الوسوم بمسافات أو فواصل أو فواصل منقوطة.',
   'import.fileRefused': 'لا يمكن استيراد هذا الملف',
   'import.tryButton': 'جرّبه (لن يُحفظ شيء)',
   'import.preview': 'عند الاستيراد: {created} جديدة، و{existing} موجودة أصلًا، و{errors} فيها أخطاء',
   'import.previewHint': 'تُستبعد الصفوف التي فيها أخطاء؛ ويُستورد الباقي.',
   'import.done': 'اكتمل الاستيراد: {created} جديدة، و{existing} موجودة أصلًا، و{errors} فيها أخطاء',
-  'import.importButton': '{count, plural, zero {لا شيء للاستيراد} one {استورد رابطًا واحدًا} two {استورد رابطين} few {استورد # روابط} many {استورد # رابطًا} other {استورد # رابط}}',
+  'import.importButton':
+    '{count, plural, zero {لا شيء للاستيراد} one {استورد رابطًا واحدًا} two {استورد رابطين} few {استورد # روابط} many {استورد # رابطًا} other {استورد # رابط}}',
   'import.another': 'ملف آخر',
   'import.caption': 'كل صف في الملف وما يؤول إليه',
   'import.col.line': 'السطر',
@@ -1031,7 +1038,8 @@ export const ar: Messages = {
   'detail.rangeTo': 'إلى',
   'detail.rangeShow': 'اعرض',
   'qr.title': 'رمز QR للطباعة: {code}',
-  'qr.lead': 'اختر الصيغة والحجم والألوان؛ ومع الشعار يستخدم الرمز أعلى مستوى لتصحيح الأخطاء كي يبقى قابلًا للمسح.',
+  'qr.lead':
+    'اختر الصيغة والحجم والألوان؛ ومع الشعار يستخدم الرمز أعلى مستوى لتصحيح الأخطاء كي يبقى قابلًا للمسح.',
   'qr.back': 'العودة إلى الرابط',
   'qr.format': 'الصيغة',
   'qr.format.pdf': 'PDF (متّجه، للطباعة)',

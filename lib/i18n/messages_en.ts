@@ -961,7 +961,8 @@ export const en = {
   'bulk.selectPage': 'Select every link on this page',
   'bulk.select': 'Select',
   'bulk.selectLink': 'Select {code}',
-  'bulk.allMatching': '{count, plural, one {or the # link matching these filters} other {or all {shown} links matching these filters}}',
+  'bulk.allMatching':
+    '{count, plural, one {or the # link matching these filters} other {or all {shown} links matching these filters}}',
   'bulk.action': 'Action',
   'bulk.chooseAction': 'Choose an action…',
   'bulk.action.tag_add': 'Add a tag',
@@ -976,14 +977,16 @@ export const en = {
   'bulk.nothingSelectedHint': 'Tick links in the list, or choose “all matching these filters”.',
   'bulk.count': '{count, plural, one {# link will change} other {{shown} links will change}}',
   'bulk.selectedByCode': 'The links you ticked.',
-  'bulk.selectedByFilter': 'Every link matching the list’s filters when the change starts; links made later are not included.',
+  'bulk.selectedByFilter':
+    'Every link matching the list’s filters when the change starts; links made later are not included.',
   'bulk.tag': 'Tag',
   'bulk.tagHint': 'For adding or removing a tag.',
   'bulk.expiresAt': 'New expiry',
   'bulk.expiresAtHint': 'For setting the expiry; leave empty to remove it. Time zone: {zone}.',
   'bulk.reason': 'Reason',
   'bulk.reasonHint': 'Kept in each link’s history; required to block.',
-  'bulk.postLinksNote': 'WordPress articles’ links keep their expiry and status and are not deleted unless an administrator does this; they are listed as skipped.',
+  'bulk.postLinksNote':
+    'WordPress articles’ links keep their expiry and status and are not deleted unless an administrator does this; they are listed as skipped.',
   'bulk.apply': '{count, plural, one {Apply to # link} other {Apply to {shown} links}}',
   'bulk.cancel': 'Cancel',
   'bulk.field.action': 'Action',
@@ -1005,7 +1008,8 @@ export const en = {
   'bulk.run.reason': 'Reason:',
   'bulk.run.stillRunning': 'Still running.',
   'bulk.run.refresh': 'Refresh',
-  'bulk.run.propagation': 'Changed links reach the redirect servers, Bitly and the CDN through the sync queue within moments.',
+  'bulk.run.propagation':
+    'Changed links reach the redirect servers, Bitly and the CDN through the sync queue within moments.',
   'bulk.run.skippedTitle': 'Skipped links',
   'bulk.status.selecting': 'selecting',
   'bulk.status.running': 'running',
@@ -1017,7 +1021,8 @@ export const en = {
   'import.lead': 'Every row is tried first; nothing is saved until you import.',
   'import.columns': 'The first row names the columns (url is required):',
   'import.file': 'CSV file',
-  'import.fileHint': 'UTF-8, at most {rows} rows and {mib} MiB. Tags are separated by spaces, commas or semicolons.',
+  'import.fileHint':
+    'UTF-8, at most {rows} rows and {mib} MiB. Tags are separated by spaces, commas or semicolons.',
   'import.fileRefused': 'This file cannot be imported',
   'import.tryButton': 'Try it (nothing is saved)',
   'import.preview': 'If imported: {created} new, {existing} already there, {errors} with errors',
@@ -1049,7 +1054,8 @@ export const en = {
   'detail.rangeTo': 'To',
   'detail.rangeShow': 'Show',
   'qr.title': 'QR code for print: {code}',
-  'qr.lead': 'Choose the format, size and colours; with a logo the code uses the highest error correction so it still scans.',
+  'qr.lead':
+    'Choose the format, size and colours; with a logo the code uses the highest error correction so it still scans.',
   'qr.back': 'Back to the link',
   'qr.format': 'Format',
   'qr.format.pdf': 'PDF (vector, for print)',

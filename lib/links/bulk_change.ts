@@ -139,7 +139,8 @@ export async function requestBulkChange(
   options: { actor: string; mayManagePostLinks: boolean },
 ): Promise<BulkChangeRow> {
   const parsed = bulkChangeInputSchema.safeParse(raw);
-  if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error), 'The bulk change is not valid.');
+  if (!parsed.success)
+    throw new ValidationError(toFieldErrors(parsed.error), 'The bulk change is not valid.');
   const input = parsed.data;
   if (input.action === 'expire' && input.expiresAt && new Date(input.expiresAt).getTime() <= Date.now())
     throw new ValidationError([{ path: 'expiresAt', message: fieldProblem('future') }]);

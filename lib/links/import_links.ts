@@ -57,7 +57,8 @@ const normalise = (name: string) => name.toLowerCase().replace(/[\s_-]/g, '');
  * on the field `file`; a row's own problems are left to the batch creation, row by row.
  */
 export function parseImportCsv(text: string): ImportRow[] {
-  const fail = (message: string) => new ValidationError([{ path: 'file', message }], 'The CSV file cannot be imported.');
+  const fail = (message: string) =>
+    new ValidationError([{ path: 'file', message }], 'The CSV file cannot be imported.');
   if (Buffer.byteLength(text) > IMPORT_MAX_BYTES)
     throw fail(fieldProblem('importTooLarge', { mib: IMPORT_MAX_BYTES / 1024 / 1024 }));
   let records: { record: string[]; info: { lines: number } }[];
@@ -69,9 +70,10 @@ export function parseImportCsv(text: string): ImportRow[] {
       relax_column_count: true,
       info: true,
       to: IMPORT_MAX_ROWS + 2,
-    }) as { record: string[]; info: { lines: number } }[];
+    }) as unknown as { record: string[]; info: { lines: number } }[];
   } catch (error) {
-    if (error instanceof CsvError) throw fail(fieldProblem('importUnreadable', { line: error.lines ?? 1 }));
+    if (error instanceof CsvError)
+      throw fail(fieldProblem('importUnreadable', { line: Number(error.lines ?? 1) }));
     throw error;
   }
   const [header, ...rows] = records;
@@ -160,6 +162,8 @@ export async function importLinks(
   });
   return {
     outcomes,
-    createdCodes: options.dryRun ? [] : results.flatMap((r) => (r.status === 201 && 'link' in r ? [r.link.code] : [])),
+    createdCodes: options.dryRun
+      ? []
+      : results.flatMap((r) => (r.status === 201 && 'link' in r ? [r.link.code] : [])),
   };
 }

@@ -12,8 +12,8 @@ import {
   type LogoRaster,
   logoPlacement,
   makeQrPicture,
-  QUIET_ZONE,
   type QrPicture,
+  QUIET_ZONE,
 } from './qr_picture.ts';
 
 export { type LogoRaster, makeQrPicture, type QrPicture, QUIET_ZONE };

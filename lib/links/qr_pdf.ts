@@ -2,7 +2,7 @@
 // size in millimetres, the dark modules one filled vector path of rectangles, and a PNG logo an image with its
 // alpha as a soft mask. A few hundred bytes of structure around two deflated streams.
 import { deflateSync } from 'node:zlib';
-import { darkRuns, type LogoRaster, logoPlacement, QUIET_ZONE, type QrPicture } from './qr_picture.ts';
+import { darkRuns, type LogoRaster, logoPlacement, type QrPicture, QUIET_ZONE } from './qr_picture.ts';
 
 /** PostScript points per millimetre. */
 const PT_PER_MM = 72 / 25.4;
@@ -27,14 +27,21 @@ export function pdfPageSide(mm: number): number {
 }
 
 /** Writes the PDF: page `mm` millimetres square, the code filling it (quiet zone included). */
-export function writeQrPdf(picture: QrPicture, mm: number, logo: LogoRaster | null, title: string): Uint8Array {
+export function writeQrPdf(
+  picture: QrPicture,
+  mm: number,
+  logo: LogoRaster | null,
+  title: string,
+): Uint8Array {
   const side = pdfPageSide(mm);
   const total = picture.size + 2 * QUIET_ZONE;
   const m = side / total;
   const ops: string[] = [`${rgb(picture.background)} rg 0 0 ${num(side)} ${num(side)} re f`];
   ops.push(`${rgb(picture.foreground)} rg`);
   for (const [r, c, n] of darkRuns(picture)) {
-    ops.push(`${num((c + QUIET_ZONE) * m)} ${num(side - (r + QUIET_ZONE + 1) * m)} ${num(n * m)} ${num(m)} re`);
+    ops.push(
+      `${num((c + QUIET_ZONE) * m)} ${num(side - (r + QUIET_ZONE + 1) * m)} ${num(n * m)} ${num(m)} re`,
+    );
   }
   ops.push('f');
   const place = logo ? logoPlacement(picture, logo) : null;
@@ -98,6 +105,8 @@ export function writeQrPdf(picture: QrPicture, mm: number, logo: LogoRaster | nu
   const xref = length;
   write(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`);
   for (const offset of offsets) write(`${String(offset).padStart(10, '0')} 00000 n \n`);
-  write(`trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R /Info ${info} 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  write(
+    `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R /Info ${info} 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+  );
   return Buffer.concat(chunks);
 }

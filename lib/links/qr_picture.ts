@@ -82,4 +82,3 @@ export function logoPlacement(
   const origin = picture.logoBox.from + QUIET_ZONE + pad;
   return { x: origin + (box - width) / 2, y: origin + (box - height) / 2, width, height };
 }
-

@@ -4,8 +4,9 @@
 // sync queue (ADR 0024), whose drainer carries the change to the serving store, Bitly, the CDN and the expiry
 // timers in batches; one kick per batch wakes the drainer. A link the run may not or need not change is skipped
 // with the reason, never failed.
-import { fieldProblem } from '../shared/field_problems.ts';
+
 import { PermanentFailure } from '../shared/errors.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import type { Logger } from '../shared/logger.ts';
 import {
   type BulkChangeRow,
@@ -51,7 +52,12 @@ export async function selectBulkChange(
 
 type Decision =
   | { skip: string }
-  | { update: BulkLinkUpdate; action: string; before: Record<string, unknown>; after: Record<string, unknown> };
+  | {
+      update: BulkLinkUpdate;
+      action: string;
+      before: Record<string, unknown>;
+      after: Record<string, unknown>;
+    };
 
 /** The same "same owner, same url, same options" key the link would get if created as it now is. */
 async function dedupeKeyAfter(row: LinkRow, change: { tags?: string[]; expiresAt?: Date | null }) {
@@ -104,8 +110,7 @@ async function decide(run: BulkChangeRow, row: LinkRow | undefined, now: Date): 
       const expiresAt = run.params.expiresAt ? new Date(run.params.expiresAt) : null;
       if ((expiresAt?.getTime() ?? null) === (row.expiresAt?.getTime() ?? null)) return { skip: 'unchanged' };
       // As in an edit: moving an expired link's expiry into the future (or clearing it) brings it back.
-      const revive =
-        row.status === 'expired' && (expiresAt === null || expiresAt.getTime() > now.getTime());
+      const revive = row.status === 'expired' && (expiresAt === null || expiresAt.getTime() > now.getTime());
       const dedupeKey = await dedupeKeyAfter(row, { expiresAt });
       return {
         update: {
@@ -115,7 +120,10 @@ async function decide(run: BulkChangeRow, row: LinkRow | undefined, now: Date): 
           ...(dedupeKey !== undefined ? { dedupeKey } : {}),
         },
         action: 'link.updated',
-        before: { expiresAt: row.expiresAt?.toISOString() ?? null, ...(revive ? { status: row.status } : {}) },
+        before: {
+          expiresAt: row.expiresAt?.toISOString() ?? null,
+          ...(revive ? { status: row.status } : {}),
+        },
         after: { expiresAt: expiresAt?.toISOString() ?? null, ...(revive ? { status: 'active' } : {}) },
       };
     }

@@ -43,7 +43,11 @@ export function parseStatsWindow(
 }
 
 /** The form's two days for the last `days` days up to today, in `zone` (what the page shows by default). */
-export function defaultStatsWindow(days: number, zone: string, now = new Date()): { from: string; to: string } {
+export function defaultStatsWindow(
+  days: number,
+  zone: string,
+  now = new Date(),
+): { from: string; to: string } {
   return {
     from: toLocalInput(new Date(now.getTime() - days * 86_400_000), zone).slice(0, 10),
     to: toLocalInput(now, zone).slice(0, 10),

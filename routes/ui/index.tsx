@@ -16,6 +16,7 @@ import { createLinkImportRoutes } from './link_import.tsx';
 import { createLinkListRoutes } from './link_list.tsx';
 import { createLinkNewRoutes } from './link_new.tsx';
 import { createLinkQrRoutes } from './link_qr.ts';
+import { createQrPrintRoutes } from './link_qr_print.tsx';
 import { createLoginRoutes } from './login.tsx';
 import { createOpsRoutes } from './ops.tsx';
 import { getI18n, renderPage } from './render_page.ts';
@@ -112,6 +113,7 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/links', createLinkBulkRoutes(deps));
   app.route('/links', createLinkImportRoutes(deps));
   app.route('/links', createLinkQrRoutes(deps));
+  app.route('/links', createQrPrintRoutes(deps));
   app.route('/links', createLinkDetailRoutes(deps));
   app.route('/ops/retarget', createRetargetUiRoutes(deps));
   app.route('/ops/wordpress', createWordPressUiRoutes(deps));

@@ -1,11 +1,6 @@
 import { type Context, Hono } from 'hono';
-import {
-  BULK_FILTER_KEYS,
-  BulkConfirmPage,
-  bulkFilterField,
-  type BulkFormValues,
-  BulkRunPage,
-} from '../../components/BulkChangePages.tsx';
+import { BulkConfirmPage, type BulkFormValues, BulkRunPage } from '../../components/BulkChangePages.tsx';
+import { BULK_FILTER_KEYS, bulkFilterField } from '../../components/bulk_fields.ts';
 import type { LinkFilters } from '../../components/LinksPage.tsx';
 import {
   BULK_MAX_CODES,
@@ -114,8 +109,7 @@ export function createLinkBulkRoutes(deps: WebDeps) {
       });
       return c.redirect(`/ui/links/bulk/${encodeURIComponent(run.id)}`, 303);
     } catch (error) {
-      if (error instanceof AppError && error.status === 422)
-        return render(error.extra.errors ?? [], 422);
+      if (error instanceof AppError && error.status === 422) return render(error.extra.errors ?? [], 422);
       throw error;
     }
   });

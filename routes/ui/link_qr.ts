@@ -2,7 +2,6 @@ import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
 import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
 import type { WebDeps } from '../app_env.ts';
-import { createQrPrintRoutes } from './link_qr_print.tsx';
 import type { UiEnv } from './ui_env.ts';
 
 /** Pixels per side of the PNG: sharp enough for print at a few centimetres. */
@@ -13,7 +12,7 @@ export function getQrTarget(shortUrl: string): string {
   return `${shortUrl}?qr=1`;
 }
 
-/** GET /ui/links/:code/qr.svg and qr.png (`?download=1` to save as a file); the print form at /:code/qr. */
+/** GET /ui/links/:code/qr.svg and qr.png (`?download=1` to save as a file); for print: link_qr_print.tsx. */
 export function createLinkQrRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 
@@ -38,7 +37,6 @@ export function createLinkQrRoutes(deps: WebDeps) {
   };
   app.get('/:code/qr.svg', serve('svg'));
   app.get('/:code/qr.png', serve('png'));
-  app.route('/', createQrPrintRoutes(deps));
 
   return app;
 }

@@ -90,7 +90,12 @@ describe('print QR codes, decoded back', () => {
     for (const size of [256, 600, 2048])
       for (const [foreground, background] of COLOURS)
         for (const logo of [null, pngLogo()]) {
-          const out = renderPrintQr(TEXT, options({ format: 'png', size, foreground, background }), logo, TITLE);
+          const out = renderPrintQr(
+            TEXT,
+            options({ format: 'png', size, foreground, background }),
+            logo,
+            TITLE,
+          );
           assert.equal(out.contentType, 'image/png');
           const png = PNG.sync.read(Buffer.from(out.body as Uint8Array));
           assert.deepEqual([png.width, png.height], [size, size]);
@@ -114,7 +119,12 @@ describe('print QR codes, decoded back', () => {
     try {
       for (const [foreground, background] of COLOURS)
         for (const logo of [null, pngLogo(), svgLogo]) {
-          const out = renderPrintQr(TEXT, options({ format: 'svg', size: 50, foreground, background }), logo, TITLE);
+          const out = renderPrintQr(
+            TEXT,
+            options({ format: 'svg', size: 50, foreground, background }),
+            logo,
+            TITLE,
+          );
           const svg = out.body as string;
           assert.match(svg, /width="50mm" height="50mm"/);
           assert.equal(out.contentType, 'image/svg+xml');
@@ -141,7 +151,12 @@ describe('print QR codes, decoded back', () => {
       [25, null],
       [120, pngLogo(64, 64)],
     ] as const) {
-      const out = renderPrintQr(TEXT, options({ format: 'pdf', size: mm, foreground: '#1a237e', background: '#fff8e1' }), logo, 'عنوان: رابط للطباعة');
+      const out = renderPrintQr(
+        TEXT,
+        options({ format: 'pdf', size: mm, foreground: '#1a237e', background: '#fff8e1' }),
+        logo,
+        'عنوان: رابط للطباعة',
+      );
       assert.equal(out.contentType, 'application/pdf');
       const pdf = Buffer.from(out.body as Uint8Array);
       assert.equal(pdf.subarray(0, 8).toString('latin1'), '%PDF-1.4');
@@ -166,22 +181,43 @@ describe('print QR codes, decoded back', () => {
   test('refusals name the field: contrast, light on dark, sizes, an SVG logo outside SVG, a non-image', () => {
     assert.ok(contrastRatio('#000000', '#ffffff') > 20);
     assert.deepEqual(
-      refusedField(() => checkPrintQr(options({ format: 'png', size: 512, foreground: '#999999', background: '#aaaaaa' }), null)),
+      refusedField(() =>
+        checkPrintQr(
+          options({ format: 'png', size: 512, foreground: '#999999', background: '#aaaaaa' }),
+          null,
+        ),
+      ),
       ['foreground'],
     );
     assert.deepEqual(
-      refusedField(() => checkPrintQr(options({ format: 'png', size: 512, foreground: '#ffffff', background: '#000000' }), null)),
+      refusedField(() =>
+        checkPrintQr(
+          options({ format: 'png', size: 512, foreground: '#ffffff', background: '#000000' }),
+          null,
+        ),
+      ),
       ['foreground'],
     );
-    assert.deepEqual(refusedField(() => checkPrintQr(options({ format: 'png', size: 64 }), null)), ['size']);
-    assert.deepEqual(refusedField(() => checkPrintQr(options({ format: 'pdf', size: 1000 }), null)), ['size']);
-    assert.deepEqual(refusedField(() => renderPrintQr(TEXT, options({ format: 'png', size: 512 }), svgLogo, TITLE)), [
-      'logo',
-    ]);
-    assert.deepEqual(refusedField(() => renderPrintQr(TEXT, options({ format: 'pdf', size: 40 }), svgLogo, TITLE)), [
-      'logo',
-    ]);
-    assert.equal(printQrOptionsSchema.safeParse({ format: 'png', size: '512', foreground: 'red' }).success, false);
+    assert.deepEqual(
+      refusedField(() => checkPrintQr(options({ format: 'png', size: 64 }), null)),
+      ['size'],
+    );
+    assert.deepEqual(
+      refusedField(() => checkPrintQr(options({ format: 'pdf', size: 1000 }), null)),
+      ['size'],
+    );
+    assert.deepEqual(
+      refusedField(() => renderPrintQr(TEXT, options({ format: 'png', size: 512 }), svgLogo, TITLE)),
+      ['logo'],
+    );
+    assert.deepEqual(
+      refusedField(() => renderPrintQr(TEXT, options({ format: 'pdf', size: 40 }), svgLogo, TITLE)),
+      ['logo'],
+    );
+    assert.equal(
+      printQrOptionsSchema.safeParse({ format: 'png', size: '512', foreground: 'red' }).success,
+      false,
+    );
     assert.equal(sniffLogo(pngLogo().bytes), 'image/png');
     assert.equal(sniffLogo(svgLogo.bytes), 'image/svg+xml');
     assert.equal(sniffLogo(new TextEncoder().encode('GIF89a...')), null);

@@ -56,7 +56,10 @@ async function createLinks(links: Record<string, unknown>[]): Promise<string[]> 
   const res = await h.api('/api/v1/links/batch', { method: 'POST', json: { links } });
   assert.equal(res.status, 200, await res.clone().text());
   const { results } = (await res.json()) as { results: { status: number; link?: { code: string } }[] };
-  assert.ok(results.every((r) => r.status === 201), JSON.stringify(results));
+  assert.ok(
+    results.every((r) => r.status === 201),
+    JSON.stringify(results),
+  );
   const codes = results.map((r) => r.link!.code);
   await queueDrained();
   for (const code of codes) assert.ok(fake.linkByKeyword(code), `${code} on Bitly before the change`);
@@ -242,7 +245,11 @@ describe('bulk changes of links', () => {
       assert.equal(res.status, 422, `${JSON.stringify(body).slice(0, 80)}: ${await res.clone().text()}`);
       assert.match(res.headers.get('Content-Type') ?? '', /application\/problem\+json/);
       const problem = (await res.json()) as { errors?: { path: string }[] };
-      if (field) assert.ok(problem.errors?.some((e) => e.path === field), JSON.stringify(problem));
+      if (field)
+        assert.ok(
+          problem.errors?.some((e) => e.path === field),
+          JSON.stringify(problem),
+        );
     }
     const notJson = await h.app.request('/api/v1/links/bulk', {
       method: 'POST',

@@ -25,7 +25,11 @@ before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   server = await startUiServer();
   await server.h.startWorker();
-  for (const [i, title] of ['موازنة القاهرة للعام المقبل', 'Council votes on the budget', 'الدلتا والمياه'].entries()) {
+  for (const [i, title] of [
+    'موازنة القاهرة للعام المقبل',
+    'Council votes on the budget',
+    'الدلتا والمياه',
+  ].entries()) {
     const res = await server.h.api('/api/v1/links', {
       method: 'POST',
       json: { url: `https://power.example/story-${i}`, title, tags: ['power-desk'] },
@@ -74,12 +78,18 @@ describe('bulk changes, CSV import, print QR and any dates, in English and Arabi
         await page.goto(`${server.base}/ui/login`);
         await page.locator('#field-email').fill(ADMIN.email);
         await page.locator('#field-password').fill(ADMIN.password);
-        await Promise.all([page.waitForURL(/\/ui\/links/), page.locator('form[action="/ui/login"] button').click()]);
+        await Promise.all([
+          page.waitForURL(/\/ui\/links/),
+          page.locator('form[action="/ui/login"] button').click(),
+        ]);
 
         // The list, most clicked first: the clicks column and the bulk bar.
         await page.goto(`${server.base}/ui/links?tag=power-desk&sort=clicks`);
         assert.equal(await page.locator('.links-table tbody tr').count(), 3);
-        assert.equal(await page.locator('.clicks-cell').first().textContent(), createI18n(locale).number(1234));
+        assert.equal(
+          await page.locator('.clicks-cell').first().textContent(),
+          createI18n(locale).number(1234),
+        );
         await shotAndCheck(page, locale, '01-list-bulk-bar');
 
         // The island ticks and clears the whole page.

@@ -19,7 +19,11 @@ before(async () => {
   h = await createHarness();
   admin = createUiClient(h.app as never);
   assert.equal((await admin.login('admin@example.test', 'correct horse battery')).status, 303);
-  await createUser(h.db.sql, { email: EDITOR.email, name: 'Ed', role: 'editor', password: EDITOR.password }, 'test');
+  await createUser(
+    h.db.sql,
+    { email: EDITOR.email, name: 'Ed', role: 'editor', password: EDITOR.password },
+    'test',
+  );
 });
 after(async () => {
   await h?.close();
@@ -64,7 +68,12 @@ describe('bulk changes from the list', () => {
     assert.equal((await h.db.sql`SELECT count(*)::int AS n FROM bulk_changes`)[0]!.n, 0);
 
     // Every link matching the list's filters: the count, then the run.
-    const all = await admin.post('/ui/links/bulk', { step: 'review', action: 'tag_add', all: '1', 'filter-tag': 'ui-bulk' });
+    const all = await admin.post('/ui/links/bulk', {
+      step: 'review',
+      action: 'tag_add',
+      all: '1',
+      'filter-tag': 'ui-bulk',
+    });
     const allPage = await all.text();
     assert.match(allPage, /3 links will change/);
     assert.match(allPage, /name="filter-tag" value="ui-bulk"/);
@@ -101,7 +110,11 @@ describe('bulk changes from the list', () => {
     const [run] = await h.db.sql<{ requestedBy: string; mayManagePostLinks: boolean; action: string }[]>`
       SELECT requested_by AS "requestedBy", may_manage_post_links AS "mayManagePostLinks", action
       FROM bulk_changes ORDER BY created_at DESC LIMIT 1`;
-    assert.deepEqual(run, { requestedBy: `user:${EDITOR.email}`, mayManagePostLinks: false, action: 'block' });
+    assert.deepEqual(run, {
+      requestedBy: `user:${EDITOR.email}`,
+      mayManagePostLinks: false,
+      action: 'block',
+    });
     const progress = await (await editor.get(location)).text();
     assert.match(progress, /Bulk change/);
     assert.match(progress, /spam wave/);
@@ -137,7 +150,17 @@ describe('CSV import', () => {
     assert.equal((await h.db.sql`SELECT count(*)::int AS n FROM link_sync_queue`)[0]!.n, 0);
     assert.match(html, /If imported: 3 new, 1 already there, 5 with errors/);
     const outcomes = [...html.matchAll(/<tr class="import-(\w+)">/g)].map((m) => m[1]);
-    assert.deepEqual(outcomes, ['create', 'error', 'error', 'error', 'create', 'error', 'existing', 'create', 'error']);
+    assert.deepEqual(outcomes, [
+      'create',
+      'error',
+      'error',
+      'error',
+      'create',
+      'error',
+      'existing',
+      'create',
+      'error',
+    ]);
     assert.match(html, /must not point at the short domain itself/);
     assert.match(html, /code is taken/);
     assert.match(html, /expires_at must be in the future/);
@@ -147,7 +170,11 @@ describe('CSV import', () => {
     const carried = /<textarea name="csv"[^>]*>([\s\S]*?)<\/textarea>/.exec(html)![1]!;
     const imported = await admin.postMultipart('/ui/links/import', {
       step: 'import',
-      csv: carried.replaceAll('&quot;', '"').replaceAll('&amp;', '&').replaceAll('&lt;', '<').replaceAll('&gt;', '>'),
+      csv: carried
+        .replaceAll('&quot;', '"')
+        .replaceAll('&amp;', '&')
+        .replaceAll('&lt;', '<')
+        .replaceAll('&gt;', '>'),
     });
     assert.equal(imported.status, 200);
     const done = await imported.text();
@@ -155,19 +182,28 @@ describe('CSV import', () => {
     assert.equal(await linkCount(), before + 3);
     const [a] = await h.db.sql<{ title: string; tags: string[]; origin: string; owner: string }[]>`
       SELECT title, tags, origin, owner FROM links WHERE code = 'import-a'`;
-    assert.deepEqual(a, { title: 'First story', tags: ['politics', 'cairo'], origin: 'ui', owner: 'user:admin@example.test' });
+    assert.deepEqual(a, {
+      title: 'First story',
+      tags: ['politics', 'cairo'],
+      origin: 'ui',
+      owner: 'user:admin@example.test',
+    });
     // Through the batch creation: audited and queued for the serving store and Bitly.
     // No worker runs in this file, so the rows wait in the queue for the drainer.
     const queued = await h.db.sql<{ code: string }[]>`
       SELECT code FROM link_sync_queue WHERE code IN ('import-a', 'import-c')`;
     assert.equal(queued.length, 2);
-    const audited = await h.db.sql`SELECT 1 FROM audit_log WHERE code = 'import-a' AND action = 'link.created'`;
+    const audited = await h.db
+      .sql`SELECT 1 FROM audit_log WHERE code = 'import-a' AND action = 'link.created'`;
     assert.equal(audited.length, 1);
   });
 
   test('a file it cannot take is refused whole with a clear message: size, rows, columns', async () => {
     await admin.get('/ui/links/import');
-    const tooLong = ['url', ...Array.from({ length: 1001 }, (_, i) => `https://ui-import.example/n${i}`)].join('\n');
+    const tooLong = [
+      'url',
+      ...Array.from({ length: 1001 }, (_, i) => `https://ui-import.example/n${i}`),
+    ].join('\n');
     let res = await admin.postMultipart('/ui/links/import', { step: 'preview', file: csvFile(tooLong) });
     assert.equal(res.status, 422);
     assert.match(await res.text(), /CSV file has more than 1000 rows/);
@@ -234,15 +270,24 @@ describe('clicks column and sort', () => {
       items: { code: string }[];
       nextCursor: string;
     };
-    assert.deepEqual(page1.items.map((i) => i.code), [many, mid]);
+    assert.deepEqual(
+      page1.items.map((i) => i.code),
+      [many, mid],
+    );
     const page2 = (await (
       await h.api(`/api/v1/links?tag=clicks-sort&sort=clicks&limit=2&cursor=${page1.nextCursor}`)
     ).json()) as { items: { code: string }[]; prevCursor: string };
-    assert.deepEqual(page2.items.map((i) => i.code), [few, none]);
+    assert.deepEqual(
+      page2.items.map((i) => i.code),
+      [few, none],
+    );
     const back = (await (
       await h.api(`/api/v1/links?tag=clicks-sort&sort=clicks&limit=2&cursor=${page2.prevCursor}`)
     ).json()) as { items: { code: string }[] };
-    assert.deepEqual(back.items.map((i) => i.code), [many, mid]);
+    assert.deepEqual(
+      back.items.map((i) => i.code),
+      [many, mid],
+    );
   });
 });
 
@@ -289,7 +334,10 @@ describe('print QR codes from the link page', () => {
     assert.equal(res.headers.get('Content-Type'), 'image/png');
     assert.equal(res.headers.get('Content-Disposition'), `attachment; filename="${code}-qr.png"`);
     const png = PNG.sync.read(Buffer.from(await res.arrayBuffer()));
-    assert.equal(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data, `${h.config.shortBaseUrl}/${code}?qr=1`);
+    assert.equal(
+      jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data,
+      `${h.config.shortBaseUrl}/${code}?qr=1`,
+    );
     await admin.get(`/ui/links/${code}/qr`);
     const refused = await admin.postMultipart(`/ui/links/${code}/qr`, {
       format: 'pdf',
