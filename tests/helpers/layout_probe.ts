@@ -215,8 +215,9 @@ export const LTR_WORDS = [
   'DNSSEC',
   'Safe',
   'Browsing',
-  // Print QR codes and imports: the PDF format, file-size units, the CDN in front of the short domain.
+  // Print QR codes and imports: the PDF format, file-size units, the CDN in front of the short domain, UTF-8.
   'PDF',
+  'UTF',
   'MiB',
   'KiB',
   'CDN',
