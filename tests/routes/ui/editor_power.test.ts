@@ -154,8 +154,8 @@ describe('CSV import', () => {
       'error',
       'create',
       'error',
-      'existing',
       'create',
+      'existing',
       'error',
     ]);
     assert.match(html, /must not point at the short domain itself/);
