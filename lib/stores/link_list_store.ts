@@ -46,7 +46,7 @@ const SORT_SQL: Record<LinkSort, { column: string; descending: boolean }> = {
   oldest: { column: 'created_at', descending: false },
   updated: { column: 'updated_at', descending: true },
   code: { column: 'code', descending: false },
-  // Readers' clicks (link_click_totals, ADR 0087): a link never clicked has no row and counts 0.
+  // Readers' clicks (link_click_totals, ADR 0087; listLinksByClicks): a link never clicked counts 0.
   clicks: { column: 'clicks', descending: true },
 };
 
@@ -122,32 +122,85 @@ export async function listLinks(
 ): Promise<ListedLinkRow[]> {
   const { column, descending } = SORT_SQL[sort];
   const conditions = await linkFilterConditions(db, filter);
+  if (sort === 'clicks') return listLinksByClicks(db, conditions, limit, position);
 
   // Reading "before" a position walks the order backwards.
   const backwards = position?.direction === 'before';
   const forward = descending !== backwards;
-  // The clicks order reads each link's total beside it (USING keeps `code` one unambiguous column).
-  const byClicks = sort === 'clicks';
-  const sortExpr = byClicks ? db`COALESCE(t.clicks, 0)` : db`${db(column)}`;
   if (position) {
     // ::text first: postgres.js would serialise a timestamptz parameter through a JS Date, losing microseconds.
     const cmp = forward ? db`<` : db`>`;
     conditions.push(
       column === 'code'
         ? db`code ${cmp} ${position.code}`
-        : byClicks
-          ? db`(COALESCE(t.clicks, 0), code) ${cmp} (${position.value}::text::bigint, ${position.code})`
-          : db`(${db(column)}, code) ${cmp} (${position.value}::text::timestamptz, ${position.code})`,
+        : db`(${db(column)}, code) ${cmp} (${position.value}::text::timestamptz, ${position.code})`,
     );
   }
   const where = conditions.reduce((acc, cond) => db`${acc} AND ${cond}`);
   const order = forward ? db`DESC` : db`ASC`;
-  const from = byClicks ? db`links LEFT JOIN link_click_totals AS t USING (code)` : db`links`;
   const rows = await db<ListedLinkRow[]>`
-    SELECT ${db.unsafe(LINK_COLUMNS)}, ${sortExpr}::text AS "sortValue"
-    FROM ${from}
+    SELECT ${db.unsafe(LINK_COLUMNS)}, ${db(column)}::text AS "sortValue"
+    FROM links
     WHERE ${where}
-    ORDER BY ${sortExpr} ${order}, code ${order}
+    ORDER BY ${db(column)} ${order}, code ${order}
     LIMIT ${limit}`;
   return backwards ? rows.reverse() : rows;
+}
+
+/**
+ * The list by readers' clicks, most first, the code breaking ties (ADR 0087), in two runs that each walk an
+ * index: the clicked links along link_click_totals' (clicks, code) index, each joined to its row by the primary
+ * key; then the never-clicked ones (no total above 0) along the primary key. One query over a join of every link
+ * would sort the whole table for each page. The cursor's value is the clicks: 0 means the second run.
+ */
+async function listLinksByClicks(
+  db: Db,
+  conditions: SqlFragment[],
+  limit: number,
+  position?: LinkListPosition,
+): Promise<ListedLinkRow[]> {
+  const where = (extra: SqlFragment[]) => [...conditions, ...extra].reduce((acc, c) => db`${acc} AND ${c}`);
+  const clicked = (extra: SqlFragment[], order: SqlFragment, n: number) =>
+    n <= 0
+      ? Promise.resolve([] as ListedLinkRow[])
+      : db<ListedLinkRow[]>`
+          SELECT ${db.unsafe(LINK_COLUMNS)}, t.clicks::text AS "sortValue"
+          FROM link_click_totals AS t JOIN links USING (code)
+          WHERE ${where([db`t.clicks > 0`, ...extra])}
+          ORDER BY t.clicks ${order}, code ${order}
+          LIMIT ${n}`;
+  const unclicked = (extra: SqlFragment[], order: SqlFragment, n: number) =>
+    n <= 0
+      ? Promise.resolve([] as ListedLinkRow[])
+      : db<ListedLinkRow[]>`
+          SELECT ${db.unsafe(LINK_COLUMNS)}, '0' AS "sortValue"
+          FROM links
+          WHERE ${where([
+            db`NOT EXISTS (SELECT 1 FROM link_click_totals AS t WHERE t.code = links.code AND t.clicks > 0)`,
+            ...extra,
+          ])}
+          ORDER BY code ${order}
+          LIMIT ${n}`;
+  const clicks = position ? Number(position.value) : undefined;
+  if (position?.direction !== 'before') {
+    const rows: ListedLinkRow[] = [];
+    if (clicks === undefined || clicks > 0) {
+      const after = position
+        ? [db`(t.clicks, code) < (${position.value}::text::bigint, ${position.code})`]
+        : [];
+      rows.push(...(await clicked(after, db`DESC`, limit)));
+    }
+    const zeroAfter = position && clicks === 0 ? [db`code < ${position.code}`] : [];
+    rows.push(...(await unclicked(zeroAfter, db`DESC`, limit - rows.length)));
+    return rows;
+  }
+  // The page before `position`: read upwards from it, then put in display order.
+  const rows: ListedLinkRow[] = [];
+  if (clicks === 0) rows.push(...(await unclicked([db`code > ${position.code}`], db`ASC`, limit)));
+  const before =
+    clicks !== undefined && clicks > 0
+      ? [db`(t.clicks, code) > (${position.value}::text::bigint, ${position.code})`]
+      : [];
+  rows.push(...(await clicked(before, db`ASC`, limit - rows.length)));
+  return rows.reverse();
 }
