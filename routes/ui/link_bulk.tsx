@@ -95,7 +95,9 @@ export function createLinkBulkRoutes(deps: WebDeps) {
     }
     const input = {
       action: values.action,
-      ...((values.action === 'tag_add' || values.action === 'tag_remove') && values.tag ? { tag: values.tag } : {}),
+      ...((values.action === 'tag_add' || values.action === 'tag_remove') && values.tag
+        ? { tag: values.tag }
+        : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(values.reason ? { reason: values.reason } : {}),
       ...('codes' in selection ? { codes: selection.codes } : { filter: filters }),
