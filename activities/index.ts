@@ -1,5 +1,6 @@
 import { createAdoptionActivities, createRetargetActivities } from './adoption_activities.ts';
 import { createAnalyticsActivities } from './analytics_activities.ts';
+import { createBulkChangeActivities } from './bulk_change_activities.ts';
 import { createCdnActivities } from './cdn_activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createDestinationActivities } from './destination_activities.ts';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAnalyticsActivities(deps),
     ...createAdoptionActivities(deps),
     ...createRetargetActivities(deps),
+    ...createBulkChangeActivities(deps),
     ...createEscrowActivities(deps),
     ...createCdnActivities(deps),
     ...createSyncQueueActivities(deps),

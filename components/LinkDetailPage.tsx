@@ -8,7 +8,7 @@ import { AppLayout } from './AppLayout.tsx';
 import { AuditHistory } from './AuditHistory.tsx';
 import { Notice } from './Field.tsx';
 import { useI18n } from './I18n.tsx';
-import { ClicksCard } from './link_detail/ClicksCard.tsx';
+import { ClicksCard, type StatsWindow } from './link_detail/ClicksCard.tsx';
 import { DeleteLinkCard } from './link_detail/DeleteLinkCard.tsx';
 import { DestinationCard } from './link_detail/DestinationCard.tsx';
 import { DestinationCheckCard } from './link_detail/DestinationCheckCard.tsx';
@@ -26,6 +26,7 @@ export function LinkDetailPage(props: {
   row: Pick<LinkRow, 'safetyReason' | 'safetyCheckedAt' | 'owner' | 'version'>;
   stats: LinkStats;
   days: number;
+  statsWindow?: StatsWindow;
   audit: AuditRow[];
   temporal: { url: string | null; query: string };
   timeZone: string;
@@ -81,7 +82,12 @@ export function LinkDetailPage(props: {
           <DestinationCard link={link} creator={creator} />
           <DestinationCheckCard state={props.destinationState ?? null} editorTitle={link.title ?? null} />
 
-          <ClicksCard code={link.code} stats={stats} days={props.days} />
+          <ClicksCard
+            code={link.code}
+            stats={stats}
+            days={props.days}
+            {...(props.statsWindow ? { window: props.statsWindow } : {})}
+          />
 
           {stats.vendor && <VendorComparison comparison={stats.vendor} />}
 

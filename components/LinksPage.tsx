@@ -1,13 +1,15 @@
 import CopyButton from '../islands/CopyButton.tsx';
+import SelectPage from '../islands/SelectPage.tsx';
 import type { UiSession } from '../lib/auth/sessions.ts';
 import { LINK_ORIGINS, LINK_STATUSES, type Link, SAFETY_VERDICTS } from '../lib/links/link.ts';
 import { LINK_SORTS } from '../lib/links/list_links.ts';
 import { keyCode } from '../lib/shared/link_key.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { SafetyBadge, StatusBadge } from './Badge.tsx';
+import { BULK_FILTER_KEYS, BULK_UI_ACTIONS, bulkFilterField } from './bulk_fields.ts';
 import { DisplayUrl } from './DisplayUrl.tsx';
 import { LinksCsvButton } from './ExportLinks.tsx';
-import { Notice } from './Field.tsx';
+import { CsrfField, Notice } from './Field.tsx';
 import { DirIcon, useI18n } from './I18n.tsx';
 import { Island } from './Island.tsx';
 
@@ -32,6 +34,9 @@ export function linksHref(filters: Partial<LinkFilters>, cursor?: string): strin
   const qs = params.toString();
   return `/ui/links${qs ? `?${qs}` : ''}`;
 }
+
+/** Above this many matches the bulk bar says "10,000+" (routes/ui/link_list.tsx counts one more). */
+const LIST_MATCH_SHOWN_MAX = 10_000;
 
 const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
 const isSort = (v: string): v is (typeof LINK_SORTS)[number] => (LINK_SORTS as readonly string[]).includes(v);
@@ -64,6 +69,10 @@ export function LinksPage(props: {
   noticeTone?: 'good' | 'warn' | undefined;
   /** SHORT_DOMAINS, the default first: with more than one, the list filters by domain. */
   shortDomains?: readonly string[];
+  /** How many links the filters match (the bulk bar's "all matching" option), counted up to a cap. */
+  matching?: number | undefined;
+  /** Total clicks per listed code (human and QR). */
+  clicks?: Map<string, number> | undefined;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -81,6 +90,9 @@ export function LinksPage(props: {
         </div>
         <div class="header-actions">
           <LinksCsvButton filters={{ ...filters }} />
+          <a class="btn btn-secondary" href="/ui/links/import">
+            {t('import.open')}
+          </a>
           <a class="btn btn-primary" href="/ui/links/new">
             <span aria-hidden="true">+</span> {t('links.new')}
           </a>
@@ -214,79 +226,140 @@ export function LinksPage(props: {
           )}
         </div>
       ) : (
-        <div class="card table-card">
-          <table class="links-table">
-            <caption class="visually-hidden">
-              {t('links.caption', {
-                sort: t(`links.sort.${isSort(filters.sort) ? filters.sort : 'newest'}`),
-              })}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('links.col.shortLink')}</th>
-                <th scope="col">{t('links.col.destination')}</th>
-                <th scope="col">{t('links.col.status')}</th>
-                <th scope="col">{t('links.col.safety')}</th>
-                <th scope="col">{t('links.col.tags')}</th>
-                <th scope="col">{t('links.col.created')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.items.map((link) => (
-                <tr key={link.code}>
-                  <td data-label={t('links.col.shortLink')}>
-                    <div class="short-cell">
-                      <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
-                        <span class="code-host">
-                          {withoutScheme(link.shortUrl).slice(0, -keyCode(link.code).length)}
-                        </span>
-                        {keyCode(link.code)}
-                      </a>
-                      <Island
-                        name="CopyButton"
-                        component={CopyButton}
-                        props={{ text: link.shortUrl, ...copyLabels }}
-                      />
-                    </div>
-                  </td>
-                  <td data-label={t('links.col.destination')} class="destination-cell">
-                    {link.title && (
-                      <span class="link-title">
-                        <bdi dir="auto">{link.title}</bdi>
-                      </span>
-                    )}
-                    <DisplayUrl url={link.url} bare />
-                  </td>
-                  <td data-label={t('links.col.status')}>
-                    <StatusBadge status={link.status} />
-                  </td>
-                  <td data-label={t('links.col.safety')}>
-                    <SafetyBadge safety={link.safety} />
-                  </td>
-                  <td data-label={t('links.col.tags')}>
-                    <span class="tags">
-                      {link.tags.length === 0 ? (
-                        <span class="muted">—</span>
-                      ) : (
-                        link.tags.map((tag) => (
-                          <a key={tag} class="tag" dir="auto" href={linksHref({ ...filters, tag })}>
-                            {tag}
-                          </a>
-                        ))
-                      )}
-                    </span>
-                  </td>
-                  <td data-label={t('links.col.created')} class="nowrap">
-                    <time datetime={link.createdAt}>{i18n.date(new Date(link.createdAt))}</time>
-                    <span class="muted small">
-                      {i18n.time(new Date(link.createdAt))} · {t(`origin.${link.origin}`)}
-                    </span>
-                  </td>
-                </tr>
+        <>
+          <form id="bulk-form" method="post" action="/ui/links/bulk" class="card bulk-bar">
+            <CsrfField token={props.session.csrfToken} />
+            <input type="hidden" name="step" value="review" />
+            {BULK_FILTER_KEYS.map((k) =>
+              filters[k] ? (
+                <input key={k} type="hidden" name={bulkFilterField(k)} value={filters[k]} />
+              ) : null,
+            )}
+            <span class="bulk-bar-title">{t('bulk.bar')}</span>
+            {props.matching !== undefined && (
+              <label class="check">
+                <input type="checkbox" name="all" value="1" />{' '}
+                {t('bulk.allMatching', {
+                  count: props.matching,
+                  shown:
+                    props.matching > LIST_MATCH_SHOWN_MAX
+                      ? `${i18n.number(LIST_MATCH_SHOWN_MAX)}+`
+                      : i18n.number(props.matching),
+                })}
+              </label>
+            )}
+            <label class="visually-hidden" for="bulk-action">
+              {t('bulk.action')}
+            </label>
+            <select id="bulk-action" name="action">
+              <option value="">{t('bulk.chooseAction')}</option>
+              {BULK_UI_ACTIONS.map((a) => (
+                <option key={a} value={a}>
+                  {t(`bulk.action.${a}`)}
+                </option>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </select>
+            <button type="submit" class="btn btn-secondary">
+              {t('bulk.review')}
+            </button>
+          </form>
+          <div class="card table-card">
+            <table class="links-table">
+              <caption class="visually-hidden">
+                {t('links.caption', {
+                  sort: t(`links.sort.${isSort(filters.sort) ? filters.sort : 'newest'}`),
+                })}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span class="visually-hidden">{t('bulk.select')}</span>
+                    <Island
+                      name="SelectPage"
+                      component={SelectPage}
+                      props={{ formId: 'bulk-form', label: t('bulk.selectPage') }}
+                    />
+                  </th>
+                  <th scope="col">{t('links.col.shortLink')}</th>
+                  <th scope="col">{t('links.col.destination')}</th>
+                  <th scope="col">{t('links.col.status')}</th>
+                  <th scope="col">{t('links.col.safety')}</th>
+                  <th scope="col">{t('links.col.tags')}</th>
+                  <th scope="col" class="num">
+                    {t('links.col.clicks')}
+                  </th>
+                  <th scope="col">{t('links.col.created')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.items.map((link) => (
+                  <tr key={link.code}>
+                    <td class="select-cell">
+                      <input
+                        type="checkbox"
+                        name="code"
+                        value={link.code}
+                        form="bulk-form"
+                        aria-label={t('bulk.selectLink', { code: link.code })}
+                      />
+                    </td>
+                    <td data-label={t('links.col.shortLink')}>
+                      <div class="short-cell">
+                        <a class="code-link" dir="ltr" href={`/ui/links/${encodeURIComponent(link.code)}`}>
+                          <span class="code-host">
+                            {withoutScheme(link.shortUrl).slice(0, -keyCode(link.code).length)}
+                          </span>
+                          {keyCode(link.code)}
+                        </a>
+                        <Island
+                          name="CopyButton"
+                          component={CopyButton}
+                          props={{ text: link.shortUrl, ...copyLabels }}
+                        />
+                      </div>
+                    </td>
+                    <td data-label={t('links.col.destination')} class="destination-cell">
+                      {link.title && (
+                        <span class="link-title">
+                          <bdi dir="auto">{link.title}</bdi>
+                        </span>
+                      )}
+                      <DisplayUrl url={link.url} bare />
+                    </td>
+                    <td data-label={t('links.col.status')}>
+                      <StatusBadge status={link.status} />
+                    </td>
+                    <td data-label={t('links.col.safety')}>
+                      <SafetyBadge safety={link.safety} />
+                    </td>
+                    <td data-label={t('links.col.tags')}>
+                      <span class="tags">
+                        {link.tags.length === 0 ? (
+                          <span class="muted">—</span>
+                        ) : (
+                          link.tags.map((tag) => (
+                            <a key={tag} class="tag" dir="auto" href={linksHref({ ...filters, tag })}>
+                              {tag}
+                            </a>
+                          ))
+                        )}
+                      </span>
+                    </td>
+                    <td data-label={t('links.col.clicks')} class="num clicks-cell">
+                      {i18n.number(props.clicks?.get(link.code) ?? 0)}
+                    </td>
+                    <td data-label={t('links.col.created')} class="nowrap">
+                      <time datetime={link.createdAt}>{i18n.date(new Date(link.createdAt))}</time>
+                      <span class="muted small">
+                        {i18n.time(new Date(link.createdAt))} · {t(`origin.${link.origin}`)}
+                      </span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
       )}
       {(props.prevCursor || props.nextCursor) && (
         <nav class="pagination" aria-label={t('links.pages')}>

@@ -3,8 +3,9 @@
 import { type FunctionComponent, h, hydrate } from 'preact';
 import CopyButton from './CopyButton.tsx';
 import LiveField from './LiveField.tsx';
+import SelectPage from './SelectPage.tsx';
 
-const ISLANDS: Record<string, FunctionComponent<never>> = { CopyButton, LiveField };
+const ISLANDS: Record<string, FunctionComponent<never>> = { CopyButton, LiveField, SelectPage };
 
 /** Times are rendered on the server; this cookie lets it render them in the reader's zone. */
 function rememberTimeZone() {

@@ -37,6 +37,7 @@ export const WORKFLOW_TYPES = {
   backfillPosts: 'backfillPostsWorkflow',
   reconcileWordPress: 'reconcileWordPressWorkflow',
   retargetLinks: 'retargetLinksWorkflow',
+  bulkChangeLinks: 'bulkChangeLinksWorkflow',
   escrowExport: 'escrowExportWorkflow',
   staticSnapshot: 'staticSnapshotWorkflow',
   watchDomains: 'watchDomainsWorkflow',
@@ -534,6 +535,22 @@ export const retargetResumeSignal = defineSignal<[{ by: string }]>('retargetResu
 export const retargetCancelSignal = defineSignal<[{ by: string }]>('retargetCancel');
 /** Query name on the wire: the run's phase and switches. */
 export const retargetStatusQuery = defineQuery<RetargetStatus>('retargetStatus');
+// ------------------------------------------------------------------------------- bulk changes (one per run)
+
+/** An editor's bulk change of links (tag, expiry, block, delete; ADR 0086): `bulk:{runId}`. */
+export function getBulkChangeWorkflowId(runId: string): string {
+  return `bulk:${runId}`;
+}
+
+export interface BulkChangeLinksInput {
+  runId: string;
+  /** Links changed per activity call (one Postgres transaction). Default 1,000. */
+  batchSize?: number;
+  // Carried across continue-as-new: the selection is fixed, and the last code applied.
+  selected?: boolean;
+  cursor?: string;
+}
+
 // ------------------------------------------------------------------------------- escrow and static snapshots
 
 /** The Temporal Schedule that writes an escrow export every ESCROW_INTERVAL; one per task queue. */

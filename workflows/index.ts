@@ -3,6 +3,7 @@
 export { archiveDestinationWorkflow } from './archive_destination.ts';
 export { archiveQueueWorkflow } from './archive_queue.ts';
 export { backfillPostsWorkflow } from './backfill_posts.ts';
+export { bulkChangeLinksWorkflow } from './bulk_change_links.ts';
 export { changeFrontWorkflow } from './change_front.ts';
 export { checkDestinationsWorkflow } from './check_destinations.ts';
 export { dailyClicksWebhookWorkflow, deliverWebhooksWorkflow } from './deliver_webhooks.ts';

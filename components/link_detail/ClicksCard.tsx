@@ -60,8 +60,16 @@ function TopList(props: {
   );
 }
 
+/** A chosen window of the stats: the form's dates (the editor's days), and its problem if it was refused. */
+export interface StatsWindow {
+  from: string;
+  to: string;
+  custom: boolean;
+  error?: string | undefined;
+}
+
 /** The clicks card. */
-export function ClicksCard(props: { code: string; stats: LinkStats; days: number }) {
+export function ClicksCard(props: { code: string; stats: LinkStats; days: number; window?: StatsWindow }) {
   const i18n = useI18n();
   const { t } = i18n;
   const { stats } = props;
@@ -74,13 +82,45 @@ export function ClicksCard(props: { code: string; stats: LinkStats; days: number
             <a
               key={d}
               href={`/ui/links/${encodeURIComponent(props.code)}?days=${d}#clicks-title`}
-              aria-current={props.days === d ? 'true' : undefined}
+              aria-current={props.days === d && !props.window?.custom ? 'true' : undefined}
             >
               {t('detail.days', { days: d })}
             </a>
           ))}
         </nav>
       </div>
+      {props.window && (
+        <form
+          method="get"
+          action={`/ui/links/${encodeURIComponent(props.code)}#clicks-title`}
+          class="range-form"
+          aria-label={t('detail.range')}
+        >
+          <div class={`field field-compact${props.window.error ? ' has-error' : ''}`}>
+            <label for="stats-from">{t('detail.rangeFrom')}</label>
+            <input
+              id="stats-from"
+              name="from"
+              type="date"
+              value={props.window.from}
+              required
+              aria-invalid={props.window.error ? 'true' : undefined}
+            />
+          </div>
+          <div class="field field-compact">
+            <label for="stats-to">{t('detail.rangeTo')}</label>
+            <input id="stats-to" name="to" type="date" value={props.window.to} required />
+          </div>
+          <button type="submit" class="btn btn-secondary btn-sm">
+            {t('detail.rangeShow')}
+          </button>
+          {props.window.error && (
+            <p class="field-message is-error range-error" role="alert">
+              ✗ {props.window.error}
+            </p>
+          )}
+        </form>
+      )}
       <div class="stat-row">
         <div class="stat">
           <span class="stat-value">{i18n.number(stats.clicks)}</span>

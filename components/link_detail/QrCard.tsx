@@ -32,6 +32,9 @@ export function QrCard(props: { code: string; shortUrl: string }) {
         >
           {t('detail.qrPng')}
         </a>
+        <a class="btn btn-secondary btn-sm" href={qrBase}>
+          {t('detail.qrPrint')}
+        </a>
       </div>
     </section>
   );

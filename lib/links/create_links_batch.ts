@@ -106,6 +106,11 @@ export async function createLinksBatch(
     domains?: ShortDomains;
     /** ARCHIVE_MODE is not off: the created links are queued for their archived copy too (ADR 0076). */
     archiveCopies?: boolean;
+    /**
+     * Decide every item as the creation would, then roll the transaction back (a CSV import's dry run): the
+     * answers are exact, nothing is written or queued, and a minted code is not kept.
+     */
+    dryRun?: boolean;
     now?: () => Date;
   },
   items: unknown[],
@@ -202,95 +207,101 @@ export async function createLinksBatch(
   }
 
   const created = new Map<number, LinkRow>();
-  await deps.sql.begin(async (tx) => {
-    const dedupeKeys = toCreate.flatMap((p) => (p.dedupeKey ? [p.dedupeKey] : []));
-    await lockKeys(
-      tx,
-      dedupeKeys.map((k) => `${creator.owner}|${k}`),
-    );
-    const existing = new Map(
-      (await listLinksByDedupeKeys(tx, creator.owner, dedupeKeys)).map((l) => [l.dedupeKey!, l]),
-    );
-    const postCodes = await listCodesByPosts(
-      tx,
-      toCreate.flatMap((p) =>
-        p.input.site !== undefined && p.input.postId !== undefined
-          ? [{ site: p.input.site, postId: p.input.postId }]
-          : [],
-      ),
-    );
-    const round = toCreate.filter((p) => {
-      const found = p.dedupeKey ? existing.get(p.dedupeKey) : undefined;
-      if (found) {
-        results[p.index] = { index: p.index, status: 200, link: found };
-        return false;
-      }
-      if (p.input.site !== undefined && p.input.postId !== undefined) {
-        const code = postCodes.get(`${p.input.site}|${p.input.postId}`);
-        if (code) {
-          fail(p.index, postTaken(p.input.site, p.input.postId, code));
+  const rollback = new Error('dry run: rolled back');
+  await deps.sql
+    .begin(async (tx) => {
+      const dedupeKeys = toCreate.flatMap((p) => (p.dedupeKey ? [p.dedupeKey] : []));
+      await lockKeys(
+        tx,
+        dedupeKeys.map((k) => `${creator.owner}|${k}`),
+      );
+      const existing = new Map(
+        (await listLinksByDedupeKeys(tx, creator.owner, dedupeKeys)).map((l) => [l.dedupeKey!, l]),
+      );
+      const postCodes = await listCodesByPosts(
+        tx,
+        toCreate.flatMap((p) =>
+          p.input.site !== undefined && p.input.postId !== undefined
+            ? [{ site: p.input.site, postId: p.input.postId }]
+            : [],
+        ),
+      );
+      const round = toCreate.filter((p) => {
+        const found = p.dedupeKey ? existing.get(p.dedupeKey) : undefined;
+        if (found) {
+          results[p.index] = { index: p.index, status: 200, link: found };
           return false;
         }
-      }
-      return true;
-    });
-
-    const outcomes = await mintCodes(round, {
-      codeLength: deps.codeLength,
-      aliasOf: (p) => p.input.alias,
-      async claim(candidates) {
-        for (const c of candidates) c.claimant.code = linkKey(c.claimant.domain, c.code);
-        const inserted = await insertLinksWithAudit(
-          tx,
-          candidates.map((c) => toNewLink(c.claimant, creator)),
-          { actor: creator.actor },
-        );
-        await recordWebhookEvents(
-          tx,
-          'link.created',
-          inserted.map((l) => ({ data: linkEventData(l) })),
-        );
-        const byCode = new Map(inserted.map((l) => [l.code, l]));
-        const missed = candidates.filter((c) => !byCode.has(c.claimant.code)).map((c) => c.claimant);
-        // Find out why each was skipped: a taken alias, an article another transaction linked first, or
-        // (otherwise) a minted code that collided and gets another draw.
-        const taken = await listExistingCodes(
-          tx,
-          missed.flatMap((p) => (p.input.alias ? [p.code] : [])),
-        );
-        const linkedPosts = await listCodesByPosts(
-          tx,
-          missed.flatMap((p) =>
-            p.input.site !== undefined && p.input.postId !== undefined
-              ? [{ site: p.input.site, postId: p.input.postId }]
-              : [],
-          ),
-        );
-        return candidates.map(({ claimant: p }): ClaimOutcome<LinkRow, AppError> => {
-          const link = byCode.get(p.code);
-          if (link) return { claimed: link };
-          if (p.input.alias !== undefined && taken.has(p.code)) return { taken: true };
-          if (p.input.site !== undefined && p.input.postId !== undefined) {
-            const linked = linkedPosts.get(`${p.input.site}|${p.input.postId}`);
-            if (linked) return { refused: postTaken(p.input.site, p.input.postId, linked) };
+        if (p.input.site !== undefined && p.input.postId !== undefined) {
+          const code = postCodes.get(`${p.input.site}|${p.input.postId}`);
+          if (code) {
+            fail(p.index, postTaken(p.input.site, p.input.postId, code));
+            return false;
           }
-          return p.input.alias !== undefined ? { refused: noFreeCode() } : { taken: true };
-        });
-      },
-      aliasTaken,
-      exhausted: noFreeCode,
+        }
+        return true;
+      });
+
+      const outcomes = await mintCodes(round, {
+        codeLength: deps.codeLength,
+        aliasOf: (p) => p.input.alias,
+        async claim(candidates) {
+          for (const c of candidates) c.claimant.code = linkKey(c.claimant.domain, c.code);
+          const inserted = await insertLinksWithAudit(
+            tx,
+            candidates.map((c) => toNewLink(c.claimant, creator)),
+            { actor: creator.actor },
+          );
+          await recordWebhookEvents(
+            tx,
+            'link.created',
+            inserted.map((l) => ({ data: linkEventData(l) })),
+          );
+          const byCode = new Map(inserted.map((l) => [l.code, l]));
+          const missed = candidates.filter((c) => !byCode.has(c.claimant.code)).map((c) => c.claimant);
+          // Find out why each was skipped: a taken alias, an article another transaction linked first, or
+          // (otherwise) a minted code that collided and gets another draw.
+          const taken = await listExistingCodes(
+            tx,
+            missed.flatMap((p) => (p.input.alias ? [p.code] : [])),
+          );
+          const linkedPosts = await listCodesByPosts(
+            tx,
+            missed.flatMap((p) =>
+              p.input.site !== undefined && p.input.postId !== undefined
+                ? [{ site: p.input.site, postId: p.input.postId }]
+                : [],
+            ),
+          );
+          return candidates.map(({ claimant: p }): ClaimOutcome<LinkRow, AppError> => {
+            const link = byCode.get(p.code);
+            if (link) return { claimed: link };
+            if (p.input.alias !== undefined && taken.has(p.code)) return { taken: true };
+            if (p.input.site !== undefined && p.input.postId !== undefined) {
+              const linked = linkedPosts.get(`${p.input.site}|${p.input.postId}`);
+              if (linked) return { refused: postTaken(p.input.site, p.input.postId, linked) };
+            }
+            return p.input.alias !== undefined ? { refused: noFreeCode() } : { taken: true };
+          });
+        },
+        aliasTaken,
+        exhausted: noFreeCode,
+      });
+      for (const [i, outcome] of outcomes.entries()) {
+        const p = round[i]!;
+        if ('refused' in outcome) fail(p.index, outcome.refused);
+        else created.set(p.index, outcome.claimed);
+      }
+      // Their replicas follow through the sync queue (ADR 0024), their archived copies through the archive
+      // queue (ADR 0076): queued with the rows, so none is ever lost.
+      const codes = [...created.values()].map((l) => l.code);
+      await enqueueLinkSyncs(tx, codes, `link.created by ${creator.actor}`);
+      await queueArchiveCopies(tx, deps, codes, `link.created by ${creator.actor}`);
+      if (deps.dryRun) throw rollback;
+    })
+    .catch((error: unknown) => {
+      if (error !== rollback) throw error;
     });
-    for (const [i, outcome] of outcomes.entries()) {
-      const p = round[i]!;
-      if ('refused' in outcome) fail(p.index, outcome.refused);
-      else created.set(p.index, outcome.claimed);
-    }
-    // Their replicas follow through the sync queue (ADR 0024), their archived copies through the archive
-    // queue (ADR 0076): queued with the rows, so none is ever lost.
-    const codes = [...created.values()].map((l) => l.code);
-    await enqueueLinkSyncs(tx, codes, `link.created by ${creator.actor}`);
-    await queueArchiveCopies(tx, deps, codes, `link.created by ${creator.actor}`);
-  });
 
   for (const [index, link] of created) results[index] = { index, status: 201, link };
   for (const [index, first] of sameAs) {

@@ -7,6 +7,7 @@ import {
   type LinkListFilter,
   type LinkListPosition,
   type LinkSort,
+  listClickTotals,
   listLinks,
 } from '../stores/link_list_store.ts';
 import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
@@ -69,6 +70,8 @@ export const linkListSchema = z.object({
 export interface LinkPage {
   items: LinkRow[];
   vendors: Map<string, VendorLinkRow[]>;
+  /** Readers' clicks (human and QR) of each listed link; a link never clicked is absent (0). */
+  clicks: Map<string, number>;
   /** Continues after the last item; null on the last page. */
   nextCursor: string | null;
   /** Goes back to the page before the first item; null on the first page. */
@@ -154,9 +157,14 @@ export async function listLinkPage(db: Db, query: LinkListQuery, domains?: Short
       items.map((i) => i.code),
     ),
   );
+  const clicks = await listClickTotals(
+    db,
+    items.map((i) => i.code),
+  );
   return {
     items,
     vendors,
+    clicks,
     nextCursor: hasNext && last ? encodeCursor(query.sort, last.sortValue, last.code, 'a') : null,
     prevCursor: hasPrev && first ? encodeCursor(query.sort, first.sortValue, first.code, 'b') : null,
   };

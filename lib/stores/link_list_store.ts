@@ -1,7 +1,7 @@
 import type { LinkOrigin, LinkRow, LinkStatus, SafetyVerdict } from './link_rows.ts';
 import { LINK_COLUMNS } from './link_store.ts';
 import { PROBE_CANARY_OWNER } from './probe_store.ts';
-import type { Db } from './sql.ts';
+import type { Db, SqlFragment } from './sql.ts';
 
 /** Filters of a link listing; all optional, combined with AND. Deleted links are never listed. */
 export interface LinkListFilter {
@@ -20,7 +20,7 @@ export interface LinkListFilter {
 }
 
 /** Orders a listing can take; each is a total order (the code breaks ties) so keyset paging is exact. */
-export const LINK_SORTS = ['newest', 'oldest', 'updated', 'code'] as const;
+export const LINK_SORTS = ['newest', 'oldest', 'updated', 'code', 'clicks'] as const;
 export type LinkSort = (typeof LINK_SORTS)[number];
 
 /** Where a page starts: strictly after (or before) the row with this sort value and code. */
@@ -31,6 +31,15 @@ export interface LinkListPosition {
   direction: 'after' | 'before';
 }
 
+/** Readers' clicks (human and QR) of each code, from link_click_totals; a code never clicked is absent. */
+export async function listClickTotals(db: Db, codes: readonly string[]): Promise<Map<string, number>> {
+  if (codes.length === 0) return new Map();
+  const rows = await db<{ code: string; clicks: number }[]>`
+    SELECT t.code, t.clicks FROM unnest(${db.array([...codes])}::text[]) AS c(code)
+    JOIN link_click_totals AS t ON t.code = c.code COLLATE "C"`;
+  return new Map(rows.map((r) => [r.code, r.clicks]));
+}
+
 /** A listed row with its sort value as exact text, for the next cursor. */
 export type ListedLinkRow = LinkRow & { sortValue: string };
 
@@ -39,6 +48,8 @@ const SORT_SQL: Record<LinkSort, { column: string; descending: boolean }> = {
   oldest: { column: 'created_at', descending: false },
   updated: { column: 'updated_at', descending: true },
   code: { column: 'code', descending: false },
+  // Readers' clicks (link_click_totals, ADR 0087; listLinksByClicks): a link never clicked counts 0.
+  clicks: { column: 'clicks', descending: true },
 };
 
 /**
@@ -67,18 +78,10 @@ function likePattern(q: string): string {
 }
 
 /**
- * One page of links in `sort` order, starting after (or before) `position`: a keyset query on the sort
- * column and the code, so rows inserted while someone pages never shift or repeat later pages. Returns up
- * to `limit` rows in display order (a "before" page is read backwards, then reversed).
+ * The WHERE conditions of a listing's filter (deleted links and the prober's canary never match): a page of the
+ * list, a bulk change's count and its selection read the same links.
  */
-export async function listLinks(
-  db: Db,
-  filter: LinkListFilter,
-  sort: LinkSort,
-  limit: number,
-  position?: LinkListPosition,
-): Promise<ListedLinkRow[]> {
-  const { column, descending } = SORT_SQL[sort];
+export async function linkFilterConditions(db: Db, filter: LinkListFilter): Promise<SqlFragment[]> {
   // The prober's canary (lib/prober/probe_canary.ts) is Lifeline's own, not an editor's link: never listed.
   const conditions = [db`deleted_at IS NULL`, db`owner <> ${PROBE_CANARY_OWNER}`];
   if (filter.q) {
@@ -105,6 +108,24 @@ export async function listLinks(
   if (filter.tag) conditions.push(db`tags @> ${db.array([filter.tag])}::text[]`);
   if (filter.site) conditions.push(db`site = ${filter.site}`);
   if (filter.domain !== undefined) conditions.push(db`domain = ${filter.domain}`);
+  return conditions;
+}
+
+/**
+ * One page of links in `sort` order, starting after (or before) `position`: a keyset query on the sort
+ * column and the code, so rows inserted while someone pages never shift or repeat later pages. Returns up
+ * to `limit` rows in display order (a "before" page is read backwards, then reversed).
+ */
+export async function listLinks(
+  db: Db,
+  filter: LinkListFilter,
+  sort: LinkSort,
+  limit: number,
+  position?: LinkListPosition,
+): Promise<ListedLinkRow[]> {
+  const { column, descending } = SORT_SQL[sort];
+  const conditions = await linkFilterConditions(db, filter);
+  if (sort === 'clicks') return listLinksByClicks(db, conditions, limit, position);
 
   // Reading "before" a position walks the order backwards.
   const backwards = position?.direction === 'before';
@@ -127,4 +148,62 @@ export async function listLinks(
     ORDER BY ${db(column)} ${order}, code ${order}
     LIMIT ${limit}`;
   return backwards ? rows.reverse() : rows;
+}
+
+/**
+ * The list by readers' clicks, most first, the code breaking ties (ADR 0087), in two runs that each walk an
+ * index: the clicked links along link_click_totals' (clicks, code) index, each joined to its row by the primary
+ * key; then the never-clicked ones (no total above 0) along the primary key. One query over a join of every link
+ * would sort the whole table for each page. The cursor's value is the clicks: 0 means the second run.
+ */
+async function listLinksByClicks(
+  db: Db,
+  conditions: SqlFragment[],
+  limit: number,
+  position?: LinkListPosition,
+): Promise<ListedLinkRow[]> {
+  const where = (extra: SqlFragment[]) => [...conditions, ...extra].reduce((acc, c) => db`${acc} AND ${c}`);
+  const clicked = (extra: SqlFragment[], order: SqlFragment, n: number) =>
+    n <= 0
+      ? Promise.resolve([] as ListedLinkRow[])
+      : db<ListedLinkRow[]>`
+          SELECT ${db.unsafe(LINK_COLUMNS)}, t.clicks::text AS "sortValue"
+          FROM link_click_totals AS t JOIN links USING (code)
+          WHERE ${where([db`t.clicks > 0`, ...extra])}
+          ORDER BY t.clicks ${order}, code ${order}
+          LIMIT ${n}`;
+  const unclicked = (extra: SqlFragment[], order: SqlFragment, n: number) =>
+    n <= 0
+      ? Promise.resolve([] as ListedLinkRow[])
+      : db<ListedLinkRow[]>`
+          SELECT ${db.unsafe(LINK_COLUMNS)}, '0' AS "sortValue"
+          FROM links
+          WHERE ${where([
+            db`NOT EXISTS (SELECT 1 FROM link_click_totals AS t WHERE t.code = links.code AND t.clicks > 0)`,
+            ...extra,
+          ])}
+          ORDER BY code ${order}
+          LIMIT ${n}`;
+  const clicks = position ? Number(position.value) : undefined;
+  if (position?.direction !== 'before') {
+    const rows: ListedLinkRow[] = [];
+    if (clicks === undefined || clicks > 0) {
+      const after = position
+        ? [db`(t.clicks, code) < (${position.value}::text::bigint, ${position.code})`]
+        : [];
+      rows.push(...(await clicked(after, db`DESC`, limit)));
+    }
+    const zeroAfter = position && clicks === 0 ? [db`code < ${position.code}`] : [];
+    rows.push(...(await unclicked(zeroAfter, db`DESC`, limit - rows.length)));
+    return rows;
+  }
+  // The page before `position`: read upwards from it, then put in display order.
+  const rows: ListedLinkRow[] = [];
+  if (clicks === 0) rows.push(...(await unclicked([db`code > ${position.code}`], db`ASC`, limit)));
+  const before =
+    clicks !== undefined && clicks > 0
+      ? [db`(t.clicks, code) > (${position.value}::text::bigint, ${position.code})`]
+      : [];
+  rows.push(...(await clicked(before, db`ASC`, limit - rows.length)));
+  return rows.reverse();
 }

@@ -5,6 +5,8 @@ type Types = { bigint: number };
 export type Sql = postgres.Sql<Types>;
 /** What a store function queries through: the pool or an open transaction. */
 export type Db = postgres.ISql<Types>;
+/** A piece of a statement (a condition) built with the `db` tag, for another statement to embed. */
+export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
 /** An open transaction. */
 export type Tx = postgres.TransactionSql<Types>;
 

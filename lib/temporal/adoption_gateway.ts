@@ -4,6 +4,8 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import {
+  type BulkChangeLinksInput,
+  getBulkChangeWorkflowId,
   getRetargetWorkflowId,
   KindKey,
   type RetargetLinksInput,
@@ -28,7 +30,10 @@ import { START_DEADLINE_MS } from './workflow_gateway.ts';
 
 export type RetargetAction = 'approve' | 'pause' | 'resume' | 'cancel';
 
-/** The web tier's door to the adoption workflows: backfill runs, WordPress reconciliation, mass retargets. */
+/**
+ * The web tier's door to the adoption workflows and other mass changes: backfill runs, WordPress reconciliation,
+ * mass retargets, bulk changes of links.
+ */
 export interface AdoptionGateway {
   /** Tells a backfill run's workflow a batch was written (starting it with the run's first batch). */
   signalBackfill(input: { site: string; runId: string; batch: number; final: boolean }): Promise<{
@@ -53,6 +58,8 @@ export interface AdoptionGateway {
   signalRetarget(runId: string, action: RetargetAction, by: string): Promise<void>;
   /** A running retarget's phase and switches, or null when its workflow is not running. */
   describeRetarget(runId: string): Promise<RetargetStatus | null>;
+  /** Starts the workflow of a bulk change already recorded in Postgres (ADR 0086). */
+  startBulkChange(input: BulkChangeLinksInput): Promise<{ workflowId: string }>;
 }
 
 const SIGNALS = {
@@ -107,6 +114,19 @@ export function createAdoptionGateway(options: {
           args: [input],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
           typedSearchAttributes: [{ key: KindKey, value: 'retarget' }],
+        }),
+      );
+      return { workflowId };
+    },
+    async startBulkChange(input) {
+      const workflowId = getBulkChangeWorkflowId(input.runId);
+      await accepted(workflowId, () =>
+        client.start(WORKFLOW_TYPES.bulkChangeLinks, {
+          taskQueue,
+          workflowId,
+          args: [input],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          typedSearchAttributes: [{ key: KindKey, value: 'bulk' }],
         }),
       );
       return { workflowId };

@@ -14,5 +14,6 @@ export function createUnavailableAdoptionGateway(reason: string): AdoptionGatewa
     startRetarget: fail,
     signalRetarget: fail,
     describeRetarget: fail,
+    startBulkChange: fail,
   };
 }

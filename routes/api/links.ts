@@ -8,6 +8,13 @@ import {
   linkStatsSchema,
   resolveStatsRange,
 } from '../../lib/clicks/link_stats.ts';
+import {
+  bulkChangeInputSchema,
+  bulkChangeSchema,
+  getBulkChangeView,
+  requestBulkChange,
+  toBulkChangeJson,
+} from '../../lib/links/bulk_change.ts';
 import { createLink } from '../../lib/links/create_link.ts';
 import {
   batchResultSchema,
@@ -47,6 +54,7 @@ import {
   ifMatch,
   problem,
   retryLater,
+  temporalUnavailable,
 } from './openapi/common.ts';
 import { describeRoute, named } from './openapi/describe_route.ts';
 
@@ -54,6 +62,8 @@ const CREATE_BODY_MAX_BYTES = 64 * 1024;
 /** 1,000 links of up to ~2 KB each, with room for options. */
 const BATCH_BODY_MAX_BYTES = 4 * 1024 * 1024;
 const PATCH_BODY_MAX_BYTES = 16 * 1024;
+/** 1,000 codes of up to 64 characters, quoted, with room for the rest. */
+const BULK_BODY_MAX_BYTES = 128 * 1024;
 
 /** Where the API serves a link: its code, and its short domain when it is not the default (ADR 0078). */
 function linkApiPath(row: LinkRow, link: { code: string; domain: string }): string {
@@ -74,6 +84,7 @@ function parseIfMatch(header: string | undefined): number | undefined {
 
 const Link = named('Link', linkSchema);
 const CreateLinkInput = named('CreateLinkInput', createLinkInputSchema);
+const BulkChange = named('BulkChange', bulkChangeSchema);
 
 /** The operations below, in the order of their handlers (routes/api/openapi/describe_route.ts). */
 export const LINK_OPERATIONS = [
@@ -119,6 +130,38 @@ export const LINK_OPERATIONS = [
       ...auth,
       413: problem('body too large'),
       429: retryLater('creation rate limit'),
+    },
+  }),
+  describeRoute({
+    method: 'post',
+    path: '/links/bulk',
+    operationId: 'requestBulkChange',
+    summary:
+      'Tag, untag, set the expiry of, block or delete many links (codes or a list filter), in the background: ' +
+      'audited per link, propagated through the sync queue; links the key may not change are skipped',
+    scope: 'links:write',
+    body: named('BulkChangeInput', bulkChangeInputSchema),
+    responses: {
+      202: { description: 'the run, started', schema: BulkChange, headers: ['Location'] },
+      400: problem('malformed JSON'),
+      ...auth,
+      413: problem('body too large'),
+      415: problem('not JSON'),
+      422: problem('invalid request; the problem names the field'),
+      503: temporalUnavailable,
+    },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/links/bulk/{id}',
+    operationId: 'getBulkChange',
+    summary: 'A bulk change: status, counts and the first skipped links with why',
+    scope: 'links:read',
+    parameters: [{ name: 'id', in: 'path', required: true, schema: z.string() }],
+    responses: {
+      200: { description: 'the run', schema: BulkChange },
+      ...auth,
+      404: problem('no such run'),
     },
   }),
   describeRoute({
@@ -291,6 +334,20 @@ export function createLinksRoutes(deps: WebDeps) {
           : r,
       ),
     });
+  });
+
+  app.post('/bulk', requireApiKey('links:write'), jsonBody(BULK_BODY_MAX_BYTES), async (c) => {
+    const input = validate(bulkChangeInputSchema, await readJson(c));
+    const run = await requestBulkChange(deps, input, {
+      actor: actorOf(c),
+      mayManagePostLinks: mayManagePostLinks(c),
+    });
+    return c.json(toBulkChangeJson(run), 202, { Location: `/api/v1/links/bulk/${run.id}` });
+  });
+
+  app.get('/bulk/:id', requireApiKey('links:read'), async (c) => {
+    const { run, skippedSample } = await getBulkChangeView(deps.sql, c.req.param('id'));
+    return c.json(toBulkChangeJson(run, skippedSample));
   });
 
   app.get('/', requireApiKey('links:read'), async (c) => {

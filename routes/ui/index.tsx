@@ -10,10 +10,13 @@ import { requireUser, uiSession } from '../middleware/ui_session.ts';
 import { createCheckFieldRoutes } from './check_field.ts';
 import { createDestinationsUiRoutes } from './destinations.tsx';
 import { createUiExportRoutes } from './exports.ts';
+import { createLinkBulkRoutes } from './link_bulk.tsx';
 import { createLinkDetailRoutes } from './link_detail.tsx';
+import { createLinkImportRoutes } from './link_import.tsx';
 import { createLinkListRoutes } from './link_list.tsx';
 import { createLinkNewRoutes } from './link_new.tsx';
 import { createLinkQrRoutes } from './link_qr.ts';
+import { createQrPrintRoutes } from './link_qr_print.tsx';
 import { createLoginRoutes } from './login.tsx';
 import { createOpsRoutes } from './ops.tsx';
 import { getI18n, renderPage } from './render_page.ts';
@@ -24,8 +27,14 @@ import type { UiEnv } from './ui_env.ts';
 import { createWebhooksUiRoutes } from './webhooks.tsx';
 import { createWordPressUiRoutes } from './wordpress.tsx';
 
-/** Forms are small; nothing in the UI uploads files. */
+/** Forms are small; the two that upload a file have their own limit. */
 const UI_BODY_MAX_BYTES = 64 * 1024;
+/**
+ * A print QR's logo (256 KiB, lib/links/print_qr.ts) or a CSV import (1 MiB, lib/links/import_links.ts) with
+ * the form around it; refused from the Content-Length, unread, like every other form over its limit.
+ */
+const UPLOAD_BODY_MAX_BYTES = 1024 * 1024 + 64 * 1024;
+const UPLOAD_PATHS = /^\/ui\/links\/(?:import|[^/]+\/qr)$/;
 /**
  * The sign-in form: an e-mail (254 characters), a password of at most 1 KiB (3 KiB percent-encoded), the return
  * path and the form token. Anyone may post it, so a larger body is refused from its Content-Length, unread
@@ -48,7 +57,9 @@ export function createUiRoutes(deps: WebDeps) {
   };
   app.use(uiSecurityHeaders({ https: appOrigin.startsWith('https:') }));
   app.post('/login', bodyLimit({ maxSize: LOGIN_BODY_MAX_BYTES, onError: tooLarge }));
-  app.use(bodyLimit({ maxSize: UI_BODY_MAX_BYTES, onError: tooLarge }));
+  const formLimit = bodyLimit({ maxSize: UI_BODY_MAX_BYTES, onError: tooLarge });
+  const uploadLimit = bodyLimit({ maxSize: UPLOAD_BODY_MAX_BYTES, onError: tooLarge });
+  app.use((c, next) => (UPLOAD_PATHS.test(c.req.path) ? uploadLimit(c, next) : formLimit(c, next)));
   // No form field takes a NUL character (Postgres cannot store one): a 400 page instead of a failed write.
   app.use(async (c, next) => {
     if (c.req.method !== 'POST') return next();
@@ -100,7 +111,10 @@ export function createUiRoutes(deps: WebDeps) {
   app.route('/', createUiExportRoutes(deps));
   app.route('/links/new', createLinkNewRoutes(deps));
   app.route('/links', createLinkListRoutes(deps));
+  app.route('/links', createLinkBulkRoutes(deps));
+  app.route('/links', createLinkImportRoutes(deps));
   app.route('/links', createLinkQrRoutes(deps));
+  app.route('/links', createQrPrintRoutes(deps));
   app.route('/links', createLinkDetailRoutes(deps));
   app.route('/ops/retarget', createRetargetUiRoutes(deps));
   app.route('/ops/wordpress', createWordPressUiRoutes(deps));

@@ -1,10 +1,10 @@
 import { type Context, Hono } from 'hono';
 import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { LinkDetailPage } from '../../components/LinkDetailPage.tsx';
-import { STATS_RANGES } from '../../components/link_detail/ClicksCard.tsx';
+import { STATS_RANGES, type StatsWindow } from '../../components/link_detail/ClicksCard.tsx';
 import { getLinkFieldLabels } from '../../components/link_fields.ts';
 import { requestDestinationArchive } from '../../lib/archive/request_destination_archive.ts';
-import { getLinkStats } from '../../lib/clicks/link_stats.ts';
+import { getLinkStats, STATS_MAX_DAYS } from '../../lib/clicks/link_stats.ts';
 import { getLinkDestinationState } from '../../lib/destinations/destination_state.ts';
 import type { I18n } from '../../lib/i18n/translator.ts';
 import { deleteLink } from '../../lib/links/delete_link.ts';
@@ -25,6 +25,7 @@ import {
   toFormValues,
   toLinkInput,
 } from '../../lib/ui/link_form.ts';
+import { defaultStatsWindow, parseStatsWindow } from '../../lib/ui/stats_window.ts';
 import { toLocalInput } from '../../lib/ui/time_zone.ts';
 import type { WebDeps } from '../app_env.ts';
 import { renderPage } from './render_page.ts';
@@ -80,19 +81,25 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       edit?: { values: FormValues; errors: Record<string, string> };
       deleteError?: string;
       days?: number;
+      /** Stats over the editor's own dates (from, to), instead of the last `days` days. */
+      window?: { from: string; to: string; range: { from: Date; to: Date } | null; error?: string };
       status?: 200 | 403 | 409 | 412 | 422;
     } = {},
   ) {
     const days = options.days ?? 30;
     const now = new Date();
+    const range = options.window?.range ?? { from: new Date(now.getTime() - days * DAY_MS), to: now };
+    const statsWindow: StatsWindow = options.window
+      ? {
+          from: options.window.from,
+          to: options.window.to,
+          custom: true,
+          ...(options.window.error ? { error: options.window.error } : {}),
+        }
+      : { ...defaultStatsWindow(days, c.get('timeZone'), now), custom: false };
     const [vendors, stats, audit, readerReports, destinationState] = await Promise.all([
       listLinkVendors(deps.sql, row.code),
-      getLinkStats(
-        deps.sql,
-        row.code,
-        { from: new Date(now.getTime() - days * DAY_MS), to: now },
-        deps.vendorClicks,
-      ),
+      getLinkStats(deps.sql, row.code, range, deps.vendorClicks),
       listLinkHistory(deps.sql, row.code, 200),
       getOpenReportSummary(deps.sql, row.code),
       getLinkDestinationState(deps.sql, row.code),
@@ -107,6 +114,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
         row={row}
         stats={stats}
         days={days}
+        statsWindow={statsWindow}
         audit={audit}
         temporal={{
           url: uiUrl
@@ -143,6 +151,31 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const q = c.req.query();
     const days = STATS_RANGES.find((d) => String(d) === q.days) ?? 30;
     const notice = noticeFor(c.get('i18n').t, q);
+    if (q.from !== undefined || q.to !== undefined) {
+      // Any dates: validated here; a refused window shows the form's problem and the default stats.
+      const from = (q.from ?? '').slice(0, 32);
+      const to = (q.to ?? '').slice(0, 32);
+      const parsed = parseStatsWindow(from, to, c.get('timeZone'), STATS_MAX_DAYS);
+      const i18n = c.get('i18n');
+      const chosen =
+        'range' in parsed
+          ? { from, to, range: parsed.range }
+          : {
+              from,
+              to,
+              range: null,
+              error: i18n.fieldSentence(
+                i18n.t(parsed.field === 'from' ? 'detail.rangeFrom' : 'detail.rangeTo'),
+                parsed.problem,
+              ),
+            };
+      return render(c, row, {
+        days,
+        window: chosen,
+        ...(notice ? { notice } : {}),
+        ...('range' in parsed ? {} : { status: 422 as const }),
+      });
+    }
     return render(c, row, { days, ...(notice ? { notice } : {}) });
   });
 

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { type LinkFilters, LinksPage } from '../../components/LinksPage.tsx';
+import { countBulkSelection } from '../../lib/links/bulk_change.ts';
 import { toUiLink } from '../../lib/links/link.ts';
-import { linkListQuerySchema, listLinkPage } from '../../lib/links/list_links.ts';
+import { linkListQuerySchema, listLinkPage, toLinkListFilter } from '../../lib/links/list_links.ts';
 import { listOwnReportedLinks } from '../../lib/safety/moderate_reports.ts';
 import { BadRequestError } from '../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../lib/shared/validation.ts';
@@ -13,6 +14,8 @@ import type { UiEnv } from './ui_env.ts';
 const FILTER_KEYS = ['q', 'status', 'safety', 'origin', 'tag', 'site', 'domain', 'sort'] as const;
 /** Codes are short; anything longer in `?deleted=` is not ours to echo. */
 const CODE_ECHO_MAX = 64;
+/** The list counts the links its filters match up to this many (one more says "more"): a cheap count per page. */
+export const LIST_MATCH_CAP = 10_000;
 
 /** GET /ui/links: search, filter, sort and page through links (the same query rules as the API). */
 export function createLinkListRoutes(deps: WebDeps) {
@@ -41,7 +44,13 @@ export function createLinkListRoutes(deps: WebDeps) {
       ...(raw.cursor ? { cursor: raw.cursor } : {}),
     });
     const render = (
-      page: { items: ReturnType<typeof toUiLink>[]; nextCursor: string | null; prevCursor: string | null },
+      page: {
+        items: ReturnType<typeof toUiLink>[];
+        nextCursor: string | null;
+        prevCursor: string | null;
+        clicks?: Map<string, number>;
+        matching?: number;
+      },
       errors?: Record<string, string>,
       status: 200 | 422 = 200,
     ) =>
@@ -68,10 +77,21 @@ export function createLinkListRoutes(deps: WebDeps) {
     }
     try {
       const page = await listLinkPage(deps.sql, parsed.data, deps.config);
+      // The bulk bar's "all matching" count, only when there is something to select.
+      const matching =
+        page.items.length > 0
+          ? await countBulkSelection(
+              deps.sql,
+              { filter: toLinkListFilter(parsed.data, deps.config) },
+              LIST_MATCH_CAP + 1,
+            )
+          : undefined;
       return render({
         items: page.items.map((row) => toUiLink(row, deps.config, page.vendors.get(row.code))),
         nextCursor: page.nextCursor,
         prevCursor: page.prevCursor,
+        clicks: page.clicks,
+        ...(matching !== undefined ? { matching } : {}),
       });
     } catch (error) {
       if (error instanceof BadRequestError) {

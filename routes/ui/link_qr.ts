@@ -13,7 +13,7 @@ export function getQrTarget(shortUrl: string): string {
   return `${shortUrl}?qr=1`;
 }
 
-/** GET /ui/links/:code/qr.svg and qr.png (`?download=1` to save as a file). */
+/** GET /ui/links/:code/qr.svg and qr.png (`?download=1` to save as a file); for print: link_qr_print.tsx. */
 export function createLinkQrRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
 

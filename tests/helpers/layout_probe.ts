@@ -223,6 +223,12 @@ export const LTR_WORDS = [
   'Webhooks',
   'OUTGOING_ALLOWED_PRIVATE',
   'WEBHOOK_SECRET_GRACE',
+  // Print QR codes and imports: the PDF format, file-size units, the CDN in front of the short domain, UTF-8.
+  'PDF',
+  'UTF',
+  'MiB',
+  'KiB',
+  'CDN',
 ];
 
 /** Runs the layout checks on the page as it is now; fails the test with every problem found. */

@@ -155,6 +155,12 @@ describe('GET /api/v1/openapi.json', () => {
     await h.api('/api/v1/links', { method: 'POST', json: { url: 'https://example.com/doc-hooked' } });
     const [message] = await h.db.sql<{ id: string }[]>`
       SELECT id FROM webhook_messages WHERE endpoint_id = ${hook.id} LIMIT 1`;
+    const bulk = (await (
+      await h.api('/api/v1/links/bulk', {
+        method: 'POST',
+        json: { action: 'tag_add', tag: 'doc-bulk', codes: [created.code] },
+      })
+    ).json()) as { id: string };
     const steer = (action: string, id = retarget.id) =>
       h.app.request(`/api/v1/retargets/${id}/${action}`, { method: 'POST', headers: auth });
     // One real call per operation (and some of their documented failures).
@@ -210,6 +216,22 @@ describe('GET /api/v1/openapi.json', () => {
         }),
       ],
       deleteLink: () => [h.app.request(`/api/v1/links/${doomed.code}`, { method: 'DELETE', headers: auth })],
+      requestBulkChange: () => [
+        h.app.request('/api/v1/links/bulk', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ action: 'tag_remove', tag: 'doc-bulk', filter: { tag: 'doc-bulk' } }),
+        }),
+        h.app.request('/api/v1/links/bulk', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ action: 'block', codes: [created.code] }),
+        }),
+      ],
+      getBulkChange: () => [
+        h.app.request(`/api/v1/links/bulk/${bulk.id}`, { headers: auth }),
+        h.app.request('/api/v1/links/bulk/bk_none', { headers: auth }),
+      ],
       exportLinksCsv: () => [
         h.app.request('/api/v1/links.csv?sort=oldest', { headers: auth }),
         h.app.request('/api/v1/links.csv?status=zzz', { headers: auth }),
