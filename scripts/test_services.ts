@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
  * Debian packages the suite uses: Chromium (browser tests), wrk (benchmarks), WordPress and PHP (e2e),
  * Prometheus (promtool checks the alert rules; a real server scrapes Lifeline), nginx with its stream module
  * (the mTLS proxy in front of the Temporal dev server), podman, runc and debootstrap (the container image). The
- * same list as .ci/run's.
+ * same list as .ci/run's (tests/scripts/apt_packages.test.ts holds them equal).
  */
 export const APT_PACKAGES = [
   'chromium',
@@ -34,6 +34,10 @@ export const APT_PACKAGES = [
   'podman',
   'runc',
   'debootstrap',
+  // compose.yaml's check (`docker-compose config`; tests/deploy/compose.test.ts).
+  'docker-compose',
+  // pdftoppm rasterises the print QR codes' PDFs so the test decodes them.
+  'poppler-utils',
 ];
 
 function answers(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
