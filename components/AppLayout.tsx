@@ -1,8 +1,9 @@
 import type { ComponentChildren } from 'preact';
+import { roleCan } from '../lib/auth/permissions.ts';
 import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
 import { useI18n } from './I18n.tsx';
 
-export type NavSection = 'links' | 'new' | 'destinations' | 'ops' | 'reports' | 'settings' | null;
+export type NavSection = 'links' | 'new' | 'destinations' | 'ops' | 'reports' | 'settings' | 'security' | null;
 
 /** The product's mark: a lifebuoy, drawn inline so it needs no request. */
 export function Logo(props: { size?: number }) {
@@ -26,10 +27,12 @@ export function AppLayout(props: {
   const { t } = useI18n();
   const nav: { id: NavSection; href: string; label: string }[] = [
     { id: 'links', href: '/ui/links', label: t('nav.links') },
-    { id: 'new', href: '/ui/links/new', label: t('nav.new') },
+    ...(roleCan(user.role, 'links:write')
+      ? [{ id: 'new' as const, href: '/ui/links/new', label: t('nav.new') }]
+      : []),
     { id: 'destinations', href: '/ui/destinations', label: t('nav.destinations') },
-    ...(user.role === 'admin' ? [{ id: 'ops' as const, href: '/ui/ops', label: t('nav.ops') }] : []),
-    ...(user.role === 'admin'
+    ...(roleCan(user.role, 'admin') ? [{ id: 'ops' as const, href: '/ui/ops', label: t('nav.ops') }] : []),
+    ...(roleCan(user.role, 'moderation')
       ? [{ id: 'reports' as const, href: '/ui/reports', label: t('nav.reports') }]
       : []),
   ];
@@ -68,6 +71,13 @@ export function AppLayout(props: {
               aria-current={props.section === 'settings' ? 'page' : undefined}
             >
               {t('layout.settings')}
+            </a>
+            <a
+              class="btn btn-ghost btn-sm"
+              href="/ui/account/security"
+              aria-current={props.section === 'security' ? 'page' : undefined}
+            >
+              {t('layout.security')}
             </a>
             <form method="post" action="/ui/logout" class="inline-form">
               <input type="hidden" name={CSRF_FIELD} value={props.session.csrfToken} />
