@@ -62,13 +62,9 @@ export function AccountSecurityPage(props: {
         ) : props.enrolment ? (
           <div class="stack">
             <p>{t('account.mfa.scan')}</p>
-            <div
-              class="qr-frame"
-              role="img"
-              aria-label={t('account.mfa.qrLabel')}
-              // biome-ignore lint/security/noDangerouslySetInnerHtml: the SVG is made by the qrcode package from our own otpauth URI
-              dangerouslySetInnerHTML={{ __html: props.enrolment.qrSvg }}
-            />
+            <div class="qr-frame">
+              <img src={props.enrolment.qrDataUrl} alt={t('account.mfa.qrLabel')} width={192} height={192} />
+            </div>
             <p>
               {t('account.mfa.key')}{' '}
               <code dir="ltr" class="totp-secret">
@@ -132,13 +128,11 @@ export function AccountSecurityPage(props: {
                   </td>
                   <td data-label={t('account.sessions.col.started')}>{i18n.dateTime(s.createdAt)}</td>
                   <td data-label={t('account.sessions.col.lastSeen')}>{i18n.dateTime(s.lastSeenAt)}</td>
-                  <td data-label={t('account.sessions.col.how')}>{t(`account.sessions.method.${s.method}`)}</td>
+                  <td data-label={t('account.sessions.col.how')}>
+                    {t(`account.sessions.method.${s.method}`)}
+                  </td>
                   <td data-label={t('account.sessions.col.actions')}>
-                    <form
-                      method="post"
-                      action={`/ui/account/sessions/${s.id}/revoke`}
-                      class="inline-form"
-                    >
+                    <form method="post" action={`/ui/account/sessions/${s.id}/revoke`} class="inline-form">
                       <CsrfField token={session.csrfToken} />
                       <button type="submit" class="btn btn-ghost btn-sm">
                         {t('account.sessions.revoke')}

@@ -3,7 +3,15 @@ import { roleCan } from '../lib/auth/permissions.ts';
 import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
 import { useI18n } from './I18n.tsx';
 
-export type NavSection = 'links' | 'new' | 'destinations' | 'ops' | 'reports' | 'settings' | 'security' | null;
+export type NavSection =
+  | 'links'
+  | 'new'
+  | 'destinations'
+  | 'ops'
+  | 'reports'
+  | 'settings'
+  | 'security'
+  | null;
 
 /** The product's mark: a lifebuoy, drawn inline so it needs no request. */
 export function Logo(props: { size?: number }) {

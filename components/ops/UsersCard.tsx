@@ -1,6 +1,7 @@
 // People: a password just set (shown once), every account with its role and status changes, and the form to add one.
-import { USER_ROLES } from '../../lib/auth/permissions.ts';
+
 import CopyButton from '../../islands/CopyButton.tsx';
+import { USER_ROLES } from '../../lib/auth/permissions.ts';
 import type { UiSession } from '../../lib/auth/sessions.ts';
 import type { UserAccount as UserRow } from '../../lib/operations/get_ops_overview.ts';
 import { Badge } from '../Badge.tsx';
@@ -117,12 +118,14 @@ export function UsersCard(props: {
                             {t('ops.signOutEverywhere')}
                           </button>
                         </form>
-                        <form method="post" action={`/ui/ops/users/${u.id}/mfa/reset`} class="inline-form">
-                          <CsrfField token={session.csrfToken} />
-                          <button type="submit" class="btn btn-ghost btn-sm">
-                            {t('ops.resetMfa')}
-                          </button>
-                        </form>
+                        <Confirm label={t('ops.resetMfa')} confirm={t('ops.resetMfaConfirm')}>
+                          <form method="post" action={`/ui/ops/users/${u.id}/mfa/reset`} class="inline-form">
+                            <CsrfField token={session.csrfToken} />
+                            <button type="submit" class="btn btn-danger btn-sm">
+                              {t('ops.resetMfaNow')}
+                            </button>
+                          </form>
+                        </Confirm>
                         <Confirm label={t('ops.resetPassword')} confirm={t('ops.resetConfirm')}>
                           <form method="post" action={`/ui/ops/users/${u.id}/password`} class="inline-form">
                             <CsrfField token={session.csrfToken} />

@@ -177,7 +177,8 @@ export async function resetSecondFactorAsAdmin(
   actor: { id: number; name: string },
 ): Promise<void> {
   const user = await getOrThrow(sql, id);
-  if (user.id === actor.id) throw new ValidationError([{ path: 'user', message: fieldProblem('notYourself') }]);
+  if (user.id === actor.id)
+    throw new ValidationError([{ path: 'user', message: fieldProblem('notYourself') }]);
   await resetSecondFactor(sql, id, actor);
   await revokeSessions(sql, id, actor.name);
 }

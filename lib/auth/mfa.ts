@@ -52,12 +52,15 @@ const hashRecoveryCode = (code: string) => sha256Hex(`lifeline-recovery:${normal
 export interface MfaEnrolment {
   secret: string;
   uri: string;
-  /** The URI as an SVG QR code, for the enrolment page. */
-  qrSvg: string;
+  /** The URI as an SVG QR code in a data: URL, for the enrolment page's image (the CSP allows data: images). */
+  qrDataUrl: string;
 }
 
 /** Whether `userId` has a confirmed second factor, and how many recovery codes are left. */
-export async function getMfaState(db: Db, userId: number): Promise<{ enrolled: boolean; recoveryLeft: number }> {
+export async function getMfaState(
+  db: Db,
+  userId: number,
+): Promise<{ enrolled: boolean; recoveryLeft: number }> {
   const totp = await getTotp(db, userId);
   const enrolled = Boolean(totp?.confirmedAt);
   return { enrolled, recoveryLeft: enrolled ? await countUnusedRecoveryCodes(db, userId) : 0 };
@@ -77,7 +80,8 @@ export async function startMfaEnrolment(
     if (!(await putPendingTotp(db, user.id, secret))) throw new MfaAlreadyEnrolledError();
   }
   const uri = totpUri(secret, user.email, TOTP_ISSUER);
-  return { secret, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) };
+  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return { secret, uri, qrDataUrl: `data:image/svg+xml;base64,${btoa(svg)}` };
 }
 
 /**
@@ -99,7 +103,12 @@ export async function confirmMfaEnrolment(
       throw new ValidationError([{ path: 'code', message: 'That code is not right; type the newest one.' }]);
     }
     const codes = await issueRecoveryCodes(tx, user.id);
-    await insertAuditEntry(tx, { code: null, actor: user.email, action: 'user.mfa_enrolled', after: { id: user.id } });
+    await insertAuditEntry(tx, {
+      code: null,
+      actor: user.email,
+      action: 'user.mfa_enrolled',
+      after: { id: user.id },
+    });
     return codes;
   });
 }
@@ -140,7 +149,7 @@ export async function verifySecondFactor(
   const totp = await getTotp(db, userId);
   if (!totp?.confirmedAt) return null;
   const trimmed = typed.trim();
-  if (/^\d[\d\s]*$/.test(trimmed)) {
+  if (/^\d{6}$/.test(trimmed.replace(/\s/g, ''))) {
     const step = await matchTotp(totp.secret, trimmed, now, totp.lastStep);
     return step !== null && (await acceptTotpStep(db, userId, step, false)) ? 'totp' : null;
   }
@@ -157,7 +166,12 @@ export async function resetSecondFactor(
   return sql.begin(async (tx) => {
     const removed = await deleteTotp(tx, userId);
     if (removed) {
-      await insertAuditEntry(tx, { code: null, actor: actor.name, action: 'user.mfa_reset', after: { id: userId } });
+      await insertAuditEntry(tx, {
+        code: null,
+        actor: actor.name,
+        action: 'user.mfa_reset',
+        after: { id: userId },
+      });
     }
     return removed;
   });

@@ -17,7 +17,14 @@ import {
   touchIdentity,
 } from '../stores/identity_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import { getUserByEmail, getUserById, insertUser, type UserRole, type UserRow, updateUser } from '../stores/user_store.ts';
+import {
+  getUserByEmail,
+  getUserById,
+  insertUser,
+  type UserRole,
+  type UserRow,
+  updateUser,
+} from '../stores/user_store.ts';
 import { hashPassword } from './passwords.ts';
 
 /** How long a person has at the provider before the attempt is forgotten. */
@@ -73,11 +80,13 @@ function claimGroups(value: unknown): string[] {
 /** Names the failed ID-token check from openid-client's error, for a message people understand. */
 function refusalOf(error: unknown): OidcRefusal {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof oidc.AuthorizationResponseError || error instanceof oidc.ResponseBodyError) return 'provider';
+  if (error instanceof oidc.AuthorizationResponseError || error instanceof oidc.ResponseBodyError)
+    return 'provider';
   if (message.includes('"aud"')) return 'audience';
   if (message.includes('"exp"')) return 'expired';
   if (message.includes('"nonce"') || message.includes('nonce')) return 'nonce';
-  if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_RESPONSE_IS_NOT_CONFORM') return 'provider';
+  if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_RESPONSE_IS_NOT_CONFORM')
+    return 'provider';
   return 'token';
 }
 
@@ -93,18 +102,23 @@ export function createOidcSignIn(deps: {
   // Every request to the provider obeys the outgoing-request rule (ADR 0058): a provider on a private address
   // or plain http only when OUTGOING_ALLOWED_PRIVATE names it.
   const outgoingFetch = createOutgoingFetch(deps.outgoing);
-  const providerFetch: oidc.CustomFetch = (url, options) =>
-    outgoingFetch(url, options as RequestInit);
+  const providerFetch: oidc.CustomFetch = (url, options) => outgoingFetch(url, options as RequestInit);
 
   let discovered: Promise<oidc.Configuration> | undefined;
   function configuration(): Promise<oidc.Configuration> {
     discovered ??= oidc
-      .discovery(new URL(config.issuerUrl), config.clientId, undefined, oidc.ClientSecretPost(config.clientSecret), {
-        [oidc.customFetch]: providerFetch,
-        // http reaches only a host the operator allowed (above); openid-client asks to be told so.
-        ...(config.issuerUrl.startsWith('http:') ? { execute: [oidc.allowInsecureRequests] } : {}),
-        timeout: 10,
-      })
+      .discovery(
+        new URL(config.issuerUrl),
+        config.clientId,
+        undefined,
+        oidc.ClientSecretPost(config.clientSecret),
+        {
+          [oidc.customFetch]: providerFetch,
+          // http reaches only a host the operator allowed (above); openid-client asks to be told so.
+          ...(config.issuerUrl.startsWith('http:') ? { execute: [oidc.allowInsecureRequests] } : {}),
+          timeout: 10,
+        },
+      )
       .catch((error) => {
         discovered = undefined; // the next sign-in tries again
         throw error;
@@ -117,7 +131,10 @@ export function createOidcSignIn(deps: {
     try {
       server = await configuration();
     } catch (error) {
-      deps.logger.warn({ err: { message: (error as Error).message }, issuer: config.issuerUrl }, 'OIDC discovery failed');
+      deps.logger.warn(
+        { err: { message: (error as Error).message }, issuer: config.issuerUrl },
+        'OIDC discovery failed',
+      );
       throw new OidcSignInError('provider', 'The sign-in provider could not be reached.');
     }
     const state = oidc.randomState();
@@ -151,9 +168,9 @@ export function createOidcSignIn(deps: {
     }
     const attempt = await takeLoginAttempt(deps.sql, await sha256Hex(`lifeline-oidc-state:${state}`));
     if (!attempt) throw new OidcSignInError('state', 'This sign-in was used already or has expired.');
-    const server = await configuration();
     let claims: oidc.IDToken;
     try {
+      const server = await configuration();
       const tokens = await oidc.authorizationCodeGrant(server, new URL(`${redirectUri}?${params}`), {
         pkceCodeVerifier: attempt.codeVerifier,
         expectedState: state,
@@ -178,7 +195,9 @@ export function createOidcSignIn(deps: {
     const issuer = claims.iss;
     const subject = claims.sub;
     const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : null;
-    const verified = claims.email_verified !== false;
+    // Linking an existing account needs the provider to say it checked the address; a new account only that it
+    // did not say the opposite (Entra sends no email_verified at all).
+    const verified = claims.email_verified === true;
     const domain = email?.split('@')[1] ?? '';
     if (email && config.allowedEmailDomains.length > 0 && !config.allowedEmailDomains.includes(domain)) {
       throw new OidcSignInError('domain', `${domain} is not one of the allowed e-mail domains.`);
@@ -190,14 +209,14 @@ export function createOidcSignIn(deps: {
       await touchIdentity(deps.sql, issuer, subject, email);
       return (await updateUser(deps.sql, user.id, { lastLoginAt: new Date() })) ?? user;
     }
-    if (!email || !verified) {
+    if (!email || claims.email_verified === false) {
       throw new OidcSignInError('email', 'The provider did not vouch for an e-mail address.');
     }
     const existing = await getUserByEmail(deps.sql, email);
     if (existing) {
       // A local account is linked by its address only when the address is in a domain the operator named: that
       // organisation's provider is the one that gives out its addresses.
-      if (config.allowedEmailDomains.length === 0) {
+      if (config.allowedEmailDomains.length === 0 || !verified) {
         throw new OidcSignInError('taken', 'An account with this e-mail exists and cannot be linked.');
       }
       if (existing.disabledAt) throw new OidcSignInError('disabled', 'This account is disabled.');
@@ -219,7 +238,8 @@ export function createOidcSignIn(deps: {
     const name = typeof claims.name === 'string' ? claims.name.slice(0, 100) : null;
     return deps.sql.begin(async (tx) => {
       const user = await insertUser(tx, { email, name, passwordHash, role });
-      if (!user) throw new OidcSignInError('taken', 'An account with this e-mail exists and cannot be linked.');
+      if (!user)
+        throw new OidcSignInError('taken', 'An account with this e-mail exists and cannot be linked.');
       await insertIdentity(tx, { issuer, subject, userId: user.id, email });
       await insertAuditEntry(tx, {
         code: null,

@@ -12,6 +12,8 @@ import {
 import type { Db } from '../stores/sql.ts';
 import type { UserRow } from '../stores/user_store.ts';
 
+export type { SessionMethod, SessionStage };
+
 /** A session ends after this long without a request... */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 /** ...and in any case this long after login. */

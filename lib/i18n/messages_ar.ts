@@ -29,7 +29,8 @@ export const ar: Messages = {
   'error.linkNotFound.title': 'لا يوجد رابط كهذا',
   'error.linkNotFound.message': 'هذا الرابط غير موجود، أو حُذف.',
   'error.forbidden.title': 'غير مسموح لدورك',
-  'error.forbidden.message': 'لا يسمح دورك بفتح هذه الصفحة أو بهذا الإجراء. اطلب ذلك من أحد المديرين إن احتجت إليه.',
+  'error.forbidden.message':
+    'لا يسمح دورك بفتح هذه الصفحة أو بهذا الإجراء. اطلب ذلك من أحد المديرين إن احتجت إليه.',
   'error.failed.title': 'حدث خطأ ما',
   'error.failed.message': 'تعذّر على Lifeline إتمام هذا. سُجّل الخطأ؛ يُرجى المحاولة مجددًا.',
   'error.request.title': 'تعذّر تنفيذ هذا الطلب',
@@ -942,6 +943,8 @@ export const ar: Messages = {
   'ops.changeRole': 'غيّر الدور',
   'ops.signOutEverywhere': 'أخرجه من كل مكان',
   'ops.resetMfa': 'أزل العامل الثاني',
+  'ops.resetMfaConfirm': 'سيدخل بكلمة المرور وحدها حتى يعيد إعداده، وتنتهي جلساته.',
+  'ops.resetMfaNow': 'أزله',
   'ops.noSuchRole': 'لا يوجد دور بهذا الاسم',
   'ops.done.signedOut': 'خرج من كل مكان.',
   'ops.done.mfaReset': 'أُزيل العامل الثاني وخرج الحساب من كل مكان؛ يعيد صاحبه إعداده.',
@@ -972,7 +975,8 @@ export const ar: Messages = {
   'account.mfa.on': 'مفعّل. رموز الاسترداد غير المستعملة: {count}.',
   'account.mfa.off': 'غير مفعّل. عند تفعيله يحتاج الدخول بكلمة المرور أيضًا إلى رمز من هاتفك.',
   'account.mfa.start': 'أعدّ التحقق بخطوتين',
-  'account.mfa.scan': 'امسح هذا الرمز بتطبيق مصادقة (Google Authenticator أو Microsoft Authenticator أو 1Password…)، أو اكتب المفتاح فيه.',
+  'account.mfa.scan':
+    'امسح هذا الرمز بتطبيق مصادقة (Google Authenticator أو Microsoft Authenticator أو 1Password…)، أو اكتب المفتاح فيه.',
   'account.mfa.qrLabel': 'رمز QR لمفتاح التحقق بخطوتين',
   'account.mfa.key': 'المفتاح:',
   'account.mfa.confirmCode': 'الرمز من التطبيق',

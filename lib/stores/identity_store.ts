@@ -46,7 +46,12 @@ export async function insertIdentity(
 }
 
 /** Records a sign-in through an identity (and the address the provider gives today). */
-export async function touchIdentity(db: Db, issuer: string, subject: string, email: string | null): Promise<void> {
+export async function touchIdentity(
+  db: Db,
+  issuer: string,
+  subject: string,
+  email: string | null,
+): Promise<void> {
   await db`
     UPDATE user_identities SET last_login_at = now(), email = coalesce(${email}, email)
     WHERE issuer = ${issuer} AND subject = ${subject}`;

@@ -29,7 +29,12 @@ export async function putPendingTotp(db: Db, userId: number, secret: string): Pr
  * Moves the newest accepted step to `step` (and confirms the secret), only if it is newer than the stored one:
  * of two requests with the same code, one wins. False when the step was used already.
  */
-export async function acceptTotpStep(db: Db, userId: number, step: number, confirm: boolean): Promise<boolean> {
+export async function acceptTotpStep(
+  db: Db,
+  userId: number,
+  step: number,
+  confirm: boolean,
+): Promise<boolean> {
   const rows = await db`
     UPDATE user_totp
     SET last_step = ${step}, confirmed_at = CASE WHEN ${confirm} THEN coalesce(confirmed_at, now()) ELSE confirmed_at END

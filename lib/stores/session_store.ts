@@ -132,6 +132,7 @@ export async function deleteUserSession(db: Db, userId: number, idHash: string):
 
 /** Ends every session of a user but one (sign out everywhere else); the number ended. */
 export async function deleteOtherUserSessions(db: Db, userId: number, keepIdHash: string): Promise<number> {
-  const rows = await db`DELETE FROM sessions WHERE user_id = ${userId} AND id_hash <> ${keepIdHash} RETURNING 1`;
+  const rows =
+    await db`DELETE FROM sessions WHERE user_id = ${userId} AND id_hash <> ${keepIdHash} RETURNING 1`;
   return rows.length;
 }

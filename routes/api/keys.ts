@@ -63,19 +63,14 @@ export const KEY_OPERATIONS = [
 export function createKeysRoutes(deps: WebDeps) {
   const app = new Hono<AppEnv>();
 
-  app.post(
-    '/',
-    jsonBody(4 * 1024),
-    idempotency(deps, { redact: ['key'] }),
-    async (c) => {
-      const input = validate(createApiKeyInputSchema, await readJson(c));
-      const { row, key } = await issueApiKey(deps.sql, input, `apikey:${c.get('apiKey').id}`);
-      return c.json({ ...toApiKey(row), key }, 201, {
-        Location: `/api/v1/keys/${row.id}`,
-        'Cache-Control': 'no-store',
-      });
-    },
-  );
+  app.post('/', jsonBody(4 * 1024), idempotency(deps, { redact: ['key'] }), async (c) => {
+    const input = validate(createApiKeyInputSchema, await readJson(c));
+    const { row, key } = await issueApiKey(deps.sql, input, `apikey:${c.get('apiKey').id}`);
+    return c.json({ ...toApiKey(row), key }, 201, {
+      Location: `/api/v1/keys/${row.id}`,
+      'Cache-Control': 'no-store',
+    });
+  });
 
   app.get('/', async (c) => {
     return c.json({ items: await listIssuedApiKeys(deps.sql) });

@@ -59,7 +59,7 @@ export function authorizeUi(deps: Pick<WebDeps, 'config' | 'logger'>): Middlewar
     const matched = matchedRule(c);
     if (!matched || matched.rule === 'public') return next();
     const session = c.get('session');
-    if (!session || session.stage !== 'signed-in') {
+    if (session?.stage !== 'signed-in') {
       if (c.req.path.startsWith('/ui/api/')) {
         return c.json({ ok: false, message: c.get('i18n').t('error.signInAgain') }, 401);
       }

@@ -4,9 +4,9 @@ import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { AppError, NotFoundError } from '../../lib/shared/errors.ts';
 import { findNulCharacter } from '../../lib/shared/validation.ts';
 import type { WebDeps } from '../app_env.ts';
+import { authorizeUi } from '../middleware/authorize.ts';
 import { csrfProtection } from '../middleware/csrf.ts';
 import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
-import { authorizeUi } from '../middleware/authorize.ts';
 import { uiSession } from '../middleware/ui_session.ts';
 import { createAccountRoutes } from './account.tsx';
 import { createCheckFieldRoutes } from './check_field.ts';
@@ -78,7 +78,6 @@ export function createUiRoutes(deps: WebDeps) {
       },
     }),
   );
-
 
   // Every page's and action's permission, from the one table (routes/route_rules.ts).
   app.use(authorizeUi(deps));

@@ -13,8 +13,8 @@ import {
   SESSION_MAX_AGE_MS,
   type SessionMethod,
   startSession,
+  type UiSession,
 } from '../../lib/auth/sessions.ts';
-import type { UserRow } from '../../lib/stores/user_store.ts';
 import { getClientIp } from '../../lib/shared/client_ip.ts';
 import { randomToken, sha256Hex } from '../../lib/shared/crypto.ts';
 import { RateLimitedError } from '../../lib/shared/errors.ts';
@@ -97,7 +97,7 @@ export function createLoginRoutes(deps: WebDeps) {
   /** A new session for `user` (a fresh id: nothing from before sign-in is kept) and its cookie. */
   async function signIn(
     c: Context<UiEnv>,
-    user: UserRow,
+    user: UiSession['user'],
     method: SessionMethod,
     stage: 'mfa' | 'signed-in' = 'signed-in',
   ) {
@@ -203,7 +203,7 @@ export function createLoginRoutes(deps: WebDeps) {
 
   app.post('/login/mfa', async (c) => {
     const session = c.get('session');
-    if (!session || session.stage !== 'mfa') return c.redirect('/ui/login', 303);
+    if (session?.stage !== 'mfa') return c.redirect('/ui/login', 303);
     const form = await c.req.parseBody();
     const next = toSafeNext(form.next);
     const code = typeof form.code === 'string' ? form.code.slice(0, 40) : '';
@@ -225,11 +225,7 @@ export function createLoginRoutes(deps: WebDeps) {
     const met = await verifySecondFactor(deps.sql, session.user.id, code);
     if (!met) {
       deps.logger.warn({ user: session.user.id, reqId: c.get('requestId') }, 'second factor refused');
-      return renderPage(
-        c,
-        <MfaPage csrfToken={session.csrfToken} next={next} error={t('mfa.wrong')} />,
-        401,
-      );
+      return renderPage(c, <MfaPage csrfToken={session.csrfToken} next={next} error={t('mfa.wrong')} />, 401);
     }
     await deps.rateLimits.endLoginSuccessfully(account, ip);
     await endSession(deps.sql, session);

@@ -4,7 +4,7 @@
 // what a token made for another client, an expired one or one for another attempt looks like to the relying party.
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
 
 export interface TestAccount {
@@ -31,7 +31,9 @@ export interface TestOidcProvider {
 }
 
 const listen = (server: Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 
 export async function startOidcProvider(options: { redirectUri: string }): Promise<TestOidcProvider> {
   const relay = createServer();
@@ -87,10 +89,7 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     tamper: 'none',
     authorizationRequests: [],
     async close() {
-      await Promise.all([
-        new Promise((r) => relay.close(r)),
-        new Promise((r) => upstream.close(r)),
-      ]);
+      await Promise.all([new Promise((r) => relay.close(r)), new Promise((r) => upstream.close(r))]);
       relay.closeAllConnections();
       upstream.closeAllConnections();
     },

@@ -4,14 +4,15 @@
 // and sessions listed, ended one at a time or all but this one, and ended everywhere by a role change.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHarness, HARNESS_ADMIN, type Harness } from '../../devkit/harness/harness.ts';
 import { createUser } from '../../lib/auth/manage_users.ts';
 import { verifySecondFactor } from '../../lib/auth/mfa.ts';
 import { totpCode, totpStep } from '../../lib/auth/totp.ts';
-import { createHarness, HARNESS_ADMIN, type Harness } from '../../devkit/harness/harness.ts';
 import { createUiClient, type UiClient } from '../helpers/ui_client.ts';
 
 const EDITOR = { email: 'mfa-editor@example.test', password: 'an editor password for mfa' };
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:141.0) Gecko/20100101 Firefox/141.0';
 
 let h: Harness;
@@ -39,12 +40,14 @@ async function enrol(c: UiClient): Promise<{ secret: string; recoveryCodes: stri
   const started = await c.post('/ui/account/mfa/start', {});
   assert.equal(started.status, 200);
   const page = await started.text();
-  assert.match(page, /<svg[^>]*>/, 'the QR code');
+  assert.match(page, /<img src="data:image\/svg\+xml;base64,/, 'the QR code');
   const secret = /class="totp-secret"[^>]*>([A-Z2-7 ]+)</.exec(page)![1]!.replace(/ /g, '');
   const code = await totpCode(secret, totpStep(Date.now()));
   const confirmed = await c.post('/ui/account/mfa/confirm', { code });
   assert.equal(confirmed.status, 200);
-  const codes = [...(await confirmed.text()).matchAll(/<code>([2-9a-z]{5}-[2-9a-z]{5})<\/code>/g)].map((m) => m[1]!);
+  const codes = [...(await confirmed.text()).matchAll(/<code>([2-9a-z]{5}-[2-9a-z]{5})<\/code>/g)].map(
+    (m) => m[1]!,
+  );
   return { secret, recoveryCodes: codes };
 }
 
@@ -73,7 +76,10 @@ describe('two-step verification and sessions', () => {
     const stored = await h.db.sql<{ code_hash: string }[]>`
       SELECT code_hash FROM user_recovery_codes WHERE user_id = ${await userId(HARNESS_ADMIN.email)}`;
     assert.equal(stored.length, 10);
-    assert.ok(stored.every((r) => !recoveryCodes.some((code) => r.code_hash.includes(code))), 'only hashes');
+    assert.ok(
+      stored.every((r) => !recoveryCodes.some((code) => r.code_hash.includes(code))),
+      'only hashes',
+    );
     assert.equal((await admin.get('/ui/links')).status, 200, 'enrolled: the pages open');
   });
 
@@ -143,7 +149,10 @@ describe('two-step verification and sessions', () => {
     const page = await (await laptop.get('/ui/account/security')).text();
     assert.ok(page.includes('Chrome on Linux'));
     assert.ok(page.includes('Firefox on Windows'));
-    assert.ok(!/\b\d+\.\d+\.\d+\.[1-9]\d*\b/.test(page.replace(/\.0\/24/g, '')), 'no full IPv4 address shown');
+    assert.ok(
+      !/\b\d+\.\d+\.\d+\.[1-9]\d*\b/.test(page.replace(/\.0\/24/g, '')),
+      'no full IPv4 address shown',
+    );
 
     const ids = await h.db.sql<{ id_hash: string; user_agent: string }[]>`
       SELECT id_hash, user_agent FROM sessions WHERE user_id = ${id} AND stage = 'signed-in'`;
@@ -154,8 +163,10 @@ describe('two-step verification and sessions', () => {
     assert.equal((await laptop.get('/ui/links')).status, 200, 'the laptop is not');
 
     // Another user's session cannot be ended from here.
-    const adminSession = (await h.db.sql<{ id_hash: string }[]>`
-      SELECT id_hash FROM sessions WHERE user_id = ${await userId(HARNESS_ADMIN.email)} LIMIT 1`)[0]!;
+    const adminSession = (
+      await h.db.sql<{ id_hash: string }[]>`
+      SELECT id_hash FROM sessions WHERE user_id = ${await userId(HARNESS_ADMIN.email)} LIMIT 1`
+    )[0]!;
     await laptop.post(`/ui/account/sessions/${adminSession.id_hash}/revoke`, {});
     const still = await h.db.sql`SELECT 1 FROM sessions WHERE id_hash = ${adminSession.id_hash}`;
     assert.equal(still.length, 1);

@@ -105,7 +105,11 @@ describe('OpenID Connect sign-in (oidc-provider, Chromium)', () => {
       // The callback replayed, with the state cookie put back: the attempt was taken once, so it is refused.
       const replayed = new URL(callback.url());
       await context.addCookies([
-        { name: 'lifeline_oidc_state', value: replayed.searchParams.get('state')!, url: `${server.base}/ui/login/oidc` },
+        {
+          name: 'lifeline_oidc_state',
+          value: replayed.searchParams.get('state')!,
+          url: `${server.base}/ui/login/oidc`,
+        },
       ]);
       await context.clearCookies({ name: 'lifeline_session' });
       const again = await page.goto(replayed.href);
@@ -127,7 +131,10 @@ describe('OpenID Connect sign-in (oidc-provider, Chromium)', () => {
       await page.waitForURL(`${server.base}/ui/links`);
       const rows = await server.h.db.sql<{ role: string }[]>`
         SELECT role FROM users WHERE email = 'nadia@newsroom.example'`;
-      assert.deepEqual(rows.map((r) => r.role), ['viewer']);
+      assert.deepEqual(
+        rows.map((r) => r.role),
+        ['viewer'],
+      );
       assert.equal((await page.goto(`${server.base}/ui/links/new`))?.status(), 403, 'a viewer cannot create');
     } finally {
       await context.close();

@@ -13,10 +13,16 @@ const groupRoles = z
   .optional()
   .transform((v, ctx) => {
     const out: [string, RoleName][] = [];
-    for (const entry of (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = entry.lastIndexOf('=');
       const group = entry.slice(0, eq).trim();
-      const role = entry.slice(eq + 1).trim().toLowerCase() as RoleName;
+      const role = entry
+        .slice(eq + 1)
+        .trim()
+        .toLowerCase() as RoleName;
       if (eq <= 0 || !group || !ROLE_NAMES.includes(role)) {
         ctx.addIssue({
           code: 'custom',
@@ -57,7 +63,8 @@ type IdentityEnv = z.infer<typeof identityEnv>;
 export function refineIdentityEnv(env: IdentityEnv, ctx: IssueSink): void {
   if (!env.OIDC_ISSUER_URL) return;
   for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) {
-    if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when OIDC_ISSUER_URL is set' });
+    if (!env[name])
+      ctx.addIssue({ code: 'custom', path: [name], message: 'is required when OIDC_ISSUER_URL is set' });
   }
 }
 

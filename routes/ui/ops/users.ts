@@ -3,10 +3,10 @@ import { type Context, Hono } from 'hono';
 import {
   createUser,
   createUserInputSchema,
-  resetUserPassword,
-  setUserDisabled,
   resetSecondFactorAsAdmin,
+  resetUserPassword,
   revokeUserSessionsAsAdmin,
+  setUserDisabled,
   setUserRole,
 } from '../../../lib/auth/manage_users.ts';
 import { USER_ROLES } from '../../../lib/auth/permissions.ts';
@@ -89,7 +89,12 @@ export function createUserRoutes(deps: WebDeps, render: RenderOps) {
       const i18n = c.get('i18n');
       return render(
         c,
-        { userForm: { values: {}, errors: { user: i18n.t('ops.notDone', { problem: i18n.t('ops.noSuchRole') }) } } },
+        {
+          userForm: {
+            values: {},
+            errors: { user: i18n.t('ops.notDone', { problem: i18n.t('ops.noSuchRole') }) },
+          },
+        },
         422,
       );
     }

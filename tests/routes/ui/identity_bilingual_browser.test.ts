@@ -7,11 +7,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { HARNESS_ADMIN } from '../../../devkit/harness/harness.ts';
 import { createUser } from '../../../lib/auth/manage_users.ts';
 import { totpCode, totpStep } from '../../../lib/auth/totp.ts';
 import { createI18n } from '../../../lib/i18n/translator.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
-import { HARNESS_ADMIN } from '../../../devkit/harness/harness.ts';
 import { checkLayout } from '../../helpers/layout_probe.ts';
 import { startUiServer, type UiServer } from '../../helpers/ui_server.ts';
 
@@ -55,7 +55,10 @@ after(async () => {
 async function shotAndCheck(page: Page, locale: 'en' | 'ar', name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, `${locale}-identity-${name}.png`), fullPage: true });
-  await checkLayout(page, `${locale} identity ${name}`, { dir: locale === 'ar' ? 'rtl' : 'ltr', lang: locale });
+  await checkLayout(page, `${locale} identity ${name}`, {
+    dir: locale === 'ar' ? 'rtl' : 'ltr',
+    lang: locale,
+  });
 }
 
 async function passwordStep(page: Page, email: string) {
@@ -76,7 +79,9 @@ describe('the staff identity pages in English and Arabic (Chromium)', () => {
       try {
         const page = await context.newPage();
         await page.goto(`${server.base}/ui/login`);
-        await page.getByRole('link', { name: t('login.oidc.button', { provider: 'Google Workspace' }) }).waitFor();
+        await page
+          .getByRole('link', { name: t('login.oidc.button', { provider: 'Google Workspace' }) })
+          .waitFor();
         await shotAndCheck(page, locale, '01-login-provider');
 
         await passwordStep(page, `identity-${locale}@example.test`);
@@ -86,7 +91,7 @@ describe('the staff identity pages in English and Arabic (Chromium)', () => {
         await shotAndCheck(page, locale, '02-security');
 
         await page.getByRole('button', { name: t('account.mfa.start') }).click();
-        await page.locator('.qr-frame svg').waitFor();
+        await page.locator('.qr-frame img').waitFor();
         await shotAndCheck(page, locale, '03-mfa-enrol');
         const secret = ((await page.locator('.totp-secret').textContent()) ?? '').replace(/\s/g, '');
         await page.locator('#field-code').fill(await totpCode(secret, totpStep(Date.now())));
