@@ -1,7 +1,7 @@
 // Two-step verification for password accounts and the sessions page, through the UI as a browser without
 // JavaScript uses it: enrolment (QR and key, confirmed by a code), sign-in with a code (one step of clock skew
 // either way; a code never twice), single-use recovery codes, admins held to enrolment by REQUIRE_MFA_FOR_ADMINS,
-// and sessions listed, ended one at a time or all but this one, and ended everywhere by a role change.
+// and sessions listed, ended one at a time or all but this one, and ended everywhere by a role change or an admin.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createHarness, HARNESS_ADMIN, type Harness } from '../../devkit/harness/harness.ts';
@@ -130,10 +130,12 @@ describe('two-step verification and sessions', () => {
     const recovery = recoveryCodes[0]!;
     const first = client();
     await first.login(HARNESS_ADMIN.email, HARNESS_ADMIN.password);
+    await first.get('/ui/login/mfa');
     const ok = await first.post('/ui/login/mfa', { code: recovery.toUpperCase(), next: '/ui/links' });
     assert.equal(ok.status, 303, 'typed in capitals: still the code');
     const second = client();
     await second.login(HARNESS_ADMIN.email, HARNESS_ADMIN.password);
+    await second.get('/ui/login/mfa');
     const used = await second.post('/ui/login/mfa', { code: recovery, next: '/ui/links' });
     assert.equal(used.status, 401);
     const page = await (await first.get('/ui/account/security')).text();
@@ -178,10 +180,11 @@ describe('two-step verification and sessions', () => {
     assert.equal((await laptop.get('/ui/links')).status, 200);
   });
 
-  test('a role change and a password reset sign the person out everywhere', async () => {
+  test("a role change, and an admin's 'sign out everywhere', end every session of the person", async () => {
     const admin = client();
     await admin.login(HARNESS_ADMIN.email, HARNESS_ADMIN.password);
-    await admin.post('/ui/login/mfa', { code: recoveryCodes[1]!, next: '/ui/ops' });
+    await admin.get('/ui/login/mfa');
+    assert.equal((await admin.post('/ui/login/mfa', { code: recoveryCodes[1]!, next: '/ui/ops' })).status, 303);
     assert.equal((await admin.get('/ui/ops')).status, 200);
     const editor = client();
     await editor.login(EDITOR.email, EDITOR.password);
