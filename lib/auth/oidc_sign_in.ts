@@ -7,7 +7,11 @@ import type { OidcConfig } from '../shared/config/identity.ts';
 import { randomToken, sha256Hex } from '../shared/crypto.ts';
 import { AppError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { createOutgoingFetch, type OutgoingRule } from '../shared/outgoing_request.ts';
+import {
+  createOutgoingFetch,
+  OutgoingRequestRefused,
+  type OutgoingRule,
+} from '../shared/outgoing_request.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   getUserIdByIdentity,
@@ -77,16 +81,30 @@ function claimGroups(value: unknown): string[] {
   return [];
 }
 
-/** Names the failed ID-token check from openid-client's error, for a message people understand. */
+/**
+ * The claim an ID-token check failed on: openid-client wraps oauth4webapi's error, whose own cause names the claim
+ * (`{ claim: 'aud' | 'exp' | 'nonce' | … }`); undefined when the failure was not a claim's.
+ */
+function failedClaim(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const claim = (current as { claim?: unknown }).claim;
+    if (typeof claim === 'string') return claim;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Names the failed step from openid-client's error, for a message people understand. */
 function refusalOf(error: unknown): OidcRefusal {
-  const message = error instanceof Error ? error.message : String(error);
   if (error instanceof oidc.AuthorizationResponseError || error instanceof oidc.ResponseBodyError)
     return 'provider';
-  if (message.includes('"aud"')) return 'audience';
-  if (message.includes('"exp"')) return 'expired';
-  if (message.includes('"nonce"') || message.includes('nonce')) return 'nonce';
-  if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_RESPONSE_IS_NOT_CONFORM')
-    return 'provider';
+  const claim = failedClaim(error);
+  if (claim === 'aud' || claim === 'azp') return 'audience';
+  if (claim === 'exp') return 'expired';
+  if (claim === 'nonce') return 'nonce';
+  // A failed request (fetch's TypeError, the outgoing-request rule's refusal) is the provider being unreachable.
+  if (error instanceof TypeError || error instanceof OutgoingRequestRefused) return 'provider';
   return 'token';
 }
 
@@ -181,7 +199,11 @@ export function createOidcSignIn(deps: {
     } catch (error) {
       const reason = refusalOf(error);
       deps.logger.warn(
-        { reason, err: { message: (error as Error).message, code: (error as { code?: string }).code } },
+        {
+          reason,
+          claim: failedClaim(error),
+          err: { message: (error as Error).message, code: (error as { code?: string }).code },
+        },
         'OIDC sign-in refused',
       );
       throw new OidcSignInError(reason, `The provider's answer was refused (${reason}).`);

@@ -184,7 +184,10 @@ describe('two-step verification and sessions', () => {
     const admin = client();
     await admin.login(HARNESS_ADMIN.email, HARNESS_ADMIN.password);
     await admin.get('/ui/login/mfa');
-    assert.equal((await admin.post('/ui/login/mfa', { code: recoveryCodes[1]!, next: '/ui/ops' })).status, 303);
+    assert.equal(
+      (await admin.post('/ui/login/mfa', { code: recoveryCodes[1]!, next: '/ui/ops' })).status,
+      303,
+    );
     assert.equal((await admin.get('/ui/ops')).status, 200);
     const editor = client();
     await editor.login(EDITOR.email, EDITOR.password);

@@ -79,7 +79,7 @@ describe('OpenID Connect sign-in (oidc-provider, Chromium)', () => {
       const callback = await signInAtProvider(page, 'nadia');
       assert.equal(callback.status(), 303);
       await page.waitForURL(`${server.base}/ui/links`);
-      await page.getByRole('heading', { name: t('links.title') }).waitFor();
+      await page.getByRole('heading', { name: t('links.title'), exact: true }).waitFor();
 
       const asked = idp.authorizationRequests.at(-1)!;
       assert.equal(asked.get('code_challenge_method'), 'S256');
@@ -141,12 +141,12 @@ describe('OpenID Connect sign-in (oidc-provider, Chromium)', () => {
     }
   });
 
-  for (const [tamper, message] of [
-    ['audience', 'login.oidc.audience'],
-    ['expired', 'login.oidc.expired'],
-    ['nonce', 'login.oidc.nonce'],
+  for (const [tamper, message, what] of [
+    ['audience', 'login.oidc.audience', 'made for another client (aud)'],
+    ['expired', 'login.oidc.expired', 'past its expiry (exp)'],
+    ['nonce', 'login.oidc.nonce', 'of another attempt (nonce)'],
   ] as const) {
-    test(`an ID token with a wrong ${tamper} is refused with a clear message, and nobody is signed in`, async () => {
+    test(`an ID token ${what} is refused with a clear message, and nobody is signed in`, async () => {
       const context = await browser.newContext();
       idp.tamper = tamper;
       try {
