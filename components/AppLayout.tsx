@@ -76,16 +76,9 @@ export function AppLayout(props: {
             <a
               class="btn btn-ghost btn-sm"
               href="/ui/settings"
-              aria-current={props.section === 'settings' ? 'page' : undefined}
+              aria-current={props.section === 'settings' || props.section === 'security' ? 'page' : undefined}
             >
               {t('layout.settings')}
-            </a>
-            <a
-              class="btn btn-ghost btn-sm"
-              href="/ui/account/security"
-              aria-current={props.section === 'security' ? 'page' : undefined}
-            >
-              {t('layout.security')}
             </a>
             <form method="post" action="/ui/logout" class="inline-form">
               <input type="hidden" name={CSRF_FIELD} value={props.session.csrfToken} />
