@@ -1,8 +1,17 @@
 import type { ComponentChildren } from 'preact';
+import { roleCan } from '../lib/auth/permissions.ts';
 import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
 import { useI18n } from './I18n.tsx';
 
-export type NavSection = 'links' | 'new' | 'destinations' | 'ops' | 'reports' | 'settings' | null;
+export type NavSection =
+  | 'links'
+  | 'new'
+  | 'destinations'
+  | 'ops'
+  | 'reports'
+  | 'settings'
+  | 'security'
+  | null;
 
 /** The product's mark: a lifebuoy, drawn inline so it needs no request. */
 export function Logo(props: { size?: number }) {
@@ -26,10 +35,12 @@ export function AppLayout(props: {
   const { t } = useI18n();
   const nav: { id: NavSection; href: string; label: string }[] = [
     { id: 'links', href: '/ui/links', label: t('nav.links') },
-    { id: 'new', href: '/ui/links/new', label: t('nav.new') },
+    ...(roleCan(user.role, 'links:write')
+      ? [{ id: 'new' as const, href: '/ui/links/new', label: t('nav.new') }]
+      : []),
     { id: 'destinations', href: '/ui/destinations', label: t('nav.destinations') },
-    ...(user.role === 'admin' ? [{ id: 'ops' as const, href: '/ui/ops', label: t('nav.ops') }] : []),
-    ...(user.role === 'admin'
+    ...(roleCan(user.role, 'admin') ? [{ id: 'ops' as const, href: '/ui/ops', label: t('nav.ops') }] : []),
+    ...(roleCan(user.role, 'moderation')
       ? [{ id: 'reports' as const, href: '/ui/reports', label: t('nav.reports') }]
       : []),
   ];
@@ -65,7 +76,7 @@ export function AppLayout(props: {
             <a
               class="btn btn-ghost btn-sm"
               href="/ui/settings"
-              aria-current={props.section === 'settings' ? 'page' : undefined}
+              aria-current={props.section === 'settings' || props.section === 'security' ? 'page' : undefined}
             >
               {t('layout.settings')}
             </a>

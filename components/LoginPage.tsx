@@ -10,6 +10,8 @@ export function LoginPage(props: {
   error?: string;
   next?: string;
   notice?: string;
+  /** The OpenID Connect provider's name, when one is configured: a "Sign in with …" button above the form. */
+  oidcProvider?: string | undefined;
 }) {
   const { t } = useI18n();
   return (
@@ -26,6 +28,17 @@ export function LoginPage(props: {
           <Notice tone="bad" title={t('login.failed')}>
             <p>{props.error}</p>
           </Notice>
+        )}
+        {props.oidcProvider && (
+          <>
+            <a
+              class="btn btn-primary btn-block"
+              href={`/ui/login/oidc${props.next ? `?next=${encodeURIComponent(props.next)}` : ''}`}
+            >
+              {t('login.oidc.button', { provider: props.oidcProvider })}
+            </a>
+            <p class="auth-or muted">{t('login.or')}</p>
+          </>
         )}
         <form method="post" action="/ui/login" class="stack">
           <input type="hidden" name={CSRF_FIELD} value={props.csrfToken} />

@@ -25,6 +25,10 @@ export function SettingsPage(props: {
         </div>
       </div>
       {props.saved && <Notice tone="good" title={t('settings.saved')} />}
+      <p>
+        <a href="/ui/account/security">{t('layout.security')}</a>
+        <span class="muted"> — {t('account.lead')}</span>
+      </p>
       <form method="post" action="/ui/settings" class="card form-card stack">
         <CsrfField token={props.session.csrfToken} />
         <SelectField

@@ -17,6 +17,7 @@ import { createWebhookRoutes } from './api/webhooks.ts';
 import { createWordPressAdminRoutes } from './api/wordpress_admin.ts';
 import type { AppEnv, WebDeps } from './app_env.ts';
 import { createHealthRoutes } from './health.ts';
+import { authorizeApi } from './middleware/authorize.ts';
 import { refuseNulInUrl } from './middleware/refuse_nul.ts';
 import { traceRequests } from './middleware/trace_requests.ts';
 import { createProbeRoutes } from './probes.ts';
@@ -85,6 +86,8 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   // No path segment or parameter of the API or the UI takes a NUL character (Postgres cannot compare one).
   app.use('/api/*', refuseNulInUrl());
   app.use('/ui/*', refuseNulInUrl());
+  // Every API route's permission, from the one table (routes/route_rules.ts).
+  app.use('/api/v1/*', authorizeApi(deps));
   app.route('/', createHealthRoutes(deps));
   app.route('/api/v1/links', createLinksRoutes(deps));
   app.route('/api/v1/hooks', createHooksRoutes(deps));

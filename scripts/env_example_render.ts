@@ -13,6 +13,7 @@ import { cdnEnv } from '../lib/shared/config/cdn.ts';
 import { databaseEnv } from '../lib/shared/config/database.ts';
 import { escrowEnv } from '../lib/shared/config/escrow.ts';
 import { failoverEnv } from '../lib/shared/config/failover.ts';
+import { identityEnv } from '../lib/shared/config/identity.ts';
 import { linksEnv } from '../lib/shared/config/links.ts';
 import { rateLimitsEnv } from '../lib/shared/config/rate_limits.ts';
 import { redirectEnv } from '../lib/shared/config/redirect.ts';
@@ -37,6 +38,7 @@ const PARTS: { file: string; env: z.ZodObject }[] = [
   { file: 'failover.ts', env: failoverEnv },
   { file: 'wordpress.ts', env: wordpressEnv },
   { file: 'auth.ts', env: authEnv },
+  { file: 'identity.ts', env: identityEnv },
   { file: 'rate_limits.ts', env: rateLimitsEnv },
   { file: 'links.ts', env: linksEnv },
   { file: 'analytics.ts', env: analyticsEnv },

@@ -1,5 +1,7 @@
 // People: a password just set (shown once), every account with its role and status changes, and the form to add one.
+
 import CopyButton from '../../islands/CopyButton.tsx';
+import { USER_ROLES } from '../../lib/auth/permissions.ts';
 import type { UiSession } from '../../lib/auth/sessions.ts';
 import type { UserAccount as UserRow } from '../../lib/operations/get_ops_overview.ts';
 import { Badge } from '../Badge.tsx';
@@ -92,11 +94,38 @@ export function UsersCard(props: {
                       <div class="button-row">
                         <form method="post" action={`/ui/ops/users/${u.id}/role`} class="inline-form">
                           <CsrfField token={session.csrfToken} />
-                          <input type="hidden" name="role" value={u.role === 'admin' ? 'editor' : 'admin'} />
+                          <label class="visually-hidden" for={`role-of-${u.id}`}>
+                            {t('ops.newRole')}
+                          </label>
+                          <select name="role" id={`role-of-${u.id}`} class="select-sm">
+                            {USER_ROLES.map((r) => (
+                              <option key={r} value={r} selected={r === u.role}>
+                                {t(`role.${r}`)}
+                              </option>
+                            ))}
+                          </select>{' '}
                           <button type="submit" class="btn btn-ghost btn-sm">
-                            {u.role === 'admin' ? t('ops.makeEditor') : t('ops.makeAdmin')}
+                            {t('ops.changeRole')}
                           </button>
                         </form>
+                        <form
+                          method="post"
+                          action={`/ui/ops/users/${u.id}/sessions/revoke`}
+                          class="inline-form"
+                        >
+                          <CsrfField token={session.csrfToken} />
+                          <button type="submit" class="btn btn-ghost btn-sm">
+                            {t('ops.signOutEverywhere')}
+                          </button>
+                        </form>
+                        <Confirm label={t('ops.resetMfa')} confirm={t('ops.resetMfaConfirm')}>
+                          <form method="post" action={`/ui/ops/users/${u.id}/mfa/reset`} class="inline-form">
+                            <CsrfField token={session.csrfToken} />
+                            <button type="submit" class="btn btn-danger btn-sm">
+                              {t('ops.resetMfaNow')}
+                            </button>
+                          </form>
+                        </Confirm>
                         <Confirm label={t('ops.resetPassword')} confirm={t('ops.resetConfirm')}>
                           <form method="post" action={`/ui/ops/users/${u.id}/password`} class="inline-form">
                             <CsrfField token={session.csrfToken} />
@@ -160,7 +189,9 @@ export function UsersCard(props: {
             required
             value={props.userForm?.values.role ?? 'editor'}
             options={[
+              { value: 'viewer', label: t('ops.roleViewer') },
               { value: 'editor', label: t('ops.roleEditor') },
+              { value: 'moderator', label: t('ops.roleModerator') },
               { value: 'admin', label: t('ops.roleAdmin') },
             ]}
           />

@@ -13,9 +13,13 @@ import {
   type UserRow,
   updateUser,
 } from '../stores/user_store.ts';
+import { resetSecondFactor } from './mfa.ts';
 import { hashPassword } from './passwords.ts';
+import { USER_ROLES } from './permissions.ts';
+import { revokeSessions } from './staff_sessions.ts';
 
-export const USER_ROLES = ['editor', 'admin'] as const;
+export { USER_ROLES };
+
 export const PASSWORD_MIN_LENGTH = 10;
 
 /** The operations page's "add a user" form. An empty password means "generate one and show it once". */
@@ -109,7 +113,7 @@ export async function setUserDisabled(
   });
 }
 
-/** Changes a user's role (never the last admin's, never one's own). */
+/** Changes a user's role (never the last admin's, never one's own) and signs them out everywhere. */
 export async function setUserRole(
   sql: Sql,
   id: number,
@@ -120,6 +124,8 @@ export async function setUserRole(
     const user = await getOrThrow(tx, id);
     await guard(tx, user, actor.id, role !== 'admin');
     const updated = (await updateUser(tx, id, { role }))!;
+    // What their open sessions showed and allowed was for the old role: they sign in again.
+    if (role !== user.role) await deleteUserSessions(tx, id);
     await insertAuditEntry(tx, {
       code: null,
       actor: actor.name,
@@ -152,4 +158,27 @@ export async function resetUserPassword(
     return user;
   });
   return { user, password };
+}
+
+/** An admin signs a user out everywhere (a lost laptop, a departure). */
+export async function revokeUserSessionsAsAdmin(
+  sql: Sql,
+  id: number,
+  actor: { id: number; name: string },
+): Promise<number> {
+  await getOrThrow(sql, id);
+  return revokeSessions(sql, id, actor.name);
+}
+
+/** An admin removes a user's second factor (lost phone, no recovery code left) and signs them out everywhere. */
+export async function resetSecondFactorAsAdmin(
+  sql: Sql,
+  id: number,
+  actor: { id: number; name: string },
+): Promise<void> {
+  const user = await getOrThrow(sql, id);
+  if (user.id === actor.id)
+    throw new ValidationError([{ path: 'user', message: fieldProblem('notYourself') }]);
+  await resetSecondFactor(sql, id, actor);
+  await revokeSessions(sql, id, actor.name);
 }

@@ -1,5 +1,6 @@
 import { randomToken } from '../shared/crypto.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
+import { deleteTotp } from '../stores/mfa_store.ts';
 import { deleteUserSessions } from '../stores/session_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { getUserByEmail, insertUser, updateUser } from '../stores/user_store.ts';
@@ -7,7 +8,8 @@ import { hashPassword } from './passwords.ts';
 
 /**
  * The way back in when no administrator can sign in (`npm run admin:reset -- <email>`): the account gets a new
- * generated password (returned, to show once), the admin role and is enabled; its sessions end. Created as an
+ * generated password (returned, to show once), the admin role and is enabled; its second factor (TOTP and recovery
+ * codes) is removed, since a lost phone is one way to be locked out; its sessions end. Created as an
  * admin when it does not exist. Audited as `system:cli`. The bootstrap never does this on its own.
  */
 export async function resetAdminAccess(
@@ -32,6 +34,7 @@ export async function resetAdminAccess(
     }
     await updateUser(tx, existing.id, { passwordHash, role: 'admin', disabledAt: null });
     await deleteUserSessions(tx, existing.id);
+    await deleteTotp(tx, existing.id);
     await insertAuditEntry(tx, {
       code: null,
       actor: 'system:cli',

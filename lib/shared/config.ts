@@ -16,6 +16,7 @@ import { type DestinationsConfig, destinationsConfig, destinationsEnv } from './
 import { type DomainWatchConfig, domainWatchConfig, domainWatchEnv } from './config/domain_watch.ts';
 import { type EscrowConfig, escrowConfig, escrowEnv, refineEscrowEnv } from './config/escrow.ts';
 import { type FailoverConfig, failoverConfig, failoverEnv, refineFailoverEnv } from './config/failover.ts';
+import { type IdentityConfig, identityConfig, identityEnv, refineIdentityEnv } from './config/identity.ts';
 import { type LinksConfig, linksConfig, linksEnv } from './config/links.ts';
 import { type ProberConfig, proberConfig, proberEnv } from './config/prober.ts';
 import { type RateLimitsConfig, rateLimitsConfig, rateLimitsEnv } from './config/rate_limits.ts';
@@ -47,6 +48,7 @@ export const envSchema = z
     ...failoverEnv.shape,
     ...wordpressEnv.shape,
     ...authEnv.shape,
+    ...identityEnv.shape,
     ...rateLimitsEnv.shape,
     ...linksEnv.shape,
     ...analyticsEnv.shape,
@@ -77,6 +79,7 @@ export const envSchema = z
     refineBitlyEnv(env, ctx);
     refineAnalyticsEnv(env, ctx);
     refineAuthEnv(env, ctx);
+    refineIdentityEnv(env, ctx);
     refineFailoverEnv(env, ctx);
     refineEscrowEnv(env, ctx);
     refineCdnEnv(env, ctx);
@@ -97,6 +100,7 @@ export interface Config
     FailoverConfig,
     WordpressConfig,
     AuthConfig,
+    IdentityConfig,
     RateLimitsConfig,
     LinksConfig,
     AnalyticsConfig,
@@ -143,6 +147,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...failoverConfig(e),
     ...wordpressConfig(e),
     ...authConfig(e),
+    ...identityConfig(e),
     ...rateLimitsConfig(e),
     ...linksConfig(e),
     ...analyticsConfig(e),

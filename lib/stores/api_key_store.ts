@@ -1,6 +1,6 @@
 import type { Db } from './sql.ts';
 
-export const API_KEY_SCOPES = ['links:read', 'links:write', 'admin'] as const;
+export const API_KEY_SCOPES = ['links:read', 'links:write', 'moderation', 'admin'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export interface ApiKeyRow {

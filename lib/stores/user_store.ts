@@ -1,6 +1,8 @@
 import type { Db } from './sql.ts';
 
-export type UserRole = 'editor' | 'admin';
+/** The staff roles, least to most (lib/auth/permissions.ts says what each may do). */
+export const USER_ROLE_NAMES = ['viewer', 'editor', 'moderator', 'admin'] as const;
+export type UserRole = (typeof USER_ROLE_NAMES)[number];
 
 export interface UserRow {
   id: number;

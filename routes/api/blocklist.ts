@@ -14,7 +14,6 @@ import {
 } from '../../lib/safety/manage_blocklist.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import { auth, problem } from './openapi/common.ts';
 import { describeRoute, named } from './openapi/describe_route.ts';
@@ -44,7 +43,7 @@ export const BLOCKLIST_OPERATIONS = [
     path: '/blocklist',
     operationId: 'listBlocklist',
     summary: 'The local blocklist, by pattern, with cursor pagination',
-    scope: 'admin',
+    scope: 'moderation',
     query: listQuerySchema,
     responses: {
       200: { description: 'a page of entries', schema: named('BlocklistList', blocklistListSchema) },
@@ -57,7 +56,7 @@ export const BLOCKLIST_OPERATIONS = [
     path: '/blocklist',
     operationId: 'addBlocklistEntry',
     summary: 'Block a host (and its subdomains) or a URL prefix; existing links are re-scanned',
-    scope: 'admin',
+    scope: 'moderation',
     body: named('BlocklistInput', blocklistInputDocSchema),
     responses: {
       201: { description: 'listed', schema: EntryAnswer },
@@ -74,7 +73,7 @@ export const BLOCKLIST_OPERATIONS = [
     path: '/blocklist',
     operationId: 'removeBlocklistEntry',
     summary: 'Unblock a pattern; the links it blocked are re-scanned',
-    scope: 'admin',
+    scope: 'moderation',
     query: deleteQuerySchema,
     responses: {
       200: { description: 'removed', schema: EntryAnswer },
@@ -90,9 +89,7 @@ export const BLOCKLIST_OPERATIONS = [
  * starts a re-scan of the links it can affect, so existing links are blocked (or released) within minutes.
  */
 export function createBlocklistRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const app = new Hono<AppEnv>();
-  app.use(requireApiKey('admin'));
 
   async function rescanAfter(entry: BlocklistEntry, change: 'added' | 'removed') {
     const contains = getBlocklistRescanScope(entry);

@@ -20,7 +20,6 @@ import { ValidationError } from '../../lib/shared/errors.ts';
 import { fieldProblem } from '../../lib/shared/field_problems.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import { auth, codeParam, problem } from './openapi/common.ts';
 import { describeRoute, named } from './openapi/describe_route.ts';
@@ -132,23 +131,22 @@ export function destinationDepsOf(deps: WebDeps): DestinationDeps {
 
 /** /api/v1/destinations: the queue of dead destinations and the policies acting on them (docs/API_EXTENSIONS.md). */
 export function createDestinationRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const app = new Hono<AppEnv>();
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
 
-  app.get('/', requireApiKey('links:read'), async (c) => {
+  app.get('/', async (c) => {
     const query = validate(destinationQuerySchema, c.req.query());
     return c.json(await listDestinationsPage(deps.sql, deps.config.shortBaseUrl, query));
   });
 
-  app.post('/:code/policy', requireApiKey('links:write'), jsonBody(1024), async (c) => {
+  app.post('/:code/policy', jsonBody(1024), async (c) => {
     const { policy } = validate(deadPolicyInputSchema, await readJson(c));
     const result = await setDeadPolicy(deps, { code: c.req.param('code'), policy, actor: actorOf(c) });
     await actOnDestination(destinationDepsOf(deps), { code: result.code, actor: actorOf(c) });
     return c.json(result);
   });
 
-  app.post('/:code/retarget', requireApiKey('links:write'), async (c) => {
+  app.post('/:code/retarget', async (c) => {
     const { link } = await applyProposedRetarget(deps, {
       code: c.req.param('code'),
       actor: actorOf(c),
@@ -158,7 +156,7 @@ export function createDestinationRoutes(deps: WebDeps) {
     return c.json({ code: link.code, url: link.targetUrl, version: link.version });
   });
 
-  app.post('/hosts/:host/policy', requireApiKey('admin'), jsonBody(1024), async (c) => {
+  app.post('/hosts/:host/policy', jsonBody(1024), async (c) => {
     const { policy } = validate(deadPolicyInputSchema, await readJson(c));
     const host = toPolicyHost(c.req.param('host'));
     if (!host) throw new ValidationError([{ path: 'host', message: fieldProblem('needsHost') }]);

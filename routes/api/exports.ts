@@ -10,7 +10,6 @@ import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
 import { toCsvHeaders } from '../../lib/shared/csv.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { auth, codeParam, problem } from './openapi/common.ts';
 import { describeRoute } from './openapi/describe_route.ts';
 
@@ -52,10 +51,9 @@ export const EXPORT_OPERATIONS = [
 
 /** /api/v1/links.csv and /api/v1/links/{code}/clicks.csv: CSV for people (spreadsheets), docs/API.md. */
 export function createExportRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const app = new Hono<AppEnv>();
 
-  app.get('/links.csv', requireApiKey('links:read'), (c) => {
+  app.get('/links.csv', (c) => {
     const query = validate(linkExportQuerySchema, c.req.query());
     const body = exportLinksCsv(deps.sql, query, {
       shortBaseUrl: deps.config.shortBaseUrl,
@@ -64,7 +62,7 @@ export function createExportRoutes(deps: WebDeps) {
     return c.body(body, 200, toCsvHeaders(getLinksCsvFileName()));
   });
 
-  app.get('/links/:code/clicks.csv', requireApiKey('links:read'), async (c) => {
+  app.get('/links/:code/clicks.csv', async (c) => {
     const code = c.req.param('code');
     await getLinkRowOrThrow(deps.sql, code);
     const { by, ...window } = validate(clicksExportQuerySchema, c.req.query());

@@ -43,7 +43,6 @@ import { kickSyncQueueInBackground, syncAfterChange } from '../../lib/propagatio
 import { BadRequestError, PreconditionFailedError } from '../../lib/shared/errors.ts';
 import { toFieldErrors, validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import {
@@ -264,7 +263,6 @@ export const LINK_OPERATIONS = [
 
 /** /api/v1/links: the integrators' link API (API.md). */
 export function createLinksRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const idempotent = idempotency(deps);
   const app = new Hono<AppEnv>();
   const createDeps = (c: Context<AppEnv>) => ({
@@ -287,7 +285,7 @@ export function createLinksRoutes(deps: WebDeps) {
     return link!;
   }
 
-  app.post('/', requireApiKey('links:write'), jsonBody(CREATE_BODY_MAX_BYTES), idempotent, async (c) => {
+  app.post('/', jsonBody(CREATE_BODY_MAX_BYTES), idempotent, async (c) => {
     const input = validate(createLinkInputSchema, await readJson(c));
     await deps.rateLimits.consumeCreations(actorOf(c));
     const { link, created } = await createLink(createDeps(c), input, {
@@ -305,7 +303,7 @@ export function createLinksRoutes(deps: WebDeps) {
     return c.json(body, created ? 201 : 200, created ? { Location: linkApiPath(link, body) } : {});
   });
 
-  app.post('/batch', requireApiKey('links:write'), jsonBody(BATCH_BODY_MAX_BYTES), idempotent, async (c) => {
+  app.post('/batch', jsonBody(BATCH_BODY_MAX_BYTES), idempotent, async (c) => {
     // A malformed batch (not an object with 1..1,000 links) is a 400; bad items fail one by one below.
     const parsed = createLinksBatchInputSchema.safeParse(await readJson(c));
     if (!parsed.success) throw new BadRequestError('The batch is not valid.', toFieldErrors(parsed.error));
@@ -336,7 +334,7 @@ export function createLinksRoutes(deps: WebDeps) {
     });
   });
 
-  app.post('/bulk', requireApiKey('links:write'), jsonBody(BULK_BODY_MAX_BYTES), async (c) => {
+  app.post('/bulk', jsonBody(BULK_BODY_MAX_BYTES), async (c) => {
     const input = validate(bulkChangeInputSchema, await readJson(c));
     const run = await requestBulkChange(deps, input, {
       actor: actorOf(c),
@@ -345,12 +343,12 @@ export function createLinksRoutes(deps: WebDeps) {
     return c.json(toBulkChangeJson(run), 202, { Location: `/api/v1/links/bulk/${run.id}` });
   });
 
-  app.get('/bulk/:id', requireApiKey('links:read'), async (c) => {
+  app.get('/bulk/:id', async (c) => {
     const { run, skippedSample } = await getBulkChangeView(deps.sql, c.req.param('id'));
     return c.json(toBulkChangeJson(run, skippedSample));
   });
 
-  app.get('/', requireApiKey('links:read'), async (c) => {
+  app.get('/', async (c) => {
     const query = validate(linkListQuerySchema, c.req.query());
     const page = await listLinkPage(deps.sql, query, deps.config);
     return c.json({
@@ -360,26 +358,26 @@ export function createLinksRoutes(deps: WebDeps) {
     });
   });
 
-  app.get('/by-post/:site/:postId', requireApiKey('links:read'), async (c) => {
+  app.get('/by-post/:site/:postId', async (c) => {
     const site = validate(siteSchema, c.req.param('site'));
     const postId = validate(postIdSchema, c.req.param('postId'));
     return c.json(await respondWithLink(await getPostLinkRowOrThrow(deps.sql, site, postId)));
   });
 
-  app.get('/:code/stats', requireApiKey('links:read'), async (c) => {
+  app.get('/:code/stats', async (c) => {
     const code = keyOf(c);
     await getLinkRowOrThrow(deps.sql, code);
     const range = resolveStatsRange(validate(linkStatsQuerySchema, c.req.query()));
     return c.json(await getLinkStats(deps.sql, code, range, deps.vendorClicks));
   });
 
-  app.get('/:code', requireApiKey('links:read'), async (c) => {
+  app.get('/:code', async (c) => {
     const code = keyOf(c);
     const row = await getLinkRowOrThrow(deps.sql, code);
     return c.json(await respondWithLink(row), 200, { ETag: toEtag(row) });
   });
 
-  app.patch('/:code', requireApiKey('links:write'), jsonBody(PATCH_BODY_MAX_BYTES), async (c) => {
+  app.patch('/:code', jsonBody(PATCH_BODY_MAX_BYTES), async (c) => {
     const input = validate(updateLinkInputSchema, await readJson(c));
     const expectedVersion = parseIfMatch(c.req.header('If-Match'));
     const result = await editLink(deps, keyOf(c), input, actorOf(c), {
@@ -391,7 +389,7 @@ export function createLinksRoutes(deps: WebDeps) {
     return c.json(await respondWithLink(result.link), 200, { ETag: toEtag(result.link) });
   });
 
-  app.delete('/:code', requireApiKey('links:write'), async (c) => {
+  app.delete('/:code', async (c) => {
     const reason = c.req.query('reason')?.slice(0, 500) ?? null;
     const { sync } = await deleteLink(deps, keyOf(c), actorOf(c), reason, {
       mayManagePostLinks: mayManagePostLinks(c),

@@ -17,7 +17,6 @@ import {
 import { ConflictError } from '../../lib/shared/errors.ts';
 import { parseJsonText, validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import { auth, problem, temporalUnavailable } from './openapi/common.ts';
 import { describeRoute, named } from './openapi/describe_route.ts';
@@ -153,9 +152,7 @@ export const OPS_OPERATIONS = [
 
 /** /api/v1/ops (admin scope): re-scans, reconciliation, the active front and failover, and their reports. */
 export function createOpsRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const app = new Hono<AppEnv>();
-  app.use(requireApiKey('admin'));
 
   // Re-checks every live destination now (the Schedule does it every SAFETY_RESCAN_INTERVAL); 409 while one runs.
   app.post('/rescan', async (c) => {

@@ -11,7 +11,6 @@ import {
 } from '../../lib/safety/moderate_reports.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import { auth, codeParam, problem } from './openapi/common.ts';
 import { describeRoute, named } from './openapi/describe_route.ts';
@@ -50,7 +49,7 @@ export const REPORT_OPERATIONS = [
     operationId: 'listReportQueue',
     summary:
       'The moderation queue: links with reader reports (open by default), reasons counted, newest first',
-    scope: 'admin',
+    scope: 'moderation',
     query: reportQueueQuerySchema,
     responses: {
       200: {
@@ -70,7 +69,7 @@ export const REPORT_OPERATIONS = [
     path: '/reports/{code}',
     operationId: 'getLinkReports',
     summary: "A link's reader reports in every state (reporters stay anonymous)",
-    scope: 'admin',
+    scope: 'moderation',
     parameters: [codeParam],
     responses: {
       200: { description: 'the reports', schema: named('LinkReports', linkReportsSchema) },
@@ -84,7 +83,7 @@ export const REPORT_OPERATIONS = [
     operationId: 'resolveReports',
     summary:
       'Dismiss (lift the warning), confirm (block, 451) or ignore (leave as is) a link’s reports; audited',
-    scope: 'admin',
+    scope: 'moderation',
     parameters: [codeParam],
     body: named('ResolveReportsInput', resolveReportsInputSchema),
     responses: {
@@ -105,19 +104,18 @@ export const REPORT_OPERATIONS = [
 
 /** /api/v1/reports: the moderation queue of reader reports (admin scope; docs/API_EXTENSIONS.md). */
 export function createReportsRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const app = new Hono<AppEnv>();
 
-  app.get('/', requireApiKey('admin'), async (c) => {
+  app.get('/', async (c) => {
     const query = validate(reportQueueQuerySchema, c.req.query());
     return c.json(await listReportQueuePage(deps.sql, deps.config.shortBaseUrl, query));
   });
 
-  app.get('/:code', requireApiKey('admin'), async (c) => {
+  app.get('/:code', async (c) => {
     return c.json(await getLinkReports(deps.sql, deps.config.shortBaseUrl, c.req.param('code')));
   });
 
-  app.post('/:code/resolve', requireApiKey('admin'), jsonBody(4 * 1024), async (c) => {
+  app.post('/:code/resolve', jsonBody(4 * 1024), async (c) => {
     const input = validate(resolveReportsInputSchema, await readJson(c));
     const result = await resolveReports(deps, {
       code: c.req.param('code'),

@@ -19,7 +19,6 @@ import {
 } from '../../lib/retarget/retarget_rule.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import { auth, problem, temporalUnavailable } from './openapi/common.ts';
 import { type ApiOperation, describeRoute, named, type Parameter } from './openapi/describe_route.ts';
@@ -144,9 +143,7 @@ export const RETARGET_OPERATIONS = [
  * appear on the run), then approve / pause / resume / cancel steer it, and undo plans the reverse of a run.
  */
 export function createRetargetRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const app = new Hono<AppEnv>();
-  app.use(requireApiKey('admin'));
   const actor = (id: string | number) => `apikey:${id}`;
 
   app.post('/', jsonBody(RETARGET_BODY_MAX_BYTES), async (c) => {

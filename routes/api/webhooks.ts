@@ -21,7 +21,6 @@ import {
   webhookSecretAnswerSchema,
 } from '../../lib/webhooks/manage_webhooks.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import { auth, idempotencyKey, problem } from './openapi/common.ts';
@@ -171,42 +170,35 @@ const idOf = (c: Context<AppEnv>) => {
 
 /** /api/v1/webhooks: outgoing webhook endpoints, their deliveries, "send again" (admin scope; ADR 0082). */
 export function createWebhookRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const manage = webhookManagementDepsOf(deps);
   const actorOf = (c: Context<AppEnv>) => `apikey:${c.get('apiKey').id}`;
   const app = new Hono<AppEnv>();
 
-  app.post(
-    '/',
-    requireApiKey('admin'),
-    jsonBody(8 * 1024),
-    idempotency(deps, { redact: ['secret'] }),
-    async (c) => {
-      const input = validate(createWebhookInputSchema, await readJson(c));
-      const { endpoint, secret } = await createEndpoint(manage, input, actorOf(c));
-      return c.json({ ...endpoint, secret }, 201, {
-        Location: `/api/v1/webhooks/${endpoint.id}`,
-        'Cache-Control': 'no-store',
-      });
-    },
-  );
+  app.post('/', jsonBody(8 * 1024), idempotency(deps, { redact: ['secret'] }), async (c) => {
+    const input = validate(createWebhookInputSchema, await readJson(c));
+    const { endpoint, secret } = await createEndpoint(manage, input, actorOf(c));
+    return c.json({ ...endpoint, secret }, 201, {
+      Location: `/api/v1/webhooks/${endpoint.id}`,
+      'Cache-Control': 'no-store',
+    });
+  });
 
-  app.get('/', requireApiKey('admin'), async (c) => c.json({ items: await listEndpoints(deps.sql) }));
+  app.get('/', async (c) => c.json({ items: await listEndpoints(deps.sql) }));
 
-  app.get('/:id', requireApiKey('admin'), async (c) => c.json(await getEndpoint(deps.sql, idOf(c))));
+  app.get('/:id', async (c) => c.json(await getEndpoint(deps.sql, idOf(c))));
 
-  app.patch('/:id', requireApiKey('admin'), jsonBody(8 * 1024), async (c) => {
+  app.patch('/:id', jsonBody(8 * 1024), async (c) => {
     const id = idOf(c);
     const input = validate(updateWebhookInputSchema, await readJson(c));
     return c.json(await updateEndpoint(manage, id, input, actorOf(c)));
   });
 
-  app.delete('/:id', requireApiKey('admin'), async (c) => {
+  app.delete('/:id', async (c) => {
     await deleteEndpoint(manage, idOf(c), actorOf(c));
     return c.body(null, 204);
   });
 
-  app.post('/:id/rotate-secret', requireApiKey('admin'), jsonBody(1024), async (c) => {
+  app.post('/:id/rotate-secret', jsonBody(1024), async (c) => {
     const id = idOf(c);
     // No body: the default grace.
     const raw = await c.req.text();
@@ -218,13 +210,13 @@ export function createWebhookRoutes(deps: WebDeps) {
     return c.json({ ...endpoint, secret }, 200, { 'Cache-Control': 'no-store' });
   });
 
-  app.get('/:id/deliveries', requireApiKey('admin'), async (c) => {
+  app.get('/:id/deliveries', async (c) => {
     const id = idOf(c);
     const query = validate(deliveryQuerySchema, c.req.query());
     return c.json({ items: await listDeliveries(deps.sql, id, query) });
   });
 
-  app.post('/:id/deliveries/:deliveryId/redeliver', requireApiKey('admin'), async (c) => {
+  app.post('/:id/deliveries/:deliveryId/redeliver', async (c) => {
     const delivery = await redeliver(manage, idOf(c), c.req.param('deliveryId'), actorOf(c));
     return c.json(delivery, 202);
   });

@@ -23,7 +23,6 @@ import {
 } from '../../lib/publishing/wordpress_admin.ts';
 import { validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
-import { createApiKeyAuth } from '../middleware/api_key_auth.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
 import { auth, problem, temporalUnavailable } from './openapi/common.ts';
 import { type ApiOperation, describeRoute, named, type Parameter } from './openapi/describe_route.ts';
@@ -152,9 +151,7 @@ export const WORDPRESS_ADMIN_OPERATIONS = [
  * identity matching could not decide, and the breaker's holds with their decisions (ADR 0057).
  */
 export function createWordPressAdminRoutes(deps: WebDeps) {
-  const requireApiKey = createApiKeyAuth(deps);
   const app = new Hono<AppEnv>();
-  app.use(requireApiKey('admin'));
   const actor = (id: string | number) => `apikey:${id}`;
 
   app.get('/sites', async (c) => c.json(await listWordPressSiteStates(deps.sql)));

@@ -1,14 +1,7 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
-import {
-  type ApiKeyScope,
-  findActiveApiKey,
-  hashApiKey,
-  hasScope,
-  recordApiKeyUse,
-  type StoredApiKey,
-} from '../../lib/auth/api_keys.ts';
-import { ForbiddenError, UnauthorizedError } from '../../lib/shared/errors.ts';
+import { findActiveApiKey, hashApiKey, recordApiKeyUse, type StoredApiKey } from '../../lib/auth/api_keys.ts';
+import { UnauthorizedError } from '../../lib/shared/errors.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 
 /** A revoked key stops working within this long on every instance. */
@@ -32,28 +25,27 @@ export function forgetCachedApiKeys(sql: object): void {
   caches.get(sql)?.clear();
 }
 
-/** Bearer API-key authentication with a scope check: 401 without a valid key, 403 without the scope. */
-export function createApiKeyAuth(deps: Pick<WebDeps, 'sql' | 'logger'>) {
+/**
+ * Bearer API-key authentication: the live key of the request's `Authorization: Bearer …` header, or
+ * UnauthorizedError (401). Which scope a route needs is the authorize middleware's question (routes/route_rules.ts).
+ */
+export function createApiKeyAuthenticator(deps: Pick<WebDeps, 'sql' | 'logger'>) {
   const cache = getCache(deps.sql);
 
-  return function requireApiKey(scope: ApiKeyScope): MiddlewareHandler<AppEnv> {
-    return async (c, next) => {
-      const header = c.req.header('Authorization') ?? '';
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!m) throw new UnauthorizedError('Send an API key as "Authorization: Bearer <key>".');
-      const hash = await hashApiKey(m[1]!);
-      let key = cache.get(hash);
-      if (key === undefined) {
-        key = (await findActiveApiKey(deps.sql, hash)) ?? false;
-        cache.set(hash, key);
-      }
-      if (!key) throw new UnauthorizedError('The API key is not valid or has been revoked.');
-      if (!hasScope(key.scopes, scope)) throw new ForbiddenError(`This API key lacks the "${scope}" scope.`);
-      c.set('apiKey', key);
-      recordApiKeyUse(deps.sql, key.id).catch((err) =>
-        deps.logger.warn({ err }, 'could not record API key use'),
-      );
-      await next();
-    };
+  return async function authenticateApiKey(c: Context<AppEnv>): Promise<StoredApiKey> {
+    const header = c.req.header('Authorization') ?? '';
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) throw new UnauthorizedError('Send an API key as "Authorization: Bearer <key>".');
+    const hash = await hashApiKey(m[1]!);
+    let key = cache.get(hash);
+    if (key === undefined) {
+      key = (await findActiveApiKey(deps.sql, hash)) ?? false;
+      cache.set(hash, key);
+    }
+    if (!key) throw new UnauthorizedError('The API key is not valid or has been revoked.');
+    recordApiKeyUse(deps.sql, key.id).catch((err) =>
+      deps.logger.warn({ err }, 'could not record API key use'),
+    );
+    return key;
   };
 }

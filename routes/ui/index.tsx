@@ -4,9 +4,11 @@ import { ErrorPage } from '../../components/ErrorPage.tsx';
 import { AppError, NotFoundError } from '../../lib/shared/errors.ts';
 import { findNulCharacter } from '../../lib/shared/validation.ts';
 import type { WebDeps } from '../app_env.ts';
+import { authorizeUi } from '../middleware/authorize.ts';
 import { csrfProtection } from '../middleware/csrf.ts';
 import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
-import { requireUser, uiSession } from '../middleware/ui_session.ts';
+import { uiSession } from '../middleware/ui_session.ts';
+import { createAccountRoutes } from './account.tsx';
 import { createCheckFieldRoutes } from './check_field.ts';
 import { createDestinationsUiRoutes } from './destinations.tsx';
 import { createUiExportRoutes } from './exports.ts';
@@ -89,23 +91,12 @@ export function createUiRoutes(deps: WebDeps) {
     }),
   );
 
-  app.route('/', createLoginRoutes(deps));
-  app.get('/', (c) => c.redirect('/ui/links', 302));
+  // Every page's and action's permission, from the one table (routes/route_rules.ts).
+  app.use(authorizeUi(deps));
 
-  app.use('/links/*', requireUser());
-  app.use('/links', requireUser());
-  app.use('/links.csv', requireUser());
-  app.use('/api/*', async (c, next) => {
-    if (!c.get('session')) return c.json({ ok: false, message: c.get('i18n').t('error.signInAgain') }, 401);
-    await next();
-  });
-  app.use('/settings', requireUser());
-  app.use('/ops/*', requireUser('admin'));
-  app.use('/ops', requireUser('admin'));
-  app.use('/reports/*', requireUser('admin'));
-  app.use('/reports', requireUser('admin'));
-  app.use('/destinations/*', requireUser());
-  app.use('/destinations', requireUser());
+  app.route('/', createLoginRoutes(deps));
+  app.route('/account', createAccountRoutes(deps));
+  app.get('/', (c) => c.redirect('/ui/links', 302));
 
   app.route('/api', createCheckFieldRoutes(deps));
   app.route('/', createUiExportRoutes(deps));

@@ -178,6 +178,11 @@ const PROBE = String.raw`(({ dir, lang, ltrWords }) => {
 /** Names and words the Arabic UI keeps in Latin letters (products, configuration, protocols, formats). */
 export const LTR_WORDS = [
   'Lifeline',
+  // Authenticator apps the two-step set-up names: Google Authenticator, Microsoft Authenticator, 1Password.
+  'Google',
+  'Microsoft',
+  'Authenticator',
+  'Password',
   'Bitly',
   'WordPress',
   'Temporal',

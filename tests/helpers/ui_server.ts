@@ -10,8 +10,10 @@ export interface UiServer {
 }
 
 /** The real app on a real socket (for browsers and HTTP clients), over a test harness. */
-export async function startUiServer(options: { env?: Record<string, string> } = {}): Promise<UiServer> {
-  const port = await getFreePort();
+export async function startUiServer(
+  options: { env?: Record<string, string>; port?: number } = {},
+): Promise<UiServer> {
+  const port = options.port ?? (await getFreePort());
   const base = `http://127.0.0.1:${port}`;
   const h = await createHarness({ env: { SHORT_BASE_URL: base, ...options.env } });
   const server = await serveNode(h.app.fetch, { port, host: '127.0.0.1' });

@@ -110,7 +110,7 @@ export function buildOpenApiDocument(
       version: '1.0.0',
       description:
         'Branded short links a newsroom owns. Errors are RFC 9457 problem details. Authenticate with ' +
-        '`Authorization: Bearer <api key>`; scopes are links:read, links:write and admin (admin implies all).',
+        '`Authorization: Bearer <api key>`; scopes are links:read, links:write, moderation (reports, blocklist) and admin (admin implies all).',
     },
     servers: [{ url: `${serverUrl}/api/v1` }],
     paths,

@@ -28,6 +28,8 @@ export const DONE = [
   'rescan',
   'escrow',
   'snapshot',
+  'signedOut',
+  'mfaReset',
 ] as const;
 export type Done = (typeof DONE)[number];
 

@@ -3,10 +3,13 @@ import { type Context, Hono } from 'hono';
 import {
   createUser,
   createUserInputSchema,
+  resetSecondFactorAsAdmin,
   resetUserPassword,
+  revokeUserSessionsAsAdmin,
   setUserDisabled,
   setUserRole,
 } from '../../../lib/auth/manage_users.ts';
+import { USER_ROLES } from '../../../lib/auth/permissions.ts';
 import { AppError } from '../../../lib/shared/errors.ts';
 import { toFieldErrors } from '../../../lib/shared/validation.ts';
 import { toFieldMap, toFormValues } from '../../../lib/ui/link_form.ts';
@@ -80,9 +83,29 @@ export function createUserRoutes(deps: WebDeps, render: RenderOps) {
     userAction(c, () => setUserDisabled(deps.sql, idParam(c), false, actorOf(c)), 'enabled'),
   );
   app.post('/users/:id/role', async (c) => {
-    const role = (await c.req.parseBody()).role === 'admin' ? 'admin' : 'editor';
+    const typed = (await c.req.parseBody()).role;
+    const role = USER_ROLES.find((r) => r === typed);
+    if (!role) {
+      const i18n = c.get('i18n');
+      return render(
+        c,
+        {
+          userForm: {
+            values: {},
+            errors: { user: i18n.t('ops.notDone', { problem: i18n.t('ops.noSuchRole') }) },
+          },
+        },
+        422,
+      );
+    }
     return userAction(c, () => setUserRole(deps.sql, idParam(c), role, actorOf(c)), 'role');
   });
+  app.post('/users/:id/sessions/revoke', (c) =>
+    userAction(c, () => revokeUserSessionsAsAdmin(deps.sql, idParam(c), actorOf(c)), 'signedOut'),
+  );
+  app.post('/users/:id/mfa/reset', (c) =>
+    userAction(c, () => resetSecondFactorAsAdmin(deps.sql, idParam(c), actorOf(c)), 'mfaReset'),
+  );
   app.post('/users/:id/password', async (c) => {
     try {
       const { user, password } = await resetUserPassword(deps.sql, idParam(c), actorOf(c));
