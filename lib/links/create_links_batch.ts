@@ -19,7 +19,7 @@ import type { Sql } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { assertTargetsAllowed, type Creator } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
-import { type CreateLinkInput, createLinkInputSchema, linkSchema } from './link.ts';
+import { batchLinkInputSchema, type CreateLinkInput, linkSchema } from './link.ts';
 import { type ClaimOutcome, MINT_MAX_ATTEMPTS, mintCodes } from './mint.ts';
 import { assertMayBindPost } from './post_link_rules.ts';
 
@@ -109,7 +109,7 @@ export async function createLinksBatch(
   const now = deps.now?.() ?? new Date();
   const valid: Pending[] = [];
   for (const [index, item] of items.entries()) {
-    const parsed = createLinkInputSchema.safeParse(item);
+    const parsed = batchLinkInputSchema.safeParse(item);
     if (!parsed.success) {
       fail(index, new ValidationError(toFieldErrors(parsed.error)));
       continue;

@@ -4,7 +4,8 @@ import type { CreateLinkInput } from './link.ts';
 /**
  * The key that makes "same owner, same url, same options" one link: a SHA-256 over a canonical JSON of the
  * url and every option (tags sorted). A title and per-link UTM values count as options when there are any
- * (asking again with another headline or campaign makes another link rather than dropping it); they are
+ * (asking again with another headline or campaign makes another link rather than dropping it), and so do routing
+ * rules; they are
  * appended only when set, so links without them keep the keys they always had. Aliased creations never
  * dedupe, so they have no key.
  */
@@ -24,6 +25,10 @@ export async function getDedupeKey(input: CreateLinkInput): Promise<string | nul
   const utm = input.utm;
   if (utm && (utm.campaign || utm.source || utm.medium)) {
     parts.push(['utm', utm.campaign ?? null, utm.source ?? null, utm.medium ?? null]);
+  }
+  // Routing rules too, in order (first match wins), tagged like UTM; none: the key links without them always had.
+  if (input.rules && input.rules.length > 0) {
+    parts.push(['rules', ...input.rules.map((r) => [r.kind, r.values, r.target])]);
   }
   return sha256Hex(JSON.stringify(parts));
 }

@@ -68,6 +68,11 @@ export const PROBLEM_TEXTS = {
   csvQuoteNotClosed: 'opens a quoted field that is never closed',
   csvQuoteOutOfPlace: 'has a quote out of place (quote the whole field, and write a quote inside it twice)',
   proposalStale: 'changed since the retarget was proposed; look at the link again',
+  ruleLanguage: 'must be a primary language tag of 2–3 letters ({examples})',
+  ruleDevice: 'must be one of {devices}',
+  ruleCountry: 'must be an ISO 3166-1 alpha-2 country code ({examples})',
+  maxRules: 'at most {max} rules',
+  ruleValuesMissing: 'name at least one value',
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_TEXTS;

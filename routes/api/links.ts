@@ -19,6 +19,7 @@ import { editLink } from '../../lib/links/edit_link.ts';
 import { getLinkRowOrThrow, getPostLinkRowOrThrow, toLinksWithVendors } from '../../lib/links/get_link.ts';
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import {
+  batchLinkInputSchema,
   createLinkInputSchema,
   linkSchema,
   postIdSchema,
@@ -85,10 +86,11 @@ export const LINK_OPERATIONS = [
     summary: 'Create up to 1,000 links; per-item results in input order',
     scope: 'links:write',
     parameters: [idempotencyKey],
-    // The handler validates the items one by one; described whole, each item is a CreateLinkInput.
+    // The handler validates the items one by one; described whole, each item is a BatchLinkInput (a
+    // CreateLinkInput without routing rules).
     body: named(
       'CreateLinksBatchInput',
-      createLinksBatchInputSchema.extend({ links: z.array(createLinkInputSchema).min(1).max(1000) }),
+      createLinksBatchInputSchema.extend({ links: z.array(batchLinkInputSchema).min(1).max(1000) }),
     ),
     responses: {
       200: {
@@ -166,7 +168,7 @@ export const LINK_OPERATIONS = [
     path: '/links/{code}',
     operationId: 'updateLink',
     summary:
-      'Retarget, retitle, change expiry, status (active|gone), redirect status or tags; audited and synced',
+      'Retarget, retitle, change expiry, status (active|gone), redirect status, tags or routing rules; audited and synced',
     scope: 'links:write',
     parameters: [codeParam, ifMatch],
     body: named('UpdateLinkInput', updateLinkInputSchema),

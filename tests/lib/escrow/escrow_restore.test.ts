@@ -141,6 +141,15 @@ describe('escrow export and restore', () => {
       differ.slice(0, 5).map((c) => [before[codes.indexOf(c)], after[codes.indexOf(c)]]),
       [],
     );
+    // Routing rules came back with their links (ADR 0080): an Arabic reader of e48 goes to its Arabic target.
+    const routed = await createStandaloneAnswerer(configFor(target), target.sql).answer({
+      method: 'GET',
+      code: 'e48',
+      query: '',
+      header: (name) => (name === 'accept-language' ? 'ar-EG,ar;q=0.9' : undefined),
+    });
+    assert.equal(routed.headers.Location, 'https://news.example/ar/e48?utm_source=short');
+    assert.equal(routed.headers.Vary, 'Accept-Language');
     // Every column of every row came back (the safety columns as a restore loads them): a new export of the
     // restored database has the same links file.
     const again = join(work, 'export-1-again');
