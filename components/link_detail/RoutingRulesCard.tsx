@@ -19,24 +19,39 @@ export function RoutingRulesCard(props: {
   const { rows, errors } = props.rules;
   const kinds = ROUTING_RULE_KINDS.map((kind) => ({ value: kind, label: t(`rules.kind.${kind}`) }));
   // The blank row adds a rule; none once the link has as many as it may.
-  const shown: RuleRow[] = rows.length < ROUTING_RULES_MAX ? [...rows, { kind: 'language', values: '', target: '' }] : rows;
+  const shown: RuleRow[] =
+    rows.length < ROUTING_RULES_MAX ? [...rows, { kind: 'language', values: '', target: '' }] : rows;
   return (
     <section class="card" aria-labelledby="rules-title" id="rules">
       <h2 id="rules-title">{t('rules.title')}</h2>
       <p class="muted">{t('rules.lead')}</p>
-      <form method="post" action={`/ui/links/${encodeURIComponent(link.code)}/rules`} class="stack" novalidate>
+      <form
+        method="post"
+        action={`/ui/links/${encodeURIComponent(link.code)}/rules`}
+        class="stack"
+        novalidate
+      >
         <CsrfField token={props.csrfToken} />
         <input type="hidden" name="version" value={String(props.version)} />
         {/* First in the form, so Enter in a field saves rather than pressing a row's move or remove button. */}
         {!locked && (
-          <button type="submit" name="op" value="save" class="visually-hidden" tabIndex={-1} aria-hidden="true">
+          <button
+            type="submit"
+            name="op"
+            value="save"
+            class="visually-hidden"
+            tabIndex={-1}
+            aria-hidden="true"
+          >
             {t('rules.save')}
           </button>
         )}
         <ErrorSummary errors={errors} />
         {locked && <p class="hint">{t('detail.postLocked')}</p>}
         {rows.length === 0 && <p class="small">{t('rules.none')}</p>}
-        {rows.length >= ROUTING_RULES_MAX && <p class="hint">{t('rules.full', { max: ROUTING_RULES_MAX })}</p>}
+        {rows.length >= ROUTING_RULES_MAX && (
+          <p class="hint">{t('rules.full', { max: ROUTING_RULES_MAX })}</p>
+        )}
         {shown.map((row, i) => {
           const isNew = i === rows.length;
           const n = i + 1;

@@ -10,9 +10,9 @@ import { getLinkByCode, getLinkByCodeForUpdate, type LinkChanges, updateLink } f
 import type { Sql } from '../stores/sql.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import type { LinkSyncRequester } from '../temporal/link_sync.ts';
+import { ruleTargetProblems } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, UpdateLinkInput } from './link.ts';
-import { ruleTargetProblems } from './create_link.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
 import { sameRules, toStoredRules } from './routing_rules.ts';
 
@@ -85,7 +85,8 @@ export async function editLink(
       ? await getLinkByCode(deps.sql, code)
       : null;
   const scannedUrl = input.url ?? current?.targetUrl;
-  const scannedRules = input.rules !== undefined ? toStoredRules(input.rules) : (current?.routingRules ?? null);
+  const scannedRules =
+    input.rules !== undefined ? toStoredRules(input.rules) : (current?.routingRules ?? null);
   // Outside the transaction: the scan may call Safe Browsing.
   const scanned = deps.safety
     ? await scanChangedTargets(

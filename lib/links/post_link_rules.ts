@@ -26,7 +26,14 @@ export function assertMayBindPost(
 }
 
 /** The fields that decide where a post-bound link sends readers: WordPress's or an administrator's. */
-export const POST_DECIDED_FIELDS = ['url', 'status', 'expiresAt', 'expiredUrl', 'redirectStatus', 'rules'] as const;
+export const POST_DECIDED_FIELDS = [
+  'url',
+  'status',
+  'expiresAt',
+  'expiredUrl',
+  'redirectStatus',
+  'rules',
+] as const;
 export type PostDecidedField = (typeof POST_DECIDED_FIELDS)[number];
 
 /** True when `link` is bound to a post and the caller may not change its POST_DECIDED_FIELDS. */

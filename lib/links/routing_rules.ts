@@ -4,36 +4,38 @@
 
 import { z } from 'zod';
 import { ROUTING_RULES_MAX, ROUTING_VALUES_MAX } from '../redirect/serving_record.ts';
+import { fieldProblem } from '../shared/field_problems.ts';
 import {
   ROUTING_DEVICES,
   ROUTING_RULE_KINDS,
   type RoutingRule,
   type RoutingRuleKind,
 } from '../stores/link_rows.ts';
-import { fieldProblem } from '../shared/field_problems.ts';
 import { canonicalizeTarget } from '../targets/canonical_url.ts';
 
 export { ROUTING_DEVICES, ROUTING_RULE_KINDS, ROUTING_RULES_MAX, ROUTING_VALUES_MAX, type RoutingRule };
 
 /** What each kind's values look like once normalised, and how a typed value is normalised. */
-const VALUE_RULES: Record<RoutingRuleKind, { normalise(v: string): string; valid(v: string): boolean; says: string }> =
-  {
-    language: {
-      normalise: (v) => v.trim().toLowerCase(),
-      valid: (v) => /^[a-z]{2,3}$/.test(v),
-      says: fieldProblem('ruleLanguage', { examples: 'ar, en, fr' }),
-    },
-    device: {
-      normalise: (v) => v.trim().toLowerCase(),
-      valid: (v) => (ROUTING_DEVICES as readonly string[]).includes(v),
-      says: fieldProblem('ruleDevice', { devices: ROUTING_DEVICES.join(', ') }),
-    },
-    country: {
-      normalise: (v) => v.trim().toUpperCase(),
-      valid: (v) => /^[A-Z]{2}$/.test(v),
-      says: fieldProblem('ruleCountry', { examples: 'EG, GB' }),
-    },
-  };
+const VALUE_RULES: Record<
+  RoutingRuleKind,
+  { normalise(v: string): string; valid(v: string): boolean; says: string }
+> = {
+  language: {
+    normalise: (v) => v.trim().toLowerCase(),
+    valid: (v) => /^[a-z]{2,3}$/.test(v),
+    says: fieldProblem('ruleLanguage', { examples: 'ar, en, fr' }),
+  },
+  device: {
+    normalise: (v) => v.trim().toLowerCase(),
+    valid: (v) => (ROUTING_DEVICES as readonly string[]).includes(v),
+    says: fieldProblem('ruleDevice', { devices: ROUTING_DEVICES.join(', ') }),
+  },
+  country: {
+    normalise: (v) => v.trim().toUpperCase(),
+    valid: (v) => /^[A-Z]{2}$/.test(v),
+    says: fieldProblem('ruleCountry', { examples: 'EG, GB' }),
+  },
+};
 
 /** One rule's target: the same canonical form as a link's url (the target rule is applied by the caller). */
 const ruleTargetSchema = z.string().transform((value, ctx) => {
@@ -76,7 +78,9 @@ export const routingRulesSchema = z
 
 /** A rule list as stored: null for none. */
 export function toStoredRules(rules: readonly RoutingRule[] | null | undefined): RoutingRule[] | null {
-  return rules && rules.length > 0 ? rules.map((r) => ({ kind: r.kind, values: [...r.values], target: r.target })) : null;
+  return rules && rules.length > 0
+    ? rules.map((r) => ({ kind: r.kind, values: [...r.values], target: r.target }))
+    : null;
 }
 
 /** True when two stored rule lists are the same (order matters: first match wins). */

@@ -274,7 +274,15 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
     if (answer !== undefined) {
       counted.redirect.n++;
     } else {
-      const decision = decideRoutedRedirect(code, record, variant, routing.vary, now, settings, request.query);
+      const decision = decideRoutedRedirect(
+        code,
+        record,
+        variant,
+        routing.vary,
+        now,
+        settings,
+        request.query,
+      );
       outcome = decision.outcome;
       const plain = toRedirectAnswer(decision, request.method, pages, https);
       answer = decision.vary === undefined ? plain : withVary(plain, decision.vary);
@@ -284,7 +292,8 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
         if (routing.answers.size >= ROUTED_VARIANTS_MAX) routing.answers.clear();
         routing.answers.set(key, answer);
       }
-      if (outcome !== 'warn' && outcome !== 'archived' && answer.headers.Location === undefined) return answer;
+      if (outcome !== 'warn' && outcome !== 'archived' && answer.headers.Location === undefined)
+        return answer;
     }
     const kind = classifyClick(request.method, request.header('user-agent'), request.query);
     if (kind === null) return answer;

@@ -207,7 +207,10 @@ export function isServableActive(record: ServingRecord, nowMs: number): boolean 
 export type Admit = (record: ServingRecord, layer: 'serving_store' | 'postgres') => ServingRecord | undefined;
 
 /** Why a record's routing rules break the rule list's shape or a rule target the target rule, or null. */
-function rulesProblem(rules: NonNullable<ServingRecord['rules']>, policy: CanonicalTargetPolicy): string | null {
+function rulesProblem(
+  rules: NonNullable<ServingRecord['rules']>,
+  policy: CanonicalTargetPolicy,
+): string | null {
   const shape = routingRulesProblem(rules);
   if (shape !== null) return shape;
   for (const rule of rules) {

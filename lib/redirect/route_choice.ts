@@ -22,7 +22,8 @@ export const NEEDS_COUNTRY = 4;
 export function routeNeeds(rules: readonly RoutingRule[]): number {
   let needs = 0;
   for (const rule of rules) {
-    needs |= rule.kind === 'language' ? NEEDS_LANGUAGE : rule.kind === 'device' ? NEEDS_DEVICE : NEEDS_COUNTRY;
+    needs |=
+      rule.kind === 'language' ? NEEDS_LANGUAGE : rule.kind === 'device' ? NEEDS_DEVICE : NEEDS_COUNTRY;
   }
   return needs;
 }
@@ -49,7 +50,8 @@ const ACCEPT_LANGUAGE_MAX_LENGTH = 256;
  */
 export function preferredLanguage(header: string | undefined): string {
   if (!header) return '';
-  const value = header.length > ACCEPT_LANGUAGE_MAX_LENGTH ? header.slice(0, ACCEPT_LANGUAGE_MAX_LENGTH) : header;
+  const value =
+    header.length > ACCEPT_LANGUAGE_MAX_LENGTH ? header.slice(0, ACCEPT_LANGUAGE_MAX_LENGTH) : header;
   let best = '';
   let bestQ = 0;
   for (const entry of value.split(',')) {
@@ -133,7 +135,8 @@ export function routeVariantKey(variant: RouteVariant): string {
 export function chooseRoute(rules: readonly RoutingRule[], variant: RouteVariant): number {
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i]!;
-    const value = rule.kind === 'language' ? variant.language : rule.kind === 'device' ? variant.device : variant.country;
+    const value =
+      rule.kind === 'language' ? variant.language : rule.kind === 'device' ? variant.device : variant.country;
     if (value !== '' && rule.values.includes(value)) return i;
   }
   return -1;

@@ -140,7 +140,8 @@ const KINDS: ReadonlySet<unknown> = new Set(ROUTING_RULE_KINDS);
  * (lib/targets) is the resolver's to apply.
  */
 export function routingRulesProblem(rules: unknown): string | null {
-  if (!Array.isArray(rules) || rules.length === 0 || rules.length > ROUTING_RULES_MAX) return 'not a rule list';
+  if (!Array.isArray(rules) || rules.length === 0 || rules.length > ROUTING_RULES_MAX)
+    return 'not a rule list';
   for (const rule of rules as unknown[]) {
     if (typeof rule !== 'object' || rule === null) return 'a rule is not an object';
     const { kind, values, target } = rule as Record<string, unknown>;

@@ -179,7 +179,11 @@ export async function rescanLinks(
       ),
     ]);
     let at = 0;
-    const results = destinations.map((own) => combineScanResults(flat.slice(at, (at += own.length))));
+    const results = destinations.map((own) => {
+      const from = at;
+      at += own.length;
+      return combineScanResults(flat.slice(from, at));
+    });
     const unchanged: string[] = [];
     const candidates: { link: (typeof links)[number]; result: ScanResult }[] = [];
     for (const [i, link] of links.entries()) {

@@ -19,7 +19,11 @@ export interface InitialSafety {
  */
 export async function scanNewTargets(
   scanner: SafetyScanner,
-  input: { url: string; expiredUrl?: string | null | undefined; rules?: readonly { target: string }[] | undefined },
+  input: {
+    url: string;
+    expiredUrl?: string | null | undefined;
+    rules?: readonly { target: string }[] | undefined;
+  },
   now: Date,
 ): Promise<InitialSafety> {
   return (await scanChangedTargets(scanner, input, now))!;

@@ -83,7 +83,8 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
         skipped.push(code);
         return;
       }
-      if (answer.routed) await entries.write(`# /${code} has routing rules: this is its default target (ADR 0080)\n`);
+      if (answer.routed)
+        await entries.write(`# /${code} has routing rules: this is its default target (ADR 0080)\n`);
       await entries.write(`${toNginxString(`/${code} ${toCaseMask(code, maskLength)}`)} ${value};\n`);
       count++;
       if (answer.page === 'warn') {

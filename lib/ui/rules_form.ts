@@ -32,13 +32,16 @@ export function applyRuleOp(form: FormValues, op: string | undefined): RuleRow[]
   for (let i = 0; i < ROWS_READ; i++) {
     const values = form[`rules.${i}.values`]?.trim() ?? '';
     const target = form[`rules.${i}.target`]?.trim() ?? '';
-    shown.push(values === '' && target === '' ? null : { kind: form[`rules.${i}.kind`] ?? 'language', values, target });
+    shown.push(
+      values === '' && target === '' ? null : { kind: form[`rules.${i}.kind`] ?? 'language', values, target },
+    );
   }
   const m = /^(up|down|remove):(\d{1,2})$/.exec(op ?? '');
   if (m) {
     const at = Number(m[2]);
     if (m[1] === 'remove' && at < shown.length) shown[at] = null;
-    else if (m[1] === 'up' && at > 0 && at < shown.length) [shown[at - 1], shown[at]] = [shown[at]!, shown[at - 1]!];
+    else if (m[1] === 'up' && at > 0 && at < shown.length)
+      [shown[at - 1], shown[at]] = [shown[at]!, shown[at - 1]!];
     else if (m[1] === 'down' && at + 1 < shown.length)
       [shown[at], shown[at + 1]] = [shown[at + 1]!, shown[at]!];
   }

@@ -234,7 +234,10 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     const rows = applyRuleOp(form, form.op);
     const parsed = updateLinkInputSchema.safeParse({ rules: toRulesInput(rows) });
     if (!parsed.success) {
-      return render(c, row, { rules: { rows, errors: toRuleFieldMap(toFieldErrors(parsed.error)) }, status: 422 });
+      return render(c, row, {
+        rules: { rows, errors: toRuleFieldMap(toFieldErrors(parsed.error)) },
+        status: 422,
+      });
     }
     const version = Number(form.version);
     const path = `/ui/links/${encodeURIComponent(code)}`;

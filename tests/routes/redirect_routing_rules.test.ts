@@ -112,7 +112,11 @@ describe('routing rules through the real server', () => {
       assert.equal((await follow(link.code, { 'CF-IPCountry': 'EG' })).location, EG);
       assert.equal((await follow(link.code, { 'CF-IPCountry': 'SA' })).location, EN);
       // First match wins: an Arabic reader on an iPhone in Egypt gets the language rule.
-      const all = await follow(link.code, { 'Accept-Language': 'ar', 'User-Agent': IPHONE, 'CF-IPCountry': 'EG' });
+      const all = await follow(link.code, {
+        'Accept-Language': 'ar',
+        'User-Agent': IPHONE,
+        'CF-IPCountry': 'EG',
+      });
       assert.equal(all.location, AR);
       // The QR variant answers the same, never shared-cacheable either.
       const qr = await follow(link.code, { 'Accept-Language': 'ar' }, '?qr=1');
@@ -161,7 +165,7 @@ describe('routing rules through the real server', () => {
     const [entry] = await h.db.sql<{ action: string; before: unknown; after: unknown }[]>`
       SELECT action, before, after FROM audit_log WHERE code = ${link.code} AND reason = 'apps first'`;
     assert.equal(entry?.action, 'link.retargeted');
-    assert.equal((entry?.after as { rules: unknown[] }).rules.length, 2);
+    assert.equal((entry!.after as { rules: unknown[] }).rules.length, 2);
     // Sending the same list again changes nothing (no new version).
     const version = async () =>
       (await h.db.sql<{ v: number }[]>`SELECT version AS v FROM links WHERE code = ${link.code}`)[0]!.v;
@@ -200,7 +204,10 @@ describe('routing rules through the real server', () => {
     ];
     for (const [rules, path] of cases) {
       await expectFieldProblem(
-        await h.api('/api/v1/links', { method: 'POST', json: { url: 'https://news.example/bad-rules', rules } }),
+        await h.api('/api/v1/links', {
+          method: 'POST',
+          json: { url: 'https://news.example/bad-rules', rules },
+        }),
         422,
         path,
       );
@@ -218,7 +225,10 @@ describe('routing rules through the real server', () => {
       (await batch.json()) as { results: { status: number; error?: { errors?: { path: string }[] } }[] }
     ).results[0]!;
     assert.equal(result.status, 422);
-    assert.ok(result.error?.errors?.some((e) => e.path.endsWith('rules')), JSON.stringify(result));
+    assert.ok(
+      result.error?.errors?.some((e) => e.path.endsWith('rules')),
+      JSON.stringify(result),
+    );
   });
 
   test('an unsafe rule target blocks like an unsafe url: refused on create and edit; a warned one warns the link', async () => {

@@ -6,6 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { findRestoreRowProblem } from '../../../lib/escrow/restore_rows.ts';
 import { routingRulesSchema } from '../../../lib/links/routing_rules.ts';
+import {
+  decideRedirect,
+  decideRoutedRedirect,
+  type RedirectSettings,
+} from '../../../lib/redirect/redirect_policy.ts';
 import { createRecordAdmission } from '../../../lib/redirect/resolver_cache.ts';
 import {
   chooseRoute,
@@ -20,11 +25,6 @@ import {
   routeVariantKey,
   varyFor,
 } from '../../../lib/redirect/route_choice.ts';
-import {
-  decideRedirect,
-  decideRoutedRedirect,
-  type RedirectSettings,
-} from '../../../lib/redirect/redirect_policy.ts';
 import {
   type ServingRecord,
   type ServingValues,
@@ -204,8 +204,14 @@ describe('the routed decision', () => {
 
   test('blocked, gone and warned links answer as they would without rules (the warn page leads to the rule target)', () => {
     const ar = { language: 'ar', device: '' as const, country: '' };
-    assert.equal(decideRoutedRedirect('Rt9_a', record({ safety: 'blocked' }), ar, '', NOW, SETTINGS).status, 451);
-    assert.equal(decideRoutedRedirect('Rt9_a', record({ status: 'gone' }), ar, '', NOW, SETTINGS).status, 410);
+    assert.equal(
+      decideRoutedRedirect('Rt9_a', record({ safety: 'blocked' }), ar, '', NOW, SETTINGS).status,
+      451,
+    );
+    assert.equal(
+      decideRoutedRedirect('Rt9_a', record({ status: 'gone' }), ar, '', NOW, SETTINGS).status,
+      410,
+    );
     const warned = decideRoutedRedirect('Rt9_a', record({ safety: 'warn' }), ar, '', NOW, SETTINGS);
     assert.equal(warned.outcome, 'warn');
     assert.equal(warned.page?.destination, `${AR}?utm_source=print`);
@@ -214,9 +220,23 @@ describe('the routed decision', () => {
   test('the archived copy stands in for the link’s own target only; a rule target is answered as it is', () => {
     const copy = 'https://web.archive.org/web/2026/https://news.example/en/story';
     const dead = record({ fallbackUrl: copy });
-    const ar = decideRoutedRedirect('Rt9_a', dead, { language: 'ar', device: '', country: '' }, '', NOW, SETTINGS);
+    const ar = decideRoutedRedirect(
+      'Rt9_a',
+      dead,
+      { language: 'ar', device: '', country: '' },
+      '',
+      NOW,
+      SETTINGS,
+    );
     assert.equal(ar.location, `${AR}?utm_source=print`);
-    const en = decideRoutedRedirect('Rt9_a', dead, { language: 'en', device: '', country: '' }, '', NOW, SETTINGS);
+    const en = decideRoutedRedirect(
+      'Rt9_a',
+      dead,
+      { language: 'en', device: '', country: '' },
+      '',
+      NOW,
+      SETTINGS,
+    );
     assert.equal(en.outcome, 'archived');
   });
 
@@ -347,7 +367,11 @@ describe('records and the link model', () => {
 });
 
 describe('rule targets under the one target rule wherever a record enters', () => {
-  const policy: CanonicalTargetPolicy = { allowedHosts: ['news.example'], shortHost: 'sho.rt', shortPort: '443' };
+  const policy: CanonicalTargetPolicy = {
+    allowedHosts: ['news.example'],
+    shortHost: 'sho.rt',
+    shortPort: '443',
+  };
 
   test('the resolver admits a record only when every rule target obeys the rule (else the code answers 404)', () => {
     const tallies = {
@@ -357,7 +381,9 @@ describe('rule targets under the one target rule wherever a record enters', () =
     const admit = createRecordAdmission(policy, tallies, undefined);
     const ok = record({ rules: [{ kind: 'language', values: ['ar'], target: AR }] });
     assert.equal(admit(ok, 'postgres'), ok);
-    const elsewhere = record({ rules: [{ kind: 'language', values: ['ar'], target: 'https://evil.example/' }] });
+    const elsewhere = record({
+      rules: [{ kind: 'language', values: ['ar'], target: 'https://evil.example/' }],
+    });
     assert.equal(admit(elsewhere, 'postgres'), undefined);
     const loop = record({ rules: [{ kind: 'device', values: ['ios'], target: 'https://sho.rt/other' }] });
     assert.equal(admit(loop, 'serving_store'), undefined);
@@ -369,7 +395,10 @@ describe('rule targets under the one target rule wherever a record enters', () =
   test('a restore refuses a link whose rule target breaks the rule, or whose rules are unreadable', () => {
     const base = { code: 'Rt9_a', target_url: 'https://news.example/en/story', expired_url: null };
     const refused = new Set<string>();
-    assert.equal(findRestoreRowProblem('links', { ...base, routing_rules: RULES.slice(0, 1) }, policy, refused), null);
+    assert.equal(
+      findRestoreRowProblem('links', { ...base, routing_rules: RULES.slice(0, 1) }, policy, refused),
+      null,
+    );
     assert.equal(findRestoreRowProblem('links', { ...base, routing_rules: null }, policy, refused), null);
     assert.equal(
       findRestoreRowProblem(

@@ -323,7 +323,9 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         const page = await openPage(context, problems);
         await signIn(page, ADMIN);
         await page.goto(`${server.base}/ui/links/${code}`);
-        await card(page).getByRole('heading', { name: t('rules.title') }).waitFor();
+        await card(page)
+          .getByRole('heading', { name: t('rules.title') })
+          .waitFor();
         assert.deepEqual(await kinds(page), ['language']);
         assert.match(await page.locator('#field-rules\\.0\\.target').inputValue(), /news\.example\/ar\//);
         await card(page).scrollIntoViewIfNeeded();
@@ -333,10 +335,18 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         await page.locator('#field-rules\\.1\\.kind').selectOption('country');
         await page.locator('#field-rules\\.1\\.values').fill('eg, sa');
         await page.locator('#field-rules\\.1\\.target').fill('https://news.example/mena/budget');
-        await submit(page, card(page).getByRole('button', { name: t('rules.save') }).last());
+        await submit(
+          page,
+          card(page)
+            .getByRole('button', { name: t('rules.save') })
+            .last(),
+        );
         assert.match(page.url(), /saved=1/);
         assert.deepEqual(await kinds(page), ['language', 'country']);
-        assert.equal(await page.locator('#field-rules\\.1\\.values').inputValue(), `EG${t('common.listSeparator')}SA`);
+        assert.equal(
+          await page.locator('#field-rules\\.1\\.values').inputValue(),
+          `EG${t('common.listSeparator')}SA`,
+        );
 
         // Reorder: the country rule first (first match wins), saved at once.
         await submit(page, card(page).getByRole('button', { name: t('rules.up', { n: 2 }) }));
@@ -349,7 +359,12 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
 
         // A refused value: the error next to its field, in the page's language, nothing saved.
         await page.locator('#field-rules\\.0\\.values').fill('Egypt');
-        await submit(page, card(page).getByRole('button', { name: t('rules.save') }).last());
+        await submit(
+          page,
+          card(page)
+            .getByRole('button', { name: t('rules.save') })
+            .last(),
+        );
         await card(page).locator('.notice-bad').waitFor();
         assert.ok(await page.locator('#field-rules\\.0\\.values-message').isVisible());
         await shotAndCheck(page, locale, '31-rules-error');
