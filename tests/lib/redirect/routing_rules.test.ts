@@ -82,7 +82,8 @@ describe('which rule a request matches', () => {
   test('Accept-Language: the primary tag of the highest q wins; ties go to the first; * and q=0 never', () => {
     const table: [string | undefined, string][] = [
       ['ar-EG,ar;q=0.9,en;q=0.8', 'ar'],
-      ['en-US,en;q=0.9,ar;q=0.95', 'ar'],
+      ['en-US,en;q=0.9,ar;q=0.95', 'en'],
+      ['en-US;q=0.8,en;q=0.7,ar;q=0.95', 'ar'],
       ['en;q=0.5, fr;q=0.5', 'en'],
       ['AR', 'ar'],
       ['*', ''],
