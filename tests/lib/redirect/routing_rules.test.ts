@@ -3,6 +3,9 @@
 // shared-cacheable, the rule's target under the link's own UTM and status), the serving record's encodings (a
 // link without rules unchanged), the link model's schema, and what Bitly and the static snapshot are given.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { findRestoreRowProblem } from '../../../lib/escrow/restore_rows.ts';
 import { routingRulesSchema } from '../../../lib/links/routing_rules.ts';
@@ -33,6 +36,9 @@ import {
   toServingRecord,
 } from '../../../lib/redirect/serving_record.ts';
 import { decodeServingRecord, encodeServingRecord } from '../../../lib/redirect/serving_store.ts';
+import { createKvWriter } from '../../../lib/snapshot/kv_snapshot.ts';
+import { createNginxWriter } from '../../../lib/snapshot/nginx_snapshot.ts';
+import { createRedirectsWriter } from '../../../lib/snapshot/redirects_snapshot.ts';
 import { toStaticAnswer } from '../../../lib/snapshot/static_answer.ts';
 import type { LinkRow, RoutingRule } from '../../../lib/stores/link_rows.ts';
 import type { CanonicalTargetPolicy } from '../../../lib/targets/target_rule.ts';
@@ -339,6 +345,57 @@ describe('records and the link model', () => {
     assert.equal(answer?.location, 'https://news.example/en/story?utm_source=print');
     assert.equal(answer?.routed, true);
     assert.equal(toStaticAnswer({ ...row, routingRules: null }, NOW, SETTINGS)?.routed, undefined);
+  });
+
+  test('each static snapshot format answers the default target and says so beside the code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lifeline-rules-snapshot-'));
+    try {
+      const options = {
+        outDir: dir,
+        publicDir: dir,
+        shortBaseUrl: 'https://sho.rt',
+        listen: '8080',
+        serverName: 'sho.rt',
+        generatedAt: new Date(NOW).toISOString(),
+        notFound: { status: 404, cacheControl: 'public, max-age=60' },
+        rootRedirectUrl: undefined,
+        longestCode: 5,
+      };
+      const routed = toStaticAnswer(row, NOW, SETTINGS)!;
+      const plain = toStaticAnswer({ ...row, code: 'Pl4in', routingRules: null }, NOW, SETTINGS)!;
+      for (const create of [createNginxWriter, createRedirectsWriter, createKvWriter]) {
+        const writer = await create(options);
+        await writer.add(plain);
+        await writer.add(routed);
+        await writer.finish();
+      }
+      const entries = readFileSync(join(dir, 'nginx', 'lifeline_map_entries.conf'), 'utf8');
+      assert.match(entries, /# \/Rt9_a has routing rules: this is its default target/);
+      assert.doesNotMatch(entries, /# \/Pl4in/);
+      assert.match(entries, /news\.example\/en\/story\?utm_source=print/);
+      assert.match(readFileSync(join(dir, 'nginx', 'lifeline_http.conf'), 'utf8'), /routing rules/);
+      const redirects = readFileSync(join(dir, 'redirects', '_redirects'), 'utf8');
+      assert.match(
+        redirects,
+        /# \/Rt9_a has routing rules: this is its default target\n\/Rt9_a {2}https:\/\/news\.example\/en\/story\?utm_source=print {2}301\n/,
+      );
+      const kv = JSON.parse(readFileSync(join(dir, 'json', 'kv-0001.json'), 'utf8')) as {
+        key: string;
+        value: string;
+      }[];
+      const value = JSON.parse(kv.find((p) => p.key === 'Rt9_a')!.value) as {
+        routed?: string;
+        location: string;
+      };
+      assert.equal(value.location, 'https://news.example/en/story?utm_source=print');
+      assert.match(value.routed ?? '', /default target/);
+      assert.equal(
+        (JSON.parse(kv.find((p) => p.key === 'Pl4in')!.value) as { routed?: string }).routed,
+        undefined,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('the schema normalises values (case, duplicates) and names each bad one by its path', () => {
