@@ -8,7 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
+import { generateApiKey, getApiKeyDisplayPrefix, hashApiKey } from '../../lib/auth/api_keys.ts';
 import type { Link } from '../../lib/links/link.ts';
+import { insertApiKey } from '../../lib/stores/api_key_store.ts';
 import { type RunningServer, serveNode } from '../../server/node_server.ts';
 import { expectFieldProblem, expectProblem } from '../helpers/problem.ts';
 
@@ -267,5 +269,33 @@ describe('routing rules through the real server', () => {
     assert.equal((await follow(link.code, { 'Accept-Language': 'ar' })).status, 200);
     // Removing the rule rescans the url alone: clean again.
     assert.equal((await patch(link.code, { rules: null })).safety, 'clean');
+  });
+
+  test("a WordPress article's rules are an administrator's, like its url", async () => {
+    const writer = generateApiKey();
+    await insertApiKey(h.db.sql, {
+      name: 'writer',
+      prefix: getApiKeyDisplayPrefix(writer),
+      keyHash: await hashApiKey(writer),
+      scopes: ['links:write', 'links:read'],
+      createdBy: 'test',
+    });
+    const article = await create({
+      url: 'https://news.example/en/article',
+      site: 'rules-site',
+      postId: 80801,
+    });
+    const refused = await expectFieldProblem(
+      await h.api(`/api/v1/links/${article.code}`, {
+        method: 'PATCH',
+        json: { rules: [RULES[0]] },
+        headers: { Authorization: `Bearer ${writer}` },
+      }),
+      403,
+      'rules',
+    );
+    assert.match(refused.detail, /rules/);
+    // Its administrator may (the harness's key is an admin's).
+    assert.equal((await patch(article.code, { rules: [RULES[0]] })).rules?.length, 1);
   });
 });
