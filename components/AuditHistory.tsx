@@ -42,6 +42,21 @@ function Value(props: { field: string; value: unknown }) {
   const { t } = useI18n();
   const v = props.value;
   if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return <>—</>;
+  // Routing rules (ADR 0080), in order: what each matches, and where it sends.
+  if (props.field === 'rules' && Array.isArray(v)) {
+    return (
+      <ol class="rules-history">
+        {(v as { kind: 'language' | 'device' | 'country'; values: string[]; target: string }[]).map(
+          (rule, i) => (
+            <li key={`${i}`}>
+              {t(`rules.kind.${rule.kind}`)}: <bdi dir="ltr">{rule.values.join(', ')}</bdi>{' '}
+              <DirIcon glyph="→" /> <DisplayUrl url={rule.target} class="url-break" />
+            </li>
+          ),
+        )}
+      </ol>
+    );
+  }
   if (Array.isArray(v)) return <bdi dir="auto">{v.join(t('common.listSeparator'))}</bdi>;
   if (typeof v === 'object') {
     // A link's own UTM values ({ campaign, source, medium }), as the parameters the redirect appends.

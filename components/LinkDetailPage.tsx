@@ -4,6 +4,7 @@ import type { LinkStats } from '../lib/clicks/link_stats.ts';
 import type { DestinationState } from '../lib/destinations/destination_state.ts';
 import type { Link, StoredLink as LinkRow } from '../lib/links/link.ts';
 import type { LinkHistoryEntry as AuditRow } from '../lib/links/link_history.ts';
+import type { RuleRow } from '../lib/ui/rules_form.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { AuditHistory } from './AuditHistory.tsx';
 import { Notice } from './Field.tsx';
@@ -16,6 +17,7 @@ import { EditLinkCard } from './link_detail/EditLinkCard.tsx';
 import { LinkHeader } from './link_detail/LinkHeader.tsx';
 import { QrCard } from './link_detail/QrCard.tsx';
 import { ReplicasCard } from './link_detail/ReplicasCard.tsx';
+import { RoutingRulesCard } from './link_detail/RoutingRulesCard.tsx';
 import { SafetyCard } from './link_detail/SafetyCard.tsx';
 import { VendorComparison } from './VendorComparison.tsx';
 
@@ -32,6 +34,8 @@ export function LinkDetailPage(props: {
   timeZone: string;
   notice?: { tone: 'good' | 'warn' | 'bad' | 'info'; title: string; text?: string } | undefined;
   edit: { values: Record<string, string>; errors: Record<string, string> };
+  /** The routing rules editor's rows (as stored, or as submitted with their errors). */
+  rules: { rows: RuleRow[]; errors: Record<string, string> };
   deleteError?: string | undefined;
   /**
    * The link is a WordPress article's and the viewer is no administrator: the fields that decide where readers
@@ -99,6 +103,14 @@ export function LinkDetailPage(props: {
             edit={props.edit}
             locked={props.postLocked === true}
             deploymentUtm={props.deploymentUtm}
+          />
+
+          <RoutingRulesCard
+            link={link}
+            version={props.row.version}
+            csrfToken={props.session.csrfToken}
+            rules={props.rules}
+            locked={props.postLocked === true}
           />
 
           <section class="card" aria-labelledby="history-title">

@@ -16,6 +16,7 @@ export function getLinkFieldLabels(i18n: Pick<I18n, 't'>): Record<string, string
     reason: t('field.reason'),
     form: t('field.form'),
     utm: t('field.utm'),
+    rules: t('rules.title'),
     // The parameter's name is an argument: it stays as written, isolated in a right-to-left sentence.
     utmCampaign: t('field.utmCampaign', { param: 'utm_campaign' }),
     utmSource: t('field.utmSource', { param: 'utm_source' }),

@@ -101,6 +101,7 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   'POST /ui/links/new': 'links:write',
   'GET /ui/links/:code': 'links:read',
   'POST /ui/links/:code/edit': 'links:write',
+  'POST /ui/links/:code/rules': 'links:write',
   'POST /ui/links/:code/delete': 'links:write',
   'GET /ui/links/:code/qr.png': 'links:read',
   'GET /ui/links/:code/qr.svg': 'links:read',

@@ -34,6 +34,27 @@ export async function createBenchDatabase(dbName: string, links: number): Promis
   );
 }
 
+/**
+ * Gives codes 1..`codes` three routing rules (Arabic readers, iPhones, Egypt; lib/links/routing_rules.ts's stored
+ * shape, restated here), or takes them away again (`on` false), bumping `version` as an edit would. The servers
+ * of a path start after this, so their LRUs fill from the rows as they then are.
+ */
+export async function setBenchRules(dbName: string, codes: number, on: boolean): Promise<void> {
+  const sql = postgres(toDatabaseUrl(dbName), quiet);
+  const rules = on
+    ? JSON.stringify([
+        { kind: 'language', values: ['ar'], target: 'https://news.example.com/ar/edition?ref=bench' },
+        { kind: 'device', values: ['ios'], target: 'https://apps.example.com/ios?ref=bench' },
+        { kind: 'country', values: ['EG'], target: 'https://news.example.com/eg?ref=bench' },
+      ])
+    : null;
+  await sql`
+    UPDATE links SET routing_rules = ${rules}::jsonb, version = version + 1
+    WHERE code IN (SELECT ${CODE_PREFIX} || i FROM generate_series(1, ${codes}::int) AS i)`;
+  await sql.end();
+  say(`${on ? 'set' : 'removed'} three routing rules on ${codes.toLocaleString('en')} links`);
+}
+
 export async function dropBenchDatabase(dbName: string): Promise<void> {
   const admin = postgres(ADMIN_URL, quiet);
   await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);

@@ -9,7 +9,7 @@ import {
   toMs,
   warmUp,
 } from './alternate_rounds.ts';
-import { clearBenchRedis, seedServingStore } from './bench_data.ts';
+import { clearBenchRedis, seedServingStore, setBenchRules } from './bench_data.ts';
 import { describeLoad, describeMachine, formatLoad, toPercent, toTimes } from './bench_report.ts';
 import type { BenchServer } from './bench_server.ts';
 import { REDIS_KEY_PREFIX, say, WITH_NPM_START } from './bench_settings.ts';
@@ -109,6 +109,11 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
   const loadBefore = formatLoad();
   say(`— ${spec.title}: load average ${loadBefore}`);
   if (spec.key === 'serving_store') await seedServingStore(ctx.dbName, REDIS_KEY_PREFIX, spec.codes);
+  if (spec.rules) {
+    await setBenchRules(ctx.dbName, spec.codes, true);
+    // random_codes.lua sends one of these with each request (run_wrk.ts passes it on).
+    process.env.BENCH_ACCEPT_LANGUAGES = spec.rules.acceptLanguages.join('|');
+  }
   const names: ContestantName[] = [
     'ours',
     'bare-map',
@@ -121,7 +126,7 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
   try {
     await startContestants(names, spec, ctx, servers, skipped, notes);
     const ours = servers[0]!;
-    const bytes = await checkResponseBytes(ours, servers);
+    const bytes = await checkResponseBytes(ours, servers, { oursVaries: spec.rules !== undefined });
     for (const s of servers) await warmUp(s, spec.codes);
     const ourServers = servers.filter((s) => s.ours);
     const before = await Promise.all(ourServers.map((s) => readOurCounters(s)));
@@ -158,6 +163,10 @@ export async function benchPath(spec: PathSpec, ctx: RunContext): Promise<PathRe
   } finally {
     for (const s of servers) await s.stop().catch((error) => say(`stopping ${s.name}: ${error}`));
     await clearBenchRedis();
+    if (spec.rules) {
+      delete process.env.BENCH_ACCEPT_LANGUAGES;
+      await setBenchRules(ctx.dbName, spec.codes, false);
+    }
   }
 }
 

@@ -2,6 +2,8 @@
 -- (BENCH_ORDER=random) or in order, wrapping (BENCH_ORDER=seq, to warm every code once). Prints one JSON line.
 --
 -- BENCH_USER_AGENT: sent with every request (a browser's, so the server counts human clicks).
+-- BENCH_ACCEPT_LANGUAGES: `|`-separated Accept-Language values; each request sends one of them at random (the
+-- routing-rules path); unset, no Accept-Language is sent.
 -- BENCH_CLICKS_FROM / BENCH_CLICKS_UNTIL (epoch seconds; `long` mode's exact click accounting): from UNTIL on,
 -- every request is GET /_bench_stop instead, which any server answers 404 without a lookup or a click. wrk is
 -- run a little longer than UNTIL, so no code request is still in flight when wrk stops: the 301s wrk counted
@@ -11,12 +13,15 @@ local prefix = os.getenv("BENCH_PREFIX") or "bk"
 local count = tonumber(os.getenv("BENCH_CODES") or "1000")
 local ordered = os.getenv("BENCH_ORDER") == "seq"
 local agent = os.getenv("BENCH_USER_AGENT") or ""
+local languages = os.getenv("BENCH_ACCEPT_LANGUAGES") or ""
 local clicks_from = tonumber(os.getenv("BENCH_CLICKS_FROM") or "")
 local clicks_until = tonumber(os.getenv("BENCH_CLICKS_UNTIL") or "")
 local sample_seconds = tonumber(os.getenv("BENCH_SAMPLE_SECONDS") or "60")
 local next_code = 0
 local threads = {}
 local before_code, after_code, stop_request
+-- With BENCH_ACCEPT_LANGUAGES: one request prefix per language, chosen at random per request.
+local befores = {}
 
 -- Read from done() through thread:get (globals of each thread's own Lua state).
 stops = 0
@@ -36,6 +41,11 @@ function init(args)
   before_code = sample:sub(1, at - 1)
   after_code = sample:sub(at + 6)
   stop_request = before_code .. "_bench_stop" .. after_code
+  for language in languages:gmatch("[^|]+") do
+    headers["Accept-Language"] = language
+    local s = wrk.format("GET", "/@CODE@", headers)
+    befores[#befores + 1] = s:sub(1, s:find("@CODE@", 1, true) - 1)
+  end
 end
 
 local function next_n()
@@ -55,6 +65,9 @@ function request()
     end
     local b = math.max(0, math.floor((now - clicks_from) / sample_seconds))
     buckets[b] = (buckets[b] or 0) + 1
+  end
+  if #befores > 0 then
+    return befores[math.random(1, #befores)] .. prefix .. next_n() .. after_code
   end
   return before_code .. prefix .. next_n() .. after_code
 end

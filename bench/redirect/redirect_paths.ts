@@ -2,7 +2,7 @@
 // server does the same lookup.
 import { REDIS_KEY_PREFIX, REDIS_URL } from './bench_settings.ts';
 
-export type PathKey = 'lru' | 'serving_store' | 'postgres';
+export type PathKey = 'lru' | 'serving_store' | 'postgres' | 'lru_rules';
 
 /** Every server the bench can start. */
 export type ContestantName =
@@ -32,6 +32,12 @@ export interface PathSpec {
   threshold: { rps: number; p99?: number };
   /** Servers measured beside ours, bare Map and the same-lookup baseline. */
   extras: ContestantName[];
+  /**
+   * Every requested link has three routing rules (ADR 0080) for the path's rounds, and requests carry one of
+   * BENCH_ACCEPT_LANGUAGES at random: ours then answers with `Vary` and a private Cache-Control, so its bytes
+   * differ from the bare servers' by design.
+   */
+  rules?: { acceptLanguages: string[] };
 }
 
 export const PATHS: PathSpec[] = [
@@ -66,11 +72,36 @@ export const PATHS: PathSpec[] = [
   },
 ];
 
-/** The path named on the command line: lru, store (or serving_store), postgres. */
+/**
+ * Paths measured only when named (BENCH_PATHS=lru_rules, or a mode's path argument): not part of the default
+ * run, its bar or its history. `lru_rules` is the LRU path for links with three routing rules (a language, a
+ * device and a country rule), to put a number on what rules cost beside the `lru` path of the same run; it has no
+ * bar of its own (threshold 0).
+ */
+export const OPT_IN_PATHS: PathSpec[] = [
+  {
+    key: 'lru_rules',
+    title: 'LRU hit, links with three routing rules',
+    env: {
+      REDIS_URL: '',
+      RESOLVER_CACHE_MAX: '100000',
+      RESOLVER_CACHE_TTL_MS: '3600000',
+      TRUSTED_COUNTRY_HEADER: 'cf-ipcountry',
+    },
+    codes: 10_000,
+    sameLookup: 'bare-map',
+    threshold: { rps: 0 },
+    extras: [],
+    // Half Arabic readers (the language rule matches), the rest in three other forms (the default target).
+    rules: { acceptLanguages: ['ar,en;q=0.8', 'ar-EG', 'en-US,en;q=0.9', 'fr-FR,fr;q=0.9,en;q=0.5'] },
+  },
+];
+
+/** The path named on the command line: lru, store (or serving_store), postgres, lru_rules. */
 export function findPath(name: string): PathSpec {
   const key = name === 'store' ? 'serving_store' : name;
-  const spec = PATHS.find((p) => p.key === key);
-  if (!spec) throw new Error(`unknown path "${name}" (lru | store | postgres)`);
+  const spec = [...PATHS, ...OPT_IN_PATHS].find((p) => p.key === key);
+  if (!spec) throw new Error(`unknown path "${name}" (lru | store | postgres | lru_rules)`);
   return spec;
 }
 

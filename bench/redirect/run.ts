@@ -19,7 +19,7 @@ import { benchLong, renderLongSection } from './long_mode.ts';
 import { benchMemory, renderMemorySection } from './memory_mode.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
 import { profileLru } from './profile_mode.ts';
-import { type ContestantName, findPath, PATHS } from './redirect_paths.ts';
+import { type ContestantName, findPath, OPT_IN_PATHS, PATHS } from './redirect_paths.ts';
 import { benchRest } from './rest_mode.ts';
 import { benchScale, describeScaleResult, renderScaleSection } from './scale_mode.ts';
 import { benchStampede, renderStampedeSection } from './stampede_mode.ts';
@@ -36,7 +36,8 @@ async function runPaths(ctx: RunContext): Promise<boolean> {
   // BENCH_PATHS=lru (comma list of path keys) measures some paths only, for iterating; the doc is then left alone.
   const only = process.env.BENCH_PATHS?.split(',').filter(Boolean);
   const results = [];
-  for (const spec of PATHS.filter((p) => !only || only.includes(p.key)))
+  // Opt-in paths (lru_rules) run only when named.
+  for (const spec of only ? [...PATHS, ...OPT_IN_PATHS].filter((p) => only.includes(p.key)) : PATHS)
     results.push(await benchPath(spec, ctx));
   const loadAfter = formatLoad();
   say(`load average after: ${loadAfter}`);

@@ -59,6 +59,10 @@ export function runWrk(url: string, seconds: number, options: WrkOptions): Promi
         env: {
           PATH: process.env.PATH ?? '',
           BENCH_PREFIX: options.prefix ?? CODE_PREFIX,
+          // The rules path's languages (paths_mode.ts sets them for its rounds only).
+          ...(process.env.BENCH_ACCEPT_LANGUAGES
+            ? { BENCH_ACCEPT_LANGUAGES: process.env.BENCH_ACCEPT_LANGUAGES }
+            : {}),
           BENCH_CODES: String(options.codes),
           BENCH_ORDER: options.order,
           BENCH_USER_AGENT: BROWSER_USER_AGENT,

@@ -21,8 +21,8 @@ export const LINK_STATE_VARIANTS = 24;
  * lowercase percent-encoded permalinks, canonical targets full of characters nginx's configuration syntax gives a
  * meaning to (`$ { } ; # '`), an existing utm_source; expired by status or by time,
  * with and without a fallback; expiring tomorrow; gone, deleted, blocked by status or verdict, warn, pending;
- * WordPress, imported and tagged links. With `extras`, also vendor mappings, reader reports, audit entries and
- * click aggregates for some of them.
+ * WordPress, imported and tagged links. With `extras`, also routing rules, vendor mappings, reader reports, audit
+ * entries and click aggregates for some of them.
  */
 export async function seedLinkStates(
   sql: Sql,
@@ -61,6 +61,16 @@ export async function seedLinkStates(
         now() - (i % 1000) * interval '1 minute', now() - (i % 500) * interval '1 second', 1 + i % 3
       FROM (SELECT i, i % ${LINK_STATE_VARIANTS} AS v FROM generate_series(${from}::int, ${to}::int) AS i) AS s`;
     if (!options.extras) continue;
+    // Routing rules (ADR 0080) on some active links: Arabic readers and readers in Egypt or Saudi Arabia go
+    // elsewhere; a request without those headers gets the link's own answer.
+    await sql`
+      UPDATE links SET routing_rules = jsonb_build_array(
+        jsonb_build_object('kind', 'language', 'values', jsonb_build_array('ar'),
+                           'target', 'https://news.example/ar/' || code),
+        jsonb_build_object('kind', 'country', 'values', jsonb_build_array('EG', 'SA'),
+                           'target', 'https://news.example/mena/' || code))
+      WHERE code = ANY(SELECT ${prefix} || i FROM generate_series(${from}::int, ${to}::int) AS i
+                       WHERE i % ${LINK_STATE_VARIANTS * 2} = 0)`;
     await sql`
       INSERT INTO vendor_links (code, vendor, vendor_id, state, synced_url, attempts, synced_at)
       SELECT code, 'bitly', 'sho.rt/' || code, 'synced', target_url, 1, now() FROM links

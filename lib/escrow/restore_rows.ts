@@ -1,4 +1,5 @@
 import { isPossibleLinkKey } from '../codes/code_rules.ts';
+import { routingRulesProblem } from '../redirect/serving_record.ts';
 import { keyDomain } from '../shared/link_key.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import { toShortId } from '../vendors/bitly.ts';
@@ -11,7 +12,10 @@ export type RestoreRule =
    * is not the row's own.
    */
   | 'code'
-  /** A link's target or fallback that is not canonical, or that this deployment's target policy refuses. */
+  /**
+   * A link's target, fallback or routing rule target that is not canonical, or that this deployment's target
+   * policy refuses (or rules in a shape the link model never writes).
+   */
   | 'target'
   /** A vendor mapping whose id has no shape the vendor gives (Bitly `domain/back-half`; in-house: the code). */
   | 'vendor_id'
@@ -70,8 +74,17 @@ function findLinkProblem(row: Record<string, unknown>, policy: CanonicalTargetPo
   if (typeof row.target_url !== 'string' || targetRuleProblem(row.target_url, policy) !== null)
     return 'target';
   const fallback = row.expired_url;
-  if (fallback === null || fallback === undefined) return null;
-  return typeof fallback === 'string' && targetRuleProblem(fallback, policy) === null ? null : 'target';
+  if (fallback !== null && fallback !== undefined) {
+    if (typeof fallback !== 'string' || targetRuleProblem(fallback, policy) !== null) return 'target';
+  }
+  // Routing rules (ADR 0080): a list the link model could have written, each target under the same rule.
+  const rules = row.routing_rules;
+  if (rules === null || rules === undefined) return null;
+  if (routingRulesProblem(rules) !== null) return 'target';
+  for (const rule of rules as { target: string }[]) {
+    if (targetRuleProblem(rule.target, policy) !== null) return 'target';
+  }
+  return null;
 }
 
 /** A vendor id as the vendor hands it out: none yet (pending), Bitly's canonical `domain/back-half`, or the code. */

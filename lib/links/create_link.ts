@@ -13,6 +13,7 @@ import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, LinkOrigin } from './link.ts';
 import { MINT_MAX_ATTEMPTS, mintOneCode } from './mint.ts';
 import { assertMayBindPost } from './post_link_rules.ts';
+import { toStoredRules } from './routing_rules.ts';
 
 /** Who is creating: `owner` scopes dedupe; `actor` goes to the audit log. */
 export interface Creator {
@@ -55,7 +56,7 @@ export interface CreateLinkResult {
 
 /** Rejects targets the deployment does not allow (ALLOWED_TARGET_HOSTS, our own short host). */
 export function assertTargetsAllowed(
-  input: Pick<CreateLinkInput, 'url' | 'expiredUrl'>,
+  input: Pick<CreateLinkInput, 'url' | 'expiredUrl' | 'rules'>,
   policy: CanonicalTargetPolicy,
 ): void {
   const errors = [];
@@ -65,7 +66,21 @@ export function assertTargetsAllowed(
     const problem = targetRuleProblem(input.expiredUrl, policy);
     if (problem) errors.push({ path: 'expiredUrl', message: problem });
   }
+  errors.push(...ruleTargetProblems(input.rules, policy));
   if (errors.length > 0) throw new ValidationError(errors, 'The target is not allowed.');
+}
+
+/** Each routing rule target the deployment does not allow, named `rules.{i}.target` (the url's rule, ADR 0080). */
+export function ruleTargetProblems(
+  rules: readonly { target: string }[] | null | undefined,
+  policy: CanonicalTargetPolicy,
+): { path: string; message: string }[] {
+  const errors: { path: string; message: string }[] = [];
+  (rules ?? []).forEach((rule, i) => {
+    const problem = targetRuleProblem(rule.target, policy);
+    if (problem) errors.push({ path: `rules.${i}.target`, message: problem });
+  });
+  return errors;
 }
 
 /**
@@ -120,6 +135,7 @@ export async function createLink(
       utmCampaign: input.utm?.campaign ?? null,
       utmSource: input.utm?.source ?? null,
       utmMedium: input.utm?.medium ?? null,
+      routingRules: toStoredRules(input.rules),
       dedupeKey,
       ...safety,
     }));
@@ -134,6 +150,7 @@ export async function createLink(
         safety: link.safety,
         ...(link.title !== null ? { title: link.title } : {}),
         ...(input.utm && Object.keys(input.utm).length > 0 ? { utm: input.utm } : {}),
+        ...(link.routingRules ? { rules: link.routingRules } : {}),
       },
       ...(link.safetyReason ? { reason: `safety ${link.safety}: ${link.safetyReason}` } : {}),
     });

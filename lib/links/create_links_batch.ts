@@ -22,7 +22,7 @@ import { linkEventData, recordWebhookEvents } from '../stores/webhook_outbox_sto
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { assertTargetsAllowed, type Creator, storedDomainForCreate } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
-import { type CreateLinkInput, createLinkInputSchema, linkSchema } from './link.ts';
+import { batchLinkInputSchema, type CreateLinkInput, linkSchema } from './link.ts';
 import { type ClaimOutcome, MINT_MAX_ATTEMPTS, mintCodes } from './mint.ts';
 import { assertMayBindPost } from './post_link_rules.ts';
 
@@ -123,7 +123,7 @@ export async function createLinksBatch(
   const now = deps.now?.() ?? new Date();
   const valid: Pending[] = [];
   for (const [index, item] of items.entries()) {
-    const parsed = createLinkInputSchema.safeParse(item);
+    const parsed = batchLinkInputSchema.safeParse(item);
     if (!parsed.success) {
       fail(index, new ValidationError(toFieldErrors(parsed.error)));
       continue;

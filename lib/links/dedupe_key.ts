@@ -4,9 +4,9 @@ import type { CreateLinkInput } from './link.ts';
 /**
  * The key that makes "same owner, same url, same options" one link: a SHA-256 over a canonical JSON of the
  * url and every option (tags sorted). A title and per-link UTM values count as options when there are any
- * (asking again with another headline or campaign makes another link rather than dropping it); they are
- * appended only when set, so links without them keep the keys they always had; so is the stored short domain
- * (`domain`, '' the default). Aliased creations never dedupe, so they have no key.
+ * (asking again with another headline or campaign makes another link rather than dropping it), and so do routing
+ * rules; they are appended only when set, so links without them keep the keys they always had; so is the stored
+ * short domain (`domain`, '' the default). Aliased creations never dedupe, so they have no key.
  */
 export async function getDedupeKey(input: CreateLinkInput, domain = ''): Promise<string | null> {
   if (input.alias !== undefined) return null;
@@ -27,5 +27,9 @@ export async function getDedupeKey(input: CreateLinkInput, domain = ''): Promise
   }
   // Another short domain than the default is another link (ADR 0078); the default's keys stay as they were.
   if (domain !== '') parts.push(['domain', domain]);
+  // Routing rules too, in order (first match wins), tagged like UTM; none: the key links without them always had.
+  if (input.rules && input.rules.length > 0) {
+    parts.push(['rules', ...input.rules.map((r) => [r.kind, r.values, r.target])]);
+  }
   return sha256Hex(JSON.stringify(parts));
 }

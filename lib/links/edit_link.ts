@@ -6,14 +6,16 @@ import { fieldProblem } from '../shared/field_problems.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
-import { getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
+import { getLinkByCode, getLinkByCodeForUpdate, type LinkChanges, updateLink } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { linkEventData, recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import type { LinkSyncRequester } from '../temporal/link_sync.ts';
+import { ruleTargetProblems } from './create_link.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import type { CreateLinkInput, UpdateLinkInput } from './link.ts';
 import { assertMayChangePostLink } from './post_link_rules.ts';
+import { sameRules, toStoredRules } from './routing_rules.ts';
 
 export interface EditLinkDeps {
   sql: Sql;
@@ -74,11 +76,25 @@ export async function editLink(
     const problem = value ? targetRuleProblem(value, deps.targetPolicy) : null;
     if (problem) targetErrors.push({ path, message: problem });
   }
+  targetErrors.push(...ruleTargetProblems(input.rules, deps.targetPolicy));
   if (targetErrors.length > 0) throw new ValidationError(targetErrors, 'The target is not allowed.');
   const now = deps.now?.() ?? new Date();
+  // A change of the url or the rules rescans the link's whole destination set (its url and every rule target):
+  // the verdict covers them together (ADR 0080). What is read here is compared again under the row lock below.
+  const current =
+    deps.safety && (input.url !== undefined || input.rules !== undefined)
+      ? await getLinkByCode(deps.sql, code)
+      : null;
+  const scannedUrl = input.url ?? current?.targetUrl;
+  const scannedRules =
+    input.rules !== undefined ? toStoredRules(input.rules) : (current?.routingRules ?? null);
   // Outside the transaction: the scan may call Safe Browsing.
   const scanned = deps.safety
-    ? await scanChangedTargets(deps.safety, { url: input.url, expiredUrl: input.expiredUrl }, now)
+    ? await scanChangedTargets(
+        deps.safety,
+        { url: scannedUrl, expiredUrl: input.expiredUrl, rules: scannedRules },
+        now,
+      )
     : null;
   const result = await deps.sql.begin(async (tx) => {
     const row = await getLinkByCodeForUpdate(tx, code);
@@ -98,6 +114,10 @@ export async function editLink(
             : differs(iso(input.expiresAt === null ? null : new Date(input.expiresAt)), iso(row.expiresAt)),
         expiredUrl: differs(input.expiredUrl, row.expiredUrl),
         redirectStatus: differs(input.redirectStatus, row.redirectStatus),
+        rules:
+          input.rules === undefined || sameRules(toStoredRules(input.rules), row.routingRules)
+            ? undefined
+            : input.rules,
       },
       options.mayManagePostLinks === true,
     );
@@ -111,11 +131,24 @@ export async function editLink(
     const after: Snapshot = {};
     const errors: { path: string; message: string }[] = [];
 
-    if (input.url !== undefined && input.url !== row.targetUrl) {
+    const nextRules = input.rules === undefined ? row.routingRules : toStoredRules(input.rules);
+    const rulesChanged = input.rules !== undefined && !sameRules(nextRules, row.routingRules);
+    if (rulesChanged) {
+      changes.routingRules = nextRules;
+      before.rules = row.routingRules;
+      after.rules = nextRules;
+    }
+    const urlChanged = input.url !== undefined && input.url !== row.targetUrl;
+    if (urlChanged) {
       changes.targetUrl = input.url;
       before.url = row.targetUrl;
       after.url = input.url;
-      if (scanned) {
+    }
+    // The scan covered the destinations the link will have (unless another edit came between the read and the lock).
+    const scanCovers =
+      scanned !== null && (input.url ?? row.targetUrl) === scannedUrl && sameRules(nextRules, scannedRules);
+    if (urlChanged || (rulesChanged && scanCovers)) {
+      if (scanned && scanCovers) {
         // The new destination's own verdict (the old one was about the old destination).
         changes.safety = scanned.safety;
         changes.safetyReason = scanned.safetyReason;
@@ -227,6 +260,7 @@ export async function editLink(
           ...(row.site !== null && row.postId !== null ? { site: row.site, postId: row.postId } : {}),
           ...(title !== null ? { title } : {}),
           ...(ownUtm ? { utm: ownUtm } : {}),
+          ...(nextRules ? { rules: nextRules } : {}),
         },
         row.domain,
       );
@@ -234,7 +268,7 @@ export async function editLink(
     const link = await updateLink(tx, code, changes);
     if (!link) throw new NotFoundError(`No link ${code}.`);
     const action =
-      'url' in after
+      'url' in after || 'rules' in after
         ? 'link.retargeted'
         : Object.keys(after).join() === 'status'
           ? 'link.status_changed'

@@ -11,6 +11,7 @@ import {
   type VendorLinkRow,
 } from '../stores/link_rows.ts';
 import { CANONICAL_TARGET_MAX_BYTES, canonicalizeTarget } from '../targets/canonical_url.ts';
+import { routingRuleOutputSchema, routingRulesSchema } from './routing_rules.ts';
 
 /** A link as stored, for code above lib/ that shows or edits one (the row type lives with the stores). */
 export type StoredLink = LinkRow;
@@ -190,11 +191,22 @@ export const linkFieldsSchema = z.strictObject({
   domain: shortDomainSchema.optional(),
 });
 
-/** POST /api/v1/links body. Unknown fields are rejected so typos never pass silently. */
-export const createLinkInputSchema = linkFieldsSchema.refine(
+/**
+ * A batch item (POST /api/v1/links/batch): a link without routing rules, which are set one link at a time
+ * (POST /api/v1/links, PATCH) where each rule target's problems can be named.
+ */
+export const batchLinkInputSchema = linkFieldsSchema.refine(
   (v) => (v.site === undefined) === (v.postId === undefined),
   { message: fieldProblem('sitePostTogether'), path: ['postId'] },
 );
+
+/** POST /api/v1/links body. Unknown fields are rejected so typos never pass silently. */
+export const createLinkInputSchema = linkFieldsSchema
+  .extend({ rules: routingRulesSchema.optional() })
+  .refine((v) => (v.site === undefined) === (v.postId === undefined), {
+    message: fieldProblem('sitePostTogether'),
+    path: ['postId'],
+  });
 export type CreateLinkInput = z.infer<typeof createLinkInputSchema>;
 
 /** Statuses an editor or integrator may set; expired and blocked are set by workflows only. */
@@ -214,6 +226,8 @@ export const updateLinkInputSchema = linkFieldsSchema
     redirectStatus: linkFieldsSchema.shape.redirectStatus.unwrap().nullable().optional(),
     status: z.enum(EDITABLE_STATUSES).optional(),
     utm: utmPatchSchema.optional(),
+    /** The whole list, replacing the stored one (like `tags`); `null` or `[]` removes every rule. */
+    rules: routingRulesSchema.nullable().optional(),
     reason: z.string().trim().max(500, 'must be at most 500 characters').optional(),
   })
   .refine((v) => Object.keys(v).some((k) => k !== 'reason'), {
@@ -245,6 +259,10 @@ export const linkSchema = z.object({
     .object({ campaign: z.string().optional(), source: z.string().optional(), medium: z.string().optional() })
     .optional()
     .describe('the link’s own UTM values (absent: none); they win over the deployment’s UTM_PARAMS'),
+  rules: z
+    .array(routingRuleOutputSchema)
+    .optional()
+    .describe('ordered routing rules, first match wins (absent: none); everyone else goes to `url`'),
   createdAt: z.string(),
   updatedAt: z.string(),
   vendors: z.array(
@@ -279,6 +297,7 @@ export function toLink(row: LinkRow, domains: ShortDomains, vendors: VendorLinkR
     ...(row.expiredUrl ? { expiredUrl: row.expiredUrl } : {}),
     ...(row.redirectStatus ? { redirectStatus: row.redirectStatus } : {}),
     ...(utm ? { utm } : {}),
+    ...(row.routingRules && row.routingRules.length > 0 ? { rules: row.routingRules } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     vendors: vendors.map((v) => ({

@@ -4,7 +4,7 @@ import { fieldProblem } from '../shared/field_problems.ts';
 // A link bound to a WordPress post (site + postId) is the article's one link: WordPress decides where it sends
 // readers (DESIGN.md), and deleting it means the article never has a link again (a deleted code never comes
 // back). So binding a link to a post, deleting a bound link, or changing anything that decides where a reader
-// lands — target, status, expiry, the fallback after expiry, the redirect status — is for administrators (API
+// lands — target, status, expiry, the fallback after expiry, the redirect status, routing rules — is for administrators (API
 // scope `admin`, UI role `admin`) and WordPress itself, never a `links:write` key or an editor: an expiry a
 // minute ahead with a fallback on another host would hand the article's printed, shared code to someone else,
 // and a 301 pins browsers to today's target. Titles, tags and UTM values stay open to them.
@@ -26,7 +26,14 @@ export function assertMayBindPost(
 }
 
 /** The fields that decide where a post-bound link sends readers: WordPress's or an administrator's. */
-export const POST_DECIDED_FIELDS = ['url', 'status', 'expiresAt', 'expiredUrl', 'redirectStatus'] as const;
+export const POST_DECIDED_FIELDS = [
+  'url',
+  'status',
+  'expiresAt',
+  'expiredUrl',
+  'redirectStatus',
+  'rules',
+] as const;
 export type PostDecidedField = (typeof POST_DECIDED_FIELDS)[number];
 
 /** True when `link` is bound to a post and the caller may not change its POST_DECIDED_FIELDS. */

@@ -5,7 +5,8 @@
 import { PROBE_USER_AGENT_PREFIX } from '../clicks/classify_click.ts';
 import { getActiveFront } from '../failover/active_front.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
-import { decideRedirect } from '../redirect/redirect_policy.ts';
+import { decideRedirect, decideRoutedRedirect } from '../redirect/redirect_policy.ts';
+import { deviceOf } from '../redirect/route_choice.ts';
 import { toServingRecord } from '../redirect/serving_record.ts';
 import { PermanentFailure } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -62,13 +63,29 @@ function describe(status: number, location: string | null | undefined): string {
   return location ? `${status} ${location}` : String(status);
 }
 
-/** What Postgres says the short domain must answer for `row` now. */
+/**
+ * What Postgres says the short domain must answer for `row` now, to the probe. A link with routing rules answers
+ * the probe as the reader it is (ADR 0080): a desktop with no language and no country, so a `desktop` rule
+ * chooses; Bitly (`viaBitly`) holds the link's own target only.
+ */
 export function expectedAnswer(
   row: LinkRow,
   nowMs: number,
   redirect: ProbeDeps['redirect'],
+  viaBitly = false,
 ): { answer: string; location: string | null } {
-  const decision = decideRedirect(row.code, toServingRecord(row), nowMs, redirect);
+  const record = toServingRecord(row);
+  const decision =
+    record.rules === undefined || viaBitly
+      ? decideRedirect(row.code, record, nowMs, redirect)
+      : decideRoutedRedirect(
+          row.code,
+          { ...record, rules: record.rules },
+          { language: '', device: deviceOf(PROBE_USER_AGENT), country: '' },
+          '',
+          nowMs,
+          redirect,
+        );
   return { answer: describe(decision.status, decision.location), location: decision.location ?? null };
 }
 
@@ -137,7 +154,7 @@ export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}
   const asked = await Promise.all(
     [...rows.values()].map(async (row) => ({
       row,
-      expected: expectedAnswer(row, nowMs, probe.redirect),
+      expected: expectedAnswer(row, nowMs, probe.redirect, onBitly),
       got: await ask(probe, row.code),
     })),
   );

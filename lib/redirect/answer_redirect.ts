@@ -17,10 +17,12 @@ import {
 } from './public_headers.ts';
 import {
   decideRedirect,
+  decideRoutedRedirect,
   QR_MARKER,
   type RedirectDecision,
   type RedirectSettings,
 } from './redirect_policy.ts';
+import { readRouteVariant, routeNeeds, routeVariantKey, varyFor } from './route_choice.ts';
 import { isTamperedRecord, type ServingRecord } from './serving_record.ts';
 import { createShortDomainHosts, type ServedDomain } from './short_domain_hosts.ts';
 
@@ -179,6 +181,29 @@ export function toRedirectAnswer(
   return { status: decision.status, headers, body: method === 'HEAD' ? null : body };
 }
 
+/** A routed answer with its `Vary` header added (to the object and to the flat list alike). */
+function withVary(answer: RedirectAnswer, vary: string): RedirectAnswer {
+  return {
+    status: answer.status,
+    headers: { ...answer.headers, Vary: vary },
+    body: answer.body,
+    ...(answer.headerList ? { headerList: [...answer.headerList, 'Vary', vary] } : {}),
+  };
+}
+
+/**
+ * What the answerer keeps per record of a link with routing rules: which headers its rules read, its `Vary`,
+ * and its memoised redirects per variant (at most ROUTED_VARIANTS_MAX, then started again: a variant is a few
+ * short strings, but a language tag is whatever a client sends).
+ */
+interface RoutedMemo {
+  needs: number;
+  vary: string;
+  answers: Map<string, RedirectAnswer>;
+  cell: ClickCell | undefined;
+}
+const ROUTED_VARIANTS_MAX = 64;
+
 /** `tampered`: a stored target broke the target rule (the resolver's stand-in record), answered 404. */
 type Outcome = RedirectDecision['outcome'] | 'preview' | 'tampered';
 const OUTCOMES: readonly Outcome[] = [
@@ -236,6 +261,73 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       ? new WeakMap<ServingRecord, { answer: RedirectAnswer; queried: RedirectAnswer; cell: ClickCell }>()
       : undefined;
 
+  /** Per record of a link with rules (ADR 0080): its needs and Vary always, its answers when memo is on. */
+  const routed = new WeakMap<ServingRecord, RoutedMemo>();
+
+  /**
+   * answerResolved for a link with routing rules: the headers its rules read are parsed, the variant's answer is
+   * a Map hit after its first request (for an active, clean, never-expiring link, as the memo above), and every
+   * answer carries `Vary`. The click is counted like any other (per code, not per rule).
+   */
+  function answerRouted(
+    request: RedirectRequest,
+    code: string,
+    record: ServingRecord & { rules: NonNullable<ServingRecord['rules']> },
+    now: number,
+  ): RedirectAnswer {
+    let routing = routed.get(record);
+    if (routing === undefined) {
+      const needs = routeNeeds(record.rules);
+      routing = { needs, vary: varyFor(needs, countryHeader), answers: new Map(), cell: undefined };
+      routed.set(record, routing);
+    }
+    const variant = readRouteVariant(routing.needs, request, countryHeader);
+    const alike =
+      memo !== undefined &&
+      record.status === 'active' &&
+      record.expiresAt === null &&
+      (record.safety === 'clean' || record.safety === 'unknown');
+    const key = alike ? routeVariantKey(variant) : '';
+    let answer = alike ? routing.answers.get(key) : undefined;
+    let outcome: RedirectDecision['outcome'] = 'redirect';
+    if (answer !== undefined) {
+      counted.redirect.n++;
+    } else {
+      const decision = decideRoutedRedirect(
+        code,
+        record,
+        variant,
+        routing.vary,
+        now,
+        settings,
+        request.query,
+      );
+      outcome = decision.outcome;
+      const plain = toRedirectAnswer(decision, request.method, pages, https);
+      answer = decision.vary === undefined ? plain : withVary(plain, decision.vary);
+      counted[outcome].n++;
+      if (alike && outcome === 'redirect') {
+        // Any query gives this same answer (never shared-cacheable already, and no parameter is forwarded).
+        if (routing.answers.size >= ROUTED_VARIANTS_MAX) routing.answers.clear();
+        routing.answers.set(key, answer);
+      }
+      if (outcome !== 'warn' && outcome !== 'archived' && answer.headers.Location === undefined)
+        return answer;
+    }
+    const kind = classifyClick(request.method, request.header('user-agent'), request.query);
+    if (kind === null) return answer;
+    const country = countryHeader ? countryOf(request.header(countryHeader)) : '';
+    const referrerHost = referrerHostOf(request.header('referer'));
+    if (alike && outcome === 'redirect') {
+      // Clicks count under the link's key (its code on another short domain is `{domain}/{code}`).
+      routing.cell ??= clicks.cell(record.code);
+      clicks.recordInCell(routing.cell, kind, country, referrerHost, now);
+    } else {
+      clicks.record({ code: record.code, kind, country, referrerHost, atMs: now });
+    }
+    return answer;
+  }
+
   /** `GET /{code}+`: where the link leads and what following it does; no redirect and no click. */
   function answerPreview(
     code: string,
@@ -273,6 +365,9 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
   ): RedirectAnswer {
     const now = Date.now();
     if (preview) return answerPreview(code, record, now, request.method, baseUrl);
+    if (record !== null && record.rules !== undefined) {
+      return answerRouted(request, code, record as Parameters<typeof answerRouted>[2], now);
+    }
     const alike =
       memo !== undefined &&
       record !== null &&

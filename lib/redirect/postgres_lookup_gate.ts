@@ -100,7 +100,7 @@ export function createLookupGate(limit: number, sql: Db, queries: LookupQueryTal
       (found) => {
         release();
         const byCode = new Map<string, ServingValues>();
-        for (const row of found) byCode.set(row[11], row as unknown as ServingValues);
+        for (const row of found) byCode.set(row[12], row as unknown as ServingValues);
         for (const waiter of batch) {
           const row = byCode.get(waiter.code);
           waiter.resolve(row === undefined ? NO_ROWS : [row]);

@@ -1,3 +1,4 @@
+import { chooseRoute, type RouteVariant } from './route_choice.ts';
 import type { ServingRecord, ServingUtm } from './serving_record.ts';
 
 /** How this deployment answers redirects (REDIRECT_STATUS, REDIRECT_CACHE_CONTROL, UTM_PARAMS, FORWARD_QUERY_PARAMS). */
@@ -31,6 +32,8 @@ export interface RedirectDecision {
     destination?: string;
     original?: string;
   };
+  /** The request headers the answer was chosen by (a link with routing rules): the `Vary` header. */
+  vary?: string;
 }
 
 /** Short negative answers are cacheable briefly so a CDN absorbs floods of unknown codes. */
@@ -58,6 +61,36 @@ export function decideRedirect(
   if (requestQuery === '') return decision;
   const cacheControl = toUnsharedCacheControl(decision.cacheControl);
   return cacheControl === decision.cacheControl ? decision : { ...decision, cacheControl };
+}
+
+/**
+ * decideRedirect for a link with routing rules (ADR 0080): the first rule `variant` matches sends the reader to
+ * its target, as if it were the link's own (the same UTM parameters, redirect status, warn page; the archived
+ * copy stands in for the link's own target only); no match, the link's own answer. Either way the answer says
+ * which headers chose it (`vary`) and is never shared-cacheable: shared caches and CDNs key and purge by path,
+ * most ignore or refuse `Vary` on User-Agent or a country header, and one cached variant would answer every
+ * reader. Browsers may still keep it for the same max-age (their own language, device and country).
+ */
+export function decideRoutedRedirect(
+  code: string,
+  record: ServingRecord & { rules: NonNullable<ServingRecord['rules']> },
+  variant: RouteVariant,
+  vary: string,
+  nowMs: number,
+  settings: RedirectSettings,
+  requestQuery = '',
+): RedirectDecision & { route: number } {
+  const route = chooseRoute(record.rules, variant);
+  const chosen = route < 0 ? record : routeRecord(record, route);
+  const decision = decideRedirect(code, chosen, nowMs, settings, requestQuery);
+  const cacheControl = toUnsharedCacheControl(decision.cacheControl);
+  return vary === '' ? { ...decision, cacheControl, route } : { ...decision, cacheControl, vary, route };
+}
+
+/** The record as rule `index` answers it: the rule's target in place of the link's, no archived copy, no rules. */
+export function routeRecord(record: ServingRecord, index: number): ServingRecord {
+  const { fallbackUrl: _fallback, rules, ...rest } = record;
+  return { ...rest, url: rules![index]!.target };
 }
 
 /** Directives that already keep an answer out of shared caches (or make them revalidate every time). */

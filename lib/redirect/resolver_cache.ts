@@ -5,7 +5,7 @@ import { DEFAULT_DOMAIN, keyCode, keyDomain } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type CanonicalTargetPolicy, targetRuleProblem } from '../targets/target_rule.ts';
 import type { LookupTallies } from './lookup_tallies.ts';
-import type { ServingRecord } from './serving_record.ts';
+import { routingRulesProblem, type ServingRecord } from './serving_record.ts';
 
 /**
  * "No such code" answers kept at most, in their own LRU beside the records': a flood of unknown codes churns
@@ -284,9 +284,23 @@ export function isServableActive(record: ServingRecord, nowMs: number): boolean 
 /** A record as it may enter the LRU, or undefined when it breaks the target rule (createRecordAdmission). */
 export type Admit = (record: ServingRecord, layer: 'serving_store' | 'postgres') => ServingRecord | undefined;
 
+/** Why a record's routing rules break the rule list's shape or a rule target the target rule, or null. */
+function rulesProblem(
+  rules: NonNullable<ServingRecord['rules']>,
+  policy: CanonicalTargetPolicy,
+): string | null {
+  const shape = routingRulesProblem(rules);
+  if (shape !== null) return shape;
+  for (const rule of rules) {
+    const problem = targetRuleProblem(rule.target, policy);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
 /**
- * Decides which records may enter the LRU: a record from the serving store or Postgres whose target or fallback
- * breaks the one target rule (lib/targets/target_rule.ts) never redirects. Checked once per LRU fill, never on
+ * Decides which records may enter the LRU: a record from the serving store or Postgres whose target, fallback or
+ * routing rule target breaks the one target rule (lib/targets/target_rule.ts) never redirects. Checked once per LRU fill, never on
  * an LRU hit. Without a policy (tests of the ladder alone) every record is admitted.
  */
 export function createRecordAdmission(
@@ -307,7 +321,8 @@ export function createRecordAdmission(
     const problem =
       targetRuleProblem(record.url, policy) ??
       (record.expiredUrl === null ? null : targetRuleProblem(record.expiredUrl, policy)) ??
-      (record.fallbackUrl === undefined ? null : targetRuleProblem(record.fallbackUrl, fallbackPolicy!));
+      (record.fallbackUrl === undefined ? null : targetRuleProblem(record.fallbackUrl, fallbackPolicy!)) ??
+      (record.rules === undefined ? null : rulesProblem(record.rules, policy));
     if (problem === null) return record;
     counted[layer].tampered.n++;
     logger?.error(

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { LINK_STATUSES, type LinkRow, SAFETY_VERDICTS } from '../stores/link_rows.ts';
+import {
+  LINK_STATUSES,
+  type LinkRow,
+  ROUTING_RULE_KINDS,
+  type RoutingRule,
+  SAFETY_VERDICTS,
+} from '../stores/link_rows.ts';
+
+/** Most routing rules a link may have, and most values one rule may list (the link model enforces both). */
+export const ROUTING_RULES_MAX = 8;
+export const ROUTING_VALUES_MAX = 30;
 
 /** A link's own UTM values (each present only when set). */
 export const servingUtmSchema = z.object({
@@ -32,6 +42,21 @@ export const servingRecordSchema = z.object({
    * every other link, so their records (and records written before it existed) are unchanged.
    */
   fallbackUrl: z.string().max(2048).optional(),
+  /**
+   * Ordered routing rules, first match wins (ADR 0080). Absent for every link without rules, so their records
+   * (and records written before it existed) are unchanged and the answerer's LRU-hit path never looks further.
+   */
+  rules: z
+    .array(
+      z.object({
+        kind: z.enum(ROUTING_RULE_KINDS),
+        values: z.array(z.string().max(8)).min(1).max(ROUTING_VALUES_MAX),
+        target: z.string().max(2048),
+      }),
+    )
+    .min(1)
+    .max(ROUTING_RULES_MAX)
+    .optional(),
 });
 export type ServingRecord = z.infer<typeof servingRecordSchema>;
 
@@ -95,7 +120,43 @@ export function toServingRecord(row: ServingRow): ServingRecord {
     ...(utm ? { utm } : {}),
     version: row.version,
     ...(row.fallbackUrl ? { fallbackUrl: row.fallbackUrl } : {}),
+    ...(row.routingRules && row.routingRules.length > 0 ? { rules: toServingRules(row.routingRules) } : {}),
   };
+}
+
+/**
+ * A stored rule list as the record carries it: fresh objects with exactly the three fields (a row's jsonb could
+ * carry more). Their shape is checked where the record enters the LRU (routingRulesProblem).
+ */
+export function toServingRules(rules: readonly RoutingRule[]): RoutingRule[] {
+  return rules.map((rule) => ({ kind: rule.kind, values: rule.values, target: rule.target }));
+}
+
+const KINDS: ReadonlySet<unknown> = new Set(ROUTING_RULE_KINDS);
+
+/**
+ * Why a rule list read from a store is not one the link model could have written, or null: 1–ROUTING_RULES_MAX
+ * rules, each a known kind, 1–ROUTING_VALUES_MAX short string values and a string target. The targets' own rule
+ * (lib/targets) is the resolver's to apply.
+ */
+export function routingRulesProblem(rules: unknown): string | null {
+  if (!Array.isArray(rules) || rules.length === 0 || rules.length > ROUTING_RULES_MAX)
+    return 'not a rule list';
+  for (const rule of rules as unknown[]) {
+    if (typeof rule !== 'object' || rule === null) return 'a rule is not an object';
+    const { kind, values, target } = rule as Record<string, unknown>;
+    if (!KINDS.has(kind)) return 'a rule has no known kind';
+    if (
+      !Array.isArray(values) ||
+      values.length === 0 ||
+      values.length > ROUTING_VALUES_MAX ||
+      !values.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 8)
+    ) {
+      return 'a rule has unreadable values';
+    }
+    if (typeof target !== 'string' || target.length > 2048) return 'a rule has no target';
+  }
+  return null;
 }
 
 /**
@@ -105,8 +166,8 @@ export function toServingRecord(row: ServingRow): ServingRecord {
 export function servingRecordFromValues(code: string, values: ServingValues): ServingRecord {
   const expiresAt = values[4];
   const expiredUrl = values[5];
-  // A link answering its archived copy (rare): the general projection.
-  if (values[10] !== null) return withFallback(code, values);
+  // A link answering its archived copy, or with routing rules (rare): the general projection.
+  if (values[10] !== null || values[11] !== null) return withExtras(code, values);
   if (!values[6] && !values[7] && !values[8]) {
     return {
       code,
@@ -132,8 +193,8 @@ export function servingRecordFromValues(code: string, values: ServingValues): Se
   };
 }
 
-/** servingRecordFromValues for a link answering its archived copy. */
-function withFallback(code: string, values: ServingValues): ServingRecord {
+/** servingRecordFromValues for a link answering its archived copy or with routing rules. */
+function withExtras(code: string, values: ServingValues): ServingRecord {
   return toServingRecord({
     code,
     targetUrl: values[0],
@@ -147,5 +208,6 @@ function withFallback(code: string, values: ServingValues): ServingRecord {
     utmMedium: values[8],
     version: values[9],
     fallbackUrl: values[10],
+    routingRules: values[11],
   });
 }

@@ -1,5 +1,5 @@
 import { LINK_STATUSES, SAFETY_VERDICTS } from '../stores/link_rows.ts';
-import type { ServingRecord } from './serving_record.ts';
+import { routingRulesProblem, type ServingRecord } from './serving_record.ts';
 import type { ServingReplica } from './serving_replica.ts';
 
 /**
@@ -31,7 +31,9 @@ export function servingKey(prefix: string, code: string): string {
  * seventh element `[campaign, source, medium]` (nulls for unset), present only when the link has any: records
  * written before it existed have six elements and still decode (no UTM of their own). A link answering its
  * archived copy (dead destination, policy `fallback`) has an eighth element, the copy's URL (the seventh is then
- * null when it has no UTM values); every other record stays as it was.
+ * null when it has no UTM values). A link with routing rules (ADR 0080) has a ninth, its rules as
+ * `[kind, values, target]` triples in order (the seventh and eighth then null when unset); every other record
+ * stays as it was.
  */
 export function encodeServingRecord(record: ServingRecord): string {
   const fields: unknown[] = [
@@ -45,9 +47,12 @@ export function encodeServingRecord(record: ServingRecord): string {
   if (record.utm) {
     fields.push([record.utm.campaign ?? null, record.utm.source ?? null, record.utm.medium ?? null]);
   }
-  if (record.fallbackUrl !== undefined) {
+  if (record.fallbackUrl !== undefined || record.rules !== undefined) {
     if (!record.utm) fields.push(null);
-    fields.push(record.fallbackUrl);
+    fields.push(record.fallbackUrl ?? null);
+  }
+  if (record.rules !== undefined) {
+    fields.push(record.rules.map((rule) => [rule.kind, rule.values, rule.target]));
   }
   return `${record.version}|${JSON.stringify(fields)}`;
 }
@@ -76,6 +81,18 @@ function decodeUtm(value: unknown): ServingRecord['utm'] | null {
   };
 }
 
+/** The ninth element back to a record's `rules`; undefined when absent, null when unreadable. */
+function decodeRules(value: unknown): ServingRecord['rules'] | null {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return null;
+  const rules = (value as unknown[]).map((triple) =>
+    Array.isArray(triple) && triple.length === 3
+      ? { kind: triple[0], values: triple[1], target: triple[2] }
+      : null,
+  );
+  return routingRulesProblem(rules) === null ? (rules as NonNullable<ServingRecord['rules']>) : null;
+}
+
 /**
  * Decodes a stored value for `code`; null for a value this version cannot read (treated as a miss). The checks
  * are servingRecordSchema's, written out: this runs on every serving-store read, where zod's safeParse (an
@@ -93,8 +110,10 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     return null;
   }
   if (!Array.isArray(fields)) return null;
-  const [url, status, safety, redirectStatus, expiresAt, expiredUrl, utmField, fallbackUrl] =
+  const [url, status, safety, redirectStatus, expiresAt, expiredUrl, utmField, fallbackField, rulesField] =
     fields as unknown[];
+  // null: a record with rules and no fallback (the eighth element held its place).
+  const fallbackUrl = fallbackField === null ? undefined : fallbackField;
   const version = Number(raw.slice(0, bar));
   if (
     typeof url !== 'string' ||
@@ -118,6 +137,8 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
   }
   const utm = decodeUtm(utmField);
   if (utm === null) return null;
+  const rules = decodeRules(rulesField);
+  if (rules === null) return null;
   const record: ServingRecord = {
     code,
     url,
@@ -129,6 +150,7 @@ export function decodeServingRecord(code: string, raw: string | null | undefined
     ...(utm ? { utm } : {}),
     version,
     ...(fallbackUrl !== undefined ? { fallbackUrl: fallbackUrl as string } : {}),
+    ...(rules !== undefined ? { rules } : {}),
   };
   return record;
 }

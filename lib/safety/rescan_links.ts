@@ -24,7 +24,7 @@ import type { Sql } from '../stores/sql.ts';
 import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from './apply_scan_result.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
-import { nextSafetyVerdict, type ScanResult } from './scan_result.ts';
+import { combineScanResults, linkDestinations, nextSafetyVerdict, type ScanResult } from './scan_result.ts';
 
 export type { RescanCursor, RescanSummary };
 
@@ -103,7 +103,12 @@ export async function scanLinkSafety(
   const row = await getLinkByCode(deps.sql, input.code);
   if (!row) throw new PermanentFailure(`no link ${input.code}`);
   const reports = (await countReportsByCode(deps.sql, [row.code])).get(row.code) ?? 0;
-  const result = withReaderReports(await deps.safety.scan(row.targetUrl), reports, {
+  const destinations = linkDestinations(row);
+  const scanned =
+    destinations.length === 1
+      ? await deps.safety.scan(row.targetUrl)
+      : combineScanResults(await deps.safety.scanMany(destinations));
+  const result = withReaderReports(scanned, reports, {
     trusted: deps.safety.isTrusted?.(row.targetUrl) ?? false,
   });
   const now = new Date();
@@ -164,13 +169,21 @@ export async function rescanLinks(
       continue;
     }
     const now = new Date();
-    const [results, reports] = await Promise.all([
-      deps.safety.scanMany(links.map((l) => l.targetUrl)),
+    // Each link's url and routing rule targets, scanned in one call, then judged together per link.
+    const destinations = links.map(linkDestinations);
+    const [flat, reports] = await Promise.all([
+      deps.safety.scanMany(destinations.flat()),
       countReportsByCode(
         deps.sql,
         links.map((l) => l.code),
       ),
     ]);
+    let at = 0;
+    const results = destinations.map((own) => {
+      const from = at;
+      at += own.length;
+      return combineScanResults(flat.slice(from, at));
+    });
     const unchanged: string[] = [];
     const candidates: { link: (typeof links)[number]; result: ScanResult }[] = [];
     for (const [i, link] of links.entries()) {

@@ -2,7 +2,7 @@ import { type FieldError, TargetBlockedError } from '../shared/errors.ts';
 import { fieldProblem } from '../shared/field_problems.ts';
 import type { SafetyVerdict } from '../stores/link_rows.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
-import { describeScanResult, nextSafetyVerdict, type ScanResult } from './scan_result.ts';
+import { describeScanResult, nextSafetyVerdict, type ScanResult, toScanResult } from './scan_result.ts';
 
 /** The safety columns a new link (or a new destination) starts with. */
 export interface InitialSafety {
@@ -19,7 +19,11 @@ export interface InitialSafety {
  */
 export async function scanNewTargets(
   scanner: SafetyScanner,
-  input: { url: string; expiredUrl?: string | null | undefined },
+  input: {
+    url: string;
+    expiredUrl?: string | null | undefined;
+    rules?: readonly { target: string }[] | undefined;
+  },
   now: Date,
 ): Promise<InitialSafety> {
   return (await scanChangedTargets(scanner, input, now))!;
@@ -27,20 +31,32 @@ export async function scanNewTargets(
 
 /**
  * scanNewTargets for an edit: only the URLs given are scanned; the new safety columns when `url` was given,
- * null when only the fallback changed.
+ * null when only the fallback changed. Routing rule targets (ADR 0080) are destinations like `url`: a blocked
+ * one is a 422 naming `rules.{i}.target`, and the link's verdict is the worst of `url` and every rule target, so
+ * a warned rule target puts the interstitial in front of the link. An edit of the rules passes the link's
+ * current `url` with them, because the verdict covers the whole set.
  */
 export async function scanChangedTargets(
   scanner: SafetyScanner,
-  input: { url?: string | undefined; expiredUrl?: string | null | undefined },
+  input: {
+    url?: string | undefined;
+    expiredUrl?: string | null | undefined;
+    rules?: readonly { target: string }[] | null | undefined;
+  },
   now: Date,
 ): Promise<InitialSafety | null> {
-  const urls = [input.url, input.expiredUrl ?? undefined].filter((u): u is string => u !== undefined);
+  const ruleTargets = (input.rules ?? []).map((r) => r.target);
+  const urls = [input.url, ...ruleTargets, input.expiredUrl ?? undefined].filter(
+    (u): u is string => u !== undefined,
+  );
   if (urls.length === 0) return null;
   const results = await scanner.scanMany(urls);
+  const first = input.url !== undefined ? 1 : 0;
   return judgeNewTargets(
     input.url !== undefined ? results[0] : undefined,
     input.expiredUrl ? results.at(-1) : undefined,
     now,
+    results.slice(first, first + ruleTargets.length),
   );
 }
 
@@ -52,11 +68,20 @@ export function judgeNewTargets(
   main: ScanResult | undefined,
   fallback: ScanResult | undefined,
   now: Date,
+  rules: readonly ScanResult[] = [],
 ): InitialSafety | null {
   const errors: FieldError[] = [];
   if (main?.verdict === 'blocked') {
     errors.push({ path: 'url', message: fieldProblem('blocked', { reason: describeScanResult(main) }) });
   }
+  rules.forEach((rule, i) => {
+    if (rule.verdict === 'blocked') {
+      errors.push({
+        path: `rules.${i}.target`,
+        message: fieldProblem('blocked', { reason: describeScanResult(rule) }),
+      });
+    }
+  });
   if (fallback && fallback.verdict !== 'clean') {
     errors.push({
       path: 'expiredUrl',
@@ -68,9 +93,18 @@ export function judgeNewTargets(
   }
   if (errors.length > 0) throw new TargetBlockedError(errors);
   if (!main) return null;
+  // The link's verdict covers every destination it sends readers to: its url and each rule target.
+  const whole =
+    rules.length === 0
+      ? main
+      : toScanResult(
+          main.url,
+          [main, ...rules].flatMap((r) => r.findings),
+          [main, ...rules].every((r) => r.complete),
+        );
   return {
-    safety: nextSafetyVerdict('unknown', main),
-    safetyReason: describeScanResult(main),
-    safetyCheckedAt: main.complete ? now : null,
+    safety: nextSafetyVerdict('unknown', whole),
+    safetyReason: describeScanResult(whole),
+    safetyCheckedAt: whole.complete ? now : null,
   };
 }

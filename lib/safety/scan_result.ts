@@ -55,3 +55,24 @@ export function nextSafetyVerdict(previous: SafetyVerdict, result: ScanResult): 
   if (result.complete) return result.verdict;
   return worseVerdict<SafetyVerdict>(previous, result.verdict);
 }
+
+/**
+ * One link's verdict from the results of all its destinations — its url first, then each routing rule's target
+ * (ADR 0080): every finding counts, and it is complete only when every scan was.
+ */
+export function combineScanResults(results: readonly ScanResult[]): ScanResult {
+  if (results.length === 1) return results[0]!;
+  return toScanResult(
+    results[0]!.url,
+    results.flatMap((r) => r.findings),
+    results.every((r) => r.complete),
+  );
+}
+
+/** A link's destinations as a scan takes them: its url, then each routing rule's target. */
+export function linkDestinations(link: {
+  targetUrl: string;
+  routingRules?: readonly { target: string }[] | null;
+}): string[] {
+  return link.routingRules ? [link.targetUrl, ...link.routingRules.map((r) => r.target)] : [link.targetUrl];
+}

@@ -91,6 +91,11 @@ export const PROBLEM_TEXTS = {
   importUnreadable: 'cannot be read as CSV from line {line}',
   importExtraFields: 'has more fields than the header: {fields}',
   logoSvgOnly: 'an SVG logo goes into an SVG code only; upload a PNG logo for PNG or PDF',
+  ruleLanguage: 'must be a primary language tag of 2–3 letters ({examples})',
+  ruleDevice: 'must be one of {devices}',
+  ruleCountry: 'must be an ISO 3166-1 alpha-2 country code ({examples})',
+  maxRules: 'at most {max} rules',
+  ruleValuesMissing: 'name at least one value',
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_TEXTS;

@@ -55,6 +55,7 @@ export async function createKvWriter(options: SnapshotWriterOptions): Promise<Sn
         status: answer.status,
         cacheControl: answer.cacheControl,
         ...(answer.location !== undefined ? { location: answer.location } : {}),
+        ...(answer.routed ? { routed: 'default target: routing rules are not applied here' } : {}),
         ...(answer.page !== undefined
           ? { page: answer.page, html: renderStaticPage(answer.page, answer.destination) }
           : {}),

@@ -83,6 +83,8 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
         skipped.push(code);
         return;
       }
+      if (answer.routed)
+        await entries.write(`# /${code} has routing rules: this is its default target (ADR 0080)\n`);
       await entries.write(`${toNginxString(`/${code} ${toCaseMask(code, maskLength)}`)} ${value};\n`);
       count++;
       if (answer.page === 'warn') {
@@ -107,6 +109,8 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
         [
           `# Lifeline static snapshot of ${options.shortBaseUrl}, generated ${options.generatedAt}: the answer every`,
           '# code had at that moment. Include in the http context; regenerate (and `nginx -s reload`) to follow changes.',
+          '# Links with routing rules (language, device, country) answer their default target here, for every reader:',
+          '# a static file cannot choose; their entries are marked.',
           `map_hash_max_size ${hashMax};`,
           'map_hash_bucket_size 128;',
           'geo $lifeline_dollar { default "$"; }',

@@ -27,7 +27,9 @@ export async function createRedirectsWriter(options: SnapshotWriterOptions): Pro
   const mode = SNAPSHOT_FILE_MODE;
   await out.write(
     `# Lifeline static snapshot of ${options.shortBaseUrl}, generated ${options.generatedAt}: the answer every\n` +
-      '# code had at that moment. Regenerate to follow changes.\n',
+      '# code had at that moment. Regenerate to follow changes.\n' +
+      '# Links with routing rules (language, device, country) answer their default target here, for every\n' +
+      '# reader: a static file cannot choose; their lines are marked.\n',
   );
   let count = 0;
   const skipped: string[] = [];
@@ -44,6 +46,7 @@ export async function createRedirectsWriter(options: SnapshotWriterOptions): Pro
         skipped.push(answer.code);
         return;
       }
+      if (answer.routed) await out.write(`# /${code} has routing rules: this is its default target\n`);
       await out.write(`${line}\n`);
       count++;
       if (answer.page === 'warn') {

@@ -28,7 +28,7 @@ export function emptyRefusedRows(): RefusedSnapshotRows {
  * passing the code rule, and no Location is written that the live service would not send.
  */
 export function admitSnapshotRow(
-  row: Pick<LinkRow, 'code' | 'targetUrl' | 'expiredUrl'>,
+  row: Pick<LinkRow, 'code' | 'targetUrl' | 'expiredUrl'> & Partial<Pick<LinkRow, 'routingRules'>>,
   policy: CanonicalTargetPolicy,
   refused: RefusedSnapshotRows,
 ): boolean {
@@ -36,6 +36,8 @@ export function admitSnapshotRow(
   if (!isPossibleLinkKey(row.code)) rule = 'code';
   else if (targetRuleProblem(row.targetUrl, policy) !== null) rule = 'target';
   else if (row.expiredUrl !== null && targetRuleProblem(row.expiredUrl, policy) !== null) rule = 'fallback';
+  // A rule target that breaks the rule makes the live resolver answer 404 for the whole code: so does the snapshot.
+  else if (row.routingRules?.some((r) => targetRuleProblem(r.target, policy) !== null)) rule = 'target';
   if (rule === null) return true;
   if (rule === 'code') refused.codeRule++;
   else refused.targetRule++;

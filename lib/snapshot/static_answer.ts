@@ -18,13 +18,19 @@ export interface StaticAnswer {
   page?: Exclude<StaticPage, 'not_found'>;
   /** The warn page's destination. */
   destination?: string;
+  /**
+   * The link has routing rules (ADR 0080): a static file cannot choose by language, device or country, so this is
+   * the answer of readers no rule matches (the link's own target), and the writers say so beside it.
+   */
+  routed?: true;
 }
 
 /**
  * The answer Lifeline gives for `row` at `nowMs` (lib/redirect/redirect_policy.ts decides, exactly as for a live
  * request without query parameters), or null when it is "not found" (pending links: the snapshot's default).
  * A link switched to its archived copy answers a 302 to the copy whatever DEAD_FALLBACK_ANSWER says: the copy
- * is what the page would offer, and a snapshot keeps one page per kind, not one per code.
+ * is what the page would offer, and a snapshot keeps one page per kind, not one per code. A link with routing
+ * rules answers its own target (the answer of readers no rule matches), marked `routed`.
  */
 export function toStaticAnswer(row: LinkRow, nowMs: number, settings: RedirectSettings): StaticAnswer | null {
   // The code on its own short domain: each domain's snapshot is written apart (write_snapshot.ts, ADR 0078).
@@ -39,6 +45,7 @@ export function toStaticAnswer(row: LinkRow, nowMs: number, settings: RedirectSe
     status: decision.status,
     cacheControl: decision.cacheControl,
   };
+  if (row.routingRules && row.routingRules.length > 0) answer.routed = true;
   if (decision.location !== undefined) answer.location = decision.location;
   else if (decision.page && decision.page.kind !== 'not_found' && decision.page.kind !== 'archived') {
     answer.page = decision.page.kind;

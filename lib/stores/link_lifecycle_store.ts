@@ -24,13 +24,17 @@ export interface RescanCursor {
 }
 
 /** A link as a re-scan checks it, with its last click time (null: never clicked). */
-export type RescanLink = Pick<LinkRow, 'code' | 'targetUrl' | 'safety' | 'safetyReason' | 'version'> & {
+export type RescanLink = Pick<
+  LinkRow,
+  'code' | 'targetUrl' | 'safety' | 'safetyReason' | 'version' | 'routingRules'
+> & {
   lastClickedAt: Date | null;
 };
 
 /**
  * The next links a re-scan should check: live links (active or pending) whose verdict was not verified
- * since the run started, after `cursor`, optionally only those whose target contains `contains`.
+ * since the run started, after `cursor`, optionally only those whose target (or a routing rule's) contains
+ * `contains`.
  * The `recent` phase walks link_last_clicks by last_clicked_at DESC (index link_last_clicks_recent_idx), then
  * the links never clicked by code; a link clicked while the run goes jumps ahead of the cursor, so the `sweep`
  * phase walks codes for whatever is still unverified.
@@ -42,8 +46,15 @@ export async function listLinksToRescan(
   const { cursor, limit } = options;
   const due = db`l.status IN ('active', 'pending') AND l.deleted_at IS NULL
     AND (l.safety_checked_at IS NULL OR l.safety_checked_at < ${options.startedAt})
-    ${options.contains === undefined ? db`` : db`AND position(${options.contains} in lower(l.target_url)) > 0`}`;
-  const columns = db`l.code, l.target_url AS "targetUrl", l.safety, l.safety_reason AS "safetyReason", l.version`;
+    ${
+      options.contains === undefined
+        ? db``
+        : // A routing rule's target is one of the link's destinations (ADR 0080): a blocklist entry can affect it.
+          db`AND (position(${options.contains} in lower(l.target_url)) > 0
+                  OR position(${options.contains} in lower(coalesce(l.routing_rules::text, ''))) > 0)`
+    }`;
+  const columns = db`l.code, l.target_url AS "targetUrl", l.safety, l.safety_reason AS "safetyReason", l.version,
+    l.routing_rules AS "routingRules"`;
   if (cursor.phase === 'sweep') {
     // The sweep's cursor is the code alone: the last click time is not read (no join).
     return db<RescanLink[]>`

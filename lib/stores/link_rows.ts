@@ -12,6 +12,23 @@ export type SafetyVerdict = (typeof SAFETY_VERDICTS)[number];
 export type LinkOrigin = (typeof LINK_ORIGINS)[number];
 export type VendorState = (typeof VENDOR_STATES)[number];
 
+/** What a routing rule matches on (docs/adr/0080-routing-rules-on-the-link-row.md). */
+export const ROUTING_RULE_KINDS = ['language', 'device', 'country'] as const;
+export type RoutingRuleKind = (typeof ROUTING_RULE_KINDS)[number];
+/** The devices a `device` rule tells apart, from the User-Agent. */
+export const ROUTING_DEVICES = ['ios', 'android', 'desktop'] as const;
+export type RoutingDevice = (typeof ROUTING_DEVICES)[number];
+
+/**
+ * One routing rule as stored (an element of `links.routing_rules`, migration 0105): readers whose language
+ * (primary tag, lower case), device or country (ISO 3166 alpha-2, upper case) is one of `values` go to `target`.
+ */
+export interface RoutingRule {
+  kind: RoutingRuleKind;
+  values: string[];
+  target: string;
+}
+
 /** A link as stored (one row of `links`). */
 export interface LinkRow {
   /** The link's key (lib/shared/link_key.ts): its code on the default short domain, `{domain}/{code}` on another. */
@@ -47,6 +64,8 @@ export interface LinkRow {
    * (migrations/0092_links_archive_fallback.sql); null: the link answers its target.
    */
   fallbackUrl: string | null;
+  /** Ordered routing rules, first match wins (migrations/0105_links_routing_rules.sql); null: none. */
+  routingRules: RoutingRule[] | null;
 }
 
 export interface VendorLinkRow {
@@ -76,6 +95,7 @@ export type ServingRow = Pick<
   | 'utmMedium'
   | 'version'
   | 'fallbackUrl'
+  | 'routingRules'
 >;
 
 /**
@@ -95,6 +115,7 @@ export type ServingValues = readonly [
   utmMedium: string | null,
   version: number,
   fallbackUrl: string | null,
+  routingRules: RoutingRule[] | null,
 ];
 
 /** ServingValues with the row's code appended: selectManyServingValues's rows. */

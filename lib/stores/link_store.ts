@@ -3,6 +3,7 @@ import type {
   LinkOrigin,
   LinkRow,
   LinkStatus,
+  RoutingRule,
   SafetyVerdict,
   ServingRow,
   ServingValues,
@@ -19,7 +20,7 @@ export const LINK_COLUMNS = `
   utm_campaign AS "utmCampaign", utm_source AS "utmSource", utm_medium AS "utmMedium",
   dedupe_key AS "dedupeKey", source_version AS "sourceVersion",
   deleted_at AS "deletedAt", created_at AS "createdAt", updated_at AS "updatedAt", version,
-  fallback_url AS "fallbackUrl", domain`;
+  fallback_url AS "fallbackUrl", domain, routing_rules AS "routingRules"`;
 
 /** The stored domain of a `code` column holding a link's key, in SQL (keyDomain of lib/shared/link_key.ts). */
 export const KEY_DOMAIN_SQL = `(CASE WHEN strpos(code, '/') = 0 THEN '' ELSE split_part(code, '/', 1) END)`;
@@ -32,7 +33,7 @@ export const QUALIFIED_LINK_COLUMNS = `
   l.utm_campaign AS "utmCampaign", l.utm_source AS "utmSource", l.utm_medium AS "utmMedium",
   l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion",
   l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version,
-  l.fallback_url AS "fallbackUrl", l.domain`;
+  l.fallback_url AS "fallbackUrl", l.domain, l.routing_rules AS "routingRules"`;
 
 /**
  * The columns a link's serving record is made of (lib/redirect/serving_record.ts, ServingRow): the resolver's
@@ -67,7 +68,8 @@ export async function getServingRowByCode(db: Db, code: string): Promise<Serving
   const rows = await db<ServingRow[]>`
     SELECT code, target_url AS "targetUrl", status, safety, expires_at AS "expiresAt", expired_url AS "expiredUrl",
       redirect_status AS "redirectStatus", utm_campaign AS "utmCampaign", utm_source AS "utmSource",
-      utm_medium AS "utmMedium", version, fallback_url AS "fallbackUrl"
+      utm_medium AS "utmMedium", version, fallback_url AS "fallbackUrl",
+      routing_rules AS "routingRules"
     FROM links WHERE code = ${code}`;
   return rows[0] ?? null;
 }
@@ -80,19 +82,19 @@ export async function getServingRowByCode(db: Db, code: string): Promise<Serving
  * its prepared statement up by it on every call (hashing every character), so each character is paid per lookup.
  */
 export function selectServingValues(db: Db, code: string): Promise<ServingValues[]> {
-  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,fallback_url FROM links WHERE code=${code}`.values() as unknown as Promise<
+  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,fallback_url,routing_rules FROM links WHERE code=${code}`.values() as unknown as Promise<
     ServingValues[]
   >;
 }
 
 /**
  * selectServingValues for many codes in one statement: each found row's ServingValues with its code appended
- * (index 11), in no particular order; codes not stored have no row. The resolver batches the lookups that
+ * (index 12), in no particular order; codes not stored have no row. The resolver batches the lookups that
  * queue for a connection into one of these (createLookupGate in lib/redirect/layered_resolver.ts). One
  * statement text for any number of codes (one array parameter), so one prepared statement.
  */
 export function selectManyServingValues(db: Db, codes: readonly string[]): Promise<ServingValuesWithCode[]> {
-  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,fallback_url,code FROM links WHERE code=ANY(${codes as string[]})`.values() as unknown as Promise<
+  return db`SELECT target_url,status,safety,redirect_status,expires_at,expired_url,utm_campaign,utm_source,utm_medium,version,fallback_url,routing_rules,code FROM links WHERE code=ANY(${codes as string[]})`.values() as unknown as Promise<
     ServingValuesWithCode[]
   >;
 }
@@ -135,6 +137,7 @@ export interface NewLink {
   utmMedium?: string | null;
   dedupeKey?: string | null;
   sourceVersion?: Date | null;
+  routingRules?: RoutingRule[] | null;
 }
 
 /**
@@ -145,13 +148,14 @@ export async function insertLink(db: Db, link: NewLink): Promise<LinkRow | null>
   const rows = await db<LinkRow[]>`
     INSERT INTO links (code, domain, target_url, status, safety, safety_reason, safety_checked_at, origin, site, post_id,
                        title, owner, expires_at, expired_url, redirect_status, tags, dedupe_key, source_version,
-                       utm_campaign, utm_source, utm_medium)
+                       utm_campaign, utm_source, utm_medium, routing_rules)
     VALUES (${link.code}, ${keyDomain(link.code)}, ${link.targetUrl}, ${link.status}, ${link.safety ?? 'unknown'},
             ${link.safetyReason ?? null}, ${link.safetyCheckedAt ?? null}, ${link.origin},
             ${link.site ?? null}, ${link.postId ?? null}, ${link.title ?? null}, ${link.owner},
             ${link.expiresAt ?? null}, ${link.expiredUrl ?? null}, ${link.redirectStatus ?? null},
             ${db.array(link.tags ?? [])}, ${link.dedupeKey ?? null}, ${link.sourceVersion ?? null},
-            ${link.utmCampaign ?? null}, ${link.utmSource ?? null}, ${link.utmMedium ?? null})
+            ${link.utmCampaign ?? null}, ${link.utmSource ?? null}, ${link.utmMedium ?? null},
+            ${link.routingRules ? db.json(link.routingRules as never) : null})
     ON CONFLICT DO NOTHING
     RETURNING ${db.unsafe(LINK_COLUMNS)}`;
   return rows[0] ?? null;
@@ -175,6 +179,8 @@ export interface LinkChanges {
   sourceVersion?: Date | null;
   deletedAt?: Date | null;
   dedupeKey?: string | null;
+  /** null: no rules (an empty list is stored as null too). */
+  routingRules?: RoutingRule[] | null;
 }
 
 const CHANGE_COLUMNS: Record<keyof LinkChanges, string> = {
@@ -194,6 +200,7 @@ const CHANGE_COLUMNS: Record<keyof LinkChanges, string> = {
   sourceVersion: 'source_version',
   deletedAt: 'deleted_at',
   dedupeKey: 'dedupe_key',
+  routingRules: 'routing_rules',
 };
 
 /**
@@ -208,7 +215,10 @@ export async function updateLink(
 ): Promise<LinkRow | null> {
   const set: Record<string, unknown> = {};
   for (const [key, column] of Object.entries(CHANGE_COLUMNS) as [keyof LinkChanges, string][]) {
-    if (changes[key] !== undefined) set[column] = changes[key];
+    const value = changes[key];
+    if (value === undefined) continue;
+    // jsonb: written as JSON (postgres.js would send a JS array as a Postgres array).
+    set[column] = key === 'routingRules' && value !== null ? db.json(value as never) : value;
   }
   const columns = Object.keys(set);
   const versionCheck = expectedVersion === undefined ? db`` : db`AND version = ${expectedVersion}`;

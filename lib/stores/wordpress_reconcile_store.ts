@@ -30,7 +30,8 @@ const L_COLUMNS = `
   l.expires_at AS "expiresAt", l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.tags,
   l.utm_campaign AS "utmCampaign", l.utm_source AS "utmSource", l.utm_medium AS "utmMedium",
   l.dedupe_key AS "dedupeKey", l.source_version AS "sourceVersion",
-  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version`;
+  l.deleted_at AS "deletedAt", l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.version,
+  l.routing_rules AS "routingRules"`;
 
 /** One link's new values in a mass change (null: leave as it is). */
 export interface LinkBatchChange {

@@ -31,6 +31,7 @@ import {
 } from '../../lib/links/get_link.ts';
 import type { StoredLink as LinkRow } from '../../lib/links/link.ts';
 import {
+  batchLinkInputSchema,
   createLinkInputSchema,
   linkSchema,
   postIdSchema,
@@ -114,10 +115,11 @@ export const LINK_OPERATIONS = [
     summary: 'Create up to 1,000 links; per-item results in input order',
     scope: 'links:write',
     parameters: [idempotencyKey],
-    // The handler validates the items one by one; described whole, each item is a CreateLinkInput.
+    // The handler validates the items one by one; described whole, each item is a BatchLinkInput (a
+    // CreateLinkInput without routing rules).
     body: named(
       'CreateLinksBatchInput',
-      createLinksBatchInputSchema.extend({ links: z.array(createLinkInputSchema).min(1).max(1000) }),
+      createLinksBatchInputSchema.extend({ links: z.array(batchLinkInputSchema).min(1).max(1000) }),
     ),
     responses: {
       200: {
@@ -228,7 +230,7 @@ export const LINK_OPERATIONS = [
     path: '/links/{code}',
     operationId: 'updateLink',
     summary:
-      'Retarget, retitle, change expiry, status (active|gone), redirect status or tags; audited and synced',
+      'Retarget, retitle, change expiry, status (active|gone), redirect status, tags or routing rules; audited and synced',
     scope: 'links:write',
     parameters: [codeParam, domainParam, ifMatch],
     body: named('UpdateLinkInput', updateLinkInputSchema),

@@ -25,6 +25,13 @@ import {
   toFormValues,
   toLinkInput,
 } from '../../lib/ui/link_form.ts';
+import {
+  applyRuleOp,
+  type RuleRow,
+  toRuleFieldMap,
+  toRuleRows,
+  toRulesInput,
+} from '../../lib/ui/rules_form.ts';
 import { defaultStatsWindow, parseStatsWindow } from '../../lib/ui/stats_window.ts';
 import { toLocalInput } from '../../lib/ui/time_zone.ts';
 import type { WebDeps } from '../app_env.ts';
@@ -67,6 +74,18 @@ function toEditValues(row: LinkRow, i18n: I18n): FormValues {
   };
 }
 
+/** Labels for the rules editor's errors: each row field named with its rule's number. */
+function ruleFieldLabels(i18n: I18n): Record<string, string> {
+  const labels: Record<string, string> = { rules: i18n.t('rules.title') };
+  for (let i = 0; i < 12; i++) {
+    const rule = i18n.t('rules.rule', { n: i + 1 });
+    labels[`rules.${i}.kind`] = `${rule}: ${i18n.t('rules.kind')}`;
+    labels[`rules.${i}.values`] = `${rule}: ${i18n.t('rules.values')}`;
+    labels[`rules.${i}.target`] = `${rule}: ${i18n.t('rules.target')}`;
+  }
+  return labels;
+}
+
 /** /ui/links/:code: the link's page, and the edit and delete forms on it. */
 export function createLinkDetailRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
@@ -79,6 +98,7 @@ export function createLinkDetailRoutes(deps: WebDeps) {
     options: {
       notice?: Notice;
       edit?: { values: FormValues; errors: Record<string, string> };
+      rules?: { rows: RuleRow[]; errors: Record<string, string> };
       deleteError?: string;
       days?: number;
       /** Stats over the editor's own dates (from, to), instead of the last `days` days. */
@@ -135,6 +155,14 @@ export function createLinkDetailRoutes(deps: WebDeps) {
                 ),
               }
             : { values: toEditValues(row, c.get('i18n')), errors: {} }
+        }
+        rules={
+          options.rules
+            ? {
+                rows: options.rules.rows,
+                errors: toFieldSentences(options.rules.errors, ruleFieldLabels(c.get('i18n')), c.get('i18n')),
+              }
+            : { rows: toRuleRows(row.routingRules, c.get('i18n').t('common.listSeparator')), errors: {} }
         }
         deleteError={options.deleteError}
         postLocked={isPostLinkLocked(row, c.get('session')!.user.role === 'admin')}
@@ -224,6 +252,48 @@ export function createLinkDetailRoutes(deps: WebDeps) {
       if (error instanceof AppError && (error.status === 422 || error.status === 403)) {
         return render(c, row, {
           edit: { values, errors: toFieldMap(error.extra.errors) },
+          status: error.status,
+        });
+      }
+      throw error;
+    }
+  });
+
+  app.post('/:code/rules', async (c) => {
+    const session = c.get('session')!;
+    const code = c.req.param('code');
+    const row = await loadLink(code);
+    const form = toFormValues(await c.req.parseBody());
+    const rows = applyRuleOp(form, form.op);
+    const parsed = updateLinkInputSchema.safeParse({ rules: toRulesInput(rows) });
+    if (!parsed.success) {
+      return render(c, row, {
+        rules: { rows, errors: toRuleFieldMap(toFieldErrors(parsed.error)) },
+        status: 422,
+      });
+    }
+    const version = Number(form.version);
+    const path = `/ui/links/${encodeURIComponent(code)}`;
+    try {
+      const result = await editLink(deps, code, parsed.data, `user:${session.user.email}`, {
+        ...(Number.isSafeInteger(version) && version > 0 ? { expectedVersion: version } : {}),
+        mayManagePostLinks: session.user.role === 'admin',
+      });
+      if (!result.changed) return c.redirect(`${path}?unchanged=1#rules`, 303);
+      return c.redirect(`${path}?saved=1${result.sync === 'deferred' ? '&sync=deferred' : ''}#rules`, 303);
+    } catch (error) {
+      if (error instanceof PreconditionFailedError) {
+        const fresh = await loadLink(code);
+        const { t } = c.get('i18n');
+        return render(c, fresh, {
+          notice: { tone: 'warn', title: t('notice.conflict.title'), text: t('notice.conflict.text') },
+          rules: { rows, errors: {} },
+          status: 409,
+        });
+      }
+      if (error instanceof AppError && (error.status === 422 || error.status === 403)) {
+        return render(c, row, {
+          rules: { rows, errors: toRuleFieldMap(error.extra.errors ?? []) },
           status: error.status,
         });
       }

@@ -186,6 +186,27 @@ describe('rescanLinksWorkflow', () => {
     assert.deepEqual(swept.map((l) => l.code).sort(), [a, b].sort());
   });
 
+  test('a routing rule target that turns malicious blocks its link, found by the target text it contains', async () => {
+    const res = await h.api('/api/v1/links', {
+      method: 'POST',
+      json: {
+        url: 'https://news-site.example/en/routed',
+        rules: [{ kind: 'language', values: ['ar'], target: 'https://rule-target.example/ar/routed' }],
+      },
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    const code = ((await res.json()) as { code: string }).code;
+    assert.equal(await safetyOf(code), 'clean');
+    fake.addThreat('https://rule-target.example/ar/routed', 'MALWARE');
+    // A blocklist-style run: only links whose url or rule targets contain the text (ADR 0080).
+    const { report } = await runRescan({ contains: 'rule-target.example' });
+    assert.deepEqual(report.changedTo, { blocked: 1 });
+    assert.equal(await safetyOf(code), 'blocked');
+    // Blocked for every reader, whichever target they would have matched.
+    assert.equal((await h.app.request(`/${code}`)).status, 451);
+    assert.equal((await h.app.request(`/${code}`, { headers: { 'Accept-Language': 'ar' } })).status, 451);
+  });
+
   test('three distinct reader reports keep a link at warn however clean its target scans', async () => {
     const code = await createLink('https://reported.example/');
     for (const who of ['r1', 'r2', 'r3']) {

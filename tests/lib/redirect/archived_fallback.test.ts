@@ -131,11 +131,12 @@ describe('the serving record', () => {
       null,
       3,
       COPY,
+      null,
     ];
     const fromValues = servingRecordFromValues('Ab3_x', values);
     assert.deepEqual(fromValues, record({ fallbackUrl: COPY, utm: { campaign: 'c' } }));
     assert.deepEqual(
-      servingRecordFromValues('Ab3_x', [...values.slice(0, 10), null] as unknown as ServingValues),
+      servingRecordFromValues('Ab3_x', [...values.slice(0, 10), null, null] as unknown as ServingValues),
       record({ utm: { campaign: 'c' } }),
     );
     assert.equal('fallbackUrl' in toServingRecord(linkRow({ fallbackUrl: null })), false);
@@ -179,6 +180,7 @@ function linkRow(overrides: Partial<LinkRow>): LinkRow {
     updatedAt: new Date(NOW),
     version: 3,
     fallbackUrl: null,
+    routingRules: null,
     ...overrides,
   };
 }

@@ -39,6 +39,7 @@ function row(overrides: Partial<LinkRow> = {}): LinkRow {
     updatedAt: new Date(NOW),
     version: 1,
     fallbackUrl: null,
+    routingRules: null,
     ...overrides,
   };
 }

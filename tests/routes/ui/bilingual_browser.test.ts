@@ -107,6 +107,20 @@ async function seed() {
       ])},
       ${h.db.sql.json({ protocol: 'TLSv1.3', issuer: 'R11', validTo: '2027-02-01T00:00:00.000Z', error: null })},
       ${CHECKED_TITLE}, 1, now(), now() + interval '7 days')`;
+  // One printed code per language's run of the rules editor: Arabic readers to the Arabic edition.
+  for (const locale of ['en', 'ar']) {
+    codes[`rules-${locale}`] = await create({
+      url: `https://www.example-news.com/2026/12/01/budget-explained-${locale}`,
+      title: 'The budget, explained',
+      rules: [
+        {
+          kind: 'language',
+          values: ['ar'],
+          target: `https://news.example/ar/2026/12/01/${wp('الموازنة')}-${locale}`,
+        },
+      ],
+    });
+  }
   await h.api(`/api/v1/links/${codes.cairo}`, {
     method: 'PATCH',
     json: {
@@ -344,6 +358,92 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         } finally {
           await editorContext.close();
         }
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(problems, []);
+    });
+  }
+
+  for (const locale of ['en', 'ar'] as const) {
+    test(`the routing rules editor in ${locale === 'en' ? 'English' : 'Arabic'}: add, reorder, remove, a refused value, without script`, async () => {
+      const { t } = createI18n(locale);
+      const problems: string[] = [];
+      // The editor works without JavaScript: every button is a form submit.
+      const context = await browser.newContext({
+        locale: locale === 'ar' ? 'ar-EG' : 'en-GB',
+        timezoneId: 'UTC',
+        viewport: { width: 1280, height: 900 },
+        javaScriptEnabled: false,
+      });
+      const code = codes[`rules-${locale}`]!;
+      const card = (page: Page) => page.locator('section#rules');
+      const kinds = async (page: Page) =>
+        card(page)
+          .locator('fieldset.rule-row:not([data-rule=new]) select')
+          .evaluateAll((els) => els.map((el) => (el as HTMLSelectElement).value));
+      const submit = async (page: Page, button: ReturnType<Page['locator']>) => {
+        await Promise.all([page.waitForEvent('load'), button.click()]);
+        await card(page).waitFor();
+      };
+      try {
+        const page = await openPage(context, problems);
+        await signIn(page, ADMIN);
+        await page.goto(`${server.base}/ui/links/${code}`);
+        await card(page)
+          .getByRole('heading', { name: t('rules.title') })
+          .waitFor();
+        assert.deepEqual(await kinds(page), ['language']);
+        assert.match(await page.locator('#field-rules\\.0\\.target').inputValue(), /news\.example\/ar\//);
+        await card(page).scrollIntoViewIfNeeded();
+        await shotAndCheck(page, locale, '30-rules');
+
+        // Add: the blank row, filled in, then saved.
+        await page.locator('#field-rules\\.1\\.kind').selectOption('country');
+        await page.locator('#field-rules\\.1\\.values').fill('eg, sa');
+        await page.locator('#field-rules\\.1\\.target').fill('https://news.example/mena/budget');
+        await submit(
+          page,
+          card(page)
+            .getByRole('button', { name: t('rules.save') })
+            .last(),
+        );
+        assert.match(page.url(), /saved=1/);
+        assert.deepEqual(await kinds(page), ['language', 'country']);
+        assert.equal(
+          await page.locator('#field-rules\\.1\\.values').inputValue(),
+          `EG${t('common.listSeparator')}SA`,
+        );
+
+        // Reorder: the country rule first (first match wins), saved at once.
+        await submit(page, card(page).getByRole('button', { name: t('rules.up', { n: 2 }) }));
+        assert.deepEqual(await kinds(page), ['country', 'language']);
+        const [row] = await server.h.db.sql`SELECT routing_rules FROM links WHERE code = ${code}`;
+        assert.deepEqual(
+          (row!.routing_rules as { kind: string }[]).map((r) => r.kind),
+          ['country', 'language'],
+        );
+
+        // A refused value: the error next to its field, in the page's language, nothing saved.
+        await page.locator('#field-rules\\.0\\.values').fill('Egypt');
+        await submit(
+          page,
+          card(page)
+            .getByRole('button', { name: t('rules.save') })
+            .last(),
+        );
+        await card(page).locator('.notice-bad').waitFor();
+        assert.ok(await page.locator('#field-rules\\.0\\.values-message').isVisible());
+        await shotAndCheck(page, locale, '31-rules-error');
+        const [unchanged] = await server.h.db.sql`SELECT routing_rules FROM links WHERE code = ${code}`;
+        assert.deepEqual((unchanged!.routing_rules as { values: string[] }[])[0]!.values, ['EG', 'SA']);
+
+        // Remove: the first rule goes; the language rule is left.
+        await page.goto(`${server.base}/ui/links/${code}`);
+        await submit(page, card(page).getByRole('button', { name: t('rules.remove', { n: 1 }) }));
+        assert.deepEqual(await kinds(page), ['language']);
+        await card(page).scrollIntoViewIfNeeded();
+        await shotAndCheck(page, locale, '32-rules-removed');
       } finally {
         await context.close();
       }
