@@ -49,7 +49,7 @@ export async function setBenchRules(dbName: string, codes: number, on: boolean):
       ])
     : null;
   await sql`
-    UPDATE links SET routing_rules = ${rules}::jsonb, version = version + 1
+    UPDATE links SET routing_rules = ${rules}::text::jsonb, version = version + 1
     WHERE code IN (SELECT ${CODE_PREFIX} || i FROM generate_series(1, ${codes}::int) AS i)`;
   await sql.end();
   say(`${on ? 'set' : 'removed'} three routing rules on ${codes.toLocaleString('en')} links`);
