@@ -318,20 +318,21 @@ export interface SyncQueueGaugeValues {
 }
 
 /**
- * The sync queue's gauges (ADR 0024), read from Postgres when scraped (one read per scrape, shared by the
- * three): `lifeline_sync_queue_depth`, `lifeline_sync_queue_retrying`, `lifeline_sync_queue_oldest_age_seconds`.
- * A failed read leaves the last values (the scrape itself still answers).
+ * Gauges whose values one read gives together (a Postgres query at scrape time): the read is shared by the
+ * gauges of one scrape and reused for a second; a failed read leaves each gauge at its last value.
  */
-export function registerSyncQueueGauges(registry: Registry, read: () => Promise<SyncQueueGaugeValues>): void {
-  let pending: { at: number; values: Promise<SyncQueueGaugeValues | null> } | null = null;
+function registerReadGauges<T>(
+  registry: Registry,
+  read: () => Promise<T>,
+  gauges: readonly { name: string; help: string; pick: (values: T) => number }[],
+): void {
+  let pending: { at: number; values: Promise<T | null> } | null = null;
   const current = () => {
     const now = Date.now();
-    if (!pending || now - pending.at > 1_000) {
-      pending = { at: now, values: read().catch(() => null) };
-    }
+    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
     return pending.values;
   };
-  const gauge = (name: string, help: string, pick: (v: SyncQueueGaugeValues) => number) =>
+  for (const { name, help, pick } of gauges) {
     new Gauge({
       name,
       help,
@@ -341,21 +342,32 @@ export function registerSyncQueueGauges(registry: Registry, read: () => Promise<
         if (values) this.set(pick(values));
       },
     });
-  gauge(
-    'lifeline_sync_queue_depth',
-    'Links whose bulk change waits in the sync queue for its drainer (due or backing off).',
-    (v) => v.depth,
-  );
-  gauge(
-    'lifeline_sync_queue_retrying',
-    'Links in the sync queue that failed at least one batch and wait for their next attempt.',
-    (v) => v.retrying,
-  );
-  gauge(
-    'lifeline_sync_queue_oldest_age_seconds',
-    'How long the oldest link in the sync queue has waited for its replicas (0 when empty).',
-    (v) => v.oldestAgeSeconds,
-  );
+  }
+}
+
+/**
+ * The sync queue's gauges (ADR 0024), read from Postgres when scraped (one read per scrape, shared by the
+ * three): `lifeline_sync_queue_depth`, `lifeline_sync_queue_retrying`, `lifeline_sync_queue_oldest_age_seconds`.
+ * A failed read leaves the last values (the scrape itself still answers).
+ */
+export function registerSyncQueueGauges(registry: Registry, read: () => Promise<SyncQueueGaugeValues>): void {
+  registerReadGauges(registry, read, [
+    {
+      name: 'lifeline_sync_queue_depth',
+      help: 'Links whose bulk change waits in the sync queue for its drainer (due or backing off).',
+      pick: (v) => v.depth,
+    },
+    {
+      name: 'lifeline_sync_queue_retrying',
+      help: 'Links in the sync queue that failed at least one batch and wait for their next attempt.',
+      pick: (v) => v.retrying,
+    },
+    {
+      name: 'lifeline_sync_queue_oldest_age_seconds',
+      help: 'How long the oldest link in the sync queue has waited for its replicas (0 when empty).',
+      pick: (v) => v.oldestAgeSeconds,
+    },
+  ]);
 }
 
 /**
@@ -583,35 +595,21 @@ export interface WebhookGaugeValues {
  * alert). A failed read leaves the last values.
  */
 export function registerWebhookGauges(registry: Registry, read: () => Promise<WebhookGaugeValues>): void {
-  let pending: { at: number; values: Promise<WebhookGaugeValues | null> } | null = null;
-  const current = () => {
-    const now = Date.now();
-    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
-    return pending.values;
-  };
-  const gauge = (name: string, help: string, pick: (v: WebhookGaugeValues) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      async collect() {
-        const values = await current();
-        if (values) this.set(pick(values));
-      },
-    });
-  gauge(
-    'lifeline_webhook_pending',
-    'Outgoing webhook messages of enabled endpoints waiting to be delivered (due or backing off).',
-    (v) => v.pending,
-  );
-  gauge(
-    'lifeline_webhook_oldest_pending_age_seconds',
-    'How long the oldest waiting outgoing webhook message has waited since its event (0 when none waits).',
-    (v) => v.oldestPendingAgeSeconds,
-  );
-  gauge(
-    'lifeline_webhook_dead_lettering_endpoints',
-    'Webhook endpoints with a message that went dead (gave up after its retries) in the last hour.',
-    (v) => v.deadLetteringEndpoints,
-  );
+  registerReadGauges(registry, read, [
+    {
+      name: 'lifeline_webhook_pending',
+      help: 'Outgoing webhook messages of enabled endpoints waiting to be delivered (due or backing off).',
+      pick: (v) => v.pending,
+    },
+    {
+      name: 'lifeline_webhook_oldest_pending_age_seconds',
+      help: 'How long the oldest waiting outgoing webhook message has waited since its event (0 when none waits).',
+      pick: (v) => v.oldestPendingAgeSeconds,
+    },
+    {
+      name: 'lifeline_webhook_dead_lettering_endpoints',
+      help: 'Webhook endpoints with a message that went dead (gave up after its retries) in the last hour.',
+      pick: (v) => v.deadLetteringEndpoints,
+    },
+  ]);
 }
