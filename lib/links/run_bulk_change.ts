@@ -2,7 +2,8 @@
 // apply it in batches. Each batch is one transaction: the links are locked and changed, each changed link gets
 // its own audit entry (the run and its reason named in it, as a mass retarget does) and its code goes into the
 // sync queue (ADR 0024), whose drainer carries the change to the serving store, Bitly, the CDN and the expiry
-// timers in batches; one kick per batch wakes the drainer. A link the run may not or need not change is skipped
+// timers in batches; one kick per batch wakes the drainer. Webhook subscribers get the same events, in the same
+// transaction, as for one link changed by hand (`link.updated`, `link.deleted`). A link the run may not or need not change is skipped
 // with the reason, never failed.
 
 import { PermanentFailure } from '../shared/errors.ts';
@@ -22,6 +23,7 @@ import {
 import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import { linkEventData, recordWebhookEvents, type WebhookEvent } from '../stores/webhook_outbox_store.ts';
 import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 import { getDedupeKey } from './dedupe_key.ts';
 import { isPostLinkLocked } from './post_link_rules.ts';
@@ -163,6 +165,8 @@ export async function applyBulkChangeBatch(
     const updates: BulkLinkUpdate[] = [];
     const audits: { code: string; action: string; before: unknown; after: unknown }[] = [];
     const outcomes: { code: string; state: 'applied' | 'skipped'; problem: string | null }[] = [];
+    const updated: WebhookEvent[] = [];
+    const deleted: WebhookEvent[] = [];
     for (const code of codes) {
       const decision = await decide(run, links.get(code), now);
       if ('skip' in decision) {
@@ -172,9 +176,25 @@ export async function applyBulkChangeBatch(
       updates.push(decision.update);
       audits.push({ code, action: decision.action, before: decision.before, after: decision.after });
       outcomes.push({ code, state: 'applied', problem: null });
+      const row = links.get(code)!;
+      if (decision.action === 'link.deleted')
+        deleted.push({ data: { code, url: row.targetUrl, title: row.title, reason } });
+      else
+        updated.push({
+          data: {
+            ...linkEventData({
+              ...row,
+              status: (decision.update.status as LinkRow['status'] | undefined) ?? row.status,
+              version: row.version + 1,
+            }),
+            changed: Object.keys(decision.after),
+          },
+        });
     }
     await updateBulkLinks(tx, updates);
     await insertBulkAuditEntries(tx, audits, { actor: run.requestedBy, reason });
+    await recordWebhookEvents(tx, 'link.updated', updated);
+    await recordWebhookEvents(tx, 'link.deleted', deleted);
     // Queued with the change, so no copy is ever left behind (ADR 0024).
     await enqueueLinkSyncs(
       tx,

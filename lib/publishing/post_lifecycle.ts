@@ -192,12 +192,20 @@ export async function applyPostUpdate(
       return { outcome: 'held', changes: [], status: row.status };
     await updateSourceVersion(tx, row.code, event.occurredAt);
     if (changes.length === 0) return { outcome: 'unchanged', changes, status: row.status };
-    await updateLink(tx, row.code, {
+    const updated = await updateLink(tx, row.code, {
       targetUrl: permalink,
       status: nextStatus,
       ...(expired ? { expiresAt: null, expiredUrl: null } : {}),
       ...(event.title !== undefined ? { title: event.title } : {}),
     });
+    // Integrators hear of a WordPress-driven change as they hear of an editor's (same event, same shape).
+    if (updated)
+      await recordWebhookEvent(tx, 'link.updated', {
+        ...linkEventData(updated),
+        changed: changes,
+        site: event.site,
+        postId: event.postId,
+      });
     if (expired) {
       await insertAuditEntry(tx, {
         code: row.code,
@@ -283,7 +291,14 @@ export async function markGone(
     }
     if (!(await spendOrHold(deps, tx, event, row, 'gone', null))) return { code: row.code, outcome: 'held' };
     await updateSourceVersion(tx, row.code, event.occurredAt);
-    await updateLink(tx, row.code, { status: 'gone' });
+    const gone = await updateLink(tx, row.code, { status: 'gone' });
+    if (gone)
+      await recordWebhookEvent(tx, 'link.updated', {
+        ...linkEventData(gone),
+        changed: ['status'],
+        site: event.site,
+        postId: event.postId,
+      });
     await insertAuditEntry(tx, {
       code: row.code,
       actor: actorOf(event),

@@ -64,6 +64,11 @@ async function auditActions(code: string): Promise<string[]> {
 describe('publishPostWorkflow with Bitly', () => {
   test('publish → same back-half on Bitly; update → retarget everywhere; unpublish → 410 and archived; republish → same code', async () => {
     const postId = nextPost++;
+    // An integrator subscribed to link updates hears of WordPress-driven changes as of an editor's.
+    const [hook] = await h.db.sql<{ id: number }[]>`
+      INSERT INTO webhook_endpoints (url, event_types, secret, created_by)
+      VALUES ('https://hooks.example.test/in', ARRAY['link.updated'], 'whsec_c2VjcmV0', 'test')
+      RETURNING id::int`;
     await send(wordpressEvent('post.published', { postId, title: 'عاجل: خبر' }));
     const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active');
     assert.equal(link.url, arabicPermalink(postId));
@@ -124,6 +129,20 @@ describe('publishPostWorkflow with Bitly', () => {
       'link.status_changed',
       'link.status_changed',
     ]);
+    const updates = await h.db.sql<
+      { payload: { code: string; url: string; status: string; changed: string[] } }[]
+    >`
+      SELECT payload FROM webhook_messages WHERE endpoint_id = ${hook!.id} AND event_type = 'link.updated'
+      ORDER BY created_at, id`;
+    assert.deepEqual(
+      updates.map((u) => [u.payload.code, u.payload.status, u.payload.changed, u.payload.url]),
+      [
+        [link.code, 'active', ['url'], moved],
+        [link.code, 'gone', ['status'], moved],
+        [link.code, 'active', ['status'], moved],
+      ],
+    );
+    await h.db.sql`DELETE FROM webhook_endpoints WHERE id = ${hook!.id}`;
   });
 
   test('out-of-order and duplicate deliveries are harmless', async () => {

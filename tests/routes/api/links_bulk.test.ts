@@ -207,6 +207,36 @@ describe('bulk changes of links', () => {
     assert.equal(await countSyncWorkflows(), syncWorkflowsBefore);
   });
 
+  test('webhook subscribers hear of each link a bulk change touched, as for a change by hand', async () => {
+    const [hook] = await h.db.sql<{ id: number }[]>`
+      INSERT INTO webhook_endpoints (url, event_types, secret, created_by)
+      VALUES ('https://hooks.example.test/bulk', ARRAY['link.updated', 'link.deleted'], 'whsec_c2VjcmV0', 'test')
+      RETURNING id::int`;
+    const codes = await createLinks(
+      Array.from({ length: 3 }, (_, i) => ({ url: `https://bulk.example/hooks/${i}`, title: `hook ${i}` })),
+    );
+    await runToEnd({ action: 'tag_add', tag: 'hooked', codes: codes.slice(0, 2) });
+    await runToEnd({ action: 'block', codes: [codes[0]], reason: 'spam' });
+    await runToEnd({ action: 'delete', codes: [codes[2]], reason: 'duplicate' });
+    const messages = await h.db.sql<{ type: string; payload: Record<string, unknown> }[]>`
+      SELECT event_type AS type, payload FROM webhook_messages WHERE endpoint_id = ${hook!.id}
+      ORDER BY created_at, payload->>'code'`;
+    const seen = messages.map((m) => [m.type, m.payload.code, m.payload.changed ?? m.payload.url]);
+    assert.deepEqual(seen, [
+      ['link.updated', codes.slice(0, 2).sort()[0], ['tags']],
+      ['link.updated', codes.slice(0, 2).sort()[1], ['tags']],
+      ['link.updated', codes[0], ['status']],
+      ['link.deleted', codes[2], 'https://bulk.example/hooks/2'],
+    ]);
+    const blocked = messages.find((m) => m.payload.changed && m.payload.status === 'blocked');
+    assert.equal(blocked?.payload.code, codes[0], 'the blocked link’s event carries its new status');
+    const [row] = await h.db.sql<
+      { version: number }[]
+    >`SELECT version::int FROM links WHERE code = ${codes[0]!}`;
+    assert.equal(blocked?.payload.version, row!.version, 'and the version the link now has');
+    await h.db.sql`DELETE FROM webhook_endpoints WHERE id = ${hook!.id}`;
+  });
+
   test('a key without the admin scope skips WordPress articles’ links, with the reason', async () => {
     const res = await h.api('/api/v1/links', {
       method: 'POST',
