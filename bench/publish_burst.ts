@@ -1,0 +1,357 @@
+// An election night: WordPress publishes at a steady rate for minutes (each post updated once a little later:
+// a new title, and for one post in BENCH_SLUG_EVERY a new permalink too), against the real web entry and the real worker entry, each in its own process,
+// real Postgres, Redis and a Temporal dev server, with Bitly as the HTTP fake. It measures, per post:
+//
+//   - publish → shareable: from sending the signed `post.published` until the code answers a 301 to the
+//     permalink on our front AND the Bitly fake holds the code as its back-half;
+//   - new permalink → followed: from sending such a `post.updated` until our front and Bitly both lead to it;
+//
+// and, every 5 s, the backlog: posts sent but not yet shareable, running workflows on the task queue and the sync
+// queue's depth. Meanwhile the redirect is measured in alternating wrk rounds (-t1 -c50, 1,000 codes at random)
+// against our web process and the bare node:http + Map server (bench/redirect/bare_map_server.ts), both serving
+// the same 1,000 links, so the ratio is read while the burst runs, not on a quiet machine.
+//
+//   npx tsx bench/publish_burst.ts [perSecond=20] [seconds=600]
+//   BENCH_UPDATE_AFTER_S=30       seconds between a post's publish and its update (0: no updates)
+//   BENCH_SLUG_EVERY=20           one update in this many also changes the permalink (a retarget)
+//   BENCH_BITLY_PER_MINUTE=0      the fake's per-minute request limit (0: none; Bitly documents 100/min on
+//                                 /v4/shorten for the smallest plans, far below an election night's rate)
+//   BENCH_REDIRECT_ROUND_S=15     length of each wrk round during the burst (0: no redirect load)
+//
+// The publishes are open-loop: the n-th is sent at start + n / perSecond whatever the earlier ones are doing,
+// as a newsroom's editors do not wait for each other.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
+import { harnessWebEnv, startEntry } from '../devkit/harness/entry_process.ts';
+import { createHarness, eventually } from '../devkit/harness/harness.ts';
+import { uniqueId } from '../devkit/harness/temporal.ts';
+import { wordpressEvent } from '../devkit/harness/wordpress_events.ts';
+import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
+import { signWebhook } from '../lib/auth/webhook_signature.ts';
+import { getFreePort } from '../scripts/dev_server.ts';
+import { webNodeFlags } from '../scripts/web_node_flags.ts';
+import { formatLoad } from './redirect/bench_report.ts';
+import { CODE_PREFIX, ROOT } from './redirect/bench_settings.ts';
+import { runWrk, type WrkResult } from './redirect/run_wrk.ts';
+
+const PER_SECOND = Number(process.argv[2] ?? 20);
+const SECONDS = Number(process.argv[3] ?? 600);
+const UPDATE_AFTER_S = Number(process.env.BENCH_UPDATE_AFTER_S ?? 30);
+const SLUG_EVERY = Number(process.env.BENCH_SLUG_EVERY ?? 20);
+const BITLY_PER_MINUTE = Number(process.env.BENCH_BITLY_PER_MINUTE ?? 0);
+const ROUND_S = Number(process.env.BENCH_REDIRECT_ROUND_S ?? 15);
+const REDIRECT_LINKS = 1_000;
+const SITE = 'burst';
+const PREFIX = `${uniqueId('lifeline-burst')}:`;
+const PROBE_UA = 'LifelineProbe/bench';
+
+const say = (msg: string) => process.stderr.write(`[burst] ${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const permalink = (postId: number, rev = '') => `https://news.example/2026/11/03/election-${postId}${rev}/`;
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+const ms = (x: number) => (Number.isNaN(x) ? '—' : `${Math.round(x)} ms`);
+
+const fake = await startBitlyFake({ domains: ['sho.rt'] });
+fake.perMinuteLimit = BITLY_PER_MINUTE;
+const env = {
+  ...fake.env(),
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  REDIS_KEY_PREFIX: PREFIX,
+  SAFETY_TRUSTED_HOSTS: 'news.example',
+  LOG_LEVEL: 'silent',
+  // The breaker on mass change by WordPress (ADR 0057) allows max(2% of a site's links, 50) retargets an hour;
+  // this site starts empty, where a large newsroom's 2% is tens of thousands: the floor stands in for that.
+  WORDPRESS_BREAKER_MIN: '100000',
+};
+const h = await createHarness({ env });
+const tmp = mkdtempSync(join(tmpdir(), 'lifeline-burst-'));
+
+// The 1,000 links both servers answer (bk1…bk1000, the redirect bench's codes, so its wrk script asks for them).
+await h.db.sql`
+  INSERT INTO links (code, target_url, status, safety, origin, owner)
+  SELECT ${CODE_PREFIX} || i, 'https://news.example.com/2026/11/03/live-' || i || '?ref=burst',
+         'active', 'clean', 'import', 'bench'
+  FROM generate_series(1, ${REDIRECT_LINKS}::int) AS i`;
+const linksFile = join(tmp, 'links.tsv');
+const rows = await h.db.sql<{ code: string; target_url: string }[]>`
+  SELECT code, target_url FROM links WHERE owner = 'bench' ORDER BY code`;
+writeFileSync(linksFile, rows.map((r) => `${r.code}\t${r.target_url}\n`).join(''));
+
+// Our web entry as production runs it (the web tier's Node flags), and the worker entry.
+const webPort = await getFreePort();
+const webUrl = `http://127.0.0.1:${webPort}`;
+const web = startEntry('main.ts', {
+  env: { ...harnessWebEnv(h, webUrl), ...env, LOG_LEVEL: 'warn' },
+  nodeFlags: webNodeFlags(ROOT),
+  keepChars: 20_000,
+});
+const worker = startWorkerProcess({ h, env: { ...env, LOG_LEVEL: 'info' } });
+const barePort = await getFreePort();
+const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/redirect/bare_map_server.ts'], {
+  cwd: ROOT,
+  env: { PATH: process.env.PATH ?? '', BENCH_LINKS_FILE: linksFile, PORT: String(barePort) },
+  stdio: 'ignore',
+});
+const bareUrl = `http://127.0.0.1:${barePort}`;
+
+async function status(url: string): Promise<number> {
+  return fetch(url, { redirect: 'manual', headers: { 'User-Agent': PROBE_UA } }).then(
+    (r) => r.status,
+    () => 0,
+  );
+}
+
+interface Post {
+  postId: number;
+  sentAt: number;
+  code?: string;
+  shareableAt?: number;
+  /** When its update was sent; `newSlug`: the update moved the permalink. */
+  updateSentAt?: number;
+  newSlug?: boolean;
+  followedAt?: number;
+}
+const posts = new Map<number, Post>();
+const failures: string[] = [];
+const backlog: { t: number; waiting: number; running: number; syncQueue: number }[] = [];
+const rounds: { server: string; phase: string; r: WrkResult }[] = [];
+
+async function sendEvent(event: ReturnType<typeof wordpressEvent>): Promise<void> {
+  const body = JSON.stringify(event);
+  const res = await fetch(`${webUrl}/api/v1/hooks/wordpress`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Lifeline-Signature': await signWebhook(h.webhookSecret, body, Date.now() / 1000),
+    },
+    body,
+  });
+  if (res.status !== 202) failures.push(`${event.event} ${event.postId}: ${res.status} ${await res.text()}`);
+  else await res.body?.cancel();
+}
+
+/** Finds minted codes, then checks the front and the fake for each post still waiting (every 200 ms). */
+async function watchPosts(until: () => boolean): Promise<void> {
+  while (!until()) {
+    const waiting = [...posts.values()].filter(
+      (p) => p.shareableAt === undefined || (p.newSlug === true && p.followedAt === undefined),
+    );
+    const missing = waiting.filter((p) => p.code === undefined).map((p) => p.postId);
+    if (missing.length > 0) {
+      const found = await h.db.sql<{ postId: number; code: string }[]>`
+        SELECT post_id::int AS "postId", code FROM links
+        WHERE site = ${SITE} AND post_id = ANY(${h.db.sql.array(missing)}::bigint[]) AND status = 'active'`;
+      for (const f of found) posts.get(f.postId)!.code = f.code;
+    }
+    await Promise.all(
+      waiting.map(async (p) => {
+        if (p.code === undefined) return;
+        // Shareable on either permalink (an update may overtake a slow publish); followed on the new one only.
+        const wanted = new Set([permalink(p.postId), ...(p.newSlug ? [permalink(p.postId, '-live')] : [])]);
+        const onBitly = fake.linkByKeyword(p.code)?.longUrl;
+        if (onBitly === undefined || !wanted.has(onBitly)) return;
+        const res = await fetch(`${webUrl}/${p.code}`, {
+          redirect: 'manual',
+          headers: { 'User-Agent': PROBE_UA },
+        }).catch(() => undefined);
+        const location = res?.headers.get('Location') ?? '';
+        await res?.body?.cancel();
+        if (res?.status !== 301 || !wanted.has(location)) return;
+        const now = performance.now();
+        p.shareableAt ??= now;
+        if (p.newSlug && location === onBitly && location === permalink(p.postId, '-live'))
+          p.followedAt ??= now;
+      }),
+    );
+    await sleep(200);
+  }
+}
+
+async function sampleBacklog(started: number, until: () => boolean): Promise<void> {
+  while (!until()) {
+    const waiting = [...posts.values()].filter((p) => p.shareableAt === undefined).length;
+    const running = await h.temporal.client.workflow
+      .count(`TaskQueue = "${h.taskQueue}" AND ExecutionStatus = "Running"`)
+      .then(
+        (c) => c.count,
+        () => -1,
+      );
+    const [q] = await h.db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM link_sync_queue`;
+    backlog.push({ t: Math.round((performance.now() - started) / 1000), waiting, running, syncQueue: q!.n });
+    await sleep(5_000);
+  }
+}
+
+async function redirectRounds(phase: string, until: () => boolean): Promise<void> {
+  if (ROUND_S <= 0) return;
+  let i = 0;
+  while (!until()) {
+    const order = i++ % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
+    for (const server of order) {
+      const r = await runWrk(server === 'ours' ? webUrl : bareUrl, ROUND_S, {
+        codes: REDIRECT_LINKS,
+        order: 'random',
+      });
+      rounds.push({ server, phase, r });
+      say(`${phase} ${server}: ${Math.round(r.rps)} req/s, p99 ${(r.p99_us / 1000).toFixed(2)} ms`);
+    }
+  }
+}
+
+let exitCode = 0;
+try {
+  await eventually(async () => ((await status(`${webUrl}/${CODE_PREFIX}1`)) === 301 ? true : undefined), {
+    timeoutMs: 120_000,
+    what: () => `our web process to answer (${web.output().slice(-2000)})`,
+  });
+  await eventually(async () => ((await status(`${bareUrl}/${CODE_PREFIX}1`)) === 301 ? true : undefined), {
+    timeoutMs: 60_000,
+    what: 'the bare Map server',
+  });
+  await eventually(async () => (worker.ready ? true : undefined), { timeoutMs: 120_000, what: 'the worker' });
+  // Warm both servers' caches and JITs, and the publish path (the first workflows of a worker are slow).
+  for (const url of [webUrl, bareUrl]) await runWrk(url, 5, { codes: REDIRECT_LINKS, order: 'seq' });
+  for (let i = 0; i < 10; i++)
+    await sendEvent(
+      wordpressEvent('post.published', { site: SITE, postId: 900_000 + i, permalink: permalink(i) }),
+    );
+
+  // Before the burst: the same rounds on the quiet system, for the ratio's reference.
+  let quietDone = false;
+  const quietUntil = Date.now() + 4 * ROUND_S * 1000;
+  await redirectRounds('before', () => {
+    quietDone ||= Date.now() >= quietUntil;
+    return quietDone;
+  });
+
+  const loadBefore = formatLoad();
+  say(
+    `burst: ${PER_SECOND} publishes/s for ${SECONDS} s, updates after ${UPDATE_AFTER_S} s; load ${loadBefore}`,
+  );
+  const started = performance.now();
+  const total = Math.round(PER_SECOND * SECONDS);
+  let sent = 0;
+  let burstOver = false;
+  const allFollowed = () =>
+    burstOver &&
+    [...posts.values()].every(
+      (p) => p.shareableAt !== undefined && (p.newSlug !== true || p.followedAt !== undefined),
+    );
+  const watchers = Promise.all([
+    watchPosts(allFollowed),
+    sampleBacklog(started, allFollowed),
+    redirectRounds('burst', () => burstOver),
+  ]);
+  const sends: Promise<void>[] = [];
+  while (sent < total) {
+    const due = started + (sent * 1000) / PER_SECOND;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const postId = ++sent;
+    const post: Post = { postId, sentAt: performance.now() };
+    posts.set(postId, post);
+    sends.push(
+      sendEvent(
+        wordpressEvent('post.published', {
+          site: SITE,
+          postId,
+          permalink: permalink(postId),
+          title: `Results ${postId}`,
+        }),
+      ),
+    );
+    if (UPDATE_AFTER_S > 0)
+      sends.push(
+        sleep(UPDATE_AFTER_S * 1000).then(async () => {
+          const newSlug = SLUG_EVERY > 0 && postId % SLUG_EVERY === 0;
+          post.updateSentAt = performance.now();
+          post.newSlug = newSlug;
+          await sendEvent(
+            wordpressEvent('post.updated', {
+              site: SITE,
+              postId,
+              permalink: permalink(postId, newSlug ? '-live' : ''),
+              title: `Results ${postId} (updated)`,
+            }),
+          );
+        }),
+      );
+  }
+  await Promise.all(sends);
+  burstOver = true;
+  const sentFor = (performance.now() - started) / 1000;
+  await Promise.race([
+    watchers,
+    sleep(30 * 60_000).then(() => {
+      throw new Error('posts still not shareable 30 minutes after the burst');
+    }),
+  ]);
+  const drainedAfter = (performance.now() - started) / 1000;
+  const loadAfter = formatLoad();
+
+  const shareable = [...posts.values()].map((p) => p.shareableAt! - p.sentAt);
+  const followed = [...posts.values()]
+    .filter((p) => p.followedAt)
+    .map((p) => p.followedAt! - p.updateSentAt!);
+  const median = (xs: number[]) => percentile(xs, 50);
+  const rate = (phase: string, server: string) =>
+    median(rounds.filter((r) => r.phase === phase && r.server === server).map((r) => r.r.rps));
+  const p99 = (phase: string, server: string) =>
+    median(rounds.filter((r) => r.phase === phase && r.server === server).map((r) => r.r.p99_us));
+  const peak = backlog.reduce(
+    (m, b) => (b.waiting > m.waiting ? b : m),
+    backlog[0] ?? { t: 0, waiting: 0, running: 0, syncQueue: 0 },
+  );
+  const lines = [
+    `publish burst: ${total.toLocaleString('en')} publishes at ${PER_SECOND}/s over ${sentFor.toFixed(0)} s` +
+      `${UPDATE_AFTER_S > 0 ? `, each updated ${UPDATE_AFTER_S} s later` : ''}; Bitly fake limit ` +
+      `${BITLY_PER_MINUTE > 0 ? `${BITLY_PER_MINUTE}/min` : 'none'} (429s answered: ${fake.stats.rateLimited})`,
+    `load ${loadBefore} → ${loadAfter}; everything shareable and followed ${drainedAfter.toFixed(0)} s after the first publish`,
+    `publish → shareable: p50 ${ms(percentile(shareable, 50))}, p90 ${ms(percentile(shareable, 90))}, ` +
+      `p99 ${ms(percentile(shareable, 99))}, max ${ms(Math.max(...shareable))}`,
+    `new permalink → followed: p50 ${ms(percentile(followed, 50))}, p99 ${ms(percentile(followed, 99))} ` +
+      `(${followed.length} of ${[...posts.values()].filter((p) => p.updateSentAt).length} updates moved the permalink)`,
+    `backlog peak at ${peak.t} s: ${peak.waiting} posts waiting, ${peak.running} running workflows, ` +
+      `sync queue ${peak.syncQueue}; last sample: ${JSON.stringify(backlog.at(-1))}`,
+    ...(ROUND_S > 0
+      ? [
+          `redirect before: ours ${Math.round(rate('before', 'ours'))} req/s = ` +
+            `${((rate('before', 'ours') / rate('before', 'bare')) * 100).toFixed(1)}% of bare Map ` +
+            `(p99 ${(p99('before', 'ours') / p99('before', 'bare')).toFixed(2)}×)`,
+          `redirect during the burst: ours ${Math.round(rate('burst', 'ours'))} req/s = ` +
+            `${((rate('burst', 'ours') / rate('burst', 'bare')) * 100).toFixed(1)}% of bare Map ` +
+            `(p99 ${(p99('burst', 'ours') / p99('burst', 'bare')).toFixed(2)}×; ${rounds.filter((r) => r.phase === 'burst').length} rounds)`,
+        ]
+      : []),
+    `failed requests: ${failures.length}${failures.length ? ` (first: ${failures[0]})` : ''}; redirect errors ` +
+      `${rounds.reduce((n, r) => n + r.r.non_3xx + r.r.socketErrors, 0)}`,
+  ];
+  for (const line of lines) process.stdout.write(`${line}\n`);
+  process.stdout.write(
+    `backlog series (t s: waiting/running/sync queue): ${backlog.map((b) => `${b.t}:${b.waiting}/${b.running}/${b.syncQueue}`).join(' ')}\n`,
+  );
+  if (failures.length > 0) exitCode = 1;
+} catch (error) {
+  say(`failed: ${(error as Error).stack}`);
+  say(`web output tail: ${web.output().slice(-3000)}`);
+  exitCode = 1;
+} finally {
+  bare.kill('SIGTERM');
+  await web.stop({ killAfterMs: 10_000 });
+  if (worker.process.exitCode === null && worker.process.signalCode === null) {
+    const exited = new Promise((r) => worker.process.once('exit', r));
+    worker.process.kill('SIGTERM');
+    await exited;
+  }
+  await h.close();
+  await fake.stop();
+}
+process.exit(exitCode);
