@@ -45,7 +45,8 @@ export const SEED_PROPORTIONS = {
   auditRowsPerLink: 'one link.created each; link.updated for 1 in 10; link.deleted / link.expired for those',
   clickRowsPerClickedLink: 3,
   clicked: 0.3,
-  bitlyRow: 0.5,
+  // Every other link, but not pending ones or those on the other short domain.
+  bitlyRow: 0.47,
   destinationStateRow: 0.1,
   syncQueueRow: 0.0001,
 } as const;
