@@ -3,7 +3,7 @@
 // migrates: the ground the 10M list, search and export measurements stand on (docs/BENCHMARKS.md, "Ten million
 // links"; ADR 0089).
 //
-//   npx tsx bench/seed_links.ts [links=10000000] [--database=lifeline_10m] [--chunk=250000] [--fresh]
+//   npx tsx bench/seed_links.ts [links=10000000] [--database=lifeline_10m] [--chunk=250000] [--jobs=2] [--fresh]
 //     [--other-domain=x.example]
 //
 // Rows are made by Postgres itself (INSERT … SELECT over generate_series, one transaction per chunk of links
@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
-import type { Sql } from '../lib/stores/sql.ts';
+import type { Db, Sql } from '../lib/stores/sql.ts';
 
 /** The proportions of what `seedLinks` makes, per link (documented in docs/BENCHMARKS.md, "Ten million links"). */
 export const SEED_PROPORTIONS = {
@@ -143,22 +143,28 @@ export interface SeedOptions {
   to: number;
   /** A second short domain: 5% of links live there (code `{domain}/{code}`); none: they stay on the default. */
   otherDomain?: string | undefined;
+  /** The links alone, without their side rows (bench/seed_copy_vs_insert.ts compares the links statement). */
+  linksOnly?: boolean;
+  /** Runs last in the chunk's transaction (the tool records the chunk as done there). */
+  alsoInTransaction?: ((tx: Db) => Promise<unknown>) | undefined;
 }
 
 /**
  * Inserts links from … to and their side rows, in one transaction (so a chunk is all there or not at all).
  * Deterministic: link i is the same whichever chunk makes it.
  */
-export async function seedLinks(sql: Sql | postgres.Sql, options: SeedOptions): Promise<void> {
+export async function seedLinks(sql: Sql, options: SeedOptions): Promise<void> {
   const { from, to } = options;
   const other = options.otherDomain ?? '';
   const ar = AR_WORDS;
   const arSlug = AR_WORDS.map(slug);
+  // Outside the chunk's transaction: chunks loaded side by side would otherwise wait on each other here.
+  await sql`
+    INSERT INTO wordpress_sites (site, rest_url, seen_at)
+    SELECT s, 'https://' || s || '.news.example/wp-json/', now() FROM unnest(${SEED_SITES}::text[]) AS s
+    WHERE NOT EXISTS (SELECT 1 FROM wordpress_sites AS w WHERE w.site = s)
+    ON CONFLICT (site) DO NOTHING`;
   await sql.begin(async (tx) => {
-    await tx`
-      INSERT INTO wordpress_sites (site, rest_url, seen_at)
-      SELECT s, 'https://' || s || '.news.example/wp-json/', now() FROM unnest(${SEED_SITES}::text[]) AS s
-      ON CONFLICT (site) DO NOTHING`;
     // v = i % 100 is the state; o = (i / 100) % 10 the origin; lang = (i / 10) % 10 the headline's language.
     await tx`
       INSERT INTO links (code, domain, target_url, status, safety, safety_reason, safety_checked_at, origin, site,
@@ -228,6 +234,7 @@ export async function seedLinks(sql: Sql | postgres.Sql, options: SeedOptions): 
           FROM generate_series(${from}::int, ${to}::int) AS i
         ) AS base
       ) AS l`;
+    if (options.linksOnly) return;
     // The Bitly copy of every other link that left pending: mostly synced, a few failed or in collision.
     await tx`
       INSERT INTO vendor_links (code, vendor, vendor_id, state, synced_url, last_error, attempts, synced_at, updated_at)
@@ -297,6 +304,7 @@ export async function seedLinks(sql: Sql | postgres.Sql, options: SeedOptions): 
       SELECT 's' || to_hex(i), 'seeded', now(), now() + interval '1 day'
       FROM generate_series(${from}::int, ${to}::int) AS i
       WHERE i % 10000 = 3`;
+    await options.alsoInTransaction?.(tx);
   });
 }
 
@@ -330,6 +338,7 @@ async function main() {
   const chunk = Number(argValue('chunk') ?? 250_000);
   const otherDomain = argValue('other-domain') ?? 'x.example';
   const fresh = process.argv.includes('--fresh');
+  const jobs = Number(argValue('jobs') ?? 2);
   if (!Number.isInteger(count) || count < 1) throw new Error('links: a positive whole number');
   if (!/^[a-z_][a-z0-9_]*$/.test(database) || TEST_DATABASE.test(database) || database === 'lifeline') {
     throw new Error(`--database=${database}: a name of its own (lower case), not a test or the dev database`);
@@ -344,16 +353,22 @@ async function main() {
   const url = new URL(adminUrl);
   url.pathname = `/${database}`;
   await migrateDatabase(url.toString());
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  await sql`SET maintenance_work_mem = '1GB'`;
-  await sql`SET synchronous_commit = off`;
+  // One connection per job; index builds get a large sort memory, and nothing waits for the WAL flush.
+  const sql = postgres(url.toString(), {
+    max: jobs,
+    onnotice: () => {},
+    connection: { maintenance_work_mem: '1GB', synchronous_commit: 'off' },
+  });
 
   await sql`CREATE TABLE IF NOT EXISTS seed_links_progress (
-    key text PRIMARY KEY, done bigint NOT NULL DEFAULT 0, indexes text[] NOT NULL DEFAULT '{}')`;
-  let [progress] = await sql<{ done: string; indexes: string[] }[]>`
-    SELECT done, indexes FROM seed_links_progress WHERE key = 'links'`;
+    key text PRIMARY KEY, indexes text[] NOT NULL DEFAULT '{}')`;
+  await sql`CREATE TABLE IF NOT EXISTS seed_links_chunks (from_i integer PRIMARY KEY, to_i integer NOT NULL)`;
+  let [progress] = await sql<
+    { indexes: string[] }[]
+  >`SELECT indexes FROM seed_links_progress WHERE key = 'links'`;
   if (!progress) {
-    const [{ links }] = await sql<{ links: string }[]>`SELECT count(*) AS links FROM links`;
+    const [row] = await sql<{ links: string }[]>`SELECT count(*) AS links FROM links`;
+    const links = row?.links ?? 0;
     if (Number(links) > 0) {
       throw new Error(`${database} holds links the tool did not make: seed into a new database (--fresh)`);
     }
@@ -363,48 +378,73 @@ async function main() {
       FROM pg_index AS i
       WHERE i.indrelid = ANY(${LOADED_TABLES}::regclass[]) AND NOT i.indisprimary
       ORDER BY 1`;
-    [progress] = await sql<{ done: string; indexes: string[] }[]>`
-      INSERT INTO seed_links_progress (key, done, indexes) VALUES ('links', 0, ${indexes.map((i) => i.def)})
-      RETURNING done, indexes`;
+    [progress] = await sql<{ indexes: string[] }[]>`
+      INSERT INTO seed_links_progress (key, indexes) VALUES ('links', ${indexes.map((i) => i.def)})
+      RETURNING indexes`;
     for (const index of indexes) await sql.unsafe(`DROP INDEX ${index.name}`);
     say(`dropped ${indexes.length} secondary indexes for the load (kept in seed_links_progress)`);
   }
+  const doneChunks = new Set(
+    (await sql<{ from_i: number }[]>`SELECT from_i FROM seed_links_chunks`).map((r) => r.from_i),
+  );
+  const todo: number[] = [];
+  for (let from = 1; from <= count; from += chunk) if (!doneChunks.has(from)) todo.push(from);
+  const alreadyDone = count - todo.reduce((sum, from) => sum + Math.min(chunk, count - from + 1), 0);
   const started = performance.now();
-  let done = Number(progress!.done);
-  const first = done;
-  say(`seeding links ${done + 1} … ${count} into ${database} (load ${load()})`);
-  while (done < count) {
-    const to = Math.min(count, done + chunk);
-    const t = performance.now();
-    await seedLinks(sql, { from: done + 1, to, otherDomain });
-    await sql`UPDATE seed_links_progress SET done = ${to} WHERE key = 'links'`;
-    const s = (performance.now() - t) / 1000;
-    say(
-      `${to.toLocaleString('en')} links (${((to - done) / s).toFixed(0)} links/s this chunk, ${(((to - first) * 1000) / (performance.now() - started)).toFixed(0)} overall, load ${load()})`,
-    );
-    done = to;
-  }
+  let loadedNow = 0;
+  say(
+    `seeding ${todo.length} chunks of ${chunk.toLocaleString('en')} links into ${database}, ${jobs} at a time (load ${load()})`,
+  );
+  const loadJob = async () => {
+    for (let from = todo.shift(); from !== undefined; from = todo.shift()) {
+      const to = Math.min(count, from + chunk - 1);
+      const t = performance.now();
+      await seedLinks(sql as unknown as Sql, {
+        from,
+        to,
+        otherDomain,
+        alsoInTransaction: (tx) => tx`INSERT INTO seed_links_chunks (from_i, to_i) VALUES (${from}, ${to})`,
+      });
+      loadedNow += to - from + 1;
+      const s = (performance.now() - t) / 1000;
+      say(
+        `links ${from.toLocaleString('en')} … ${to.toLocaleString('en')} (${((to - from + 1) / s).toFixed(0)} links/s in this chunk; ` +
+          `${(alreadyDone + loadedNow).toLocaleString('en')} done, ${((loadedNow * 1000) / (performance.now() - started)).toFixed(0)} links/s overall; load ${load()})`,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: jobs }, loadJob));
   const loaded = performance.now();
   const buildTimes: string[] = [];
-  for (const def of progress!.indexes) {
-    const t = performance.now();
-    const name = /^CREATE (?:UNIQUE )?INDEX (\S+)/.exec(def)![1]!;
-    await sql.unsafe(def.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
-    buildTimes.push(`${name} ${((performance.now() - t) / 1000).toFixed(0)} s`);
-    say(`built ${name} in ${((performance.now() - t) / 1000).toFixed(1)} s (load ${load()})`);
-  }
+  // The trigram indexes take longest: start them first.
+  const defs = [...progress!.indexes].sort((a, b) => Number(/gin/.test(b)) - Number(/gin/.test(a)));
+  const buildJob = async () => {
+    for (let def = defs.shift(); def !== undefined; def = defs.shift()) {
+      const t = performance.now();
+      const name = /^CREATE (?:UNIQUE )?INDEX (\S+)/.exec(def)![1]!;
+      await sql.unsafe(def.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
+      buildTimes.push(`${name} ${((performance.now() - t) / 1000).toFixed(0)} s`);
+      say(`built ${name} in ${((performance.now() - t) / 1000).toFixed(1)} s (load ${load()})`);
+    }
+  };
+  await Promise.all(Array.from({ length: jobs }, buildJob));
   const built = performance.now();
   await sql`ANALYZE`;
-  await sql`DROP TABLE seed_links_progress`;
+  await sql`DROP TABLE seed_links_progress, seed_links_chunks`;
   const rows = await sql<{ table: string; rows: string; size: string }[]>`
     SELECT c.relname AS table, c.reltuples::bigint::text AS rows,
            pg_size_pretty(pg_total_relation_size(c.oid)) AS size
     FROM pg_class AS c WHERE c.relname = ANY(${[...LOADED_TABLES, 'link_sync_queue']}) ORDER BY c.relname`;
-  const [{ size }] = await sql<{ size: string }[]>`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`;
+  const [sized] = await sql<
+    { size: string }[]
+  >`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`;
+  const size = sized?.size;
   const loadS = (loaded - started) / 1000;
-  console.log(`\n${database}: ${count.toLocaleString('en')} links (${(count - first).toLocaleString('en')} this run)`);
   console.log(
-    `load ${loadS.toFixed(0)} s (${((count - first) / loadS).toFixed(0)} links/s with their side rows), ` +
+    `\n${database}: ${count.toLocaleString('en')} links (${loadedNow.toLocaleString('en')} this run, ${jobs} jobs)`,
+  );
+  console.log(
+    `load ${loadS.toFixed(0)} s (${(loadedNow / loadS).toFixed(0)} links/s with their side rows), ` +
       `indexes ${((built - loaded) / 1000).toFixed(0)} s, analyze ${((performance.now() - built) / 1000).toFixed(0)} s, ` +
       `total ${((performance.now() - started) / 1000).toFixed(0)} s; database ${size}; load average ${load()}`,
   );

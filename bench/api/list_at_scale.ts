@@ -10,9 +10,9 @@
 // every 250 ms while the download runs.
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
+import { startEntry } from '../../devkit/harness/entry_process.ts';
 import { getFreePort, startDevServer } from '../../scripts/dev_server.ts';
 import { ensureTemporalCli } from '../../scripts/temporal_cli.ts';
-import { startEntry } from '../../devkit/harness/entry_process.ts';
 import { seedArabicTitle, seedCode, seedEnglishTitle } from '../seed_links.ts';
 
 const argValue = (name: string) =>
@@ -22,19 +22,25 @@ const RUNS = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 40
 const EXPORT = process.argv.includes('--export');
 const ONLY = argValue('only')?.split(',');
 const API_KEY = 'll_bench_listatscale_00000000000000000000000';
-const ADMIN_URL = process.env.LIFELINE_TEST_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL =
+  process.env.LIFELINE_TEST_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const say = (m: string) => console.error(`[list ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 const dbUrl = new URL(ADMIN_URL);
 dbUrl.pathname = `/${DATABASE}`;
 const sql = postgres(dbUrl.toString(), { max: 1, onnotice: () => {} });
-const [{ links }] = await sql<{ links: number }[]>`SELECT count(*)::int AS links FROM links`;
+const [counted] = await sql<{ links: number }[]>`SELECT count(*)::int AS links FROM links`;
+const links = counted?.links ?? 0;
 
 let address = process.env.LIFELINE_TEST_TEMPORAL_ADDRESS;
 let stopTemporal: (() => Promise<void>) | undefined;
 if (!address) {
-  const server = await startDevServer({ cli: await ensureTemporalCli(say), port: await getFreePort(), log: () => {} });
+  const server = await startDevServer({
+    cli: await ensureTemporalCli(say),
+    port: await getFreePort(),
+    log: () => {},
+  });
   address = server.address;
   stopTemporal = () => server.stop();
 }
@@ -105,11 +111,23 @@ const codeFragment = seedCode(middle).slice(0, 6);
 
 const cases: [string, string, string][] = [
   ['first', 'first page (baseline)', '/api/v1/links?limit=50'],
-  ['deep', 'deep page (keyset cursor, half-way)', `/api/v1/links?limit=50&cursor=${cursorAt('newest', mid!.created, mid!.code)}`],
+  [
+    'deep',
+    'deep page (keyset cursor, half-way)',
+    `/api/v1/links?limit=50&cursor=${cursorAt('newest', mid!.created, mid!.code)}`,
+  ],
   ['title-ar', 'q = Arabic title, rare (1 match)', q(seedArabicTitle(rareAr).split(' ').slice(1).join(' '))],
-  ['title-ar-loose', 'q = Arabic title typed loosely (1 match)', q(loosely(seedArabicTitle(rareAr).split(' ').slice(1).join(' ')))],
+  [
+    'title-ar-loose',
+    'q = Arabic title typed loosely (1 match)',
+    q(loosely(seedArabicTitle(rareAr).split(' ').slice(1).join(' '))),
+  ],
   ['title-ar-word', 'q = Arabic title word (~2% of links)', q('الانتخابات')],
-  ['title-en', 'q = English title, rare (1 match)', q(seedEnglishTitle(rareEn).split(' ').slice(1).join(' '))],
+  [
+    'title-en',
+    'q = English title, rare (1 match)',
+    q(seedEnglishTitle(rareEn).split(' ').slice(1).join(' ')),
+  ],
   ['code', `q = code fragment (${codeFragment}, a prefix)`, q(codeFragment)],
   ['code-one', 'q = one whole code', q(seedCode(rareAr))],
   ['tag', 'tag filter (batch-42: 1 in 1,400)', '/api/v1/links?tag=batch-42'],
@@ -154,7 +172,8 @@ for (const r of results) {
 }
 
 if (EXPORT) {
-  const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${web.child.pid}/status`, 'utf8'))![1]);
+  const rssKb = () =>
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${web.child.pid}/status`, 'utf8'))![1]);
   const before = rssKb();
   let peak = before;
   const sampler = setInterval(() => {

@@ -43,14 +43,38 @@ describe('bench/seed_links.ts', () => {
       SELECT status, safety, deleted_at IS NOT NULL AS deleted, count(*)::int AS n
       FROM links WHERE owner <> 'system:probe' GROUP BY 1, 2, 3`;
     const count = (f: (r: (typeof rows)[number]) => boolean) => rows.filter(f).reduce((s, r) => s + r.n, 0);
-    assert.equal(count(() => true), N);
-    assert.equal(count((r) => r.status === 'expired'), N * 0.05);
-    assert.equal(count((r) => r.status === 'gone' && r.deleted), N * 0.03);
-    assert.equal(count((r) => r.status === 'gone' && !r.deleted), N * 0.02);
-    assert.equal(count((r) => r.status === 'blocked'), N * 0.01);
-    assert.equal(count((r) => r.status === 'pending'), N * 0.01);
-    assert.equal(count((r) => r.status === 'active' && r.safety === 'warn'), N * 0.03);
-    assert.equal(count((r) => r.status === 'active' && r.safety === 'blocked'), N * 0.01);
+    assert.equal(
+      count(() => true),
+      N,
+    );
+    assert.equal(
+      count((r) => r.status === 'expired'),
+      N * 0.05,
+    );
+    assert.equal(
+      count((r) => r.status === 'gone' && r.deleted),
+      N * 0.03,
+    );
+    assert.equal(
+      count((r) => r.status === 'gone' && !r.deleted),
+      N * 0.02,
+    );
+    assert.equal(
+      count((r) => r.status === 'blocked'),
+      N * 0.01,
+    );
+    assert.equal(
+      count((r) => r.status === 'pending'),
+      N * 0.01,
+    );
+    assert.equal(
+      count((r) => r.status === 'active' && r.safety === 'warn'),
+      N * 0.03,
+    );
+    assert.equal(
+      count((r) => r.status === 'active' && r.safety === 'blocked'),
+      N * 0.01,
+    );
     const [facts] = await h.db.sql<
       {
         wordpress: number;
