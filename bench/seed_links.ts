@@ -3,7 +3,7 @@
 // migrates: the ground the 10M list, search and export measurements stand on (docs/BENCHMARKS.md, "Ten million
 // links"; ADR 0089).
 //
-//   npx tsx bench/seed_links.ts [links=10000000] [--database=lifeline_10m] [--chunk=250000] [--jobs=2] [--fresh]
+//   npx tsx bench/seed_links.ts [links=10000000] [--database=lifeline_10m] [--chunk=250000] [--jobs=2] [--index-jobs=2] [--fresh]
 //     [--other-domain=x.example]
 //
 // Rows are made by Postgres itself (INSERT … SELECT over generate_series, one transaction per chunk of links
@@ -339,6 +339,7 @@ async function main() {
   const otherDomain = argValue('other-domain') ?? 'x.example';
   const fresh = process.argv.includes('--fresh');
   const jobs = Number(argValue('jobs') ?? 2);
+  const indexJobs = Number(argValue('index-jobs') ?? jobs);
   if (!Number.isInteger(count) || count < 1) throw new Error('links: a positive whole number');
   if (!/^[a-z_][a-z0-9_]*$/.test(database) || TEST_DATABASE.test(database) || database === 'lifeline') {
     throw new Error(`--database=${database}: a name of its own (lower case), not a test or the dev database`);
@@ -355,7 +356,7 @@ async function main() {
   await migrateDatabase(url.toString());
   // One connection per job; index builds get a large sort memory, and nothing waits for the WAL flush.
   const sql = postgres(url.toString(), {
-    max: jobs,
+    max: Math.max(jobs, indexJobs),
     onnotice: () => {},
     connection: { maintenance_work_mem: '1GB', synchronous_commit: 'off' },
   });
@@ -416,8 +417,10 @@ async function main() {
   await Promise.all(Array.from({ length: jobs }, loadJob));
   const loaded = performance.now();
   const buildTimes: string[] = [];
-  // The trigram indexes take longest: start them first.
-  const defs = [...progress!.indexes].sort((a, b) => Number(/gin/.test(b)) - Number(/gin/.test(a)));
+  // The trigram indexes take longest (the URLs' most): start them first, so the others fill in beside them.
+  const cost = (def: string) =>
+    /gin \(target_url/.test(def) ? 3 : /gin \(search_text/.test(def) ? 2 : /USING gin/.test(def) ? 1 : 0;
+  const defs = [...progress!.indexes].sort((a, b) => cost(b) - cost(a));
   const buildJob = async () => {
     for (let def = defs.shift(); def !== undefined; def = defs.shift()) {
       const t = performance.now();
@@ -427,7 +430,7 @@ async function main() {
       say(`built ${name} in ${((performance.now() - t) / 1000).toFixed(1)} s (load ${load()})`);
     }
   };
-  await Promise.all(Array.from({ length: jobs }, buildJob));
+  await Promise.all(Array.from({ length: indexJobs }, buildJob));
   const built = performance.now();
   await sql`ANALYZE`;
   await sql`DROP TABLE seed_links_progress, seed_links_chunks`;
