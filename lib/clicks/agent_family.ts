@@ -41,7 +41,7 @@ const BROWSER_RULES: readonly [RegExp, BrowserFamily][] = [
   [/\bInstagram\b/, 'instagram'],
   [/\bTelegram(?:-Android|Bot)?\b/i, 'telegram'],
   [/\bSnapchat\b/, 'snapchat'],
-  [/\bmusical_ly\b|\bBytedanceWebview\b|\bTikTok\b|\btrill_/, 'tiktok'],
+  [/musical_ly|BytedanceWebview|\bTikTok\b|\btrill_/, 'tiktok'],
   [/\bLinkedInApp\b/, 'linkedin'],
   [/\bEdg(?:e|A|iOS)?\//, 'edge'],
   [/\bSamsungBrowser\//, 'samsung'],
