@@ -171,12 +171,21 @@ export function ClicksCard(props: { code: string; stats: LinkStats; days: number
       <div class="grid-2">
         <TopList
           title={t('detail.topBrowsers')}
-          rows={stats.byBrowser.map((b) => ({ label: t(`family.browser.${b.family}`), clicks: b.clicks }))}
+          // Product names (Chrome, iOS…) stay as they are in every language: isolated, their own direction.
+          rows={stats.byBrowser.map((b) => ({
+            label: t(`family.browser.${b.family}`),
+            clicks: b.clicks,
+            dir: 'auto' as const,
+          }))}
           empty={t('detail.noBrowsers')}
         />
         <TopList
           title={t('detail.topSystems')}
-          rows={stats.byOs.map((o) => ({ label: t(`family.os.${o.family}`), clicks: o.clicks }))}
+          rows={stats.byOs.map((o) => ({
+            label: t(`family.os.${o.family}`),
+            clicks: o.clicks,
+            dir: 'auto' as const,
+          }))}
           empty={t('detail.noSystems')}
         />
       </div>
