@@ -6,6 +6,7 @@
 //
 //   npx tsx bench/click_flush_pause.ts [cells=100000] [runs=5]
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { NO_AGENT } from '../lib/clicks/classify_click.ts';
 import { createClickBuffer } from '../lib/clicks/click_buffer.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { createMetrics } from '../lib/shared/metrics.ts';
@@ -33,7 +34,7 @@ const handles = Array.from({ length: cells }, (_, i) => buffer.cell(`bk${i + 1}`
 const now = Date.now();
 
 for (let run = 1; run <= runs; run++) {
-  for (const cell of handles) buffer.recordInCell(cell, 'human', '', '', now + run);
+  for (const cell of handles) buffer.recordInCell(cell, 'human', '', '', now + run, NO_AGENT);
   await new Promise((resolve) => setTimeout(resolve, 50));
   const delay = monitorEventLoopDelay({ resolution: 1 });
   const heapBefore = process.memoryUsage().heapUsed;

@@ -18,7 +18,7 @@ export function LinksCsvButton(props: { filters: Record<string, string> }) {
   );
 }
 
-/** The link page's downloads: its clicks over the period shown, by day, by country and by referrer. */
+/** The link page's downloads: its clicks over the period shown, by day, country, referrer, browser and OS. */
 export function ClicksCsvLinks(props: { code: string; days: number }) {
   const { t } = useI18n();
   const href = (by: string) =>
@@ -36,6 +36,14 @@ export function ClicksCsvLinks(props: { code: string; days: number }) {
       {' · '}
       <a href={href('referrer')} download>
         {t('export.byReferrer')}
+      </a>
+      {' · '}
+      <a href={href('browser')} download>
+        {t('export.byBrowser')}
+      </a>
+      {' · '}
+      <a href={href('os')} download>
+        {t('export.byOs')}
       </a>
     </p>
   );

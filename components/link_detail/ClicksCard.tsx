@@ -1,4 +1,5 @@
-// A link's clicks over a chosen period: totals, the chart, top countries and referrers, CSV downloads.
+// A link's clicks over a chosen period: totals, the chart, top countries and referrers, browsers and operating
+// systems, CSV downloads.
 import type { LinkStats } from '../../lib/clicks/link_stats.ts';
 import type { I18n } from '../../lib/i18n/translator.ts';
 import { ClicksChart } from '../ClicksChart.tsx';
@@ -167,6 +168,28 @@ export function ClicksCard(props: { code: string; stats: LinkStats; days: number
           empty={t('detail.noReferrers')}
         />
       </div>
+      <div class="grid-2">
+        <TopList
+          title={t('detail.topBrowsers')}
+          // Product names (Chrome, iOS…) stay as they are in every language: isolated, their own direction.
+          rows={stats.byBrowser.map((b) => ({
+            label: t(`family.browser.${b.family}`),
+            clicks: b.clicks,
+            dir: 'auto' as const,
+          }))}
+          empty={t('detail.noBrowsers')}
+        />
+        <TopList
+          title={t('detail.topSystems')}
+          rows={stats.byOs.map((o) => ({
+            label: t(`family.os.${o.family}`),
+            clicks: o.clicks,
+            dir: 'auto' as const,
+          }))}
+          empty={t('detail.noSystems')}
+        />
+      </div>
+      <p class="muted small">{t('detail.familiesDays')}</p>
       <ClicksCsvLinks code={props.code} days={props.days} />
     </section>
   );

@@ -1,6 +1,7 @@
 import { isbot } from 'isbot';
 import { LRUCache } from 'lru-cache';
 import type { ClickKind } from '../stores/click_stats_store.ts';
+import { type AgentFamilies, agentFamilies, familiesOfIndex, familyIndex } from './agent_family.ts';
 
 /**
  * Link-preview fetchers: services that fetch a shared link to draw a card, not a person following it
@@ -19,18 +20,95 @@ export const PROBE_USER_AGENT_PREFIX = 'LifelineProbe/';
 /** A user agent longer than this is classified by its first part only (bounded work per request). */
 const USER_AGENT_MAX_LENGTH = 512;
 /**
+ * What the click path keeps of one User-Agent: the kind of click it makes and, for a reader, the agent itself,
+ * whose browser and OS families the click buffer works out when it flushes (`familiesOf`), never on a request.
+ * Interned: one object per distinct agent while it is remembered, so a click cell compares `key`, a number.
+ */
+export class Agent {
+  readonly kind: AgentKind;
+  /** The agent as sent (bounded by USER_AGENT_MAX_LENGTH); held in memory only, never written anywhere. */
+  readonly ua: string;
+  /**
+   * The click buffer's key for the agent: NO_FAMILY for anything but a reader; a reader's own negative number
+   * until its families are known, then their index (agent_family.ts), shared by every agent of that pair.
+   */
+  key: number;
+
+  constructor(kind: AgentKind, ua: string) {
+    this.kind = kind;
+    this.ua = ua;
+    this.key = kind === 'reader' ? nextUnclassified-- : NO_FAMILY;
+  }
+}
+/** The key of an agent without families (not a reader): counted in no breakdown. */
+export const NO_FAMILY = -1;
+let nextUnclassified = -2;
+type AgentKind = 'preview' | 'bot' | 'reader' | 'probe';
+
+/** A HEAD request, and a request without a User-Agent (a bot), whatever else they send. */
+export const HEAD_AGENT = new Agent('bot', '');
+export const NO_AGENT = new Agent('bot', '');
+
+/**
  * User agents repeat massively (a handful of browser builds make most traffic), and the bot patterns cost
  * ~3 µs per test: remember the verdict of recent agents (bounded, so odd agents cannot grow memory).
  */
-type AgentKind = 'preview' | 'bot' | 'reader' | 'probe';
-const agentKinds = new LRUCache<string, AgentKind>({ max: 5000 });
+const agents = new LRUCache<string, Agent>({ max: 5000 });
 /**
- * The last agent classified and its verdict, checked before the LRU: consecutive requests mostly come from the
- * same browser build, and comparing two strings is cheaper than hashing a new one (every request's header is a
- * new string) for the LRU's map.
+ * The last agent classified, checked before the LRU: consecutive requests mostly come from the same browser
+ * build, and comparing two strings is cheaper than hashing a new one (every request's header is a new string)
+ * for the LRU's map.
  */
-let lastAgent = '';
-let lastKind: AgentKind = 'bot';
+let lastUa = '';
+let lastAgent: Agent = NO_AGENT;
+
+/**
+ * The remembered agent of a request: HEAD_AGENT for HEAD, NO_AGENT without a User-Agent, else the agent's kind
+ * (the prober, a link-preview fetcher, any other bot by isbot, or a reader), worked out once per distinct agent.
+ */
+export function readAgent(method: string, userAgent: string | undefined): Agent {
+  if (method === 'HEAD') return HEAD_AGENT;
+  if (!userAgent) return NO_AGENT;
+  const ua = userAgent.length > USER_AGENT_MAX_LENGTH ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : userAgent;
+  if (ua === lastUa) return lastAgent;
+  let agent = agents.get(ua);
+  if (agent === undefined) {
+    agent = new Agent(
+      ua.startsWith(PROBE_USER_AGENT_PREFIX)
+        ? 'probe'
+        : PREVIEW_FETCHERS.test(ua)
+          ? 'preview'
+          : isbot(ua)
+            ? 'bot'
+            : 'reader',
+      ua,
+    );
+    agents.set(ua, agent);
+  }
+  lastUa = ua;
+  lastAgent = agent;
+  return agent;
+}
+
+/** The click an agent's request makes: see classifyClick. */
+export function clickKindOf(agent: Agent, query: string): ClickKind | null {
+  if (agent === HEAD_AGENT) return 'head';
+  const kind = agent.kind;
+  if (kind === 'probe') return null;
+  if (kind !== 'reader') return kind;
+  if (query !== '' && hasQrMarker(query)) return 'qr';
+  return 'human';
+}
+
+/**
+ * The browser and OS families of a reader's agent, worked out at most once per agent object (its `key` becomes
+ * their index); null for anything but a reader. Called by the click buffer as it flushes, off the request.
+ */
+export function familiesOf(agent: Agent): AgentFamilies | null {
+  if (agent.kind !== 'reader') return null;
+  if (agent.key < 0) agent.key = familyIndex(agentFamilies(agent.ua));
+  return familiesOfIndex(agent.key);
+}
 
 /** Longest referrer host kept; a longer one is recorded as '' rather than truncated into a wrong host. */
 export const REFERRER_HOST_MAX_LENGTH = 100;
@@ -45,30 +123,7 @@ export function classifyClick(
   userAgent: string | undefined,
   query: string,
 ): ClickKind | null {
-  if (method === 'HEAD') return 'head';
-  if (!userAgent) return 'bot';
-  const ua = userAgent.length > USER_AGENT_MAX_LENGTH ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : userAgent;
-  let agent: AgentKind | undefined;
-  if (ua === lastAgent) agent = lastKind;
-  else {
-    agent = agentKinds.get(ua);
-    if (agent === undefined) {
-      agent = ua.startsWith(PROBE_USER_AGENT_PREFIX)
-        ? 'probe'
-        : PREVIEW_FETCHERS.test(ua)
-          ? 'preview'
-          : isbot(ua)
-            ? 'bot'
-            : 'reader';
-      agentKinds.set(ua, agent);
-    }
-    lastAgent = ua;
-    lastKind = agent;
-  }
-  if (agent === 'probe') return null;
-  if (agent !== 'reader') return agent;
-  if (query !== '' && hasQrMarker(query)) return 'qr';
-  return 'human';
+  return clickKindOf(readAgent(method, userAgent), query);
 }
 
 /** True when the query string carries the QR-scan marker `qr=1`. */

@@ -5,6 +5,7 @@ import type { Metrics } from '../shared/metrics.ts';
 import type { ClickCountRow } from '../stores/click_counts_store.ts';
 import type { ClickKind } from '../stores/click_stats_store.ts';
 import type { Sql } from '../stores/sql.ts';
+import type { Agent } from './classify_click.ts';
 import type { ClickCell } from './click_cell.ts';
 import { type Click, createClickHoldings } from './click_holdings.ts';
 import { createClickWriter } from './click_writer.ts';
@@ -35,11 +36,19 @@ export interface ClickRecorder {
    */
   cell(code: string): ClickCell;
   /**
-   * `record` for the cell's code: when the click has the same hour, kind, country and referrer as the cell's
+   * `record` for the cell's code: when the click has the same hour, kind, country, referrer and agent key (its
+   * families once known, classify_click.ts) as the cell's
    * running count, an increment; otherwise the running count moves into the buffer and the cell starts
    * counting this key. Cells are written at every flush like the buffer (and count towards maxKeys).
    */
-  recordInCell(cell: ClickCell, kind: ClickKind, country: string, referrerHost: string, atMs: number): void;
+  recordInCell(
+    cell: ClickCell,
+    kind: ClickKind,
+    country: string,
+    referrerHost: string,
+    atMs: number,
+    agent: Agent,
+  ): void;
   /** Writes what is buffered now; a failure keeps the aggregates for the next flush and resolves anyway. */
   flush(): Promise<void>;
   /** Distinct aggregates waiting to be written. */

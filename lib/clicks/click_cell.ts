@@ -1,6 +1,7 @@
 // A click counter a caller keeps per code (the hot path keeps one beside its memoised answer): one running aggregate.
 import type { ClickCountRow } from '../stores/click_counts_store.ts';
 import type { ClickKind } from '../stores/click_stats_store.ts';
+import { type Agent, NO_AGENT, NO_FAMILY } from './classify_click.ts';
 
 /** What `cell` hands out: opaque to callers. */
 export interface ClickCell {
@@ -31,10 +32,21 @@ export class Cell implements ClickCountRow {
   movedAt = 0;
   /** Set as the cell's count is taken into a batch (see movesLastClick). */
   moveLastClick = true;
+  /**
+   * The running count's agent (an interned object, compared by its number `agentKey`, part of the key: its
+   * families are worked out at the flush). A reference only: the request path reads no more of it.
+   */
+  agent: Agent = NO_AGENT;
+  agentKey = NO_FAMILY;
 
   constructor(code: string) {
     this.code = code;
   }
+}
+
+/** An aggregate the click buffer holds: a click_counts row and the agent its readers' families come from. */
+export interface HeldRow extends ClickCountRow {
+  agent: Agent;
 }
 
 /** A snapshot of a cell's running count as a row (for onWritten). */

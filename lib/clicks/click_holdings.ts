@@ -5,12 +5,16 @@ import {
   type ClickCountRow,
   type EncodedClickCounts,
   encodeClickCounts,
+  encodeFamilyCounts,
+  type FamilyCountRow,
   LAST_CLICK_PRECISION_MINUTES,
 } from '../stores/click_counts_store.ts';
 import type { ClickKind } from '../stores/click_stats_store.ts';
-import { Cell, type ClickCell, rowOf } from './click_cell.ts';
+import { type Agent, familiesOf } from './classify_click.ts';
+import { Cell, type ClickCell, type HeldRow, rowOf } from './click_cell.ts';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 const LAST_CLICK_PRECISION_MS = LAST_CLICK_PRECISION_MINUTES * 60_000;
 
 /**
@@ -23,9 +27,40 @@ export interface Batch {
   rows: readonly ClickCountRow[] | null;
 }
 
-/** A batch of `rows` (sorted in place as they are encoded) under a fresh id; `written`: what onWritten gets. */
-export function newBatch(rows: ClickCountRow[], written: readonly ClickCountRow[] | null): Batch {
-  return { id: crypto.randomUUID(), encoded: encodeClickCounts(rows), rows: written };
+/**
+ * A batch of `rows` (sorted in place as they are encoded) under a fresh id; `written`: what onWritten gets. The
+ * readers' rows (human, QR) are summed by (code, UTC day, browser family, OS family) beside them: this is where
+ * an agent's families are worked out, once per interned agent (familiesOf), at the flush and not on a request.
+ */
+export function newBatch(rows: HeldRow[], written: readonly ClickCountRow[] | null): Batch {
+  const families = familyRowsOf(rows);
+  const encoded = encodeClickCounts(rows);
+  if (families.length > 0) encoded.families = encodeFamilyCounts(families);
+  return { id: crypto.randomUUID(), encoded, rows: written };
+}
+
+/** The readers' clicks of `rows` by (code, day, browser, OS). */
+function familyRowsOf(rows: readonly HeldRow[]): FamilyCountRow[] {
+  const byKey = new Map<string, FamilyCountRow>();
+  for (const row of rows) {
+    if ((row.kind !== 'human' && row.kind !== 'qr') || row.clicks === 0) continue;
+    const families = familiesOf(row.agent);
+    if (families === null) continue;
+    const dayMs = row.hourMs - (row.hourMs % DAY_MS);
+    const key = `${row.code}\n${dayMs}\n${row.agent.key}`;
+    const held = byKey.get(key);
+    if (held) held.clicks += row.clicks;
+    else {
+      byKey.set(key, {
+        code: row.code,
+        day: new Date(dayMs).toISOString().slice(0, 10),
+        browser: families.browser,
+        os: families.os,
+        clicks: row.clicks,
+      });
+    }
+  }
+  return [...byKey.values()];
 }
 
 /** One answered request worth counting. */
@@ -35,6 +70,8 @@ export interface Click {
   country: string;
   referrerHost: string;
   atMs: number;
+  /** The request's agent (readAgent): its families are counted for readers' clicks. */
+  agent: Agent;
 }
 
 export interface ClickHoldingsOptions {
@@ -66,7 +103,7 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
   const onFilling = options.onFilling;
   const withRows = options.withRows;
   /** Aggregates by their key (keyOf). */
-  let buffer = new Map<string, ClickCountRow>();
+  let buffer = new Map<string, HeldRow>();
   /** Cells holding a running count (or that held one since the last flush); each counts as one held key. */
   let cells: Cell[] = [];
   /**
@@ -102,8 +139,17 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
   }
 
   /** Adds an aggregate's clicks into the buffer (an unwritten one put back, or a cell's running count). */
-  function merge(row: ClickCountRow): void {
-    add(row.code, row.hourMs, row.kind, row.country, row.referrerHost, row.clicks, row.lastClickMs);
+  function merge(row: HeldRow): void {
+    add(
+      row.code,
+      row.hourMs,
+      row.kind,
+      row.country,
+      row.referrerHost,
+      row.agent,
+      row.clicks,
+      row.lastClickMs,
+    );
   }
 
   /** Adds clicks to the aggregate of (code, hour, kind, country, referrer), or starts one if there is room. */
@@ -113,16 +159,17 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
     kind: ClickKind,
     country: string,
     referrerHost: string,
+    agent: Agent,
     clicks: number,
     lastClickMs: number,
   ): void {
-    const key = keyOf(code, hourMs, kind, country, referrerHost);
+    const key = keyOf(code, hourMs, kind, country, referrerHost, agent.key);
     const held = buffer.get(key);
     if (held) {
       held.clicks += clicks;
       if (lastClickMs > held.lastClickMs) held.lastClickMs = lastClickMs;
     } else if (heldKeys() < options.maxKeys) {
-      buffer.set(key, { code, hourMs, kind, country, referrerHost, clicks, lastClickMs });
+      buffer.set(key, { code, hourMs, kind, country, referrerHost, clicks, lastClickMs, agent });
     } else {
       drop(clicks);
     }
@@ -140,10 +187,11 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
     country: string,
     referrerHost: string,
     atMs: number,
+    agent: Agent,
   ): void {
     const hourMs = hourOf(atMs);
     if (cell.clicks > 0) {
-      if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs)) return;
+      if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs, agent)) return;
       spill(cell);
     } else if (!cell.listed) {
       if (heldKeys() >= options.maxKeys) {
@@ -153,7 +201,7 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
       cell.listed = true;
       cells.push(cell);
     }
-    startCount(cell, hourMs, kind, country, referrerHost, atMs);
+    startCount(cell, hourMs, kind, country, referrerHost, atMs, agent);
     flushIfFilling();
   }
 
@@ -175,7 +223,7 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
   }
 
   /** Every aggregate held now (cells' running counts merged in), and an empty buffer in its place. */
-  function takeAll(): ClickCountRow[] {
+  function takeAll(): HeldRow[] {
     const counted = cells;
     cells = [];
     codeCells = new Map();
@@ -237,7 +285,7 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
    * A flush begins: the map's aggregates, taken out (an empty map in their place), and every listed cell made
    * pending (see `pending`); the code cells' map is emptied if it outgrew its bound.
    */
-  function startFlush(): ClickCountRow[] {
+  function startFlush(): HeldRow[] {
     const rows = [...buffer.values()];
     buffer = new Map();
     pending = cells;
@@ -255,7 +303,7 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
   return {
     /** ClickRecorder.record. */
     record(click: Click): void {
-      const { code, kind, country, referrerHost, atMs } = click;
+      const { code, kind, country, referrerHost, atMs, agent } = click;
       let cell = codeCells.get(code);
       if (cell === undefined) {
         if (heldKeys() >= options.maxKeys) {
@@ -266,13 +314,13 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
         codeCells.set(code, cell);
       } else if (cell.clicks > 0) {
         const hourMs = hourOf(atMs);
-        if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs)) return;
+        if (countIfSameKey(cell, hourMs, kind, country, referrerHost, atMs, agent)) return;
         // Another key of the code: the map's aggregate (the cell keeps its key, so no key is held twice).
-        add(code, hourMs, kind, country, referrerHost, 1, atMs);
+        add(code, hourMs, kind, country, referrerHost, agent, 1, atMs);
         flushIfFilling();
         return;
       }
-      countInCell(cell, kind, country, referrerHost, atMs);
+      countInCell(cell, kind, country, referrerHost, atMs, agent);
     },
     cell: newCell,
     /** ClickRecorder.recordInCell. */
@@ -282,8 +330,9 @@ export function createClickHoldings(options: ClickHoldingsOptions) {
       country: string,
       referrerHost: string,
       atMs: number,
+      agent: Agent,
     ): void {
-      countInCell(handle as Cell, kind, country, referrerHost, atMs);
+      countInCell(handle as Cell, kind, country, referrerHost, atMs, agent);
     },
     heldKeys,
     /** Nothing to write: no aggregate, no listed cell, no batch waiting for its retry. */
@@ -319,12 +368,14 @@ function countIfSameKey(
   country: string,
   referrerHost: string,
   atMs: number,
+  agent: Agent,
 ): boolean {
   if (
     cell.hourMs !== hourMs ||
     cell.kind !== kind ||
     cell.country !== country ||
-    cell.referrerHost !== referrerHost
+    cell.referrerHost !== referrerHost ||
+    cell.agentKey !== agent.key
   ) {
     return false;
   }
@@ -341,6 +392,7 @@ function startCount(
   country: string,
   referrerHost: string,
   atMs: number,
+  agent: Agent,
 ): void {
   cell.hourMs = hourMs;
   cell.kind = kind;
@@ -348,8 +400,17 @@ function startCount(
   cell.referrerHost = referrerHost;
   cell.clicks = 1;
   cell.lastClickMs = atMs;
+  cell.agent = agent;
+  cell.agentKey = agent.key;
 }
 
-function keyOf(code: string, hourMs: number, kind: string, country: string, referrerHost: string): string {
-  return `${code}\n${hourMs}\n${kind}\n${country}\n${referrerHost}`;
+function keyOf(
+  code: string,
+  hourMs: number,
+  kind: string,
+  country: string,
+  referrerHost: string,
+  agentKey: number,
+): string {
+  return `${code}\n${hourMs}\n${kind}\n${country}\n${referrerHost}\n${agentKey}`;
 }

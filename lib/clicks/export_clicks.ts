@@ -3,10 +3,11 @@ import type { I18n } from '../i18n/translator.ts';
 import { toCsv } from '../shared/csv.ts';
 import { type ClickKind, listTopCountries, listTopReferrers } from '../stores/click_stats_store.ts';
 import type { Db } from '../stores/sql.ts';
+import { familyTotals } from './family_totals.ts';
 import { getLinkStats, linkStatsQuerySchema, type VendorClickSource } from './link_stats.ts';
 
-/** How a clicks export is broken down: one row per day, per country or per referrer host. */
-export const CLICKS_CSV_DIMENSIONS = ['day', 'country', 'referrer'] as const;
+/** How a clicks export is broken down: one row per day, per country, per referrer host, per browser or OS family. */
+export const CLICKS_CSV_DIMENSIONS = ['day', 'country', 'referrer', 'browser', 'os'] as const;
 export type ClicksCsvDimension = (typeof CLICKS_CSV_DIMENSIONS)[number];
 
 /** GET /api/v1/links/{code}/clicks.csv query: the stats window (`from`, `to`) and `by` (default day). */
@@ -18,6 +19,36 @@ export const clicksExportQuerySchema = linkStatsQuerySchema.extend({
 const ALL_ROWS = 100_000;
 const READER_KINDS: ClickKind[] = ['human', 'qr'];
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
+/** The API's English names of the families (the same words as the English catalogue's family.* keys). */
+const FAMILY_TEXT: Record<'browser' | 'os', Record<string, string>> = {
+  browser: {
+    chrome: 'Chrome',
+    safari: 'Safari',
+    firefox: 'Firefox',
+    edge: 'Edge',
+    samsung: 'Samsung Internet',
+    opera: 'Opera',
+    yandex: 'Yandex Browser',
+    uc: 'UC Browser',
+    facebook: 'Facebook (in-app)',
+    instagram: 'Instagram (in-app)',
+    telegram: 'Telegram (in-app)',
+    snapchat: 'Snapchat (in-app)',
+    tiktok: 'TikTok (in-app)',
+    linkedin: 'LinkedIn (in-app)',
+    webview: 'Other app (in-app view)',
+    other: 'Other browser',
+  },
+  os: {
+    ios: 'iOS',
+    android: 'Android',
+    windows: 'Windows',
+    macos: 'macOS',
+    linux: 'Linux',
+    chromeos: 'ChromeOS',
+    other: 'Other system',
+  },
+};
 const FRONT_TEXT = { inhouse: 'Lifeline', bitly: 'Bitly', switched: 'Both (switched that day)' } as const;
 
 /**
@@ -37,6 +68,12 @@ const API_WORDS = {
   referrer: 'Referrer host',
   direct: '(direct or hidden)',
   unknown: 'Unknown',
+  browserFamily: 'Browser family',
+  browser: 'Browser',
+  osFamily: 'OS family',
+  os: 'Operating system',
+  familyName: (dimension: 'browser' | 'os', family: string): string =>
+    FAMILY_TEXT[dimension][family] ?? family,
   vendor: (name: string) => (name === 'bitly' ? 'Bitly' : name),
   frontName: (front: keyof typeof FRONT_TEXT): string => FRONT_TEXT[front],
   region: (code: string) => {
@@ -65,6 +102,11 @@ function toCsvWords(language: Pick<I18n, 't' | 'region'>): CsvWords {
     referrer: t('csv.clicks.referrer'),
     direct: t('csv.clicks.direct'),
     unknown: t('common.unknown'),
+    browserFamily: t('csv.clicks.browserFamily'),
+    browser: t('csv.clicks.browser'),
+    osFamily: t('csv.clicks.osFamily'),
+    os: t('csv.clicks.os'),
+    familyName: (dimension, family) => t(`family.${dimension}.${family}` as Parameters<typeof t>[0]),
     vendor: (name) => (name === 'bitly' ? t('vendor.bitly') : name),
     frontName: (front) =>
       front === 'bitly'
@@ -79,7 +121,8 @@ function toCsvWords(language: Pick<I18n, 't' | 'region'>): CsvWords {
 /**
  * A link's clicks over [from, to) as CSV (UTF-8 with a BOM, RFC 4180, formula-safe): by day with every kind
  * (and, when a vendor reports on the link, its own count, the difference and who answered the short domain),
- * or people's clicks by country or by referrer host, most first. Column names and words are the API's English,
+ * or people's clicks by country, by referrer host, by browser family or by OS family (the last two over the whole
+ * UTC days the window touches: `Browser family`/`OS family` (the API's id), its name, `People`), most first. Column names and words are the API's English,
  * or in `language` (an editor's download).
  */
 export async function exportClicksCsv(
@@ -103,6 +146,15 @@ export async function exportClicksCsv(
     return toCsv(
       [w.referrer, w.people],
       rows.map((r) => [r.key || w.direct, r.clicks]),
+    );
+  }
+  if (by === 'browser' || by === 'os') {
+    // Counted per UTC day: the days the window touches (family_totals.ts).
+    const totals = await familyTotals(db, { from: range.from, to: range.to, key: code });
+    const rows = by === 'browser' ? totals.byBrowser : totals.byOs;
+    return toCsv(
+      by === 'browser' ? [w.browserFamily, w.browser, w.people] : [w.osFamily, w.os, w.people],
+      rows.map((r) => [r.family, w.familyName(by, r.family), r.clicks]),
     );
   }
   const stats = await getLinkStats(db, code, range, vendorClicks);

@@ -7,6 +7,7 @@ import {
   listTopReferrers,
 } from '../stores/click_stats_store.ts';
 import type { Db } from '../stores/sql.ts';
+import { browserFamilySchema, familyTotals, osFamilySchema } from './family_totals.ts';
 
 const DAY_MS = 86_400_000;
 /** Default window of stats: the last 30 days. */
@@ -77,6 +78,14 @@ export const linkStatsSchema = z.object({
   byDay: z.array(dayCountSchema),
   byCountry: z.array(z.object({ country: z.string().nullable(), clicks: z.number().int() })),
   byReferrer: z.array(z.object({ host: z.string().nullable(), clicks: z.number().int() })),
+  byBrowser: z
+    .array(z.object({ family: browserFamilySchema, clicks: z.number().int() }))
+    .describe(
+      'people’s clicks by browser family, most first, over the whole UTC days the window touches (counted per day)',
+    ),
+  byOs: z
+    .array(z.object({ family: osFamilySchema, clicks: z.number().int() }))
+    .describe('people’s clicks by operating system family, most first, over the same days as byBrowser'),
   vendor: vendorComparisonSchema
     .optional()
     .describe('the vendor’s own counts for the same days (present when the vendor holds the link)'),
@@ -124,10 +133,11 @@ export async function getLinkStats(
   vendorClicks?: VendorClickSource,
 ): Promise<LinkStats> {
   const { from, to } = range;
-  const [daily, countries, referrers, vendorDays] = await Promise.all([
+  const [daily, countries, referrers, families, vendorDays] = await Promise.all([
     listDailyClicks(db, code, from, to),
     listTopCountries(db, code, READER_KINDS, from, to, STATS_TOP_LIMIT),
     listTopReferrers(db, code, READER_KINDS, from, to, STATS_TOP_LIMIT),
+    familyTotals(db, { from, to, key: code }),
     // A vendor outage must not take our own stats down with it.
     vendorClicks ? vendorClicks(code, range).catch(() => null) : Promise.resolve(null),
   ]);
@@ -164,6 +174,8 @@ export async function getLinkStats(
     byDay: [...days.values()],
     byCountry: countries.map((c) => ({ country: c.key || null, clicks: c.clicks })),
     byReferrer: referrers.map((r) => ({ host: r.key || null, clicks: r.clicks })),
+    byBrowser: families.byBrowser,
+    byOs: families.byOs,
     ...(vendorDays ? { vendor: compareWithVendor([...days.values()], vendorDays) } : {}),
   };
 }

@@ -3,7 +3,7 @@
 // (server/node_server.ts) writes the answer straight to the socket; the Hono route (routes/redirect.tsx, used
 // by Deno and everything else) turns it into a Response. Pages are rendered by the caller's `pages`.
 
-import { classifyClick, countryOf, referrerHostOf } from '../clicks/classify_click.ts';
+import { clickKindOf, countryOf, readAgent, referrerHostOf } from '../clicks/classify_click.ts';
 import type { ClickCell, ClickRecorder } from '../clicks/click_buffer.ts';
 import { isPossibleCode } from '../codes/code_rules.ts';
 import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
@@ -314,16 +314,17 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
       if (outcome !== 'warn' && outcome !== 'archived' && answer.headers.Location === undefined)
         return answer;
     }
-    const kind = classifyClick(request.method, request.header('user-agent'), request.query);
+    const agent = readAgent(request.method, request.header('user-agent'));
+    const kind = clickKindOf(agent, request.query);
     if (kind === null) return answer;
     const country = countryHeader ? countryOf(request.header(countryHeader)) : '';
     const referrerHost = referrerHostOf(request.header('referer'));
     if (alike && outcome === 'redirect') {
       // Clicks count under the link's key (its code on another short domain is `{domain}/{code}`).
       routing.cell ??= clicks.cell(record.code);
-      clicks.recordInCell(routing.cell, kind, country, referrerHost, now);
+      clicks.recordInCell(routing.cell, kind, country, referrerHost, now, agent);
     } else {
-      clicks.record({ code: record.code, kind, country, referrerHost, atMs: now });
+      clicks.record({ code: record.code, kind, country, referrerHost, atMs: now, agent });
     }
     return answer;
   }
@@ -407,12 +408,15 @@ export function createRedirectAnswerer(deps: RedirectDeps): RedirectAnswerer {
         return answer;
       }
     }
-    const kind = classifyClick(request.method, request.header('user-agent'), request.query);
+    // The agent is the remembered object for its User-Agent (classify_click.ts): a reference the click keeps;
+    // its browser and OS families are worked out when the clicks are flushed, never here (ADR 0081).
+    const agent = readAgent(request.method, request.header('user-agent'));
+    const kind = clickKindOf(agent, request.query);
     if (kind === null) return answer;
     const country = countryHeader ? countryOf(request.header(countryHeader)) : '';
     const referrerHost = referrerHostOf(request.header('referer'));
-    if (memoised !== undefined) clicks.recordInCell(memoised.cell, kind, country, referrerHost, now);
-    else clicks.record({ code: record?.code ?? code, kind, country, referrerHost, atMs: now });
+    if (memoised !== undefined) clicks.recordInCell(memoised.cell, kind, country, referrerHost, now, agent);
+    else clicks.record({ code: record?.code ?? code, kind, country, referrerHost, atMs: now, agent });
     return answer;
   }
 

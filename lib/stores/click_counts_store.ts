@@ -43,6 +43,37 @@ export interface EncodedClickCounts {
   keys: number;
   /** Clicks in the batch. */
   clicks: number;
+  /** The batch's readers' clicks by browser and OS family (encodeFamilyCounts); absent: none. */
+  families?: string;
+}
+
+/** Readers' clicks of one (code, UTC day, browser family, OS family), as the click buffer flushes them. */
+export interface FamilyCountRow {
+  code: string;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  browser: string;
+  os: string;
+  clicks: number;
+}
+
+/**
+ * A batch's family counts as the click statement takes them (a jsonb array of `[code, day, browser, os, clicks]`),
+ * in key order so concurrent flushes lock rows in the same order; each key at most once (the caller sums them).
+ */
+export function encodeFamilyCounts(rows: FamilyCountRow[]): string {
+  rows.sort(
+    (a, b) => cmp(a.code, b.code) || cmp(a.day, b.day) || cmp(a.browser, b.browser) || cmp(a.os, b.os),
+  );
+  const parts: string[] = ['['];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    parts.push(
+      `${i > 0 ? ',' : ''}[${JSON.stringify(r.code)},"${r.day}",${JSON.stringify(r.browser)},${JSON.stringify(r.os)},${r.clicks}]`,
+    );
+  }
+  parts.push(']');
+  return parts.join('');
 }
 
 /**
@@ -95,7 +126,7 @@ export function addClickCounts(db: Db, batchId: string, rows: readonly ClickCoun
 }
 
 /**
- * Adds one encoded batch to click_counts with a multi-row upsert and moves the codes' link_last_clicks
+ * Adds one encoded batch to click_counts (and its family counts to click_families) with a multi-row upsert and moves the codes' link_last_clicks
  * forward (to within LAST_CLICK_PRECISION_MINUTES), in ONE statement (data-modifying CTEs): atomic without an
  * explicit transaction. `batchId` makes it idempotent: a batch whose id is already in click_flush_batches changes
  * nothing, so a flush that lost its connection at commit time can retry the same batch without counting twice;
@@ -128,6 +159,13 @@ export async function addEncodedClickCounts(
       SELECT code, hour, kind, country, referrer_host, clicks FROM input
       ON CONFLICT (code, hour, kind, country, referrer_host)
       DO UPDATE SET clicks = click_counts.clicks + EXCLUDED.clicks
+    )
+    , families AS (
+      INSERT INTO click_families (code, day, browser, os, clicks)
+      SELECT e->>0, (e->>1)::date, e->>2, e->>3, (e->>4)::bigint
+      FROM jsonb_array_elements(${batch.families ?? '[]'}::text::jsonb) AS e
+      WHERE EXISTS (SELECT 1 FROM claim)
+      ON CONFLICT (code, day, browser, os) DO UPDATE SET clicks = click_families.clicks + EXCLUDED.clicks
     )
     , touched AS (
       INSERT INTO link_last_clicks AS c (code, last_clicked_at)

@@ -58,3 +58,17 @@ export function listTopReferrers(
 ) {
   return listTopBy(db, 'referrer_host', code, kinds, from, to, limit);
 }
+
+/** Readers' clicks by one family column (browser or os) over the UTC days [fromDay, toDay], most first. */
+export async function listFamilyClicks(
+  db: Db,
+  column: 'browser' | 'os',
+  fromDay: string,
+  toDay: string,
+  code?: string,
+): Promise<{ key: string; clicks: number }[]> {
+  return db<{ key: string; clicks: number }[]>`
+    SELECT ${db(column)} AS key, sum(clicks)::bigint AS clicks FROM click_families
+    WHERE day >= ${fromDay}::date AND day <= ${toDay}::date ${code === undefined ? db`` : db`AND code = ${code}`}
+    GROUP BY 1 ORDER BY 2 DESC, 1`;
+}

@@ -21,6 +21,7 @@ export const ESCROW_TABLES = [
     codeColumn: true,
   },
   { table: 'link_last_clicks', orderBy: 'code', history: true, codeColumn: true },
+  { table: 'click_families', orderBy: 'code, day, browser, os', history: true, codeColumn: true },
   { table: 'webhook_endpoints', orderBy: 'id', history: false, codeColumn: false },
 ] as const;
 
@@ -141,6 +142,7 @@ export async function countRestoreTargetRows(db: Db): Promise<Record<string, num
            (SELECT count(*) FROM audit_log)::int AS audit_log,
            (SELECT count(*) FROM click_counts)::int AS click_counts,
            (SELECT count(*) FROM link_last_clicks)::int AS link_last_clicks,
+           (SELECT count(*) FROM click_families)::int AS click_families,
            (SELECT count(*) FROM webhook_endpoints)::int AS webhook_endpoints`;
   return row!;
 }

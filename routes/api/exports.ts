@@ -36,7 +36,7 @@ export const EXPORT_OPERATIONS = [
     operationId: 'exportLinkClicksCsv',
     summary:
       'Clicks of a link as CSV: by day (every kind, and Bitly’s own count beside ours when Bitly holds the ' +
-      'link), by country or by referrer host',
+      'link), by country, by referrer host, by browser family or by OS family',
     scope: 'links:read',
     parameters: [codeParam],
     query: clicksExportQuerySchema,

@@ -3,6 +3,7 @@
 // for 10,000 old control objects whose time field is declared without an initializer (the shape the cell used
 // to have, where each click's time is a new boxed number linked from the old object).
 import { getHeapSpaceStatistics } from 'node:v8';
+import { NO_AGENT } from '../../../lib/clicks/classify_click.ts';
 import { createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
 import { createMetrics } from '../../../lib/shared/metrics.ts';
@@ -32,7 +33,8 @@ const controls = Array.from({ length: CELLS }, () => new Control());
 const t = Date.now();
 
 function clickAll(round: number): void {
-  for (let i = 0; i < CELLS; i++) buffer.recordInCell(cells[i]!, 'human', '', '', t + round * CELLS + i);
+  for (let i = 0; i < CELLS; i++)
+    buffer.recordInCell(cells[i]!, 'human', '', '', t + round * CELLS + i, NO_AGENT);
 }
 function setAll(round: number): void {
   for (let i = 0; i < CELLS; i++) controls[i]!.lastClickMs = t + round * CELLS + i;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
 import { eventually } from '../../../devkit/harness/harness.ts';
+import { NO_AGENT } from '../../../lib/clicks/classify_click.ts';
 import { type Click, type ClickBufferOptions, createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
 import { createMetrics, type Metrics } from '../../../lib/shared/metrics.ts';
@@ -49,7 +50,7 @@ function newBuffer(options: Partial<ClickBufferOptions> = {}) {
 }
 
 function click(code: string, overrides: Partial<Click> = {}): Click {
-  return { code, kind: 'human', country: '', referrerHost: '', atMs: T0, ...overrides };
+  return { code, kind: 'human', country: '', referrerHost: '', atMs: T0, agent: NO_AGENT, ...overrides };
 }
 
 async function countsOf(codes: string[]) {
@@ -221,17 +222,17 @@ describe('click buffer', () => {
   test('a cell counts like record: mixed with record() and across kinds, hours and flushes, one row per key', async () => {
     const buffer = newBuffer();
     const cell = buffer.cell('c274');
-    for (let i = 0; i < 4; i++) buffer.recordInCell(cell, 'human', '', '', T0 + i);
+    for (let i = 0; i < 4; i++) buffer.recordInCell(cell, 'human', '', '', T0 + i, NO_AGENT);
     // Another key for the same code: the running count moves into the buffer, the cell counts the new key.
-    buffer.recordInCell(cell, 'qr', '', '', T0 + 10);
-    buffer.recordInCell(cell, 'human', 'SE', 'news.example', T0 + 11);
-    buffer.recordInCell(cell, 'human', '', '', T0 + 12);
+    buffer.recordInCell(cell, 'qr', '', '', T0 + 10, NO_AGENT);
+    buffer.recordInCell(cell, 'human', 'SE', 'news.example', T0 + 11, NO_AGENT);
+    buffer.recordInCell(cell, 'human', '', '', T0 + 12, NO_AGENT);
     // record() for the same code and key as the cell's running count: record() counts in a cell of its own
     // (it cannot know the caller's), so the key is held twice until the flush merges them into one row.
     buffer.record(click('c274', { atMs: T0 + 13 }));
     // The next hour: the old hour's count is kept apart.
-    buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 1);
-    buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 2);
+    buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 1, NO_AGENT);
+    buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 2, NO_AGENT);
     assert.equal(
       buffer.pendingKeys,
       5,
@@ -240,7 +241,7 @@ describe('click buffer', () => {
     await buffer.flush();
     assert.equal(buffer.pendingKeys, 0);
     // The same cell after a flush counts into the next batch.
-    for (let i = 0; i < 3; i++) buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 3);
+    for (let i = 0; i < 3; i++) buffer.recordInCell(cell, 'human', '', '', T0 + HOUR + 3, NO_AGENT);
     assert.equal(buffer.pendingKeys, 1);
     await buffer.close();
     const rows = await countsOf(['c274']);
@@ -265,11 +266,11 @@ describe('click buffer', () => {
     // (Batches of the default 250 rows: an early flush starts only at 250 keys, so nothing leaves the buffer here.)
     const buffer = newBuffer({ metrics, maxKeys: 4 });
     const cells = ['c275', 'c276', 'c277', 'c278', 'c279'].map((code) => buffer.cell(code));
-    for (const cell of cells) buffer.recordInCell(cell, 'human', '', '', T0);
+    for (const cell of cells) buffer.recordInCell(cell, 'human', '', '', T0, NO_AGENT);
     assert.equal(buffer.pendingKeys, 4);
     assert.equal(await dropped(metrics), 1);
     // Cells already counting keep counting.
-    buffer.recordInCell(cells[0]!, 'human', '', '', T0);
+    buffer.recordInCell(cells[0]!, 'human', '', '', T0, NO_AGENT);
     await buffer.close();
     assert.equal(await total(['c275']), 2);
     assert.equal(await total(['c279']), 0);

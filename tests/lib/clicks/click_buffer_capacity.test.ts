@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import { NO_AGENT } from '../../../lib/clicks/classify_click.ts';
 import { createClickBuffer } from '../../../lib/clicks/click_buffer.ts';
 import { parseConfig } from '../../../lib/shared/config.ts';
 import { createLogger } from '../../../lib/shared/logger.ts';
@@ -46,8 +47,9 @@ test('default CLICK_BUFFER_MAX_KEYS: 100,000 codes, flushes running meanwhile, a
     const atMs = slice < SLICES / 2 ? HOUR_EDGE - 60_000 + slice : HOUR_EDGE + slice;
     for (let i = 0; i < SLICE; i++) {
       const n = nextCode();
-      if (n % 10 === 0) buffer.record({ code: `k${n}`, kind: 'human', country: '', referrerHost: '', atMs });
-      else buffer.recordInCell(cells[n]!, 'human', '', '', atMs);
+      if (n % 10 === 0)
+        buffer.record({ code: `k${n}`, kind: 'human', country: '', referrerHost: '', atMs, agent: NO_AGENT });
+      else buffer.recordInCell(cells[n]!, 'human', '', '', atMs, NO_AGENT);
       sent++;
     }
     await new Promise((resolve) => setImmediate(resolve));

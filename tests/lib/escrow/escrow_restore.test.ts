@@ -123,6 +123,12 @@ describe('escrow export and restore', () => {
     await source.sql`
       INSERT INTO link_last_clicks (code, last_clicked_at)
       SELECT 'e' || i, timestamptz '2026-11-20 10:00:00+00' + make_interval(mins => i) FROM generate_series(1, 50) AS i`;
+    // Readers' browser and OS families (migration 0125) travel with the other click aggregates.
+    await source.sql`
+      INSERT INTO click_families (code, day, browser, os, clicks)
+      SELECT 'e' || i, date '2026-11-20' + (i % 3), (ARRAY['chrome', 'safari', 'samsung'])[1 + i % 3],
+             (ARRAY['android', 'ios', 'windows'])[1 + i % 3], i
+      FROM generate_series(1, 40) AS i`;
     const before = await describeAnswers(createStandaloneAnswerer(configFor(source), source.sql), codes);
     const dir = join(work, 'export-1');
     const exported = await cli('export', ['--out', dir], { DATABASE_URL: source.url });
@@ -140,6 +146,7 @@ describe('escrow export and restore', () => {
         'audit_log.jsonl',
         'click_counts.jsonl',
         'link_last_clicks.jsonl',
+        'click_families.jsonl',
         'webhook_endpoints.jsonl',
       ],
     );
@@ -178,7 +185,14 @@ describe('escrow export and restore', () => {
     const again = join(work, 'export-1-again');
     await exportEscrow({ sql: target.sql }, { outDir: again });
     assert.equal(compacted(readFileSync(join(again, 'links.jsonl'), 'utf8')), asRestored(sourceLines));
-    for (const name of ['vendor_links', 'reports', 'blocklist', 'click_counts', 'link_last_clicks']) {
+    for (const name of [
+      'vendor_links',
+      'reports',
+      'blocklist',
+      'click_counts',
+      'link_last_clicks',
+      'click_families',
+    ]) {
       assert.equal(
         readFileSync(join(again, `${name}.jsonl`), 'utf8'),
         readFileSync(join(dir, `${name}.jsonl`), 'utf8'),

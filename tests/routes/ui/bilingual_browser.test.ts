@@ -140,6 +140,14 @@ async function seed() {
         (${codes.cairo}, ${hour}, 'qr', 'EG', '', ${d % 3}),
         (${codes.cairo}, ${hour}, 'preview', '', 'whatsapp.net', ${4 + (d % 3)}),
         (${codes.cairo}, ${hour}, 'bot', 'US', '', ${2 + (d % 4)})`;
+    // Readers' browsers and systems, per day (migration 0125).
+    await h.db.sql`
+      INSERT INTO click_families (code, day, browser, os, clicks) VALUES
+        (${codes.cairo}, ${hour.toISOString().slice(0, 10)}::date, 'chrome', 'android', ${25 + d * 4}),
+        (${codes.cairo}, ${hour.toISOString().slice(0, 10)}::date, 'safari', 'ios', ${15 + d * 3}),
+        (${codes.cairo}, ${hour.toISOString().slice(0, 10)}::date, 'facebook', 'ios', ${5 + d}),
+        (${codes.cairo}, ${hour.toISOString().slice(0, 10)}::date, 'samsung', 'android', ${5 + d})
+      ON CONFLICT DO NOTHING`;
     // Bitly's own count, pulled for ten of the fourteen days (one of them a failover day).
     if (d < 10) {
       await h.db.sql`
@@ -292,7 +300,25 @@ describe('the editor UI in English and Arabic (Chromium)', () => {
         );
         assert.equal(await comparison.locator('tbody tr').count(), 10);
         assert.ok(await comparison.locator('.causes').isVisible(), 'the known causes, open');
-        assert.equal(await page.locator('.export-links a[download]').count(), 3);
+        assert.equal(await page.locator('.export-links a[download]').count(), 5);
+        // Browsers and operating systems, most first, in the page's language.
+        const families = async (title: string) =>
+          page
+            .locator('.top-list', { has: page.getByRole('heading', { name: title, exact: true }) })
+            .locator('tbody th bdi')
+            .allTextContents();
+        assert.deepEqual(await families(t('detail.topBrowsers')), [
+          t('family.browser.chrome'),
+          t('family.browser.safari'),
+          t('family.browser.facebook'),
+          t('family.browser.samsung'),
+        ]);
+        assert.deepEqual(await families(t('detail.topSystems')), [
+          t('family.os.android'),
+          t('family.os.ios'),
+        ]);
+        const byOs = page.locator('.export-links a[href*="by=os"]');
+        assert.equal(await byOs.textContent(), t('export.byOs'));
         assert.equal(
           await page
             .locator('.fact', { hasText: t('detail.utm') })
