@@ -4,6 +4,7 @@ import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
+import { storedShortDomains } from '../lib/shared/link_key.ts';
 import { prebuilt } from '../boot/prebuilt.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
@@ -85,7 +86,7 @@ registerEscrowAgeGauges(registry, () => readEscrowAges(sql, config));
 registerDomainWatchGauges(registry, () => getDomainWatchOverview(sql));
 // The prober's open incidents and the failover drills' last results, read from Postgres at scrape time.
 registerProbeIncidentGauge(registry, () => countOpenProbeIncidents(sql));
-registerDrillGauges(registry, () => getDrillGaugeValues(sql));
+registerDrillGauges(registry, () => getDrillGaugeValues(sql, config));
 // Destinations by verdict (the DeadDestinationsJump alert), checks by outcome, the oldest due check's age.
 const destinationMetrics = registerDestinationMetrics(registry, () => readDestinationOverview(sql));
 // Outgoing webhooks waiting, the oldest one's age, endpoints dead-lettering (the WebhookDeadLettering alert).
@@ -160,7 +161,11 @@ await ensureSchedules(
     domainWatch: getDomainWatchSchedule(config),
     probeInterval: config.probe.interval,
     drill: config.drillInterval
-      ? { interval: config.drillInterval, dnsTtlSeconds: config.lifecycle.dnsTtlSeconds }
+      ? {
+          interval: config.drillInterval,
+          dnsTtlSeconds: config.lifecycle.dnsTtlSeconds,
+          domains: storedShortDomains(config),
+        }
       : undefined,
     destinationChecksEvery: config.destinationChecks.every,
     archiveQueueEvery: config.archive.mode === 'off' ? undefined : '1m',

@@ -76,8 +76,11 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   const { workflowId } = workflowInfo();
   const started = Date.now();
   const kind = input.drill ? 'drill' : input.to === 'inhouse' ? 'failover' : 'failback';
+  // The short domain whose front this is (absent: the default, as in every run before fronts were per domain).
+  const on = input.domain ? { domain: input.domain } : {};
   const report: ChangeFrontReport = {
     to: input.to,
+    ...on,
     drill: input.drill,
     steps: [],
     preflight: null,
@@ -115,7 +118,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
     return result;
   };
 
-  await recordOpsRunStarted({ kind, workflowId, report: { to: input.to, requestedBy: input.requestedBy } });
+  await recordOpsRunStarted({ kind, workflowId, report: { to: input.to, requestedBy: input.requestedBy, ...on } });
   // A planned switch (not a drill, not an emergency) lowers the TTL first; runs started before this code (no
   // loweredTtlSeconds in their input) and their replays take none of these steps.
   const ttlDance =
@@ -128,7 +131,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   try {
     if (ttlDance) {
       const low = input.loweredTtlSeconds!;
-      const change = await timed('lower DNS TTL', false, () => lowerDnsTtl({ ttlSeconds: low, workflowId }));
+      const change = await timed('lower DNS TTL', false, () => lowerDnsTtl({ ttlSeconds: low, workflowId, ...on }));
       if (!change.supported) {
         report.dnsTtl = {
           skipped: change.adapter
@@ -139,7 +142,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
         const previous = change.previousTtlSeconds ?? input.dnsTtlSeconds;
         if (previous <= low) {
           // It was already that low (or lower): put it back as it was; there is nothing to wait out.
-          await timed('set DNS TTL back', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId }));
+          await timed('set DNS TTL back', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }));
           report.dnsTtl = { skipped: `the TTL was already ${previous} s` };
         } else {
           lowered = { previous, at: Date.now() };
@@ -181,6 +184,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
           const result = await verifyInhouseAnswers({
             progress,
             budget: input.verifyPerCall ?? DEFAULT_VERIFY_PER_CALL,
+            ...on,
           });
           progress = result.progress;
           report.verify = {
@@ -218,11 +222,11 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
       }
       // 3. The switch, once.
       // switchFront is idempotent per run: a retry finds its own switch done.
-      await timed('switch', true, () => switchFront({ to: input.to, workflowId }));
+      await timed('switch', true, () => switchFront({ to: input.to, workflowId, ...on }));
       report.switched = true;
       // 4. DNS: the adapter, or the operator's signal (their time is not ours: not counted as automated).
       const dns = await timed('DNS change', false, async () => {
-        const { adapter } = await pointDnsAt({ to: input.to, workflowId });
+        const { adapter } = await pointDnsAt({ to: input.to, workflowId, ...on });
         if (adapter) return 'adapter' as const;
         waitingForDns = true;
         await condition(() => dnsChanged);
@@ -232,13 +236,13 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
       report.dns = dns;
       // 5. Readers reach the new front.
       await timed('verify public front', true, () =>
-        verifyPublicFront({ to: input.to, sample: input.publicSample ?? 20 }),
+        verifyPublicFront({ to: input.to, sample: input.publicSample ?? 20, ...on }),
       );
       report.estimatedFailoverMs = report.automatedMs + input.dnsTtlSeconds * 1000;
       // 6. Readers follow within the lowered TTL; the record gets its usual TTL back.
       if (lowered) {
         const previous = lowered.previous;
-        await timed('raise DNS TTL', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId }));
+        await timed('raise DNS TTL', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }));
         lowered = null;
         if (report.dnsTtl && 'raised' in report.dnsTtl) report.dnsTtl.raised = true;
       }
@@ -249,7 +253,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
     if (lowered) {
       const previous = lowered.previous;
       await CancellationScope.nonCancellable(() =>
-        raiseDnsTtl({ ttlSeconds: previous, workflowId }).then(
+        raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }).then(
           () => {
             if (report.dnsTtl && 'raised' in report.dnsTtl) report.dnsTtl.raised = true;
           },

@@ -446,6 +446,8 @@ export function registerProbeIncidentGauge(registry: Registry, read: () => Promi
 /** The latest finished failover drill towards one front (read from ops_runs). */
 export interface DrillGaugeValue {
   to: string;
+  /** The short domain drilled (its host name; ADR 0073). */
+  domain: string;
   /** The latest finished drill passed. */
   passed: boolean;
   /** When the latest passing drill finished (seconds since the epoch), or null when none has. */
@@ -453,7 +455,8 @@ export interface DrillGaugeValue {
 }
 
 /**
- * `lifeline_drill_last_result{to}` (1 pass, 0 fail) and `lifeline_drill_last_success_timestamp_seconds{to}`,
+ * `lifeline_drill_last_result{to,domain}` (1 pass, 0 fail) and
+ * `lifeline_drill_last_success_timestamp_seconds{to,domain}`, per front and short domain,
  * read from ops_runs when scraped. A front no drill has finished towards has no series, so "never drilled" is
  * not a failure; a Schedule that stopped shows as an old last-success time on the dashboard. A failed read leaves the last values.
  */
@@ -466,27 +469,27 @@ export function registerDrillGauges(registry: Registry, read: () => Promise<Dril
   };
   new Gauge({
     name: 'lifeline_drill_last_result',
-    help: 'The latest finished failover drill towards a front: 1 passed, 0 failed.',
-    labelNames: ['to'],
+    help: 'The latest finished failover drill of a short domain towards a front: 1 passed, 0 failed.',
+    labelNames: ['to', 'domain'],
     registers: [registry],
     async collect() {
       const values = await current();
       if (!values) return;
       this.reset();
-      for (const v of values) this.set({ to: v.to }, v.passed ? 1 : 0);
+      for (const v of values) this.set({ to: v.to, domain: v.domain }, v.passed ? 1 : 0);
     },
   });
   new Gauge({
     name: 'lifeline_drill_last_success_timestamp_seconds',
-    help: 'When the latest passing failover drill towards a front finished (Unix seconds).',
-    labelNames: ['to'],
+    help: 'When the latest passing failover drill of a short domain towards a front finished (Unix seconds).',
+    labelNames: ['to', 'domain'],
     registers: [registry],
     async collect() {
       const values = await current();
       if (!values) return;
       this.reset();
       for (const v of values) {
-        if (v.lastSuccessSeconds !== null) this.set({ to: v.to }, v.lastSuccessSeconds);
+        if (v.lastSuccessSeconds !== null) this.set({ to: v.to, domain: v.domain }, v.lastSuccessSeconds);
       }
     },
   });

@@ -114,11 +114,14 @@ export async function listUnseenActiveCodes(
 /** Links by code after `cursor` with one of `statuses` (deleted ones excluded). */
 export async function listLinksAfter(
   db: Db,
-  options: { cursor: string; limit: number; statuses: readonly string[] },
+  options: { cursor: string; limit: number; statuses: readonly string[]; domain?: string },
 ): Promise<LinkRow[]> {
+  // domain: one short domain's links only (its stored name, '' for the default).
+  const domain = options.domain === undefined ? db`` : db`AND l.domain = ${options.domain}`;
   return db<LinkRow[]>`
     SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)} FROM links AS l
     WHERE l.deleted_at IS NULL AND l.status = ANY(${db.array([...options.statuses])}) AND l.code > ${options.cursor}
+      ${domain}
     ORDER BY l.code LIMIT ${options.limit}`;
 }
 
