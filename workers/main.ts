@@ -80,7 +80,7 @@ registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
 // The promises about the copies (lib/shared/promise_gauges.ts): collisions, drift per leg, escrow and snapshot age.
 registerVendorCollisionGauge(registry, () => countVendorCollisions(sql));
-registerReconcileDriftGauges(registry, () => readReconcileDrift(sql));
+registerReconcileDriftGauges(registry, () => readReconcileDrift(sql, config));
 registerEscrowAgeGauges(registry, () => readEscrowAges(sql, config));
 // What the domain watch last read (days left, each fact), from Postgres at scrape time.
 registerDomainWatchGauges(registry, () => getDomainWatchOverview(sql));

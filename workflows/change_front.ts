@@ -163,7 +163,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
       reconcile('reconcile-check', { reason: `preflight check of ${workflowId}`, repair: false }),
     );
     report.preflight = { repair, check };
-    const blocking = getPreflightBlockers(input.to, check);
+    const blocking = getPreflightBlockers(input.to, check, input.domain ?? '');
     if (blocking.length > 0) {
       throw ApplicationFailure.nonRetryable(
         `preflight found drift the ${input.to} front cannot serve: ${blocking.join(', ')}`,
@@ -281,10 +281,14 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   return report;
 }
 
-/** What in a preflight check stops a change to `to`: drift that front would serve wrongly. */
-export function getPreflightBlockers(to: Front, check: ReconcileReport): string[] {
+/**
+ * What in a preflight check stops a change of `domain`'s front (its stored name) to `to`: drift that front would
+ * serve wrongly. Bitly's drift is that domain's own when the report has it by domain (ADR 0073), else the total.
+ */
+export function getPreflightBlockers(to: Front, check: ReconcileReport, domain = ''): string[] {
   const blockers: string[] = [];
-  const bitly = check.bitly?.drift ?? {};
+  const byDomain = check.bitly?.byDomain;
+  const bitly = byDomain ? (byDomain.find((d) => d.domain === domain)?.drift ?? {}) : (check.bitly?.drift ?? {});
   const serving = check.serving?.drift ?? {};
   if (to === 'inhouse') {
     // Every link in the wild must be ours, and the serving store must answer it.
