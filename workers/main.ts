@@ -4,7 +4,6 @@ import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
-import { storedShortDomains } from '../lib/shared/link_key.ts';
 import { prebuilt } from '../boot/prebuilt.ts';
 import { prepareDatabase, printGeneratedCredentials } from '../boot/prepare_database.ts';
 import { onShutdownSignal } from '../boot/shutdown.ts';
@@ -23,6 +22,7 @@ import { countWaitingBreakerHolds } from '../lib/publishing/mass_change_breaker.
 import { readReconcileDrift } from '../lib/reconcile/reconcile_drift.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
+import { storedShortDomains } from '../lib/shared/link_key.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import {
   createProcessMetrics,

@@ -118,7 +118,11 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
     return result;
   };
 
-  await recordOpsRunStarted({ kind, workflowId, report: { to: input.to, requestedBy: input.requestedBy, ...on } });
+  await recordOpsRunStarted({
+    kind,
+    workflowId,
+    report: { to: input.to, requestedBy: input.requestedBy, ...on },
+  });
   // A planned switch (not a drill, not an emergency) lowers the TTL first; runs started before this code (no
   // loweredTtlSeconds in their input) and their replays take none of these steps.
   const ttlDance =
@@ -131,7 +135,9 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   try {
     if (ttlDance) {
       const low = input.loweredTtlSeconds!;
-      const change = await timed('lower DNS TTL', false, () => lowerDnsTtl({ ttlSeconds: low, workflowId, ...on }));
+      const change = await timed('lower DNS TTL', false, () =>
+        lowerDnsTtl({ ttlSeconds: low, workflowId, ...on }),
+      );
       if (!change.supported) {
         report.dnsTtl = {
           skipped: change.adapter
@@ -142,7 +148,9 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
         const previous = change.previousTtlSeconds ?? input.dnsTtlSeconds;
         if (previous <= low) {
           // It was already that low (or lower): put it back as it was; there is nothing to wait out.
-          await timed('set DNS TTL back', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }));
+          await timed('set DNS TTL back', false, () =>
+            raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }),
+          );
           report.dnsTtl = { skipped: `the TTL was already ${previous} s` };
         } else {
           lowered = { previous, at: Date.now() };
@@ -288,7 +296,9 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
 export function getPreflightBlockers(to: Front, check: ReconcileReport, domain = ''): string[] {
   const blockers: string[] = [];
   const byDomain = check.bitly?.byDomain;
-  const bitly = byDomain ? (byDomain.find((d) => d.domain === domain)?.drift ?? {}) : (check.bitly?.drift ?? {});
+  const bitly = byDomain
+    ? (byDomain.find((d) => d.domain === domain)?.drift ?? {})
+    : (check.bitly?.drift ?? {});
   const serving = check.serving?.drift ?? {};
   if (to === 'inhouse') {
     // Every link in the wild must be ours, and the serving store must answer it.

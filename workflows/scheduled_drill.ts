@@ -39,7 +39,8 @@ async function drillOne(
   domain: string,
   time: string,
 ): Promise<Omit<ScheduledDrillReport, 'domains'>> {
-  const workflowId = domain === '' ? `drill:inhouse:scheduled:${time}` : `drill:inhouse:${domain}:scheduled:${time}`;
+  const workflowId =
+    domain === '' ? `drill:inhouse:scheduled:${time}` : `drill:inhouse:${domain}:scheduled:${time}`;
   const reservation = await reserveScheduledDrill({
     workflowId,
     to: 'inhouse',

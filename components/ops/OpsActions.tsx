@@ -77,12 +77,7 @@ export function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: 
                 ),
               })}
             </h3>
-            <FrontForms
-              active={f.active}
-              canBitly={f.bitly}
-              domain={f.domain}
-              csrfToken={csrfToken}
-            />
+            <FrontForms active={f.active} canBitly={f.bitly} domain={f.domain} csrfToken={csrfToken} />
           </div>
         ))
       ) : (

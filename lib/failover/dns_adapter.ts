@@ -21,7 +21,10 @@ export interface DnsAdapter {
    * does not say), or `unsupported` when it cannot change TTLs. A planned switch lowers the TTL first, waits out
    * the old one, switches, then sets it back.
    */
-  setTtl(ttlSeconds: number, context: DnsContext): Promise<{ previousTtlSeconds: number | null } | 'unsupported'>;
+  setTtl(
+    ttlSeconds: number,
+    context: DnsContext,
+  ): Promise<{ previousTtlSeconds: number | null } | 'unsupported'>;
 }
 
 /**
@@ -62,7 +65,12 @@ export function createWebhookDnsAdapter(options: {
           'Content-Type': 'application/json',
           ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
         },
-        body: JSON.stringify({ action: 'setTtl', ttlSeconds, workflowId: context.workflowId, ...domainOf(context) }),
+        body: JSON.stringify({
+          action: 'setTtl',
+          ttlSeconds,
+          workflowId: context.workflowId,
+          ...domainOf(context),
+        }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
       });
       const text = await response.text();

@@ -1,5 +1,6 @@
 import type { Config } from '../shared/config.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
+import { DEFAULT_DOMAIN } from '../shared/link_key.ts';
 import {
   finishOpsRun,
   getOpsRun,
@@ -9,7 +10,6 @@ import {
 } from '../stores/ops_run_store.ts';
 import { isUniqueViolation, type Sql } from '../stores/sql.ts';
 import type { OpsGateway } from '../temporal/ops_gateway.ts';
-import { DEFAULT_DOMAIN } from '../shared/link_key.ts';
 import { type Front, getActiveFront } from './active_front.ts';
 
 /** The kinds of run that change (or rehearse changing) the active front; one at a time. */
@@ -83,7 +83,11 @@ export function frontChangeWorkflowId(kind: string, to: Front, domain: string, t
 }
 
 /** The report fields of a front change's ops_runs row: `domain` only for a domain other than the default. */
-export function frontRunReport(run: { to: Front; requestedBy: string; domain?: string }): Record<string, string> {
+export function frontRunReport(run: {
+  to: Front;
+  requestedBy: string;
+  domain?: string;
+}): Record<string, string> {
   return {
     to: run.to,
     requestedBy: run.requestedBy,

@@ -23,7 +23,11 @@ export async function reserveScheduledDrill(
     await insertOpsRun(deps.sql, {
       kind: 'drill',
       workflowId: input.workflowId,
-      report: frontRunReport({ to: input.to, requestedBy: 'schedule', ...(input.domain ? { domain: input.domain } : {}) }),
+      report: frontRunReport({
+        to: input.to,
+        requestedBy: 'schedule',
+        ...(input.domain ? { domain: input.domain } : {}),
+      }),
     });
     return { reserved: true };
   } catch (error) {

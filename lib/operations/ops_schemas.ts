@@ -109,7 +109,9 @@ export const failoverInputSchema = z.strictObject({
     .string()
     .max(253)
     .optional()
-    .describe('the short domain whose front changes (one of SHORT_DOMAINS; default: the default short domain)'),
+    .describe(
+      'the short domain whose front changes (one of SHORT_DOMAINS; default: the default short domain)',
+    ),
   drill: z.boolean().optional(),
   emergency: z
     .boolean()

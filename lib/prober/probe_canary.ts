@@ -48,10 +48,7 @@ export async function ensureCanary(
     // A serving store that is down must not stop the probe: the web tier reads Postgres on a miss, and the next
     // reconciliation writes the record.
     await deps.resolver.refresh(key).catch((error: unknown) => {
-      deps.logger.warn(
-        { err: error, code: key },
-        'probe canary not written to the serving store yet',
-      );
+      deps.logger.warn({ err: error, code: key }, 'probe canary not written to the serving store yet');
     });
     deps.logger.info({ code: key, created }, 'probe canary written');
   }

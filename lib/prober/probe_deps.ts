@@ -34,7 +34,9 @@ export function createProbeDeps(config: Config, registry?: Registry): ProbeDeps 
     stored,
     name: domainNameOf(config, stored),
     baseUrl:
-      stored === DEFAULT_DOMAIN ? baseUrl : (config.probe.baseUrls.get(stored) ?? shortBaseUrlOf(config, stored)),
+      stored === DEFAULT_DOMAIN
+        ? baseUrl
+        : (config.probe.baseUrls.get(stored) ?? shortBaseUrlOf(config, stored)),
   }));
   return {
     baseUrl,

@@ -164,7 +164,8 @@ export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}
     probe.domains.length > 0 ? probe.domains : [{ stored: DEFAULT_DOMAIN, name: '', baseUrl: probe.baseUrl }];
   // One short domain after another, each with its own front, sample, canary and incident (ADR 0073).
   const reports: (Omit<ProbeReport, 'domains'> & { domain: string })[] = [];
-  for (const domain of domains) reports.push({ domain: domain.name, ...(await probeDomain(deps, probe, domain)) });
+  for (const domain of domains)
+    reports.push({ domain: domain.name, ...(await probeDomain(deps, probe, domain)) });
   const [first] = reports;
   const { domain: _name, ...head } = first!;
   if (reports.length === 1) return head;
@@ -257,7 +258,13 @@ async function probeDomain(
     report.incident = { id: incident.id, change: opened ? 'opened' : 'extended' };
     if (opened) probe.metrics.incidentsOpened.inc({ domain: domain.name });
     deps.logger.error(
-      { incident: incident.id, opened, domain: domain.name, baseUrl: domain.baseUrl, failures: report.failures },
+      {
+        incident: incident.id,
+        opened,
+        domain: domain.name,
+        baseUrl: domain.baseUrl,
+        failures: report.failures,
+      },
       'probe failed: the short domain answered wrongly or not at all',
     );
   } else if (report.checked > 0) {

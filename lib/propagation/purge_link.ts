@@ -75,7 +75,10 @@ export interface PurgeLinksResult {
  * call of that domain's purger, which splits them into the CDN's own batch sizes. Never throws for a CDN failure:
  * the codes to try again are returned, so one link's failure does not hold the others.
  */
-export async function purgeLinksFromCdn(deps: CdnPurgeDeps, codes: readonly string[]): Promise<PurgeLinksResult> {
+export async function purgeLinksFromCdn(
+  deps: CdnPurgeDeps,
+  codes: readonly string[],
+): Promise<PurgeLinksResult> {
   const byDomain = new Map<string, string[]>();
   for (const code of codes) {
     const domain = keyDomain(code);

@@ -6,9 +6,9 @@ import { syncToBitly } from '../propagation/sync_to_bitly.ts';
 import { describeScanResult, nextSafetyVerdict } from '../safety/scan_result.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { TransientFailure } from '../shared/errors.ts';
+import { DEFAULT_DOMAIN, linkKey } from '../shared/link_key.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { throwIfCancelled } from '../shared/task_context.ts';
-import { DEFAULT_DOMAIN, linkKey } from '../shared/link_key.ts';
 import { getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
 import {
   analyzeMarks,
@@ -17,9 +17,9 @@ import {
   listUnseenActiveCodes,
   updateMarksRepaired,
 } from '../stores/reconcile_store.ts';
+import type { BitlyProvider } from '../vendors/bitly.ts';
 import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG } from '../vendors/bitly.ts';
 import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
-import type { BitlyProvider } from '../vendors/bitly.ts';
 import { ProviderError, type VendorLink } from '../vendors/short_link_provider.ts';
 import { toVendorTarget } from '../vendors/vendor_target.ts';
 import { importProblem, importVendorLink, toImportTarget } from './import_vendor_link.ts';

@@ -28,7 +28,8 @@ export async function readReconcileDrift(
     if (!side || typeof side !== 'object') continue;
     let found = 0;
     let repaired = 0;
-    const byDomain = (side as { byDomain?: { domain: string; drift: Partial<Record<string, number>> }[] }).byDomain;
+    const byDomain = (side as { byDomain?: { domain: string; drift: Partial<Record<string, number>> }[] })
+      .byDomain;
     if (leg === 'bitly' && byDomain && byDomain.length > 0) {
       // The Bitly leg by short domain (ADR 0073): each domain's series, its kinds zeros included; they add up to
       // the leg's total, so sums over the leg stay right.

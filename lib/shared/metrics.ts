@@ -414,7 +414,8 @@ export function createProbeMetrics(
     labelNames: ['result', 'domain'],
     registers: [registry],
   });
-  for (const domain of domains) for (const result of ['ok', 'mismatch', 'error']) probes.inc({ result, domain }, 0);
+  for (const domain of domains)
+    for (const result of ['ok', 'mismatch', 'error']) probes.inc({ result, domain }, 0);
   return {
     probes,
     duration: new Histogram({

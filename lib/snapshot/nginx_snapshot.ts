@@ -234,7 +234,13 @@ export async function createNginxWriter(options: SnapshotWriterOptions): Promise
             '# PREFIX (any writable directory) holds the pid file, logs and temp files.',
           ],
           http: join(served, 'lifeline_http.conf'),
-          servers: [{ listen: options.listen, serverName: options.serverName, server: join(served, 'lifeline_server.conf') }],
+          servers: [
+            {
+              listen: options.listen,
+              serverName: options.serverName,
+              server: join(served, 'lifeline_server.conf'),
+            },
+          ],
         }),
         { mode },
       );

@@ -11,7 +11,12 @@ import { withLinkSnapshot } from '../stores/snapshot_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { createKvWriter } from './kv_snapshot.ts';
-import { createNginxWriter, type NginxDomainFiles, nginxPrefixOf, writeNginxAllDomains } from './nginx_snapshot.ts';
+import {
+  createNginxWriter,
+  type NginxDomainFiles,
+  nginxPrefixOf,
+  writeNginxAllDomains,
+} from './nginx_snapshot.ts';
 import { createRedirectsWriter } from './redirects_snapshot.ts';
 import { admitSnapshotRow, emptyRefusedRows, type RefusedSnapshotRows } from './snapshot_rows.ts';
 import {

@@ -90,7 +90,10 @@ export async function summarizeMarksByDomain(
     SELECT CASE WHEN strpos(code, '/') > 0 THEN split_part(code, '/', 1) ELSE '' END AS domain, drift,
       count(*)::int AS marks, count(*) FILTER (WHERE repaired)::int AS repaired
     FROM reconcile_marks WHERE run_id = ${runId} AND side = ${side} GROUP BY 1, 2 ORDER BY 1`;
-  const byDomain = new Map<string, { domain: string; drift: Partial<Record<Drift, number>>; repaired: number }>();
+  const byDomain = new Map<
+    string,
+    { domain: string; drift: Partial<Record<Drift, number>>; repaired: number }
+  >();
   for (const row of rows) {
     const entry = byDomain.get(row.domain) ?? { domain: row.domain, drift: {}, repaired: 0 };
     if (row.drift) {

@@ -113,8 +113,7 @@ export const OPS_OPERATIONS = [
     method: 'get',
     path: '/ops/front',
     operationId: 'getActiveFront',
-    summary:
-      'Who answers each short domain, since when, its last drill, and any front change in progress',
+    summary: 'Who answers each short domain, since when, its last drill, and any front change in progress',
     scope: 'admin',
     responses: {
       200: { description: 'the active front', schema: named('ActiveFront', activeFrontSchema) },
@@ -231,7 +230,9 @@ export function createOpsRoutes(deps: WebDeps) {
     const input = validate(failoverInputSchema, await readJson(c));
     const domain = storedDomainFromInput(deps.config, input.domain);
     if (domain === undefined)
-      throw new ValidationError([{ path: 'domain', message: 'is not one of the short domains (SHORT_DOMAINS)' }]);
+      throw new ValidationError([
+        { path: 'domain', message: 'is not one of the short domains (SHORT_DOMAINS)' },
+      ]);
     const { workflowId } = await requestFrontChange(
       { sql: deps.sql, ops: deps.ops, config: deps.config },
       {

@@ -257,7 +257,12 @@ describe('CDN purge per short domain', () => {
     assert.deepEqual(byZone(twoZone), [`https://${TWO}/per-domain`, `https://${TWO}/per-domain+`]);
     assert.deepEqual(
       byZone(fake.zoneId),
-      [`${SHORT}/per-domain`, `${SHORT}/per-domain+`, `https://${THREE}/per-domain`, `https://${THREE}/per-domain+`].sort(),
+      [
+        `${SHORT}/per-domain`,
+        `${SHORT}/per-domain+`,
+        `https://${THREE}/per-domain`,
+        `https://${THREE}/per-domain+`,
+      ].sort(),
     );
   });
 });

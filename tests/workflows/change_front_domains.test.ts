@@ -216,12 +216,9 @@ describe('fronts per short domain', () => {
     assert.equal(report.domains![0]!.report?.verify.checked, 3);
     assert.equal(report.domains![1]!.report?.verify.checked, 2);
     const gauges = await getDrillGaugeValues(h.db.sql, h.config);
-    assert.deepEqual(
-      gauges.map((g) => [g.to, g.domain, g.passed]).sort(),
-      [
-        ['inhouse', HOME, true],
-        ['inhouse', TWO, true],
-      ],
-    );
+    assert.deepEqual(gauges.map((g) => [g.to, g.domain, g.passed]).sort(), [
+      ['inhouse', HOME, true],
+      ['inhouse', TWO, true],
+    ]);
   });
 });

@@ -6,11 +6,11 @@ import { getDomainWatchOverview } from '../../../lib/domains/domain_watch_overvi
 import { getEscrowOverview } from '../../../lib/escrow/get_escrow_overview.ts';
 import { getActiveFronts } from '../../../lib/failover/active_front.ts';
 import { frontRunDomain, getRunningFrontChange } from '../../../lib/failover/request_front_change.ts';
-import { domainNameOf, storedShortDomains } from '../../../lib/shared/link_key.ts';
 import { getAdoptionOverview } from '../../../lib/operations/adoption_overview.ts';
 import { getOpsOverview } from '../../../lib/operations/get_ops_overview.ts';
 import { getProbeOverview } from '../../../lib/prober/probe_overview.ts';
 import { AppError } from '../../../lib/shared/errors.ts';
+import { domainNameOf, storedShortDomains } from '../../../lib/shared/link_key.ts';
 import { toFieldSentences } from '../../../lib/ui/link_form.ts';
 import type { WebDeps } from '../../app_env.ts';
 import { renderPage } from '../render_page.ts';

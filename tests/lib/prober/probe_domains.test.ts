@@ -91,7 +91,10 @@ describe('the prober with two short domains', () => {
     const dead = `http://127.0.0.1:${await getFreePort()}`;
     const broken = {
       ...deps,
-      probe: { ...deps.probe, domains: [deps.probe.domains[0]!, { ...deps.probe.domains[1]!, baseUrl: dead }] },
+      probe: {
+        ...deps.probe,
+        domains: [deps.probe.domains[0]!, { ...deps.probe.domains[1]!, baseUrl: dead }],
+      },
     };
     const failing = await runProbe(broken);
     const [home, two] = failing.domains!;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
 import { createStandaloneAnswerer } from '../../../devkit/harness/link_states.ts';
@@ -171,10 +171,12 @@ describe('every short domain in one nginx http block', () => {
       }
       // SHORT_DOMAIN_UNKNOWN_HOST=not_found: a Host the deployment does not name gets a 404, as from Lifeline.
       assert.equal(await askNginx(port, 'other.test', 'snapA'), 'snapA 404 -');
-      assert.deepEqual(await lifeline('other.test'), codes.map((c) => `${c} 404 -`));
+      assert.deepEqual(
+        await lifeline('other.test'),
+        codes.map((c) => `${c} 404 -`),
+      );
     } finally {
       await nginx.stop();
     }
   });
-
 });
