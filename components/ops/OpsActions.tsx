@@ -77,11 +77,22 @@ export function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: 
                 ),
               })}
             </h3>
-            <FrontForms active={f.active} canBitly={f.bitly} domain={f.domain} csrfToken={csrfToken} />
+            <FrontForms
+              active={f.active}
+              canBitly={f.bitly}
+              bitlyConfigured={view.bitlyConfigured}
+              domain={f.domain}
+              csrfToken={csrfToken}
+            />
           </div>
         ))
       ) : (
-        <FrontForms active={view.front.active} canBitly={view.bitlyConfigured} csrfToken={csrfToken} />
+        <FrontForms
+          active={view.front.active}
+          canBitly={view.bitlyConfigured}
+          bitlyConfigured={view.bitlyConfigured}
+          csrfToken={csrfToken}
+        />
       )}
       <div class="actions-row">
         <form method="post" action="/ui/ops/reconcile" class="inline-form">
@@ -105,7 +116,14 @@ export function OpsActions(props: { view: OpsView; csrfToken: string; timeZone: 
  * A short domain's drill and switch forms (to the front it does not have); `domain` (its host name) is sent with
  * them when the deployment has several, and Bitly is offered only where it can front the domain.
  */
-function FrontForms(props: { active: string; canBitly: boolean; domain?: string; csrfToken: string }) {
+function FrontForms(props: {
+  active: string;
+  canBitly: boolean;
+  /** Bitly is configured at all (else the page says so, rather than that this domain has none). */
+  bitlyConfigured: boolean;
+  domain?: string;
+  csrfToken: string;
+}) {
   const i18n = useI18n();
   const { t } = i18n;
   const other = props.active === 'inhouse' ? 'bitly' : 'inhouse';
@@ -144,7 +162,7 @@ function FrontForms(props: { active: string; canBitly: boolean; domain?: string;
             </button>
           </>
         ) : (
-          <p class="small muted">{props.domain ? t('ops.noBitlyDomain') : t('ops.noBitly')}</p>
+          <p class="small muted">{props.bitlyConfigured ? t('ops.noBitlyDomain') : t('ops.noBitly')}</p>
         )}
       </form>
     </div>
