@@ -30,9 +30,9 @@ export async function readReconcileDrift(
     let repaired = 0;
     const byDomain = (side as { byDomain?: { domain: string; drift: Partial<Record<string, number>> }[] })
       .byDomain;
-    if (leg === 'bitly' && byDomain && byDomain.length > 0) {
-      // The Bitly leg by short domain (ADR 0073): each domain's series, its kinds zeros included; they add up to
-      // the leg's total, so sums over the leg stay right.
+    if (leg === 'bitly' && byDomain && byDomain.length > 0 && config.shortDomains.length > 1) {
+      // With several short domains, the Bitly leg by domain (ADR 0073): each domain's series, its kinds zeros
+      // included; they add up to the leg's total, so sums over the leg stay right. One domain: as always.
       for (const entry of byDomain) {
         const domain = entry.domain === DEFAULT_DOMAIN ? (config.shortDomains[0] ?? '') : entry.domain;
         for (const drift of DRIFTS) values.found.push({ leg, drift, count: entry.drift[drift] ?? 0, domain });
