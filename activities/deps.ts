@@ -47,6 +47,8 @@ export interface ActivityDeps {
   archive?: EscrowDeps;
   /** The CDN whose cache a changed link is purged from (CDN_PURGE_PROVIDER); absent: none. */
   cdn?: CdnPurger;
+  /** Each other short domain's purger, by host name (its URLs on that domain; its own zone or distribution). */
+  cdnByDomain?: ReadonlyMap<string, CdnPurger>;
   /** How the sync queue is drained (SYNC_BATCH_SIZE); absent: the defaults. */
   syncQueue?: SyncQueueSettings;
   /** The watch of our own domains (RDAP, certificates, Safe Browsing); absent: its activities refuse. */
@@ -77,6 +79,8 @@ export interface EscrowDeps {
   shortBaseUrl: string;
   /** SHORT_DOMAINS, the default first: a static snapshot per short domain (ADR 0078). */
   shortDomains?: readonly string[];
+  /** SHORT_DOMAIN_UNKNOWN_HOST, for the all-domains nginx configuration. */
+  unknownHost?: 'default' | 'not_found';
   redirect: RedirectSettings;
   rootRedirectUrl: string | undefined;
   escrow: { dir: string | undefined; keep: number; signingKey?: string | undefined };

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
 import { createHarness } from '../devkit/harness/harness.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';
-import { upsertSetting } from '../lib/stores/settings_store.ts';
+import { setActiveFront } from '../lib/failover/active_front.ts';
 import { createBitlyProvider } from '../lib/vendors/bitly.ts';
 import type { ChangeFrontInput, ChangeFrontReport, ReconcileReport } from '../workflows/contract.ts';
 
@@ -62,7 +62,7 @@ try {
     fake.seed({ keyword: `only-${i}`, longUrl: `https://archive.example/${i}` });
   const imported = await run({ reason: 'bench import' });
 
-  await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+  await setActiveFront(h.db.sql, { active: 'bitly', since: new Date().toISOString() });
   const t2 = performance.now();
   const drill = (await h.temporal.client.workflow.execute('changeFrontWorkflow', {
     taskQueue: h.taskQueue,

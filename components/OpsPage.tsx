@@ -49,7 +49,7 @@ export function OpsPage(props: {
       )}
 
       <div class="status-grid">
-        <ActiveFrontCard front={view.front} />
+        <ActiveFrontCard front={view.front} {...(view.fronts ? { fronts: view.fronts } : {})} />
         <RunCard
           title={t('ops.lastReconcile')}
           run={latest('reconcile')}

@@ -49,6 +49,7 @@ runCli(
           formats,
           shortBaseUrl: config.shortBaseUrl,
           shortDomains: config.shortDomains,
+          unknownHost: config.unknownHost,
           redirect: config.redirect,
           targetPolicy: createCanonicalTargetPolicy(config),
           rootRedirectUrl: config.rootRedirectUrl,

@@ -22,6 +22,7 @@ import { countWaitingBreakerHolds } from '../lib/publishing/mass_change_breaker.
 import { readReconcileDrift } from '../lib/reconcile/reconcile_drift.ts';
 import { createConfiguredResolver } from '../lib/redirect/create_resolver.ts';
 import { startRequestedRescan } from '../lib/safety/rescan_after_restore.ts';
+import { storedShortDomains } from '../lib/shared/link_key.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import {
   createProcessMetrics,
@@ -79,13 +80,13 @@ registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
 // The promises about the copies (lib/shared/promise_gauges.ts): collisions, drift per leg, escrow and snapshot age.
 registerVendorCollisionGauge(registry, () => countVendorCollisions(sql));
-registerReconcileDriftGauges(registry, () => readReconcileDrift(sql));
+registerReconcileDriftGauges(registry, () => readReconcileDrift(sql, config));
 registerEscrowAgeGauges(registry, () => readEscrowAges(sql, config));
 // What the domain watch last read (days left, each fact), from Postgres at scrape time.
 registerDomainWatchGauges(registry, () => getDomainWatchOverview(sql));
 // The prober's open incidents and the failover drills' last results, read from Postgres at scrape time.
 registerProbeIncidentGauge(registry, () => countOpenProbeIncidents(sql));
-registerDrillGauges(registry, () => getDrillGaugeValues(sql));
+registerDrillGauges(registry, () => getDrillGaugeValues(sql, config));
 // Destinations by verdict (the DeadDestinationsJump alert), checks by outcome, the oldest due check's age.
 const destinationMetrics = registerDestinationMetrics(registry, () => readDestinationOverview(sql));
 // Outgoing webhooks waiting, the oldest one's age, endpoints dead-lettering (the WebhookDeadLettering alert).
@@ -160,7 +161,11 @@ await ensureSchedules(
     domainWatch: getDomainWatchSchedule(config),
     probeInterval: config.probe.interval,
     drill: config.drillInterval
-      ? { interval: config.drillInterval, dnsTtlSeconds: config.lifecycle.dnsTtlSeconds }
+      ? {
+          interval: config.drillInterval,
+          dnsTtlSeconds: config.lifecycle.dnsTtlSeconds,
+          domains: storedShortDomains(config),
+        }
       : undefined,
     destinationChecksEvery: config.destinationChecks.every,
     archiveQueueEvery: config.archive.mode === 'off' ? undefined : '1m',

@@ -4,7 +4,10 @@ import { createInternetArchive } from '../lib/archive/internet_archive.ts';
 import { createOwnHostTest } from '../lib/archive/own_hosts.ts';
 import { WEBHOOK_SECRET_SETTING } from '../lib/auth/bootstrap.ts';
 import type { CdnPurger } from '../lib/cdn/cdn_purger.ts';
-import { createConfiguredCdnPurger } from '../lib/cdn/configured_cdn_purger.ts';
+import {
+  createConfiguredCdnPurger,
+  createConfiguredDomainCdnPurgers,
+} from '../lib/cdn/configured_cdn_purger.ts';
 import {
   createDestinationCheckDeps,
   type DestinationCheckDeps,
@@ -49,6 +52,8 @@ export function createWorkerDeps(
     wordpress?: Partial<WordPressListingDeps>;
     /** A purger other than the configured one (tests). */
     cdn?: CdnPurger;
+    /** Other short domains' purgers other than the configured ones (tests), by host name. */
+    cdnByDomain?: ReadonlyMap<string, CdnPurger>;
     /** Sync-queue tuning other than the defaults (tests: shorter backoff). */
     syncQueue?: Partial<SyncQueueSettings>;
     /** The domain watch's resolver and trusted roots (tests: made-up names, their own CA). */
@@ -90,6 +95,7 @@ export function createWorkerDeps(
     },
     wordpressBreaker: config.wordpressBreaker,
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
+    cdnByDomain: base.cdnByDomain ?? createConfiguredDomainCdnPurgers(config, { logger: base.logger }),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
     domainWatch: createDomainWatchDeps(config, base.logger, base.domainWatch),
     probe: createProbeDeps(config, base.registry),
@@ -131,6 +137,7 @@ export function createWorkerDeps(
     archive: {
       shortBaseUrl: config.shortBaseUrl,
       shortDomains: config.shortDomains,
+      unknownHost: config.unknownHost,
       redirect: config.redirect,
       rootRedirectUrl: config.rootRedirectUrl,
       escrow: { dir: config.escrow.dir, keep: config.escrow.keep, signingKey: config.escrow.signingKey },

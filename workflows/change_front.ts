@@ -76,8 +76,11 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   const { workflowId } = workflowInfo();
   const started = Date.now();
   const kind = input.drill ? 'drill' : input.to === 'inhouse' ? 'failover' : 'failback';
+  // The short domain whose front this is (absent: the default, as in every run before fronts were per domain).
+  const on = input.domain ? { domain: input.domain } : {};
   const report: ChangeFrontReport = {
     to: input.to,
+    ...on,
     drill: input.drill,
     steps: [],
     preflight: null,
@@ -115,7 +118,11 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
     return result;
   };
 
-  await recordOpsRunStarted({ kind, workflowId, report: { to: input.to, requestedBy: input.requestedBy } });
+  await recordOpsRunStarted({
+    kind,
+    workflowId,
+    report: { to: input.to, requestedBy: input.requestedBy, ...on },
+  });
   // A planned switch (not a drill, not an emergency) lowers the TTL first; runs started before this code (no
   // loweredTtlSeconds in their input) and their replays take none of these steps.
   const ttlDance =
@@ -128,7 +135,9 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   try {
     if (ttlDance) {
       const low = input.loweredTtlSeconds!;
-      const change = await timed('lower DNS TTL', false, () => lowerDnsTtl({ ttlSeconds: low, workflowId }));
+      const change = await timed('lower DNS TTL', false, () =>
+        lowerDnsTtl({ ttlSeconds: low, workflowId, ...on }),
+      );
       if (!change.supported) {
         report.dnsTtl = {
           skipped: change.adapter
@@ -139,7 +148,9 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
         const previous = change.previousTtlSeconds ?? input.dnsTtlSeconds;
         if (previous <= low) {
           // It was already that low (or lower): put it back as it was; there is nothing to wait out.
-          await timed('set DNS TTL back', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId }));
+          await timed('set DNS TTL back', false, () =>
+            raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }),
+          );
           report.dnsTtl = { skipped: `the TTL was already ${previous} s` };
         } else {
           lowered = { previous, at: Date.now() };
@@ -160,7 +171,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
       reconcile('reconcile-check', { reason: `preflight check of ${workflowId}`, repair: false }),
     );
     report.preflight = { repair, check };
-    const blocking = getPreflightBlockers(input.to, check);
+    const blocking = getPreflightBlockers(input.to, check, input.domain ?? '');
     if (blocking.length > 0) {
       throw ApplicationFailure.nonRetryable(
         `preflight found drift the ${input.to} front cannot serve: ${blocking.join(', ')}`,
@@ -181,6 +192,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
           const result = await verifyInhouseAnswers({
             progress,
             budget: input.verifyPerCall ?? DEFAULT_VERIFY_PER_CALL,
+            ...on,
           });
           progress = result.progress;
           report.verify = {
@@ -218,11 +230,11 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
       }
       // 3. The switch, once.
       // switchFront is idempotent per run: a retry finds its own switch done.
-      await timed('switch', true, () => switchFront({ to: input.to, workflowId }));
+      await timed('switch', true, () => switchFront({ to: input.to, workflowId, ...on }));
       report.switched = true;
       // 4. DNS: the adapter, or the operator's signal (their time is not ours: not counted as automated).
       const dns = await timed('DNS change', false, async () => {
-        const { adapter } = await pointDnsAt({ to: input.to, workflowId });
+        const { adapter } = await pointDnsAt({ to: input.to, workflowId, ...on });
         if (adapter) return 'adapter' as const;
         waitingForDns = true;
         await condition(() => dnsChanged);
@@ -232,13 +244,13 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
       report.dns = dns;
       // 5. Readers reach the new front.
       await timed('verify public front', true, () =>
-        verifyPublicFront({ to: input.to, sample: input.publicSample ?? 20 }),
+        verifyPublicFront({ to: input.to, sample: input.publicSample ?? 20, ...on }),
       );
       report.estimatedFailoverMs = report.automatedMs + input.dnsTtlSeconds * 1000;
       // 6. Readers follow within the lowered TTL; the record gets its usual TTL back.
       if (lowered) {
         const previous = lowered.previous;
-        await timed('raise DNS TTL', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId }));
+        await timed('raise DNS TTL', false, () => raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }));
         lowered = null;
         if (report.dnsTtl && 'raised' in report.dnsTtl) report.dnsTtl.raised = true;
       }
@@ -249,7 +261,7 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
     if (lowered) {
       const previous = lowered.previous;
       await CancellationScope.nonCancellable(() =>
-        raiseDnsTtl({ ttlSeconds: previous, workflowId }).then(
+        raiseDnsTtl({ ttlSeconds: previous, workflowId, ...on }).then(
           () => {
             if (report.dnsTtl && 'raised' in report.dnsTtl) report.dnsTtl.raised = true;
           },
@@ -277,10 +289,16 @@ export async function changeFrontWorkflow(input: ChangeFrontInput): Promise<Chan
   return report;
 }
 
-/** What in a preflight check stops a change to `to`: drift that front would serve wrongly. */
-export function getPreflightBlockers(to: Front, check: ReconcileReport): string[] {
+/**
+ * What in a preflight check stops a change of `domain`'s front (its stored name) to `to`: drift that front would
+ * serve wrongly. Bitly's drift is that domain's own when the report has it by domain (ADR 0073), else the total.
+ */
+export function getPreflightBlockers(to: Front, check: ReconcileReport, domain = ''): string[] {
   const blockers: string[] = [];
-  const bitly = check.bitly?.drift ?? {};
+  const byDomain = check.bitly?.byDomain;
+  const bitly = byDomain
+    ? (byDomain.find((d) => d.domain === domain)?.drift ?? {})
+    : (check.bitly?.drift ?? {});
   const serving = check.serving?.drift ?? {};
   if (to === 'inhouse') {
     // Every link in the wild must be ours, and the serving store must answer it.

@@ -302,6 +302,12 @@ export type ReconcileReport = ReconcileSummary & {
 
 export interface ChangeFrontInput {
   to: Front;
+  /**
+   * The short domain whose front changes (its stored name: absent or '' the default, else its host name; ADR
+   * 0073). The preflight and the verification cover that domain's links; the switch, DNS and public check are
+   * that domain's. Absent in runs started before fronts were per domain: the default.
+   */
+  domain?: string;
   /** A drill does everything but the switch (and so the DNS change), and reports how long a real one takes. */
   drill: boolean;
   requestedBy: string;
@@ -329,6 +335,8 @@ export interface FrontStep {
 
 export type ChangeFrontReport = {
   to: Front;
+  /** The short domain (stored name) whose front this run changed or drilled; absent: the default. */
+  domain?: string;
   drill: boolean;
   steps: FrontStep[];
   preflight: { repair: ReconcileReport; check: ReconcileReport } | null;
@@ -626,6 +634,11 @@ export function getDrillScheduleId(taskQueue: string): string {
 /** The drill a schedule starts: towards in-house, the front Lifeline must always be able to take over. */
 export interface ScheduledDrillInput {
   reason: string;
+  /**
+   * The short domains to drill, one after another (stored names, the default's ''): SHORT_DOMAINS. Absent
+   * (Schedules made before fronts were per domain): the default's only.
+   */
+  domains?: string[];
   /** The short domain's DNS TTL (FAILOVER_DNS_TTL_SECONDS), for the drill's estimate of a real failover. */
   dnsTtlSeconds: number;
   /** Active links verified per activity call (tests: small). */
@@ -640,6 +653,11 @@ export interface ScheduledDrillReport {
   running?: string | null;
   report?: ChangeFrontReport;
   error?: string;
+  /**
+   * With several short domains: each domain's drill in the order run (the fields above are the first's). A
+   * non-default domain's drill is `drill:inhouse:{domain}:scheduled:{time}`.
+   */
+  domains?: (Omit<ScheduledDrillReport, 'domains'> & { domain: string })[];
 }
 
 // ------------------------------------------------------------------------- archived copies of destinations

@@ -7,8 +7,21 @@ import type { UserAccount as UserRow } from '../../lib/operations/get_ops_overvi
 import type { OpsRun as OpsRunRow } from '../../lib/operations/ops_runs.ts';
 import type { ProbeOverview } from '../../lib/prober/probe_overview.ts';
 
+/** One short domain's front on the page (ADR 0073). */
+export interface DomainFrontView {
+  /** Its host name, as people know it. */
+  domain: string;
+  active: string;
+  since: string | null;
+  /** Bitly can front it: Bitly is configured and the domain has a Bitly domain (BITLY_DOMAIN, BITLY_DOMAINS). */
+  bitly: boolean;
+}
+
 export interface OpsView {
+  /** The default short domain's front. */
   front: { active: string; since: string | null };
+  /** Every short domain's front, the default first (one entry with one domain). */
+  fronts?: DomainFrontView[];
   bitlyConfigured: boolean;
   /** The failover, failback or drill now running, with its current step. */
   frontChange: {
@@ -18,6 +31,8 @@ export interface OpsView {
     waitingForDns: boolean;
     /** Where it goes, the steps finished and the end of a DNS TTL wait. */
     to?: string;
+    /** The short domain whose front is changing (host name). */
+    domain?: string;
     steps?: { name: string; ms: number }[];
     ttlWaitUntil?: Date | null;
   } | null;

@@ -45,10 +45,14 @@ const PLAN_BUCKETS: Record<CloudflarePlan, { perSecond: number; capacity: number
 export interface CloudflarePurge {
   kind: 'files' | 'tags' | 'hosts' | 'prefixes' | 'purge_everything';
   items: string[];
+  /** The zone the purge was made in. */
+  zone: string;
 }
 
 export interface CloudflareFakeOptions {
   zoneId?: string;
+  /** More zones the token may purge (one per short domain, as a newsroom with several apex domains has). */
+  otherZoneIds?: string[];
   token?: string;
   plan?: CloudflarePlan;
   /** Tags, hosts or prefixes per call (default 30, the API reference's figure). */
@@ -67,6 +71,8 @@ function envelopeError(status: number, errors: object[], headers: Record<string,
 
 export class CloudflareFake extends ScriptedFake {
   readonly zoneId: string;
+  /** Every zone the token may purge: zoneId first. */
+  readonly zoneIds: string[];
   readonly token: string;
   plan: CloudflarePlan;
   keysPerCall: number;
@@ -77,6 +83,7 @@ export class CloudflareFake extends ScriptedFake {
   constructor(options: CloudflareFakeOptions = {}) {
     super();
     this.zoneId = options.zoneId ?? '023e105f4ecef8ad9ca31a8372d0c353';
+    this.zoneIds = [this.zoneId, ...(options.otherZoneIds ?? [])];
     this.token = options.token ?? `cf-${crypto.randomUUID()}`;
     this.plan = options.plan ?? 'enterprise';
     this.keysPerCall = options.keysPerCall ?? 30;
@@ -151,7 +158,7 @@ export class CloudflareFake extends ScriptedFake {
     }
     if (auth !== `Bearer ${this.token}`)
       return envelopeError(403, [{ code: 10000, message: 'Authentication error' }]);
-    if (decodeURIComponent(m[1]!) !== this.zoneId) {
+    if (!this.zoneIds.includes(decodeURIComponent(m[1]!))) {
       return envelopeError(400, [
         {
           code: 7003,
@@ -172,6 +179,7 @@ export class CloudflareFake extends ScriptedFake {
 
   protected answer(request: FakeRequest): FakeAnswer {
     const invalid = (message: string, code = 1004) => envelopeError(400, [{ code, message }]);
+    const zone = decodeURIComponent(/^\/client\/v4\/zones\/([^/]+)\//.exec(request.path)?.[1] ?? '');
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(request.rawBody) as Record<string, unknown>;
@@ -188,8 +196,8 @@ export class CloudflareFake extends ScriptedFake {
     const kind = kinds[0]!;
     if (kind === 'purge_everything') {
       if (body.purge_everything !== true) return invalid('purge_everything must be true');
-      this.purges.push({ kind, items: [] });
-      return this.ok();
+      this.purges.push({ kind, items: [], zone });
+      return this.ok(zone);
     }
     const list = body[kind];
     if (!Array.isArray(list) || list.length === 0)
@@ -209,12 +217,12 @@ export class CloudflareFake extends ScriptedFake {
       }
       items.push(value);
     }
-    this.purges.push({ kind, items });
-    return this.ok();
+    this.purges.push({ kind, items, zone });
+    return this.ok(zone);
   }
 
-  private ok(): FakeAnswer {
-    return json(200, { success: true, errors: [], messages: [], result: { id: this.zoneId } });
+  private ok(zone: string): FakeAnswer {
+    return json(200, { success: true, errors: [], messages: [], result: { id: zone } });
   }
 }
 

@@ -2,11 +2,20 @@ import { createOutgoingFetch, type OutgoingRule } from '../shared/outgoing_reque
 import type { Front } from './active_front.ts';
 
 /**
- * Points the short domain's DNS at a front. Optional: without one, a failover waits for the operator's
+ * Which run asks, and for which short domain: `domain` is the host name of a short domain other than the default
+ * (ADR 0073); absent, the default short domain, as every request before fronts were per domain.
+ */
+export interface DnsContext {
+  workflowId: string;
+  domain?: string;
+}
+
+/**
+ * Points a short domain's DNS at a front. Optional: without one, a failover waits for the operator's
  * `dnsChanged` signal (POST /api/v1/ops/front/dns-changed) after they changed DNS by hand.
  */
 export interface DnsAdapter {
-  pointShortDomainAt(front: Front, context: { workflowId: string }): Promise<void>;
+  pointShortDomainAt(front: Front, context: DnsContext): Promise<void>;
   /**
    * Sets the TTL of the short domain's records; resolves to the TTL they had before (null when the automation
    * does not say), or `unsupported` when it cannot change TTLs. A planned switch lowers the TTL first, waits out
@@ -14,13 +23,14 @@ export interface DnsAdapter {
    */
   setTtl(
     ttlSeconds: number,
-    context: { workflowId: string },
+    context: DnsContext,
   ): Promise<{ previousTtlSeconds: number | null } | 'unsupported'>;
 }
 
 /**
  * A DNS adapter that asks the newsroom's own automation (a webhook in front of Cloudflare, Route 53, …) to
- * make the change: `POST <url>` with `{ front, workflowId }` and a bearer token; any 2xx means done. The
+ * make the change: `POST <url>` with `{ front, workflowId }` (and `domain`, the host name, for a short domain other
+ * than the default) and a bearer token; any 2xx means done. The
  * call is idempotent on the receiver's side (pointing at the same front twice is a no-op there too).
  * TTL changes are `POST <url>` with `{ action: "setTtl", ttlSeconds, workflowId }`, answered 2xx with
  * `{ "previousTtlSeconds": n }` (the TTL before the change), or 501 by automation that cannot set TTLs.
@@ -42,7 +52,7 @@ export function createWebhookDnsAdapter(options: {
           'Content-Type': 'application/json',
           ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
         },
-        body: JSON.stringify({ front, workflowId: context.workflowId }),
+        body: JSON.stringify({ front, workflowId: context.workflowId, ...domainOf(context) }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
       });
       await response.body?.cancel();
@@ -55,7 +65,12 @@ export function createWebhookDnsAdapter(options: {
           'Content-Type': 'application/json',
           ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
         },
-        body: JSON.stringify({ action: 'setTtl', ttlSeconds, workflowId: context.workflowId }),
+        body: JSON.stringify({
+          action: 'setTtl',
+          ttlSeconds,
+          workflowId: context.workflowId,
+          ...domainOf(context),
+        }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
       });
       const text = await response.text();
@@ -74,3 +89,5 @@ export function createWebhookDnsAdapter(options: {
     },
   };
 }
+
+const domainOf = (context: DnsContext) => (context.domain ? { domain: context.domain } : {});

@@ -6,6 +6,8 @@ import { createWebhookDnsAdapter, type DnsAdapter } from './dns_adapter.ts';
 export interface FrontDeps {
   /** The public short base: where readers' requests land, whichever front DNS points at. */
   shortBaseUrl: string;
+  /** SHORT_DOMAINS (the default first): another domain's public base is shortBaseUrlOf its name. */
+  shortDomains?: readonly string[];
   redirect: RedirectSettings;
   /** Absent: a failover waits for the operator's `dnsChanged` signal. */
   dnsAdapter: DnsAdapter | undefined;
@@ -18,6 +20,7 @@ export function createFrontDeps(config: Config, overrides: { dnsAdapter?: DnsAda
   const adapter = config.lifecycle.dnsAdapter;
   return {
     shortBaseUrl: config.shortBaseUrl,
+    shortDomains: config.shortDomains,
     redirect: config.redirect,
     dnsAdapter:
       overrides.dnsAdapter ??

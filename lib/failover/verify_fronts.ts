@@ -5,6 +5,7 @@ import { decideRedirect, type RedirectDecision } from '../redirect/redirect_poli
 import { toServingRecord } from '../redirect/serving_record.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
+import { DEFAULT_DOMAIN, keyCode, shortBaseUrlOf } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
@@ -64,7 +65,7 @@ function expectedAnswer(front: FrontDeps, row: LinkRow, now: number): RedirectDe
  */
 export async function verifyInhouseAnswers(
   deps: FailoverDeps,
-  input: { progress: VerifyProgress; budget: number },
+  input: { progress: VerifyProgress; budget: number; domain?: string },
   context: TaskContext,
 ): Promise<{ progress: VerifyProgress; done: boolean }> {
   const front = requireFront(deps);
@@ -78,6 +79,8 @@ export async function verifyInhouseAnswers(
       cursor: progress.cursor,
       limit: Math.min(VERIFY_CHUNK, input.budget - read),
       statuses: ['active'],
+      // One short domain's links: the front being changed answers that domain (ADR 0073).
+      domain: input.domain ?? DEFAULT_DOMAIN,
     });
     if (rows.length === 0) return { progress, done: true };
     const now = Date.now();
@@ -102,21 +105,27 @@ export async function verifyInhouseAnswers(
 /** Makes `to` the active front (once per run; audited). */
 export async function switchFront(
   deps: FailoverDeps,
-  input: { to: Front; workflowId: string },
+  input: { to: Front; workflowId: string; domain?: string },
 ): Promise<{ switched: boolean; since: string | null }> {
   const { front: now, switched } = await switchActiveFront(deps.sql, input);
-  deps.logger.warn({ to: input.to, workflowId: input.workflowId, switched }, 'active front switched');
+  deps.logger.warn(
+    { to: input.to, workflowId: input.workflowId, domain: input.domain ?? DEFAULT_DOMAIN, switched },
+    'active front switched',
+  );
   return { switched, since: now.since };
 }
 
-/** Asks the configured DNS adapter to point the short domain at `to`; false when none is configured. */
+/** Asks the configured DNS adapter to point a short domain at `to`; false when none is configured. */
 export async function pointDnsAt(
   deps: FailoverDeps,
-  input: { to: Front; workflowId: string },
+  input: { to: Front; workflowId: string; domain?: string },
 ): Promise<{ adapter: boolean }> {
   const adapter = requireFront(deps).dnsAdapter;
   if (!adapter) return { adapter: false };
-  await adapter.pointShortDomainAt(input.to, { workflowId: input.workflowId });
+  await adapter.pointShortDomainAt(input.to, {
+    workflowId: input.workflowId,
+    ...(input.domain ? { domain: input.domain } : {}),
+  });
   return { adapter: true };
 }
 
@@ -127,10 +136,12 @@ export async function pointDnsAt(
  */
 export async function verifyPublicFront(
   deps: FailoverDeps,
-  input: { to: Front; sample: number },
+  input: { to: Front; sample: number; domain?: string },
 ): Promise<{ checked: number }> {
   const front = requireFront(deps);
-  const { shortBaseUrl } = front;
+  const domain = input.domain ?? DEFAULT_DOMAIN;
+  // The domain's own public base (SHORT_BASE_URL's scheme and port on its name), never a request's Host.
+  const shortBaseUrl = shortBaseUrlOf(front, domain);
   const health = await fetch(`${shortBaseUrl}/healthz`, { signal: AbortSignal.timeout(5_000) }).catch(
     () => null,
   );
@@ -145,10 +156,10 @@ export async function verifyPublicFront(
   }
   // Archive links kept in-house only (ARCHIVE_LINKS_IN_HOUSE) are not on Bitly: Bitly answers 404 for them
   // while it fronts, by design (the preflight counts them), so they prove nothing about DNS.
-  const rows = await listRandomActiveLinks(deps.sql, input.sample, { onBitly: input.to === 'bitly' });
+  const rows = await listRandomActiveLinks(deps.sql, input.sample, { onBitly: input.to === 'bitly', domain });
   const now = Date.now();
   for (const row of rows) {
-    const res = await fetch(`${shortBaseUrl}/${row.code}`, {
+    const res = await fetch(`${shortBaseUrl}/${keyCode(row.code)}`, {
       redirect: 'manual',
       signal: AbortSignal.timeout(5_000),
     });

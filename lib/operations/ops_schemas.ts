@@ -52,9 +52,33 @@ export const opsRunSchema = z.object({
 
 export const opsRunListSchema = z.object({ items: z.array(opsRunSchema) });
 
-export const activeFrontSchema = z.object({
+const lastDrillSchema = z.object({
+  workflowId: z.string(),
+  status: z.string(),
+  to: z.string().optional(),
+  startedAt: isoTime,
+  finishedAt: isoTime.optional(),
+  durationMs: z.number().optional(),
+  estimatedFailoverMs: z.number().optional(),
+  error: z.string().optional(),
+});
+
+/** One short domain's front (ADR 0073). */
+export const domainFrontSchema = z.object({
+  domain: z.string().describe('the short domain (host name)'),
   active: z.enum(FRONTS),
   since: isoTime.nullable(),
+  lastDrill: lastDrillSchema.optional(),
+});
+
+export const activeFrontSchema = z.object({
+  active: z.enum(FRONTS).describe('the default short domain’s front (each domain’s is in `domains`)'),
+  since: isoTime.nullable(),
+  domain: z.string().optional().describe('the default short domain (host name)'),
+  domains: z
+    .array(domainFrontSchema)
+    .optional()
+    .describe('every configured short domain’s front, the default first'),
   lastDrill: z
     .object({
       workflowId: z.string(),
@@ -74,12 +98,20 @@ export const activeFrontSchema = z.object({
       startedAt: isoTime,
       step: z.string().optional(),
       waitingForDns: z.boolean().optional(),
+      domain: z.string().optional().describe('the short domain whose front is changing (host name)'),
     })
     .optional(),
 });
 
 export const failoverInputSchema = z.strictObject({
   to: z.enum(FRONTS),
+  domain: z
+    .string()
+    .max(253)
+    .optional()
+    .describe(
+      'the short domain whose front changes (one of SHORT_DOMAINS; default: the default short domain)',
+    ),
   drill: z.boolean().optional(),
   emergency: z
     .boolean()

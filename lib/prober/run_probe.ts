@@ -9,6 +9,7 @@ import { decideRedirect, decideRoutedRedirect } from '../redirect/redirect_polic
 import { deviceOf } from '../redirect/route_choice.ts';
 import { toServingRecord } from '../redirect/serving_record.ts';
 import { PermanentFailure } from '../shared/errors.ts';
+import { DEFAULT_DOMAIN, keyCode } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import {
@@ -47,7 +48,10 @@ export type ProbeResult = 'ok' | 'mismatch' | 'error';
 type Expected = ReturnType<typeof expectedAnswer>;
 
 export interface ProbeReport {
-  /** Codes asked (the canary included), their results, and up to five failures. */
+  /**
+   * Codes asked (the canary included), their results, and up to five failures: every short domain's together;
+   * `canary` and `incident` are the default domain's (each domain's own are in `domains`).
+   */
   checked: number;
   ok: number;
   mismatch: number;
@@ -56,7 +60,12 @@ export interface ProbeReport {
   failures: ProbeFailure[];
   /** The incident this probe opened or added to, or closed; null when none changed. */
   incident: { id: string; change: 'opened' | 'extended' | 'closed' } | null;
+  /** With several short domains: each domain's own report (`domain`: its host name), in SHORT_DOMAINS order. */
+  domains?: (Omit<ProbeReport, 'domains'> & { domain: string })[];
 }
+
+/** One short domain as the prober asks it. */
+type ProbedDomain = ProbeDeps['domains'][number];
 
 /** "301 https://…", "410", "200": a reader's answer in one comparable string (as lib/failover/verify_fronts.ts). */
 function describe(status: number, location: string | null | undefined): string {
@@ -89,19 +98,20 @@ export function expectedAnswer(
   return { answer: describe(decision.status, decision.location), location: decision.location ?? null };
 }
 
-/** Asks the public short domain for `code` as a reader would; never follows the redirect. */
+/** Asks a public short domain for `code` (a key: its code on that domain) as a reader would; never follows the redirect. */
 async function ask(
   probe: ProbeDeps,
+  domain: ProbedDomain,
   code: string,
 ): Promise<{ answer: string; status: number; location: string | null } | { failure: string }> {
   const started = performance.now();
   try {
-    const response = await fetch(`${probe.baseUrl}/${encodeURIComponent(code)}`, {
+    const response = await fetch(`${domain.baseUrl}/${encodeURIComponent(keyCode(code))}`, {
       redirect: 'manual',
       headers: { 'user-agent': PROBE_USER_AGENT },
       signal: AbortSignal.timeout(probe.timeoutMs),
     });
-    probe.metrics.duration.observe((performance.now() - started) / 1000);
+    probe.metrics.duration.observe({ domain: domain.name }, (performance.now() - started) / 1000);
     await response.body?.cancel().catch(() => undefined);
     const location = response.headers.get('location');
     return { answer: describe(response.status, location), status: response.status, location };
@@ -114,11 +124,19 @@ async function ask(
   }
 }
 
-/** The next codes of the rotating sample, wrapping around at the end; moves the cursor on. */
-async function nextSample(sql: Sql, probe: ProbeDeps, nowMs: number, onBitly: boolean): Promise<LinkRow[]> {
+/** The next codes of a domain's rotating sample, wrapping around at the end; moves its cursor on. */
+async function nextSample(
+  sql: Sql,
+  probe: ProbeDeps,
+  nowMs: number,
+  onBitly: boolean,
+  domain: string,
+): Promise<LinkRow[]> {
   const settledBefore = new Date(nowMs - probe.settleMs);
-  const cursor = (await getSetting<string>(sql, CURSOR_SETTING)) ?? '';
-  let rows = await listProbeSample(sql, { cursor, limit: probe.sample, settledBefore, onBitly });
+  // Each domain has its own cursor: the default's keeps the setting it always had.
+  const setting = domain === DEFAULT_DOMAIN ? CURSOR_SETTING : `${CURSOR_SETTING}:${domain}`;
+  const cursor = (await getSetting<string>(sql, setting)) ?? '';
+  let rows = await listProbeSample(sql, { cursor, limit: probe.sample, settledBefore, onBitly, domain });
   if (rows.length < probe.sample && cursor !== '') {
     const seen = new Set(rows.map((r) => r.code));
     const more = await listProbeSample(sql, {
@@ -126,10 +144,11 @@ async function nextSample(sql: Sql, probe: ProbeDeps, nowMs: number, onBitly: bo
       limit: probe.sample - rows.length,
       settledBefore,
       onBitly,
+      domain,
     });
     rows = [...rows, ...more.filter((r) => !seen.has(r.code))];
   }
-  await upsertSetting(sql, CURSOR_SETTING, rows.at(-1)?.code ?? '');
+  await upsertSetting(sql, setting, rows.at(-1)?.code ?? '');
   return rows;
 }
 
@@ -141,11 +160,38 @@ async function nextSample(sql: Sql, probe: ProbeDeps, nowMs: number, onBitly: bo
 export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}): Promise<ProbeReport> {
   if (!deps.probe) throw new PermanentFailure('the prober is not configured on this worker');
   const probe = input.sample ? { ...deps.probe, sample: input.sample } : deps.probe;
-  const canary = await ensureCanary(deps, probe.canaryUrl);
+  const domains: ProbedDomain[] =
+    probe.domains.length > 0 ? probe.domains : [{ stored: DEFAULT_DOMAIN, name: '', baseUrl: probe.baseUrl }];
+  // One short domain after another, each with its own front, sample, canary and incident (ADR 0073).
+  const reports: (Omit<ProbeReport, 'domains'> & { domain: string })[] = [];
+  for (const domain of domains)
+    reports.push({ domain: domain.name, ...(await probeDomain(deps, probe, domain)) });
+  const [first] = reports;
+  const { domain: _name, ...head } = first!;
+  if (reports.length === 1) return head;
+  const total = (key: 'checked' | 'ok' | 'mismatch' | 'error') => reports.reduce((n, r) => n + r[key], 0);
+  return {
+    ...head,
+    checked: total('checked'),
+    ok: total('ok'),
+    mismatch: total('mismatch'),
+    error: total('error'),
+    failures: reports.flatMap((r) => r.failures).slice(0, FAILURE_EXAMPLES),
+    domains: reports,
+  };
+}
+
+/** One short domain's probe: its canary and sample asked on its own base, compared, its incident kept. */
+async function probeDomain(
+  deps: ProberDeps,
+  probe: ProbeDeps,
+  domain: ProbedDomain,
+): Promise<Omit<ProbeReport, 'domains'>> {
+  const canary = await ensureCanary(deps, probe.canaryUrl, domain.stored);
   // While Bitly fronts the short domain it answers, with its own status (301): only the Location is ours to expect.
-  const onBitly = (await getActiveFront(deps.sql)).active === 'bitly';
+  const onBitly = (await getActiveFront(deps.sql, domain.stored)).active === 'bitly';
   const nowMs = Date.now();
-  const sample = await nextSample(deps.sql, probe, nowMs, onBitly);
+  const sample = await nextSample(deps.sql, probe, nowMs, onBitly, domain.stored);
   const rows = new Map(sample.map((r) => [r.code, r]));
   if (canary && !rows.has(canary) && (!onBitly || (await isSyncedOnBitly(deps.sql, canary)))) {
     const row = (await getProbeRows(deps.sql, [canary])).get(canary);
@@ -155,7 +201,7 @@ export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}
     [...rows.values()].map(async (row) => ({
       row,
       expected: expectedAnswer(row, nowMs, probe.redirect, onBitly),
-      got: await ask(probe, row.code),
+      got: await ask(probe, domain, row.code),
     })),
   );
   const matches = (got: { status: number; answer: string; location: string | null }, expected: Expected) =>
@@ -168,7 +214,7 @@ export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}
     deps.sql,
     wrong.map((a) => a.row.code),
   );
-  const report: ProbeReport = {
+  const report: Omit<ProbeReport, 'domains'> = {
     checked: 0,
     ok: 0,
     mismatch: 0,
@@ -196,7 +242,7 @@ export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}
     }
     report.checked++;
     report[result]++;
-    probe.metrics.probes.inc({ result });
+    probe.metrics.probes.inc({ result, domain: domain.name });
     if (result !== 'ok' && report.failures.length < FAILURE_EXAMPLES) {
       report.failures.push({ code: row.code, result, expected: expected.answer, actual });
     }
@@ -207,18 +253,28 @@ export async function runProbe(deps: ProberDeps, input: { sample?: number } = {}
       errors: report.error,
       first: report.failures[0]!,
       last: report.failures.at(-1)!,
+      domain: domain.stored,
     });
     report.incident = { id: incident.id, change: opened ? 'opened' : 'extended' };
-    if (opened) probe.metrics.incidentsOpened.inc();
+    if (opened) probe.metrics.incidentsOpened.inc({ domain: domain.name });
     deps.logger.error(
-      { incident: incident.id, opened, baseUrl: probe.baseUrl, failures: report.failures },
+      {
+        incident: incident.id,
+        opened,
+        domain: domain.name,
+        baseUrl: domain.baseUrl,
+        failures: report.failures,
+      },
       'probe failed: the short domain answered wrongly or not at all',
     );
   } else if (report.checked > 0) {
-    const closed = await closeProbeIncident(deps.sql);
+    const closed = await closeProbeIncident(deps.sql, domain.stored);
     if (closed) {
       report.incident = { id: closed.id, change: 'closed' };
-      deps.logger.info({ incident: closed.id, checked: report.checked }, 'probe passed: incident closed');
+      deps.logger.info(
+        { incident: closed.id, domain: domain.name, checked: report.checked },
+        'probe passed: incident closed',
+      );
     }
   }
   return report;

@@ -95,6 +95,8 @@ export interface SyncBatchDeps extends BitlySyncDeps {
   /** Writes the serving store and announces the change to every instance (refreshMany: one pass). */
   resolver: LinkResolver;
   cdn?: CdnPurger | undefined;
+  /** Each other short domain's purger, by host name (lib/cdn/configured_cdn_purger.ts). */
+  cdnByDomain?: ReadonlyMap<string, CdnPurger> | undefined;
   timers: ExpiryTimers;
   /** The per-link workflow, for links that keep failing. */
   sync: LinkSyncRequester;

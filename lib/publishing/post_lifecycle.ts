@@ -8,7 +8,7 @@ import { mintOneCode } from '../links/mint.ts';
 import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { PermanentFailure, TransientFailure } from '../shared/errors.ts';
-import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
+import { DEFAULT_DOMAIN, keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
@@ -28,7 +28,7 @@ import { insertWebhookDelivery } from '../stores/webhook_delivery_store.ts';
 import { linkEventData, recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
 import { getSiteDomain } from '../stores/wordpress_site_domain_store.ts';
 import { type CanonicalTargetPolicy, checkTarget } from '../targets/target_rule.ts';
-import type { VendorDeps } from '../vendors/vendor_deps.ts';
+import { bitlyForKey, type VendorDeps } from '../vendors/vendor_deps.ts';
 import {
   type BreakerSettings,
   holdChanges,
@@ -46,7 +46,7 @@ export interface PostLifecycleDeps {
   resolver: LinkResolver;
   /** Where targets may point (ALLOWED_TARGET_HOSTS, not the short domain): permalinks obey it too. */
   targetPolicy: CanonicalTargetPolicy;
-  vendors?: Pick<VendorDeps, 'bitly' | 'publishWaitMs'> | undefined;
+  vendors?: Pick<VendorDeps, 'bitly' | 'bitlyByDomain' | 'publishWaitMs'> | undefined;
   /** The breaker on mass change (WORDPRESS_BREAKER_SHARE, WORDPRESS_BREAKER_MIN); absent: the defaults. */
   wordpressBreaker?: BreakerSettings | undefined;
   /**
@@ -87,10 +87,12 @@ export interface PostChangeResult {
 const actorOf = (event: PostEvent) => `wordpress:${event.site}`;
 const reasonOf = (event: PostEvent) => `${event.event} (delivery ${event.deliveryId})`;
 
-async function readPlan(deps: PostLifecycleDeps): Promise<VendorPlan> {
+/** The plan of a link's key (absent: the default short domain's): its domain's front and Bitly replica (ADR 0073). */
+async function readPlan(deps: PostLifecycleDeps, key?: string): Promise<VendorPlan> {
+  const domain = key === undefined ? DEFAULT_DOMAIN : keyDomain(key);
   return {
-    activeFront: (await getActiveFront(deps.sql)).active,
-    bitly: deps.vendors?.bitly !== undefined,
+    activeFront: (await getActiveFront(deps.sql, domain)).active,
+    bitly: (key === undefined ? deps.vendors?.bitly : bitlyForKey(deps.vendors, key)) !== undefined,
     publishWaitMs: deps.vendors?.publishWaitMs ?? 20_000,
   };
 }
@@ -113,8 +115,7 @@ function requirePermalink(event: PostEvent, policy: CanonicalTargetPolicy): stri
  */
 export async function mintCode(deps: PostLifecycleDeps, event: PostEvent): Promise<MintPostCodeResult> {
   const permalink = requirePermalink(event, deps.targetPolicy);
-  const plan = await readPlan(deps);
-  return deps.sql.begin(async (tx) => {
+  const result = await deps.sql.begin(async (tx) => {
     await lockPost(tx, event.site, event.postId);
     // The post's claim to its code outranks its post ID (ADR 0057): a moved post keeps its code.
     const identity = await settlePostIdentity(
@@ -124,15 +125,19 @@ export async function mintCode(deps: PostLifecycleDeps, event: PostEvent): Promi
     );
     if (identity.kind === 'conflict') {
       await fileReview(tx, identity.review);
-      return { code: null, outcome: 'conflict', plan };
+      return { code: null, outcome: 'conflict' as const };
     }
     const existing = identity.link;
     if (existing) {
-      const outcome = existing.deletedAt ? 'deleted' : existing.status === 'pending' ? 'pending' : 'existing';
-      return { code: existing.code, outcome, plan };
+      const outcome: MintPostCodeResult['outcome'] = existing.deletedAt
+        ? 'deleted'
+        : existing.status === 'pending'
+          ? 'pending'
+          : 'existing';
+      return { code: existing.code, outcome };
     }
     // An unpublish newer than this event arrived first (out of order): the post is not public any more.
-    if (await hasNewerUnpublish(tx, event)) return { code: null, outcome: 'superseded', plan };
+    if (await hasNewerUnpublish(tx, event)) return { code: null, outcome: 'superseded' as const };
     // In the short domain the site is mapped to (ADR 0078; the default unless an admin chose another).
     const domain = await getSiteDomain(tx, event.site);
     const link = await insertWithMint(tx, deps.codeLength, undefined, domain, (key) => ({
@@ -155,8 +160,10 @@ export async function mintCode(deps: PostLifecycleDeps, event: PostEvent): Promi
       reason: reasonOf(event),
     });
     await queueArchiveCopies(tx, deps, [link.code], reasonOf(event));
-    return { code: link.code, outcome: 'minted', plan };
+    return { code: link.code, outcome: 'minted' as const };
   });
+  // The vendor plan of the link's own short domain: its front and its Bitly replica.
+  return { ...result, plan: await readPlan(deps, result.code ?? undefined) };
 }
 
 /**

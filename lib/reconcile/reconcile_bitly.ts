@@ -1,10 +1,12 @@
-// The Bitly leg of reconciliation: every bitlink on our branded domain classified against Postgres (in sync,
-// stale, a collision, or Bitly-only: imported), then every active link Bitly was not seen holding.
+// The Bitly leg of reconciliation: every bitlink on each of our branded domains classified against Postgres (in
+// sync, stale, a collision, or Bitly-only: imported) as the links of the short domain mapped to it (BITLY_DOMAIN for
+// the default, BITLY_DOMAINS for the others; ADR 0073), then every active link Bitly was not seen holding.
 
 import { syncToBitly } from '../propagation/sync_to_bitly.ts';
 import { describeScanResult, nextSafetyVerdict } from '../safety/scan_result.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { TransientFailure } from '../shared/errors.ts';
+import { DEFAULT_DOMAIN, linkKey } from '../shared/link_key.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { throwIfCancelled } from '../shared/task_context.ts';
 import { getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
@@ -15,6 +17,7 @@ import {
   listUnseenActiveCodes,
   updateMarksRepaired,
 } from '../stores/reconcile_store.ts';
+import type { BitlyProvider } from '../vendors/bitly.ts';
 import { BITLY_DISCARDED_TAG, BITLY_OWN_TAG } from '../vendors/bitly.ts';
 import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
 import { ProviderError, type VendorLink } from '../vendors/short_link_provider.ts';
@@ -104,8 +107,8 @@ async function archiveStrays(
   input: ReconcileStepInput,
   strays: { link: VendorLink; codes: string[] }[],
   heartbeat: () => void,
+  bitly: BitlyProvider,
 ): Promise<void> {
-  const bitly = deps.vendors!.bitly!;
   const archived: string[] = [];
   await forEachConcurrently(strays, REPAIR_CONCURRENCY, async ({ link, codes }) => {
     heartbeat();
@@ -159,24 +162,58 @@ async function importLinks(
   return { codes, blocked };
 }
 
-/** Classifies one page of Bitly links against Postgres; repairs and imports when asked. */
+/** One Bitly domain of ours and the short domain it answers for (its stored name, '' for the default). */
+export interface BitlyLeg {
+  domain: string;
+  bitly: BitlyProvider;
+}
+
+/**
+ * Every Bitly domain reconciliation reads, the default short domain's first (BITLY_DOMAIN), then each other short
+ * domain's (BITLY_DOMAINS, in a stable order): a short domain without one keeps its links off Bitly.
+ */
+export function listBitlyLegs(vendors: ReconcileDeps['vendors']): BitlyLeg[] {
+  if (!vendors?.bitly) return [];
+  const others = [...(vendors.bitlyByDomain ?? new Map<string, BitlyProvider>())]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([domain, bitly]) => ({ domain, bitly }));
+  return [{ domain: DEFAULT_DOMAIN, bitly: vendors.bitly }, ...others];
+}
+
+/**
+ * The Bitly phase's cursor names the leg it is on: the default's is Bitly's own paging token, as it always was
+ * (a run started before several legs resumes unchanged); another leg's is `#<leg>:<token>`.
+ */
+function parseLegCursor(cursor: string | null): { leg: number; cursor: string | null } {
+  const m = cursor ? /^#(\d+):(.*)$/s.exec(cursor) : null;
+  if (!m) return { leg: 0, cursor };
+  return { leg: Number(m[1]), cursor: m[2] === '' ? null : m[2]! };
+}
+
+function legCursor(leg: number, cursor: string | null): string | null {
+  return leg === 0 ? cursor : `#${leg}:${cursor ?? ''}`;
+}
+
+/** Classifies one page of a Bitly domain's links against its short domain's links; repairs and imports when asked. */
 async function reconcileBitlyLinks(
   deps: ReconcileDeps,
   input: ReconcileStepInput,
   links: VendorLink[],
   context: TaskContext,
   heartbeat: () => void,
+  leg: BitlyLeg,
 ): Promise<{ otherDomain: number }> {
-  const bitly = deps.vendors!.bitly!;
+  const { bitly } = leg;
   const prefix = `${bitly.domain}/`;
-  const entries: { code: string; link: VendorLink }[] = [];
+  /** `code` is the link's key on its short domain; `backHalf` the code Bitly holds. */
+  const entries: { code: string; backHalf: string; link: VendorLink }[] = [];
   let otherDomain = 0;
   for (const link of links) {
     // A bitlink Bitly made with the wrong back-half was archived and tagged by the sync: never a link of ours.
     if (link.tags.includes(BITLY_DISCARDED_TAG)) continue;
     const codes = getBackHalves(link, prefix);
     if (codes.length === 0) otherDomain++;
-    for (const code of codes) entries.push({ code, link });
+    for (const code of codes) entries.push({ code: linkKey(leg.domain, code), backHalf: code, link });
   }
   const codes = entries.map((e) => e.code);
   const rows = await getLinksByCodes(deps.sql, codes);
@@ -189,7 +226,7 @@ async function reconcileBitlyLinks(
   const toRepair: string[] = [];
   const toImport: { code: string; link: VendorLink }[] = [];
   const strays = new Map<string, { link: VendorLink; codes: string[] }>();
-  for (const { code, link } of entries) {
+  for (const { code, backHalf, link } of entries) {
     const row = rows.get(code);
     if (!row && link.tags.includes(BITLY_OWN_TAG)) {
       // Made by us (tagged at creation) yet holding no code of ours: a stray of a create whose answer was lost
@@ -203,7 +240,7 @@ async function reconcileBitlyLinks(
       continue;
     }
     if (!row) {
-      const problem = importProblem(code, link.longUrl, deps.targetPolicy);
+      const problem = importProblem(backHalf, link.longUrl, deps.targetPolicy);
       marks.push({ code, drift: problem ? 'unimportable' : 'extra' });
       if (problem)
         deps.logger.warn({ code, vendorId: link.vendorId, problem }, 'a Bitly-only link cannot be imported');
@@ -235,7 +272,7 @@ async function reconcileBitlyLinks(
         await recordVendorCollision(deps, {
           code,
           vendor: 'bitly',
-          detail: `our back-half ${bitly.domain}/${code} is held by ${link.vendorId} (found by reconciliation)`,
+          detail: `our back-half ${bitly.domain}/${backHalf} is held by ${link.vendorId} (found by reconciliation)`,
         });
       }
       continue;
@@ -253,7 +290,8 @@ async function reconcileBitlyLinks(
   await insertMarks(deps.sql, input.runId, 'bitly', marks);
   // A page processed again after a crash finds what the first attempt repaired in sync.
   await updateMarksRepaired(deps.sql, input.runId, 'bitly', inSync);
-  if (input.repair && strays.size > 0) await archiveStrays(deps, input, [...strays.values()], heartbeat);
+  if (input.repair && strays.size > 0)
+    await archiveStrays(deps, input, [...strays.values()], heartbeat, bitly);
   if (input.repair) await repairAll(deps, input.runId, toRepair, context, heartbeat);
   if (input.repair && input.importExtra && toImport.length > 0) {
     const imported = await importLinks(deps, input, toImport);
@@ -274,22 +312,33 @@ export async function reconcileBitlyPages(
   input: ReconcileStepInput,
   context: TaskContext,
 ): Promise<ReconcileStepResult> {
-  const bitly = deps.vendors?.bitly;
-  if (!bitly) return { position: { phase: 'missing', cursor: '' }, read: 0 };
+  const legs = listBitlyLegs(deps.vendors);
+  if (legs.length === 0) return { position: { phase: 'missing', cursor: '' }, read: 0 };
   const resumed = context.resumed as { cursor: string | null; read: number } | undefined;
-  let cursor = resumed?.cursor ?? input.position.cursor;
+  // The position (and the heartbeat) carry the leg: `#<leg>:<token>` past the default's (parseLegCursor).
+  let { leg, cursor } = parseLegCursor(resumed?.cursor ?? input.position.cursor);
   let read = resumed?.read ?? 0;
-  const beat = () => context.heartbeat({ cursor, read });
+  const beat = () => context.heartbeat({ cursor: legCursor(leg, cursor), read });
   for (let pages = 0; pages < input.budget; pages++) {
     throwIfCancelled(context);
-    const page = await bitly.listLinks({ cursor, size: BITLY_PAGE_SIZE, archived: 'both' });
-    await reconcileBitlyLinks(deps, input, page.links, context, beat);
+    const current = legs[leg];
+    if (!current) return { position: { phase: 'missing', cursor: '' }, read };
+    const page = await current.bitly.listLinks({ cursor, size: BITLY_PAGE_SIZE, archived: 'both' });
+    await reconcileBitlyLinks(deps, input, page.links, context, beat, current);
     read += page.links.length;
     cursor = page.nextCursor;
+    if (!cursor) {
+      // This Bitly domain is done: the next one from its first page, or the pass over Postgres.
+      leg++;
+      cursor = null;
+      if (leg >= legs.length) {
+        beat();
+        return { position: { phase: 'missing', cursor: '' }, read };
+      }
+    }
     beat();
-    if (!cursor) return { position: { phase: 'missing', cursor: '' }, read };
   }
-  return { position: { phase: 'bitly', cursor }, read };
+  return { position: { phase: 'bitly', cursor: legCursor(leg, cursor) }, read };
 }
 
 /**
@@ -316,6 +365,8 @@ export async function reconcileMissingOnBitly(
       cursor,
       limit: Math.min(POSTGRES_CHUNK, input.budget - read),
       skipInhouseOnly: deps.vendors.archiveLinksInHouse === true,
+      // Every short domain with a Bitly domain of its own (their Bitly pages were read above).
+      domains: listBitlyLegs(deps.vendors).map((l) => l.domain),
     });
     if (codes.length === 0) return { position: { phase: 'serving', cursor: '' }, read };
     await insertMarks(

@@ -14,6 +14,7 @@ import {
   deleteMarks,
   type ReconcileSideSummary,
   summarizeMarks,
+  summarizeMarksByDomain,
 } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
@@ -66,7 +67,17 @@ export type ReconcileSummary = {
    * `inhouseOnly` (with ARCHIVE_LINKS_IN_HOUSE): active archive links Bitly does not hold by design: not drift,
    * but codes Bitly cannot answer while it fronts the short domain.
    */
-  bitly: (ReconcileSideSummary & { imported: number; inhouseOnly?: number }) | null;
+  bitly:
+    | (ReconcileSideSummary & {
+        imported: number;
+        inhouseOnly?: number;
+        /**
+         * The same drift by short domain (stored name: '' for the default, the host name for another; ADR 0073):
+         * which domain's Bitly copy disagreed. Domains with a mark only.
+         */
+        byDomain?: { domain: string; drift: ReconcileSideSummary['drift']; repaired: number }[];
+      })
+    | null;
   serving: ReconcileSideSummary | null;
   /** Expiry timers found missing (and re-armed when repairing). */
   expiry: ReconcileSideSummary;
@@ -90,6 +101,7 @@ export async function summarizeReconcileRun(
       ? {
           ...bitly,
           imported: await countImportedLinks(deps.sql, importReason(runId)),
+          byDomain: await summarizeMarksByDomain(deps.sql, runId, 'bitly'),
           ...(deps.vendors?.archiveLinksInHouse
             ? { inhouseOnly: await countInhouseOnlyLinks(deps.sql) }
             : {}),

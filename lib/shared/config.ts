@@ -74,6 +74,21 @@ export const envSchema = z
         });
       }
     }
+    for (const name of [
+      'CDN_PURGE_CLOUDFLARE_ZONE_IDS',
+      'CDN_PURGE_CLOUDFRONT_DISTRIBUTION_IDS',
+      'PROBE_BASE_URLS',
+    ] as const) {
+      for (const domain of env[name]?.keys() ?? []) {
+        if (!others.has(domain)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `${domain} is not one of SHORT_DOMAINS after the first (the first has its own setting)`,
+          });
+        }
+      }
+    }
     refineTemporalEnv(env, ctx);
     refineRedisEnv(env, ctx);
     refineBitlyEnv(env, ctx);

@@ -75,3 +75,8 @@ export function storedDomainFromInput(config: ShortDomains, input: string | unde
   if (input === undefined || input === '') return DEFAULT_DOMAIN;
   return storedDomainOf(config, input.trim().toLowerCase());
 }
+
+/** Every configured short domain by its stored name, the default ('') first: SHORT_DOMAINS as keys name them. */
+export function storedShortDomains(config: Pick<ShortDomains, 'shortDomains'>): string[] {
+  return config.shortDomains.map((name, i) => (i === 0 ? DEFAULT_DOMAIN : name));
+}

@@ -389,39 +389,46 @@ export function registerWordPressBreakerGauge(registry: Registry, read: () => Pr
 
 /** The black-box prober's own metrics (lib/prober), in the worker that runs it. */
 export interface ProbeMetrics {
-  /** lifeline_probe_total{result="ok|mismatch|error"}: one per code asked through the public short domain. */
-  probes: Counter<'result'>;
-  /** lifeline_probe_duration_seconds: request to answer's headers, as seen from outside the web process. */
-  duration: Histogram;
-  /** lifeline_probe_incidents_opened_total: incidents the prober opened. */
-  incidentsOpened: Counter;
+  /** lifeline_probe_total{result="ok|mismatch|error",domain}: one per code asked through a public short domain. */
+  probes: Counter<'result' | 'domain'>;
+  /** lifeline_probe_duration_seconds{domain}: request to answer's headers, as seen from outside the web process. */
+  duration: Histogram<'domain'>;
+  /** lifeline_probe_incidents_opened_total{domain}: incidents the prober opened. */
+  incidentsOpened: Counter<'domain'>;
 }
 
 /**
  * Creates the prober's metrics in `registry` (the worker's; absent: a registry of their own, which tests read),
  * with all three results at 0 from the start.
  */
-export function createProbeMetrics(registry: Registry = new Registry()): ProbeMetrics {
+export function createProbeMetrics(
+  registry: Registry = new Registry(),
+  /** The short domains probed (host names), each with its series from the start. */
+  domains: readonly string[] = [],
+): ProbeMetrics {
   const probes = new Counter({
     name: 'lifeline_probe_total',
     help:
-      'Probes of one code through the public short domain, by result: ok (status and Location as Postgres ' +
-      'says), mismatch (another answer), error (no answer, a timeout or a 5xx).',
-    labelNames: ['result'],
+      'Probes of one code through a public short domain, by result and domain: ok (status and Location as ' +
+      'Postgres says), mismatch (another answer), error (no answer, a timeout or a 5xx).',
+    labelNames: ['result', 'domain'],
     registers: [registry],
   });
-  for (const result of ['ok', 'mismatch', 'error']) probes.inc({ result }, 0);
+  for (const domain of domains)
+    for (const result of ['ok', 'mismatch', 'error']) probes.inc({ result, domain }, 0);
   return {
     probes,
     duration: new Histogram({
       name: 'lifeline_probe_duration_seconds',
-      help: 'How long a probe waited for the answer of the public short domain (headers), as a reader would.',
+      help: 'How long a probe waited for the answer of a public short domain (headers), as a reader would.',
+      labelNames: ['domain'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
     incidentsOpened: new Counter({
       name: 'lifeline_probe_incidents_opened_total',
-      help: 'Probe incidents opened: a probe failed or answered other than Postgres says, none being open.',
+      help: 'Probe incidents opened, by short domain: a probe failed or answered other than Postgres says, none being open.',
+      labelNames: ['domain'],
       registers: [registry],
     }),
   };
@@ -446,6 +453,8 @@ export function registerProbeIncidentGauge(registry: Registry, read: () => Promi
 /** The latest finished failover drill towards one front (read from ops_runs). */
 export interface DrillGaugeValue {
   to: string;
+  /** The short domain drilled (its host name; ADR 0073). */
+  domain: string;
   /** The latest finished drill passed. */
   passed: boolean;
   /** When the latest passing drill finished (seconds since the epoch), or null when none has. */
@@ -453,7 +462,8 @@ export interface DrillGaugeValue {
 }
 
 /**
- * `lifeline_drill_last_result{to}` (1 pass, 0 fail) and `lifeline_drill_last_success_timestamp_seconds{to}`,
+ * `lifeline_drill_last_result{to,domain}` (1 pass, 0 fail) and
+ * `lifeline_drill_last_success_timestamp_seconds{to,domain}`, per front and short domain,
  * read from ops_runs when scraped. A front no drill has finished towards has no series, so "never drilled" is
  * not a failure; a Schedule that stopped shows as an old last-success time on the dashboard. A failed read leaves the last values.
  */
@@ -466,27 +476,27 @@ export function registerDrillGauges(registry: Registry, read: () => Promise<Dril
   };
   new Gauge({
     name: 'lifeline_drill_last_result',
-    help: 'The latest finished failover drill towards a front: 1 passed, 0 failed.',
-    labelNames: ['to'],
+    help: 'The latest finished failover drill of a short domain towards a front: 1 passed, 0 failed.',
+    labelNames: ['to', 'domain'],
     registers: [registry],
     async collect() {
       const values = await current();
       if (!values) return;
       this.reset();
-      for (const v of values) this.set({ to: v.to }, v.passed ? 1 : 0);
+      for (const v of values) this.set({ to: v.to, domain: v.domain }, v.passed ? 1 : 0);
     },
   });
   new Gauge({
     name: 'lifeline_drill_last_success_timestamp_seconds',
-    help: 'When the latest passing failover drill towards a front finished (Unix seconds).',
-    labelNames: ['to'],
+    help: 'When the latest passing failover drill of a short domain towards a front finished (Unix seconds).',
+    labelNames: ['to', 'domain'],
     registers: [registry],
     async collect() {
       const values = await current();
       if (!values) return;
       this.reset();
       for (const v of values) {
-        if (v.lastSuccessSeconds !== null) this.set({ to: v.to }, v.lastSuccessSeconds);
+        if (v.lastSuccessSeconds !== null) this.set({ to: v.to, domain: v.domain }, v.lastSuccessSeconds);
       }
     },
   });

@@ -52,7 +52,7 @@ export function registerVendorCollisionGauge(
 /** What the latest completed reconciliation found, per leg. */
 export interface ReconcileDriftValues {
   /** Drift found, by leg and kind (missing, stale, extra, collision, stray, …); a leg not run is absent. */
-  found: { leg: string; drift: string; count: number }[];
+  found: { leg: string; drift: string; count: number; domain?: string }[];
   /** Drift left unrepaired by that run (a check-only run repairs nothing), per leg that ran. */
   unrepaired: { leg: string; count: number }[];
   /** When that run finished (seconds since the epoch); null: no completed run yet (drift has no series). */
@@ -73,14 +73,16 @@ export function registerReconcileDriftGauges(
     name: 'lifeline_reconcile_drift',
     help:
       'Drift the latest completed reconciliation found, by leg (bitly, serving, expiry, wordpress) and kind ' +
-      '(missing, stale, extra, collision, stray, unimportable, gone); repaired or not.',
-    labelNames: ['leg', 'drift'],
+      '(missing, stale, extra, collision, stray, unimportable, gone); repaired or not. The bitly leg is by ' +
+      'short domain (domain: its host name).',
+    labelNames: ['leg', 'drift', 'domain'],
     registers: [registry],
     async collect() {
       const values = await current();
       if (!values) return;
       this.reset();
-      for (const { leg, drift, count } of values.found) this.set({ leg, drift }, count);
+      for (const { leg, drift, count, domain } of values.found)
+        this.set(domain === undefined ? { leg, drift } : { leg, drift, domain }, count);
     },
   });
   new Gauge({

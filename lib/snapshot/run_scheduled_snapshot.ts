@@ -22,6 +22,8 @@ export interface ScheduledSnapshotDeps {
   shortBaseUrl: string;
   /** SHORT_DOMAINS, the default first: one snapshot per domain (ADR 0078); absent: the default's. */
   shortDomains?: readonly string[];
+  /** SHORT_DOMAIN_UNKNOWN_HOST, for the all-domains nginx configuration. */
+  unknownHost?: 'default' | 'not_found';
   redirect: RedirectSettings;
   /** Where links may point: rows that break it are left out of the snapshot. */
   targetPolicy: CanonicalTargetPolicy;
@@ -70,6 +72,7 @@ export async function writeStaticSnapshot(
         formats: deps.snapshot.formats,
         shortBaseUrl: deps.shortBaseUrl,
         shortDomains: deps.shortDomains,
+        ...(deps.unknownHost ? { unknownHost: deps.unknownHost } : {}),
         redirect: deps.redirect,
         targetPolicy: deps.targetPolicy,
         rootRedirectUrl: deps.rootRedirectUrl,

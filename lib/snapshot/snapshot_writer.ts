@@ -33,6 +33,8 @@ export interface SnapshotWriterOptions {
   rootRedirectUrl: string | undefined;
   /** Length of the longest code in the snapshot. */
   longestCode: number;
+  /** The prefix of the nginx writer's variables (nginxPrefixOf the domain); default `lifeline`. */
+  nginxPrefix?: string;
 }
 
 /** One format's writer: answers arrive in code order, once each. */

@@ -11,7 +11,12 @@ import { withLinkSnapshot } from '../stores/snapshot_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { createKvWriter } from './kv_snapshot.ts';
-import { createNginxWriter } from './nginx_snapshot.ts';
+import {
+  createNginxWriter,
+  type NginxDomainFiles,
+  nginxPrefixOf,
+  writeNginxAllDomains,
+} from './nginx_snapshot.ts';
 import { createRedirectsWriter } from './redirects_snapshot.ts';
 import { admitSnapshotRow, emptyRefusedRows, type RefusedSnapshotRows } from './snapshot_rows.ts';
 import {
@@ -29,6 +34,9 @@ export const DOMAINS_FOLDER = 'domains';
 interface DomainWriters {
   sub: string;
   writers: SnapshotWriter[];
+  /** Where its files are served from, and the name its nginx server answers. */
+  publicDir: string;
+  serverName: string;
 }
 
 /** The snapshot's own description, written last (a folder without it did not finish). */
@@ -59,6 +67,11 @@ export interface WriteSnapshotOptions {
   rootRedirectUrl?: string | undefined;
   /** nginx `listen` (default 80). */
   listen?: string;
+  /**
+   * SHORT_DOMAIN_UNKNOWN_HOST: with `not_found`, the all-domains nginx configuration answers 404 to a Host it does
+   * not name; by default the default domain's server answers it.
+   */
+  unknownHost?: 'default' | 'not_found';
   context?: TaskContext;
 }
 
@@ -121,8 +134,14 @@ export async function writeSnapshotFiles(
             // Only codes that pass the code rule are written: a longer stored one (refused below) must not size
             // nginx's capital-letter masks (one regex per position).
             longestCode: Math.min(longestCode, CODE_MAX_LENGTH),
+            nginxPrefix: nginxPrefixOf(stored),
           };
-          const made: DomainWriters = { sub, writers: [] };
+          const made: DomainWriters = {
+            sub,
+            writers: [],
+            publicDir: writerOptions.publicDir,
+            serverName: writerOptions.serverName,
+          };
           for (const format of options.formats) {
             const writer = await WRITERS[format](writerOptions);
             made.writers.push(writer);
@@ -159,13 +178,33 @@ export async function writeSnapshotFiles(
         }
         const files: string[] = [];
         const skipped: SnapshotSummary['skipped'] = {};
+        const nginxDomains: NginxDomainFiles[] = [];
         for (const domain of byDomain.values()) {
           for (const [i, writer] of domain.writers.entries()) {
             const done = await writer.finish();
             files.push(...done.files.map((file) => (domain.sub === '' ? file : join(domain.sub, file))));
             const format = options.formats[i]!;
             if (done.skipped.length > 0) skipped[format] = [...(skipped[format] ?? []), ...done.skipped];
+            if (format === 'nginx')
+              nginxDomains.push({
+                publicDir: domain.publicDir,
+                serverName: domain.serverName,
+                entries: done.entries,
+              });
           }
+        }
+        // Several domains: one http block for all of them too (each domain's own files stay complete alone).
+        if (nginxDomains.length > 1) {
+          files.push(
+            ...(await writeNginxAllDomains({
+              outDir: options.outDir,
+              publicDir: options.publicDir ?? options.outDir,
+              listen: options.listen ?? '80',
+              generatedAt,
+              domains: nginxDomains,
+              unknownHostNotFound: options.unknownHost === 'not_found',
+            })),
+          );
         }
         return { generatedAt, answers, byStatus, files, skipped, refused };
       },

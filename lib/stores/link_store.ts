@@ -265,14 +265,14 @@ export async function getLinkByCodeForUpdate(db: Db, code: string): Promise<Link
 export async function listRandomActiveLinks(
   db: Db,
   limit: number,
-  options: { onBitly?: boolean } = {},
+  options: { onBitly?: boolean; domain?: string } = {},
 ): Promise<LinkRow[]> {
   // onBitly: not archive links kept off Bitly (vendor state `inhouse`), which Bitly cannot answer.
   return db<LinkRow[]>`
     SELECT ${db.unsafe(LINK_COLUMNS)} FROM links AS l
     WHERE status = 'active' AND deleted_at IS NULL
-      -- The default short domain's links: the fronts checked here answer that domain (ADR 0078).
-      AND domain = ''
+      -- One short domain's links (default: the default's): the fronts checked here answer that domain (ADR 0073).
+      AND domain = ${options.domain ?? ''}
       AND NOT (${options.onBitly === true} AND EXISTS (
         SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
     ORDER BY random() LIMIT ${limit}`;

@@ -100,12 +100,15 @@ export async function getLatestSucceededRun(
  */
 export async function getDrillResults(
   db: Db,
-): Promise<{ to: string; passed: boolean; lastSuccessAt: Date | null }[]> {
-  return db<{ to: string; passed: boolean; lastSuccessAt: Date | null }[]>`
-    SELECT DISTINCT ON (report->>'to') report->>'to' AS "to", status = 'succeeded' AS passed,
+): Promise<{ to: string; domain: string; passed: boolean; lastSuccessAt: Date | null }[]> {
+  // Per front and short domain: a drill's report names its domain unless it is the default's ('').
+  return db<{ to: string; domain: string; passed: boolean; lastSuccessAt: Date | null }[]>`
+    SELECT DISTINCT ON (report->>'to', coalesce(report->>'domain', ''))
+      report->>'to' AS "to", coalesce(report->>'domain', '') AS domain, status = 'succeeded' AS passed,
       (SELECT max(s.finished_at) FROM ops_runs AS s
-       WHERE s.kind = 'drill' AND s.status = 'succeeded' AND s.report->>'to' = r.report->>'to') AS "lastSuccessAt"
+       WHERE s.kind = 'drill' AND s.status = 'succeeded' AND s.report->>'to' = r.report->>'to'
+         AND coalesce(s.report->>'domain', '') = coalesce(r.report->>'domain', '')) AS "lastSuccessAt"
     FROM ops_runs AS r
     WHERE kind = 'drill' AND status IN ('succeeded', 'failed') AND report->>'to' IS NOT NULL
-    ORDER BY report->>'to', finished_at DESC, id DESC`;
+    ORDER BY report->>'to', coalesce(report->>'domain', ''), finished_at DESC, id DESC`;
 }

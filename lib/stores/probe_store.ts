@@ -15,7 +15,7 @@ export const PROBE_CANARY_OWNER = 'lifeline:prober';
  */
 export async function listProbeSample(
   db: Db,
-  options: { cursor: string; limit: number; settledBefore: Date; onBitly?: boolean },
+  options: { cursor: string; limit: number; settledBefore: Date; onBitly?: boolean; domain?: string },
 ): Promise<LinkRow[]> {
   // onBitly (Bitly fronts the short domain): only active links Bitly holds, the only ones it can answer as
   // Postgres says (it knows nothing of gone, expired or blocked answers, nor of links kept in-house only).
@@ -25,8 +25,9 @@ export async function listProbeSample(
     : db``;
   return db<LinkRow[]>`
     SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)} FROM links AS l
-    -- The default short domain's links only: the prober asks that domain (ADR 0078).
-    WHERE l.code > ${options.cursor} AND l.domain = '' AND l.deleted_at IS NULL AND l.status <> 'pending'
+    -- One short domain's links (default: the default's): each domain is asked on its own base (ADR 0073).
+    WHERE l.code > ${options.cursor} AND l.domain = ${options.domain ?? ''} AND l.deleted_at IS NULL
+      AND l.status <> 'pending'
       AND l.updated_at < ${options.settledBefore} ${bitly}
     ORDER BY l.code LIMIT ${options.limit}`;
 }
@@ -52,11 +53,12 @@ export async function getProbeRows(db: Db, codes: string[]): Promise<Map<string,
  */
 export async function insertCanaryLink(
   db: Db,
-  canary: { code: string; url: string; title: string; tag: string },
+  canary: { code: string; url: string; title: string; tag: string; domain?: string },
 ): Promise<{ row: LinkRow | null; created: boolean }> {
+  // code is the canary's key on its domain (`{domain}/lifeline-canary` on another short domain).
   const created = await db<{ code: string }[]>`
-    INSERT INTO links (code, target_url, status, safety, origin, owner, title, tags)
-    VALUES (${canary.code}, ${canary.url}, 'active', 'clean', 'api', ${PROBE_CANARY_OWNER}, ${canary.title},
+    INSERT INTO links (code, domain, target_url, status, safety, origin, owner, title, tags)
+    VALUES (${canary.code}, ${canary.domain ?? ''}, ${canary.url}, 'active', 'clean', 'api', ${PROBE_CANARY_OWNER}, ${canary.title},
       ${db.array([canary.tag])}::text[])
     ON CONFLICT (code) DO NOTHING RETURNING code`;
   const rows = await db<LinkRow[]>`SELECT ${db.unsafe(LINK_COLUMNS)} FROM links WHERE code = ${canary.code}`;
@@ -81,6 +83,8 @@ export interface ProbeFailure {
 
 export interface ProbeIncidentRow {
   id: string;
+  /** The short domain probed ('' for the default). */
+  domain: string;
   openedAt: Date;
   closedAt: Date | null;
   lastFailedAt: Date;
@@ -91,7 +95,7 @@ export interface ProbeIncidentRow {
 }
 
 const INCIDENT_COLUMNS = `
-  id::text AS id, opened_at AS "openedAt", closed_at AS "closedAt", last_failed_at AS "lastFailedAt",
+  id::text AS id, domain, opened_at AS "openedAt", closed_at AS "closedAt", last_failed_at AS "lastFailedAt",
   mismatches, errors, first_failure AS "firstFailure", last_failure AS "lastFailure"`;
 
 /**
@@ -100,32 +104,33 @@ const INCIDENT_COLUMNS = `
  */
 export async function recordProbeFailures(
   db: Db,
-  failures: { mismatches: number; errors: number; first: ProbeFailure; last: ProbeFailure },
+  failures: { mismatches: number; errors: number; first: ProbeFailure; last: ProbeFailure; domain?: string },
 ): Promise<{ incident: ProbeIncidentRow; opened: boolean }> {
+  const domain = failures.domain ?? '';
   for (;;) {
     const extended = await db<ProbeIncidentRow[]>`
       UPDATE probe_incidents SET mismatches = mismatches + ${failures.mismatches},
         errors = errors + ${failures.errors}, last_failed_at = now(), last_failure = ${db.json(failures.last as never)}
-      WHERE closed_at IS NULL RETURNING ${db.unsafe(INCIDENT_COLUMNS)}`;
+      WHERE closed_at IS NULL AND domain = ${domain} RETURNING ${db.unsafe(INCIDENT_COLUMNS)}`;
     if (extended[0]) return { incident: extended[0], opened: false };
     const opened = await db<ProbeIncidentRow[]>`
-      INSERT INTO probe_incidents (mismatches, errors, first_failure, last_failure)
-      VALUES (${failures.mismatches}, ${failures.errors}, ${db.json(failures.first as never)},
+      INSERT INTO probe_incidents (domain, mismatches, errors, first_failure, last_failure)
+      VALUES (${domain}, ${failures.mismatches}, ${failures.errors}, ${db.json(failures.first as never)},
         ${db.json(failures.last as never)})
       ON CONFLICT DO NOTHING RETURNING ${db.unsafe(INCIDENT_COLUMNS)}`;
     if (opened[0]) return { incident: opened[0], opened: true };
   }
 }
 
-/** Closes the open incident, if any; returns it. */
-export async function closeProbeIncident(db: Db): Promise<ProbeIncidentRow | null> {
+/** Closes a short domain's open incident (default: the default domain's), if any; returns it. */
+export async function closeProbeIncident(db: Db, domain = ''): Promise<ProbeIncidentRow | null> {
   const rows = await db<ProbeIncidentRow[]>`
-    UPDATE probe_incidents SET closed_at = now() WHERE closed_at IS NULL
+    UPDATE probe_incidents SET closed_at = now() WHERE closed_at IS NULL AND domain = ${domain}
     RETURNING ${db.unsafe(INCIDENT_COLUMNS)}`;
   return rows[0] ?? null;
 }
 
-/** Open incidents: 0 or 1 (the lifeline_probe_incidents_open gauge). */
+/** Open incidents: at most one per short domain (the lifeline_probe_incidents_open gauge). */
 export async function countOpenProbeIncidents(db: Db): Promise<number> {
   const [row] = await db<{ n: number }[]>`
     SELECT count(*)::int AS n FROM probe_incidents WHERE closed_at IS NULL`;

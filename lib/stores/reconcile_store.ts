@@ -77,6 +77,34 @@ export async function summarizeMarks(
   return summary;
 }
 
+/**
+ * A side's drift by short domain (host part of each mark's key; '' for the default), for the metrics: which
+ * domain's copy drifted. Only domains with a mark appear.
+ */
+export async function summarizeMarksByDomain(
+  db: Db,
+  runId: string,
+  side: ReconcileSide,
+): Promise<{ domain: string; drift: Partial<Record<Drift, number>>; repaired: number }[]> {
+  const rows = await db<{ domain: string; drift: Drift | null; marks: number; repaired: number }[]>`
+    SELECT CASE WHEN strpos(code, '/') > 0 THEN split_part(code, '/', 1) ELSE '' END AS domain, drift,
+      count(*)::int AS marks, count(*) FILTER (WHERE repaired)::int AS repaired
+    FROM reconcile_marks WHERE run_id = ${runId} AND side = ${side} GROUP BY 1, 2 ORDER BY 1`;
+  const byDomain = new Map<
+    string,
+    { domain: string; drift: Partial<Record<Drift, number>>; repaired: number }
+  >();
+  for (const row of rows) {
+    const entry = byDomain.get(row.domain) ?? { domain: row.domain, drift: {}, repaired: 0 };
+    if (row.drift) {
+      entry.drift[row.drift] = row.marks;
+      entry.repaired += row.repaired;
+    }
+    byDomain.set(row.domain, entry);
+  }
+  return [...byDomain.values()];
+}
+
 /** Refreshes the planner's statistics of reconcile_marks (it grows by thousands of rows within a run). */
 export async function analyzeMarks(db: Db): Promise<void> {
   await db`ANALYZE reconcile_marks`;
@@ -94,14 +122,22 @@ export async function deleteMarks(db: Db, runId: string): Promise<void> {
  */
 export async function listUnseenActiveCodes(
   db: Db,
-  options: { runId: string; startedAt: Date; cursor: string; limit: number; skipInhouseOnly?: boolean },
+  options: {
+    runId: string;
+    startedAt: Date;
+    cursor: string;
+    limit: number;
+    skipInhouseOnly?: boolean;
+    /** The short domains whose Bitly pages were read (stored names); default: the default's only. */
+    domains?: readonly string[];
+  },
 ): Promise<string[]> {
   const rows = await db<{ code: string }[]>`
     SELECT l.code FROM links AS l
     WHERE l.status = 'active' AND l.deleted_at IS NULL AND l.created_at < ${options.startedAt}
       AND l.code > ${options.cursor}
-      -- The default short domain's: the pages read are its Bitly domain's (another's syncs on change, ADR 0078).
-      AND l.domain = ''
+      -- The short domains whose Bitly domains were read (ADR 0073); one without any keeps its links off Bitly.
+      AND l.domain = ANY(${db.array([...(options.domains ?? [''])])}::text[])
       AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
                       WHERE m.run_id = ${options.runId} AND m.side = 'bitly' AND m.code = l.code
                         AND m.drift IS DISTINCT FROM 'missing')
@@ -114,11 +150,14 @@ export async function listUnseenActiveCodes(
 /** Links by code after `cursor` with one of `statuses` (deleted ones excluded). */
 export async function listLinksAfter(
   db: Db,
-  options: { cursor: string; limit: number; statuses: readonly string[] },
+  options: { cursor: string; limit: number; statuses: readonly string[]; domain?: string },
 ): Promise<LinkRow[]> {
+  // domain: one short domain's links only (its stored name, '' for the default).
+  const domain = options.domain === undefined ? db`` : db`AND l.domain = ${options.domain}`;
   return db<LinkRow[]>`
     SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)} FROM links AS l
     WHERE l.deleted_at IS NULL AND l.status = ANY(${db.array([...options.statuses])}) AND l.code > ${options.cursor}
+      ${domain}
     ORDER BY l.code LIMIT ${options.limit}`;
 }
 

@@ -47,7 +47,14 @@ export interface ScheduleSettings {
    * DRILL_INTERVAL and FAILOVER_DNS_TTL_SECONDS: how often the failover drill runs on its own, and the TTL its
    * estimate adds; unset (`off`): none, an old one removed.
    */
-  drill?: { interval: string; dnsTtlSeconds: number } | undefined;
+  drill?:
+    | {
+        interval: string;
+        dnsTtlSeconds: number;
+        /** The short domains drilled in turn (stored names, the default '' first); absent or one: the default's. */
+        domains?: string[];
+      }
+    | undefined;
   /**
    * DESTINATION_CHECK_EVERY: how often the due destination checks run (each link is due every
    * DESTINATION_CHECK_INTERVAL, a new one at once); unset (`off`): no Schedule (an old one is removed).
@@ -171,7 +178,15 @@ export async function ensureSchedules(
       every: settings.drill.interval,
       workflowType: WORKFLOW_TYPES.scheduledDrill,
       kind: 'drill',
-      args: [{ reason: 'schedule', dnsTtlSeconds: settings.drill.dnsTtlSeconds }],
+      // One Schedule drills every short domain in turn (workflows/scheduled_drill.ts says why); the default alone
+      // keeps the arguments it always had.
+      args: [
+        {
+          reason: 'schedule',
+          dnsTtlSeconds: settings.drill.dnsTtlSeconds,
+          ...((settings.drill.domains?.length ?? 0) > 1 ? { domains: settings.drill.domains } : {}),
+        },
+      ],
     });
   } else {
     await removeSchedule(client, getDrillScheduleId(settings.taskQueue), logger);

@@ -36,7 +36,10 @@ export interface VendorDepsOverrides {
 }
 
 /** The Bitly replica of a link's key (lib/shared/link_key.ts): its short domain's, or undefined when it has none. */
-export function bitlyForKey(vendors: VendorDeps | undefined, key: string): BitlyProvider | undefined {
+export function bitlyForKey(
+  vendors: Pick<VendorDeps, 'bitly' | 'bitlyByDomain'> | undefined,
+  key: string,
+): BitlyProvider | undefined {
   const domain = keyDomain(key);
   return domain === DEFAULT_DOMAIN ? vendors?.bitly : vendors?.bitlyByDomain?.get(domain);
 }

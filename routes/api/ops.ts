@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { getActiveFront } from '../../lib/failover/active_front.ts';
+import { getActiveFronts } from '../../lib/failover/active_front.ts';
 import {
+  frontRunDomain,
   getLastDrill,
   getRunningFrontChange,
   requestFrontChange,
@@ -14,7 +15,8 @@ import {
   reconcileInputSchema,
   workflowAcceptedSchema,
 } from '../../lib/operations/ops_schemas.ts';
-import { ConflictError } from '../../lib/shared/errors.ts';
+import { ConflictError, ValidationError } from '../../lib/shared/errors.ts';
+import { domainNameOf, storedDomainFromInput, storedShortDomains } from '../../lib/shared/link_key.ts';
 import { parseJsonText, validate } from '../../lib/shared/validation.ts';
 import type { AppEnv, WebDeps } from '../app_env.ts';
 import { jsonBody, readJson } from '../middleware/json_body.ts';
@@ -111,7 +113,7 @@ export const OPS_OPERATIONS = [
     method: 'get',
     path: '/ops/front',
     operationId: 'getActiveFront',
-    summary: 'Who answers the short domain, since when, the last drill and any front change in progress',
+    summary: 'Who answers each short domain, since when, its last drill, and any front change in progress',
     scope: 'admin',
     responses: {
       200: { description: 'the active front', schema: named('ActiveFront', activeFrontSchema) },
@@ -122,7 +124,8 @@ export const OPS_OPERATIONS = [
     method: 'post',
     path: '/ops/failover',
     operationId: 'startFailover',
-    summary: 'Fail over (to inhouse), fail back (to bitly), or drill either; one at a time',
+    summary:
+      'Fail over (to inhouse), fail back (to bitly), or drill either, for one short domain; one at a time',
     scope: 'admin',
     body: named('FailoverInput', failoverInputSchema),
     responses: {
@@ -186,11 +189,14 @@ export function createOpsRoutes(deps: WebDeps) {
 
   // Who answers the short domain; the last drill; the front change in progress (for the UI's button).
   app.get('/front', async (c) => {
-    const [front, lastDrill, running] = await Promise.all([
-      getActiveFront(deps.sql),
-      getLastDrill(deps.sql),
+    const stored = storedShortDomains(deps.config);
+    const [fronts, lastDrills, running] = await Promise.all([
+      getActiveFronts(deps.sql, stored),
+      Promise.all(stored.map((domain) => getLastDrill(deps.sql, domain))),
       getRunningFrontChange(deps.sql),
     ]);
+    const front = fronts[0]!.front;
+    const lastDrill = lastDrills[0] ?? null;
     let inProgress: Record<string, unknown> | undefined;
     if (running) {
       const state = await deps.ops.describeFrontChange(running.workflowId).catch(() => null);
@@ -202,11 +208,19 @@ export function createOpsRoutes(deps: WebDeps) {
         ...(state?.waitingForDns !== undefined ? { waitingForDns: state.waitingForDns } : {}),
         ...(state?.steps ? { steps: state.steps } : {}),
         ...(state?.ttlWaitUntilMs ? { dnsTtlWaitUntil: new Date(state.ttlWaitUntilMs).toISOString() } : {}),
+        domain: domainNameOf(deps.config, frontRunDomain(running)),
       };
     }
     return c.json({
       active: front.active,
       since: front.since,
+      domain: deps.config.shortDomains[0],
+      domains: fronts.map(({ domain, front: f }, i) => ({
+        domain: domainNameOf(deps.config, domain),
+        active: f.active,
+        since: f.since,
+        ...(lastDrills[i] ? { lastDrill: toDrillJson(lastDrills[i]!) } : {}),
+      })),
       ...(lastDrill ? { lastDrill: toDrillJson(lastDrill) } : {}),
       ...(inProgress ? { inProgress } : {}),
     });
@@ -214,10 +228,16 @@ export function createOpsRoutes(deps: WebDeps) {
 
   app.post('/failover', jsonBody(4 * 1024), async (c) => {
     const input = validate(failoverInputSchema, await readJson(c));
+    const domain = storedDomainFromInput(deps.config, input.domain);
+    if (domain === undefined)
+      throw new ValidationError([
+        { path: 'domain', message: 'is not one of the short domains (SHORT_DOMAINS)' },
+      ]);
     const { workflowId } = await requestFrontChange(
       { sql: deps.sql, ops: deps.ops, config: deps.config },
       {
         to: input.to,
+        domain,
         drill: input.drill ?? false,
         emergency: input.emergency ?? false,
         requestedBy: `apikey:${c.get('apiKey').id}`,

@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
-import type { Front } from '../../lib/failover/active_front.ts';
-import { upsertSetting } from '../../lib/stores/settings_store.ts';
+import { type Front, setActiveFront } from '../../lib/failover/active_front.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 
 export type SimulatedFront = Front;
@@ -128,7 +127,7 @@ export async function startOperatorFailoverSetup(): Promise<{
   const port = await getFreePort();
   const h = await createHarness({ env: { ...fake.env(), SHORT_BASE_URL: `http://127.0.0.1:${port}` } });
   const dns = await startDnsSwitch({ port, app: () => h.app, bitly: fake, token: 'unused', front: 'bitly' });
-  await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+  await setActiveFront(h.db.sql, { active: 'bitly', since: new Date().toISOString() });
   await h.startWorker();
   return {
     fake,

@@ -199,3 +199,70 @@ describe('CDN purge on every change to a link', () => {
     assert.deepEqual(purgedCodes(cdn), [code]);
   });
 });
+
+// Several short domains (ADR 0078): each link's URL is built on its own domain, and Cloudflare purges it in that
+// domain's zone (CDN_PURGE_CLOUDFLARE_ZONE_IDS); a domain without a zone of its own uses the default's.
+describe('CDN purge per short domain', () => {
+  test('cloudflare: a link on each domain is purged on its own domain, in its own zone', async () => {
+    const HOME = 'sho.rt';
+    const TWO = 'two.short.test';
+    const THREE = 'three.short.test';
+    const twoZone = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0';
+    const fake = await startCloudflareFake({ plan: 'enterprise', otherZoneIds: [twoZone] });
+    const h = await createHarness({
+      env: {
+        CDN_PURGE_PROVIDER: 'cloudflare',
+        CDN_PURGE_CLOUDFLARE_ZONE_ID: fake.zoneId,
+        CDN_PURGE_CLOUDFLARE_ZONE_IDS: `${TWO}=${twoZone}`,
+        CDN_PURGE_CLOUDFLARE_API_TOKEN: fake.token,
+        CDN_PURGE_CLOUDFLARE_API_BASE_URL: fake.apiBaseUrl,
+        SHORT_BASE_URL: SHORT,
+        SHORT_DOMAINS: `${HOME},${TWO},${THREE}`,
+        APP_BASE_URL: SHORT,
+        REDIRECT_CACHE_CONTROL: 'public, max-age=60, s-maxage=86400',
+      },
+    });
+    cleanups.push(async () => {
+      await h.close();
+      await fake.stop();
+    });
+    await h.startWorker();
+    // The same alias on three domains: three links, three URLs to purge.
+    for (const domain of [HOME, TWO, THREE]) {
+      const made = await h.api('/api/v1/links', {
+        method: 'POST',
+        json: { url: `https://news.example/${domain}`, alias: 'per-domain', domain },
+      });
+      assert.equal(made.status, 201, await made.clone().text());
+    }
+    for (const key of ['per-domain', `${TWO}/per-domain`, `${THREE}/per-domain`])
+      await h.temporal.client.workflow.getHandle(`sync:${key}`).result();
+    assert.deepEqual(fake.purgedFiles(), [], 'creations purge nothing');
+    for (const domain of [HOME, TWO, THREE]) {
+      const res = await h.api(`/api/v1/links/per-domain?domain=${domain}`, {
+        method: 'PATCH',
+        json: { url: `https://news.example/${domain}-edited` },
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+    }
+    await eventually(async () => (fake.purgedFiles().length >= 6 ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'three links purged',
+    });
+    const byZone = (zone: string) =>
+      fake.purges
+        .filter((p) => p.kind === 'files' && p.zone === zone)
+        .flatMap((p) => p.items)
+        .sort();
+    assert.deepEqual(byZone(twoZone), [`https://${TWO}/per-domain`, `https://${TWO}/per-domain+`]);
+    assert.deepEqual(
+      byZone(fake.zoneId),
+      [
+        `${SHORT}/per-domain`,
+        `${SHORT}/per-domain+`,
+        `https://${THREE}/per-domain`,
+        `https://${THREE}/per-domain+`,
+      ].sort(),
+    );
+  });
+});

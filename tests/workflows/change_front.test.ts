@@ -4,7 +4,7 @@ import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
-import { upsertSetting } from '../../lib/stores/settings_store.ts';
+import { setActiveFront } from '../../lib/failover/active_front.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import type { ChangeFrontInput, ChangeFrontReport } from '../../workflows/contract.ts';
 import { startDnsSwitch } from '../helpers/dns_switch.ts';
@@ -30,7 +30,7 @@ before(async () => {
     },
   });
   dns = await startDnsSwitch({ port, app: () => h.app, bitly: fake, token: DNS_TOKEN, front: 'bitly' });
-  await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+  await setActiveFront(h.db.sql, { active: 'bitly', since: new Date().toISOString() });
   worker = await h.startWorker();
 });
 after(async () => {

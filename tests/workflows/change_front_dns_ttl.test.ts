@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
-import { upsertSetting } from '../../lib/stores/settings_store.ts';
+import { setActiveFront } from '../../lib/failover/active_front.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import type { ChangeFrontReport, FrontChangeStatus } from '../../workflows/contract.ts';
 import { startDnsSwitch } from '../helpers/dns_switch.ts';
@@ -40,7 +40,7 @@ before(async () => {
     front: 'bitly',
     ttlSeconds: OLD_TTL_SECONDS,
   });
-  await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+  await setActiveFront(h.db.sql, { active: 'bitly', since: new Date().toISOString() });
   // A few active links Bitly holds exactly as we do.
   for (let i = 1; i <= 20; i++) {
     const code = `t${i}`;

@@ -10,7 +10,7 @@ import {
   waitForPostWorkflow,
   wordpressEvent,
 } from '../../devkit/harness/wordpress_events.ts';
-import { upsertSetting } from '../../lib/stores/settings_store.ts';
+import { setActiveFront } from '../../lib/failover/active_front.ts';
 
 let fake: BitlyFake;
 let h: Harness;
@@ -371,7 +371,7 @@ describe('publishPostWorkflow with Bitly', () => {
   });
 
   test('Bitly front: the link is not shared until Bitly holds it', async () => {
-    await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+    await setActiveFront(h.db.sql, { active: 'bitly', since: new Date().toISOString() });
     try {
       const postId = nextPost++;
       fake.failNext({ path: '/bitlinks', status: 503, message: 'TEMPORARILY_UNAVAILABLE', times: 6 });
@@ -382,7 +382,7 @@ describe('publishPostWorkflow with Bitly', () => {
       assert.equal(link.vendors[0]?.state, 'synced');
       assert.equal(fake.linkByKeyword(link.code)?.longUrl, link.url);
     } finally {
-      await upsertSetting(h.db.sql, 'active_front', { active: 'inhouse', since: null });
+      await setActiveFront(h.db.sql, { active: 'inhouse', since: null });
     }
   });
 });

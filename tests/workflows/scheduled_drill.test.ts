@@ -127,8 +127,9 @@ describe('the prober and drill Schedules', () => {
       INSERT INTO ops_runs (kind, workflow_id, status, report, finished_at)
       VALUES ('drill', ${`drill:inhouse:test-${randomUUID()}`}, 'failed', '{"to": "inhouse", "failedAt": "preflight check"}', now() + interval '1 second')`;
     const text = await registry.metrics();
-    assert.match(text, /^lifeline_drill_last_result\{to="inhouse"\} 0$/m);
-    const success = /^lifeline_drill_last_success_timestamp_seconds\{to="inhouse"\} (\S+)$/m.exec(text);
+    assert.match(text, /^lifeline_drill_last_result\{to="inhouse",domain="[^"]*"\} 0$/m);
+    const success =
+      /^lifeline_drill_last_success_timestamp_seconds\{to="inhouse",domain="[^"]*"\} (\S+)$/m.exec(text);
     assert.ok(success && Math.abs(Number(success[1]) - Date.now() / 1000) < 300, text);
     assert.doesNotMatch(text, /to="bitly"/, 'no drill towards Bitly: no series');
   });

@@ -1,7 +1,7 @@
 // The CDN purged when a link changes: a signed webhook, Cloudflare or CloudFront, with each one's credentials.
 import { z } from 'zod';
 import type { IssueSink } from '../temporal_settings.ts';
-import { optionalHttpUrl, optionalString } from './env_values.ts';
+import { optionalHttpUrl, optionalString, perDomainValues } from './env_values.ts';
 
 /** CDNs whose caches a link change purges (CDN_PURGE_PROVIDER). */
 export const CDN_PURGE_PROVIDERS = ['webhook', 'cloudflare', 'cloudfront'] as const;
@@ -32,6 +32,10 @@ export const cdnEnv = z.object({
       .regex(/^[A-Z0-9]{1,64}$/, 'must be a distribution id like EDFDVBD6EXAMPLE')
       .optional(),
   ),
+  // Another short domain's own Cloudflare zone or CloudFront distribution (`short.domain=id`, commas); a domain
+  // not named uses the default's (a zone or distribution that serves it too).
+  CDN_PURGE_CLOUDFLARE_ZONE_IDS: perDomainValues(/^[A-Za-z0-9_-]{1,64}$/, 'zone_id'),
+  CDN_PURGE_CLOUDFRONT_DISTRIBUTION_IDS: perDomainValues(/^[A-Z0-9]{1,64}$/, 'DISTRIBUTIONID'),
   CDN_PURGE_AWS_ACCESS_KEY_ID: optionalString,
   CDN_PURGE_AWS_SECRET_ACCESS_KEY: optionalString,
   CDN_PURGE_AWS_SESSION_TOKEN: optionalString,
@@ -65,13 +69,23 @@ export function refineCdnEnv(env: CdnEnv, ctx: IssueSink): void {
 }
 
 export interface CdnConfig {
-  /** The CDN purged when a link changes (CDN_PURGE_PROVIDER); undefined: none. Secrets never logged. */
+  /**
+   * The CDN purged when a link changes (CDN_PURGE_PROVIDER); undefined: none. Secrets never logged. `byDomain`:
+   * another short domain's own zone (Cloudflare) or distribution (CloudFront), by host name.
+   */
   cdn:
     | { provider: 'webhook'; url: string; secret: string }
-    | { provider: 'cloudflare'; zoneId: string; apiToken: string; apiBaseUrl: string | undefined }
+    | {
+        provider: 'cloudflare';
+        zoneId: string;
+        apiToken: string;
+        apiBaseUrl: string | undefined;
+        byDomain: ReadonlyMap<string, string>;
+      }
     | {
         provider: 'cloudfront';
         distributionId: string;
+        byDomain: ReadonlyMap<string, string>;
         credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
         apiBaseUrl: string | undefined;
       }
@@ -92,11 +106,13 @@ function toCdn(e: CdnEnv): CdnConfig['cdn'] {
         zoneId: e.CDN_PURGE_CLOUDFLARE_ZONE_ID!,
         apiToken: e.CDN_PURGE_CLOUDFLARE_API_TOKEN!,
         apiBaseUrl: e.CDN_PURGE_CLOUDFLARE_API_BASE_URL,
+        byDomain: e.CDN_PURGE_CLOUDFLARE_ZONE_IDS ?? new Map(),
       };
     case 'cloudfront':
       return {
         provider: 'cloudfront',
         distributionId: e.CDN_PURGE_CLOUDFRONT_DISTRIBUTION_ID!,
+        byDomain: e.CDN_PURGE_CLOUDFRONT_DISTRIBUTION_IDS ?? new Map(),
         credentials: {
           accessKeyId: e.CDN_PURGE_AWS_ACCESS_KEY_ID!,
           secretAccessKey: e.CDN_PURGE_AWS_SECRET_ACCESS_KEY!,

@@ -70,3 +70,31 @@ export const commaList = z
 export const absolutePath = z
   .string()
   .regex(/^\//, 'must be an absolute path (e.g. /var/lib/lifeline/escrow)');
+
+/**
+ * A value per short domain: `domain=value`, comma-separated (domains lower-cased, values as given, each checked
+ * against `value`); unset or blank: an empty map. Which domains may be named is the caller's check (config.ts:
+ * SHORT_DOMAINS after the first).
+ */
+export function perDomainValues(value: RegExp, what: string) {
+  return optionalString.transform((v, ctx) => {
+    const map = new Map<string, string>();
+    for (const entry of (v ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
+      const eq = entry.indexOf('=');
+      const domain = eq > 0 ? entry.slice(0, eq).trim().toLowerCase() : '';
+      const given = eq > 0 ? entry.slice(eq + 1).trim() : '';
+      if (!/^[a-z0-9.-]+$/.test(domain) || !value.test(given) || map.has(domain)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${entry}: must be short.domain=${what}, each domain once`,
+        });
+        return z.NEVER;
+      }
+      map.set(domain, given);
+    }
+    return map as ReadonlyMap<string, string>;
+  });
+}

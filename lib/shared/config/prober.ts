@@ -1,7 +1,7 @@
 // Watching Lifeline from outside: the black-box prober's Schedule and what it asks, and the failover drill's
 // Schedule (docs/OPERATIONS.md, "The prober" and "Scheduled drills").
 import { z } from 'zod';
-import { optionalHttpUrl } from './env_values.ts';
+import { optionalHttpUrl, perDomainValues } from './env_values.ts';
 
 const intervalOrOff = (example: string) =>
   z
@@ -13,6 +13,8 @@ export const proberEnv = z.object({
   PROBE_INTERVAL: intervalOrOff('1m or 5m').default('1m'),
   // Where the prober asks, as a reader would: the public short URL base unless another front is to be watched.
   PROBE_BASE_URL: optionalHttpUrl,
+  // Another short domain's probe base (`short.domain=url`, commas); a domain not named is asked on its public base.
+  PROBE_BASE_URLS: perDomainValues(/^https?:\/\/[^\s,]+$/, 'http(s) URL'),
   PROBE_SAMPLE: z.coerce.number().int().min(1).max(100).default(5),
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(500).max(30_000).default(5_000),
   // The canary link's destination; unset: ROOT_REDIRECT_URL, and without either there is no canary.
@@ -26,6 +28,11 @@ export interface ProberConfig {
     interval: string | undefined;
     /** PROBE_BASE_URL; undefined: the public short base URL. */
     baseUrl: string | undefined;
+    /**
+     * PROBE_BASE_URLS: another short domain's probe base by host name (no trailing slash); a domain not named is
+     * asked on its own public base (SHORT_BASE_URL's scheme and port on its name).
+     */
+    baseUrls: ReadonlyMap<string, string>;
     /** Codes of the rotating sample per probe (PROBE_SAMPLE), besides the canary. */
     sample: number;
     timeoutMs: number;
@@ -41,6 +48,7 @@ export function proberConfig(e: z.infer<typeof proberEnv>): ProberConfig {
     probe: {
       interval: e.PROBE_INTERVAL === 'off' ? undefined : e.PROBE_INTERVAL,
       baseUrl: e.PROBE_BASE_URL,
+      baseUrls: new Map([...(e.PROBE_BASE_URLS ?? new Map())].map(([d, u]) => [d, u.replace(/\/+$/, '')])),
       sample: e.PROBE_SAMPLE,
       timeoutMs: e.PROBE_TIMEOUT_MS,
       canaryUrl: e.PROBE_CANARY_URL,

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { FRONTS } from '../../../lib/failover/active_front.ts';
 import { getRunningFrontChange, requestFrontChange } from '../../../lib/failover/request_front_change.ts';
 import { ConflictError } from '../../../lib/shared/errors.ts';
+import { storedDomainFromInput } from '../../../lib/shared/link_key.ts';
 import type { WebDeps } from '../../app_env.ts';
 import type { UiEnv } from '../ui_env.ts';
 import { actorOf, opsAction, type RenderOps } from './ops_page.tsx';
@@ -21,10 +22,16 @@ export function createFrontActionRoutes(deps: WebDeps, render: RenderOps) {
       async () => {
         const { t } = c.get('i18n');
         if (!to) throw new ConflictError(t('ops.chooseFront'));
+        // The short domain whose front changes (absent: the default, as the page with one domain sends it).
+        const domain = storedDomainFromInput(
+          deps.config,
+          typeof body.domain === 'string' ? body.domain : undefined,
+        );
+        if (domain === undefined) throw new ConflictError(t('ops.unknownDomain'));
         if (!drill && body.confirm !== 'yes') throw new ConflictError(t('ops.tickToConfirm'));
         await requestFrontChange(
           { sql: deps.sql, ops: deps.ops, config: deps.config },
-          { to, drill, requestedBy: actorOf(c).name, emergency: body.emergency === 'yes' },
+          { to, drill, domain, requestedBy: actorOf(c).name, emergency: body.emergency === 'yes' },
         );
       },
       drill ? 'drill' : to === 'inhouse' ? 'failover' : 'failback',

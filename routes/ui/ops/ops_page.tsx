@@ -4,11 +4,13 @@ import { OpsPage } from '../../../components/OpsPage.tsx';
 import type { OpsView } from '../../../components/ops/ops_view.ts';
 import { getDomainWatchOverview } from '../../../lib/domains/domain_watch_overview.ts';
 import { getEscrowOverview } from '../../../lib/escrow/get_escrow_overview.ts';
-import { getRunningFrontChange } from '../../../lib/failover/request_front_change.ts';
+import { getActiveFronts } from '../../../lib/failover/active_front.ts';
+import { frontRunDomain, getRunningFrontChange } from '../../../lib/failover/request_front_change.ts';
 import { getAdoptionOverview } from '../../../lib/operations/adoption_overview.ts';
 import { getOpsOverview } from '../../../lib/operations/get_ops_overview.ts';
 import { getProbeOverview } from '../../../lib/prober/probe_overview.ts';
 import { AppError } from '../../../lib/shared/errors.ts';
+import { domainNameOf, storedShortDomains } from '../../../lib/shared/link_key.ts';
 import { toFieldSentences } from '../../../lib/ui/link_form.ts';
 import type { WebDeps } from '../../app_env.ts';
 import { renderPage } from '../render_page.ts';
@@ -57,8 +59,15 @@ async function loadView(deps: WebDeps): Promise<OpsView> {
   ]);
   const { uiUrl, namespace } = deps.config.temporal;
   const state = running ? await deps.ops.describeFrontChange(running.workflowId).catch(() => null) : null;
+  const fronts = await getActiveFronts(deps.sql, storedShortDomains(deps.config));
   return {
     front,
+    fronts: fronts.map(({ domain, front: f }) => ({
+      domain: domainNameOf(deps.config, domain),
+      active: f.active,
+      since: f.since,
+      bitly: deps.config.bitly !== undefined && (domain === '' || deps.config.bitlyDomains.has(domain)),
+    })),
     bitlyConfigured: deps.config.bitly !== undefined,
     frontChange: running
       ? {
@@ -67,6 +76,7 @@ async function loadView(deps: WebDeps): Promise<OpsView> {
           step: state?.step ?? null,
           waitingForDns: state?.waitingForDns ?? false,
           ...(typeof running.report.to === 'string' ? { to: running.report.to } : {}),
+          domain: domainNameOf(deps.config, frontRunDomain(running)),
           steps: state?.steps ?? [],
           ttlWaitUntil: state?.ttlWaitUntilMs ? new Date(state.ttlWaitUntilMs) : null,
         }

@@ -142,8 +142,8 @@ describe('Cloudflare purger against the fake', () => {
     assert.deepEqual((await p.purgePrefixes!(['/9K', '/ab'])).purged, ['/9K', '/ab']);
     assert.deepEqual((await p.purgeTags!(['link:9Kx2a'])).purged, ['link:9Kx2a']);
     assert.deepEqual(fake.purges, [
-      { kind: 'prefixes', items: ['sho.rt/9K', 'sho.rt/ab'] },
-      { kind: 'tags', items: ['link:9Kx2a'] },
+      { kind: 'prefixes', items: ['sho.rt/9K', 'sho.rt/ab'], zone: fake.zoneId },
+      { kind: 'tags', items: ['link:9Kx2a'], zone: fake.zoneId },
     ]);
   });
 

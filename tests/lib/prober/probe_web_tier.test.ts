@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { type EntryProcess, harnessWebEnv, startEntry } from '../../../devkit/harness/entry_process.ts';
 import { createHarness, eventually, type Harness } from '../../../devkit/harness/harness.ts';
 import { recordHistory } from '../../../devkit/harness/histories.ts';
+import { setActiveFront } from '../../../lib/failover/active_front.ts';
 import type { ProbeDeps } from '../../../lib/prober/probe_deps.ts';
 import { PROBE_USER_AGENT, type ProberDeps, runProbe } from '../../../lib/prober/run_probe.ts';
 import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';
@@ -15,7 +16,6 @@ import { toServingRecord } from '../../../lib/redirect/serving_record.ts';
 import type { ServingStore } from '../../../lib/redirect/serving_store.ts';
 import { getLinkByCode } from '../../../lib/stores/link_store.ts';
 import { listProbeIncidents } from '../../../lib/stores/probe_store.ts';
-import { upsertSetting } from '../../../lib/stores/settings_store.ts';
 import { getFreePort } from '../../../scripts/dev_server.ts';
 import { createWorkerDeps } from '../../../workers/worker_deps.ts';
 import type { ProbeReport } from '../../../workflows/contract.ts';
@@ -175,7 +175,7 @@ describe('the prober against the real web tier', () => {
   });
 
   test('while Bitly fronts the short domain, only links Bitly holds are asked, and only their Location compared', async () => {
-    await upsertSetting(h.db.sql, 'active_front', { active: 'bitly', since: new Date().toISOString() });
+    await setActiveFront(h.db.sql, { active: 'bitly', since: new Date().toISOString() });
     await h.db.sql`
       INSERT INTO vendor_links (code, vendor, vendor_id, state, synced_url, synced_at)
       VALUES ('probeA1', 'bitly', 'bit.ly/probeA1', 'synced', 'https://news.example/a', now())`;
@@ -187,7 +187,7 @@ describe('the prober against the real web tier', () => {
         'probeA1 only: the gone link, the one Bitly lacks and the canary (not there before reconciliation) are not asked',
       );
     } finally {
-      await upsertSetting(h.db.sql, 'active_front', { active: 'inhouse', since: new Date().toISOString() });
+      await setActiveFront(h.db.sql, { active: 'inhouse', since: new Date().toISOString() });
       await h.db.sql`DELETE FROM vendor_links WHERE code = 'probeA1'`;
     }
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -117,5 +118,65 @@ describe('static snapshot per short domain', () => {
       'snapOnlyHome 404 -',
       'snapGone 410 -',
     ]);
+  });
+});
+
+/** `status Location` of a GET to nginx on `port` with this Host header (fetch may not set Host). */
+function askNginx(port: number, host: string, code: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: `/${code}`, headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(`${code} ${res.statusCode} ${res.headers.location ?? '-'}`));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('every short domain in one nginx http block', () => {
+  test('nginx_all.conf answers each Host as Lifeline does, the maps of both domains side by side', async () => {
+    const out = join(work, 'snap-all');
+    const port = await getFreePort();
+    const summary = await writeSnapshotFiles(
+      { sql: db.sql },
+      {
+        outDir: out,
+        formats: ['nginx'],
+        shortBaseUrl: config.shortBaseUrl,
+        shortDomains: config.shortDomains,
+        unknownHost: config.unknownHost,
+        redirect: config.redirect,
+        targetPolicy: createCanonicalTargetPolicy(config),
+        listen: `127.0.0.1:${port}`,
+      },
+    );
+    assert.ok(summary.files.includes('nginx/nginx_all.conf'));
+    assert.ok(summary.files.includes('nginx/lifeline_all_http.conf'));
+    // The default domain keeps the variable names it always had; the other's are its own.
+    const homeMaps = readFileSync(join(out, 'nginx', 'lifeline_maps.conf'), 'utf8');
+    const twoMaps = readFileSync(join(out, DOMAINS_FOLDER, TWO, 'nginx', 'lifeline_maps.conf'), 'utf8');
+    assert.match(homeMaps, /\$lifeline_answer \{/);
+    assert.match(twoMaps, /\$lifeline_two_2esnap_2etest_answer \{/);
+    assert.doesNotMatch(twoMaps, /\$lifeline_answer\b/);
+    const nginx = await startNginx({
+      prefix: join(work, 'nginx-all'),
+      configPath: join(out, 'nginx', 'nginx_all.conf'),
+      port,
+    });
+    try {
+      for (const host of [HOME, TWO]) {
+        const served: string[] = [];
+        for (const code of codes) served.push(await askNginx(port, host, code));
+        assert.deepEqual(served, await lifeline(host), `${host}: nginx and Lifeline agree`);
+      }
+      // SHORT_DOMAIN_UNKNOWN_HOST=not_found: a Host the deployment does not name gets a 404, as from Lifeline.
+      assert.equal(await askNginx(port, 'other.test', 'snapA'), 'snapA 404 -');
+      assert.deepEqual(
+        await lifeline('other.test'),
+        codes.map((c) => `${c} 404 -`),
+      );
+    } finally {
+      await nginx.stop();
+    }
   });
 });
