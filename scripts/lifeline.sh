@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 role="${1:-web}"
 [ "$#" -gt 0 ] && shift
 case "$role" in
-  web) exec node --no-memory-reducer dist/web.mjs "$@" ;;
+  web) exec node --no-memory-reducer --max-old-space-size=256 dist/web.mjs "$@" ;;
   worker) exec node dist/worker.mjs "$@" ;;
   migrate) exec node dist/migrate.mjs "$@" ;;
   export) exec node --max-semi-space-size=2 --max-old-space-size=128 dist/export.mjs "$@" ;;
