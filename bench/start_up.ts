@@ -32,7 +32,7 @@ function commandOf(role: Role, form: Form): [string, string[]] {
   if (form === 'built') return ['sh', [join(ROOT, 'scripts', 'lifeline.sh'), role]];
   const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
   return role === 'web'
-    ? [tsx, ['--no-memory-reducer', '--max-old-space-size=256', 'main.ts']]
+    ? [tsx, ['--no-memory-reducer', '--max-old-space-size=224', 'main.ts']]
     : [tsx, ['workers/main.ts']];
 }
 
