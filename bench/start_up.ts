@@ -31,7 +31,9 @@ type Form = 'source' | 'built';
 function commandOf(role: Role, form: Form): [string, string[]] {
   if (form === 'built') return ['sh', [join(ROOT, 'scripts', 'lifeline.sh'), role]];
   const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-  return role === 'web' ? [tsx, ['--no-memory-reducer', 'main.ts']] : [tsx, ['workers/main.ts']];
+  return role === 'web'
+    ? [tsx, ['--no-memory-reducer', '--max-old-space-size=224', 'main.ts']]
+    : [tsx, ['workers/main.ts']];
 }
 
 /** Resident memory (kB) of `pid` and every descendant. */

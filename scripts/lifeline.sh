@@ -2,7 +2,7 @@
 # Production entry: runs one Lifeline process from the build (dist/, `npm run build`) on Node alone, with that
 # process's Node flags, chosen by the first argument; the rest go to it. The container image's ENTRYPOINT, and
 # what `npm run start:web` / `start:worker` run. The flags are those of the npm scripts that run the same entry
-# from source (`npm run web`, `export`, …): ADR 0054 for the web tier's, docs/ESCROW.md for the CLIs' heap bounds.
+# from source (`npm run web`, `export`, …): ADRs 0054 and 0085 for the web tier's, docs/ESCROW.md for the CLIs' heap bounds.
 #
 #   scripts/lifeline.sh web|worker|migrate|export|restore|snapshot|admin-reset|healthcheck [args...]
 set -eu
@@ -10,7 +10,14 @@ cd "$(dirname "$0")/.."
 role="${1:-web}"
 [ "$#" -gt 0 ] && shift
 case "$role" in
-  web) exec node --no-memory-reducer dist/web.mjs "$@" ;;
+  web)
+    # The web tier's old generation is bounded (ADR 0085) unless NODE_OPTIONS names a size: a flag here would
+    # win over NODE_OPTIONS, and compose and the chart set it there for operators to change.
+    case "${NODE_OPTIONS:-}" in
+      *--max-old-space-size*) exec node --no-memory-reducer dist/web.mjs "$@" ;;
+      *) exec node --no-memory-reducer --max-old-space-size=224 dist/web.mjs "$@" ;;
+    esac
+    ;;
   worker) exec node dist/worker.mjs "$@" ;;
   migrate) exec node dist/migrate.mjs "$@" ;;
   export) exec node --max-semi-space-size=2 --max-old-space-size=128 dist/export.mjs "$@" ;;

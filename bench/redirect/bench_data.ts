@@ -55,6 +55,26 @@ export async function setBenchRules(dbName: string, codes: number, on: boolean):
   say(`${on ? 'set' : 'removed'} three routing rules on ${codes.toLocaleString('en')} links`);
 }
 
+/**
+ * True when `dbName` exists and holds exactly `links` links (a run with BENCH_KEEP_DATABASE=1 left it): seeding a
+ * million links takes minutes on a loaded machine, so such a run reuses it.
+ */
+export async function benchDatabaseHolds(dbName: string, links: number): Promise<boolean> {
+  const admin = postgres(ADMIN_URL, quiet);
+  const [found] = await admin`SELECT 1 AS one FROM pg_database WHERE datname = ${dbName}`;
+  await admin.end();
+  if (found === undefined) return false;
+  const sql = postgres(toDatabaseUrl(dbName), quiet);
+  try {
+    const [row] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM links`;
+    return Number(row?.n) === links;
+  } catch {
+    return false;
+  } finally {
+    await sql.end();
+  }
+}
+
 export async function dropBenchDatabase(dbName: string): Promise<void> {
   const admin = postgres(ADMIN_URL, quiet);
   await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);

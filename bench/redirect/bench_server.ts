@@ -118,6 +118,11 @@ export async function startNodeServer(options: {
   startTimeoutMs?: number;
   /** The entry forks the processes that serve (WEB_CONCURRENCY > 1): count them, not the primary. */
   servedByChildren?: boolean;
+  /**
+   * Run this built file of `root` (e.g. dist/web.mjs, `npm run build`) with Node alone instead of the TypeScript
+   * entry through tsx, as the production start does (scripts/lifeline.sh).
+   */
+  builtEntry?: string;
 }): Promise<BenchServer> {
   const root = options.root ?? ROOT;
   const port = await getFreePort();
@@ -125,7 +130,8 @@ export async function startNodeServer(options: {
   const node = root !== ROOT && existsSync(ownNode) ? ownNode : process.execPath;
   // Ours runs with the web tier's Node flags from its checkout's package.json, as `npm run web` starts it.
   const flags = options.ours ? webNodeFlags(root) : [];
-  const child = spawn(node, [...flags, ...(options.nodeArgs ?? []), '--import', 'tsx', options.entry], {
+  const entry = options.builtEntry ? [options.builtEntry] : ['--import', 'tsx', options.entry];
+  const child = spawn(node, [...flags, ...(options.nodeArgs ?? []), ...entry], {
     cwd: root,
     env: { ...baseServerEnv(options.databaseUrl, port), ...options.env },
     stdio: ['ignore', options.stdoutFile ? openSync(options.stdoutFile, 'w') : 'ignore', 'pipe'],
@@ -143,7 +149,10 @@ export async function startNodeServer(options: {
     port,
     url,
     pid: child.pid!,
-    what: root === ROOT ? options.entry : `${join(root, options.entry)} (node ${node})`,
+    what:
+      root === ROOT
+        ? (options.builtEntry ?? options.entry)
+        : `${join(root, options.builtEntry ?? options.entry)} (node ${node})`,
     fillsCache: options.fillsCache,
     ours: options.ours,
     ...(options.servedByChildren ? { servingPids: () => listChildPids(child.pid!) } : {}),

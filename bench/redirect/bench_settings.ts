@@ -28,6 +28,18 @@ export const CONNECTIONS = readPositive('BENCH_CONNECTIONS', 50);
  */
 export const QUIET_SECONDS = readPositive('BENCH_QUIET_SECONDS', 20);
 export const MEMORY_SECONDS = readPositive('BENCH_MEMORY_SECONDS', 240);
+/**
+ * Which form of our server the memory run starts: `built` (default: dist/web.mjs after `npm run build`, Node alone,
+ * as the image and `npm run start:web` run it) or `source` (main.ts through tsx, as `npm run web`).
+ */
+export const MEMORY_FORM: 'built' | 'source' = env.BENCH_MEMORY_FORM === 'source' ? 'source' : 'built';
+/** Extra environment of the memory run's server, `NAME=value` words (e.g. `RESOLVER_CACHE_MAX_BYTES=0`). */
+export const MEMORY_SERVER_ENV: Record<string, string> = Object.fromEntries(
+  (env.BENCH_MEMORY_SERVER_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+);
 /** Seconds of ours alone per path in `long` mode. */
 export const LONG_SECONDS = readPositive('BENCH_LONG_SECONDS', 600);
 /**
@@ -47,6 +59,8 @@ export const WITH_NPM_START = env.BENCH_NPM_START !== '0';
 export const NGINX = env.BENCH_NGINX ?? '/usr/sbin/nginx';
 /** BENCH_NO_DOC=1: print the generated sections to stdout only; docs/BENCHMARKS.md is left alone. */
 export const NO_DOC = env.BENCH_NO_DOC === '1';
+/** Reuse the bench database when it already holds the mode's links, and leave it in place at the end. */
+export const KEEP_DATABASE = env.BENCH_KEEP_DATABASE === '1';
 /** `compare` mode: the root of another checkout whose main.ts (with its own node_modules) is "B". */
 export const OURS_B_ROOT = env.BENCH_OURS_B_ROOT;
 export const ADMIN_URL =

@@ -1,6 +1,8 @@
 // The memory run: a million links requested at random for minutes, our server's RSS and heap sampled every 10 s.
+import { spawnSync } from 'node:child_process';
 import { describeMachine } from './bench_report.ts';
-import { CONNECTIONS, MEMORY_SECONDS, say } from './bench_settings.ts';
+import { BENCH_METRICS_TOKEN, httpGet } from './bench_server.ts';
+import { CONNECTIONS, MEMORY_FORM, MEMORY_SECONDS, MEMORY_SERVER_ENV, ROOT, say } from './bench_settings.ts';
 import { readOurCounters, readOurMemory } from './read_our_metrics.ts';
 import { runWrk } from './run_wrk.ts';
 import { startOurs } from './start_ours.ts';
@@ -9,7 +11,16 @@ export async function benchMemory(links: number) {
   say(`— memory: ${links.toLocaleString('en')} links, random codes for ${MEMORY_SECONDS} s, RSS every 10 s`);
   // BENCH_SERVER_NODE_OPTIONS (e.g. --max-old-space-size=256): what a deployment that caps the heap would see.
   const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
-  const ours = await startOurs(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {});
+  if (MEMORY_FORM === 'built') {
+    say('memory: npm run build (the server runs dist/web.mjs)');
+    const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error('npm run build failed');
+  }
+  const ours = await startOurs(
+    { ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...MEMORY_SERVER_ENV },
+    [],
+    MEMORY_FORM === 'built' ? 'dist/web.mjs' : undefined,
+  );
   type Sample = { t: number; rss: number; heapUsed: number; heapTotal: number };
   const series: Sample[] = [];
   const started = Date.now();
@@ -26,13 +37,23 @@ export async function benchMemory(links: number) {
     await Promise.all(pending);
     await sample();
     const layers = (await readOurCounters(ours)).lookups;
+    const cache = await readCacheGauges(ours.url);
     const errors = r.non_3xx + r.socketErrors;
     say(`memory: ${Math.round(r.rps)} req/s, ${r.requests} requests, errors ${errors}`);
     series.sort((a, b) => a.t - b.t);
-    return { links, series, requests: r.requests, rps: r.rps, errors, layers };
+    return { links, series, requests: r.requests, rps: r.rps, errors, layers, cache };
   } finally {
     await ours.stop();
   }
+}
+
+/** The LRU's gauges at the end: estimated bytes held, the budget, entries (ADR 0085). */
+async function readCacheGauges(url: string): Promise<Record<string, number>> {
+  const { body } = await httpGet(`${url}/metrics`, { Authorization: `Bearer ${BENCH_METRICS_TOKEN}` });
+  const out: Record<string, number> = {};
+  for (const m of body.matchAll(/^lifeline_resolver_cache_(bytes|max_bytes|entries) (\S+)$/gm))
+    out[m[1]!] = Number(m[2]);
+  return out;
 }
 
 export function renderMemorySection(r: Awaited<ReturnType<typeof benchMemory>>): string {
@@ -40,11 +61,18 @@ export function renderMemorySection(r: Awaited<ReturnType<typeof benchMemory>>):
   const tail = r.series.slice(-Math.max(3, Math.floor(r.series.length / 3)));
   const tailSpread = Math.max(...tail.map((s) => s.rss)) - Math.min(...tail.map((s) => s.rss));
   const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+  const extraEnv = Object.entries(MEMORY_SERVER_ENV).map(([k, v]) => `${k}=${v}`);
+  const form =
+    MEMORY_FORM === 'built'
+      ? 'the built server (dist/web.mjs with the web flags, as `npm run start:web` and the image run it)'
+      : 'the source server (main.ts through tsx with the web flags, as `npm run web`)';
+  const mib = (n: number | undefined) => (n === undefined ? '?' : (n / 1048576).toFixed(1));
   return [
     ...describeMachine(),
-    `- ${r.links.toLocaleString('en')} links in Postgres; wrk -t1 -c${CONNECTIONS} requesting uniformly random codes for ${MEMORY_SECONDS} s (${r.requests.toLocaleString('en')} requests, ${Math.round(r.rps)} req/s, ${r.errors} errors); default LRU settings${nodeOptions ? `; server NODE_OPTIONS=${nodeOptions}` : ''}.`,
+    `- ${r.links.toLocaleString('en')} links in Postgres; ${form}; wrk -t1 -c${CONNECTIONS} requesting uniformly random codes for ${MEMORY_SECONDS} s (${r.requests.toLocaleString('en')} requests, ${Math.round(r.rps)} req/s, ${r.errors} errors); ${extraEnv.length > 0 ? `server environment ${extraEnv.join(' ')}` : 'default LRU settings'}${nodeOptions ? `; server NODE_OPTIONS=${nodeOptions}` : ''}.`,
     `- RSS of our server: start ${r.series[0]!.rss} MiB, peak ${peak} MiB, last third within ${tailSpread.toFixed(1)} MiB (last ${r.series.at(-1)!.rss} MiB).`,
     `- V8 heap at the end: ${r.series.at(-1)!.heapUsed} MiB used of ${r.series.at(-1)!.heapTotal} MiB reserved (the rest of the RSS: code, native buffers and memory the allocator keeps).`,
+    `- LRU at the end: ${r.cache.entries ?? '?'} entries, ${mib(r.cache.bytes)} MiB estimated of ${mib(r.cache.max_bytes)} MiB (RESOLVER_CACHE_MAX_BYTES; 0: entries only).`,
     `- Lookup counters at the end: \`${JSON.stringify(r.layers)}\``,
     '',
     `| t (s) | ${r.series.map((s) => s.t).join(' | ')} |`,

@@ -1,11 +1,18 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { clearBenchRedis, createBenchDatabase, dropBenchDatabase, writeLinksFile } from './bench_data.ts';
+import {
+  benchDatabaseHolds,
+  clearBenchRedis,
+  createBenchDatabase,
+  dropBenchDatabase,
+  writeLinksFile,
+} from './bench_data.ts';
 import { appendHistory, emitSection, formatLoad } from './bench_report.ts';
 import {
   DATABASE_URL,
   DB_NAME,
+  KEEP_DATABASE,
   OURS_B_ROOT,
   REDIS_KEY_PREFIX,
   ROOT,
@@ -115,7 +122,9 @@ async function main() {
   try {
     await clearBenchRedis();
     const links = mode === 'memory' ? 1_000_000 : 100_000;
-    await createBenchDatabase(DB_NAME, links);
+    if (KEEP_DATABASE && (await benchDatabaseHolds(DB_NAME, links)))
+      say(`reusing ${DB_NAME} (BENCH_KEEP_DATABASE)`);
+    else await createBenchDatabase(DB_NAME, links);
     if (ctx.oursB) await createBenchDatabase(ctx.oursB.dbName, links);
     say(`links file: ${await writeLinksFile(DB_NAME, ctx.linksFile)} links`);
     if (mode === 'profile') {
@@ -142,7 +151,7 @@ async function main() {
     }
   } finally {
     await clearBenchRedis().catch(() => {});
-    await dropBenchDatabase(DB_NAME).catch(() => {});
+    if (!KEEP_DATABASE) await dropBenchDatabase(DB_NAME).catch(() => {});
     if (ctx.oursB) await dropBenchDatabase(ctx.oursB.dbName).catch(() => {});
     rmSync(tmpDir, { recursive: true, force: true });
   }

@@ -3,8 +3,15 @@ import { type BenchServer, startNodeServer } from './bench_server.ts';
 import { DATABASE_URL } from './bench_settings.ts';
 import { QUIET_BOOTSTRAP_ENV } from './start_contestant.ts';
 
-/** main.ts with the bench's database, quiet bootstrap and `env` on top. */
-export function startOurs(env: Record<string, string>, nodeArgs: string[] = []): Promise<BenchServer> {
+/**
+ * main.ts with the bench's database, quiet bootstrap and `env` on top; with `builtEntry` (dist/web.mjs, built
+ * beforehand), that file run by Node alone with the same flags, as the production start runs it.
+ */
+export function startOurs(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  builtEntry?: string,
+): Promise<BenchServer> {
   return startNodeServer({
     name: 'ours',
     entry: 'main.ts',
@@ -13,5 +20,6 @@ export function startOurs(env: Record<string, string>, nodeArgs: string[] = []):
     fillsCache: true,
     ours: true,
     nodeArgs,
+    ...(builtEntry ? { builtEntry } : {}),
   });
 }

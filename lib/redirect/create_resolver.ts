@@ -58,6 +58,7 @@ export function createConfiguredResolver(
     bus: createConfiguredInvalidationBus(config, deps),
     subscribe: web,
     cacheMax: web ? config.resolver.cacheMax : 0,
+    cacheMaxBytes: config.resolver.cacheMaxBytes,
     cacheTtlMs: config.resolver.cacheTtlMs,
     negativeTtlMs: config.resolver.negativeTtlMs,
     staleMaxMs: config.resolver.staleMaxMs,

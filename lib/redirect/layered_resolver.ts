@@ -4,7 +4,7 @@
 // refreshes and the bus.
 
 import type { Logger } from '../shared/logger.ts';
-import { type Metrics, type Tally, tally } from '../shared/metrics.ts';
+import { type Metrics, registerResolverCacheGauges, type Tally, tally } from '../shared/metrics.ts';
 import { getLinksByCodes, getServingRowByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
@@ -35,6 +35,8 @@ export interface LayeredResolverOptions {
   subscribe?: boolean;
   /** LRU entries (0: no LRU) and their TTL; TTL of "no such code" entries (0: none kept). */
   cacheMax: number;
+  /** Estimated bytes the records' LRUs hold at most, all domains together (0 or absent: entries only). */
+  cacheMaxBytes?: number;
   cacheTtlMs: number;
   negativeTtlMs: number;
   /**
@@ -64,6 +66,8 @@ export interface LayeredResolver extends LinkResolver {
   clear(): void;
   /** Entries in the LRUs now (records and "no such code" answers). */
   cachedEntries(): number;
+  /** Estimated bytes of the records the LRUs hold now (0 when no byte bound is set). */
+  cachedBytes(): number;
   /** Unsubscribes, then closes the bus and the store (not the pool). */
   close(): Promise<void>;
 }
@@ -74,6 +78,12 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   const postgresTimeoutMs = options.postgresTimeoutMs ?? POSTGRES_LOOKUP_TIMEOUT_MS;
   const counted = lookupTallies(metrics);
   const cache = createResolverCache(options, counted);
+  if (metrics && options.subscribe && options.cacheMax > 0)
+    registerResolverCacheGauges(metrics.registry, {
+      bytes: cache.bytes,
+      entries: cache.entries,
+      maxBytes: options.cacheMaxBytes ?? 0,
+    });
   const { peek, peekKey, flights, forget, drop, clear, enabled: lruOn, staleOn, staleRecord } = cache;
   const staleServed: Tally = metrics ? tally(metrics.resolverStaleServed, {}) : { n: 0 };
   const refreshed = {
@@ -221,6 +231,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     clear,
 
     cachedEntries: cache.entries,
+    cachedBytes: cache.bytes,
 
     hasLiveRecords: cache.hasLiveRecords,
 

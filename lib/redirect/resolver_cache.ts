@@ -34,6 +34,12 @@ export interface Flight {
 /** LRU entries (0: no LRU) and their TTL; TTL of "no such code" entries (0: none kept). */
 export interface ResolverCacheOptions {
   cacheMax: number;
+  /**
+   * The estimated bytes (estimateRecordBytes) the records' LRUs of every short domain hold together at most
+   * (RESOLVER_CACHE_MAX_BYTES): one budget for the process, beside the `cacheMax` entries per domain. 0 or absent:
+   * entries only.
+   */
+  cacheMaxBytes?: number;
   cacheTtlMs: number;
   negativeTtlMs: number;
   /**
@@ -47,6 +53,38 @@ export interface ResolverCacheOptions {
    */
   now?: () => number;
 }
+
+/**
+ * What a record costs the heap while the LRU holds it, estimated: the record, its strings, the LRU's slot, and
+ * what the answerer keeps beside it for as long as the record lives (the memoised answers for a request with and
+ * without a query, their header objects and lists, the click cell: lib/redirect/answer_redirect.ts). Fitted to
+ * `npx tsx bench/redirect/lru_entry_bytes.ts` (ADR 0085): 919 B measured for the bench's 58-character target,
+ * 1,065 B for a 200-character one (the answers' Location is the record's own string), 1,206 B with UTM values
+ * (each answer then holds a Location of its own). A link with routing rules memoises up to 64 variants' answers:
+ * counted as eight. Computed once, when the record enters the LRU (lru-cache's sizeCalculation, on the miss
+ * path), never on a hit.
+ */
+export function estimateRecordBytes(record: ServingRecord): number {
+  let bytes = RECORD_BASE_BYTES + record.code.length + record.url.length;
+  if (record.expiredUrl !== null) bytes += record.expiredUrl.length;
+  if (record.fallbackUrl !== undefined) bytes += record.fallbackUrl.length;
+  const utm = record.utm;
+  if (utm !== undefined) {
+    const utmChars = (utm.campaign?.length ?? 0) + (utm.source?.length ?? 0) + (utm.medium?.length ?? 0);
+    bytes += UTM_BYTES + 2 * (record.url.length + utmChars);
+  }
+  if (record.rules !== undefined) {
+    for (const rule of record.rules) bytes += RULE_BYTES + rule.target.length + rule.values.length * 24;
+    bytes += ROUTED_VARIANTS_COUNTED * (ANSWER_BYTES + record.url.length);
+  }
+  return bytes;
+}
+/** estimateRecordBytes's constants (bench/redirect/lru_entry_bytes.ts). */
+const RECORD_BASE_BYTES = 860;
+const UTM_BYTES = 130;
+const RULE_BYTES = 120;
+const ANSWER_BYTES = 250;
+const ROUTED_VARIANTS_COUNTED = 8;
 
 /** One short domain's LRUs (createResolverCache). */
 interface DomainCache {
@@ -86,6 +124,8 @@ export interface ResolverCache {
   clear(): void;
   /** Entries in the LRUs now (records and "no such code" answers). */
   entries(): number;
+  /** Estimated bytes of the records held now (estimateRecordBytes; 0 when RESOLVER_CACHE_MAX_BYTES is off). */
+  bytes(): number;
   /** True when the LRU holds at least one live record. */
   hasLiveRecords(): boolean;
 }
@@ -98,6 +138,16 @@ export interface ResolverCache {
  */
 export function createResolverCache(options: ResolverCacheOptions, counted: LookupTallies): ResolverCache {
   const staleMaxMs = options.cacheMax > 0 ? (options.staleMaxMs ?? 0) : 0;
+  const maxBytes = options.cacheMax > 0 ? (options.cacheMaxBytes ?? 0) : 0;
+  // Each domain's LRU is bounded by the whole budget on its own (lru-cache evicts its least recently used records
+  // past it); with several domains, remember() keeps their sum within it too (trimToBudget).
+  const bySize =
+    maxBytes > 0
+      ? {
+          maxSize: maxBytes,
+          sizeCalculation: estimateRecordBytes as (record: ServingRecord) => number,
+        }
+      : undefined;
   const now = options.now ?? Date.now;
   // An injected clock replaces the LRUs' own (performance.now) and is read on every check.
   const clock = options.now ? { perf: { now: options.now }, ttlResolution: 0 } : undefined;
@@ -118,6 +168,7 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
               // With a stale window, a `get` past the TTL still misses (the fresh hit path is unchanged) but
               // leaves the entry where staleRecord finds it; a refresh or an invalidation replaces or removes it.
               noDeleteOnStaleGet: staleMaxMs > 0,
+              ...bySize,
               ...clock,
             })
           : undefined,
@@ -167,7 +218,30 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
       // The link is gone: a record of it kept past its TTL must never be served stale again.
       cache.lru?.delete(code);
       cache.negative?.set(code, NOT_FOUND);
-    } else cache.lru?.set(code, record);
+    } else {
+      cache.lru?.set(code, record);
+      if (bySize !== undefined && away.size > 0) trimToBudget();
+    }
+  }
+
+  /** Estimated bytes the records' LRUs of every domain hold now. */
+  function heldBytes(): number {
+    let n = lru?.calculatedSize ?? 0;
+    for (const cache of away.values()) n += cache.lru?.calculatedSize ?? 0;
+    return n;
+  }
+
+  /**
+   * Several domains' LRUs over the one budget: the least recently used record of the domain holding the most
+   * goes, until the sum fits (each LRU alone never passes the budget). A few domains, on the miss path only.
+   */
+  function trimToBudget() {
+    for (let held = heldBytes(); held > maxBytes; held = heldBytes()) {
+      let largest = home;
+      for (const cache of away.values())
+        if ((cache.lru?.calculatedSize ?? 0) > (largest.lru?.calculatedSize ?? 0)) largest = cache;
+      if (largest.lru === undefined || largest.lru.pop() === undefined) return;
+    }
   }
 
   /** A lookup failed: no longer in flight (nothing cached). */
@@ -258,6 +332,7 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
       for (const cache of [home, ...away.values()]) n += (cache.lru?.size ?? 0) + (cache.negative?.size ?? 0);
       return n;
     },
+    bytes: heldBytes,
     hasLiveRecords() {
       // values() skips expired entries (most recently used first, so a warm cache answers at the first one);
       // "no such code" answers live in their own LRU, so any entry here is a record.

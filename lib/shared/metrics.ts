@@ -623,3 +623,35 @@ export function registerWebhookGauges(registry: Registry, read: () => Promise<We
     },
   ]);
 }
+
+/**
+ * The resolver's LRU, read when scraped (nothing on the redirect path): the estimated bytes its records hold
+ * (`lifeline_resolver_cache_bytes`, of `lifeline_resolver_cache_max_bytes`, RESOLVER_CACHE_MAX_BYTES) and the
+ * entries (`lifeline_resolver_cache_entries`, records and "no such code" answers).
+ */
+export function registerResolverCacheGauges(
+  registry: Registry,
+  read: { bytes: () => number; entries: () => number; maxBytes: number },
+): void {
+  new Gauge({
+    name: 'lifeline_resolver_cache_bytes',
+    help: "Estimated heap bytes of the records in this process's LRUs (all short domains; 0 with no byte bound).",
+    registers: [registry],
+    collect() {
+      this.set(read.bytes());
+    },
+  });
+  new Gauge({
+    name: 'lifeline_resolver_cache_max_bytes',
+    help: 'RESOLVER_CACHE_MAX_BYTES: the estimated bytes the LRUs may hold together (0: bounded by entries only).',
+    registers: [registry],
+  }).set(read.maxBytes);
+  new Gauge({
+    name: 'lifeline_resolver_cache_entries',
+    help: 'Entries in this process\'s LRUs: records and remembered "no such code" answers, all short domains.',
+    registers: [registry],
+    collect() {
+      this.set(read.entries());
+    },
+  });
+}

@@ -272,7 +272,7 @@ describe('helm lint, helm template | kubeconform -strict', { skip }, () => {
     }
     // docs/DEPLOYING.md, "Sizing": 1 CPU and 512 MiB per web instance with the heap bounded; 1 GiB per worker.
     assert.deepEqual(webC!.resources.requests, { cpu: '1', memory: '512Mi' });
-    assert.equal(webC!.env.find((v) => v.name === 'NODE_OPTIONS')?.value, '--max-old-space-size=256');
+    assert.equal(webC!.env.find((v) => v.name === 'NODE_OPTIONS')?.value, '--max-old-space-size=224');
     assert.equal(workerC!.resources.requests.memory, '1Gi');
     const hpa = byKind(manifests, 'HorizontalPodAutoscaler', '-web').spec as { minReplicas: number };
     assert.equal(hpa.minReplicas, 2);

@@ -21,6 +21,7 @@ describe('parseConfig', () => {
   test('resolver ladder: defaults, overrides, 0 disables the LRU, nonsense rejected', () => {
     assert.deepEqual(parseConfig({}).resolver, {
       cacheMax: 100_000,
+      cacheMaxBytes: 64 * 1024 * 1024,
       cacheTtlMs: 60_000,
       negativeTtlMs: 5_000,
       staleMaxMs: 30_000,
@@ -28,6 +29,7 @@ describe('parseConfig', () => {
     });
     const tuned = parseConfig({
       RESOLVER_CACHE_MAX: '0',
+      RESOLVER_CACHE_MAX_BYTES: '0',
       RESOLVER_CACHE_TTL_MS: '1500',
       RESOLVER_NEGATIVE_TTL_MS: '0',
       RESOLVER_STALE_MAX_MS: '0',
@@ -35,6 +37,7 @@ describe('parseConfig', () => {
     });
     assert.deepEqual(tuned.resolver, {
       cacheMax: 0,
+      cacheMaxBytes: 0,
       cacheTtlMs: 1500,
       negativeTtlMs: 0,
       staleMaxMs: 0,
@@ -42,6 +45,7 @@ describe('parseConfig', () => {
     });
     for (const [variable, value] of [
       ['RESOLVER_CACHE_MAX', '-1'],
+      ['RESOLVER_CACHE_MAX_BYTES', 'lots'],
       ['RESOLVER_CACHE_TTL_MS', '0'],
       ['RESOLVER_NEGATIVE_TTL_MS', 'soon'],
       ['RESOLVER_STALE_MAX_MS', '-1'],

@@ -7,6 +7,14 @@ export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
 
 export const redirectEnv = z.object({
   RESOLVER_CACHE_MAX: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
+  // 64 MiB of estimated records (~70,000 links of a typical target) across every short domain: with the heap
+  // bounded by the web script's flags, a process stays within a 512 MiB container at any miss rate (ADR 0085).
+  RESOLVER_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(8 * 1024 ** 3)
+    .default(64 * 1024 ** 2),
   RESOLVER_CACHE_TTL_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
   RESOLVER_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   // 30 s: longer than a refresh's worst case (a Postgres lookup's 3 s deadline, then a late store read's 1 s),
@@ -62,6 +70,8 @@ export interface RedirectConfig {
    */
   resolver: {
     cacheMax: number;
+    /** Estimated bytes the LRUs of every short domain hold together at most (0: entries only). */
+    cacheMaxBytes: number;
     cacheTtlMs: number;
     negativeTtlMs: number;
     staleMaxMs: number;
@@ -84,6 +94,7 @@ export function redirectConfig(e: z.infer<typeof redirectEnv>): RedirectConfig {
   return {
     resolver: {
       cacheMax: e.RESOLVER_CACHE_MAX,
+      cacheMaxBytes: e.RESOLVER_CACHE_MAX_BYTES,
       cacheTtlMs: e.RESOLVER_CACHE_TTL_MS,
       negativeTtlMs: e.RESOLVER_NEGATIVE_TTL_MS,
       staleMaxMs: e.RESOLVER_STALE_MAX_MS,
