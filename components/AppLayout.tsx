@@ -4,6 +4,7 @@ import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
 import { useI18n } from './I18n.tsx';
 
 export type NavSection =
+  | 'dashboard'
   | 'links'
   | 'new'
   | 'destinations'
@@ -35,6 +36,7 @@ export function AppLayout(props: {
   const { t } = useI18n();
   const nav: { id: NavSection; href: string; label: string }[] = [
     { id: 'links', href: '/ui/links', label: t('nav.links') },
+    { id: 'dashboard', href: '/ui/dashboard', label: t('nav.dashboard') },
     ...(roleCan(user.role, 'links:write')
       ? [{ id: 'new' as const, href: '/ui/links/new', label: t('nav.new') }]
       : []),

@@ -95,6 +95,8 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   'POST /ui/account/mfa/recovery-codes': 'signed-in',
   'POST /ui/account/sessions/:id/revoke': 'signed-in',
   'POST /ui/account/sessions/revoke-others': 'signed-in',
+  // UI: the newsroom dashboard (every role holds links:read)
+  'GET /ui/dashboard': 'links:read',
   // UI: links
   'GET /ui/links': 'links:read',
   'GET /ui/links/new': 'links:write',

@@ -10,6 +10,7 @@ import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
 import { uiSession } from '../middleware/ui_session.ts';
 import { createAccountRoutes } from './account.tsx';
 import { createCheckFieldRoutes } from './check_field.ts';
+import { createDashboardRoutes } from './dashboard.tsx';
 import { createDestinationsUiRoutes } from './destinations.tsx';
 import { createUiExportRoutes } from './exports.ts';
 import { createLinkBulkRoutes } from './link_bulk.tsx';
@@ -100,6 +101,7 @@ export function createUiRoutes(deps: WebDeps) {
 
   app.route('/api', createCheckFieldRoutes(deps));
   app.route('/', createUiExportRoutes(deps));
+  app.route('/dashboard', createDashboardRoutes(deps));
   app.route('/links/new', createLinkNewRoutes(deps));
   app.route('/links', createLinkListRoutes(deps));
   app.route('/links', createLinkBulkRoutes(deps));
