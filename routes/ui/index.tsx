@@ -33,11 +33,11 @@ import { createWordPressUiRoutes } from './wordpress.tsx';
 /** Forms are small; the two that upload a file have their own limit. */
 const UI_BODY_MAX_BYTES = 64 * 1024;
 /**
- * A print QR's logo (256 KiB, lib/links/print_qr.ts) or a CSV import (1 MiB, lib/links/import_links.ts) with
+ * A print QR's logo or the newsroom's (256 KiB, lib/links/print_qr.ts) or a CSV import (1 MiB, lib/links/import_links.ts) with
  * the form around it; refused from the Content-Length, unread, like every other form over its limit.
  */
 const UPLOAD_BODY_MAX_BYTES = 1024 * 1024 + 64 * 1024;
-const UPLOAD_PATHS = /^\/ui\/links\/(?:import|[^/]+\/qr)$/;
+const UPLOAD_PATHS = /^\/ui\/(?:links\/(?:import|[^/]+\/qr)|settings\/logo)$/;
 /**
  * The sign-in form: an e-mail (254 characters), a password of at most 1 KiB (3 KiB percent-encoded), the return
  * path and the form token. Anyone may post it, so a larger body is refused from its Content-Length, unread
