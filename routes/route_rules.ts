@@ -20,6 +20,7 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   'GET /api/v1/links': 'links:read',
   'GET /api/v1/links/by-post/:site/:postId': 'links:read',
   'GET /api/v1/links/:code/stats': 'links:read',
+  'GET /api/v1/links/:code/qr': 'links:read',
   'GET /api/v1/links/:code': 'links:read',
   'PATCH /api/v1/links/:code': 'links:write',
   'DELETE /api/v1/links/:code': 'links:write',
