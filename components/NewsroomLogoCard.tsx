@@ -41,9 +41,9 @@ export function NewsroomLogoCard(props: {
             {t('settings.logo.current', {
               type: logo.type,
               kib: Math.max(1, Math.round(logo.bytes / 1024)),
-              who: logo.uploadedBy.replace(/^user:/, ''),
               time: i18n.dateTime(logo.uploadedAt),
-            })}
+            })}{' '}
+            <bdi dir="auto">{logo.uploadedBy.replace(/^user:/, '')}</bdi>
           </p>
         </>
       ) : (

@@ -1201,7 +1201,7 @@ export const ar: Messages = {
   'settings.logo.title': 'شعار غرفة الأخبار لرموز QR',
   'settings.logo.lead':
     'تحمل رموز QR المطبوعة هذا الشعار في وسطها ما لم يختر المحرّر غير ذلك. لا يغيّره إلا المشرفون.',
-  'settings.logo.current': 'الشعار الحالي: {type}، {kib} KiB، رفعه {who} في {time}.',
+  'settings.logo.current': 'الشعار الحالي: {type}، {kib} KiB، رُفع في {time} بواسطة',
   'settings.logo.none': 'لا شعار لغرفة الأخبار بعد.',
   'settings.logo.file': 'ملف الشعار',
   'settings.logo.hint':
@@ -1218,7 +1218,7 @@ export const ar: Messages = {
   'problem.logoActiveContent':
     'يجب أن يكون رسم SVG بسيطًا (بلا نصوص برمجية ولا معالجات أحداث ولا مستندات مضمّنة ولا مراجع خارجية)',
   'problem.logoMissing': 'هو شعار غرفة الأخبار، ولم يُرفع بعد (يرفعه مشرف من الإعدادات)',
-  'problem.logoChooseFile': 'يحتاج ملفًا للرفع',
+  'problem.logoChooseFile': 'مطلوب: اختر ملفًا للرفع',
   'problem.logoSvgOnly': 'شعار SVG يوضع في رمز SVG فقط؛ ارفع شعار PNG لصيغتي PNG وPDF',
   'problem.importTooLarge': 'أكبر من اللازم ({mib} MiB على الأكثر؛ قسّمه على عدة ملفات)',
   'problem.importUnknownColumns': 'فيه أعمدة لا يعرفها Lifeline: {columns}',

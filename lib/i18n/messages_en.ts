@@ -1216,7 +1216,7 @@ export const en = {
   'settings.logo.title': 'Newsroom logo for QR codes',
   'settings.logo.lead':
     'Printed QR codes carry this logo in the middle unless an editor chooses otherwise. Only admins change it.',
-  'settings.logo.current': 'Current logo: {type}, {kib} KiB, uploaded by {who} on {time}.',
+  'settings.logo.current': 'Current logo: {type}, {kib} KiB, uploaded on {time} by',
   'settings.logo.none': 'No newsroom logo yet.',
   'settings.logo.file': 'Logo file',
   'settings.logo.hint':
@@ -1233,7 +1233,7 @@ export const en = {
   'problem.logoActiveContent':
     'must be a plain SVG drawing (no scripts, event handlers, embedded documents or outside references)',
   'problem.logoMissing': 'is the newsroom logo, and none has been uploaded (an admin uploads it in Settings)',
-  'problem.logoChooseFile': 'needs a file to upload',
+  'problem.logoChooseFile': 'is required: choose a file to upload',
   'problem.logoSvgOnly': 'an SVG logo goes into an SVG code only; upload a PNG logo for PNG or PDF',
   'problem.importTooLarge': 'is too large ({mib} MiB at most; split it into several files)',
   'problem.importUnknownColumns': 'has columns Lifeline does not know: {columns}',
