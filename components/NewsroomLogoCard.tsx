@@ -8,6 +8,8 @@ export interface NewsroomLogoView {
   bytes: number;
   uploadedBy: string;
   uploadedAt: Date;
+  /** The image as a data: URL, for the preview. */
+  dataUrl: string;
 }
 
 export function NewsroomLogoCard(props: {
@@ -31,7 +33,7 @@ export function NewsroomLogoCard(props: {
       {logo ? (
         <>
           <img
-            src={`/ui/settings/logo?v=${logo.uploadedAt.getTime()}`}
+            src={logo.dataUrl}
             alt={t('settings.logo.alt')}
             width={96}
             height={96}

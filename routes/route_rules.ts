@@ -90,8 +90,7 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   // UI: one's own account
   'GET /ui/settings': 'signed-in',
   'POST /ui/settings': 'signed-in',
-  // UI: the newsroom's logo for print QR codes (the settings page's admin card; the image for any reader of links)
-  'GET /ui/settings/logo': 'links:read',
+  // UI: the newsroom's logo for print QR codes (the settings page's admin card)
   'POST /ui/settings/logo': 'admin',
   'POST /ui/settings/logo/remove': 'admin',
   'GET /ui/account/security': 'signed-in',

@@ -13,8 +13,7 @@ import type { UiEnv } from './ui_env.ts';
 
 /**
  * GET/POST /ui/settings: the signed-in editor's own preferences (the UI language); for admins also the
- * newsroom's logo for print QR codes (POST /ui/settings/logo to upload, /ui/settings/logo/remove; GET
- * /ui/settings/logo is the stored image).
+ * newsroom's logo for print QR codes (POST /ui/settings/logo to upload, /ui/settings/logo/remove).
  */
 export function createSettingsRoutes(deps: WebDeps) {
   const app = new Hono<UiEnv>();
@@ -28,6 +27,9 @@ export function createSettingsRoutes(deps: WebDeps) {
           bytes: stored.bytes.byteLength,
           uploadedBy: stored.uploadedBy,
           uploadedAt: stored.uploadedAt,
+          // The preview travels in the page (the UI's policy allows data: images): no route serves an uploaded
+          // SVG from our origin, where it would be a document of its own.
+          dataUrl: `data:${stored.contentType};base64,${Buffer.from(stored.bytes).toString('base64')}`,
         }
       : null;
   };
@@ -78,21 +80,6 @@ export function createSettingsRoutes(deps: WebDeps) {
     await setUserPreferences(deps.sql, session.user.id, parsed.data);
     // The page after the redirect speaks the new language.
     return c.redirect('/ui/settings?saved=1', 303);
-  });
-
-  // The stored logo, for the card's preview. An SVG is served under the UI's strict policy plus a sandbox, so
-  // even opened on its own it runs nothing.
-  app.get('/logo', async (c) => {
-    const stored = await readNewsroomLogo(deps.sql);
-    if (!stored) return c.body(null, 404);
-    return new Response(stored.bytes as BodyInit, {
-      headers: {
-        'Content-Type': stored.contentType,
-        'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
-        'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'private, no-store',
-      },
-    });
   });
 
   app.post('/logo', async (c) => {

@@ -169,7 +169,7 @@ describe('GET /api/v1/links/{code}/qr', () => {
       ['format=gif', 'format'],
       ['logo=house', 'logo'],
       ['domain=elsewhere.example', 'domain'],
-      ['colour=%23000000', ''],
+      ['colour=%23000000', 'colour'],
     ] as const) {
       const res = await get(`/api/v1/links/${code}/qr?${query}`);
       assert.equal(res.status, 422, query);

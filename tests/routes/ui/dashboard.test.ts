@@ -97,8 +97,9 @@ function section(html: string, id: string): string {
 }
 /** The rows of a table as [data-key or data-code, clicks, links?]. */
 function rows(html: string): string[][] {
-  return [...html.matchAll(/<tr data-(?:key|code)="([^"]*)">([\s\S]*?)<\/tr>/g)].map((m) => [
-    m[1]!,
+  // An empty attribute (the group of links without a site) is written without a value.
+  return [...html.matchAll(/<tr data-(?:key|code)(?:="([^"]*)")?>([\s\S]*?)<\/tr>/g)].map((m) => [
+    m[1] ?? '',
     ...[...m[2]!.matchAll(/data-(?:clicks|links)="(\d+)"/g)].map((n) => n[1]!),
   ]);
 }
@@ -114,7 +115,7 @@ describe('the newsroom dashboard', () => {
     assert.equal(attr(row('7d'), /<td data-ours="[^"]*"/, 'data-ours'), '33');
     assert.equal(attr(row('30d'), /<td data-ours="[^"]*"/, 'data-ours'), '183');
     // Bitly lags a day: nothing for today.
-    assert.match(row('today'), /data-bitly=""/);
+    assert.match(row('today'), /<td data-bitly>/);
     assert.match(row('today'), /no numbers from Bitly/);
     assert.equal(attr(row('7d'), /<td data-bitly="[^"]*"/, 'data-bitly'), '21');
     assert.match(row('7d'), /2 days reported/);
@@ -277,10 +278,9 @@ describe('the newsroom logo', () => {
     const page = await (await admin.get('/ui/settings?logo=saved')).text();
     assert.match(page, /Newsroom logo saved\./);
     assert.match(page, /Current logo: PNG, 1 KiB, uploaded on .* by/);
-    const image = await admin.get('/ui/settings/logo');
-    assert.equal(image.headers.get('Content-Type'), 'image/png');
-    assert.match(image.headers.get('Content-Security-Policy') ?? '', /sandbox/);
-    assert.deepEqual(new Uint8Array(await image.arrayBuffer()), pngLogo());
+    const preview = /<img src="data:image\/png;base64,([^"]+)"/.exec(page);
+    assert.ok(preview, 'the preview travels in the page');
+    assert.deepEqual(new Uint8Array(Buffer.from(preview[1]!, 'base64')), pngLogo());
     assert.equal(await count(), 1);
   });
 
