@@ -13,7 +13,7 @@ import {
   type StoredNewsroomLogo,
 } from '../stores/newsroom_logo_store.ts';
 import type { Db } from '../stores/sql.ts';
-import { decodeLogo, LOGO_MAX_BYTES, type QrLogo, sniffLogo } from './print_qr.ts';
+import { decodeLogo, LOGO_MAX_BYTES, type QrFormat, type QrLogo, sniffLogo } from './print_qr.ts';
 
 export type { StoredNewsroomLogo };
 
@@ -81,6 +81,15 @@ export function readNewsroomLogo(db: Db): Promise<StoredNewsroomLogo | null> {
 export async function getNewsroomQrLogo(db: Db): Promise<QrLogo | null> {
   const stored = await getNewsroomLogo(db);
   return stored ? { type: stored.contentType, bytes: stored.bytes } : null;
+}
+
+/**
+ * The logo of a print QR whose caller chose none: the newsroom's when one is stored and goes into `format` (an SVG
+ * logo only into an SVG code), else no logo.
+ */
+export async function defaultQrLogo(db: Db, format: QrFormat): Promise<QrLogo | null> {
+  const logo = await getNewsroomQrLogo(db);
+  return logo && (logo.type === 'image/png' || format === 'svg') ? logo : null;
 }
 
 /** What a print QR's logo is: the newsroom's (stored), none, or one uploaded for this code. */

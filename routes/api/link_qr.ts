@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { linkKeyOf } from '../../lib/links/get_link.ts';
 import { renderLinkPrintQr } from '../../lib/links/link_print_qr.ts';
-import { getNewsroomQrLogo, resolveQrLogo } from '../../lib/links/newsroom_logo.ts';
+import { defaultQrLogo, resolveQrLogo } from '../../lib/links/newsroom_logo.ts';
 import { printQrOptionsSchema, QR_FORMATS } from '../../lib/links/print_qr.ts';
 import { AppError, ValidationError } from '../../lib/shared/errors.ts';
 import { validate } from '../../lib/shared/validation.ts';
@@ -79,12 +79,11 @@ export function createLinkQrApiRoutes(deps: WebDeps) {
         foreground: query.fg ?? '#000000',
         background: query.bg ?? '#ffffff',
       });
-      let logo =
+      // Left to the default: the newsroom's logo when it goes into this format; asked for, refused when it does not.
+      const logo =
         query.logo === undefined
-          ? await getNewsroomQrLogo(deps.sql)
+          ? await defaultQrLogo(deps.sql, options.format)
           : await resolveQrLogo(deps.sql, query.logo);
-      // Left to the default, an SVG logo goes only into an SVG code; asked for, it is refused elsewhere.
-      if (query.logo === undefined && logo?.type === 'image/svg+xml' && options.format !== 'svg') logo = null;
       const out = await renderLinkPrintQr({ sql: deps.sql, domains: deps.config }, key, options, logo);
       return new Response(out.body as BodyInit, {
         headers: {

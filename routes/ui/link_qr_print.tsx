@@ -2,7 +2,12 @@ import { type Context, Hono } from 'hono';
 import { QrPrintPage, type QrPrintValues } from '../../components/QrPrintPage.tsx';
 import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
 import { renderLinkPrintQr } from '../../lib/links/link_print_qr.ts';
-import { getNewsroomQrLogo, type QrLogoChoice, resolveQrLogo } from '../../lib/links/newsroom_logo.ts';
+import {
+  defaultQrLogo,
+  getNewsroomQrLogo,
+  type QrLogoChoice,
+  resolveQrLogo,
+} from '../../lib/links/newsroom_logo.ts';
 import { LOGO_MAX_BYTES, printQrOptionsSchema, type QrLogo, sniffLogo } from '../../lib/links/print_qr.ts';
 import { AppError, type FieldError } from '../../lib/shared/errors.ts';
 import { fieldProblem } from '../../lib/shared/field_problems.ts';
@@ -47,7 +52,10 @@ export function createQrPrintRoutes(deps: WebDeps) {
         session={c.get('session')!}
         code={row.code}
         shortUrl={shortUrlOfKey(deps.config, row.code)}
-        values={values ?? { ...DEFAULTS, logoChoice: hasNewsroomLogo ? 'newsroom' : 'none' }}
+        values={{
+          ...(values ?? DEFAULTS),
+          logoChoice: values?.logoChoice || (hasNewsroomLogo ? 'newsroom' : 'none'),
+        }}
         hasNewsroomLogo={hasNewsroomLogo}
         errors={Object.fromEntries(
           Object.entries(map).map(([field, problem]) => [
@@ -68,10 +76,11 @@ export function createQrPrintRoutes(deps: WebDeps) {
     const body = await c.req.parseBody();
     const text = (k: string) => (typeof body[k] === 'string' ? (body[k] as string).trim() : '');
     const file = body.logo instanceof File && body.logo.size > 0 ? body.logo : null;
-    // A file chosen is the logo whatever the radio says (a form without JavaScript cannot tie the two).
-    const choice = file
+    // A file chosen is the logo whatever the radio says (a form without JavaScript cannot tie the two); no choice
+    // at all (a form from before the choice existed) is the default: the newsroom's logo when it fits, else none.
+    const choice: QrLogoChoice | '' = file
       ? 'upload'
-      : (LOGO_CHOICES.find((v) => v === text('logoChoice')) ?? (text('logoChoice') ? 'none' : 'newsroom'));
+      : (LOGO_CHOICES.find((v) => v === text('logoChoice')) ?? '');
     const values: QrPrintValues = {
       format: text('format') || DEFAULTS.format,
       size: text('size'),
@@ -97,6 +106,8 @@ export function createQrPrintRoutes(deps: WebDeps) {
         const type = sniffLogo(bytes);
         if (!type) return refuse(fieldProblem('logoType'));
         logo = { type, bytes };
+      } else if (choice === '') {
+        logo = await defaultQrLogo(deps.sql, parsed.data.format);
       } else {
         logo = await resolveQrLogo(deps.sql, choice);
       }
