@@ -56,9 +56,9 @@ export interface WindowBreakdown {
 
 /**
  * The window's clicks by link, tag, WordPress site and short domain, in one statement: the clicked links of
- * [fromDay, toDay] summed once from click_days' day range (materialised), each joined to its row by the primary
- * key (deleted links left out), then the four groupings of that small set, each cut to `limit` rows, most first
- * (ties by key, so the order is stable).
+ * [fromDay, toDay] summed once from click_days' day range (materialised), joined to their rows for the columns
+ * the groupings need (deleted links left out), then the four groupings of that set, each cut to `limit` rows,
+ * most first (ties by key, so the order is stable); only the top links' titles are read.
  */
 export async function getWindowBreakdown(
   db: Db,
@@ -72,13 +72,15 @@ export async function getWindowBreakdown(
       FROM click_days WHERE day BETWEEN ${fromDay}::date AND ${toDay}::date
       GROUP BY code HAVING sum(clicks) > 0
     ), clicked AS MATERIALIZED (
-      SELECT w.code, w.clicks, l.title, l.tags, l.site, l.domain
+      SELECT w.code, w.clicks, l.tags, l.site, l.domain
       FROM window_clicks AS w JOIN links AS l ON l.code = w.code
       WHERE l.deleted_at IS NULL
     )
     SELECT
       (SELECT coalesce(json_agg(t ORDER BY t.clicks DESC, t.code), '[]') FROM (
-         SELECT code, title, clicks::float8 AS clicks FROM clicked ORDER BY clicks DESC, code LIMIT ${limit}
+         SELECT c.code, l.title, c.clicks::float8 AS clicks
+         FROM (SELECT code, clicks FROM clicked ORDER BY clicks DESC, code LIMIT ${limit}) AS c
+         JOIN links AS l ON l.code = c.code
        ) AS t) AS top,
       (SELECT coalesce(json_agg(g ORDER BY g.clicks DESC, g.key), '[]') FROM (
          SELECT tag AS key, sum(clicks)::float8 AS clicks, count(*)::int AS links
