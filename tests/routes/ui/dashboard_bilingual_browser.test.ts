@@ -58,7 +58,8 @@ before(async () => {
     [codes.cairo, 2, 25],
     [codes.match, 0, 6],
     [codes.match, 12, 30],
-    [codes.desk, 1, 8],
+    // A link on another short domain is stored under its key, `{domain}/{code}`.
+    [`${SECOND_DOMAIN}/${codes.desk}`, 1, 8],
   ] as const)
     await h.db.sql`
       INSERT INTO click_counts (code, hour, kind, country, referrer_host, clicks)
