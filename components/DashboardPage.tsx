@@ -4,9 +4,9 @@ import type { UiSession } from '../lib/auth/sessions.ts';
 import {
   DASHBOARD_WINDOWS,
   type DashboardWindow,
+  type GroupRow,
   type NewsroomDashboard,
 } from '../lib/clicks/newsroom_dashboard.ts';
-import type { GroupRow } from '../lib/stores/dashboard_store.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { useI18n } from './I18n.tsx';
 

@@ -13,6 +13,8 @@ import {
 } from '../stores/dashboard_store.ts';
 import type { Db } from '../stores/sql.ts';
 
+export type { GroupRow, TopLinkRow };
+
 const DAY_MS = 86_400_000;
 
 /** The windows the dashboard offers: today (UTC), the last 7 days and the last 30 days, today included. */
