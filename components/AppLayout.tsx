@@ -60,7 +60,7 @@ export function AppLayout(props: {
           <nav aria-label={t('layout.mainNav')}>
             <ul class="nav">
               {nav.map((item) => (
-                <li key={item.href}>
+                <li key={item.href} class={item.id === 'dashboard' ? 'nav-wide' : undefined}>
                   <a href={item.href} aria-current={props.section === item.id ? 'page' : undefined}>
                     {item.label}
                   </a>
