@@ -4,6 +4,7 @@ import { CSRF_FIELD, type UiSession } from '../lib/auth/sessions.ts';
 import { useI18n } from './I18n.tsx';
 
 export type NavSection =
+  | 'dashboard'
   | 'links'
   | 'new'
   | 'destinations'
@@ -35,6 +36,7 @@ export function AppLayout(props: {
   const { t } = useI18n();
   const nav: { id: NavSection; href: string; label: string }[] = [
     { id: 'links', href: '/ui/links', label: t('nav.links') },
+    { id: 'dashboard', href: '/ui/dashboard', label: t('nav.dashboard') },
     ...(roleCan(user.role, 'links:write')
       ? [{ id: 'new' as const, href: '/ui/links/new', label: t('nav.new') }]
       : []),
@@ -58,7 +60,7 @@ export function AppLayout(props: {
           <nav aria-label={t('layout.mainNav')}>
             <ul class="nav">
               {nav.map((item) => (
-                <li key={item.href}>
+                <li key={item.href} class={item.id === 'dashboard' ? 'nav-wide' : undefined}>
                   <a href={item.href} aria-current={props.section === item.id ? 'page' : undefined}>
                     {item.label}
                   </a>

@@ -11,6 +11,8 @@ export interface QrPrintValues {
   size: string;
   foreground: string;
   background: string;
+  /** newsroom | none | upload (lib/links/newsroom_logo.ts). */
+  logoChoice: string;
 }
 
 export function QrPrintPage(props: {
@@ -18,6 +20,8 @@ export function QrPrintPage(props: {
   code: string;
   shortUrl: string;
   values: QrPrintValues;
+  /** Whether the newsroom's logo is stored (the first choice, and the default, when it is). */
+  hasNewsroomLogo: boolean;
   errors: Record<string, string>;
 }) {
   const { t } = useI18n();
@@ -78,6 +82,15 @@ export function QrPrintPage(props: {
             <label for="field-background">{t('qr.background')}</label>
             <input id="field-background" name="background" type="color" value={values.background} />
           </div>
+          <fieldset class="field checkboxes">
+            <legend>{t('qr.logoChoice')}</legend>
+            {(props.hasNewsroomLogo ? ['newsroom', 'none', 'upload'] : ['none', 'upload']).map((choice) => (
+              <label key={choice} class="checkbox">
+                <input type="radio" name="logoChoice" value={choice} checked={values.logoChoice === choice} />{' '}
+                {t(`qr.logoChoice.${choice as 'newsroom' | 'none' | 'upload'}`)}
+              </label>
+            ))}
+          </fieldset>
           <div class="field">
             <label for="field-logo">{t('qr.logo')}</label>
             <input id="field-logo" name="logo" type="file" accept="image/png,image/svg+xml" />

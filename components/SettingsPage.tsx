@@ -4,6 +4,7 @@ import { describeTimeZone } from '../lib/ui/time_zone.ts';
 import { AppLayout } from './AppLayout.tsx';
 import { CsrfField, Notice, SelectField } from './Field.tsx';
 import { useI18n } from './I18n.tsx';
+import { NewsroomLogoCard, type NewsroomLogoView } from './NewsroomLogoCard.tsx';
 
 /** The editor's own settings: the UI language (or the browser's), and the time zone in use. */
 export function SettingsPage(props: {
@@ -12,6 +13,10 @@ export function SettingsPage(props: {
   browserLocale: Locale;
   saved?: boolean;
   error?: string;
+  /** Admins only: the newsroom's logo card (undefined: not shown). */
+  newsroomLogo?:
+    | { logo: NewsroomLogoView | null; error?: string | undefined; notice?: 'saved' | 'removed' | undefined }
+    | undefined;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -56,6 +61,14 @@ export function SettingsPage(props: {
           </button>
         </div>
       </form>
+      {props.newsroomLogo && (
+        <NewsroomLogoCard
+          csrfToken={props.session.csrfToken}
+          logo={props.newsroomLogo.logo}
+          error={props.newsroomLogo.error}
+          notice={props.newsroomLogo.notice}
+        />
+      )}
     </AppLayout>
   );
 }

@@ -7,6 +7,7 @@ import { createDestinationRoutes } from './api/destinations.ts';
 import { createExportRoutes } from './api/exports.ts';
 import { createHooksRoutes } from './api/hooks.ts';
 import { createKeysRoutes } from './api/keys.ts';
+import { createLinkQrApiRoutes } from './api/link_qr.ts';
 import { createLinksRoutes } from './api/links.ts';
 import { createOpenApiRoutes } from './api/openapi.ts';
 import { createOpsRoutes } from './api/ops.ts';
@@ -90,6 +91,7 @@ export function createApp(deps: WebDeps, options: { staticFiles?: Map<string, St
   app.use('/api/v1/*', authorizeApi(deps));
   app.route('/', createHealthRoutes(deps));
   app.route('/api/v1/links', createLinksRoutes(deps));
+  app.route('/api/v1/links', createLinkQrApiRoutes(deps));
   app.route('/api/v1/hooks', createHooksRoutes(deps));
   app.route('/api/v1/blocklist', createBlocklistRoutes(deps));
   app.route('/api/v1/ops', createOpsRoutes(deps));

@@ -20,6 +20,7 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   'GET /api/v1/links': 'links:read',
   'GET /api/v1/links/by-post/:site/:postId': 'links:read',
   'GET /api/v1/links/:code/stats': 'links:read',
+  'GET /api/v1/links/:code/qr': 'links:read',
   'GET /api/v1/links/:code': 'links:read',
   'PATCH /api/v1/links/:code': 'links:write',
   'DELETE /api/v1/links/:code': 'links:write',
@@ -89,12 +90,17 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   // UI: one's own account
   'GET /ui/settings': 'signed-in',
   'POST /ui/settings': 'signed-in',
+  // UI: the newsroom's logo for print QR codes (the settings page's admin card)
+  'POST /ui/settings/logo': 'admin',
+  'POST /ui/settings/logo/remove': 'admin',
   'GET /ui/account/security': 'signed-in',
   'POST /ui/account/mfa/start': 'signed-in',
   'POST /ui/account/mfa/confirm': 'signed-in',
   'POST /ui/account/mfa/recovery-codes': 'signed-in',
   'POST /ui/account/sessions/:id/revoke': 'signed-in',
   'POST /ui/account/sessions/revoke-others': 'signed-in',
+  // UI: the newsroom dashboard (every role holds links:read)
+  'GET /ui/dashboard': 'links:read',
   // UI: links
   'GET /ui/links': 'links:read',
   'GET /ui/links/new': 'links:write',

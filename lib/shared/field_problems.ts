@@ -91,6 +91,10 @@ export const PROBLEM_TEXTS = {
   importUnreadable: 'cannot be read as CSV from line {line}',
   importExtraFields: 'has more fields than the header: {fields}',
   logoSvgOnly: 'an SVG logo goes into an SVG code only; upload a PNG logo for PNG or PDF',
+  logoActiveContent:
+    'must be a plain SVG drawing (no scripts, event handlers, embedded documents or outside references)',
+  logoMissing: 'is the newsroom logo, and none has been uploaded (an admin uploads it in Settings)',
+  logoChooseFile: 'is required: choose a file to upload',
   ruleLanguage: 'must be a primary language tag of 2–3 letters ({examples})',
   ruleDevice: 'must be one of {devices}',
   ruleCountry: 'must be an ISO 3166-1 alpha-2 country code ({examples})',

@@ -5,6 +5,7 @@ import { DESTINATION_OPERATIONS } from './destinations.ts';
 import { EXPORT_OPERATIONS } from './exports.ts';
 import { HOOK_OPERATIONS } from './hooks.ts';
 import { ApiKey, KEY_OPERATIONS } from './keys.ts';
+import { LINK_QR_OPERATIONS } from './link_qr.ts';
 import { LINK_OPERATIONS } from './links.ts';
 import { buildOpenApiDocument } from './openapi/build_document.ts';
 import { type ApiOperation, describeRoute } from './openapi/describe_route.ts';
@@ -32,6 +33,7 @@ const OPENAPI_OPERATIONS = [
  */
 export const API_OPERATIONS: ApiOperation[] = [
   ...LINK_OPERATIONS,
+  ...LINK_QR_OPERATIONS,
   ...EXPORT_OPERATIONS,
   ...KEY_OPERATIONS,
   ...HOOK_OPERATIONS,

@@ -10,6 +10,7 @@ import { uiSecurityHeaders } from '../middleware/ui_security_headers.ts';
 import { uiSession } from '../middleware/ui_session.ts';
 import { createAccountRoutes } from './account.tsx';
 import { createCheckFieldRoutes } from './check_field.ts';
+import { createDashboardRoutes } from './dashboard.tsx';
 import { createDestinationsUiRoutes } from './destinations.tsx';
 import { createUiExportRoutes } from './exports.ts';
 import { createLinkBulkRoutes } from './link_bulk.tsx';
@@ -32,11 +33,11 @@ import { createWordPressUiRoutes } from './wordpress.tsx';
 /** Forms are small; the two that upload a file have their own limit. */
 const UI_BODY_MAX_BYTES = 64 * 1024;
 /**
- * A print QR's logo (256 KiB, lib/links/print_qr.ts) or a CSV import (1 MiB, lib/links/import_links.ts) with
+ * A print QR's logo or the newsroom's (256 KiB, lib/links/print_qr.ts) or a CSV import (1 MiB, lib/links/import_links.ts) with
  * the form around it; refused from the Content-Length, unread, like every other form over its limit.
  */
 const UPLOAD_BODY_MAX_BYTES = 1024 * 1024 + 64 * 1024;
-const UPLOAD_PATHS = /^\/ui\/links\/(?:import|[^/]+\/qr)$/;
+const UPLOAD_PATHS = /^\/ui\/(?:links\/(?:import|[^/]+\/qr)|settings\/logo)$/;
 /**
  * The sign-in form: an e-mail (254 characters), a password of at most 1 KiB (3 KiB percent-encoded), the return
  * path and the form token. Anyone may post it, so a larger body is refused from its Content-Length, unread
@@ -100,6 +101,7 @@ export function createUiRoutes(deps: WebDeps) {
 
   app.route('/api', createCheckFieldRoutes(deps));
   app.route('/', createUiExportRoutes(deps));
+  app.route('/dashboard', createDashboardRoutes(deps));
   app.route('/links/new', createLinkNewRoutes(deps));
   app.route('/links', createLinkListRoutes(deps));
   app.route('/links', createLinkBulkRoutes(deps));

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import QRCode from 'qrcode';
 import { getLinkRowOrThrow } from '../../lib/links/get_link.ts';
+import { qrScanUrl } from '../../lib/links/link_print_qr.ts';
 import { shortUrlOfKey } from '../../lib/shared/link_key.ts';
 import type { WebDeps } from '../app_env.ts';
 import type { UiEnv } from './ui_env.ts';
@@ -8,10 +9,8 @@ import type { UiEnv } from './ui_env.ts';
 /** Pixels per side of the PNG: sharp enough for print at a few centimetres. */
 const QR_PNG_SIZE = 1024;
 
-/** What a printed code opens: the short URL marked as a QR scan, so scans are counted on their own. */
-export function getQrTarget(shortUrl: string): string {
-  return `${shortUrl}?qr=1`;
-}
+/** What a printed code opens: the short URL marked as a QR scan (lib/links/link_print_qr.ts). */
+export const getQrTarget = qrScanUrl;
 
 /** GET /ui/links/:code/qr.svg and qr.png (`?download=1` to save as a file); for print: link_qr_print.tsx. */
 export function createLinkQrRoutes(deps: WebDeps) {

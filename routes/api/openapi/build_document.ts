@@ -65,6 +65,13 @@ function toOperation(op: ApiOperation): Record<string, unknown> {
             },
           }
         : {}),
+      ...(r.media
+        ? {
+            content: Object.fromEntries(
+              r.media.map((m) => [m, { schema: { type: 'string', contentMediaType: m } }]),
+            ),
+          }
+        : {}),
       ...(r.schema
         ? { content: { [type]: { schema: { $ref: `#/components/schemas/${r.schema.name}` } } } }
         : {}),

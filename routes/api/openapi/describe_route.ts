@@ -21,7 +21,7 @@ export const HEADER_DOCS = {
   ETag: { description: 'the link version, for If-Match', schema: { type: 'string' } },
   'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } },
   'Content-Disposition': {
-    description: 'attachment; filename="…csv"',
+    description: 'attachment; filename="…" (…csv, …-qr.svg, .png or .pdf)',
     schema: { type: 'string' },
   },
   'Lifeline-Sync': {
@@ -47,6 +47,8 @@ export interface ApiResponse {
   schema?: NamedSchema;
   /** A CSV download (text/csv, UTF-8 with a BOM) instead of JSON. */
   csv?: boolean;
+  /** A file in one of these media types (an image, a PDF) instead of JSON. */
+  media?: string[];
   headers?: ResponseHeader[];
 }
 
