@@ -287,6 +287,17 @@ export async function updatePostsPropagated(
     WHERE site = ${site} AND run_id = ${runId} AND post_id = ANY(${db.array(postIds.map(String))}::bigint[])`;
 }
 
+/**
+ * How many of a run's answers still wait to be queued for propagation, read through the partial index of
+ * unpropagated rows: what a propagation step needs after every batch, in time proportional to what waits (none,
+ * since batches queue their links themselves), not to the run's size (countBackfillPosts reads every answer).
+ */
+export async function countUnpropagatedPosts(db: Db, site: string, runId: string): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM backfill_posts WHERE site = ${site} AND run_id = ${runId} AND NOT propagated`;
+  return row?.n ?? 0;
+}
+
 /** A run's counts: posts answered per outcome, and how many new links are still to propagate. */
 export async function countBackfillPosts(
   db: Db,
