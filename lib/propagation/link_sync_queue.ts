@@ -1,7 +1,7 @@
 // Where the sync queue of bulk changes stands (ADR 0024): the ops page, the worker's metrics and the kicks that
 // wake its drainer read it here. The queue itself is written by the bulk changes, in their own transactions
 // (lib/stores/link_sync_queue_store.ts), and drained by sync_link_batch.ts, which propagates each batch.
-import { getSyncQueueStats, type SyncQueueStats } from '../stores/link_sync_queue_store.ts';
+import { getSyncQueueHead, getSyncQueueStats, type SyncQueueStats } from '../stores/link_sync_queue_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { SyncQueueKicker } from '../temporal/link_sync.ts';
 
@@ -28,8 +28,9 @@ export async function kickSyncQueueIfWaiting(
   deps: { sql: Db; queue: SyncQueueKicker },
   reason: string,
 ): Promise<boolean> {
-  const stats = await getSyncQueueStats(deps.sql);
-  if (stats.depth === 0) return false;
+  // One row through the due index (a backfill step runs this after every batch; a count would read the queue).
+  const head = await getSyncQueueHead(deps.sql);
+  if (head.nextDueInMs === null) return false;
   await deps.queue.kickSyncQueue(reason);
   return true;
 }

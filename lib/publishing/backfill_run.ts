@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import {
   countBackfillPosts,
+  countUnpropagatedPosts,
   finishBackfillRun,
   getBackfillRun,
   listUnpropagatedPosts,
@@ -58,11 +59,15 @@ export async function propagateBackfill(
     context.heartbeat({ propagated });
   }
   await kickSyncQueueIfWaiting(deps, `backfill ${input.runId}`);
-  const run = await getBackfillRun(deps.sql, input.site, input.runId);
-  const counts = await countBackfillPosts(deps.sql, input.site, input.runId);
+  // Per batch: both reads go through a key (the run's row, the partial index of unpropagated answers), so a
+  // step costs the same at the millionth post as at the first (ADR 0088).
+  const [run, remaining] = await Promise.all([
+    getBackfillRun(deps.sql, input.site, input.runId),
+    countUnpropagatedPosts(deps.sql, input.site, input.runId),
+  ]);
   return {
     propagated,
-    remaining: counts.unpropagated,
+    remaining,
     finalReceived: run?.finalReceived ?? false,
     finished: run?.status === 'finished',
   };

@@ -95,6 +95,18 @@ export async function deferSyncs(
     WHERE q.code = t.code COLLATE "C" AND q.generation = t.generation`;
 }
 
+/**
+ * Whether any code is queued, and when the first one is due (null: the queue is empty): one row read through the
+ * due index, whatever the queue's depth. What the drainer and its kicks need on every step; the full stats
+ * (getSyncQueueStats) count every row and are for the ops page and metrics.
+ */
+export async function getSyncQueueHead(db: Db): Promise<{ nextDueInMs: number | null }> {
+  const [row] = await db<{ nextDueInMs: number | null }[]>`
+    SELECT greatest(0, ceil(extract(epoch FROM next_attempt_at - now()) * 1000))::int AS "nextDueInMs"
+    FROM link_sync_queue ORDER BY next_attempt_at, code LIMIT 1`;
+  return { nextDueInMs: row ? row.nextDueInMs : null };
+}
+
 /** Depth, due, retrying, the oldest row's age and the next due time, in one statement. */
 export async function getSyncQueueStats(db: Db): Promise<SyncQueueStats> {
   const [row] = await db<

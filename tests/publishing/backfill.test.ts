@@ -218,6 +218,36 @@ describe('POST /api/v1/hooks/wordpress/backfill', () => {
     assert.ok(fake.requests.length - bitlyCalls < 5, 'Bitly was hardly asked anything');
   });
 
+  test('answers recorded as not yet propagated (written before the sync queue) are queued by the run before it closes', async () => {
+    const run = randomUUID();
+    const first = await sendBatch(batchBody(run, 1, [post(201), post(202)]));
+    assert.equal(first.status, 202, JSON.stringify(first.json));
+    const codes = (first.json.results as Results).map((r) => r.code!);
+    // Drained once; then made to look like rows from before the queue: unmarked, and gone from the serving store.
+    await eventually(async () => {
+      const [row] = await h.db.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM link_sync_queue WHERE code = ANY(${h.db.sql.array(codes)}::text[])`;
+      return row!.n === 0 ? true : undefined;
+    });
+    await h.db.sql`UPDATE backfill_posts SET propagated = false WHERE site = ${SITE} AND run_id = ${run}`;
+    await redis.del(codes.map((c) => `${PREFIX}link:${c}`));
+
+    const last = await sendBatch(batchBody(run, 2, [post(203)], { final: true }));
+    assert.equal(last.status, 202, JSON.stringify(last.json));
+    const report = (await h.temporal.client.workflow.getHandle(`backfill:${SITE}:${run}`).result()) as {
+      received: number;
+      propagated: number;
+    };
+    assert.deepEqual([report.received, report.propagated], [3, 3], 'the run closed only once all propagated');
+    const [waiting] = await h.db.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM backfill_posts WHERE site = ${SITE} AND run_id = ${run} AND NOT propagated`;
+    assert.equal(waiting!.n, 0);
+    for (const code of codes)
+      await eventually(async () => ((await servingRecord(code)) ? true : undefined), {
+        what: `the serving store to hold ${code} again`,
+      });
+  });
+
   test('a dry run answers would-mint / would-keep / would-adopt and changes nothing', async () => {
     const run = randomUUID();
     fake.seed({ keyword: 'dry-adopt', longUrl: 'https://news.example/?p=21' });

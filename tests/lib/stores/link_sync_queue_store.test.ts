@@ -7,6 +7,7 @@ import {
   deferSyncs,
   enqueueLinkSyncs,
   getQueuedSyncs,
+  getSyncQueueHead,
   getSyncQueueStats,
   listDueSyncs,
   removeSyncedCodes,
@@ -29,7 +30,9 @@ describe('link_sync_queue', () => {
       oldestEnqueuedAt: null,
       nextDueInMs: null,
     });
+    assert.deepEqual(await getSyncQueueHead(db.sql), { nextDueInMs: null }, 'empty: nothing to wait for');
     await db.sql.begin((tx) => enqueueLinkSyncs(tx, ['aaa', 'bbb', 'ccc', 'aaa'], 'link.created by test'));
+    assert.deepEqual(await getSyncQueueHead(db.sql), { nextDueInMs: 0 }, 'due now');
     assert.deepEqual(await listDueSyncs(db.sql, 10), ['aaa', 'bbb', 'ccc']);
     const taken = await getQueuedSyncs(db.sql, ['aaa', 'bbb', 'ccc', 'zzz']);
     assert.deepEqual([...taken.keys()].sort(), ['aaa', 'bbb', 'ccc']);
@@ -68,6 +71,12 @@ describe('link_sync_queue', () => {
     assert.ok(
       waiting.nextDueInMs !== null && waiting.nextDueInMs > 50_000,
       `next due in ${waiting.nextDueInMs}`,
+    );
+    // The head (one row through the due index) agrees with the full stats: only ccc, backing off.
+    const head = await getSyncQueueHead(db.sql);
+    assert.ok(
+      head.nextDueInMs !== null && Math.abs(head.nextDueInMs - waiting.nextDueInMs!) < 5_000,
+      `head ${head.nextDueInMs} vs stats ${waiting.nextDueInMs}`,
     );
     await enqueueLinkSyncs(db.sql, ['ccc'], 'link.edited');
     assert.deepEqual(await listDueSyncs(db.sql, 10), ['ccc']);
