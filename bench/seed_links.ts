@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { migrateDatabase } from '../lib/stores/migrate.ts';
 import type { Db, Sql } from '../lib/stores/sql.ts';
+import { AR_WORDS, EN_WORDS } from './headline_words.ts';
 
 /** The proportions of what `seedLinks` makes, per link (documented in docs/BENCHMARKS.md, "Ten million links"). */
 export const SEED_PROPORTIONS = {
@@ -51,70 +52,6 @@ export const SEED_PROPORTIONS = {
   syncQueueRow: 0.0001,
 } as const;
 
-const AR_WORDS = [
-  'الحكومة',
-  'تعلن',
-  'موازنة',
-  'العام',
-  'المقبل',
-  'وزير',
-  'المالية',
-  'القاهرة',
-  'الإسكندرية',
-  'غزة',
-  'الانتخابات',
-  'البرلمان',
-  'مباراة',
-  'الأهلي',
-  'الزمالك',
-  'الطقس',
-  'أمطار',
-  'الأسعار',
-  'الذهب',
-  'الدولار',
-  'مؤتمر',
-  'صحفي',
-  'الرئيس',
-  'تقرير',
-  'التعليم',
-  'الجامعات',
-  'الصحة',
-  'المستشفيات',
-  'النفط',
-  'الغاز',
-];
-const EN_WORDS = [
-  'council',
-  'votes',
-  'budget',
-  'storm',
-  'warning',
-  'election',
-  'night',
-  'festival',
-  'lineup',
-  'derby',
-  'report',
-  'minister',
-  'announces',
-  'prices',
-  'gold',
-  'hospital',
-  'schools',
-  'transport',
-  'strike',
-  'river',
-  'bridge',
-  'opens',
-  'market',
-  'rally',
-  'court',
-  'ruling',
-  'health',
-  'energy',
-  'housing',
-  'plan',
-];
 const SECTIONS = ['politics', 'sport', 'culture', 'world', 'business'];
 export const SEED_SITES = ['site-0', 'site-1', 'site-2', 'site-3'];
 

@@ -7,77 +7,14 @@
 //
 //   npx tsx bench/api/list_links.ts [links=100000] [runs=60]
 import { createHarness } from '../../devkit/harness/harness.ts';
+import { AR_WORDS, EN_WORDS } from '../headline_words.ts';
 
 const LINKS = Number(process.argv[2] ?? 100_000);
 const RUNS = Number(process.argv[3] ?? 60);
 
 const h = await createHarness();
 const started = performance.now();
-// Headline words: Arabic (written the way newsrooms write them: hamzas, teh marbuta) and English.
-const AR = [
-  'الحكومة',
-  'تعلن',
-  'موازنة',
-  'العام',
-  'المقبل',
-  'وزير',
-  'المالية',
-  'القاهرة',
-  'الإسكندرية',
-  'غزة',
-  'الانتخابات',
-  'البرلمان',
-  'مباراة',
-  'الأهلي',
-  'الزمالك',
-  'الطقس',
-  'أمطار',
-  'الأسعار',
-  'الذهب',
-  'الدولار',
-  'مؤتمر',
-  'صحفي',
-  'الرئيس',
-  'تقرير',
-  'التعليم',
-  'الجامعات',
-  'الصحة',
-  'المستشفيات',
-  'النفط',
-  'الغاز',
-];
-const EN = [
-  'council',
-  'votes',
-  'budget',
-  'storm',
-  'warning',
-  'election',
-  'night',
-  'festival',
-  'lineup',
-  'derby',
-  'report',
-  'minister',
-  'announces',
-  'prices',
-  'gold',
-  'hospital',
-  'schools',
-  'transport',
-  'strike',
-  'river',
-  'bridge',
-  'opens',
-  'market',
-  'rally',
-  'court',
-  'ruling',
-  'health',
-  'energy',
-  'housing',
-  'plan',
-];
+
 // WordPress writes non-Latin slugs percent-encoded in lower case.
 const slug = (w: string) => encodeURIComponent(w).toLowerCase();
 // One INSERT … SELECT over generate_series: realistic URLs and headlines, a few tags, creation times spread
@@ -88,14 +25,14 @@ await h.db.sql`
          'https://www.example-news.com/' || (ARRAY['politics','sport','culture','world','business'])[1 + i % 5]
            || '/2026/' || lpad((1 + i % 12)::text, 2, '0') || '/'
            || CASE WHEN i % 5 < 3
-                THEN (${AR.map(slug)}::text[])[1 + i % 30] || '-' || (${AR.map(slug)}::text[])[1 + (i / 30) % 30]
-                     || '-' || (${AR.map(slug)}::text[])[1 + (i / 900) % 30] || '-' || i
+                THEN (${AR_WORDS.map(slug)}::text[])[1 + i % 30] || '-' || (${AR_WORDS.map(slug)}::text[])[1 + (i / 30) % 30]
+                     || '-' || (${AR_WORDS.map(slug)}::text[])[1 + (i / 900) % 30] || '-' || i
                 ELSE 'story-' || i || '-' || md5(i::text) END,
          CASE WHEN i % 5 < 3
-           THEN (${AR}::text[])[1 + i % 30] || ' ' || (${AR}::text[])[1 + (i / 30) % 30] || ' '
-                || (${AR}::text[])[1 + (i / 900) % 30] || ' رقم ' || i
-           ELSE initcap((${EN}::text[])[1 + i % 30]) || ' ' || (${EN}::text[])[1 + (i / 30) % 30] || ' '
-                || (${EN}::text[])[1 + (i / 900) % 30] || ' no. ' || i END,
+           THEN (${AR_WORDS}::text[])[1 + i % 30] || ' ' || (${AR_WORDS}::text[])[1 + (i / 30) % 30] || ' '
+                || (${AR_WORDS}::text[])[1 + (i / 900) % 30] || ' رقم ' || i
+           ELSE initcap((${EN_WORDS}::text[])[1 + i % 30]) || ' ' || (${EN_WORDS}::text[])[1 + (i / 30) % 30] || ' '
+                || (${EN_WORDS}::text[])[1 + (i / 900) % 30] || ' no. ' || i END,
          (ARRAY['active','active','active','active','gone','expired'])[1 + i % 6],
          (ARRAY['clean','clean','unknown','warn'])[1 + i % 4],
          (ARRAY['api','ui','wordpress'])[1 + i % 3],
@@ -108,10 +45,10 @@ await h.db.sql`ANALYZE links`;
 const seeded = performance.now() - started;
 /** The Arabic title of row i (as seeded). */
 const arTitle = (i: number) =>
-  `${AR[i % 30]} ${AR[Math.floor(i / 30) % 30]} ${AR[Math.floor(i / 900) % 30]} رقم ${i}`;
+  `${AR_WORDS[i % 30]} ${AR_WORDS[Math.floor(i / 30) % 30]} ${AR_WORDS[Math.floor(i / 900) % 30]} رقم ${i}`;
 /** The English title of row i (as seeded). */
 const enTitle = (i: number) =>
-  `${EN[i % 30]} ${EN[Math.floor(i / 30) % 30]} ${EN[Math.floor(i / 900) % 30]} no. ${i}`;
+  `${EN_WORDS[i % 30]} ${EN_WORDS[Math.floor(i / 30) % 30]} ${EN_WORDS[Math.floor(i / 900) % 30]} no. ${i}`;
 const rare = Math.floor(LINKS / 10) * 5 + 1; // an Arabic row (i % 5 === 1) in the middle
 const rareEnglish = Math.floor(LINKS / 10) * 5 + 3; // an English row (i % 5 === 3)
 const q = (text: string) => `/api/v1/links?q=${encodeURIComponent(text)}`;
@@ -145,7 +82,9 @@ const cases: [string, string][] = [
   ['q = English title, rare (1 match)', q(enTitle(rareEnglish).split(' ').slice(1).join(' '))],
   [
     'q = decoded Arabic slug, typed (1 match)',
-    q(`${AR[rare % 30]}-${AR[Math.floor(rare / 30) % 30]}-${AR[Math.floor(rare / 900) % 30]}-${rare}`),
+    q(
+      `${AR_WORDS[rare % 30]}-${AR_WORDS[Math.floor(rare / 30) % 30]}-${AR_WORDS[Math.floor(rare / 900) % 30]}-${rare}`,
+    ),
   ],
   ['tag filter', '/api/v1/links?tag=batch-42'],
   ['status filter (expired)', '/api/v1/links?status=expired'],

@@ -79,18 +79,7 @@ export const activeFrontSchema = z.object({
     .array(domainFrontSchema)
     .optional()
     .describe('every configured short domain’s front, the default first'),
-  lastDrill: z
-    .object({
-      workflowId: z.string(),
-      status: z.string(),
-      to: z.string().optional(),
-      startedAt: isoTime,
-      finishedAt: isoTime.optional(),
-      durationMs: z.number().optional(),
-      estimatedFailoverMs: z.number().optional(),
-      error: z.string().optional(),
-    })
-    .optional(),
+  lastDrill: lastDrillSchema.optional(),
   inProgress: z
     .object({
       kind: z.string(),
