@@ -35,12 +35,18 @@ export async function checkDestinationsWorkflow(
   };
   if (input.startedAtMs === undefined) totals.seeded += (await seedDestinationStates({})).seeded;
   let more = true;
+  let afterHost = input.afterHost ?? null;
   for (
     let calls = 0;
     calls < (input.callsPerRun ?? CALLS_PER_RUN) && more && !workflowInfo().continueAsNewSuggested;
     calls++
   ) {
-    const page = await checkDueDestinations({ maxChecks: input.checksPerCall ?? DEFAULT_CHECKS_PER_CALL });
+    const page = await checkDueDestinations({
+      maxChecks: input.checksPerCall ?? DEFAULT_CHECKS_PER_CALL,
+      afterHost,
+    });
+    // Absent from a call recorded before the take went host by host: start again from the first host.
+    afterHost = page.afterHost ?? null;
     totals.checked += page.counts.checked;
     totals.skipped += page.counts.skipped;
     for (const [outcome, n] of Object.entries(page.counts.byOutcome))
@@ -49,7 +55,8 @@ export async function checkDestinationsWorkflow(
     totals.calls++;
     more = page.more;
   }
-  if (more) await continueAsNew<typeof checkDestinationsWorkflow>({ ...input, startedAtMs, totals });
+  if (more)
+    await continueAsNew<typeof checkDestinationsWorkflow>({ ...input, startedAtMs, totals, afterHost });
   const report: CheckDestinationsReport = { ...totals, durationMs: Date.now() - startedAtMs };
   log.info('destination checks finished', { ...report });
   return report;

@@ -261,6 +261,8 @@ export interface CheckDestinationsInput {
   // Carried across continue-as-new:
   startedAtMs?: number;
   totals?: DestinationCheckTotals;
+  /** The host round robin's cursor (see takeDueDestinations). */
+  afterHost?: string | null;
 }
 
 export type DestinationCheckTotals = DestinationCheckCounts & { seeded: number; calls: number };

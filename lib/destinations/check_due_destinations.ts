@@ -36,6 +36,8 @@ export interface DestinationCheckCounts {
 export interface CheckDueInput {
   /** Checks in this call before returning to the workflow. */
   maxChecks: number;
+  /** Where the last call's round robin over hosts stopped (the take's cursor; absent or null: the first host). */
+  afterHost?: string | null;
 }
 
 async function refreshOwnHosts(deps: DestinationCheckDeps): Promise<void> {
@@ -138,21 +140,25 @@ export async function checkDueDestinations(
   input: CheckDueInput,
   context: TaskContext,
   actOn?: (code: string) => Promise<unknown>,
-): Promise<{ counts: DestinationCheckCounts; more: boolean }> {
+): Promise<{ counts: DestinationCheckCounts; more: boolean; afterHost: string | null }> {
   const counts: DestinationCheckCounts = { checked: 0, skipped: 0, byOutcome: {} };
   await refreshOwnHosts(deps);
   const perHost = Math.max(
     1,
     Math.floor((deps.settings.hostRate * BATCH_SECONDS_PER_HOST) / REQUESTS_PER_CHECK),
   );
+  let afterHost = input.afterHost ?? null;
   while (counts.checked + counts.skipped < input.maxChecks) {
     throwIfCancelled(context);
-    const batch = await takeDueDestinations(deps.sql, {
+    const take = await takeDueDestinations(deps.sql, {
       now: deps.now?.() ?? new Date(),
       limit: Math.min(BATCH_SIZE, input.maxChecks - counts.checked - counts.skipped),
       perHost,
+      afterHost,
     });
-    if (batch.length === 0) return { counts, more: false };
+    const batch = take.due;
+    afterHost = take.afterHost;
+    if (batch.length === 0) return { counts, more: false, afterHost };
     const records: DestinationCheckRecord[] = [];
     await forEachConcurrently(batch, deps.settings.concurrency, async (due) => {
       const record = await checkOne(deps, due);
@@ -197,5 +203,5 @@ export async function checkDueDestinations(
     }
     context.heartbeat(counts);
   }
-  return { counts, more: true };
+  return { counts, more: true, afterHost };
 }

@@ -431,6 +431,10 @@ export async function markActive(
       site: before.site,
       postId: before.postId,
     });
+    // Served before it is shown: the serving store and every LRU learn the active record inside the
+    // transaction, so whoever reads "active" from the API or a webhook finds the code answering. Should the
+    // commit fail, the code answers a little early; nobody has been given it, and the retry commits.
+    await deps.resolver.refresh(input.code, tx);
     return 'active';
   });
   await deps.resolver.refresh(input.code);

@@ -201,8 +201,8 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
       drop(code);
     },
 
-    async refresh(code) {
-      const row = await getServingRowByCode(sql, code);
+    async refresh(code, db) {
+      const row = await getServingRowByCode(db ?? sql, code);
       if (store) {
         if (row) await store.put(toServingRecord(row));
         else await store.delete(code);

@@ -26,8 +26,11 @@ export interface LinkResolver {
   /**
    * Re-reads `code` from Postgres and writes it through every layer (serving store included, so the in-house
    * resolver stays warm), then tells other instances to drop their copies. Used by activities after a change.
+   * With `db` (a transaction not yet committed) it reads through that transaction: a change that makes a link
+   * reachable reaches the serving store before Postgres shows it to anyone, so "active" in the API always
+   * answers a redirect.
    */
-  refresh(code: string): Promise<void>;
+  refresh(code: string, db?: Db): Promise<void>;
   /** refresh() for many codes in one pass (one Postgres read, pipelined writes and announcements). */
   refreshMany?(codes: string[]): Promise<void>;
   /** True when an in-process cache holds at least one live link record (readiness: it can serve some codes). */

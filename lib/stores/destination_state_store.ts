@@ -161,26 +161,117 @@ export interface DueDestination {
   needsTitle: boolean;
 }
 
+/** Hosts walked per statement while a take looks for due rows (each one index probe). */
+const HOSTS_PER_WALK = 200;
+/** How long a due row that no longer describes an active link's target waits before it is looked at again. */
+const STALE_ROW_PARK = '1 day';
+
+/** One take: the rows, and the host to start after next time (round robin over hosts). */
+export interface DueTake {
+  due: DueDestination[];
+  /** null: from the first host (a host may be '', a target whose host could not be read). */
+  afterHost: string | null;
+}
+
 /**
- * Up to `limit` destinations due by `now`, at most `perHost` of any one host (so one batch is not one host's
- * queue at its polite rate), the longest overdue first. Only active links whose target the row still describes.
+ * Up to `limit` destinations due by `now`, at most `perHost` of any one host (so one batch is not one host's queue
+ * at its polite rate), each host's longest overdue first. Hosts are taken in turn from `afterHost` (wrapping once
+ * round), so no host's backlog starves another's, and the cost follows the batch, not the backlog: each host is
+ * one probe of the (host, next_check_at, code) index and each row one step along it (migration 0126). Only rows
+ * that still describe an active link's target are returned; a due row that does not (the link expired, was
+ * blocked or retargeted since) is parked a day, so it is not read again by every take until the next seeding
+ * resets it.
  */
 export async function takeDueDestinations(
   db: Db,
-  options: { now: Date; limit: number; perHost: number },
-): Promise<DueDestination[]> {
-  return db<DueDestination[]>`
-    SELECT code, url, host, verdict, failures, first_failed_at AS "firstFailedAt", needs_title AS "needsTitle"
-    FROM (
+  options: { now: Date; limit: number; perHost: number; afterHost?: string | null },
+): Promise<DueTake> {
+  const start = options.afterHost ?? null;
+  const due: DueDestination[] = [];
+  let cursor: string | null = start;
+  let wrapped = false;
+  for (;;) {
+    const walked = await walkHosts(db, cursor, HOSTS_PER_WALK);
+    const atEnd = walked.length < HOSTS_PER_WALK;
+    // The second lap stops at the host the take started after (read last, as the lap's end).
+    const hosts = wrapped ? walked.filter((h) => start === null || h <= start) : walked;
+    const lapOver = wrapped && (atEnd || hosts.length < walked.length);
+    if (hosts.length > 0) {
+      const want = options.limit - due.length;
+      const rows = await dueOfHosts(db, hosts, options.now, options.perHost, want);
+      const stale = rows.filter((r) => !r.live).map((r) => r.code);
+      if (stale.length > 0)
+        await db`UPDATE destination_states SET next_check_at = now() + ${STALE_ROW_PARK}::interval
+                 WHERE code IN ${db(stale)} AND next_check_at <= ${options.now}`;
+      for (const { live, ...row } of rows) if (live) due.push(row);
+      if (rows.length === want) {
+        const last = (rows[rows.length - 1] as DueRow).host;
+        if (due.length === options.limit) {
+          // Full: the next take starts with the host read last, whose other due rows wait for it.
+          const i = hosts.indexOf(last);
+          return { due, afterHost: i > 0 ? (hosts[i - 1] as string) : cursor };
+        }
+        // Stale rows took places (they are parked now): read on after that host; the rest of its rows wait.
+        cursor = last;
+        continue;
+      }
+      cursor = hosts[hosts.length - 1] as string;
+    }
+    if (lapOver) break;
+    if (atEnd) {
+      if (start === null || wrapped) return { due, afterHost: null };
+      wrapped = true;
+      cursor = null;
+    }
+  }
+  return { due, afterHost: cursor };
+}
+
+interface DueRow extends DueDestination {
+  /** The row still describes an active link's target. */
+  live: boolean;
+}
+
+/** Up to `limit` distinct hosts after `after` (null: from the first), in order: one index probe each (a loose index scan). */
+async function walkHosts(db: Db, after: string | null, limit: number): Promise<string[]> {
+  const first =
+    after === null
+      ? db`SELECT host, 1 FROM destination_states ORDER BY host LIMIT 1`
+      : db`SELECT host, 1 FROM destination_states WHERE host > ${after} ORDER BY host LIMIT 1`;
+  const rows = await db<{ host: string }[]>`
+    WITH RECURSIVE walk(host, n) AS (
+      (${first})
+      UNION ALL
+      SELECT (SELECT d.host FROM destination_states d WHERE d.host > w.host ORDER BY d.host LIMIT 1), w.n + 1
+      FROM walk w WHERE w.host IS NOT NULL AND w.n < ${limit}
+    )
+    SELECT host FROM walk WHERE host IS NOT NULL`;
+  return rows.map((r) => r.host);
+}
+
+/** For each host in order, its oldest due rows (at most `perHost`), up to `limit` in all. */
+async function dueOfHosts(
+  db: Db,
+  hosts: string[],
+  now: Date,
+  perHost: number,
+  limit: number,
+): Promise<DueRow[]> {
+  return db<DueRow[]>`
+    SELECT due.code, due.url, due.host, due.verdict, due.failures, due.first_failed_at AS "firstFailedAt",
+           due.needs_title AS "needsTitle", due.live
+    FROM unnest(${hosts}::text[]) WITH ORDINALITY AS h(host, ord)
+    CROSS JOIN LATERAL (
       SELECT d.code, d.url, d.host, d.verdict, d.failures, d.first_failed_at, d.next_check_at,
              d.page_title IS NULL AS needs_title,
-             row_number() OVER (PARTITION BY d.host ORDER BY d.next_check_at, d.code) AS n
-      FROM destination_states d JOIN links l ON l.code = d.code
-      WHERE d.next_check_at <= ${options.now} AND l.status = 'active' AND l.target_url = d.url
+             coalesce(l.status = 'active' AND l.target_url = d.url, false) AS live
+      FROM destination_states d LEFT JOIN links l ON l.code = d.code
+      WHERE d.host = h.host AND d.next_check_at <= ${now}
+      ORDER BY d.next_check_at, d.code
+      LIMIT ${perHost}
     ) due
-    WHERE n <= ${options.perHost}
-    ORDER BY next_check_at, code
-    LIMIT ${options.limit}`;
+    ORDER BY h.ord, due.next_check_at, due.code
+    LIMIT ${limit}`;
 }
 
 /** What one check wrote (the verdict already decided by lib/destinations/destination_verdict.ts). */
