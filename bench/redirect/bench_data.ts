@@ -35,6 +35,29 @@ export async function createBenchDatabase(dbName: string, links: number): Promis
 }
 
 /**
+ * Adds the bench's `links` active links to an existing database (BENCH_ARCHIVE_DATABASE) where they are missing,
+ * the same rows createBenchDatabase writes; what else it holds is left alone.
+ */
+export async function addBenchLinks(dbName: string, links: number): Promise<void> {
+  const sql = postgres(toDatabaseUrl(dbName), quiet);
+  const [{ n }] = await sql<
+    [{ n: number }]
+  >`SELECT count(*)::int AS n FROM links WHERE code LIKE ${`${CODE_PREFIX}%`}`;
+  if (n !== links) {
+    await sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner)
+      SELECT ${CODE_PREFIX} || i, 'https://news.example.com/2026/11/21/story-' || i || '?ref=bench',
+             'active', 'clean', 'import', 'bench'
+      FROM generate_series(1, ${links}::int) AS i
+      ON CONFLICT DO NOTHING`;
+    await sql`ANALYZE links`;
+  }
+  const [{ total }] = await sql<[{ total: number }]>`SELECT count(*)::int AS total FROM links`;
+  await sql.end();
+  say(`${dbName}: ${links.toLocaleString('en')} bench links among ${total.toLocaleString('en')}`);
+}
+
+/**
  * Gives codes 1..`codes` three routing rules (Arabic readers, iPhones, Egypt; lib/links/routing_rules.ts's stored
  * shape, restated here), or takes them away again (`on` false), bumping `version` as an edit would. The servers
  * of a path start after this, so their LRUs fill from the rows as they then are.
@@ -88,7 +111,7 @@ export async function dropBenchDatabase(dbName: string): Promise<void> {
 export async function writeLinksFile(dbName: string, path: string): Promise<number> {
   const sql = postgres(toDatabaseUrl(dbName), quiet);
   const rows = await sql<{ code: string; target_url: string }[]>`
-    SELECT code, target_url FROM links WHERE status = 'active' ORDER BY code`;
+    SELECT code, target_url FROM links WHERE status = 'active' AND code LIKE ${`${CODE_PREFIX}%`} ORDER BY code`;
   await sql.end();
   for (const r of rows) {
     if (/[\t\n]/.test(r.code + r.target_url))

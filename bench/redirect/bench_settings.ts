@@ -70,7 +70,13 @@ export const ADMIN_URL =
 /** A database index of its own, so the shared db 0 is untouched; keys are also prefixed (REDIS_KEY_PREFIX). */
 export const REDIS_URL = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/7';
 export const REDIS_KEY_PREFIX = 'lifeline-bench:';
-export const DB_NAME = 'lifeline_bench';
+/**
+ * BENCH_ARCHIVE_DATABASE: run against an existing database (a large archive made by bench/seed_links.ts) instead of
+ * a fresh `lifeline_bench`: the bench's 100,000 `bk` links are added to it if missing, and it is never dropped. For
+ * the Postgres path at ten million links (`paths` mode with BENCH_PATHS=postgres).
+ */
+export const ARCHIVE_DATABASE = env.BENCH_ARCHIVE_DATABASE;
+export const DB_NAME = ARCHIVE_DATABASE ?? 'lifeline_bench';
 /** Codes are `<prefix><n>`, n from 1. */
 export const CODE_PREFIX = 'bk';
 export const LUA = join(ROOT, 'bench/redirect/random_codes.lua');

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  addBenchLinks,
   benchDatabaseHolds,
   clearBenchRedis,
   createBenchDatabase,
@@ -10,6 +11,7 @@ import {
 } from './bench_data.ts';
 import { appendHistory, emitSection, formatLoad } from './bench_report.ts';
 import {
+  ARCHIVE_DATABASE,
   DATABASE_URL,
   DB_NAME,
   KEEP_DATABASE,
@@ -122,7 +124,10 @@ async function main() {
   try {
     await clearBenchRedis();
     const links = mode === 'memory' ? 1_000_000 : 100_000;
-    if (KEEP_DATABASE && (await benchDatabaseHolds(DB_NAME, links)))
+    if (ARCHIVE_DATABASE) {
+      if (mode !== 'paths') throw new Error('BENCH_ARCHIVE_DATABASE works with paths mode only');
+      await addBenchLinks(DB_NAME, links);
+    } else if (KEEP_DATABASE && (await benchDatabaseHolds(DB_NAME, links)))
       say(`reusing ${DB_NAME} (BENCH_KEEP_DATABASE)`);
     else await createBenchDatabase(DB_NAME, links);
     if (ctx.oursB) await createBenchDatabase(ctx.oursB.dbName, links);
@@ -151,7 +156,7 @@ async function main() {
     }
   } finally {
     await clearBenchRedis().catch(() => {});
-    if (!KEEP_DATABASE) await dropBenchDatabase(DB_NAME).catch(() => {});
+    if (!KEEP_DATABASE && !ARCHIVE_DATABASE) await dropBenchDatabase(DB_NAME).catch(() => {});
     if (ctx.oursB) await dropBenchDatabase(ctx.oursB.dbName).catch(() => {});
     rmSync(tmpDir, { recursive: true, force: true });
   }
