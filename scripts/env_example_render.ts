@@ -88,6 +88,16 @@ export const COMPOSE_VARIABLES: { name: string; value: string; meaning: string }
     meaning: "password of the lifeline user of Lifeline's Postgres (required)",
   },
   {
+    name: 'POSTGRES_SHARED_BUFFERS',
+    value: '1GB',
+    meaning: "shared_buffers of Lifeline's Postgres: about a quarter of the host's memory (docs/DEPLOYING.md)",
+  },
+  {
+    name: 'POSTGRES_MAX_WAL_SIZE',
+    value: '8GB',
+    meaning: "max_wal_size of Lifeline's Postgres: WAL between checkpoints (docs/DEPLOYING.md)",
+  },
+  {
     name: 'TEMPORAL_POSTGRES_PASSWORD',
     value: '',
     meaning: "password of the temporal user of Temporal's own Postgres (required)",

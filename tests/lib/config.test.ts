@@ -21,7 +21,7 @@ describe('parseConfig', () => {
   test('resolver ladder: defaults, overrides, 0 disables the LRU, nonsense rejected', () => {
     assert.deepEqual(parseConfig({}).resolver, {
       cacheMax: 100_000,
-      cacheMaxBytes: 64 * 1024 * 1024,
+      cacheMaxBytes: 48 * 1024 * 1024,
       cacheTtlMs: 60_000,
       negativeTtlMs: 5_000,
       staleMaxMs: 30_000,
