@@ -16,7 +16,7 @@ import {
 } from './escrow_manifest.ts';
 import { SIGNATURE_FILE, signManifest } from './escrow_signature.ts';
 
-/** Rows fetched per round trip: big enough to keep Postgres busy, small enough to keep memory flat. */
+/** Rows per page (one statement each): big enough to keep Postgres busy, small enough to keep memory flat. */
 const ROWS_PER_FETCH = 2_000;
 /** An export holds every link, report and audit entry: readable by its owner only. */
 const EXPORT_FILE_MODE = 0o600;
@@ -37,8 +37,9 @@ export interface ExportEscrowOptions {
  * Writes every link (deleted ones too, so their codes stay reserved), its vendor mappings, reader reports,
  * the blocklist and (with `history`) the audit log and click aggregates to `outDir` as JSON lines, one file per
  * table, from ONE read-only snapshot: a consistent picture however long it takes and whatever is written
- * meanwhile. Streamed: rows go from a server-side cursor through a SHA-256 to the file, a few thousand at a time,
- * so memory stays flat whatever the size. The manifest (counts, bytes, SHA-256 and columns per file) is written
+ * meanwhile. Streamed: rows go page by page along each table's primary key (escrow_store.ts) through a SHA-256 to
+ * the file, a few thousand at a time, so the first lines are written at once and memory stays flat whatever the
+ * size. The manifest (counts, bytes, SHA-256 and columns per file) is written
  * last; a folder without one is an export that did not finish. On failure the files written are removed. Files
  * are created 0600 in a 0700 folder; with a signing key the manifest's signature is written just before it.
  */
