@@ -90,7 +90,8 @@ export const COMPOSE_VARIABLES: { name: string; value: string; meaning: string }
   {
     name: 'POSTGRES_SHARED_BUFFERS',
     value: '1GB',
-    meaning: "shared_buffers of Lifeline's Postgres: about a quarter of the host's memory (docs/DEPLOYING.md)",
+    meaning:
+      "shared_buffers of Lifeline's Postgres: about a quarter of the host's memory (docs/DEPLOYING.md)",
   },
   {
     name: 'POSTGRES_MAX_WAL_SIZE',
