@@ -21,7 +21,6 @@
 // Baseline in the same run: one INSERT … SELECT of the same number of links (the floor of writing them), in
 // Postgres alone.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@redis/client';
 import { type BitlyFake, startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
@@ -32,6 +31,7 @@ import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
 import { signWebhook } from '../lib/auth/webhook_signature.ts';
 import { decodeServingRecord } from '../lib/redirect/serving_store.ts';
 import { getFreePort } from '../scripts/dev_server.ts';
+import { rssOf } from './process_stats.ts';
 
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const flag = (name: string) =>
@@ -74,16 +74,6 @@ const permalink = (id: number) => `https://news.example/archive/${id}/story-${id
 const adoptHost = fake ? 'sho.rt' : new URL(h.config.shortBaseUrl).host;
 const rate = (n: number, ms: number) => Math.round((n * 1000) / ms);
 const mb = (bytes: number) => Math.round(bytes / 1048576);
-/** Resident set size of a process, from /proc (bytes); 0 when it is gone. */
-function rssOf(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 /** NODE_OPTIONS writing a CPU profile into DIR/name when the process exits (--cpu-prof). */
 const profEnv = (name: string): Record<string, string> =>
   cpuProfDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}/${name}` } : {};

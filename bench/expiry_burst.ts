@@ -29,6 +29,7 @@ import { decodeServingRecord, encodeServingRecord } from '../lib/redirect/servin
 import type { LinkRow } from '../lib/stores/link_rows.ts';
 import { LINK_COLUMNS } from '../lib/stores/link_store.ts';
 import { WORKFLOW_TYPES } from '../workflows/contract.ts';
+import { rssOf } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
 
 function argValue(name: string): string | undefined {
@@ -54,16 +55,6 @@ function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-/** Resident set size of a process, from /proc (bytes); 0 when it is gone. */
-function rssOf(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
 }
 /** CPU seconds (user + system) a process has used, from /proc; 0 when it is gone. */
 function cpuSecondsOf(pid: number): number {
