@@ -1,3 +1,5 @@
+import type { Db } from '../stores/sql.ts';
+
 /**
  * Tells every web instance that a code changed, so each drops its in-process copy. Delivery is at most once:
  * a subscriber that loses its connection misses messages, so it is told to resync (drop everything) when it
@@ -5,8 +7,12 @@
  */
 export interface InvalidationBus {
   readonly kind: 'redis' | 'postgres';
-  /** Announces that `code` changed; rejects when the message could not be sent. */
-  publish(code: string): Promise<void>;
+  /**
+   * Announces that `code` changed; rejects when the message could not be sent. With `db` (an open transaction)
+   * a bus that lives in Postgres sends through it, so the message goes out at commit and never waits for a
+   * second connection the transaction holds up (PGlite serves one session at a time); other buses send now.
+   */
+  publish(code: string, db?: Db): Promise<void>;
   /** Announces many codes at once (one statement or one pipeline); absent: publish() each. */
   publishMany?(codes: string[]): Promise<void>;
   /**

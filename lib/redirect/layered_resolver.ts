@@ -208,7 +208,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
         else await store.delete(code);
       }
       drop(code);
-      await bus?.publish(code);
+      await bus?.publish(code, db);
     },
 
     async refreshMany(codes) {

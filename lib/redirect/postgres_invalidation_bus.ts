@@ -18,8 +18,8 @@ export function createPostgresInvalidationBus(options: { sql: Sql; logger?: Logg
   let retry: ReturnType<typeof setTimeout> | undefined;
   return {
     kind: 'postgres',
-    async publish(code) {
-      await options.sql`SELECT pg_notify(${LINK_CHANGES_CHANNEL}, ${code})`;
+    async publish(code, db) {
+      await (db ?? options.sql)`SELECT pg_notify(${LINK_CHANGES_CHANNEL}, ${code})`;
     },
     async publishMany(codes) {
       if (codes.length === 0) return;

@@ -203,6 +203,56 @@ describe('LISTEN/NOTIFY through the front (one PGlite session, many sockets)', (
     }
   });
 
+  test('a refresh inside an open transaction announces at commit, without a second session the transaction holds up', async () => {
+    await migrateDatabase(pg.url);
+    const webSql = createSql({ url: pg.url, max: 2, applicationName: 'web' });
+    const workerSql = createSql({ url: pg.url, max: 2, applicationName: 'worker' });
+    const webBus = createPostgresInvalidationBus({ sql: webSql });
+    const resolver = createLayeredResolver({
+      sql: workerSql,
+      metrics: createMetrics(),
+      bus: createPostgresInvalidationBus({ sql: workerSql }),
+      cacheMax: 0,
+      cacheTtlMs: 0,
+      negativeTtlMs: 0,
+      storeTimeoutMs: 1_000,
+      postgresConcurrency: 1,
+    });
+    const codes: string[] = [];
+    let resyncs = 0;
+    try {
+      webBus.subscribe({ onCode: (code) => codes.push(code), onResync: () => resyncs++ });
+      await eventually(async () => (resyncs > 0 ? true : undefined), { what: 'the LISTEN' });
+      let heardBeforeCommit: string[] | undefined;
+      // With one PGlite session, an announcement sent on another connection would wait for this transaction to
+      // end, and the transaction for it: the front would hang. Sent through the transaction, it goes at commit.
+      await Promise.race([
+        workerSql.begin(async (tx) => {
+          await insertLink(tx, {
+            code: 'txref1',
+            targetUrl: 'https://example.com/tx',
+            status: 'active',
+            origin: 'api',
+            owner: 't',
+          });
+          await resolver.refresh('txref1', tx);
+          await new Promise((r) => setTimeout(r, 200));
+          heardBeforeCommit = [...codes];
+        }),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('the transaction hung')), 10_000)),
+      ]);
+      assert.deepEqual(heardBeforeCommit, [], 'nothing is announced before the commit');
+      await eventually(async () => (codes.includes('txref1') ? true : undefined), {
+        what: 'the announcement',
+      });
+    } finally {
+      await resolver.close();
+      await webBus.close();
+      await webSql.end({ timeout: 5 });
+      await workerSql.end({ timeout: 5 });
+    }
+  });
+
   test("the resolver's batched lookup (code = ANY of an array parameter) answers over the front, unprepared", async () => {
     await migrateDatabase(pg.url);
     const codes = Array.from({ length: 40 }, (_, i) => `emb${i}`);
