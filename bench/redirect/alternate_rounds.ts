@@ -121,25 +121,37 @@ export async function alternateRounds(
    * time between its two measurements.
    */
   adjacent: string[] = [],
+  /**
+   * The outside mode's own settings: its number and length of rounds, its requests' User-Agent, and no wait for a
+   * quiet machine before a round (an outside harness does not wait).
+   */
+  options: { rounds?: number; roundSeconds?: number; userAgent?: string; waitForQuiet?: boolean } = {},
 ): Promise<RoundResult[]> {
   const rounds: RoundResult[] = [];
+  const roundCount = options.rounds ?? ROUNDS;
+  const roundSeconds = options.roundSeconds ?? ROUND_SECONDS;
+  const noWait = { waitedMs: 0, busy: 0 };
   const group = adjacent
     .map((name) => servers.find((s) => s.name === name))
     .filter((s): s is BenchServer => s !== undefined);
   const rest = servers.filter((s) => !group.includes(s));
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= roundCount; round++) {
     // Rotate which server goes first, so none always follows another's garbage or cache state.
     const rotated = rest.map((_, i) => rest[(i + round - 1) % rest.length]!);
     const order = [...(round % 2 === 1 ? group : [...group].reverse()), ...rotated];
     for (const s of order) {
       // Several serving processes (WEB_CONCURRENCY > 1): CPU, switches and RSS summed over them.
       const pids = servingPidsOf(s);
-      const quiet = await waitForQuiet();
+      const quiet = options.waitForQuiet === false ? noWait : await waitForQuiet();
       const cpuBefore = readCpuMicrosOf(pids);
       const switchesBefore = sumSwitches(pids);
       const faultsBefore = readMinorFaultsOf(pids);
       const machineBefore = machineCpu();
-      const r = await runWrk(s.url, ROUND_SECONDS, { codes, order: 'random' });
+      const r = await runWrk(s.url, roundSeconds, {
+        codes,
+        order: 'random',
+        ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
+      });
       const machineAfter = machineCpu();
       const cpuAfter = readCpuMicrosOf(pids);
       const switchesAfter = sumSwitches(pids);

@@ -51,7 +51,7 @@ async function postJson(
 }
 
 /** Creates codes 1..`codes` (alias `<prefix><n>`, the seeded targets) through POST /api/v1/links/batch. */
-async function createLinks(url: string, apiKey: string, codes: number): Promise<void> {
+export async function createLinks(url: string, apiKey: string, codes: number): Promise<void> {
   const started = Date.now();
   for (let from = 1; from <= codes; from += BATCH_SIZE) {
     const links = [];
@@ -62,12 +62,12 @@ async function createLinks(url: string, apiKey: string, codes: number): Promise<
     const failed = results?.filter((r) => r.status !== 201) ?? [];
     if (status !== 200 || !results || failed.length > 0)
       throw new Error(
-        `npm start: creating links ${from}..${from + links.length - 1} answered ${status}` +
+        `creating links ${from}..${from + links.length - 1} answered ${status}` +
           `${failed.length > 0 ? `, ${failed.length} failed (first: ${failed[0]!.status} ${failed[0]!.error?.detail ?? ''})` : ''}`,
       );
   }
   say(
-    `npm start: created ${codes.toLocaleString('en')} links through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `created ${codes.toLocaleString('en')} links through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
 }
 
@@ -176,6 +176,8 @@ export async function startNpmStart(options: {
   dataDir: string;
   env: Record<string, string>;
   codes: number;
+  /** As a newcomer runs it: without the bench's NODE_ENV=production and LOG_LEVEL=warn (the outside mode). */
+  asUser?: boolean;
 }): Promise<BenchServer & { settleSeconds: number; syncWorkflows: number; deferredSyncs: number }> {
   const [port, temporalPort, temporalUiPort] = [
     await getFreePort(),
@@ -191,10 +193,9 @@ export async function startNpmStart(options: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       ...(process.env.TEMPORAL_CLI ? { TEMPORAL_CLI: process.env.TEMPORAL_CLI } : {}),
-      NODE_ENV: 'production',
+      ...(options.asUser ? {} : { NODE_ENV: 'production', LOG_LEVEL: 'warn' }),
       HOST: '127.0.0.1',
       PORT: String(port),
-      LOG_LEVEL: 'warn',
       LIFELINE_DATA_DIR: options.dataDir,
       TEMPORAL_DEV_SERVER_PORT: String(temporalPort),
       TEMPORAL_DEV_SERVER_UI_PORT: String(temporalUiPort),

@@ -26,6 +26,7 @@ import {
 import { compareOnPath, describeCompareResult, renderCompareSection } from './compare_mode.ts';
 import { benchLong, renderLongSection } from './long_mode.ts';
 import { benchMemory, renderMemorySection } from './memory_mode.ts';
+import { benchOutside, renderOutsideSection } from './outside_mode.ts';
 import { benchPath, describePathResult, renderHistoryLine, renderPathsSection } from './paths_mode.ts';
 import { profileLru } from './profile_mode.ts';
 import { type ContestantName, findPath, OPT_IN_PATHS, PATHS } from './redirect_paths.ts';
@@ -34,7 +35,18 @@ import { benchScale, describeScaleResult, renderScaleSection } from './scale_mod
 import { benchStampede, renderStampedeSection } from './stampede_mode.ts';
 import type { RunContext } from './start_contestant.ts';
 
-const MODES = ['all', 'paths', 'stampede', 'memory', 'profile', 'long', 'compare', 'scale', 'rest'];
+const MODES = [
+  'all',
+  'paths',
+  'stampede',
+  'memory',
+  'profile',
+  'long',
+  'compare',
+  'scale',
+  'rest',
+  'outside',
+];
 const B_DB_NAME = 'lifeline_bench_b';
 
 // ------------------------------------------------------------------------------------------------ main
@@ -123,7 +135,8 @@ async function main() {
   let failed = false;
   try {
     await clearBenchRedis();
-    const links = mode === 'memory' ? 1_000_000 : 100_000;
+    // The outside mode makes its few links through the API: its database starts empty.
+    const links = mode === 'memory' ? 1_000_000 : mode === 'outside' ? 0 : 100_000;
     if (ARCHIVE_DATABASE) {
       if (mode !== 'paths') throw new Error('BENCH_ARCHIVE_DATABASE works with paths mode only');
       await addBenchLinks(DB_NAME, links);
@@ -131,8 +144,11 @@ async function main() {
       say(`reusing ${DB_NAME} (BENCH_KEEP_DATABASE)`);
     else await createBenchDatabase(DB_NAME, links);
     if (ctx.oursB) await createBenchDatabase(ctx.oursB.dbName, links);
-    say(`links file: ${await writeLinksFile(DB_NAME, ctx.linksFile)} links`);
-    if (mode === 'profile') {
+    if (mode !== 'outside') say(`links file: ${await writeLinksFile(DB_NAME, ctx.linksFile)} links`);
+    if (mode === 'outside') {
+      if (ARCHIVE_DATABASE || KEEP_DATABASE) throw new Error('the outside mode makes its own database');
+      emitSection('outside', renderOutsideSection(await benchOutside(ctx)));
+    } else if (mode === 'profile') {
       say(`CPU profile written under ${await profileLru(arg ?? 'ours', ctx, process.argv[4])}`);
     } else if (mode === 'memory') {
       emitSection('memory', renderMemorySection(await benchMemory(links)));

@@ -37,6 +37,8 @@ export interface WrkOptions {
   prefix?: string;
   /** `long` mode: code requests only from `from` until `until` (epoch seconds), then stop requests. */
   clickWindow?: { from: number; until: number; sampleSeconds: number };
+  /** The User-Agent every request sends: a browser's unless given; '' sends none, as plain wrk does. */
+  userAgent?: string;
 }
 
 /** Runs wrk -t1 against `url` for `seconds` (whole seconds; wrk takes no fractions). */
@@ -65,7 +67,7 @@ export function runWrk(url: string, seconds: number, options: WrkOptions): Promi
             : {}),
           BENCH_CODES: String(options.codes),
           BENCH_ORDER: options.order,
-          BENCH_USER_AGENT: BROWSER_USER_AGENT,
+          BENCH_USER_AGENT: options.userAgent ?? BROWSER_USER_AGENT,
           ...(window
             ? {
                 BENCH_CLICKS_FROM: String(window.from),
