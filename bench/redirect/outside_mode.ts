@@ -7,7 +7,9 @@
 //
 // Knobs (besides the run's): BENCH_OUTSIDE_LINKS (1000), BENCH_OUTSIDE_SETS (`3x10,5x15`: rounds × seconds per
 // set), BENCH_OUTSIDE_PHASES (`web,npm-start,store`), BENCH_OUTSIDE_UA (`browser`: the paths mode's browser
-// User-Agent instead of none), BENCH_OUTSIDE_QUIET=1 (wait for a quiet machine before each round, as `paths`
+// User-Agent instead of none), BENCH_OUTSIDE_WEB_INSTANCES (1: the `web` phase again with that many fresh
+// `npm run web` processes one after another, each against the same bare server: how much one process differs
+// from the next), BENCH_OUTSIDE_QUIET=1 (wait for a quiet machine before each round, as `paths`
 // does), BENCH_OUTSIDE_WEB_ENV (`NAME=value,…` added to the `npm run web` contestants, for experiments; say so
 // beside any figure it produced).
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -48,6 +50,7 @@ const SETS = (env.BENCH_OUTSIDE_SETS ?? '3x10,5x15').split(',').map((set) => {
   return { rounds, seconds };
 });
 const PHASES = (env.BENCH_OUTSIDE_PHASES ?? 'web,npm-start,store').split(',').filter(Boolean);
+const WEB_INSTANCES = Number(env.BENCH_OUTSIDE_WEB_INSTANCES ?? 1);
 const USER_AGENT = env.BENCH_OUTSIDE_UA === 'browser' ? BROWSER_USER_AGENT : '';
 const WAIT_FOR_QUIET = env.BENCH_OUTSIDE_QUIET === '1';
 const WEB_EXTRA_ENV: Record<string, string> = Object.fromEntries(
@@ -222,6 +225,13 @@ export async function benchOutside(ctx: RunContext): Promise<OutsideResult> {
     if (PHASES.includes('web')) sets.push(...(await measurePair(web, bareMap)));
     await web.stop();
     started.splice(started.indexOf(web), 1);
+    for (let instance = 2; PHASES.includes('web') && instance <= WEB_INSTANCES; instance++) {
+      const again = await startNpmRunWeb(`web#${instance}`, ctx.databaseUrl, {});
+      started.push(again);
+      sets.push(...(await measurePair(again, bareMap)));
+      await again.stop();
+      started.splice(started.indexOf(again), 1);
+    }
 
     if (PHASES.includes('npm-start')) {
       const npmStart = await startNpmStart({
@@ -269,8 +279,10 @@ const TITLES: Record<string, string> = {
 export function renderOutsideSection(r: OutsideResult): string {
   const rows = r.sets.map((s) => {
     const rounds = s.perRound.map((x) => x.rps.toFixed(2)).join(', ');
+    const title = TITLES[s.ours.replace(/#\d+$/, '')] ?? s.ours;
+    const instance = /#(\d+)$/.exec(s.ours)?.[1];
     return (
-      `| ${TITLES[s.ours] ?? s.ours} | ${s.bare} | ${s.rounds} × ${s.seconds} s | ` +
+      `| ${title}${instance ? ` (process ${instance})` : ''} | ${s.bare} | ${s.rounds} × ${s.seconds} s | ` +
       `${Math.round(s.oursSummary.rps).toLocaleString('en')} | ${Math.round(s.bareSummary.rps).toLocaleString('en')} | ` +
       `**${toPercent(s.ratio.rps)}** (${rounds}) | ${toMs(s.oursSummary.p99)} / ${toMs(s.bareSummary.p99)} ms | ` +
       `${toTimes(s.ratio.p99)} | ${s.oursSummary.cpu.toFixed(1)} / ${s.bareSummary.cpu.toFixed(1)} |`
