@@ -24,10 +24,11 @@ const RETRY_PAUSE_MS = 500;
 /** Sweeps per run before continuing as new (each is an activity and a timer in this history). */
 const SWEEPS_PER_RUN = 500;
 
-// One transaction of at most EXPIRY_BATCH_SIZE links: quick. A worker lost during it is noticed at the timeout;
-// the transaction it held rolled back, so the retry expires the same links once.
+// One transaction of at most EXPIRY_BATCH_SIZE links: quick. A worker lost during it is noticed within the
+// heartbeat timeout; the transaction it held rolled back, so the retry expires the same links once.
 const { expireDueLinks } = proxyActivities<Activities>({
-  startToCloseTimeout: '1m',
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
 
