@@ -1,4 +1,4 @@
-// Expiry of links (DESIGN.md, "Expiry"; ADR 0091): Postgres decides. One sweeper per deployment
+// Expiry of links (ADR 0091; OPERATIONS.md, "Expiry"): Postgres decides. One sweeper per deployment
 // (workflows/expiry_sweep.ts) expires the due links in batches, each in one transaction with its audit entries,
 // webhook events and sync-queue rows, so the sync drainer carries them to the serving store, caches, CDN and
 // Bitly in batches too. The sweeper only needs to know when to look next: every propagation pass of a link with
