@@ -74,9 +74,12 @@ export async function expirySweepWorkflow(input: ExpirySweepInput): Promise<Expi
         next = Math.min(next, now + (step.nextDueInMs > 0 ? step.nextDueInMs : RETRY_PAUSE_MS));
       if (signalled !== null) next = Math.min(next, signalled);
       wakeAtMs = next;
-      while (wakeAtMs > Date.now()) {
+      // Every signal is an event here: a flood of them during a long sleep (many single edits of links with
+      // an expiry) ends the sleep for a continue-as-new rather than growing this history to its limit.
+      const tooLong = () => workflowInfo().continueAsNewSuggested;
+      while (wakeAtMs > Date.now() && !tooLong()) {
         moved = false;
-        await condition(() => moved, Math.max(wakeAtMs - Date.now(), 1));
+        await condition(() => moved || tooLong(), Math.max(wakeAtMs - Date.now(), 1));
       }
     }
     if (sweeps >= SWEEPS_PER_RUN || workflowInfo().continueAsNewSuggested) {

@@ -128,7 +128,8 @@ export async function expireLink(
 
 /**
  * Makes sure the sweeper runs and knows the earliest expiry Postgres holds (the worker's start): one indexed
- * read and one signalWithStart. With no expiring link it is started all the same, sweeps once and sleeps.
+ * read and one signalWithStart. With no expiring link it is started all the same (told "now": it sweeps once,
+ * finds nothing and sleeps its longest).
  */
 export async function wakeExpirySweeper(deps: { sql: Sql; sweeper: ExpirySweeper }): Promise<number | null> {
   const next = await getNextExpiry(deps.sql);

@@ -107,18 +107,16 @@ export function createLinkSyncRequester(client: WorkflowClient, taskQueue: strin
 export async function signalExpirySweeper(
   client: WorkflowClient,
   taskQueue: string,
-  expiresAtMs: number | null,
+  expiresAtMs: number,
   reason: string,
 ): Promise<{ workflowId: string }> {
   const workflowId = getExpirySweepWorkflowId(taskQueue);
-  // No date to tell (the worker's start with nothing expiring): a signal for now only makes it look once.
-  const at = expiresAtMs ?? Date.now();
   await client.signalWithStart(WORKFLOW_TYPES.expirySweep, {
     taskQueue,
     workflowId,
     args: [{ reason } satisfies ExpirySweepInput],
     signal: expiryMovedSignal,
-    signalArgs: [{ expiresAtMs: at }],
+    signalArgs: [{ expiresAtMs }],
     typedSearchAttributes: [{ key: KindKey, value: 'expiry-sweep' }],
   });
   return { workflowId };

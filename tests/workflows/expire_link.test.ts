@@ -7,11 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { Registry } from 'prom-client';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
+import { registerExpiryGauges } from '../../lib/shared/metrics.ts';
+import { getExpiryBacklog } from '../../lib/stores/link_lifecycle_store.ts';
 import {
   type ExpireLinkResult,
   type ExpirySweepStep,
@@ -345,6 +348,14 @@ describe('the expiry sweeper', () => {
     await new Promise((r) => child!.process.once('exit', r));
     const atKill = await countExpired(codes);
     assert.ok(atKill > 0 && atKill < N, `killed mid-sweep: ${atKill} of ${N} expired`);
+    // What is left is visible: the worker's gauge (and the operations page) read the backlog.
+    const registry = new Registry();
+    registerExpiryGauges(registry, () => getExpiryBacklog(h.db.sql));
+    const gauges = new Map(
+      (await registry.getMetricsAsJSON()).map((m) => [m.name, m.values[0]?.value as number | undefined]),
+    );
+    assert.equal(gauges.get('lifeline_expiry_overdue'), N - atKill);
+    assert.ok((gauges.get('lifeline_expiry_overdue_oldest_seconds') ?? 0) >= 59);
 
     child = startWorkerProcess({ h, env });
     await eventually(async () => (child!.ready ? true : undefined), {
