@@ -51,6 +51,8 @@ export interface ActivityDeps {
   cdnByDomain?: ReadonlyMap<string, CdnPurger>;
   /** How the sync queue is drained (SYNC_BATCH_SIZE); absent: the defaults. */
   syncQueue?: SyncQueueSettings;
+  /** Links the expiry sweeper expires per transaction (EXPIRY_BATCH_SIZE); absent: the default. */
+  expiryBatchSize?: number;
   /** The watch of our own domains (RDAP, certificates, Safe Browsing); absent: its activities refuse. */
   domainWatch?: DomainWatchDeps;
   /** The black-box prober (PROBE_*); absent: its activity refuses to run. */

@@ -10,9 +10,9 @@ import { reconcileServingStore } from '../lib/reconcile/reconcile_serving_store.
 import type { ActivityDeps } from './deps.ts';
 import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
 
-/** Reconciliation (lib/reconcile): Postgres ↔ Bitly (with import) ↔ the serving store ↔ expiry timers. */
+/** Reconciliation (lib/reconcile): Postgres ↔ Bitly (with import) ↔ the serving store ↔ the expiry sweeper. */
 export function createReconcileActivities(deps: ActivityDeps) {
-  const reconcileDeps = (): ReconcileDeps => ({ ...deps, timers: currentSignals().timers });
+  const reconcileDeps = (): ReconcileDeps => ({ ...deps, sweeper: currentSignals().sweeper });
   return {
     reconcileBitlyPages: (input: ReconcileStepInput) =>
       runStep(() => reconcileBitlyPages(reconcileDeps(), input, currentTaskContext())),

@@ -10,7 +10,7 @@ export function createSyncQueueActivities(deps: ActivityDeps) {
       runStep(() => {
         const signals = currentSignals();
         return syncLinkBatch(
-          { ...deps, sync: signals.sync, timers: signals.timers },
+          { ...deps, sync: signals.sync, sweeper: signals.sweeper },
           input,
           currentTaskContext(),
         );

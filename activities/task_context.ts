@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { PermanentFailure, TransientFailure } from '../lib/shared/errors.ts';
 import type { TaskContext } from '../lib/shared/task_context.ts';
 import {
-  createExpiryTimers,
+  createExpirySweeper,
   createLinkSyncRequester,
   createSyncQueueKicker,
 } from '../lib/temporal/link_signals.ts';
@@ -30,7 +30,7 @@ export function currentSignals() {
   const { client, info } = Context.current();
   return {
     sync: createLinkSyncRequester(client.workflow, info.taskQueue),
-    timers: createExpiryTimers(client.workflow, info.taskQueue),
+    sweeper: createExpirySweeper(client.workflow, info.taskQueue),
     queue: createSyncQueueKicker(client.workflow, info.taskQueue),
   };
 }

@@ -1,6 +1,7 @@
-// An expiry burst: N links whose expiry falls in the same minute, made through the batch API (so each gets its
-// durable timer `expire:{code}` from the sync queue, as any new link with an expiry does), against real Postgres,
-// Redis (the serving store) and a Temporal dev server with the real worker entry in its own process. From the
+// An expiry burst: N links whose expiry falls in the same minute, made through the batch API (the sync queue's
+// drainer writes them to the serving store and tells the one expiry sweeper, `expiry-sweep:{taskQueue}`, their
+// earliest date, as for any new link with an expiry; ADR 0091), against real Postgres, Redis (the serving store)
+// and a Temporal dev server with the real worker entry in its own process. From the
 // due minute it measures, per link, when Postgres holds it `expired` (its row's updated_at, written by the
 // expiry's own transaction) and when the serving store's record says `expired` (read back every second), then:
 // the lateness of each expiry after its own expires_at (the later of the two), p50 / p99 / max, the total from
@@ -10,8 +11,8 @@
 //
 // --spread: the expiries are spread evenly over this many seconds from the start of the due minute (0: every
 //   link at the same instant). --lead: seconds from the start until the due minute (default: enough for the
-//   batch API and the timers at the rate measured on the shared two-core machine); the run stops if the timers
-//   are not all armed 10 s before it. --worker-heap: the worker's --max-old-space-size (the SDK sizes its cache of
+//   batch API and the sync queue at the rate measured on the shared two-core machine); the run stops if the links
+//   are not all made and synced, with the sweeper running and told the first date, 10 s before it. --worker-heap: the worker's --max-old-space-size (the SDK sizes its cache of
 //   running workflows from the heap limit, so this bounds the worker's memory).
 //
 // Baselines in the same run, after the burst, the simplest thing that does the same writes: one
@@ -28,7 +29,12 @@ import { toServingRecord } from '../lib/redirect/serving_record.ts';
 import { decodeServingRecord, encodeServingRecord } from '../lib/redirect/serving_store.ts';
 import type { LinkRow } from '../lib/stores/link_rows.ts';
 import { LINK_COLUMNS } from '../lib/stores/link_store.ts';
-import { WORKFLOW_TYPES } from '../workflows/contract.ts';
+import {
+  type ExpirySweepStep,
+  expirySweepQuery,
+  getExpirySweepWorkflowId,
+  WORKFLOW_TYPES,
+} from '../workflows/contract.ts';
 import { rssOf } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
 
@@ -39,7 +45,8 @@ function argValue(name: string): string | undefined {
 
 const LINKS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 100_000);
 const SPREAD_S = Number(argValue('spread') ?? 60);
-// Made and armed at ≈ 190 links a second on the shared two-core machine: twice that time, at least two minutes.
+// Made and armed (per-link timers, before ADR 0091) at ≈ 190 links a second on the shared two-core machine: twice
+// that time, at least two minutes. Without timers the links are ready sooner; the lead is kept comparable.
 const LEAD_S = Number(argValue('lead') ?? Math.max(120, Math.ceil(LINKS / 100)));
 // The worker's V8 heap limit (MiB); its workflow cache is sized from it. Unset: Node's default for the machine.
 const WORKER_HEAP_MB = argValue('worker-heap');
@@ -132,11 +139,35 @@ const worker = startWorkerProcess({
 });
 const workerPid = () => worker.process.pid;
 
+/** Per-link timers of before the sweeper: none should run. */
 async function runningTimers(): Promise<number> {
   const { count } = await h.temporal.client.workflow.count(
     `TaskQueue = "${h.taskQueue}" AND WorkflowType = "${WORKFLOW_TYPES.expireLink}" AND ExecutionStatus = "Running"`,
   );
   return count;
+}
+const sweeper = () => h.temporal.client.workflow.getHandle(getExpirySweepWorkflowId(h.taskQueue));
+/** When the sweeper looks next (epoch ms; null while it sweeps, or when it does not run). */
+async function sweeperWakeAt(): Promise<number | null> {
+  try {
+    if ((await sweeper().describe()).status.name !== 'RUNNING') return null;
+    return (await sweeper().query(expirySweepQuery)).wakeAtMs;
+  } catch {
+    return null;
+  }
+}
+/** Every sweep's result in the sweeper's history (every run of its chain). */
+async function sweeps(): Promise<ExpirySweepStep[]> {
+  const steps: ExpirySweepStep[] = [];
+  const workflowId = getExpirySweepWorkflowId(h.taskQueue);
+  for await (const execution of h.temporal.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+    const history = await h.temporal.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const data = event.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+      if (data) steps.push(JSON.parse(Buffer.from(data).toString('utf8')) as ExpirySweepStep);
+    }
+  }
+  return steps;
 }
 
 try {
@@ -158,7 +189,7 @@ try {
     `${LINKS.toLocaleString('en')} links due from ${new Date(due).toISOString()} over ${SPREAD_S} s; making them`,
   );
 
-  // 1. The links, through the batch API: each batch's links queued for their sync (serving store, timer).
+  // 1. The links, through the batch API: each batch's links queued for their sync (serving store, sweeper).
   const dueOf = new Map<string, number>();
   for (let from = 0; from < LINKS; from += BATCH) {
     const items = [];
@@ -178,26 +209,33 @@ try {
     }
   }
   const createdMs = Date.now() - started;
-  say(`made in ${seconds(createdMs)}; waiting for every timer`);
+  say(`made in ${seconds(createdMs)}; waiting for the sync queue and the sweeper`);
 
-  // 2. Every timer armed (the sync queue drained, one running expire:{code} per link) before the due minute.
-  let armed = 0;
+  // 2. Ready before the due minute: the sync queue drained (every link in the serving store, the sweeper told
+  // the batches' earliest dates) and the one sweeper running, asleep until the first due date at the latest.
+  // Nothing per link is armed in Temporal.
+  let queued = -1;
+  let wakeAt: number | null = null;
   await eventually(
     async () => {
       const [q] = await h.db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM link_sync_queue`;
-      armed = await runningTimers();
-      return q!.n === 0 && armed === LINKS ? true : undefined;
+      queued = q!.n;
+      wakeAt = await sweeperWakeAt();
+      return queued === 0 && wakeAt !== null && wakeAt <= due + 1_000 ? true : undefined;
     },
     {
       timeoutMs: Math.max(0, due - 10_000 - Date.now()),
       intervalMs: 2_000,
-      what: () => `every timer armed (${armed} of ${LINKS}; raise --lead)`,
+      what: () => `the links ready (${queued} still queued, sweeper wakes at ${wakeAt}; raise --lead)`,
     },
   );
+  const armed = await runningTimers();
+  if (armed !== 0) throw new Error(`${armed} per-link expire:{code} timers run; none should`);
+  const sweepsBefore = (await sweeps()).length;
   const armedMs = Date.now() - started;
   const armedRss = rssOf(workerPid());
   say(
-    `${armed.toLocaleString('en')} timers armed after ${seconds(armedMs)}; due in ${seconds(due - Date.now())}`,
+    `ready after ${seconds(armedMs)} (sweeper wakes at ${new Date(wakeAt!).toISOString()}); due in ${seconds(due - Date.now())}`,
   );
 
   // 3. The burst: poll Postgres for newly expired rows, then the serving store for those not yet served.
@@ -265,7 +303,11 @@ try {
   const totalMs = lastDone - due;
   const [audited] = await h.db.sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM audit_log WHERE actor = 'system:expire' AND action = 'link.status_changed'`;
-  say(`every link expired and served expired ${seconds(totalMs)} after the due minute began`);
+  const burstSweeps = (await sweeps()).slice(sweepsBefore).filter((s) => s.expired > 0);
+  say(
+    `every link expired and served expired ${seconds(totalMs)} after the due minute began, ` +
+      `in ${burstSweeps.length} sweeps`,
+  );
 
   // 4. Baselines: the same writes, the simplest way.
   await h.db.sql`CREATE TABLE bench_links_copy (LIKE links INCLUDING ALL)`;
@@ -292,7 +334,7 @@ try {
     links: LINKS,
     spreadS: SPREAD_S,
     due: new Date(due).toISOString(),
-    setup: { createdMs, armedMs, timers: armed },
+    setup: { createdMs, readyMs: armedMs, perLinkTimers: armed },
     burst: {
       totalMs: Math.round(totalMs),
       latenessMs: {
@@ -307,11 +349,13 @@ try {
       },
       expiriesPerSecond: Math.round((LINKS * 1000) / Math.max(1, lastDone - due)),
       audited: audited!.n,
+      sweeps: burstSweeps.length,
+      largestSweep: Math.max(0, ...burstSweeps.map((s) => s.expired)),
       pollMs: POLL_MS,
     },
     cpuSecondsDuringBurst: { ...cpu, wall: Math.round((burstEnded - due) / 1000) },
     workerHeapMb: WORKER_HEAP_MB ?? 'default',
-    workerRssMb: { idle: mb(idleRss), armed: mb(armedRss), peak: mb(peakRss), end: mb(endRss) },
+    workerRssMb: { idle: mb(idleRss), ready: mb(armedRss), peak: mb(peakRss), end: mb(endRss) },
     baselines: {
       postgresOneUpdateMs: Math.round(baselinePostgresMs),
       postgresRows: baselineUpdate.count,
@@ -327,12 +371,12 @@ try {
       '',
       row([
         'links',
-        'timers armed',
+        'ready after',
         'p50 lateness',
         'p99 lateness',
         'max',
         'due minute → all expired',
-        'worker RSS (idle → armed → peak)',
+        'worker RSS (idle → ready → peak)',
         'baseline UPDATE + Redis',
       ]),
       row(['---', '---', '---', '---', '---', '---', '---', '---']),
@@ -343,7 +387,7 @@ try {
         seconds(result.burst.latenessMs.p99),
         seconds(result.burst.latenessMs.max),
         seconds(totalMs),
-        `${result.workerRssMb.idle} → ${result.workerRssMb.armed} → ${result.workerRssMb.peak} MiB`,
+        `${result.workerRssMb.idle} → ${result.workerRssMb.ready} → ${result.workerRssMb.peak} MiB`,
         `${Math.round(baselinePostgresMs)} ms + ${Math.round(baselineRedisMs)} ms`,
       ]),
     ].join('\n'),

@@ -57,7 +57,7 @@ export function AdoptionRuns(props: {
 }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const { backfills, retargets, syncQueue } = props.adoption;
+  const { backfills, retargets, syncQueue, expiryBacklog } = props.adoption;
   const workflowLink = (workflowId: string) =>
     props.temporalUrl ? (
       <a
@@ -144,6 +144,14 @@ export function AdoptionRuns(props: {
               count: syncQueue.depth,
               retrying: syncQueue.retrying,
               time: i18n.dateTime(syncQueue.oldestEnqueuedAt),
+            })}
+      </p>
+      <p class="small" id="expiry-backlog">
+        {expiryBacklog.due === 0
+          ? t('adoption.expiryBacklogEmpty')
+          : t('adoption.expiryBacklog', {
+              count: expiryBacklog.due,
+              seconds: Math.round(expiryBacklog.oldestLateSeconds),
             })}
       </p>
       <h3>{t('adoption.retargets')}</h3>

@@ -17,6 +17,7 @@ import { readEscrowAges } from '../lib/escrow/escrow_age.ts';
 import { getDrillGaugeValues } from '../lib/failover/scheduled_drill.ts';
 import { createDrainState } from '../lib/health/drain_state.ts';
 import { checkWorkerReadiness } from '../lib/health/worker_readiness.ts';
+import { wakeExpirySweeper } from '../lib/links/expire_link.ts';
 import { getSyncQueueOverview, kickSyncQueueIfWaiting } from '../lib/propagation/link_sync_queue.ts';
 import { countWaitingBreakerHolds } from '../lib/publishing/mass_change_breaker.ts';
 import { readReconcileDrift } from '../lib/reconcile/reconcile_drift.ts';
@@ -28,6 +29,7 @@ import {
   createProcessMetrics,
   registerDestinationMetrics,
   registerDrillGauges,
+  registerExpiryGauges,
   registerProbeIncidentGauge,
   registerSyncQueueGauges,
   registerWebhookGauges,
@@ -38,9 +40,10 @@ import {
   registerReconcileDriftGauges,
   registerVendorCollisionGauge,
 } from '../lib/shared/promise_gauges.ts';
+import { getExpiryBacklog } from '../lib/stores/link_lifecycle_store.ts';
 import { countOpenProbeIncidents } from '../lib/stores/probe_store.ts';
 import { createSql } from '../lib/stores/sql.ts';
-import { createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
+import { createExpirySweeper, createSyncQueueKicker } from '../lib/temporal/link_signals.ts';
 import { ensureSchedules, triggerRescanNow } from '../lib/temporal/schedules.ts';
 import { signalWebhookDrainer } from '../lib/temporal/webhook_signals.ts';
 import { countVendorCollisions } from '../lib/vendors/count_vendor_collisions.ts';
@@ -76,6 +79,8 @@ let ping: () => Promise<unknown> = () => Promise.reject(new Error('not connected
 const registry = createProcessMetrics();
 // The sync queue's depth and age (ADR 0024), read from Postgres at scrape time.
 registerSyncQueueGauges(registry, () => getSyncQueueOverview(sql));
+// Links past their expiry the sweeper has not expired yet (ADR 0091).
+registerExpiryGauges(registry, () => getExpiryBacklog(sql));
 // The WordPress breaker's waiting holds (ADR 0057): an alert fires while one waits for an admin.
 registerWordPressBreakerGauge(registry, () => countWaitingBreakerHolds(sql));
 // The promises about the copies (lib/shared/promise_gauges.ts): collisions, drift per leg, escrow and snapshot age.
@@ -185,6 +190,11 @@ await kickSyncQueueIfWaiting(
   { sql, queue: createSyncQueueKicker(client.workflow, config.temporal.taskQueue) },
   'worker start',
 ).catch((error: unknown) => logger.warn({ err: error }, 'could not wake the sync-queue drainer at start'));
+// The one expiry sweeper (ADR 0091) runs from the worker's start and knows the earliest expiry in Postgres.
+await wakeExpirySweeper({
+  sql,
+  sweeper: createExpirySweeper(client.workflow, config.temporal.taskQueue),
+}).catch((error: unknown) => logger.warn({ err: error }, 'could not start the expiry sweeper at start'));
 // Outgoing webhooks written while no drainer ran (the outbox is durable; ADR 0082) go out now.
 await wakeWebhookDrainerIfNeeded({ sql }, (reason) =>
   signalWebhookDrainer(client.workflow, config.temporal.taskQueue, reason, config.webhooks.pollIntervalMs),

@@ -97,6 +97,7 @@ export function createWorkerDeps(
     ...withCdn(base.cdn ?? createConfiguredCdnPurger(config, { logger: base.logger })),
     cdnByDomain: base.cdnByDomain ?? createConfiguredDomainCdnPurgers(config, { logger: base.logger }),
     syncQueue: { ...DEFAULT_SYNC_QUEUE_SETTINGS, batchSize: config.syncQueue.batchSize, ...base.syncQueue },
+    expiryBatchSize: config.expiry.batchSize,
     domainWatch: createDomainWatchDeps(config, base.logger, base.domainWatch),
     probe: createProbeDeps(config, base.registry),
     archiveCopies: config.archive.mode !== 'off',

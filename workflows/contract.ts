@@ -30,6 +30,7 @@ export const WORKFLOW_TYPES = {
   syncLink: 'syncLinkWorkflow',
   syncQueue: 'syncQueueWorkflow',
   expireLink: 'expireLinkWorkflow',
+  expirySweep: 'expirySweepWorkflow',
   rescanLinks: 'rescanLinksWorkflow',
   reconcileLinks: 'reconcileLinksWorkflow',
   changeFront: 'changeFrontWorkflow',
@@ -64,9 +65,17 @@ export function getSyncWorkflowId(code: string): string {
   return `sync:${code}`;
 }
 
-/** The durable expiry timer of one link. */
+/**
+ * The durable expiry timer of one link, as links had before the sweeper (ADR 0091): no new one is started, and
+ * those still running find Postgres already decided when they fire.
+ */
 export function getExpireWorkflowId(code: string): string {
   return `expire:${code}`;
+}
+
+/** The one expiry sweeper of a task queue (so per deployment; ADR 0091). */
+export function getExpirySweepWorkflowId(taskQueue: string): string {
+  return `expiry-sweep:${taskQueue}`;
 }
 
 /** The Temporal Schedule that re-scans every destination; one per task queue (so per deployment). */
@@ -193,8 +202,9 @@ export interface SyncQueueTotals {
 /** Signal name on the wire: "codes were queued; drain them". */
 export const syncQueuedSignal = defineSignal<[{ reason: string }]>('syncQueued');
 
-// ------------------------------------------------------------------------------- expiry (one per link)
+// ------------------------------------------------------------------------------- expiry
 
+// The per-link timers of before ADR 0091: still registered, so the ones running in a deployment finish.
 export interface ExpireLinkInput {
   code: string;
   /** When the link expires (epoch ms); null: it no longer expires and the timer ends. */
@@ -202,14 +212,48 @@ export interface ExpireLinkInput {
 }
 
 export interface ExpireLinkResult {
-  outcome: 'expired' | 'cancelled' | 'not_active';
+  /** `swept`: the link is the sweeper's (not due, or already expired by it); this timer ends. */
+  outcome: 'expired' | 'cancelled' | 'not_active' | 'swept';
   expiresAtMs: number | null;
 }
 
-/** Signal name on the wire: the link's expires_at changed in Postgres (null: removed). */
+/** Signal name on the wire: the link's expires_at changed in Postgres (null: removed). Old timers only. */
 export const expiryChangedSignal = defineSignal<[{ expiresAtMs: number | null }]>('expiryChanged');
-/** Query name on the wire: when this timer will fire. */
+/** Query name on the wire: when this timer will fire. Old timers only. */
 export const expiryQuery = defineQuery<{ expiresAtMs: number | null }>('expiry');
+
+/** The expiry sweeper (`expiry-sweep:{taskQueue}`, ADR 0091). */
+export interface ExpirySweepInput {
+  /** Why it was started (the first signal's reason). */
+  reason: string;
+  /** Carried across continue-as-new (a run always begins with a sweep: nothing else to carry). */
+  totals?: ExpirySweepTotals;
+}
+
+/** What the sweeper did so far (carried across continue-as-new). */
+export interface ExpirySweepTotals {
+  /** Sweeps that expired at least one link. */
+  batches: number;
+  expired: number;
+}
+
+/** What one sweep did (the activity's result: each batch's count is in the sweeper's history). */
+export interface ExpirySweepStep {
+  /** Links expired in this sweep's transaction. */
+  expired: number;
+  /** EXPIRY_BATCH_SIZE: a sweep that expired this many looks again at once. */
+  batchSize: number;
+  /** The next expiry of a live active link (epoch ms), and how far from Postgres's clock; null: none. */
+  nextDueAtMs: number | null;
+  nextDueInMs: number | null;
+}
+
+/** Signal name on the wire: a live link expires at this date; wake by then if that is earlier. */
+export const expiryMovedSignal = defineSignal<[{ expiresAtMs: number }]>('expiryMoved');
+/** Query name on the wire: when the sweeper looks next (epoch ms), and its totals. */
+export const expirySweepQuery = defineQuery<{ wakeAtMs: number | null; totals: ExpirySweepTotals }>(
+  'expirySweep',
+);
 
 // ------------------------------------------------------------------------------- safety re-scan
 

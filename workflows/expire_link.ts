@@ -21,7 +21,10 @@ const { expireLink } = proxyActivities<Activities>({
 });
 
 /**
- * A durable timer per expiring link, ID `expire:{code}`. Sleeps until expires_at (a condition with a timeout,
+ * The durable timer per expiring link of before the expiry sweeper (ADR 0091), ID `expire:{code}`. No new one is
+ * started; it stays registered (its code unchanged, so running executions replay) for the ones a deployment still
+ * has: when they fire, Postgres has usually decided already (the sweeper expired the link, or it is not due) and
+ * the activity ends them. What follows is how it worked. Sleeps until expires_at (a condition with a timeout,
  * so an `expiryChanged` signal moves the deadline without leaking timers); on fire, expireLink marks the link
  * `expired` if Postgres agrees the time has come, and the sync workflow then purges caches and updates vendors.
  * A date in the past fires at once.

@@ -9,6 +9,7 @@ export { checkDestinationsWorkflow } from './check_destinations.ts';
 export { dailyClicksWebhookWorkflow, deliverWebhooksWorkflow } from './deliver_webhooks.ts';
 export { escrowExportWorkflow, staticSnapshotWorkflow } from './escrow.ts';
 export { expireLinkWorkflow } from './expire_link.ts';
+export { expirySweepWorkflow } from './expiry_sweep.ts';
 export { probeWorkflow } from './probe.ts';
 export { publishPostWorkflow } from './publish_post.ts';
 export { pullBitlyClicksWorkflow } from './pull_bitly_clicks.ts';

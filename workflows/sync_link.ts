@@ -68,7 +68,7 @@ export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: 
     if (bitly.outcome === 'mismatch') {
       await recordVendorCollision({ code: input.code, vendor: 'bitly', detail: bitly.detail });
     }
-    // Expiry: keep the link's durable timer `expire:{code}` in step with expires_at.
+    // Expiry: tell the one sweeper the link's date (ADR 0091; the activity's name is from the per-link timers).
     await ensureExpiryTimer({ code: input.code });
   }
   return { passes };

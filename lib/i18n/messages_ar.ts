@@ -701,6 +701,9 @@ export const ar: Messages = {
   'adoption.syncQueue':
     'طابور المزامنة: {count, plural, zero {لا رابط ينتظر} one {رابط واحد ينتظر} two {رابطان ينتظران} few {# روابط تنتظر} many {# رابطًا تنتظر} other {# رابط ينتظر}} مخزن التقديم وBitly ({retrying} قيد إعادة المحاولة)، والأقدم منذ {time}.',
   'adoption.syncQueueEmpty': 'طابور المزامنة فارغ: كل تغيير جماعي وصل إلى مخزن التقديم وBitly.',
+  'adoption.expiryBacklog':
+    'انتهاء الصلاحية: {count, plural, zero {لا رابط} one {رابط واحد} two {رابطان} few {# روابط} many {# رابطًا} other {# رابط}} تجاوز موعده ولم يُنهَ بعد (الأقدم متأخر {seconds} ث)؛ القرّاء يتلقّون جواب الانتهاء منذ الآن.',
+  'adoption.expiryBacklogEmpty': 'انتهاء الصلاحية: كل رابط تجاوز موعده قد انتهى.',
   'backfill.outcome.minted': 'أُصدر',
   'backfill.outcome.kept': 'أُبقي',
   'backfill.outcome.adopted': 'اعتُمد',

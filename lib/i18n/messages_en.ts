@@ -716,6 +716,9 @@ export const en = {
   'adoption.syncQueue':
     'Sync queue: {count, plural, one {# link waits} other {# links wait}} for the serving store and Bitly ({retrying} retrying), the oldest since {time}.',
   'adoption.syncQueueEmpty': 'Sync queue: empty (every bulk change reached the serving store and Bitly).',
+  'adoption.expiryBacklog':
+    'Expiry: {count, plural, one {# link is} other {# links are}} past {count, plural, one {its date} other {their dates}} and not expired yet (the oldest {seconds} s late); readers already get the expired answer.',
+  'adoption.expiryBacklogEmpty': 'Expiry: every link past its date is expired.',
   'backfill.outcome.minted': 'minted',
   'backfill.outcome.kept': 'kept',
   'backfill.outcome.adopted': 'adopted',

@@ -58,7 +58,7 @@ const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every(
 /**
  * Applies an edit (retarget, title, expiry, fallback, redirect status, tags, UTM, status active|gone) in one transaction
  * with its audit entry (actor, before, after, reason), then tells the sync workflow so caches, the serving
- * store, vendors and the expiry timer follow. `expectedVersion` (If-Match) refuses to overwrite someone
+ * store, vendors and the expiry sweeper follow. `expectedVersion` (If-Match) refuses to overwrite someone
  * else's newer edit.
  */
 export async function editLink(

@@ -1,8 +1,10 @@
 // What the operations page shows of adopting an existing newsroom: backfill runs with their progress, the
-// latest mass retargets, and the sync queue their links' replicas wait in (ADR 0024).
+// latest mass retargets, the sync queue their links' replicas wait in (ADR 0024), and the links past their expiry
+// the sweeper has not expired yet (ADR 0091).
 
 import { getSyncQueueOverview, type SyncQueueOverview } from '../propagation/link_sync_queue.ts';
 import { countBackfillPosts, listBackfillRuns } from '../stores/backfill_store.ts';
+import { getExpiryBacklog } from '../stores/link_lifecycle_store.ts';
 import { listRetargetRuns, type RetargetRunRow } from '../stores/retarget_store.ts';
 import type { Db } from '../stores/sql.ts';
 
@@ -30,13 +32,16 @@ export interface AdoptionOverview {
   retargets: RetargetRunRow[];
   /** Bulk changes (API batches, backfills) whose replicas are still on their way. */
   syncQueue: SyncQueueOverview;
+  /** Live active links past their expires_at not expired yet by the sweeper, and the oldest one's lateness. */
+  expiryBacklog: { due: number; oldestLateSeconds: number };
 }
 
 export async function getAdoptionOverview(db: Db): Promise<AdoptionOverview> {
-  const [runs, retargets, syncQueue] = await Promise.all([
+  const [runs, retargets, syncQueue, expiryBacklog] = await Promise.all([
     listBackfillRuns(db, 5),
     listRetargetRuns(db, 5),
     getSyncQueueOverview(db),
+    getExpiryBacklog(db),
   ]);
   const backfills = await Promise.all(
     runs.map(async (run) => {
@@ -58,5 +63,5 @@ export async function getAdoptionOverview(db: Db): Promise<AdoptionOverview> {
       };
     }),
   );
-  return { backfills, retargets, syncQueue };
+  return { backfills, retargets, syncQueue, expiryBacklog };
 }

@@ -1,21 +1,30 @@
-// The expiry timer is a copy too: each propagation pass (a `sync:{code}` pass, a sync-queue batch) leaves the
-// link's durable timer (`expire:{code}`, workflows/expire_link.ts) in step with expires_at in Postgres.
+// Expiry is decided in Postgres and carried out by the one sweeper (ADR 0091); each propagation pass of a link
+// (a `sync:{code}` pass) tells the sweeper the link's date, so a date earlier than its next wake-up wakes it then.
+// The sync-queue drainer tells it once per batch (sync_link_batch.ts), with the batch's earliest date.
 import { PermanentFailure } from '../shared/errors.ts';
+import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
+import type { ExpirySweeper } from '../temporal/expiry_sweeper.ts';
+
+/** The date the sweeper must know of for this link: expires_at while it is live and active, else none. */
+export function sweptExpiry(row: Pick<LinkRow, 'status' | 'deletedAt' | 'expiresAt'>): number | null {
+  return row.deletedAt === null && row.status === 'active' && row.expiresAt ? row.expiresAt.getTime() : null;
+}
 
 /**
- * Makes the link's timer agree with Postgres: armed with expires_at while the link is live (active or pending),
- * told to stop otherwise. Called by every propagation pass, so any change to expiresAt moves the timer.
+ * Tells the sweeper the link's expiry when it has one (signalWithStart: a sweeper that is not running starts).
+ * Nothing to undo for a removed or later date: the sweeper reads Postgres whenever it wakes. (The name is the
+ * activity's, recorded in sync:{code} histories; there is no timer per link any more.)
  */
 export async function ensureExpiryTimer(
-  deps: { sql: Sql; timers: ExpiryTimers },
+  deps: { sql: Sql; sweeper: ExpirySweeper },
   code: string,
-): Promise<{ timer: string; expiresAtMs: number | null }> {
+): Promise<{ timer: 'signalled' | 'none'; expiresAtMs: number | null }> {
   const row = await getLinkByCode(deps.sql, code);
   if (!row) throw new PermanentFailure(`no link ${code}`);
-  const live = row.deletedAt === null && (row.status === 'active' || row.status === 'pending');
-  const expiresAtMs = live && row.expiresAt ? row.expiresAt.getTime() : null;
-  return { timer: await deps.timers.set(code, expiresAtMs), expiresAtMs };
+  const expiresAtMs = sweptExpiry(row);
+  if (expiresAtMs === null) return { timer: 'none', expiresAtMs };
+  await deps.sweeper.expiresAt(expiresAtMs);
+  return { timer: 'signalled', expiresAtMs };
 }

@@ -1,14 +1,14 @@
 // Propagation: carrying a committed change of a link in Postgres (the truth) to every copy of the link. The
 // copies are the serving store and each web instance's LRU (the in-house copies), Bitly's bitlink, the CDN's
-// cached answers and the link's expiry timer. One path carries every change (ADR 0004, ADR 0024): a single
+// cached answers, and the expiry sweeper's knowledge of the link's date (ADR 0091). One path carries every change (ADR 0004, ADR 0024): a single
 // change goes to its link's workflow `sync:{code}`, a bulk change to the sync queue's drainer; each pass re-reads
 // Postgres and brings every copy in line, so a pass carries no diff and the newest state wins.
 //
 // One word per copy, in every file of lib/propagation: *refresh* the in-house copies (re-read Postgres, write
 // the serving store under a version guard, announce the code on the invalidation bus so every LRU drops it),
-// *sync to Bitly*, *purge* the CDN, *ensure* the expiry timer. "sync" in workflow and activity names
-// (`sync:{code}`, syncToBitly, syncLinkBatch) and "replica" in older text mean propagation and copy: workflow
-// histories record those names, so they stay.
+// *sync to Bitly*, *purge* the CDN, *ensure* the expiry timer (now: tell the one sweeper the date). "sync" in
+// workflow and activity names (`sync:{code}`, syncToBitly, syncLinkBatch, ensureExpiryTimer) and "replica" in
+// older text mean propagation and copy: workflow histories record those names, so they stay.
 //
 // This file is the way in: a writer calls syncAfterChange (one link) or kickSyncQueueInBackground (a batch it
 // queued) once its transaction has committed.

@@ -1,7 +1,8 @@
 // The batched sync of bulk changes (ADR 0024): codes queued in link_sync_queue (in the transaction of an API batch
 // or an archive backfill batch) are synced many at a time by the one drainer workflow (workflows/sync_queue.ts),
 // doing what a pass of the per-link `sync:{code}` workflow does — serving store and caches, CDN purge, Bitly
-// (create, retarget, archive, with the collision rules of ADR 0008), expiry timer — for a whole batch at once.
+// (create, retarget, archive, with the collision rules of ADR 0008), the expiry sweeper's date — for a whole
+// batch at once.
 
 import type { CdnPurger } from '../cdn/cdn_purger.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
@@ -19,10 +20,10 @@ import {
   removeSyncedCodes,
 } from '../stores/link_sync_queue_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
+import type { ExpirySweeper } from '../temporal/expiry_sweeper.ts';
 import type { LinkSyncRequester } from '../temporal/link_sync.ts';
 import { recordVendorCollision } from '../vendors/record_vendor_collision.ts';
-import { ensureExpiryTimer as syncExpiryTimer } from './ensure_expiry_timer.ts';
+import { sweptExpiry } from './ensure_expiry_timer.ts';
 import { purgeLinksFromCdn } from './purge_link.ts';
 import { refreshLinks } from './refresh_links.ts';
 import { type BitlySyncDeps, syncToBitly } from './sync_to_bitly.ts';
@@ -48,8 +49,8 @@ export const DEFAULT_SYNC_QUEUE_SETTINGS: SyncQueueSettings = {
   retryMaxMs: 60_000,
 };
 
-/** Expiry timers and Temporal round trips besides Bitly, in flight at once. */
-const TIMER_CONCURRENCY = 16;
+/** Temporal round trips besides Bitly (hand-offs to sync:{code}), in flight at once. */
+const HANDOFF_CONCURRENCY = 16;
 /** Reasons of new links: nothing can be cached at the CDN under a code that did not exist (as sync:{code}). */
 const CREATION_REASON = /^link\.created\b/;
 
@@ -99,7 +100,8 @@ export interface SyncBatchDeps extends BitlySyncDeps {
   cdn?: CdnPurger | undefined;
   /** Each other short domain's purger, by host name (lib/cdn/configured_cdn_purger.ts). */
   cdnByDomain?: ReadonlyMap<string, CdnPurger> | undefined;
-  timers: ExpiryTimers;
+  /** The expiry sweeper, told the batch's earliest expiry once (ADR 0091). */
+  sweeper: ExpirySweeper;
   /** The per-link workflow, for links that keep failing. */
   sync: LinkSyncRequester;
   syncQueue?: SyncQueueSettings | undefined;
@@ -111,7 +113,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * Syncs one batch of queued codes: (1) the serving store and every instance's cache in one pass, (2) the CDN's
  * cached copies in one purge (not for new links) beside (3) Bitly with bounded concurrency through the provider's
  * limiter, exactly as `sync:{code}` does it per link (syncToBitly; a refused back-half is a recorded collision),
- * then (4) the expiry timers. A code leaves the queue only once all of it is done; one that fails is retried in a
+ * then (4) tells the expiry sweeper the batch's earliest expiry, once. A code leaves the queue only once all of it is done; one that fails is retried in a
  * later batch with backoff, and after `maxAttempts` goes to its own sync workflow. A Bitly rate limit (or an
  * outage that fails every link of the batch) is not the links' fault: the untried codes stay as they are and
  * the drainer waits. Idempotent: a retry after a crash re-reads the queue and redoes only what is still there.
@@ -216,23 +218,30 @@ export async function syncLinkBatch(
     }
   }
 
-  // 4. Expiry timers, for what was synced: a new link without an expiry has no timer to arm.
+  // 4. The expiry sweeper: one signal with the earliest expiry of the batch's live links (none: nothing to say;
+  // a removed or later date needs nothing, the sweeper reads Postgres whenever it wakes).
   const settled = items.filter((i) => !untried.has(i.code) && !failures.has(i.code));
   const rows = await getLinksByCodes(
     deps.sql,
     settled.map((i) => i.code),
   );
-  const timed = settled.filter((i) => {
-    const row = rows.get(i.code);
-    return row !== undefined && (row.expiresAt !== null || !CREATION_REASON.test(i.reason));
-  });
-  await forEachConcurrently(timed, TIMER_CONCURRENCY, async (item) => {
+  let earliest: number | null = null;
+  for (const row of rows.values()) {
+    const at = sweptExpiry(row);
+    if (at !== null && (earliest === null || at < earliest)) earliest = at;
+  }
+  if (earliest !== null) {
     try {
-      await syncExpiryTimer({ sql: deps.sql, timers: deps.timers }, item.code);
+      await deps.sweeper.expiresAt(earliest);
     } catch (error) {
-      fail(item.code, `expiry timer: ${messageOf(error)}`);
+      // Not this batch's links' fault, but they must not leave the queue before the sweeper knows their date.
+      const dated = settled.filter((i) => {
+        const row = rows.get(i.code);
+        return row !== undefined && sweptExpiry(row) !== null;
+      });
+      for (const item of dated) fail(item.code, `expiry sweeper: ${messageOf(error)}`);
     }
-  });
+  }
 
   // 5. Settle: done codes leave the queue (at the generation synced); failures back off or go to sync:{code}.
   const finished = items.filter((i) => !untried.has(i.code) && !failures.has(i.code));
@@ -261,7 +270,7 @@ export async function syncLinkBatch(
     report.retrying.push({ code: item.code, attempts, error: failure.error.slice(0, 200) });
   }
   await deferSyncs(deps.sql, deferred);
-  await forEachConcurrently(givenUp, TIMER_CONCURRENCY, async (item) => {
+  await forEachConcurrently(givenUp, HANDOFF_CONCURRENCY, async (item) => {
     const failure = failures.get(item.code)!;
     await deps.sync.syncLink(
       item.code,

@@ -1,49 +1,45 @@
-import { forEachConcurrently } from '../shared/concurrency.ts';
 import type { TaskContext } from '../shared/task_context.ts';
-import { insertMarks, listExpiringLinksAfter, updateMarksRepaired } from '../stores/reconcile_store.ts';
-import {
-  POSTGRES_CHUNK,
-  type ReconcileDeps,
-  type ReconcileStepInput,
-  type ReconcileStepResult,
-} from './reconcile_run.ts';
+import { getNextExpiry } from '../stores/link_lifecycle_store.ts';
+import { insertMarks, listOverdueExpiries, updateMarksRepaired } from '../stores/reconcile_store.ts';
+import type { ReconcileDeps, ReconcileStepInput, ReconcileStepResult } from './reconcile_run.ts';
+
+/** A link this long past its expiry and still active is drift (a sweep normally takes well under a second). */
+export const OVERDUE_GRACE_MS = 60_000;
 
 /**
- * The expiry leg of reconciliation: every live link with an expiry has its durable timer. One that lost it
- * (Temporal restored from an old backup, a sync deferred while Temporal was down) gets it back, and one already
- * past its date expires at once. Running timers are only described, never signalled, so their histories do
- * not grow.
+ * The expiry leg of reconciliation (ADR 0091): the one sweeper runs and knows the earliest expiry. Links still
+ * active a minute past their date are drift (`missing`: their expiry was not carried out; at most `budget` of
+ * them are named per run). Repair is one signalWithStart of the sweeper with the earliest date Postgres holds:
+ * it starts if it was lost (Temporal restored from an old backup, a namespace reset) and sweeps what is due at
+ * once. A sweeper that runs is only described, never signalled, so its history does not grow (unless links are
+ * overdue). The activity keeps its name: reconcileLinksWorkflow histories record it.
  */
 export async function reconcileExpiryTimers(
   deps: ReconcileDeps,
   input: ReconcileStepInput,
   context: TaskContext,
 ): Promise<ReconcileStepResult> {
-  const resumed = context.resumed as { cursor: string; read: number } | undefined;
-  let cursor = resumed?.cursor ?? input.position.cursor ?? '';
-  let read = resumed?.read ?? 0;
-  while (read < input.budget) {
-    const rows = await listExpiringLinksAfter(deps.sql, {
-      cursor,
-      limit: Math.min(POSTGRES_CHUNK, input.budget - read),
-    });
-    if (rows.length === 0) return { position: { phase: 'wordpress', cursor: null }, read };
-    const missing: string[] = [];
-    await forEachConcurrently(rows, 8, async (row) => {
-      if (await deps.timers.isRunning(row.code)) return;
-      missing.push(row.code);
-      if (input.repair) await deps.timers.set(row.code, row.expiresAt.getTime());
-    });
-    await insertMarks(
-      deps.sql,
-      input.runId,
-      'expiry',
-      missing.map((code) => ({ code, drift: 'missing' as const })),
+  const next = await getNextExpiry(deps.sql);
+  if (next === null) return { position: { phase: 'wordpress', cursor: null }, read: 0 };
+  const overdue = await listOverdueExpiries(deps.sql, { graceMs: OVERDUE_GRACE_MS, limit: input.budget });
+  const running = await deps.sweeper.isRunning();
+  context.heartbeat({ overdue: overdue.length, running });
+  if (!running || overdue.length > 0) {
+    deps.logger.warn(
+      { sweeperRunning: running, overdue: overdue.length, nextDueAt: new Date(next.atMs) },
+      'expiry sweeper behind or missing',
     );
-    if (input.repair) await updateMarksRepaired(deps.sql, input.runId, 'expiry', missing);
-    read += rows.length;
-    cursor = rows.at(-1)!.code;
-    context.heartbeat({ cursor, read });
   }
-  return { position: { phase: 'expiry', cursor }, read };
+  const missing = overdue.map((row) => row.code);
+  await insertMarks(
+    deps.sql,
+    input.runId,
+    'expiry',
+    missing.map((code) => ({ code, drift: 'missing' as const })),
+  );
+  if (input.repair && (!running || overdue.length > 0)) {
+    await deps.sweeper.expiresAt(next.atMs);
+    await updateMarksRepaired(deps.sql, input.runId, 'expiry', missing);
+  }
+  return { position: { phase: 'wordpress', cursor: null }, read: overdue.length };
 }

@@ -1,5 +1,5 @@
 // One reconciliation run (DESIGN.md, "Reconciliation"): Postgres ↔ Bitly (importing Bitly-only links) ↔ the
-// serving store ↔ expiry timers, Postgres winning. The run's position, input and summary; each leg is its own
+// serving store ↔ the expiry sweeper, Postgres winning. The run's position, input and summary; each leg is its own
 // module (reconcile_bitly.ts, reconcile_serving_store.ts, reconcile_expiry_timers.ts, reconcile_wordpress.ts).
 
 export type { ReconcileSideSummary };
@@ -18,7 +18,7 @@ import {
 } from '../stores/reconcile_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
-import type { ExpiryTimers } from '../temporal/expiry_timers.ts';
+import type { ExpirySweeper } from '../temporal/expiry_sweeper.ts';
 import type { VendorDeps } from '../vendors/vendor_deps.ts';
 
 export interface ReconcileDeps {
@@ -31,7 +31,7 @@ export interface ReconcileDeps {
   vendors?: VendorDeps | undefined;
   /** The serving store read directly (absent: none configured, the leg is skipped). */
   servingStore?: ServingReplica | undefined;
-  timers: ExpiryTimers;
+  sweeper: ExpirySweeper;
 }
 
 /** Links read from Postgres per step of the passes over it. */

@@ -371,6 +371,29 @@ export function registerSyncQueueGauges(registry: Registry, read: () => Promise<
 }
 
 /**
+ * The expiry sweeper's backlog (ADR 0091), read from Postgres when scraped: `lifeline_expiry_overdue` (live active
+ * links past their expires_at not expired yet) and `lifeline_expiry_overdue_oldest_seconds`. A failed read
+ * leaves the last values.
+ */
+export function registerExpiryGauges(
+  registry: Registry,
+  read: () => Promise<{ due: number; oldestLateSeconds: number }>,
+): void {
+  registerReadGauges(registry, read, [
+    {
+      name: 'lifeline_expiry_overdue',
+      help: 'Active links past their expiry that the expiry sweeper has not expired yet (readers already get the expired answer).',
+      pick: (v) => v.due,
+    },
+    {
+      name: 'lifeline_expiry_overdue_oldest_seconds',
+      help: 'How long past its expiry the oldest active link not expired yet is (0 when none).',
+      pick: (v) => v.oldestLateSeconds,
+    },
+  ]);
+}
+
+/**
  * `lifeline_wordpress_breaker_waiting`: breaker holds waiting for an admin's decision (ADR 0057), read from
  * Postgres when scraped. Above 0, a WordPress path wanted to retarget or take down more of a site's links than
  * its budget allows, and a run waits. A failed read leaves the last value.

@@ -32,6 +32,24 @@ export async function insertAuditEntry(db: Db, entry: AuditEntry): Promise<void>
             ${entry.reason ?? null})`;
 }
 
+/** Appends many entries in one statement (the expiry sweeper's batch: one per link, as insertAuditEntry writes). */
+export async function insertAuditEntries(db: Db, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map((e) => ({
+    code: e.code,
+    actor: e.actor,
+    action: e.action,
+    before: e.before === undefined ? null : e.before,
+    after: e.after === undefined ? null : e.after,
+    reason: e.reason ?? null,
+  }));
+  await db`
+    INSERT INTO audit_log (code, actor, action, before, after, reason)
+    SELECT r.code, r.actor, r.action, r.before, r.after, r.reason
+    FROM jsonb_to_recordset((${JSON.stringify(rows)}::text)::jsonb)
+      AS r(code text, actor text, action text, before jsonb, after jsonb, reason text)`;
+}
+
 /** A link's history, newest first. */
 export async function listAuditEntries(db: Db, code: string, limit = 100): Promise<AuditRow[]> {
   return db<AuditRow[]>`

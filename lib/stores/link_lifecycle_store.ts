@@ -5,7 +5,7 @@ import type { Db } from './sql.ts';
 
 /**
  * Marks the link `expired` when it is active and Postgres's clock has reached its expires_at; returns the
- * expiry it had, or null when it was not due (or not active): the caller reads the row to learn why.
+ * expiry it had, or null when it was not due (or not active). What an old per-link timer's activity still calls.
  */
 export async function expireLinkIfDue(db: Db, code: string): Promise<Date | null> {
   const rows = await db<{ expiresAt: Date }[]>`
@@ -13,6 +13,58 @@ export async function expireLinkIfDue(db: Db, code: string): Promise<Date | null
     WHERE code = ${code} AND status = 'active' AND deleted_at IS NULL AND expires_at <= now()
     RETURNING expires_at AS "expiresAt"`;
   return rows[0]?.expiresAt ?? null;
+}
+
+/** A link the sweeper expired, with the expiry it had. */
+export interface ExpiredLink {
+  code: string;
+  expiresAt: Date;
+}
+
+/**
+ * Marks up to `limit` due links `expired` (active, not deleted, expires_at reached by Postgres's clock), oldest
+ * due first, in the caller's transaction. Rows another transaction holds (an edit in flight) are skipped, not
+ * waited for: the next sweep takes them if they are still due. Through links_expiry_due_idx.
+ */
+export async function expireDueLinks(db: Db, limit: number): Promise<ExpiredLink[]> {
+  return db<ExpiredLink[]>`
+    WITH due AS (
+      SELECT code FROM links
+      WHERE status = 'active' AND deleted_at IS NULL AND expires_at <= now()
+      ORDER BY expires_at, code
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE links AS l SET status = 'expired', updated_at = now(), version = l.version + 1
+    FROM due
+    WHERE l.code = due.code AND l.status = 'active' AND l.deleted_at IS NULL AND l.expires_at <= now()
+    RETURNING l.code, l.expires_at AS "expiresAt"`;
+}
+
+/**
+ * The next expiry the sweeper must wake for: the earliest expires_at of live active links (the first entry of
+ * links_expiry_due_idx), and how far it is from Postgres's clock (0 or less: due now). Null: none expires.
+ */
+export async function getNextExpiry(db: Db): Promise<{ atMs: number; inMs: number } | null> {
+  const [row] = await db<{ at: Date; inMs: number }[]>`
+    SELECT expires_at AS at, ceil(extract(epoch FROM expires_at - now()) * 1000)::float8 AS "inMs"
+    FROM links
+    WHERE status = 'active' AND deleted_at IS NULL AND expires_at IS NOT NULL
+    ORDER BY expires_at LIMIT 1`;
+  return row ? { atMs: row.at.getTime(), inMs: row.inMs } : null;
+}
+
+/**
+ * Live active links past their expires_at that the sweeper has not expired yet, and the oldest one's lateness
+ * (seconds). Readers already get the expired answer (the redirect policy); what lags is the status, the audit
+ * entry, the webhook and the vendors' copies. A range of links_expiry_due_idx: as cheap as the backlog is short.
+ */
+export async function getExpiryBacklog(db: Db): Promise<{ due: number; oldestLateSeconds: number }> {
+  const [row] = await db<{ due: number; oldestLateSeconds: number | null }[]>`
+    SELECT count(*)::int AS due, extract(epoch FROM now() - min(expires_at))::float8 AS "oldestLateSeconds"
+    FROM links
+    WHERE status = 'active' AND deleted_at IS NULL AND expires_at <= now()`;
+  return { due: row?.due ?? 0, oldestLateSeconds: Math.max(0, row?.oldestLateSeconds ?? 0) };
 }
 
 /** Where a re-scan run stands: links clicked most recently first, then a sweep by code of anything missed. */

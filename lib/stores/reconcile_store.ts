@@ -173,15 +173,19 @@ export async function upsertVendorMapping(
       synced_url = EXCLUDED.synced_url, last_error = NULL, synced_at = now(), updated_at = now()`;
 }
 
-/** Live links (active or pending) with an expiry, by code after `cursor`. */
-export async function listExpiringLinksAfter(
+/**
+ * Live active links still not expired this long after their expires_at (the sweeper's backlog beyond a normal
+ * sweep), oldest first, through links_expiry_due_idx; at most `limit`.
+ */
+export async function listOverdueExpiries(
   db: Db,
-  options: { cursor: string; limit: number },
+  options: { graceMs: number; limit: number },
 ): Promise<{ code: string; expiresAt: Date }[]> {
   return db<{ code: string; expiresAt: Date }[]>`
     SELECT code, expires_at AS "expiresAt" FROM links
-    WHERE expires_at IS NOT NULL AND status IN ('active', 'pending') AND deleted_at IS NULL AND code > ${options.cursor}
-    ORDER BY code LIMIT ${options.limit}`;
+    WHERE status = 'active' AND deleted_at IS NULL
+      AND expires_at <= now() - make_interval(secs => ${options.graceMs / 1000})
+    ORDER BY expires_at, code LIMIT ${options.limit}`;
 }
 
 /** How many links a reconciliation run imported (their audit entries carry the run's reason). */

@@ -1,10 +1,10 @@
-// The signals callers send to the per-post, per-link workflows (workflows/contract.ts), over any Temporal
-// client: the web tier's gateway and activities (through their context's client) share these.
+// The signals callers send to the per-post, per-link and per-deployment workflows (workflows/contract.ts), over
+// any Temporal client: the web tier's gateway and activities (through their context's client) share these.
 import { type WorkflowClient, WorkflowNotFoundError } from '@temporalio/client';
 import {
-  type ExpireLinkInput,
-  expiryChangedSignal,
-  getExpireWorkflowId,
+  type ExpirySweepInput,
+  expiryMovedSignal,
+  getExpirySweepWorkflowId,
   getPublishWorkflowId,
   getSyncQueueWorkflowId,
   getSyncWorkflowId,
@@ -21,7 +21,7 @@ import {
   syncQueuedSignal,
   WORKFLOW_TYPES,
 } from '../../workflows/contract.ts';
-import type { ExpiryTimers } from './expiry_timers.ts';
+import type { ExpirySweeper } from './expiry_sweeper.ts';
 import type { LinkSyncRequester, SyncQueueKicker } from './link_sync.ts';
 
 /** signalWithStart of `publish:{site}:{postId}` with one post event. */
@@ -100,37 +100,37 @@ export function createLinkSyncRequester(client: WorkflowClient, taskQueue: strin
   };
 }
 
-/** The durable expiry timers (`expire:{code}`) over a Temporal client. */
-export function createExpiryTimers(client: WorkflowClient, taskQueue: string): ExpiryTimers {
+/**
+ * signalWithStart of the one expiry sweeper (`expiry-sweep:{taskQueue}`, ADR 0091) with a date a live link
+ * expires at: a sweeper sleeping past it wakes by then; none running starts (and sweeps what is due at once).
+ */
+export async function signalExpirySweeper(
+  client: WorkflowClient,
+  taskQueue: string,
+  expiresAtMs: number,
+  reason: string,
+): Promise<{ workflowId: string }> {
+  const workflowId = getExpirySweepWorkflowId(taskQueue);
+  await client.signalWithStart(WORKFLOW_TYPES.expirySweep, {
+    taskQueue,
+    workflowId,
+    args: [{ reason } satisfies ExpirySweepInput],
+    signal: expiryMovedSignal,
+    signalArgs: [{ expiresAtMs }],
+    typedSearchAttributes: [{ key: KindKey, value: 'expiry-sweep' }],
+  });
+  return { workflowId };
+}
+
+/** The expiry sweeper over a Temporal client (activities, the worker entry). */
+export function createExpirySweeper(client: WorkflowClient, taskQueue: string): ExpirySweeper {
   return {
-    async set(code, expiresAtMs) {
-      const workflowId = getExpireWorkflowId(code);
-      const payload = { expiresAtMs };
-      if (expiresAtMs === null) {
-        try {
-          await client.getHandle(workflowId).signal(expiryChangedSignal, payload);
-          return 'disarmed';
-        } catch (error) {
-          if (error instanceof WorkflowNotFoundError) return 'none';
-          throw error;
-        }
-      }
-      await client.signalWithStart(WORKFLOW_TYPES.expireLink, {
-        taskQueue,
-        workflowId,
-        args: [{ code, expiresAtMs } satisfies ExpireLinkInput],
-        signal: expiryChangedSignal,
-        signalArgs: [payload],
-        typedSearchAttributes: [
-          { key: LinkCodeKey, value: code },
-          { key: KindKey, value: 'expire' },
-        ],
-      });
-      return 'armed';
+    async expiresAt(expiresAtMs) {
+      await signalExpirySweeper(client, taskQueue, expiresAtMs, 'expiry set');
     },
-    async isRunning(code) {
+    async isRunning() {
       try {
-        const description = await client.getHandle(getExpireWorkflowId(code)).describe();
+        const description = await client.getHandle(getExpirySweepWorkflowId(taskQueue)).describe();
         return description.status.name === 'RUNNING';
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return false;

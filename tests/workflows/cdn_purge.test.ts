@@ -145,7 +145,7 @@ describe('CDN purge on every change to a link', () => {
 
       const changes: { code: string; atMs: number }[] = [];
       changes.push({ code: edited, atMs: await patch(h, edited, { url: 'https://news.example/edited' }) });
-      // Expiry: a link expiring in two seconds is purged when its timer fires.
+      // Expiry: a link expiring in two seconds is purged once the expiry sweeper has expired it (ADR 0091).
       const expiring = await createLinkCode(h, {
         url: 'https://news.example/expiring',
         expiresAt: new Date(Date.now() + 2_000).toISOString(),

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createHarness, createLinkCode, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
-import { expireLink } from '../../lib/links/expire_link.ts';
+import { expireDueLinks } from '../../lib/links/expire_link.ts';
 import { applyScanResult } from '../../lib/safety/apply_scan_result.ts';
 import { reportLink } from '../../lib/safety/report_link.ts';
 import { toScanResult } from '../../lib/safety/scan_result.ts';
@@ -314,11 +314,13 @@ describe('outgoing webhooks', () => {
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
     await h.db.sql`UPDATE links SET expires_at = now() - interval '1 second' WHERE code = ${code}`;
-    const expired = await expireLink(
-      { sql: h.db.sql, logger: h.logger, sync: { syncLink: async () => undefined } },
-      code,
-    );
-    assert.equal(expired.outcome, 'expired');
+    // What the expiry sweeper does (one sweep's transaction), called directly rather than waited for.
+    const sweep = await expireDueLinks({
+      sql: h.db.sql,
+      logger: h.logger,
+      queue: { kickSyncQueue: async () => undefined },
+    });
+    assert.equal(sweep.expired, 1);
     const other = await createLinkCode(h, { url: 'https://example.com/webhooks/facts-2' });
     const link = (await getLinkByCode(h.db.sql, other))!;
     const blocked = await applyScanResult(

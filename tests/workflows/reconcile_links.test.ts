@@ -5,7 +5,12 @@ import { createHarness, eventually, type Harness } from '../../devkit/harness/ha
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
-import type { ReconcileLinksInput, ReconcileReport } from '../../workflows/contract.ts';
+import {
+  expirySweepQuery,
+  getExpirySweepWorkflowId,
+  type ReconcileLinksInput,
+  type ReconcileReport,
+} from '../../workflows/contract.ts';
 
 let fake: BitlyFake;
 let h: Harness;
@@ -205,21 +210,32 @@ describe('reconcileLinksWorkflow (Postgres ↔ Bitly, import)', () => {
     }
   });
 
-  test('a link whose expiry timer was lost gets it back; one already past its date expires', async () => {
+  test('a lost expiry sweeper is started again with the earliest date; a link past its date expires', async () => {
+    // Lost: as after Temporal was restored from an old backup (no sweeper runs for this task queue).
+    const sweeper = h.temporal.client.workflow.getHandle(getExpirySweepWorkflowId(h.taskQueue));
+    await sweeper.terminate('lost').catch(() => undefined);
     await h.db.sql`
       INSERT INTO links (code, target_url, status, safety, origin, owner, expires_at)
       VALUES ('Timer-Lost', 'https://news.example/later', 'active', 'clean', 'api', 'test', now() + interval '1 hour'),
-             ('Timer-Late', 'https://news.example/late', 'active', 'clean', 'api', 'test', now() - interval '1 minute')`;
+             ('Timer-Late', 'https://news.example/late', 'active', 'clean', 'api', 'test', now() - interval '5 minutes')`;
+    const [later] = await h.db.sql`SELECT expires_at FROM links WHERE code = 'Timer-Lost'`;
     const { report } = await reconcile({ reason: 'timers', importExtra: false });
-    assert.deepEqual(report.expiry.drift, { missing: 2 });
-    assert.deepEqual(report.expiry.repaired, { missing: 2 });
-    assert.equal(
-      (await h.temporal.client.workflow.getHandle('expire:Timer-Lost').describe()).status.name,
-      'RUNNING',
-    );
-    await h.temporal.client.workflow.getHandle('expire:Timer-Late').result();
-    assert.equal((await h.db.sql`SELECT status FROM links WHERE code = 'Timer-Late'`)[0]!.status, 'expired');
-    // Running timers are left alone.
+    assert.deepEqual(report.expiry.drift, { missing: 1 }, 'the overdue link');
+    assert.deepEqual(report.expiry.repaired, { missing: 1 });
+    assert.equal((await sweeper.describe()).status.name, 'RUNNING');
+    await eventually(async () => {
+      const [row] = await h.db.sql`SELECT status FROM links WHERE code = 'Timer-Late'`;
+      return row!.status === 'expired' ? true : undefined;
+    });
+    // It sleeps until the other link's date (Postgres's, read by its sweep).
+    await eventually(async () => {
+      const { wakeAtMs } = await sweeper.query(expirySweepQuery);
+      return wakeAtMs !== null && Math.abs(wakeAtMs - (later!.expires_at as Date).getTime()) < 5_000
+        ? true
+        : undefined;
+    });
+    assert.equal((await h.db.sql`SELECT status FROM links WHERE code = 'Timer-Lost'`)[0]!.status, 'active');
+    // A running sweeper with nothing overdue is left alone (described, not signalled).
     const again = await reconcile({ reason: 'timers again', importExtra: false, repair: false });
     assert.deepEqual(again.report.expiry.drift, {});
   });
