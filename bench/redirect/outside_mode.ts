@@ -242,8 +242,8 @@ export async function benchOutside(ctx: RunContext): Promise<OutsideResult> {
       });
       started.push(npmStart);
       notes.push(
-        `npm start: ${npmStart.syncWorkflows} sync workflows done in ${npmStart.settleSeconds.toFixed(0)} s ` +
-          'before its rounds',
+        `npm start: quiet ${npmStart.settleSeconds.toFixed(0)} s after its links were made (the sync queue took ` +
+          `them; ${npmStart.syncWorkflows} per-link sync workflows), before its rounds`,
       );
       sets.push(...(await measurePair(npmStart, bareMap)));
       await npmStart.stop();
