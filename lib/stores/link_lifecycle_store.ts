@@ -25,6 +25,11 @@ export interface ExpiredLink {
  * Marks up to `limit` due links `expired` (active, not deleted, expires_at reached by Postgres's clock), oldest
  * due first, in the caller's transaction. Rows another transaction holds (an edit in flight) are skipped, not
  * waited for: the next sweep takes them if they are still due. Through links_expiry_due_idx.
+ *
+ * The update finds the locked rows by primary key from an array (one index probe each). Joined to the CTE with
+ * the due conditions repeated, the planner walked every due row of links_expiry_due_idx for each of the batch's
+ * codes when its statistics lagged a burst: 4.9 s for 500 of 100,000 due links, against 0.1 s this way. The
+ * conditions need no repeating: the rows the CTE locked met them when it locked them.
  */
 export async function expireDueLinks(db: Db, limit: number): Promise<ExpiredLink[]> {
   return db<ExpiredLink[]>`
@@ -36,8 +41,7 @@ export async function expireDueLinks(db: Db, limit: number): Promise<ExpiredLink
       FOR UPDATE SKIP LOCKED
     )
     UPDATE links AS l SET status = 'expired', updated_at = now(), version = l.version + 1
-    FROM due
-    WHERE l.code = due.code AND l.status = 'active' AND l.deleted_at IS NULL AND l.expires_at <= now()
+    WHERE l.code = ANY (ARRAY(SELECT code FROM due))
     RETURNING l.code, l.expires_at AS "expiresAt"`;
 }
 
