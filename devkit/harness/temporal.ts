@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import { getFreePort, startDevServer } from '../../scripts/dev_server.ts';
 import { ensureTemporalCli } from '../../scripts/temporal_cli.ts';
@@ -45,4 +45,15 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
       await stopServer?.();
     },
   };
+}
+
+/** Whether Temporal knows a workflow with this ID (running or closed, within its retention). */
+export async function workflowExists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }

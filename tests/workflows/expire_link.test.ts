@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
-import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { uniqueId, workflowExists as workflowExistsIn } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { registerExpiryGauges } from '../../lib/shared/metrics.ts';
@@ -101,15 +100,7 @@ async function countExpired(codes: string[]): Promise<number> {
   return row!.n;
 }
 
-async function workflowExists(workflowId: string): Promise<boolean> {
-  try {
-    await h.temporal.client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
-}
+const workflowExists = (workflowId: string) => workflowExistsIn(h.temporal.client, workflowId);
 
 /** Every sweep's result in the sweeper's history (every run of its chain), oldest first. */
 async function sweepsInHistory(): Promise<ExpirySweepStep[]> {

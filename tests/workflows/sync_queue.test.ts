@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
-import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { uniqueId, workflowExists as workflowExistsIn } from '../../devkit/harness/temporal.ts';
 import { getSyncQueueOverview } from '../../lib/propagation/link_sync_queue.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { registerSyncQueueGauges } from '../../lib/shared/metrics.ts';
@@ -55,15 +54,7 @@ async function queueDepth(): Promise<number> {
   return row!.n;
 }
 
-async function workflowExists(workflowId: string): Promise<boolean> {
-  try {
-    await h.temporal.client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
-}
+const workflowExists = (workflowId: string) => workflowExistsIn(h.temporal.client, workflowId);
 
 /** The codes of every syncLinkBatch the drainer scheduled, from its history (every run of the chain). */
 async function batchesInHistory(): Promise<string[][]> {
