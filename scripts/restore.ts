@@ -83,6 +83,14 @@ runCli(
             `${byRule.join(', ')}; ${byTable.join(', ')}; e.g. ${refused.examples.slice(0, 5).join('; ')}\n`,
         );
       }
+      const { searchText } = summary;
+      process.stderr.write(
+        searchText.source === 'exported'
+          ? `search text taken as exported (same folding; ${searchText.sampled} links checked)\n`
+          : searchText.source === 'refolded'
+            ? `search text folded again for every link: ${searchText.mismatched} of ${searchText.sampled} checked disagreed with the export\n`
+            : 'search text folded link by link as it was loaded\n',
+      );
       process.stderr.write(
         `restored in ${(summary.durationMs / 1000).toFixed(1)} s (${summary.mode} database)\n` +
           'restored links are due a safety re-scan (clean verdicts loaded as unknown); the worker starts it at its ' +
@@ -93,7 +101,7 @@ runCli(
       await forgetStoredTargetReview(db.sql);
       process.stderr.write('stored targets will be reviewed against the target rule at the next start\n');
       process.stdout.write(
-        `${JSON.stringify({ mode: summary.mode, links: summary.tables.links?.inserted ?? 0, skippedLinks: summary.skippedLinks, refused: refused.total, signature: summary.signature, durationMs: summary.durationMs })}\n`,
+        `${JSON.stringify({ mode: summary.mode, links: summary.tables.links?.inserted ?? 0, skippedLinks: summary.skippedLinks, refused: refused.total, searchText: searchText.source, signature: summary.signature, durationMs: summary.durationMs })}\n`,
       );
       return 0;
     } finally {

@@ -35,7 +35,17 @@ export const escrowManifestSchema = z.object({
   finishedAt: z.string(),
   durationMs: z.number(),
   /** The newest migration of the exported database: a restore needs a database at least this new. */
-  schema: z.object({ lastMigration: z.string() }),
+  schema: z.object({
+    lastMigration: z.string(),
+    /**
+     * The digest of the exported database's search folding: where the restoring database's is the same, the
+     * exported `search_text` is loaded as it is (checked on a sample) instead of folded again row by row.
+     */
+    searchFold: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional(),
+  }),
   source: z.object({ shortBaseUrl: z.string().optional() }),
   /** Whether audit entries and click aggregates are included. */
   history: z.boolean(),

@@ -68,7 +68,10 @@ export async function exportEscrow(
         snapshotAt: snapshot.snapshotAt,
         finishedAt: finishedAt.toISOString(),
         durationMs: finishedAt.getTime() - started,
-        schema: { lastMigration: snapshot.lastMigration },
+        schema: {
+          lastMigration: snapshot.lastMigration,
+          ...(snapshot.searchFold ? { searchFold: snapshot.searchFold } : {}),
+        },
         source: deps.shortBaseUrl ? { shortBaseUrl: deps.shortBaseUrl } : {},
         history,
         counts: {

@@ -8,6 +8,7 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   analyzeTables,
   countRestoreTargetRows,
+  countSearchTextMismatches,
   createIndexes,
   createInsertedCodesTable,
   dropIndexes,
@@ -18,8 +19,11 @@ import {
   listSkippedCodes,
   listTableColumns,
   MOVED_ESCROW_COLUMNS,
+  refoldSearchText,
   resetAuditSequence,
   resetWebhookEndpointSequence,
+  searchFoldDigest,
+  setSearchTextTrigger,
 } from '../stores/escrow_store.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
@@ -38,6 +42,8 @@ const BATCH_MAX_ROWS = 5_000;
 const BATCH_MAX_BYTES = 8 << 20;
 /** Codes a merge-restore names as skipped (the count is exact). */
 const SKIPPED_EXAMPLES = 20;
+/** Links whose exported search text is folded again and compared, when it is taken as exported. */
+const SEARCH_TEXT_SAMPLE = 10_000;
 
 export interface RestoreEscrowOptions {
   dir: string;
@@ -64,6 +70,12 @@ export interface RestoreSummary {
   skippedExamples: string[];
   /** Rows left out because they break an intake rule (restore_rows.ts), by table and rule. */
   refused: RefusedRestoreRows;
+  /**
+   * Where the links' search text came from: `exported` (same folding, a sample checked), `refolded` (same
+   * folding claimed but the sample disagreed: every row folded again after the load), or `folded` (folded row by
+   * row as it was loaded: a merge, an export without the digest, or a database that folds differently).
+   */
+  searchText: { source: 'exported' | 'refolded' | 'folded'; sampled: number; mismatched: number };
   signature: SignatureState;
   durationMs: number;
 }
@@ -126,6 +138,20 @@ export async function restoreEscrow(
   const tables: RestoreSummary['tables'] = {};
   const refused = emptyRefusedRestoreRows();
   const rules = { policy: deps.targetPolicy, refused, refusedCodes: new Set<string>() };
+  const linksFile = files.find((f) => f.table === 'links');
+  // The exported search text is taken as it is when this database folds exactly as the exporting one did
+  // (ADR 0092): folding every title and URL again is most of a large restore's time.
+  const takeSearchText =
+    !merge &&
+    linksFile !== undefined &&
+    columnsByTable.get('links')!.includes('search_text') &&
+    manifest.schema.searchFold !== undefined &&
+    manifest.schema.searchFold === (await searchFoldDigest(deps.sql));
+  const searchText: RestoreSummary['searchText'] = {
+    source: takeSearchText ? 'exported' : 'folded',
+    sampled: 0,
+    mismatched: 0,
+  };
   const loaded = await deps.sql.begin(async (tx) => {
     const indexes = merge
       ? []
@@ -138,6 +164,7 @@ export async function restoreEscrow(
       indexes.map((i) => i.name),
     );
     if (merge) await createInsertedCodesTable(tx);
+    if (takeSearchText) await setSearchTextTrigger(tx, false);
     for (const file of files) {
       // In a merge, audit entries get new ids (the database's own sequence).
       const columns = columnsByTable
@@ -146,7 +173,24 @@ export async function restoreEscrow(
           (c) => !(merge && (file.table === 'audit_log' || file.table === 'webhook_endpoints') && c === 'id'),
         );
       const before = refused.byTable[file.table] ?? 0;
-      const inserted = await loadFile(tx, options.dir, file, columns, merge, rules, options.context);
+      const sample =
+        takeSearchText && file.table === 'links'
+          ? { every: Math.max(1, Math.ceil(file.rows / SEARCH_TEXT_SAMPLE)), codes: [] as string[] }
+          : undefined;
+      const inserted = await loadFile(tx, options.dir, file, columns, merge, rules, options.context, sample);
+      if (sample) {
+        searchText.sampled = sample.codes.length;
+        searchText.mismatched = await countSearchTextMismatches(tx, sample.codes);
+        if (searchText.mismatched > 0) {
+          searchText.source = 'refolded';
+          const refolded = await refoldSearchText(tx);
+          deps.logger?.warn(
+            { sampled: searchText.sampled, mismatched: searchText.mismatched, refolded },
+            "the export's search text disagreed with this database's folding on a sample: every link folded again",
+          );
+        }
+        await setSearchTextTrigger(tx, true);
+      }
       const left = (refused.byTable[file.table] ?? 0) - before;
       tables[file.table] = { inExport: file.rows, inserted };
       deps.logger?.info(
@@ -212,6 +256,7 @@ export async function restoreEscrow(
     skippedLinks: loaded.count,
     skippedExamples: loaded.examples,
     refused,
+    searchText,
     signature,
     durationMs: Date.now() - started,
   };
@@ -227,7 +272,9 @@ interface RowRules {
 
 /**
  * Streams one JSON-lines file into its table in batches; every line must be a JSON object (the line number of a
- * bad one is named); a row that breaks an intake rule is left out and counted. Returns the rows inserted.
+ * bad one is named); a row that breaks an intake rule is left out and counted. One batch is in Postgres while the
+ * next is read and checked here, so the two processes work side by side. `sample`: every `every`-th loaded link's
+ * code is kept (the search-text check). Returns the rows inserted.
  */
 async function loadFile(
   tx: Tx,
@@ -237,6 +284,7 @@ async function loadFile(
   merge: boolean,
   rules: RowRules,
   context: TaskContext | undefined,
+  sample?: { every: number; codes: string[] },
 ): Promise<number> {
   const lines = readLines(join(dir, file.name));
   let batch: string[] = [];
@@ -244,40 +292,61 @@ async function loadFile(
   let firstLine = 1;
   let lineNo = 0;
   let inserted = 0;
+  // The batch Postgres is loading; its failure is kept until this loop looks (never an unhandled rejection).
+  let inFlight: Promise<void> = Promise.resolve();
+  let failure: EscrowError | undefined;
+  const settle = async () => {
+    await inFlight;
+    if (failure) throw failure;
+  };
   const flush = async () => {
     if (batch.length === 0) return;
-    try {
-      inserted += await insertEscrowRows(tx, {
-        table: file.table,
-        columns,
-        jsonArray: `[${batch.join(',')}]`,
-        merge,
-        lastClickedAt: file.table === 'links' && file.columns.includes('last_clicked_at'),
-      });
-    } catch (error) {
-      throw new EscrowError(
-        `${file.name} lines ${firstLine}-${lineNo}: the database refused them: ${(error as Error).message}`,
-      );
-    }
-    context?.heartbeat({ table: file.table, line: lineNo });
+    await settle();
+    const jsonArray = `[${batch.join(',')}]`;
+    const lines = `${firstLine}-${lineNo}`;
+    const line = lineNo;
+    inFlight = insertEscrowRows(tx, {
+      table: file.table,
+      columns,
+      jsonArray,
+      merge,
+      lastClickedAt: file.table === 'links' && file.columns.includes('last_clicked_at'),
+    }).then(
+      (n) => {
+        inserted += n;
+        context?.heartbeat({ table: file.table, line });
+      },
+      (error: unknown) => {
+        failure = new EscrowError(
+          `${file.name} lines ${lines}: the database refused them: ${(error as Error).message}`,
+        );
+      },
+    );
     if (context) throwIfCancelled(context);
     batch = [];
     batchBytes = 0;
     firstLine = lineNo + 1;
   };
-  for await (const line of lines) {
-    lineNo++;
-    const row = checkLine(file, line, lineNo);
-    const problem = findRestoreRowProblem(file.table, row, rules.policy, rules.refusedCodes);
-    if (problem !== null) {
-      countRefusedRow(rules.refused, file, lineNo, problem);
-      continue;
+  try {
+    for await (const line of lines) {
+      lineNo++;
+      const row = checkLine(file, line, lineNo);
+      const problem = findRestoreRowProblem(file.table, row, rules.policy, rules.refusedCodes);
+      if (problem !== null) {
+        countRefusedRow(rules.refused, file, lineNo, problem);
+        continue;
+      }
+      batch.push(line);
+      batchBytes += line.length;
+      if (sample && lineNo % sample.every === 0) sample.codes.push(row.code as string);
+      if (batch.length >= BATCH_MAX_ROWS || batchBytes >= BATCH_MAX_BYTES) await flush();
     }
-    batch.push(line);
-    batchBytes += line.length;
-    if (batch.length >= BATCH_MAX_ROWS || batchBytes >= BATCH_MAX_BYTES) await flush();
+    await flush();
+  } finally {
+    // Whatever stopped the loop, the batch in Postgres is waited for before the transaction goes on or ends.
+    await inFlight;
   }
-  await flush();
+  await settle();
   return inserted;
 }
 

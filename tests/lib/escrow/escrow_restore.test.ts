@@ -12,8 +12,10 @@ import {
   seedLinkStates,
 } from '../../../devkit/harness/link_states.ts';
 import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
+import { restoreEscrow } from '../../../lib/escrow/restore_escrow.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
 import { RESTORED_SAFETY_REASON, withEscrowSnapshot } from '../../../lib/stores/escrow_store.ts';
+import { createCanonicalTargetPolicy } from '../../../lib/targets/target_rule.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
 
 // Export → drop the database → restore → every code answers exactly as before (status, Location, warn page),
@@ -165,6 +167,8 @@ describe('escrow export and restore', () => {
     const restored = await cli('restore', [dir], { DATABASE_URL: target.url });
     assert.equal(restored.code, 0, restored.stderr);
     assert.match(restored.stderr, /every file matches its manifest/);
+    assert.match(manifest.schema.searchFold, /^[0-9a-f]{32}$/);
+    assert.equal(JSON.parse(restored.stdout).searchText, 'exported', restored.stderr);
     const after = await describeAnswers(createStandaloneAnswerer(configFor(target), target.sql), codes);
     const differ = codes.filter((_, i) => before[i] !== after[i]);
     assert.deepEqual(
@@ -287,6 +291,61 @@ describe('escrow export and restore', () => {
         ['o2', '2026-11-21T11:00:00.000Z'],
       ],
     );
+  });
+
+  test("the links' search text: taken as exported when both fold alike, folded again when a sample disagrees or the folding differs", async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 240, prefix: 't', extras: true });
+    await source.sql`UPDATE links SET title = 'الإسكندرية: «الطقس» اليوم' WHERE code = 't7'`;
+    const dir = join(work, 'export-search');
+    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    const original = readFileSync(join(dir, 'links.jsonl'), 'utf8');
+    /** Writes the links file and the manifest as given (unsigned), keeping sizes and checksums right. */
+    const rewrite = (linksFile: string, searchFold: string | undefined) => {
+      writeFileSync(join(dir, 'links.jsonl'), linksFile);
+      const links = manifest.files.find((f: { table: string }) => f.table === 'links');
+      links.bytes = Buffer.byteLength(linksFile);
+      links.sha256 = createHash('sha256').update(linksFile).digest('hex');
+      manifest.schema.searchFold = searchFold;
+      writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    };
+    const digest = manifest.schema.searchFold as string;
+    const restore = async () => {
+      const target = await database();
+      const summary = await restoreEscrow(
+        { sql: target.sql, targetPolicy: createCanonicalTargetPolicy(configFor(target)) },
+        { dir },
+      );
+      const [wrong] = await target.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM links WHERE search_text IS DISTINCT FROM lifeline_search_text(title, target_url)`;
+      const found = await target.sql<{ code: string }[]>`
+        SELECT code FROM links WHERE search_text LIKE lifeline_search_pattern('الاسكندرية الطقس')`;
+      const [trigger] = await target.sql<{ on: string }[]>`
+        SELECT tgenabled AS on FROM pg_trigger WHERE tgname = 'links_search_text'`;
+      return { summary, wrong: wrong!.n, found: found.map((r) => r.code), trigger: trigger!.on };
+    };
+
+    // Same folding: the column is loaded as exported, a sample checked, the trigger on again afterwards.
+    const same = await restore();
+    assert.deepEqual(same.summary.searchText, { source: 'exported', sampled: 240, mismatched: 0 });
+    assert.deepEqual([same.wrong, same.found, same.trigger], [0, ['t7'], 'O']);
+
+    // An export whose search text lies (edited, or folded by other code under the same digest): every link is
+    // folded again, so search finds what the title says, not what the file claimed.
+    const lying = original.replace(/"search_text":"[^"]*"/g, '"search_text":"nothing"');
+    rewrite(lying, digest);
+    const refolded = await restore();
+    assert.deepEqual(refolded.summary.searchText, { source: 'refolded', sampled: 240, mismatched: 240 });
+    assert.deepEqual([refolded.wrong, refolded.found, refolded.trigger], [0, ['t7'], 'O']);
+
+    // Another folding (a later migration changed it) or an export from before the digest: folded row by row.
+    for (const fold of ['0'.repeat(32), undefined]) {
+      rewrite(lying, fold);
+      const other = await restore();
+      assert.deepEqual(other.summary.searchText, { source: 'folded', sampled: 0, mismatched: 0 });
+      assert.deepEqual([other.wrong, other.found, other.trigger], [0, ['t7'], 'O']);
+    }
   });
 
   test('refusals: a changed file, a non-empty database, a non-empty export directory, bad flags', async () => {
