@@ -62,12 +62,14 @@ runCli(
       process.stderr.write(`restoring into ${db.describe}...\n`);
       const summary = await restoreEscrow(
         { sql: db.sql, targetPolicy: createCanonicalTargetPolicy(config) },
-        { dir, force: args.values.force, actor: 'system:restore-cli', ...signing },
+        {
+          dir,
+          force: args.values.force,
+          actor: 'system:restore-cli',
+          ...signing,
+          progress: (line) => process.stderr.write(`  ${line}\n`),
+        },
       );
-      const tables = Object.entries(summary.tables).map(
-        ([t, c]) => `  ${t.padEnd(14)} ${String(c.inserted).padStart(10)} of ${c.inExport}`,
-      );
-      process.stderr.write(`${tables.join('\n')}\n`);
       if (summary.mode === 'merge') {
         process.stderr.write(
           `${summary.skippedLinks} links of the export were already in the database and left unchanged` +

@@ -59,12 +59,16 @@ export interface RestoreEscrowOptions {
   signingKey?: string | undefined;
   /** Restore an export without a signature although `signingKey` is set (--allow-unsigned). */
   allowUnsigned?: boolean;
+  /** Told each step as it ends (a table loaded, the indexes built): a large restore takes minutes. */
+  progress?: (line: string) => void;
 }
 
 export interface RestoreSummary {
   mode: 'empty' | 'merge';
   manifest: EscrowManifest;
-  tables: Record<string, { inExport: number; inserted: number }>;
+  tables: Record<string, { inExport: number; inserted: number; ms: number }>;
+  /** The secondary indexes built again after the load (an empty database only), and how long that took. */
+  indexes: { built: number; ms: number };
   /** Links of the export whose codes the database already had (merge only): left unchanged. */
   skippedLinks: number;
   skippedExamples: string[];
@@ -152,6 +156,7 @@ export async function restoreEscrow(
     sampled: 0,
     mismatched: 0,
   };
+  let indexed = { built: 0, ms: 0 };
   const loaded = await deps.sql.begin(async (tx) => {
     const indexes = merge
       ? []
@@ -173,6 +178,7 @@ export async function restoreEscrow(
           (c) => !(merge && (file.table === 'audit_log' || file.table === 'webhook_endpoints') && c === 'id'),
         );
       const before = refused.byTable[file.table] ?? 0;
+      const tableStarted = Date.now();
       const sample =
         takeSearchText && file.table === 'links'
           ? { every: Math.max(1, Math.ceil(file.rows / SEARCH_TEXT_SAMPLE)), codes: [] as string[] }
@@ -192,7 +198,10 @@ export async function restoreEscrow(
         await setSearchTextTrigger(tx, true);
       }
       const left = (refused.byTable[file.table] ?? 0) - before;
-      tables[file.table] = { inExport: file.rows, inserted };
+      tables[file.table] = { inExport: file.rows, inserted, ms: Date.now() - tableStarted };
+      options.progress?.(
+        `${file.table}: ${inserted} of ${file.rows} rows loaded in ${seconds(tables[file.table]!.ms)}`,
+      );
       deps.logger?.info(
         { table: file.table, inserted, rows: file.rows, refused: left },
         'escrow table restored',
@@ -203,10 +212,13 @@ export async function restoreEscrow(
         );
       }
     }
+    const indexesStarted = Date.now();
     await createIndexes(
       tx,
       indexes.map((i) => i.definition),
     );
+    indexed = { built: indexes.length, ms: Date.now() - indexesStarted };
+    if (indexes.length > 0) options.progress?.(`${indexes.length} indexes built in ${seconds(indexed.ms)}`);
     if (!merge) await resetAuditSequence(tx);
     await resetWebhookEndpointSequence(tx);
     const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
@@ -253,6 +265,7 @@ export async function restoreEscrow(
     mode: merge ? 'merge' : 'empty',
     manifest,
     tables,
+    indexes: indexed,
     skippedLinks: loaded.count,
     skippedExamples: loaded.examples,
     refused,
@@ -261,6 +274,8 @@ export async function restoreEscrow(
     durationMs: Date.now() - started,
   };
 }
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** What loadFile checks rows against, and where it counts what it leaves out. */
 interface RowRules {

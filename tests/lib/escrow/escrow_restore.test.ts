@@ -169,6 +169,8 @@ describe('escrow export and restore', () => {
     assert.match(restored.stderr, /every file matches its manifest/);
     assert.match(manifest.schema.searchFold, /^[0-9a-f]{32}$/);
     assert.equal(JSON.parse(restored.stdout).searchText, 'exported', restored.stderr);
+    assert.match(restored.stderr, /links: 3000 of 3000 rows loaded in \d+\.\d s/);
+    assert.match(restored.stderr, /\d+ indexes built in \d+\.\d s/);
     const after = await describeAnswers(createStandaloneAnswerer(configFor(target), target.sql), codes);
     const differ = codes.filter((_, i) => before[i] !== after[i]);
     assert.deepEqual(
