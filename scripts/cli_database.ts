@@ -47,12 +47,22 @@ function isAlive(pid: number): boolean {
  */
 export async function openCliDatabase(
   config: Config,
-  options: { create?: boolean; migrate?: boolean; applicationName: string },
+  options: {
+    create?: boolean;
+    migrate?: boolean;
+    applicationName: string;
+    /** Connections to a DATABASE_URL server (default 4): a restore builds several indexes side by side. */
+    connections?: number;
+  },
 ): Promise<CliDatabase> {
   if (config.databaseUrl) {
     const url = config.databaseUrl;
     if (options.migrate) await migrateDatabase(url);
-    const sql = createSql({ url, max: 4, applicationName: options.applicationName });
+    const sql = createSql({
+      url,
+      max: Math.max(4, options.connections ?? 4),
+      applicationName: options.applicationName,
+    });
     await sql`SELECT 1`.catch((error: unknown) => {
       throw new CliError(`cannot reach DATABASE_URL: ${(error as Error).message}`);
     });

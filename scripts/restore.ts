@@ -1,29 +1,33 @@
-// `npm run restore -- DIR [--force] [--allow-unsigned]`: loads an escrow export (lib/escrow) after verifying it
-// against its manifest (its signature when ESCROW_SIGNING_KEY is set; sizes, SHA-256s, line counts) into an empty
-// database, migrating it first, every row checked with the intake rules; `--force` adds to a database that already
-// has links, only where codes are free (an existing code, deleted or not, is never changed).
+// `npm run restore -- DIR [--force] [--allow-unsigned] [--index-jobs N]`: loads an escrow export (lib/escrow) after
+// verifying it against its manifest (its signature when ESCROW_SIGNING_KEY is set; sizes, SHA-256s, line counts)
+// into an empty database, migrating it first, every row checked with the intake rules; `--force` adds to a database
+// that already has links, only where codes are free (an existing code, deleted or not, is never changed). A database
+// holding an earlier restore whose index builds were interrupted gets them built, and nothing else is loaded.
 import { resolve } from 'node:path';
 import { loadConfigOrExit } from '../boot/load_config.ts';
 import { EscrowError } from '../lib/escrow/escrow_manifest.ts';
 import type { SignatureState } from '../lib/escrow/escrow_signature.ts';
 import { restoreEscrow } from '../lib/escrow/restore_escrow.ts';
+import { DEFAULT_INDEX_JOBS, finishPendingIndexes, MAX_INDEX_JOBS } from '../lib/escrow/restore_indexes.ts';
 import { verifyEscrow } from '../lib/escrow/verify_escrow.ts';
 import { forgetStoredTargetReview } from '../lib/links/review_stored_targets.ts';
 import { OutputDirError } from '../lib/shared/output_dir.ts';
 import { createCanonicalTargetPolicy } from '../lib/targets/target_rule.ts';
 import { CliError, openCliDatabase, parseCliArgs, runCli } from './cli_database.ts';
 
-const USAGE = `usage: npm run restore -- DIR [--force] [--verify-only] [--allow-unsigned]
+const USAGE = `usage: npm run restore -- DIR [--force] [--verify-only] [--allow-unsigned] [--index-jobs N]
   DIR               an export made by \`npm run export\` (or the escrow Schedule)
   --force           restore into a database that already has links: add only links whose codes are free
   --verify-only     check DIR against its manifest (and signature) and stop
-  --allow-unsigned  with ESCROW_SIGNING_KEY set, restore an export that has no signature (never a wrong one)`;
+  --allow-unsigned  with ESCROW_SIGNING_KEY set, restore an export that has no signature (never a wrong one)
+  --index-jobs N    indexes built side by side after the rows are loaded, 1..${MAX_INDEX_JOBS} (default ${DEFAULT_INDEX_JOBS}; about one per core)`;
 
 const CLI_ARGS = {
   options: {
     force: { type: 'boolean', default: false },
     'verify-only': { type: 'boolean', default: false },
     'allow-unsigned': { type: 'boolean', default: false },
+    'index-jobs': { type: 'string', default: String(DEFAULT_INDEX_JOBS) },
   },
   allowPositionals: true,
 } as const;
@@ -41,6 +45,10 @@ runCli(
     if (!args) return 0;
     if (args.positionals.length !== 1) throw new CliError(`give exactly one export directory\n${USAGE}`, 2);
     const dir = resolve(args.positionals[0]!);
+    const indexJobs = Number(args.values['index-jobs']);
+    if (!Number.isInteger(indexJobs) || indexJobs < 1 || indexJobs > MAX_INDEX_JOBS) {
+      throw new CliError(`--index-jobs must be a whole number from 1 to ${MAX_INDEX_JOBS}\n${USAGE}`, 2);
+    }
     const config = loadConfigOrExit(process.env);
     const signing = {
       signingKey: config.escrow.signingKey,
@@ -57,8 +65,18 @@ runCli(
       create: true,
       migrate: true,
       applicationName: 'lifeline-restore',
+      connections: indexJobs + 1,
     });
+    const progress = (line: string) => process.stderr.write(`  ${line}\n`);
     try {
+      const finished = await finishPendingIndexes(db.sql, { jobs: indexJobs, progress });
+      if (finished !== null) {
+        process.stderr.write(
+          `${db.describe} held a restore of ${finished.source} whose index builds had not finished: ` +
+            `${finished.built} built now in ${(finished.durationMs / 1000).toFixed(1)} s; nothing else was loaded\n`,
+        );
+        return 0;
+      }
       process.stderr.write(`restoring into ${db.describe}...\n`);
       const summary = await restoreEscrow(
         { sql: db.sql, targetPolicy: createCanonicalTargetPolicy(config) },
@@ -67,7 +85,8 @@ runCli(
           force: args.values.force,
           actor: 'system:restore-cli',
           ...signing,
-          progress: (line) => process.stderr.write(`  ${line}\n`),
+          progress,
+          indexJobs,
         },
       );
       if (summary.mode === 'merge') {

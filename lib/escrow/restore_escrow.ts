@@ -9,7 +9,6 @@ import {
   analyzeTables,
   countRestoreTargetRows,
   countSearchTextMismatches,
-  createIndexes,
   createInsertedCodesTable,
   dropIndexes,
   ESCROW_TABLES,
@@ -29,6 +28,7 @@ import type { Sql, Tx } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { EscrowError, type EscrowFile, type EscrowManifest } from './escrow_manifest.ts';
 import type { SignatureState } from './escrow_signature.ts';
+import { finishPendingIndexes, readPendingIndexes, recordPendingIndexes } from './restore_indexes.ts';
 import {
   countRefusedRow,
   emptyRefusedRestoreRows,
@@ -59,8 +59,10 @@ export interface RestoreEscrowOptions {
   signingKey?: string | undefined;
   /** Restore an export without a signature although `signingKey` is set (--allow-unsigned). */
   allowUnsigned?: boolean;
-  /** Told each step as it ends (a table loaded, the indexes built): a large restore takes minutes. */
+  /** Told each step as it ends (a table loaded, an index built): a large restore takes minutes. */
   progress?: (line: string) => void;
+  /** Index builds side by side after the rows are committed (default 2; restore_indexes.ts). */
+  indexJobs?: number;
 }
 
 export interface RestoreSummary {
@@ -94,7 +96,10 @@ export interface RestoreSummary {
  * Every row is checked with the intake rules first (restore_rows.ts: code rule, target rule under `targetPolicy`,
  * vendor id shape); a row that breaks one is left out and counted. No row vouches for its link's safety: `clean`
  * is loaded as `unknown`, every link is due a re-scan, and one is requested (lib/safety/rescan_after_restore.ts).
- * One transaction: a failure leaves the database as it was.
+ * The rows load in one transaction: a failure while loading leaves the database as it was. Into an empty
+ * database the secondary indexes are dropped first and built again after that transaction commits, several side
+ * by side, with a note in settings until the last one exists (restore_indexes.ts, ADR 0093): a restore stopped
+ * while building them is finished by finishPendingIndexes (`npm run restore` runs it first).
  */
 export async function restoreEscrow(
   deps: { sql: Sql; logger?: Logger; targetPolicy: CanonicalTargetPolicy },
@@ -127,6 +132,13 @@ export async function restoreEscrow(
       throw new EscrowError(`${file.name} has columns this database lacks: ${unknown.join(', ')}`);
     }
     columnsByTable.set(file.table, kept);
+  }
+  const unfinished = await readPendingIndexes(deps.sql);
+  if (unfinished !== null) {
+    throw new EscrowError(
+      `this database holds a restore (of ${unfinished.source}, committed ${unfinished.since}) whose index builds ` +
+        `did not finish (${unfinished.indexes.length} indexes); run \`npm run restore\` again to build them`,
+    );
   }
   const existing = await countRestoreTargetRows(deps.sql);
   const occupied = Object.entries(existing).filter(([, n]) => n > 0);
@@ -168,6 +180,9 @@ export async function restoreEscrow(
       tx,
       indexes.map((i) => i.name),
     );
+    if (indexes.length > 0) {
+      await recordPendingIndexes(tx, { since: new Date().toISOString(), source: options.dir, indexes });
+    }
     if (merge) await createInsertedCodesTable(tx);
     if (takeSearchText) await setSearchTextTrigger(tx, false);
     for (const file of files) {
@@ -212,13 +227,6 @@ export async function restoreEscrow(
         );
       }
     }
-    const indexesStarted = Date.now();
-    await createIndexes(
-      tx,
-      indexes.map((i) => i.definition),
-    );
-    indexed = { built: indexes.length, ms: Date.now() - indexesStarted };
-    if (indexes.length > 0) options.progress?.(`${indexes.length} indexes built in ${seconds(indexed.ms)}`);
     if (!merge) await resetAuditSequence(tx);
     await resetWebhookEndpointSequence(tx);
     const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
@@ -246,6 +254,14 @@ export async function restoreEscrow(
     });
     return skipped;
   });
+  const built = await finishPendingIndexes(deps.sql, {
+    jobs: options.indexJobs,
+    ...(options.progress ? { progress: options.progress } : {}),
+  });
+  if (built !== null) {
+    indexed = { built: built.built, ms: built.durationMs };
+    options.progress?.(`${built.built} indexes built in ${seconds(built.durationMs)}`);
+  }
   await analyzeTables(
     deps.sql,
     files.map((f) => f.table),

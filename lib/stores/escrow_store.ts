@@ -214,15 +214,28 @@ export async function dropIndexes(tx: Tx, names: readonly string[]): Promise<voi
   for (const name of names) await tx.unsafe(`DROP INDEX ${quoteIdent(name)}`);
 }
 
-export async function createIndexes(tx: Tx, definitions: readonly string[]): Promise<void> {
-  // Index builds of a restore may use more memory than a session usually does (sorts, GIN lists): at least
-  // 256 MB, or the server's own setting where an operator sized it larger (a GIN build of ten million rows runs
-  // several times faster with a gigabyte).
-  await tx`
-    SELECT set_config('maintenance_work_mem',
-                      CASE WHEN pg_size_bytes(current_setting('maintenance_work_mem')) < 256 * 1024 * 1024
-                           THEN '256MB' ELSE current_setting('maintenance_work_mem') END, true)`;
-  for (const definition of definitions) await tx.unsafe(definition);
+/**
+ * Builds one index from its definition, in a transaction of its own (several run side by side on separate
+ * connections: a GIN build uses one core). Index builds of a restore may use more memory than a session usually
+ * does (sorts, GIN lists): at least 256 MB, or the server's own setting where an operator sized it larger (a
+ * trigram GIN build of ten million rows runs several times faster with a gigabyte).
+ */
+export async function buildIndex(sql: Sql, definition: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`
+      SELECT set_config('maintenance_work_mem',
+                        CASE WHEN pg_size_bytes(current_setting('maintenance_work_mem')) < 256 * 1024 * 1024
+                             THEN '256MB' ELSE current_setting('maintenance_work_mem') END, true)`;
+    await tx.unsafe(definition);
+  });
+}
+
+/** Which of `names` are indexes of this schema now. */
+export async function listExistingIndexes(db: Db, names: readonly string[]): Promise<string[]> {
+  const rows = await db<{ name: string }[]>`
+    SELECT indexname AS name FROM pg_indexes
+    WHERE schemaname = current_schema() AND indexname = ANY(${db.array([...names])}::text[])`;
+  return rows.map((r) => r.name);
 }
 
 /**

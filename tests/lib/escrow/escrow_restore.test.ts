@@ -350,6 +350,53 @@ describe('escrow export and restore', () => {
     }
   });
 
+  test('a restore stopped while building its indexes is finished by running it again', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 240, prefix: 'i', extras: true });
+    const dir = join(work, 'export-indexes');
+    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    const target = await database();
+    const first = await cli('restore', [dir, '--index-jobs', '3'], { DATABASE_URL: target.url });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /index links_url_trgm_idx built in \d+\.\d s/);
+    const [note] =
+      await target.sql`SELECT count(*)::int AS n FROM settings WHERE key = 'restore_pending_indexes'`;
+    assert.equal(note!.n, 0, 'no note once every index exists');
+    // As the restore leaves a database it was stopped in: rows committed, two indexes still to build, the note.
+    const dropped = await target.sql<{ name: string; definition: string }[]>`
+      SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+      WHERE indexname IN ('links_url_trgm_idx', 'audit_log_code_idx') ORDER BY indexname`;
+    assert.equal(dropped.length, 2);
+    for (const index of dropped) await target.sql.unsafe(`DROP INDEX ${index.name}`);
+    await target.sql`
+      INSERT INTO settings (key, value)
+      VALUES ('restore_pending_indexes', ${target.sql.json({ since: '2026-12-03T04:00:00Z', source: dir, indexes: [...dropped] })})`;
+    await assert.rejects(
+      restoreEscrow(
+        { sql: target.sql, targetPolicy: createCanonicalTargetPolicy(configFor(target)) },
+        { dir, force: true },
+      ),
+      /holds a restore \(of .*export-indexes, committed 2026-12-03T04:00:00Z\) whose index builds did not finish \(2 indexes\)/,
+    );
+    const again = await cli('restore', [dir], { DATABASE_URL: target.url });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stderr,
+      /held a restore of .*export-indexes whose index builds had not finished: 2 built now/,
+    );
+    const rebuilt = await target.sql`
+      SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+      WHERE indexname IN ('links_url_trgm_idx', 'audit_log_code_idx') ORDER BY indexname`;
+    assert.deepEqual(rebuilt, dropped);
+    const [left] =
+      await target.sql`SELECT count(*)::int AS n FROM settings WHERE key = 'restore_pending_indexes'`;
+    assert.equal(left!.n, 0);
+    assert.equal((await target.sql`SELECT count(*)::int AS n FROM links`)[0]!.n, 240, 'nothing loaded twice');
+    const badJobs = await cli('restore', [dir, '--index-jobs', '0'], { DATABASE_URL: target.url });
+    assert.equal(badJobs.code, 2);
+    assert.match(badJobs.stderr, /--index-jobs must be a whole number from 1 to 16/);
+  });
+
   test('refusals: a changed file, a non-empty database, a non-empty export directory, bad flags', async () => {
     const source = await database();
     await seedLinkStates(source.sql, { count: 240, prefix: 'r', extras: true });
