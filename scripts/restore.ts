@@ -55,7 +55,8 @@ runCli(
       allowUnsigned: args.values['allow-unsigned'],
     };
     // The export is checked before any database is touched.
-    const { manifest, signature } = await verifyEscrow(dir, signing);
+    const verified = await verifyEscrow(dir, signing);
+    const { manifest, signature } = verified;
     process.stderr.write(
       `${dir}: a Lifeline export of ${manifest.counts.links} links as of ${manifest.snapshotAt}; every file matches its manifest\n` +
         `${SIGNATURE_NOTES[signature]}\n`,
@@ -87,6 +88,7 @@ runCli(
           ...signing,
           progress,
           indexJobs,
+          verified,
         },
       );
       if (summary.mode === 'merge') {

@@ -6,14 +6,17 @@ import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
+  addForeignKeys,
   analyzeTables,
   countRestoreTargetRows,
   countSearchTextMismatches,
   createInsertedCodesTable,
+  dropForeignKeys,
   dropIndexes,
   ESCROW_TABLES,
   insertEscrowRows,
   listAppliedMigrations,
+  listForeignKeys,
   listPlainIndexes,
   listSkippedCodes,
   listTableColumns,
@@ -35,7 +38,7 @@ import {
   findRestoreRowProblem,
   type RefusedRestoreRows,
 } from './restore_rows.ts';
-import { verifyEscrow } from './verify_escrow.ts';
+import { type VerifiedEscrow, verifyEscrow } from './verify_escrow.ts';
 
 /** Rows per INSERT: one JSON array parameter of up to this many lines (or BATCH_MAX_BYTES). */
 const BATCH_MAX_ROWS = 5_000;
@@ -63,6 +66,11 @@ export interface RestoreEscrowOptions {
   progress?: (line: string) => void;
   /** Index builds side by side after the rows are committed (default 2; restore_indexes.ts). */
   indexJobs?: number;
+  /**
+   * What verifyEscrow said of `dir` just before, with the same signing options (the CLI checks before it opens the
+   * database): reading every file's SHA-256 again would add a minute per 15 GB.
+   */
+  verified?: VerifiedEscrow;
 }
 
 export interface RestoreSummary {
@@ -106,10 +114,12 @@ export async function restoreEscrow(
   options: RestoreEscrowOptions,
 ): Promise<RestoreSummary> {
   const started = Date.now();
-  const { manifest, signature } = await verifyEscrow(options.dir, {
-    signingKey: options.signingKey,
-    allowUnsigned: options.allowUnsigned ?? false,
-  });
+  const { manifest, signature } =
+    options.verified ??
+    (await verifyEscrow(options.dir, {
+      signingKey: options.signingKey,
+      allowUnsigned: options.allowUnsigned ?? false,
+    }));
   const applied = await listAppliedMigrations(deps.sql).catch((error: unknown) => {
     throw new EscrowError(
       `the database has no Lifeline schema (${(error as Error).message}); run \`npm run migrate\` first`,
@@ -180,6 +190,14 @@ export async function restoreEscrow(
       tx,
       indexes.map((i) => i.name),
     );
+    // Into an empty database the foreign keys are checked once, after the load (escrow_store.ts).
+    const foreignKeys = merge
+      ? []
+      : await listForeignKeys(
+          tx,
+          files.map((f) => f.table),
+        );
+    await dropForeignKeys(tx, foreignKeys);
     if (indexes.length > 0) {
       await recordPendingIndexes(tx, { since: new Date().toISOString(), source: options.dir, indexes });
     }
@@ -226,6 +244,18 @@ export async function restoreEscrow(
           `${file.name}: ${inserted} rows loaded and ${left} refused, the manifest says ${file.rows}`,
         );
       }
+    }
+    const keysStarted = Date.now();
+    await addForeignKeys(tx, foreignKeys).catch((error: unknown) => {
+      const detail = (error as { detail?: string }).detail;
+      throw new EscrowError(
+        `the export's rows do not hold together: ${(error as Error).message}${detail ? ` (${detail})` : ''}`,
+      );
+    });
+    if (foreignKeys.length > 0) {
+      options.progress?.(
+        `${foreignKeys.length} foreign keys checked in ${seconds(Date.now() - keysStarted)}`,
+      );
     }
     if (!merge) await resetAuditSequence(tx);
     await resetWebhookEndpointSequence(tx);

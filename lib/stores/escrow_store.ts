@@ -210,6 +210,44 @@ export async function listPlainIndexes(
     ORDER BY i.tablename, i.indexname`;
 }
 
+/**
+ * The foreign keys of `tables` (vendor mappings and reports point at links), with what recreates each. A restore
+ * into an empty database drops them for the load and adds them again before it commits: adding one checks every
+ * row in one join, where a row-by-row check locks the link each row points at (millions of writes to `links`).
+ */
+export async function listForeignKeys(
+  tx: Tx,
+  tables: readonly string[],
+): Promise<{ table: string; name: string; definition: string }[]> {
+  return tx<{ table: string; name: string; definition: string }[]>`
+    SELECT r.relname AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+    FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid
+    WHERE c.contype = 'f' AND c.connamespace = to_regnamespace(current_schema())
+      AND r.relname = ANY(${tx.array([...tables])}::text[])
+    ORDER BY r.relname, c.conname`;
+}
+
+export async function dropForeignKeys(
+  tx: Tx,
+  keys: readonly { table: string; name: string }[],
+): Promise<void> {
+  for (const key of keys) {
+    await tx.unsafe(`ALTER TABLE ${quoteIdent(key.table)} DROP CONSTRAINT ${quoteIdent(key.name)}`);
+  }
+}
+
+/** Adds the keys again; each is checked against every row as it is added. */
+export async function addForeignKeys(
+  tx: Tx,
+  keys: readonly { table: string; name: string; definition: string }[],
+): Promise<void> {
+  for (const key of keys) {
+    await tx.unsafe(
+      `ALTER TABLE ${quoteIdent(key.table)} ADD CONSTRAINT ${quoteIdent(key.name)} ${key.definition}`,
+    );
+  }
+}
+
 export async function dropIndexes(tx: Tx, names: readonly string[]): Promise<void> {
   for (const name of names) await tx.unsafe(`DROP INDEX ${quoteIdent(name)}`);
 }

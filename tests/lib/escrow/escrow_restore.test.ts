@@ -350,6 +350,46 @@ describe('escrow export and restore', () => {
     }
   });
 
+  test('rows that name a link the export lacks fail the restore after the load, leaving the database as it was', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 48, prefix: 'f', extras: true });
+    const [mapped] = await source.sql<
+      { code: string }[]
+    >`SELECT code FROM vendor_links ORDER BY code LIMIT 1`;
+    const dir = join(work, 'export-orphans');
+    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    // The link of a vendor mapping taken out of links.jsonl, the manifest made to match (unsigned).
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    const linksFile = `${readFileSync(join(dir, 'links.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .filter((line) => JSON.parse(line).code !== mapped!.code)
+      .join('\n')}\n`;
+    writeFileSync(join(dir, 'links.jsonl'), linksFile);
+    const links = manifest.files.find((f: { table: string }) => f.table === 'links');
+    Object.assign(links, {
+      rows: links.rows - 1,
+      bytes: Buffer.byteLength(linksFile),
+      sha256: createHash('sha256').update(linksFile).digest('hex'),
+    });
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    const target = await database();
+    const refused = await cli('restore', [dir], { DATABASE_URL: target.url });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `the export's rows do not hold together: .*vendor_links_code_fkey.*\\(code\\)=\\(${mapped!.code}\\)`,
+      ),
+    );
+    const [left] = await target.sql<{ links: number; keys: number; indexes: number; note: number }[]>`
+      SELECT (SELECT count(*) FROM links)::int AS links,
+             (SELECT count(*) FROM pg_constraint WHERE conname IN ('vendor_links_code_fkey', 'reports_code_fkey'))::int AS keys,
+             (SELECT count(*) FROM pg_indexes WHERE indexname = 'links_url_trgm_idx')::int AS indexes,
+             (SELECT count(*) FROM settings WHERE key = 'restore_pending_indexes')::int AS note`;
+    assert.deepEqual(left, { links: 0, keys: 2, indexes: 1, note: 0 });
+  });
+
   test('a restore stopped while building its indexes is finished by running it again', async () => {
     const source = await database();
     await seedLinkStates(source.sql, { count: 240, prefix: 'i', extras: true });
