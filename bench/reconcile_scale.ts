@@ -34,7 +34,7 @@
 // (UNWANTED_SOFTWARE), and nothing else. The seed leaves 3% of links unscanned (`unknown`, pending ones
 // included), which any complete check changes to clean: a first pass (`rescan settle`) does that, the bench waits
 // for the per-link sync workflows those changes start, and the timed pass is the second, which changes nothing.
-// `--no-settle` times the first pass instead (with those changes: at 10M links the settle would take hours).
+// `--no-settle` times the first pass instead (its changes included).
 // After the check it prints `EXPLAIN (ANALYZE, BUFFERS)` of the statement each Postgres-side pass repeats per
 // chunk, at the middle of the table (run once just before, its time printed too; marks a pass joins are
 // inserted for a run of its own and analyzed first, then deleted).
@@ -47,8 +47,8 @@
 // Memory: the fakes live in this process. At 100,000 links they take ~41 MB of heap (printed): Bitly ~720
 // bytes a bitlink, the listings ~240 a post. At 10,000,000 links (4.7 million bitlinks, 3.9 million posts) that
 // is ~4.4 GB, past Node's default heap limit on this machine (4.1 GB): run it with
-// NODE_OPTIONS=--max-old-space-size=8192. Redis then holds ~9.6 million serving records (the bench prints the
-// bytes a record; ~2.5 GB). docs/BENCHMARKS.md, "Reconciliation and re-scan at scale", has the figures.
+// NODE_OPTIONS=--max-old-space-size=8192. Redis then holds ~9.6 million serving records (~290 bytes a record,
+// printed: ~2.8 GB). docs/BENCHMARKS.md, "Reconciliation and re-scan at scale", has the figures.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@redis/client';
