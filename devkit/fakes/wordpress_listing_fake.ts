@@ -45,8 +45,27 @@ function verify(
   return { problem: '', nonce };
 }
 
+/** The posts by ID, counting its changes: the sorted listing is made again only after one. */
+class PostMap extends Map<number, FakePost> {
+  changes = 0;
+  override set(postId: number, post: FakePost): this {
+    this.changes++;
+    return super.set(postId, post);
+  }
+  override delete(postId: number): boolean {
+    this.changes++;
+    return super.delete(postId);
+  }
+  override clear(): void {
+    this.changes++;
+    super.clear();
+  }
+}
+
 export class WordPressListingFake {
-  readonly posts = new Map<number, FakePost>();
+  readonly posts = new PostMap();
+  /** The posts sorted by ID as of `posts.changes` (a site of a million posts is not sorted per page). */
+  private sorted: { changes: number; posts: FakePost[] } | null = null;
   /** Request targets as received (path and query). */
   readonly requests: string[] = [];
   /** Sign answers with this secret instead (a forged or misconfigured answer). */
@@ -76,6 +95,13 @@ export class WordPressListingFake {
 
   put(post: FakePost): void {
     this.posts.set(post.postId, { modifiedAt: `${new Date().toISOString().slice(0, 19)}Z`, ...post });
+  }
+
+  private sortedPosts(): FakePost[] {
+    if (this.sorted && this.sorted.changes === this.posts.changes) return this.sorted.posts;
+    const posts = [...this.posts.values()].sort((a, b) => a.postId - b.postId);
+    this.sorted = { changes: this.posts.changes, posts };
+    return posts;
   }
 
   async start(): Promise<this> {
@@ -119,9 +145,8 @@ export class WordPressListingFake {
       const perPage = Number(url.searchParams.get('per_page') ?? 100);
       // `post_id` (CONTRACT.md §5): that one post, when it is of a listed status; a plugin before it ignored it.
       const only = this.ignorePostId ? null : url.searchParams.get('post_id');
-      const all = [...this.posts.values()]
-        .filter((p) => only === null || p.postId === Number(only))
-        .sort((a, b) => a.postId - b.postId);
+      const one = only === null ? undefined : this.posts.get(Number(only));
+      const all = only === null ? this.sortedPosts() : one ? [one] : [];
       const posts = all.slice((page - 1) * perPage, page * perPage).map((p) => ({
         postId: p.postId,
         status: p.status,

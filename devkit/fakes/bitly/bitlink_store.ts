@@ -10,17 +10,25 @@ export interface NewBitlink {
   title: string | null;
   tags: string[];
   createdAt?: Date;
+  /** The hash to use (its id is then `domain/hash`); a fresh random one when absent. */
+  hash?: string;
 }
 
 export class BitlinkStore {
   private readonly links = new Map<string, FakeBitlink>();
   /** `domain/keyword` → bitlink id. */
   private readonly keywordIndex = new Map<string, string>();
+  /** Every bitlink in creation order (ascending `seq`): a group's page found without sorting them all. */
+  private readonly ordered: FakeBitlink[] = [];
+  /** Bitlinks per group. */
+  private readonly groupSizes = new Map<string, number>();
   private seq = 0;
 
   clear(): void {
     this.links.clear();
     this.keywordIndex.clear();
+    this.ordered.length = 0;
+    this.groupSizes.clear();
   }
 
   /** Every bitlink, in insertion order (live objects: handlers change them in place). */
@@ -59,8 +67,48 @@ export class BitlinkStore {
     }
   }
 
+  /** How many bitlinks there are (of every group). */
+  get size(): number {
+    return this.ordered.length;
+  }
+
+  /** How many bitlinks `group` holds. */
+  groupSize(group: string): number {
+    return this.groupSizes.get(group) ?? 0;
+  }
+
+  /**
+   * The `count` bitlinks after the `skip` newest (every group's; live objects), newest first: a page when every
+   * bitlink is of one group, read in O(count) however many there are.
+   */
+  newestAfter(skip: number, count: number): FakeBitlink[] {
+    const page: FakeBitlink[] = [];
+    for (let i = this.ordered.length - 1 - skip; i >= 0 && page.length < count; i--)
+      page.push(this.ordered[i]!);
+    return page;
+  }
+
+  /** How many bitlinks have a `seq` of at least `seq` (binary search of the creation order). */
+  countFromSeq(seq: number): number {
+    let lo = 0;
+    let hi = this.ordered.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ordered[mid]!.seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.ordered.length - lo;
+  }
+
   insert(input: NewBitlink): FakeBitlink {
-    const hash = this.newHash(input.domain);
+    if (
+      input.hash !== undefined &&
+      (this.links.has(`${input.domain}/${input.hash}`) ||
+        this.keywordIndex.has(`${input.domain}/${input.hash}`))
+    ) {
+      throw new Error(`bitlink ${input.domain}/${input.hash} is already taken`);
+    }
+    const hash = input.hash ?? this.newHash(input.domain);
     const link: FakeBitlink = {
       id: `${input.domain}/${hash}`,
       domain: input.domain,
@@ -77,6 +125,8 @@ export class BitlinkStore {
       seq: ++this.seq,
     };
     this.links.set(link.id, link);
+    this.ordered.push(link);
+    this.groupSizes.set(link.group, (this.groupSizes.get(link.group) ?? 0) + 1);
     return link;
   }
 

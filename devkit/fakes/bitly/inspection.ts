@@ -13,6 +13,11 @@ export interface SeedBitlink {
   tags?: string[];
   clicks?: number;
   createdAt?: Date;
+  /**
+   * Its hash (the id is `domain/hash`) instead of a random one: an archive's bitlinks under the ids Postgres
+   * already records for them (bench/reconcile_scale.ts). Refused when taken.
+   */
+  hash?: string;
 }
 
 /** The defaults a seeded link takes: our group, and the first of our domains. */
@@ -43,6 +48,7 @@ export function seedBitlink(store: BitlinkStore, defaults: SeedDefaults, link: S
     title: link.title ?? null,
     tags: link.tags ?? [],
     ...(link.createdAt ? { createdAt: link.createdAt } : {}),
+    ...(link.hash !== undefined ? { hash: link.hash } : {}),
   });
   made.archived = link.archived ?? false;
   made.clicks = link.clicks ?? 0;
