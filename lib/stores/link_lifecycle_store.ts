@@ -134,13 +134,16 @@ export async function listLinksToRescan(
       ORDER BY c.last_clicked_at DESC, c.code LIMIT ${limit}`;
     if (clicked.length === limit) return clicked;
   }
-  // The never-clicked tail, by code (from its start when the clicked part just ran out).
+  // The never-clicked tail, by code (from its start when the clicked part just ran out). The bound on `c.code`
+  // says nothing new (it equals `l.code`) but lets the anti-join's walk of link_last_clicks start at the cursor:
+  // without it each page read the clicked codes from the first one up to the cursor, so a pass over the tail
+  // grew with the square of the archive.
   const tailAfter = cursor.lastClickedAt === null ? cursor.code : '';
   const tail = await db<RescanLink[]>`
     SELECT ${columns}, NULL::timestamptz AS "lastClickedAt"
     FROM links AS l
     WHERE ${due} AND l.code > ${tailAfter}
-      AND NOT EXISTS (SELECT 1 FROM link_last_clicks AS c WHERE c.code = l.code)
+      AND NOT EXISTS (SELECT 1 FROM link_last_clicks AS c WHERE c.code = l.code AND c.code > ${tailAfter})
     ORDER BY l.code LIMIT ${limit - clicked.length}`;
   return clicked.concat(tail);
 }
