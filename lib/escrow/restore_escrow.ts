@@ -278,6 +278,7 @@ export async function restoreEscrow(
         links,
         linksInExport: manifest.counts.links,
         refused: { total: refused.total, byTable: refused.byTable, byRule: refused.byRule },
+        searchText,
         signature,
       },
       reason: `restore of ${options.dir}`,
