@@ -1,3 +1,4 @@
+import type { ActivityOptions } from '@temporalio/common';
 import {
   patched,
   proxyActivities,
@@ -8,7 +9,8 @@ import {
 import type { Activities } from '../activities/types.ts';
 import { LinkCodeKey, linkChangedSignal, type SyncLinkInput } from './contract.ts';
 
-const { writeServingStore, ensureExpiryTimer } = proxyActivities<Activities>({
+/** The short steps: the serving store's write and the expiry sweeper's signal. */
+const STEP_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30s',
   retry: {
     initialInterval: '1s',
@@ -16,7 +18,13 @@ const { writeServingStore, ensureExpiryTimer } = proxyActivities<Activities>({
     maximumInterval: '1m',
     nonRetryableErrorTypes: ['BadInput'],
   },
-});
+};
+// Local activities since the patch below (ADR 0094): a marker in the workflow task instead of a task of their own.
+const localSteps = proxyLocalActivities<Activities>({ ...STEP_OPTIONS, localRetryThreshold: '1m' });
+const remoteSteps = proxyActivities<Activities>(STEP_OPTIONS);
+
+/** The patch under which the short steps are local activities. */
+export const SYNC_LOCAL_STEPS_PATCH = 'sync-steps-local';
 
 // Vendor calls retry for as long as it takes; the activity sets each delay (rate limits, backoff) itself.
 const { syncToBitly, recordVendorCollision } = proxyActivities<Activities>({
@@ -44,6 +52,7 @@ const CREATION_REASON = /^link\.created\b/;
  * Bitly will not hold is recorded as a collision; the code never changes here.
  */
 export async function syncLinkWorkflow(input: SyncLinkInput): Promise<{ passes: number }> {
+  const { writeServingStore, ensureExpiryTimer } = patched(SYNC_LOCAL_STEPS_PATCH) ? localSteps : remoteSteps;
   upsertSearchAttributes([{ key: LinkCodeKey, value: input.code }]);
   let pending = true;
   let reasons = [input.reason];

@@ -57,3 +57,26 @@ export async function workflowExists(client: Client, workflowId: string): Promis
     throw error;
   }
 }
+
+type HistoryEvent = NonNullable<
+  Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']
+>[number];
+
+/**
+ * The activities a history ran, in order: activity tasks by their scheduled event, local activities by the marker
+ * the SDK records when one completes (its `data` detail names the type).
+ */
+export function activitySteps(events: HistoryEvent[] | null | undefined): string[] {
+  const steps: string[] = [];
+  for (const event of events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (scheduled) steps.push(scheduled);
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') continue;
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    if (!data) continue;
+    const { activity_type } = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string };
+    if (activity_type) steps.push(activity_type);
+  }
+  return steps;
+}

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { eventually } from '../../devkit/harness/harness.ts';
+import { activitySteps } from '../../devkit/harness/temporal.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
@@ -155,10 +156,12 @@ describe('npm start (embedded defaults)', () => {
     // The publish workflow's history is in the dev server (what Temporal UI shows).
     const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
     const history = await new Client({ connection }).workflow.getHandle('publish:blog:7').fetchHistory();
-    const activities = (history.events ?? [])
-      .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
-      .filter(Boolean);
-    assert.deepEqual(activities, ['mintCode', 'writeServingStore', 'scanLinkSafety', 'markActive']);
+    assert.deepEqual(activitySteps(history.events), [
+      'mintCode',
+      'writeServingStore',
+      'scanLinkSafety',
+      'markActive',
+    ]);
     await connection.close();
     const ui = await fetch(`http://127.0.0.1:${ports.ui}/`);
     assert.equal(ui.status, 200);
