@@ -18,11 +18,10 @@
 // Baselines in the same run, after the burst, the simplest thing that does the same writes: one
 // `UPDATE … SET status = 'expired' WHERE expires_at <= now()` of a copy of the links table (with its indexes), and
 // one pipelined SET per link of its expired serving record to Redis.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@redis/client';
 import { createHarness, eventually } from '../devkit/harness/harness.ts';
-import { listChildPids } from '../devkit/harness/process_tree.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
 import { toServingRecord } from '../lib/redirect/serving_record.ts';
@@ -35,7 +34,7 @@ import {
   getExpirySweepWorkflowId,
   WORKFLOW_TYPES,
 } from '../workflows/contract.ts';
-import { rssOf } from './process_stats.ts';
+import { commandOf, cpuSecondsOf, descendantsOf, pidsNamed, rssOf } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
 
 function argValue(name: string): string | undefined {
@@ -62,34 +61,6 @@ function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-/** CPU seconds (user + system) a process has used, from /proc; 0 when it is gone. */
-function cpuSecondsOf(pid: number): number {
-  try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-const commandOf = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-};
-/** Every process of the machine whose command is `name` (Postgres: the postmaster and all its backends). */
-const pidsNamed = (name: string) =>
-  readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((pid) => commandOf(pid) === name);
-/** Descendants of a process. */
-function descendantsOf(pid: number): number[] {
-  const children = listChildPids(pid);
-  return [...children, ...children.flatMap(descendantsOf)];
 }
 /**
  * CPU seconds used so far by each part: the worker (its process tree), the Temporal dev server, Postgres (every

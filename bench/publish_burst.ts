@@ -34,6 +34,7 @@ import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
 import { signWebhook } from '../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../scripts/dev_server.ts';
 import { webNodeFlags } from '../scripts/web_node_flags.ts';
+import { commandOf, cpuSecondsOf, descendantsOf, pidsNamed } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
 import { CODE_PREFIX, ROOT } from './redirect/bench_settings.ts';
 import { runWrk, type WrkResult } from './redirect/run_wrk.ts';
@@ -102,6 +103,23 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/redirect/bare_ma
 });
 const bareUrl = `http://127.0.0.1:${barePort}`;
 
+/**
+ * CPU seconds used so far by each part: our web and worker processes (their trees), the Temporal dev server,
+ * Postgres (every backend on the machine) and this process (the publishes' sender and the watcher).
+ */
+function cpuNow(): Record<string, number> {
+  const tree = (pid: number | undefined) => (pid ? [pid, ...descendantsOf(pid)] : []);
+  const sum = (pids: number[]) => pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
+  const own = process.cpuUsage();
+  return {
+    web: sum(tree(web.child.pid)),
+    worker: sum(tree(worker.process.pid)),
+    temporal: sum(descendantsOf(process.pid).filter((pid) => commandOf(pid) === 'temporal')),
+    postgres: sum(pidsNamed('postgres')),
+    bench: (own.user + own.system) / 1e6,
+  };
+}
+
 async function status(url: string): Promise<number> {
   return fetch(url, { redirect: 'manual', headers: { 'User-Agent': PROBE_UA } }).then(
     (r) => r.status,
@@ -138,19 +156,27 @@ async function sendEvent(event: ReturnType<typeof wordpressEvent>): Promise<void
   else await res.body?.cancel();
 }
 
-/** Finds minted codes, then checks the front and the fake for each post still waiting (every 200 ms). */
+/**
+ * Learns each post's code from the activations' audit entries past a cursor (a range read of the primary key,
+ * so the watcher's own cost stays flat however many posts wait), then checks the front and the fake for each
+ * post still waiting (every 200 ms).
+ */
 async function watchPosts(until: () => boolean): Promise<void> {
+  let auditCursor = 0;
   while (!until()) {
+    const activated = await h.db.sql<{ id: string; postId: number; code: string }[]>`
+      SELECT a.id::text AS id, l.post_id::int AS "postId", l.code
+      FROM audit_log a JOIN links l ON l.code = a.code
+      WHERE a.id > ${auditCursor} AND a.action = 'link.status_changed' AND l.site = ${SITE}
+      ORDER BY a.id`;
+    for (const a of activated) {
+      auditCursor = Math.max(auditCursor, Number(a.id));
+      const post = posts.get(a.postId);
+      if (post) post.code ??= a.code;
+    }
     const waiting = [...posts.values()].filter(
       (p) => p.shareableAt === undefined || (p.newSlug === true && p.followedAt === undefined),
     );
-    const missing = waiting.filter((p) => p.code === undefined).map((p) => p.postId);
-    if (missing.length > 0) {
-      const found = await h.db.sql<{ postId: number; code: string }[]>`
-        SELECT post_id::int AS "postId", code FROM links
-        WHERE site = ${SITE} AND post_id = ANY(${h.db.sql.array(missing)}::bigint[]) AND status = 'active'`;
-      for (const f of found) posts.get(f.postId)!.code = f.code;
-    }
     await Promise.all(
       waiting.map(async (p) => {
         if (p.code === undefined) return;
@@ -237,6 +263,7 @@ try {
     `burst: ${PER_SECOND} publishes/s for ${SECONDS} s, updates after ${UPDATE_AFTER_S} s; load ${loadBefore}`,
   );
   const started = performance.now();
+  const cpuAtStart = cpuNow();
   const total = Math.round(PER_SECOND * SECONDS);
   let sent = 0;
   let burstOver = false;
@@ -295,6 +322,10 @@ try {
     }),
   ]);
   const drainedAfter = (performance.now() - started) / 1000;
+  const cpuAtEnd = cpuNow();
+  const cpuSpent = Object.entries(cpuAtEnd)
+    .map(([part, v]) => `${part} ${Math.round(v - (cpuAtStart[part] ?? 0))}`)
+    .join(', ');
   const loadAfter = formatLoad();
 
   const shareable = [...posts.values()].map((p) => p.shareableAt! - p.sentAt);
@@ -315,6 +346,8 @@ try {
       `${UPDATE_AFTER_S > 0 ? `, each updated ${UPDATE_AFTER_S} s later` : ''}; Bitly fake limit ` +
       `${BITLY_PER_MINUTE > 0 ? `${BITLY_PER_MINUTE}/min` : 'none'} (429s answered: ${fake.stats.rateLimited})`,
     `load ${loadBefore} → ${loadAfter}; everything shareable and followed ${drainedAfter.toFixed(0)} s after the first publish`,
+    `CPU seconds from the first publish to the last followed: ${cpuSpent} (wall ${drainedAfter.toFixed(0)} s, ` +
+      `two cores: ${Math.round(2 * drainedAfter)} CPU s in all)`,
     `publish → shareable: p50 ${ms(percentile(shareable, 50))}, p90 ${ms(percentile(shareable, 90))}, ` +
       `p99 ${ms(percentile(shareable, 99))}, max ${ms(Math.max(...shareable))}`,
     `new permalink → followed: p50 ${ms(percentile(followed, 50))}, p99 ${ms(percentile(followed, 99))} ` +

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { type EntryProcess, harnessEntryEnv, startEntry } from '../../devkit/harness/entry_process.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
+import { activitySteps } from '../../devkit/harness/temporal.ts';
 import {
   waitForPostLink,
   waitForPostWorkflow,
@@ -85,5 +86,60 @@ describe('publish survives a worker killed mid-workflow', () => {
     assert.equal(fake.linkByKeyword(link.code)?.longUrl, link.url);
     const minted = await h.db.sql`SELECT 1 FROM audit_log WHERE action = 'link.minted'`;
     assert.equal(minted.length, 1);
+  });
+
+  test('SIGKILL while a local step waits in Postgres; a new worker runs the lost workflow task and its steps again', async () => {
+    // The short steps are local activities (ADR 0094): they live inside a workflow task, so a worker that dies
+    // during one loses the task, and the next worker runs the task and its steps again.
+    const postId = 778;
+    const holder = await h.db.sql.reserve();
+    // mintCode serialises on the article's advisory lock; holding it parks the step inside Postgres.
+    await holder`SELECT pg_advisory_lock(hashtextextended(${`post|news|${postId}`}, 0))`;
+    try {
+      const first = await startWorkerProcess();
+      const res = await h.webhook(wordpressEvent('post.published', { postId }));
+      assert.equal(res.status, 202);
+      await eventually(
+        async () => {
+          const [waiting] = await h.db.sql<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'`;
+          return waiting!.n > 0 ? true : undefined;
+        },
+        { timeoutMs: 60_000, what: 'mintCode to wait on the post lock' },
+      );
+      first.child.kill('SIGKILL');
+      await first.exited;
+    } finally {
+      await holder`SELECT pg_advisory_unlock_all()`;
+      holder.release();
+    }
+    const orphaned = await h.db.sql`SELECT 1 FROM links WHERE site = 'news' AND post_id = ${postId}`;
+    assert.equal(orphaned.length, 0, 'the dead worker committed nothing');
+
+    const killedAt = Date.now();
+    await startWorkerProcess();
+    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', {
+      timeoutMs: 90_000,
+    });
+    const result = await waitForPostWorkflow(h, 'news', postId);
+    assert.equal(result.code, link.code);
+    process.stderr.write(
+      `  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`,
+    );
+    const rows = await h.db.sql`SELECT code FROM links WHERE site = 'news' AND post_id = ${postId}`;
+    assert.equal(rows.length, 1);
+    const minted = await h.db
+      .sql`SELECT 1 FROM audit_log WHERE action = 'link.minted' AND code = ${link.code}`;
+    assert.equal(minted.length, 1);
+    const history = await h.temporal.client.workflow.getHandle(`publish:news:${postId}`).fetchHistory();
+    // The dead worker's steps left no marker: the history holds each step once, from the worker that finished.
+    assert.deepEqual(activitySteps(history.events), [
+      'mintCode',
+      'writeServingStore',
+      'scanLinkSafety',
+      'syncToBitly',
+      'markActive',
+    ]);
   });
 });
