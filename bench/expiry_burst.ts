@@ -18,7 +18,6 @@
 // Baselines in the same run, after the burst, the simplest thing that does the same writes: one
 // `UPDATE … SET status = 'expired' WHERE expires_at <= now()` of a copy of the links table (with its indexes), and
 // one pipelined SET per link of its expired serving record to Redis.
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@redis/client';
 import { createHarness, eventually } from '../devkit/harness/harness.ts';
