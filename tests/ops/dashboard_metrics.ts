@@ -21,6 +21,7 @@ export const TEMPORAL_METRICS_AFTER_FIRST_USE: readonly string[] = [
   'temporal_activity_schedule_to_start_latency_bucket',
   'temporal_workflow_task_execution_latency_bucket',
   'temporal_activity_execution_latency_bucket',
+  'temporal_local_activity_execution_latency_bucket',
   'temporal_activity_execution_failed',
   'temporal_workflow_task_execution_failed',
   'temporal_workflow_failed',

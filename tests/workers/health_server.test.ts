@@ -142,16 +142,17 @@ describe("the worker's /livez and /readyz", () => {
     const text = await response.text();
     assert.match(text, /^process_cpu_seconds_total /m);
     assert.match(text, /^nodejs_eventloop_lag_p99_seconds /m);
+    // The publish's short steps are local activities (ADR 0094): the SDK counts them under their own family.
     assert.match(
       text,
       new RegExp(
-        `^temporal_activity_execution_latency_count\\{.*activity_type="mintCode".*task_queue="${h.taskQueue}"`,
+        `^temporal_local_activity_execution_latency_count\\{.*activity_type="mintCode".*task_queue="${h.taskQueue}"`,
         'm',
       ),
     );
     // useSecondsForDurations: bucket bounds in seconds (milliseconds would start at le="1").
     const buckets = [
-      ...text.matchAll(/^temporal_activity_execution_latency_bucket\{[^}]*le="([^"]+)"[^}]*\} /gm),
+      ...text.matchAll(/^temporal_local_activity_execution_latency_bucket\{[^}]*le="([^"]+)"[^}]*\} /gm),
     ].map((m) => m[1]);
     assert.ok(buckets.length > 0, 'activity latency histogram present');
     assert.ok(
