@@ -62,6 +62,15 @@ type HistoryEvent = NonNullable<
   Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']
 >[number];
 
+/** What a first publish with Bitly on runs, in order (the history of `publish:{site}:{postId}`). */
+export const PUBLISH_STEPS_WITH_BITLY = [
+  'mintCode',
+  'writeServingStore',
+  'scanLinkSafety',
+  'syncToBitly',
+  'markActive',
+] as const;
+
 /**
  * The activities a history ran, in order: activity tasks by their scheduled event, local activities by the marker
  * the SDK records when one completes (its `data` detail names the type).

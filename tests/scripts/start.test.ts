@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, afterEach, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { eventually } from '../../devkit/harness/harness.ts';
 import { activitySteps } from '../../devkit/harness/temporal.ts';
@@ -15,6 +15,18 @@ import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 // `npm start` as a new user runs it: no configuration, embedded PGlite, its own Temporal dev server.
 const dataDir = mkdtempSync(join(tmpdir(), 'lifeline-start-'));
 const children: ChildProcess[] = [];
+// A test that fails part-way stops what it started, so that the next one does not meet its dev server holding the
+// same data directory's SQLite file.
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    const exited = new Promise((resolve) => c.once('exit', resolve));
+    c.kill('SIGTERM');
+    const timer = setTimeout(() => c.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+});
 after(() => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
@@ -153,9 +165,12 @@ describe('npm start (embedded defaults)', () => {
       });
       return res.status === 200 ? ((await res.json()) as { code: string }) : undefined;
     });
-    // The publish workflow's history is in the dev server (what Temporal UI shows).
+    // The publish workflow's history is in the dev server (what Temporal UI shows). Its local steps are recorded
+    // when the workflow task that ran them completes, after the link row is already readable: wait for the end.
     const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
-    const history = await new Client({ connection }).workflow.getHandle('publish:blog:7').fetchHistory();
+    const publish = new Client({ connection }).workflow.getHandle('publish:blog:7');
+    await publish.result();
+    const history = await publish.fetchHistory();
     assert.deepEqual(activitySteps(history.events), [
       'mintCode',
       'writeServingStore',

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { type EntryProcess, harnessEntryEnv, startEntry } from '../../devkit/harness/entry_process.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
-import { activitySteps } from '../../devkit/harness/temporal.ts';
+import { activitySteps, PUBLISH_STEPS_WITH_BITLY } from '../../devkit/harness/temporal.ts';
 import {
   waitForPostLink,
   waitForPostWorkflow,
@@ -25,6 +25,24 @@ after(async () => {
   await h.close();
   await fake.stop();
 });
+
+/**
+ * Starts a new worker after a kill and waits for the post's workflow to finish: the post has exactly one link,
+ * active, and the workflow's result names it.
+ */
+async function resumeWithNewWorker(postId: number) {
+  const killedAt = Date.now();
+  await startWorkerProcess();
+  const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', { timeoutMs: 90_000 });
+  const result = await waitForPostWorkflow(h, 'news', postId);
+  assert.equal(result.code, link.code);
+  process.stderr.write(
+    `  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`,
+  );
+  const rows = await h.db.sql`SELECT code FROM links WHERE site = 'news' AND post_id = ${postId}`;
+  assert.equal(rows.length, 1, 'one link for the post');
+  return link;
+}
 
 /** Starts `workers/main.ts` against this test's database, task queue and Bitly fake. */
 async function startWorkerProcess(): Promise<EntryProcess> {
@@ -67,20 +85,9 @@ describe('publish survives a worker killed mid-workflow', () => {
       'killed after mintCode, before markActive',
     );
 
-    const killedAt = Date.now();
-    await startWorkerProcess();
-    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', {
-      timeoutMs: 90_000,
-    });
-    const result = await waitForPostWorkflow(h, 'news', postId);
-    assert.equal(result.code, link.code);
-    process.stderr.write(
-      `  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`,
-    );
+    const link = await resumeWithNewWorker(postId);
 
-    // Exactly one link for the post, and exactly one bitlink: the retry adopted the one Bitly made.
-    const rows = await h.db.sql`SELECT code FROM links WHERE site = 'news' AND post_id = ${postId}`;
-    assert.equal(rows.length, 1);
+    // Exactly one bitlink: the retry adopted the one Bitly made.
     assert.equal(link.vendors[0]?.state, 'synced');
     assert.equal(fake.listLinks().length, 1);
     assert.equal(fake.linkByKeyword(link.code)?.longUrl, link.url);
@@ -117,29 +124,12 @@ describe('publish survives a worker killed mid-workflow', () => {
     const orphaned = await h.db.sql`SELECT 1 FROM links WHERE site = 'news' AND post_id = ${postId}`;
     assert.equal(orphaned.length, 0, 'the dead worker committed nothing');
 
-    const killedAt = Date.now();
-    await startWorkerProcess();
-    const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', {
-      timeoutMs: 90_000,
-    });
-    const result = await waitForPostWorkflow(h, 'news', postId);
-    assert.equal(result.code, link.code);
-    process.stderr.write(
-      `  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`,
-    );
-    const rows = await h.db.sql`SELECT code FROM links WHERE site = 'news' AND post_id = ${postId}`;
-    assert.equal(rows.length, 1);
+    const link = await resumeWithNewWorker(postId);
     const minted = await h.db
       .sql`SELECT 1 FROM audit_log WHERE action = 'link.minted' AND code = ${link.code}`;
     assert.equal(minted.length, 1);
     const history = await h.temporal.client.workflow.getHandle(`publish:news:${postId}`).fetchHistory();
     // The dead worker's steps left no marker: the history holds each step once, from the worker that finished.
-    assert.deepEqual(activitySteps(history.events), [
-      'mintCode',
-      'writeServingStore',
-      'scanLinkSafety',
-      'syncToBitly',
-      'markActive',
-    ]);
+    assert.deepEqual(activitySteps(history.events), PUBLISH_STEPS_WITH_BITLY);
   });
 });
