@@ -1,12 +1,14 @@
 // The SQL of escrow exports and restores (lib/escrow): one read-only snapshot streamed table by table as JSON
 // lines, and the bulk load of those lines back into a database. Every column of a table is exported by name
 // (row_to_json), so a column added by a later migration is carried without touching this file.
+import type { Readable } from 'node:stream';
+import { CopyBinaryLines } from './copy_binary_lines.ts';
 import type { Db, Sql, Tx } from './sql.ts';
 
 /**
  * The tables an export carries, in load order (a table's foreign keys point at tables before it), each with
  * the columns its lines are ordered by (a stable order makes two exports of the same data byte-identical).
- * `orderBy` is the table's primary key, column for column: the export reads each table in pages along it
+ * `orderBy` is the table's primary key, column for column: the export reads each table along it, in one COPY
  * (tests/lib/escrow/escrow_order.test.ts checks every table has it).
  * `history`: audit entries and click aggregates, left out of a `--links-only` export.
  */
@@ -68,13 +70,31 @@ export interface EscrowSnapshot {
   linkCounts: { total: number; deleted: number; byStatus: Record<string, number> };
   /** The table's columns in their stored order. */
   columnsOf(table: EscrowTable): Promise<string[]>;
-  /** The table's rows as compact JSON texts (one object per row, keys = column names), `batch` at a time. */
-  streamRows(table: EscrowTable, batch: number): AsyncIterable<string[]>;
+  /**
+   * The table's rows as JSON lines (each row's compact JSON object, keys = column names, and a newline) in
+   * pieces of about `bytes`, in the key's order. `rows` counts the lines in the piece.
+   */
+  streamLines(table: EscrowTable, bytes: number): AsyncIterable<{ lines: Buffer; rows: number }>;
+  /**
+   * Whether other connections can read this same snapshot side by side (`shareSnapshot`). Not on embedded PGlite:
+   * it serves every client from one session, so a second transaction would wait for this one to end.
+   */
+  shareable: boolean;
+  /**
+   * Runs `work` with a reader on another connection of the pool whose transaction imports this snapshot
+   * (`pg_export_snapshot` / `SET TRANSACTION SNAPSHOT`, as `pg_dump --jobs` does): it sees exactly what this one
+   * sees. Only while this snapshot's own `work` runs, and only when `shareable`.
+   */
+  shareSnapshot<R>(work: (reader: EscrowReader) => Promise<R>): Promise<R>;
 }
+
+/** What reads tables from a snapshot, on its own connection or on one that shares it. */
+export type EscrowReader = Pick<EscrowSnapshot, 'columnsOf' | 'streamLines'>;
 
 /**
  * Runs `work` inside one REPEATABLE READ, READ ONLY transaction: every table it streams is read from the same
- * snapshot, whatever commits meanwhile. Times come out in UTC so the JSON is the same wherever it runs.
+ * snapshot, whatever commits meanwhile, on this connection or on others that import it. Times come out in UTC so
+ * the JSON is the same wherever it runs.
  */
 export async function withEscrowSnapshot<T>(
   sql: Sql,
@@ -82,9 +102,10 @@ export async function withEscrowSnapshot<T>(
 ): Promise<T> {
   return (await sql.begin('isolation level repeatable read read only', async (tx) => {
     await tx`SET LOCAL timezone = 'UTC'`;
-    const [meta] = await tx<{ snapshotAt: string; lastMigration: string | null }[]>`
+    const [meta] = await tx<{ snapshotAt: string; lastMigration: string | null; pglite: boolean }[]>`
       SELECT to_json(now())#>>'{}' AS "snapshotAt",
-             (SELECT name FROM schema_migrations ORDER BY run_on DESC, id DESC LIMIT 1) AS "lastMigration"`;
+             (SELECT name FROM schema_migrations ORDER BY run_on DESC, id DESC LIMIT 1) AS "lastMigration",
+             version() LIKE '%(PGlite %' AS pglite`;
     const searchFold = await searchFoldDigest(tx);
     const byStatusRows = await tx<{ status: string; n: number; deleted: number }[]>`
       SELECT status, count(*)::int AS n, count(deleted_at)::int AS deleted FROM links GROUP BY status`;
@@ -96,65 +117,124 @@ export async function withEscrowSnapshot<T>(
       total += row.n;
       deleted += row.deleted;
     }
-    return work({
-      snapshotAt: meta!.snapshotAt,
-      lastMigration: meta!.lastMigration ?? '',
-      searchFold,
-      linkCounts: { total, deleted, byStatus },
-      columnsOf: (table) => listExportedColumns(tx, table),
-      async *streamRows(table, batch) {
-        yield* streamPages(tx, table, batch);
-      },
-    });
+    const shareable = !meta!.pglite;
+    let snapshotId: Promise<string> | undefined;
+    let open = true;
+    try {
+      return await work({
+        snapshotAt: meta!.snapshotAt,
+        lastMigration: meta!.lastMigration ?? '',
+        searchFold,
+        linkCounts: { total, deleted, byStatus },
+        columnsOf: (table) => listExportedColumns(tx, table),
+        async *streamLines(table, bytes) {
+          yield* streamCopy(tx, table, bytes);
+        },
+        shareable,
+        async shareSnapshot(share) {
+          if (!shareable) throw new Error('this database cannot share a snapshot between connections');
+          if (!open) throw new Error('the snapshot has ended');
+          snapshotId ??= tx<{ id: string }[]>`SELECT pg_export_snapshot() AS id`.then(([row]) => row!.id);
+          const id = await snapshotId;
+          return (await sql.begin('isolation level repeatable read read only', async (other) => {
+            // Must be the transaction's first statement (BEGIN aside).
+            await other.unsafe(`SET TRANSACTION SNAPSHOT '${id.replace(/'/g, "''")}'`);
+            await other`SET LOCAL timezone = 'UTC'`;
+            return share({
+              columnsOf: (table) => listExportedColumns(other, table),
+              async *streamLines(table, bytes) {
+                yield* streamCopy(other, table, bytes);
+              },
+            });
+          })) as Awaited<ReturnType<typeof share>>;
+        },
+      });
+    } finally {
+      open = false;
+    }
   })) as T;
 }
 
 /**
- * A table's rows in key order, a page of `batch` rows per statement: each page starts after the last key of the
- * one before (`WHERE (a, b) > (…) ORDER BY a, b LIMIT n`), so Postgres walks the primary key and returns the
- * first page at once. One statement over the whole table, even under a cursor, is planned for all its rows: a
- * sequential scan and a sort of the table before the first row (at 10,000,000 links, minutes of nothing written).
- * The keys travel as text and are cast back to their columns' types in the statement, so nothing is rounded on
- * the way (a timestamp's microseconds); the comparison takes the columns' collations, as the ORDER BY and the
- * index do.
+ * The statement an export reads `table` with: each row's JSON text, in its primary key's order (the webhook
+ * endpoints' secrets left out).
  */
-async function* streamPages(tx: Tx, table: EscrowTable, batch: number): AsyncGenerator<string[]> {
+export async function escrowSelect(db: Db, table: EscrowTable): Promise<string> {
   const spec = ESCROW_TABLES.find((t) => t.table === table)!;
-  // A table with omitted columns is read through a projection of the others.
   const source = OMITTED_ESCROW_COLUMNS[table]
-    ? `(SELECT ${(await listExportedColumns(tx, table)).map(quoteIdent).join(', ')} FROM ${spec.table})`
+    ? `(SELECT ${(await listExportedColumns(db, table)).map(quoteIdent).join(', ')} FROM ${spec.table})`
     : spec.table;
   const keys = spec.orderBy.map((c) => `t.${quoteIdent(c)}`);
-  const types = await listColumnTypes(tx, table, spec.orderBy);
-  const select = `SELECT row_to_json(t)::text AS j, ${keys.map((k, i) => `${k}::text AS k${i}`).join(', ')} FROM ${source} t`;
-  const limit = Math.max(1, Math.trunc(batch));
-  const order = `ORDER BY ${keys.join(', ')} LIMIT ${limit}`;
-  const after = `WHERE (${keys.join(', ')}) > (${types.map((type, i) => `$${i + 1}::text::${type}`).join(', ')})`;
-  let last: string[] | undefined;
-  for (;;) {
-    const rows = await tx.unsafe<Record<string, string>[]>(
-      last ? `${select} ${after} ${order}` : `${select} ${order}`,
-      last ?? [],
-    );
-    if (rows.length > 0) yield rows.map((r) => r.j!);
-    if (rows.length < limit) return;
-    const end = rows.at(-1)!;
-    last = keys.map((_, i) => end[`k${i}`]!);
+  return `SELECT row_to_json(t)::text FROM ${source} t ORDER BY ${keys.join(', ')}`;
+}
+
+/**
+ * Leaves the planner one way to give a table in its key's order, for the rest of the transaction: walking the
+ * primary key. A sort (whole or incremental) and a sequential scan are switched off rather than priced, so the
+ * choice does not follow the table's size or physical order (ADR 0095). The export's transaction runs nothing
+ * else that these settings would slow.
+ */
+export async function steerToKeyOrder(tx: Tx): Promise<void> {
+  await tx`SET LOCAL enable_sort = off`;
+  await tx`SET LOCAL enable_incremental_sort = off`;
+  await tx`SET LOCAL enable_seqscan = off`;
+}
+
+/**
+ * A table's rows as JSON lines through one `COPY (SELECT row_to_json(t)::text … ORDER BY <key>) TO STDOUT` in
+ * binary form: each row's text arrives length-prefixed, is copied to the output as bytes and never becomes a
+ * JavaScript string (reading pages of rows as strings spent most of a 10M-link export's time on that side). The plan walks
+ * the primary key (steerToKeyOrder): a sort would read and sort the whole table before its first row. A consumer that stops early cancels the statement and the rest is drained, so the
+ * transaction's connection is left ready for its rollback.
+ */
+async function* streamCopy(
+  tx: Tx,
+  table: EscrowTable,
+  bytes: number,
+): AsyncGenerator<{ lines: Buffer; rows: number }> {
+  await steerToKeyOrder(tx);
+  const query = tx.unsafe(`COPY (${await escrowSelect(tx, table)}) TO STDOUT (FORMAT binary)`);
+  const stream = (await query.readable()) as unknown as Readable;
+  const lines = new CopyBinaryLines(Math.max(1 << 16, bytes + (bytes >> 2)));
+  let done = false;
+  let taken = 0;
+  try {
+    for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
+      lines.push(chunk as Buffer);
+      if (lines.pending >= bytes) {
+        const rows = lines.rows - taken;
+        taken = lines.rows;
+        yield { lines: lines.take(), rows };
+      }
+    }
+    lines.end();
+    done = true;
+    if (lines.pending > 0) yield { lines: lines.take(), rows: lines.rows - taken };
+  } finally {
+    if (!done) {
+      // Stopped part-way (cancelled, a failed write): end the statement and read what is still on its way.
+      const drained = new Promise<void>((resolve) => {
+        stream.once('close', resolve);
+        stream.once('end', resolve);
+        stream.once('error', () => resolve());
+      });
+      if (!stream.destroyed && !stream.readableEnded) {
+        void query.cancel();
+        stream.resume();
+        await drained;
+      }
+    }
   }
 }
 
-/** The SQL types of `columns` of `table` (format_type: as a cast names them), in the order given. */
-async function listColumnTypes(db: Db, table: string, columns: readonly string[]): Promise<string[]> {
-  const rows = await db<{ column: string; type: string }[]>`
-    SELECT a.attname AS "column", format_type(a.atttypid, a.atttypmod) AS type
-    FROM pg_attribute a
-    WHERE a.attrelid = ${table}::regclass AND a.attname = ANY(${db.array([...columns])}::text[])
-      AND NOT a.attisdropped`;
-  return columns.map((c) => {
-    const row = rows.find((r) => r.column === c);
-    if (!row) throw new Error(`${table}.${c}: no such column to order the export by`);
-    return row.type;
-  });
+/** The size of each of `tables` on disk (its heap, without indexes): what its export will roughly weigh. */
+export async function listTableSizes(db: Db, tables: readonly string[]): Promise<Map<string, number>> {
+  const rows = await db<{ table: string; bytes: number }[]>`
+    SELECT c.relname AS table, pg_relation_size(c.oid) AS bytes
+    FROM pg_class c
+    WHERE c.relnamespace = to_regnamespace(current_schema()) AND c.relkind = 'r'
+      AND c.relname = ANY(${db.array([...tables])}::text[])`;
+  return new Map(rows.map((r) => [r.table, r.bytes]));
 }
 
 /** A table's column names in their stored order. */

@@ -14,7 +14,11 @@ import {
 import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../../lib/escrow/restore_escrow.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
-import { RESTORED_SAFETY_REASON, withEscrowSnapshot } from '../../../lib/stores/escrow_store.ts';
+import {
+  type EscrowReader,
+  RESTORED_SAFETY_REASON,
+  withEscrowSnapshot,
+} from '../../../lib/stores/escrow_store.ts';
 import { createCanonicalTargetPolicy } from '../../../lib/targets/target_rule.ts';
 import { ROOT } from '../../../scripts/temporal_cli.ts';
 
@@ -450,6 +454,13 @@ describe('escrow export and restore', () => {
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /Unknown option '--bogus'[\s\S]*usage: npm run export/);
     assert.equal((await cli('export', [], { DATABASE_URL: source.url })).code, 2);
+    for (const jobs of ['0', '10', '1.5']) {
+      const badJobs = await cli('export', ['--out', join(work, 'export-jobs'), '--jobs', jobs], {
+        DATABASE_URL: source.url,
+      });
+      assert.equal(badJobs.code, 2, jobs);
+      assert.match(badJobs.stderr, /--jobs must be a whole number from 1 to 9/);
+    }
 
     const nonEmpty = await cli('restore', [dir], { DATABASE_URL: source.url });
     assert.equal(nonEmpty.code, 1);
@@ -562,7 +573,7 @@ describe('escrow export and restore', () => {
     ]);
   });
 
-  test('one snapshot: writes committed while an export runs are not in it', async () => {
+  test('one snapshot, shared by its readers: writes committed while an export runs are in none of them', async () => {
     const db = await database();
     await seedLinkStates(db.sql, { count: 48, prefix: 's', extras: true });
     const seen = await withEscrowSnapshot(db.sql, async (snapshot) => {
@@ -573,10 +584,18 @@ describe('escrow export and restore', () => {
         await tx`UPDATE links SET target_url = 'https://changed.example/' WHERE code = 's1'`;
       });
       const read: Record<string, string[]> = {};
-      for (const table of ['links', 'vendor_links'] as const) {
+      const readAll = async (reader: EscrowReader, table: 'links' | 'vendor_links') => {
         read[table] = [];
-        for await (const batch of snapshot.streamRows(table, 10)) read[table].push(...batch);
-      }
+        for await (const piece of reader.streamLines(table, 256)) {
+          read[table].push(...piece.lines.toString('utf8').split('\n').filter(Boolean));
+        }
+      };
+      // links on the snapshot's own connection, vendor_links on another that shares it (the export's jobs).
+      assert.equal(snapshot.shareable, true);
+      await Promise.all([
+        readAll(snapshot, 'links'),
+        snapshot.shareSnapshot((other) => readAll(other, 'vendor_links')),
+      ]);
       return { read, counts: snapshot.linkCounts.total };
     });
     assert.equal(seen.counts, 48);
