@@ -20,6 +20,7 @@ export class CopyBinaryLines {
   private filled = 0;
   /** Rows turned into lines so far. */
   rows = 0;
+  private rowsTaken = 0;
 
   constructor(initialBytes = 1 << 20) {
     this.out = Buffer.allocUnsafe(initialBytes);
@@ -30,11 +31,16 @@ export class CopyBinaryLines {
     return this.filled;
   }
 
-  /** The gathered lines (a copy the caller owns); empties the buffer. */
-  take(): Buffer {
-    const lines = Buffer.from(this.out.subarray(0, this.filled));
+  /**
+   * The gathered lines and how many they are; the caller owns them (the buffer is handed over, not copied, and a
+   * new one of the same size gathers the next).
+   */
+  take(): { lines: Buffer; rows: number } {
+    const taken = { lines: this.out.subarray(0, this.filled), rows: this.rows - this.rowsTaken };
+    this.out = Buffer.allocUnsafe(this.out.length);
     this.filled = 0;
-    return lines;
+    this.rowsTaken = this.rows;
+    return taken;
   }
 
   push(chunk: Buffer): void {

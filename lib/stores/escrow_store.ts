@@ -117,6 +117,8 @@ export async function withEscrowSnapshot<T>(
       total += row.n;
       deleted += row.deleted;
     }
+    // Every table from here on is read in its key's order (after the count above, which needs no order).
+    await steerToKeyOrder(tx);
     const shareable = !meta!.pglite;
     let snapshotId: Promise<string> | undefined;
     let open = true;
@@ -140,6 +142,7 @@ export async function withEscrowSnapshot<T>(
             // Must be the transaction's first statement (BEGIN aside).
             await other.unsafe(`SET TRANSACTION SNAPSHOT '${id.replace(/'/g, "''")}'`);
             await other`SET LOCAL timezone = 'UTC'`;
+            await steerToKeyOrder(other);
             return share({
               columnsOf: (table) => listExportedColumns(other, table),
               async *streamLines(table, bytes) {
@@ -170,7 +173,7 @@ export async function escrowSelect(db: Db, table: EscrowTable): Promise<string> 
 
 /**
  * Leaves the planner one way to give a table in its key's order, for the rest of the transaction: walking the
- * primary key. A sort (whole or incremental) and a sequential scan are switched off rather than priced, so the
+ * primary key. Each of the export's transactions is steered once, before its first table. A sort (whole or incremental) and a sequential scan are switched off rather than priced, so the
  * choice does not follow the table's size or physical order (ADR 0095). The export's transaction runs nothing
  * else that these settings would slow.
  */
@@ -184,7 +187,8 @@ export async function steerToKeyOrder(tx: Tx): Promise<void> {
  * A table's rows as JSON lines through one `COPY (SELECT row_to_json(t)::text … ORDER BY <key>) TO STDOUT` in
  * binary form: each row's text arrives length-prefixed, is copied to the output as bytes and never becomes a
  * JavaScript string (reading pages of rows as strings spent most of a 10M-link export's time on that side). The plan walks
- * the primary key (steerToKeyOrder): a sort would read and sort the whole table before its first row. A consumer that stops early cancels the statement and the rest is drained, so the
+ * the primary key (the transaction is steered to it, steerToKeyOrder): a sort would read and sort the whole table
+ * before its first row. A consumer that stops early cancels the statement and the rest is drained, so the
  * transaction's connection is left ready for its rollback.
  */
 async function* streamCopy(
@@ -192,24 +196,18 @@ async function* streamCopy(
   table: EscrowTable,
   bytes: number,
 ): AsyncGenerator<{ lines: Buffer; rows: number }> {
-  await steerToKeyOrder(tx);
   const query = tx.unsafe(`COPY (${await escrowSelect(tx, table)}) TO STDOUT (FORMAT binary)`);
   const stream = (await query.readable()) as unknown as Readable;
   const lines = new CopyBinaryLines(Math.max(1 << 16, bytes + (bytes >> 2)));
   let done = false;
-  let taken = 0;
   try {
     for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
       lines.push(chunk as Buffer);
-      if (lines.pending >= bytes) {
-        const rows = lines.rows - taken;
-        taken = lines.rows;
-        yield { lines: lines.take(), rows };
-      }
+      if (lines.pending >= bytes) yield lines.take();
     }
     lines.end();
     done = true;
-    if (lines.pending > 0) yield { lines: lines.take(), rows: lines.rows - taken };
+    if (lines.pending > 0) yield lines.take();
   } finally {
     if (!done) {
       // Stopped part-way (cancelled, a failed write): end the statement and read what is still on its way.

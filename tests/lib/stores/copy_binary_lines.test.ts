@@ -29,10 +29,10 @@ function readAll(bytes: Buffer, cut: number): { text: string; rows: number } {
   const out: Buffer[] = [];
   for (let at = 0; at < bytes.length; at += cut) {
     lines.push(bytes.subarray(at, Math.min(bytes.length, at + cut)));
-    if (lines.pending > 7) out.push(lines.take());
+    if (lines.pending > 7) out.push(lines.take().lines);
   }
   lines.end();
-  out.push(lines.take());
+  out.push(lines.take().lines);
   return { text: Buffer.concat(out).toString('utf8'), rows: lines.rows };
 }
 
