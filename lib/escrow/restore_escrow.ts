@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { requestRescanAfterRestore } from '../safety/rescan_after_restore.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -8,6 +9,8 @@ import { insertAuditEntry } from '../stores/audit_store.ts';
 import {
   addForeignKeys,
   analyzeTables,
+  asRestoredLink,
+  cancelBackends,
   countRestoreTargetRows,
   countSearchTextMismatches,
   createInsertedCodesTable,
@@ -15,7 +18,9 @@ import {
   dropIndexes,
   ESCROW_TABLES,
   insertEscrowRows,
+  isEmbeddedPglite,
   listAppliedMigrations,
+  listCopyColumns,
   listForeignKeys,
   listPlainIndexes,
   listSkippedCodes,
@@ -27,11 +32,20 @@ import {
   searchFoldDigest,
   setSearchTextTrigger,
 } from '../stores/escrow_store.ts';
+import { openCopyIn } from '../stores/copy_in.ts';
+import { type CopyColumn, copyTextRow } from '../stores/copy_text_rows.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { EscrowError, type EscrowFile, type EscrowManifest } from './escrow_manifest.ts';
 import type { SignatureState } from './escrow_signature.ts';
-import { finishPendingIndexes, readPendingIndexes, recordPendingIndexes } from './restore_indexes.ts';
+import {
+  buildIndexes,
+  finishPendingIndexes,
+  type PendingIndexes,
+  readPendingIndexes,
+  recordPendingIndexes,
+  undoUnfinishedLoad,
+} from './restore_indexes.ts';
 import {
   countRefusedRow,
   emptyRefusedRestoreRows,
@@ -104,10 +118,14 @@ export interface RestoreSummary {
  * Every row is checked with the intake rules first (restore_rows.ts: code rule, target rule under `targetPolicy`,
  * vendor id shape); a row that breaks one is left out and counted. No row vouches for its link's safety: `clean`
  * is loaded as `unknown`, every link is due a re-scan, and one is requested (lib/safety/rescan_after_restore.ts).
- * The rows load in one transaction: a failure while loading leaves the database as it was. Into an empty
- * database the secondary indexes are dropped first and built again after that transaction commits, several side
- * by side, with a note in settings until the last one exists (restore_indexes.ts, ADR 0093): a restore stopped
- * while building them is finished by finishPendingIndexes (`npm run restore` runs it first).
+ * Into an empty database (ADR 0096) the secondary indexes and foreign keys are dropped, the links load by COPY
+ * and commit first with a note in settings that the load is under way, their indexes are built on other
+ * connections while the other tables load in a second transaction, and that transaction adds the keys back (each
+ * row checked) and marks the load whole; the other tables' indexes are built after it (restore_indexes.ts). If the
+ * second transaction fails, the links are removed and the indexes and keys put back, so a failure while loading
+ * leaves the database as it was; a restore killed while loading is undone the same way by the next one, and one
+ * stopped while building indexes is finished by finishPendingIndexes (`npm run restore` runs it first). A merge
+ * loads in one transaction and keeps its indexes.
  */
 export async function restoreEscrow(
   deps: { sql: Sql; logger?: Logger; targetPolicy: CanonicalTargetPolicy },
@@ -142,6 +160,15 @@ export async function restoreEscrow(
       throw new EscrowError(`${file.name} has columns this database lacks: ${unknown.join(', ')}`);
     }
     columnsByTable.set(file.table, kept);
+  }
+  // A restore that stopped before its other tables committed is undone first: its links alone are no database.
+  const undone = await undoUnfinishedLoad(deps.sql);
+  if (undone !== null) {
+    options.progress?.(
+      `an earlier restore (of ${undone.source}, begun ${undone.since}) stopped before its last table loaded: ` +
+        'its rows were removed and its indexes and keys put back',
+    );
+    deps.logger?.warn({ source: undone.source, since: undone.since }, 'an unfinished restore was undone');
   }
   const unfinished = await readPendingIndexes(deps.sql);
   if (unfinished !== null) {
@@ -179,119 +206,180 @@ export async function restoreEscrow(
     mismatched: 0,
   };
   let indexed = { built: 0, ms: 0 };
-  const loaded = await deps.sql.begin(async (tx) => {
-    const indexes = merge
-      ? []
-      : await listPlainIndexes(
+  const embedded = await isEmbeddedPglite(deps.sql);
+  const loadTable = async (tx: Tx, file: EscrowFile) => {
+    // In a merge, audit entries get new ids (the database's own sequence).
+    const columns = columnsByTable
+      .get(file.table)!
+      .filter(
+        (c) => !(merge && (file.table === 'audit_log' || file.table === 'webhook_endpoints') && c === 'id'),
+      );
+    const before = refused.byTable[file.table] ?? 0;
+    const tableStarted = Date.now();
+    const sample =
+      takeSearchText && file.table === 'links'
+        ? { every: Math.max(1, Math.ceil(file.rows / SEARCH_TEXT_SAMPLE)), codes: [] as string[] }
+        : undefined;
+    if (sample) await setSearchTextTrigger(tx, false);
+    const inserted = byCopy(file, merge, embedded)
+      ? await copyFile(
           tx,
-          files.map((f) => f.table),
+          options.dir,
+          file,
+          await listCopyColumns(tx, file.table, columns),
+          rules,
+          options.context,
+          sample,
+        )
+      : await loadFile(tx, options.dir, file, columns, merge, rules, options.context, sample);
+    if (sample) {
+      searchText.sampled = sample.codes.length;
+      searchText.mismatched = await countSearchTextMismatches(tx, sample.codes);
+      if (searchText.mismatched > 0) {
+        searchText.source = 'refolded';
+        const refolded = await refoldSearchText(tx);
+        deps.logger?.warn(
+          { sampled: searchText.sampled, mismatched: searchText.mismatched, refolded },
+          "the export's search text disagreed with this database's folding on a sample: every link folded again",
         );
-    await dropIndexes(
-      tx,
-      indexes.map((i) => i.name),
+      }
+      await setSearchTextTrigger(tx, true);
+    }
+    const left = (refused.byTable[file.table] ?? 0) - before;
+    tables[file.table] = { inExport: file.rows, inserted, ms: Date.now() - tableStarted };
+    options.progress?.(
+      `${file.table}: ${inserted} of ${file.rows} rows loaded in ${seconds(tables[file.table]!.ms)}`,
     );
-    // Into an empty database the foreign keys are checked once, after the load (escrow_store.ts).
-    const foreignKeys = merge
-      ? []
-      : await listForeignKeys(
-          tx,
-          files.map((f) => f.table),
-        );
-    await dropForeignKeys(tx, foreignKeys);
-    if (indexes.length > 0) {
-      await recordPendingIndexes(tx, { since: new Date().toISOString(), source: options.dir, indexes });
-    }
-    if (merge) await createInsertedCodesTable(tx);
-    if (takeSearchText) await setSearchTextTrigger(tx, false);
-    for (const file of files) {
-      // In a merge, audit entries get new ids (the database's own sequence).
-      const columns = columnsByTable
-        .get(file.table)!
-        .filter(
-          (c) => !(merge && (file.table === 'audit_log' || file.table === 'webhook_endpoints') && c === 'id'),
-        );
-      const before = refused.byTable[file.table] ?? 0;
-      const tableStarted = Date.now();
-      const sample =
-        takeSearchText && file.table === 'links'
-          ? { every: Math.max(1, Math.ceil(file.rows / SEARCH_TEXT_SAMPLE)), codes: [] as string[] }
-          : undefined;
-      const inserted = await loadFile(tx, options.dir, file, columns, merge, rules, options.context, sample);
-      if (sample) {
-        searchText.sampled = sample.codes.length;
-        searchText.mismatched = await countSearchTextMismatches(tx, sample.codes);
-        if (searchText.mismatched > 0) {
-          searchText.source = 'refolded';
-          const refolded = await refoldSearchText(tx);
-          deps.logger?.warn(
-            { sampled: searchText.sampled, mismatched: searchText.mismatched, refolded },
-            "the export's search text disagreed with this database's folding on a sample: every link folded again",
-          );
-        }
-        await setSearchTextTrigger(tx, true);
-      }
-      const left = (refused.byTable[file.table] ?? 0) - before;
-      tables[file.table] = { inExport: file.rows, inserted, ms: Date.now() - tableStarted };
-      options.progress?.(
-        `${file.table}: ${inserted} of ${file.rows} rows loaded in ${seconds(tables[file.table]!.ms)}`,
-      );
-      deps.logger?.info(
-        { table: file.table, inserted, rows: file.rows, refused: left },
-        'escrow table restored',
-      );
-      if (!merge && inserted + left !== file.rows) {
-        throw new EscrowError(
-          `${file.name}: ${inserted} rows loaded and ${left} refused, the manifest says ${file.rows}`,
-        );
-      }
-    }
-    const keysStarted = Date.now();
-    await addForeignKeys(tx, foreignKeys).catch((error: unknown) => {
-      const detail = (error as { detail?: string }).detail;
+    deps.logger?.info(
+      { table: file.table, inserted, rows: file.rows, refused: left },
+      'escrow table restored',
+    );
+    if (!merge && inserted + left !== file.rows) {
       throw new EscrowError(
-        `the export's rows do not hold together: ${(error as Error).message}${detail ? ` (${detail})` : ''}`,
-      );
-    });
-    if (foreignKeys.length > 0) {
-      options.progress?.(
-        `${foreignKeys.length} foreign keys checked in ${seconds(Date.now() - keysStarted)}`,
+        `${file.name}: ${inserted} rows loaded and ${left} refused, the manifest says ${file.rows}`,
       );
     }
-    if (!merge) await resetAuditSequence(tx);
-    await resetWebhookEndpointSequence(tx);
-    const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
-    const links = tables.links?.inserted ?? 0;
-    if (links > 0) {
-      await requestRescanAfterRestore(tx, {
-        requestedAt: new Date().toISOString(),
-        links,
-        source: manifest.snapshotAt,
+  };
+
+  // Into an empty database: the indexes and foreign keys go, and the links load and commit first, with a note
+  // that the load is under way (ADR 0096). Their indexes are built while the other tables load.
+  let note: PendingIndexes | null = null;
+  const first = merge ? [] : files.filter((f) => f.table === 'links');
+  if (!merge) {
+    note = await deps.sql.begin(async (tx) => {
+      const tableNames = files.map((f) => f.table);
+      const indexes = await listPlainIndexes(tx, tableNames);
+      await dropIndexes(
+        tx,
+        indexes.map((i) => i.name),
+      );
+      // The foreign keys are checked once, after the load (escrow_store.ts).
+      const foreignKeys = await listForeignKeys(tx, tableNames);
+      await dropForeignKeys(tx, foreignKeys);
+      const pending = {
+        since: new Date().toISOString(),
+        source: options.dir,
+        indexes,
+        foreignKeys,
+        loading: true,
+      };
+      await recordPendingIndexes(tx, pending);
+      for (const file of first) await loadTable(tx, file);
+      return pending;
+    });
+  }
+  const linksCommitted = Date.now();
+  const backends = new Set<number>();
+  const linksIndexes = (note?.indexes ?? []).filter((i) => i.table === 'links');
+  const stopBuilds = new AbortController();
+  // Embedded PGlite serves one session: a build there would only wait for the load.
+  const earlyBuild =
+    first.length > 0 && !embedded && linksIndexes.length > 0
+      ? buildIndexes(deps.sql, linksIndexes, {
+          jobs: options.indexJobs,
+          backends,
+          signal: stopBuilds.signal,
+          ...(options.progress ? { progress: options.progress } : {}),
+        }).then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+      : Promise.resolve(undefined);
+  let loaded: { count: number; examples: string[] };
+  try {
+    loaded = await deps.sql.begin(async (tx) => {
+      if (merge) await createInsertedCodesTable(tx);
+      for (const file of files) if (!first.includes(file)) await loadTable(tx, file);
+      const foreignKeys = note?.foreignKeys ?? [];
+      const keysStarted = Date.now();
+      // Each waits for the links' index builds (they hold a lock that adding a key to links conflicts with).
+      await addForeignKeys(tx, foreignKeys).catch((error: unknown) => {
+        const detail = (error as { detail?: string }).detail;
+        throw new EscrowError(
+          `the export's rows do not hold together: ${(error as Error).message}${detail ? ` (${detail})` : ''}`,
+        );
       });
-    }
-    await insertAuditEntry(tx, {
-      code: null,
-      actor: options.actor ?? 'system:restore',
-      action: 'escrow.restored',
-      after: {
-        mode: merge ? 'merge' : 'empty',
-        snapshotAt: manifest.snapshotAt,
-        links,
-        linksInExport: manifest.counts.links,
-        refused: { total: refused.total, byTable: refused.byTable, byRule: refused.byRule },
-        searchText,
-        signature,
-      },
-      reason: `restore of ${options.dir}`,
+      if (foreignKeys.length > 0) {
+        options.progress?.(
+          `${foreignKeys.length} foreign keys checked in ${seconds(Date.now() - keysStarted)}`,
+        );
+      }
+      if (!merge) await resetAuditSequence(tx);
+      await resetWebhookEndpointSequence(tx);
+      const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
+      const links = tables.links?.inserted ?? 0;
+      if (links > 0) {
+        await requestRescanAfterRestore(tx, {
+          requestedAt: new Date().toISOString(),
+          links,
+          source: manifest.snapshotAt,
+        });
+      }
+      await insertAuditEntry(tx, {
+        code: null,
+        actor: options.actor ?? 'system:restore',
+        action: 'escrow.restored',
+        after: {
+          mode: merge ? 'merge' : 'empty',
+          snapshotAt: manifest.snapshotAt,
+          links,
+          linksInExport: manifest.counts.links,
+          refused: { total: refused.total, byTable: refused.byTable, byRule: refused.byRule },
+          searchText,
+          signature,
+        },
+        reason: `restore of ${options.dir}`,
+      });
+      // The load is whole: what is left is building indexes, which a later run finishes rather than undoes.
+      if (note) await recordPendingIndexes(tx, { ...note, loading: false });
+      return skipped;
     });
-    return skipped;
-  });
+  } catch (error) {
+    if (note) {
+      // The links' builds are stopped (none starts, the running ones are cancelled) before their rows go.
+      stopBuilds.abort();
+      let settled = false;
+      void earlyBuild.then(() => {
+        settled = true;
+      });
+      while (!settled) {
+        await cancelBackends(deps.sql, [...backends]);
+        await Promise.race([earlyBuild, delay(1000)]);
+      }
+      await undoUnfinishedLoad(deps.sql);
+    }
+    throw error;
+  }
+  const earlyFailure = await earlyBuild;
+  if (earlyFailure !== undefined) throw earlyFailure;
   const built = await finishPendingIndexes(deps.sql, {
     jobs: options.indexJobs,
     ...(options.progress ? { progress: options.progress } : {}),
   });
-  if (built !== null) {
-    indexed = { built: built.built, ms: built.durationMs };
-    options.progress?.(`${built.built} indexes built in ${seconds(built.durationMs)}`);
+  if (note !== null) {
+    // The links' indexes were built while the other tables loaded; the rest after they committed.
+    indexed = { built: linksIndexes.length + (built?.built ?? 0), ms: Date.now() - linksCommitted };
+    options.progress?.(`${indexed.built} indexes built in ${seconds(indexed.ms)} since the links committed`);
   }
   await analyzeTables(
     deps.sql,
@@ -398,8 +486,10 @@ async function loadFile(
         countRefusedRow(rules.refused, file, lineNo, problem);
         continue;
       }
-      batch.push(line);
-      batchBytes += line.length;
+      // A link's safety verdict is reset here, on both ways in (asRestoredLink).
+      const loaded = file.table === 'links' ? JSON.stringify(asRestoredLink(row)) : line;
+      batch.push(loaded);
+      batchBytes += loaded.length;
       if (sample && lineNo % sample.every === 0) sample.codes.push(row.code as string);
       if (batch.length >= BATCH_MAX_ROWS || batchBytes >= BATCH_MAX_BYTES) await flush();
     }
@@ -410,6 +500,103 @@ async function loadFile(
   }
   await settle();
   return inserted;
+}
+
+/**
+ * Whether `file` loads by COPY (copyFile) rather than in JSON batches (loadFile): into an empty database, on a
+ * server (embedded PGlite takes no COPY FROM STDIN), for every table but the webhook endpoints (each gets a new
+ * secret made in SQL; there are a handful) and but an older export's links with a column that moved elsewhere.
+ */
+function byCopy(file: EscrowFile, merge: boolean, embedded: boolean): boolean {
+  if (merge || embedded || file.table === 'webhook_endpoints') return false;
+  const moved = MOVED_ESCROW_COLUMNS[file.table] ?? {};
+  return !file.columns.some((c) => moved[c] !== undefined);
+}
+
+/** COPY text gathered before it is sent (a chunk per write). */
+const COPY_CHUNK_CHARS = 1 << 20;
+
+/**
+ * Streams one JSON-lines file into its (empty) table through `COPY … FROM STDIN`: every line checked as loadFile
+ * checks it, each kept row written as a COPY line (copy_text_rows.ts). Postgres inserts while the next chunk is
+ * read and checked here. A row the database refuses fails the COPY; the error names the file's line. Returns the
+ * rows inserted.
+ */
+async function copyFile(
+  tx: Tx,
+  dir: string,
+  file: EscrowFile,
+  columns: CopyColumn[],
+  rules: RowRules,
+  context: TaskContext | undefined,
+  sample?: { every: number; codes: string[] },
+): Promise<number> {
+  const copy = await openCopyIn(
+    tx,
+    file.table,
+    columns.map((c) => c.name),
+  );
+  // File lines left out, in order: the COPY's own line numbers skip them.
+  const refusedLines: number[] = [];
+  let chunk = '';
+  let lineNo = 0;
+  let inserted = 0;
+  try {
+    for await (const line of readLines(join(dir, file.name))) {
+      lineNo++;
+      const row = checkLine(file, line, lineNo);
+      const problem = findRestoreRowProblem(file.table, row, rules.policy, rules.refusedCodes);
+      if (problem !== null) {
+        countRefusedRow(rules.refused, file, lineNo, problem);
+        refusedLines.push(lineNo);
+        continue;
+      }
+      if (file.table === 'links') asRestoredLink(row);
+      try {
+        chunk += copyTextRow(row, columns);
+      } catch (error) {
+        throw new EscrowError(`${file.name} line ${lineNo}: ${(error as Error).message}`);
+      }
+      inserted++;
+      if (sample && lineNo % sample.every === 0) sample.codes.push(row.code as string);
+      if (chunk.length >= COPY_CHUNK_CHARS) {
+        await copy.write(chunk);
+        chunk = '';
+        context?.heartbeat({ table: file.table, line: lineNo });
+        if (context) throwIfCancelled(context);
+      }
+    }
+    if (chunk !== '') await copy.write(chunk);
+    await copy.end();
+  } catch (error) {
+    await copy.abort(error instanceof Error ? error : new Error(String(error)));
+    if (error instanceof EscrowError || !isPostgresError(error)) throw error;
+    const at = copyLineOf(error);
+    const where = at === null ? '' : ` line ${fileLineOf(at, refusedLines)}`;
+    throw new EscrowError(`${file.name}${where}: the database refused it: ${error.message}`);
+  }
+  return inserted;
+}
+
+/** Whether `error` came from Postgres (it has a SQLSTATE). */
+function isPostgresError(error: unknown): error is Error & { code: string; where?: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+}
+
+/** The COPY line an error names in its context (`COPY links, line 12, column …`), or null. */
+function copyLineOf(error: { where?: string }): number | null {
+  const match = /\bCOPY [^,]+, line (\d+)/.exec(error.where ?? '');
+  return match ? Number(match[1]) : null;
+}
+
+/** The file's line of the COPY's `n`th line, skipping `refused` (ascending file lines that were never sent). */
+function fileLineOf(n: number, refused: readonly number[]): number {
+  let line = n;
+  for (const skipped of refused) {
+    if (skipped > line) break;
+    line++;
+  }
+  return line;
 }
 
 /** A line must be one JSON object (a code-bound table's with its code); returns it. */

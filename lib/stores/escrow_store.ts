@@ -3,7 +3,8 @@
 // (row_to_json), so a column added by a later migration is carried without touching this file.
 import type { Readable } from 'node:stream';
 import { CopyBinaryLines } from './copy_binary_lines.ts';
-import type { Db, Sql, Tx } from './sql.ts';
+import type { CopyColumn, CopyColumnKind } from './copy_text_rows.ts';
+import { type Db, quoteIdent, type Sql, type Tx } from './sql.ts';
 
 /**
  * The tables an export carries, in load order (a table's foreign keys point at tables before it), each with
@@ -243,6 +244,36 @@ export async function listTableColumns(db: Db, table: string): Promise<string[]>
   return rows.map((r) => r.column);
 }
 
+/**
+ * How each of `columns` of `table` takes a value in COPY text (copy_text_rows.ts): arrays as array literals, json
+ * and jsonb as JSON text, everything else as its text. In the order given.
+ */
+export async function listCopyColumns(
+  db: Db,
+  table: string,
+  columns: readonly string[],
+): Promise<CopyColumn[]> {
+  const rows = await db<{ column: string; kind: CopyColumnKind }[]>`
+    SELECT a.attname AS "column",
+           CASE WHEN t.typcategory = 'A' THEN 'array'
+                WHEN t.typname IN ('json', 'jsonb') THEN 'json'
+                ELSE 'scalar' END AS kind
+    FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+    WHERE a.attrelid = to_regclass(${quoteIdent(table)}) AND a.attnum > 0 AND NOT a.attisdropped`;
+  const kinds = new Map(rows.map((r) => [r.column, r.kind]));
+  return columns.map((name) => {
+    const kind = kinds.get(name);
+    if (kind === undefined) throw new Error(`${table} has no column ${name}`);
+    return { name, kind };
+  });
+}
+
+/** Whether `db` is embedded PGlite (one session for every client: no second reader, no COPY FROM STDIN). */
+export async function isEmbeddedPglite(db: Db): Promise<boolean> {
+  const [row] = await db<{ pglite: boolean }[]>`SELECT version() LIKE '%(PGlite %' AS pglite`;
+  return row!.pglite;
+}
+
 /** A table's columns as an export carries them (OMITTED_ESCROW_COLUMNS left out). */
 async function listExportedColumns(db: Db, table: string): Promise<string[]> {
   const omitted = OMITTED_ESCROW_COLUMNS[table] ?? [];
@@ -277,9 +308,9 @@ export async function countRestoreTargetRows(db: Db): Promise<Record<string, num
 export async function listPlainIndexes(
   tx: Tx,
   tables: readonly string[],
-): Promise<{ name: string; definition: string }[]> {
-  return tx<{ name: string; definition: string }[]>`
-    SELECT i.indexname AS name, i.indexdef AS definition
+): Promise<{ name: string; definition: string; table: string }[]> {
+  return tx<{ name: string; definition: string; table: string }[]>`
+    SELECT i.indexname AS name, i.indexdef AS definition, i.tablename AS table
     FROM pg_indexes i
     WHERE i.schemaname = current_schema() AND i.tablename = ANY(${tx.array([...tables])}::text[])
       AND NOT EXISTS (
@@ -336,14 +367,50 @@ export async function dropIndexes(tx: Tx, names: readonly string[]): Promise<voi
  * does (sorts, GIN lists): at least 256 MB, or the server's own setting where an operator sized it larger (a
  * trigram GIN build of ten million rows runs several times faster with a gigabyte).
  */
-export async function buildIndex(sql: Sql, definition: string): Promise<void> {
+export async function buildIndex(sql: Sql, definition: string, backends?: Set<number>): Promise<void> {
   await sql.begin(async (tx) => {
-    await tx`
-      SELECT set_config('maintenance_work_mem',
+    const [me] = await tx<{ pid: number }[]>`
+      SELECT pg_backend_pid() AS pid,
+             set_config('maintenance_work_mem',
                         CASE WHEN pg_size_bytes(current_setting('maintenance_work_mem')) < 256 * 1024 * 1024
                              THEN '256MB' ELSE current_setting('maintenance_work_mem') END, true)`;
-    await tx.unsafe(definition);
+    // While it builds, `backends` names its server process: cancelBackends stops it.
+    backends?.add(me!.pid);
+    try {
+      await tx.unsafe(definition);
+    } finally {
+      backends?.delete(me!.pid);
+    }
   });
+}
+
+/** Cancels what the server processes `pids` are running (index builds of this restore). */
+export async function cancelBackends(sql: Sql, pids: readonly number[]): Promise<void> {
+  if (pids.length === 0) return;
+  await sql`SELECT pg_cancel_backend(pid) FROM unnest(${sql.array([...pids])}::int[]) AS pid`;
+}
+
+/**
+ * Empties the tables a restore into an empty database loads (the blocklist aside: it may hold entries from before,
+ * and a restore only adds to it), and what points at their rows: they held nothing before the restore began
+ * (countRestoreTargetRows), so whatever they hold came from it.
+ */
+export async function emptyRestoredTables(tx: Tx): Promise<void> {
+  const tables = ESCROW_TABLES.filter((t) => t.table !== 'blocklist').map((t) => quoteIdent(t.table));
+  await tx.unsafe(`TRUNCATE ${tables.join(', ')} CASCADE`);
+}
+
+/** The foreign keys among `keys` that `tables` do not have now (by name). */
+export async function listMissingForeignKeys<K extends { table: string; name: string }>(
+  db: Db,
+  keys: readonly K[],
+): Promise<K[]> {
+  const rows = await db<{ name: string }[]>`
+    SELECT conname AS name FROM pg_constraint
+    WHERE contype = 'f' AND connamespace = to_regnamespace(current_schema())
+      AND conname = ANY(${db.array(keys.map((k) => k.name))}::text[])`;
+  const present = new Set(rows.map((r) => r.name));
+  return keys.filter((k) => !present.has(k.name));
 }
 
 /** Which of `names` are indexes of this schema now. */
@@ -411,10 +478,7 @@ export async function insertEscrowRows(
       : [];
   const loaded = input.columns.filter((c) => !extra.some(([name]) => name === c));
   const cols = [...loaded, ...extra.map(([name]) => name!)].map(quoteIdent).join(', ');
-  const picked = [
-    ...loaded.map((c) => pickRestoredColumn(input.table, c)),
-    ...extra.map(([, value]) => value!),
-  ].join(', ');
+  const picked = [...loaded.map((c) => `r.${quoteIdent(c)}`), ...extra.map(([, value]) => value!)].join(', ');
   const from = `json_populate_recordset(null::${input.table}, $1::text::json) r`;
   if (input.table === 'links') {
     if (!input.merge) {
@@ -495,20 +559,17 @@ export async function refoldSearchText(tx: Tx): Promise<number> {
 export const RESTORED_SAFETY_REASON = 'restored from an escrow export; not re-scanned yet';
 
 /**
- * A column of an exported row as a restore loads it. A link's safety verdict is not taken on the row's word: a
+ * A link row as a restore loads it (changed in place). Its safety verdict is not taken on the row's word: a
  * `warn` or `blocked` verdict stays (a row may only make a link more cautious), anything else becomes `unknown`,
- * and every link is due a re-scan (no check time).
+ * and every link is due a re-scan (no check time). Only the keys the export has are set: a column an older export
+ * lacks keeps its default.
  */
-function pickRestoredColumn(table: EscrowTable, column: string): string {
-  if (table === 'links') {
-    const kept = "r.safety IN ('warn', 'blocked')";
-    if (column === 'safety') return `CASE WHEN ${kept} THEN r.safety ELSE 'unknown' END`;
-    if (column === 'safety_reason') {
-      return `CASE WHEN ${kept} THEN r.safety_reason ELSE '${RESTORED_SAFETY_REASON}' END`;
-    }
-    if (column === 'safety_checked_at') return 'NULL::timestamptz';
-  }
-  return `r.${quoteIdent(column)}`;
+export function asRestoredLink(row: Record<string, unknown>): Record<string, unknown> {
+  const kept = row.safety === 'warn' || row.safety === 'blocked';
+  if ('safety' in row && !kept) row.safety = 'unknown';
+  if ('safety_reason' in row && !kept) row.safety_reason = RESTORED_SAFETY_REASON;
+  if ('safety_checked_at' in row) row.safety_checked_at = null;
+  return row;
 }
 
 /**
@@ -544,8 +605,4 @@ export async function resetWebhookEndpointSequence(tx: Tx): Promise<void> {
 /** Refreshes planner statistics after a bulk load (outside the loading transaction). */
 export async function analyzeTables(sql: Sql, tables: readonly string[]): Promise<void> {
   for (const table of tables) await sql.unsafe(`ANALYZE ${quoteIdent(table)}`);
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -10,6 +10,11 @@ export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
 /** An open transaction. */
 export type Tx = postgres.TransactionSql<Types>;
 
+/** `name` as a quoted SQL identifier (for names a statement cannot take as a parameter: tables, columns). */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /** SQLSTATE of a UNIQUE violation. */
 export const UNIQUE_VIOLATION = '23505';
 

@@ -13,6 +13,7 @@ import {
 } from '../../../devkit/harness/link_states.ts';
 import { exportEscrow } from '../../../lib/escrow/export_escrow.ts';
 import { restoreEscrow } from '../../../lib/escrow/restore_escrow.ts';
+import { finishPendingIndexes } from '../../../lib/escrow/restore_indexes.ts';
 import { type Config, parseConfig } from '../../../lib/shared/config.ts';
 import {
   type EscrowReader,
@@ -439,6 +440,95 @@ describe('escrow export and restore', () => {
     const badJobs = await cli('restore', [dir, '--index-jobs', '0'], { DATABASE_URL: target.url });
     assert.equal(badJobs.code, 2);
     assert.match(badJobs.stderr, /--index-jobs must be a whole number from 1 to 16/);
+  });
+
+  test('a restore killed after its links committed is undone by the next one, which then restores', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 120, prefix: 'k', extras: true });
+    const dir = join(work, 'export-killed');
+    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    const target = await database();
+    assert.equal((await cli('restore', [dir], { DATABASE_URL: target.url })).code, 0);
+    const shape = async () => {
+      const [row] = await target.sql<{ indexes: string[]; keys: string[] }[]>`
+        SELECT (SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes WHERE schemaname = 'public') AS indexes,
+               (SELECT array_agg(conname::text ORDER BY conname) FROM pg_constraint WHERE contype = 'f') AS keys`;
+      return row!;
+    };
+    const whole = await shape();
+    const counts = async () =>
+      (
+        await target.sql<{ links: number; vendor: number; audit: number }[]>`
+          SELECT (SELECT count(*) FROM links)::int AS links, (SELECT count(*) FROM vendor_links)::int AS vendor,
+                 (SELECT count(*) FROM audit_log)::int AS audit`
+      )[0]!;
+    const restored = await counts();
+    // As a restore killed in its second transaction leaves the database: the links committed, the other tables
+    // empty, the indexes and the foreign keys dropped, and the note saying the load is under way.
+    const indexes = await target.sql<{ name: string; definition: string; table: string }[]>`
+      SELECT indexname AS name, indexdef AS definition, tablename AS table FROM pg_indexes
+      WHERE indexname IN ('links_url_trgm_idx', 'audit_log_code_idx')`;
+    const keys = await target.sql<{ table: string; name: string; definition: string }[]>`
+      SELECT r.relname AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+      FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid
+      WHERE c.contype = 'f' AND c.conname IN ('vendor_links_code_fkey', 'reports_code_fkey')`;
+    assert.equal(indexes.length, 2);
+    assert.equal(keys.length, 2);
+    for (const index of indexes) await target.sql.unsafe(`DROP INDEX ${index.name}`);
+    for (const key of keys) await target.sql.unsafe(`ALTER TABLE ${key.table} DROP CONSTRAINT ${key.name}`);
+    await target.sql`TRUNCATE vendor_links, reports, audit_log, click_counts, link_last_clicks, click_families, webhook_endpoints CASCADE`;
+    await target.sql`
+      INSERT INTO settings (key, value)
+      VALUES ('restore_pending_indexes', ${target.sql.json({ since: '2026-12-03T04:00:00Z', source: dir, indexes: [...indexes], foreignKeys: [...keys], loading: true })})`;
+    assert.equal(
+      await finishPendingIndexes(target.sql),
+      null,
+      'an unfinished load is never finished as if its rows were all there',
+    );
+    const again = await cli('restore', [dir], { DATABASE_URL: target.url });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stderr,
+      /an earlier restore \(of .*export-killed, begun 2026-12-03T04:00:00Z\) stopped before its last table loaded: its rows were removed/,
+    );
+    assert.deepEqual(await counts(), restored);
+    assert.deepEqual(await shape(), whole);
+    const [note] =
+      await target.sql`SELECT count(*)::int AS n FROM settings WHERE key = 'restore_pending_indexes'`;
+    assert.equal(note!.n, 0);
+  });
+
+  test('a row the database refuses fails the restore naming its line, leaving the database as it was', async () => {
+    const source = await database();
+    await seedLinkStates(source.sql, { count: 60, prefix: 'b', extras: true });
+    const dir = join(work, 'export-bad-row');
+    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    const rewrite = (name: string, edit: (lines: string[]) => void) => {
+      const lines = readFileSync(join(dir, name), 'utf8').trimEnd().split('\n');
+      edit(lines);
+      const text = `${lines.join('\n')}\n`;
+      writeFileSync(join(dir, name), text);
+      Object.assign(
+        manifest.files.find((f: { name: string }) => f.name === name),
+        { bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') },
+      );
+    };
+    // Line 3 breaks the code rule (left out and counted); line 7 has a time no database takes.
+    rewrite('links.jsonl', (lines) => {
+      lines[2] = JSON.stringify({ ...JSON.parse(lines[2]!), code: 'no_such code' });
+      lines[6] = JSON.stringify({ ...JSON.parse(lines[6]!), created_at: 'yesterday-ish' });
+    });
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    const target = await database();
+    const refused = await cli('restore', [dir], { DATABASE_URL: target.url });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /links\.jsonl line 7: the database refused it: .*yesterday-ish/);
+    const [left] = await target.sql<{ links: number; indexes: number; note: number }[]>`
+      SELECT (SELECT count(*) FROM links)::int AS links,
+             (SELECT count(*) FROM pg_indexes WHERE indexname = 'links_url_trgm_idx')::int AS indexes,
+             (SELECT count(*) FROM settings WHERE key = 'restore_pending_indexes')::int AS note`;
+    assert.deepEqual(left, { links: 0, indexes: 1, note: 0 });
   });
 
   test('refusals: a changed file, a non-empty database, a non-empty export directory, bad flags', async () => {
