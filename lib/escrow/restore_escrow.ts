@@ -1,11 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { StringDecoder } from 'node:string_decoder';
+import { setTimeout as delay } from 'node:timers/promises';
 import { requestRescanAfterRestore } from '../safety/rescan_after_restore.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
+import { openCopyIn } from '../stores/copy_in.ts';
+import { type CopyColumn, copyTextRow } from '../stores/copy_text_rows.ts';
 import {
   addForeignKeys,
   analyzeTables,
@@ -32,8 +34,6 @@ import {
   searchFoldDigest,
   setSearchTextTrigger,
 } from '../stores/escrow_store.ts';
-import { openCopyIn } from '../stores/copy_in.ts';
-import { type CopyColumn, copyTextRow } from '../stores/copy_text_rows.ts';
 import type { Sql, Tx } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { EscrowError, type EscrowFile, type EscrowManifest } from './escrow_manifest.ts';
