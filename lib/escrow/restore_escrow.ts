@@ -10,6 +10,7 @@ import { openCopyIn } from '../stores/copy_in.ts';
 import { type CopyColumn, copyTextRow } from '../stores/copy_text_rows.ts';
 import {
   addForeignKeys,
+  analyzeColumnWidths,
   analyzeTables,
   asRestoredLink,
   cancelBackends,
@@ -207,6 +208,7 @@ export async function restoreEscrow(
   };
   let indexed = { built: 0, ms: 0 };
   const embedded = await isEmbeddedPglite(deps.sql);
+  let linkWidths = new Map<string, number>();
   const loadTable = async (tx: Tx, file: EscrowFile) => {
     // In a merge, audit entries get new ids (the database's own sequence).
     const columns = columnsByTable
@@ -232,6 +234,8 @@ export async function restoreEscrow(
           sample,
         )
       : await loadFile(tx, options.dir, file, columns, merge, rules, options.context, sample);
+    // Statistics for the checks and joins that follow, and the column widths that order the index builds.
+    if (file.table === 'links' && !merge) linkWidths = await analyzeColumnWidths(tx, 'links');
     if (sample) {
       searchText.sampled = sample.codes.length;
       searchText.mismatched = await countSearchTextMismatches(tx, sample.codes);
@@ -299,6 +303,7 @@ export async function restoreEscrow(
           jobs: options.indexJobs,
           backends,
           signal: stopBuilds.signal,
+          widths: linkWidths,
           ...(options.progress ? { progress: options.progress } : {}),
         }).then(
           () => undefined,

@@ -45,11 +45,25 @@ export async function readPendingIndexes(db: Db): Promise<PendingIndexes | null>
   return getSetting<PendingIndexes>(db, RESTORE_PENDING_INDEXES_SETTING);
 }
 
-/** The trigram (GIN) builds first: they take longest, and starting them first keeps every job busy to the end. */
-function longestFirst<T extends { definition: string }>(indexes: readonly T[]): T[] {
-  return [...indexes].sort(
-    (a, b) => Number(/ USING gin /i.test(b.definition)) - Number(/ USING gin /i.test(a.definition)),
-  );
+/**
+ * The trigram (GIN) builds first, then the rest; within each, the index over the widest column first (`widths`, a
+ * column's average bytes: a trigram build's time grows with the text it indexes, and the URL's is the longest of a
+ * restore). Starting the longest first keeps every job busy to the end.
+ */
+export function longestFirst<T extends { definition: string }>(
+  indexes: readonly T[],
+  widths: ReadonlyMap<string, number> = new Map(),
+): T[] {
+  const gin = (index: T) => Number(/ USING gin /i.test(index.definition));
+  const width = (index: T) => {
+    const keys = index.definition.slice(index.definition.search(/ USING /i));
+    let widest = 0;
+    for (const [column, bytes] of widths) {
+      if (bytes > widest && new RegExp(`\\b${column}\\b`).test(keys)) widest = bytes;
+    }
+    return widest;
+  };
+  return [...indexes].sort((a, b) => gin(b) - gin(a) || width(b) - width(a));
 }
 
 /**
@@ -65,9 +79,11 @@ export async function buildIndexes(
     progress?: (line: string) => void;
     backends?: Set<number>;
     signal?: AbortSignal;
+    /** Average column widths (longestFirst). */
+    widths?: ReadonlyMap<string, number>;
   } = {},
 ): Promise<number> {
-  const todo = longestFirst(indexes);
+  const todo = longestFirst(indexes, options.widths);
   const jobs = Math.min(Math.max(1, Math.trunc(options.jobs ?? DEFAULT_INDEX_JOBS)), MAX_INDEX_JOBS);
   let next = 0;
   const worker = async () => {

@@ -268,6 +268,19 @@ export async function listCopyColumns(
   });
 }
 
+/**
+ * Refreshes `table`'s planner statistics and returns its columns' average widths in bytes (pg_stats): a restore
+ * analyzes the links as soon as they are in (its checks and key joins then plan on real numbers) and starts the
+ * index builds over the widest columns first (a trigram index's build time grows with the text it indexes).
+ */
+export async function analyzeColumnWidths(db: Db, table: string): Promise<Map<string, number>> {
+  await db.unsafe(`ANALYZE ${quoteIdent(table)}`);
+  const rows = await db<{ column: string; width: number }[]>`
+    SELECT attname AS "column", avg_width AS width FROM pg_stats
+    WHERE schemaname = current_schema() AND tablename = ${table}`;
+  return new Map(rows.map((r) => [r.column, r.width]));
+}
+
 /** Whether `db` is embedded PGlite (one session for every client: no second reader, no COPY FROM STDIN). */
 export async function isEmbeddedPglite(db: Db): Promise<boolean> {
   const [row] = await db<{ pglite: boolean }[]>`SELECT version() LIKE '%(PGlite %' AS pglite`;
