@@ -40,8 +40,8 @@ import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
 import { EscrowError, type EscrowFile, type EscrowManifest } from './escrow_manifest.ts';
 import type { SignatureState } from './escrow_signature.ts';
 import {
-  buildIndexes,
   finishPendingIndexes,
+  IndexBuildQueue,
   type PendingIndexes,
   readPendingIndexes,
   recordPendingIndexes,
@@ -119,14 +119,14 @@ export interface RestoreSummary {
  * Every row is checked with the intake rules first (restore_rows.ts: code rule, target rule under `targetPolicy`,
  * vendor id shape); a row that breaks one is left out and counted. No row vouches for its link's safety: `clean`
  * is loaded as `unknown`, every link is due a re-scan, and one is requested (lib/safety/rescan_after_restore.ts).
- * Into an empty database (ADR 0096) the secondary indexes and foreign keys are dropped, the links load by COPY
- * and commit first with a note in settings that the load is under way, their indexes are built on other
- * connections while the other tables load in a second transaction, and that transaction adds the keys back (each
- * row checked) and marks the load whole; the other tables' indexes are built after it (restore_indexes.ts). If the
- * second transaction fails, the links are removed and the indexes and keys put back, so a failure while loading
- * leaves the database as it was; a restore killed while loading is undone the same way by the next one, and one
- * stopped while building indexes is finished by finishPendingIndexes (`npm run restore` runs it first). A merge
- * loads in one transaction and keeps its indexes.
+ * Into an empty database (ADR 0096) the secondary indexes and foreign keys are dropped and the links load by COPY
+ * and commit first, with a note in settings that the load is under way. Their indexes build on other connections
+ * while a second transaction loads the other tables. Those tables' indexes join the builds once they commit. When
+ * the links' indexes exist, a third transaction adds the keys back (each row checked), writes the audit entry and
+ * marks the load whole (restore_indexes.ts). If anything fails before that, the restored tables are emptied and the
+ * indexes and keys put back, so the database is as it was. A restore killed while loading is undone the same way by
+ * the next one; one stopped while building indexes is finished by finishPendingIndexes (`npm run restore` runs it
+ * first). A merge loads in one transaction and keeps its indexes.
  */
 export async function restoreEscrow(
   deps: { sql: Sql; logger?: Logger; targetPolicy: CanonicalTargetPolicy },
@@ -294,96 +294,110 @@ export async function restoreEscrow(
   }
   const linksCommitted = Date.now();
   const backends = new Set<number>();
-  const linksIndexes = (note?.indexes ?? []).filter((i) => i.table === 'links');
   const stopBuilds = new AbortController();
-  // Embedded PGlite serves one session: a build there would only wait for the load.
-  const earlyBuild =
-    first.length > 0 && !embedded && linksIndexes.length > 0
-      ? buildIndexes(deps.sql, linksIndexes, {
+  // Embedded PGlite serves one session: a build there would only wait for the load, so all its builds come last.
+  const builds =
+    note !== null && !embedded
+      ? new IndexBuildQueue(deps.sql, {
           jobs: options.indexJobs,
           backends,
           signal: stopBuilds.signal,
           widths: linkWidths,
           ...(options.progress ? { progress: options.progress } : {}),
-        }).then(
-          () => undefined,
-          (error: unknown) => error,
-        )
-      : Promise.resolve(undefined);
+        })
+      : null;
+  const ofLinks = (i: { table?: string }) => i.table === 'links';
+  const linksBuilt = builds?.add((note?.indexes ?? []).filter(ofLinks)) ?? Promise.resolve();
+  linksBuilt.catch(() => {}); // awaited below, or the load failed first
+  /**
+   * What makes the load whole: the foreign keys added back (each row checked), the sequences, the re-scan request,
+   * the audit entry, and the note's `loading` cleared (what is left is building indexes, which a later run
+   * finishes rather than undoes). In a merge this is the end of its one transaction.
+   */
+  const finishLoad = async (tx: Tx) => {
+    const foreignKeys = note?.foreignKeys ?? [];
+    const keysStarted = Date.now();
+    await addForeignKeys(tx, foreignKeys).catch((error: unknown) => {
+      const detail = (error as { detail?: string }).detail;
+      throw new EscrowError(
+        `the export's rows do not hold together: ${(error as Error).message}${detail ? ` (${detail})` : ''}`,
+      );
+    });
+    if (foreignKeys.length > 0) {
+      options.progress?.(
+        `${foreignKeys.length} foreign keys checked in ${seconds(Date.now() - keysStarted)}`,
+      );
+    }
+    if (!merge) await resetAuditSequence(tx);
+    await resetWebhookEndpointSequence(tx);
+    const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
+    const links = tables.links?.inserted ?? 0;
+    if (links > 0) {
+      await requestRescanAfterRestore(tx, {
+        requestedAt: new Date().toISOString(),
+        links,
+        source: manifest.snapshotAt,
+      });
+    }
+    await insertAuditEntry(tx, {
+      code: null,
+      actor: options.actor ?? 'system:restore',
+      action: 'escrow.restored',
+      after: {
+        mode: merge ? 'merge' : 'empty',
+        snapshotAt: manifest.snapshotAt,
+        links,
+        linksInExport: manifest.counts.links,
+        refused: { total: refused.total, byTable: refused.byTable, byRule: refused.byRule },
+        searchText,
+        signature,
+      },
+      reason: `restore of ${options.dir}`,
+    });
+    if (note) await recordPendingIndexes(tx, { ...note, loading: false });
+    return skipped;
+  };
   let loaded: { count: number; examples: string[] };
   try {
     loaded = await deps.sql.begin(async (tx) => {
       if (merge) await createInsertedCodesTable(tx);
       for (const file of files) if (!first.includes(file)) await loadTable(tx, file);
-      const foreignKeys = note?.foreignKeys ?? [];
-      const keysStarted = Date.now();
-      // Each waits for the links' index builds (they hold a lock that adding a key to links conflicts with).
-      await addForeignKeys(tx, foreignKeys).catch((error: unknown) => {
-        const detail = (error as { detail?: string }).detail;
-        throw new EscrowError(
-          `the export's rows do not hold together: ${(error as Error).message}${detail ? ` (${detail})` : ''}`,
-        );
-      });
-      if (foreignKeys.length > 0) {
-        options.progress?.(
-          `${foreignKeys.length} foreign keys checked in ${seconds(Date.now() - keysStarted)}`,
-        );
-      }
-      if (!merge) await resetAuditSequence(tx);
-      await resetWebhookEndpointSequence(tx);
-      const skipped = merge ? await listSkippedCodes(tx, SKIPPED_EXAMPLES) : { count: 0, examples: [] };
-      const links = tables.links?.inserted ?? 0;
-      if (links > 0) {
-        await requestRescanAfterRestore(tx, {
-          requestedAt: new Date().toISOString(),
-          links,
-          source: manifest.snapshotAt,
-        });
-      }
-      await insertAuditEntry(tx, {
-        code: null,
-        actor: options.actor ?? 'system:restore',
-        action: 'escrow.restored',
-        after: {
-          mode: merge ? 'merge' : 'empty',
-          snapshotAt: manifest.snapshotAt,
-          links,
-          linksInExport: manifest.counts.links,
-          refused: { total: refused.total, byTable: refused.byTable, byRule: refused.byRule },
-          searchText,
-          signature,
-        },
-        reason: `restore of ${options.dir}`,
-      });
-      // The load is whole: what is left is building indexes, which a later run finishes rather than undoes.
-      if (note) await recordPendingIndexes(tx, { ...note, loading: false });
-      return skipped;
+      return merge ? finishLoad(tx) : { count: 0, examples: [] };
     });
+    if (note !== null) {
+      // The other tables' indexes start as soon as their rows are in; the keys are added once the links' indexes
+      // exist (adding a key to links waits for any build on it, and builds queued behind it would wait too).
+      builds?.add(note.indexes.filter((i) => !ofLinks(i))).catch(() => {});
+      await linksBuilt;
+      loaded = await deps.sql.begin(finishLoad);
+    }
   } catch (error) {
     if (note) {
-      // The links' builds are stopped (none starts, the running ones are cancelled) before their rows go.
+      // The builds are stopped (none starts, the running ones are cancelled) before the rows go.
       stopBuilds.abort();
       let settled = false;
-      void earlyBuild.then(() => {
+      const stopped = builds?.finished().catch(() => 0) ?? Promise.resolve(0);
+      void stopped.then(() => {
         settled = true;
       });
+      builds?.close();
       while (!settled) {
         await cancelBackends(deps.sql, [...backends]);
-        await Promise.race([earlyBuild, delay(1000)]);
+        await Promise.race([stopped, delay(1000)]);
       }
       await undoUnfinishedLoad(deps.sql);
     }
     throw error;
   }
-  const earlyFailure = await earlyBuild;
-  if (earlyFailure !== undefined) throw earlyFailure;
+  builds?.close();
+  const early = (await builds?.finished()) ?? 0;
   const built = await finishPendingIndexes(deps.sql, {
     jobs: options.indexJobs,
     ...(options.progress ? { progress: options.progress } : {}),
   });
   if (note !== null) {
-    // The links' indexes were built while the other tables loaded; the rest after they committed.
-    indexed = { built: linksIndexes.length + (built?.built ?? 0), ms: Date.now() - linksCommitted };
+    // The links' indexes were built while the other tables loaded, theirs as soon as they committed.
+    indexed = { built: early + (built?.built ?? 0), ms: Date.now() - linksCommitted };
     options.progress?.(`${indexed.built} indexes built in ${seconds(indexed.ms)} since the links committed`);
   }
   await analyzeTables(

@@ -1,7 +1,7 @@
 // A restore into an empty database drops the secondary indexes and foreign keys of the tables it loads, commits
 // the links, builds the links' indexes while the other tables load, and builds the rest after those commit
 // (ADR 0093, ADR 0096). A note in settings says what is under way: written when the links commit, with
-// `loading` set until the other tables have committed too, and removed once the last index is built. An
+// `loading` set until the foreign keys are back (the load is whole), and removed once the last index is built. An
 // interrupted restore is finished or undone by running `npm run restore` again instead of being left half-made.
 import {
   addForeignKeys,
@@ -66,43 +66,121 @@ export function longestFirst<T extends { definition: string }>(
   return [...indexes].sort((a, b) => gin(b) - gin(a) || width(b) - width(a));
 }
 
+export interface IndexBuildOptions {
+  jobs?: number;
+  progress?: (line: string) => void;
+  /** The server processes building at any moment (cancelBackends stops them). */
+  backends?: Set<number>;
+  /** Once it aborts, no other build starts. */
+  signal?: AbortSignal;
+  /** Average column widths (longestFirst). */
+  widths?: ReadonlyMap<string, number>;
+}
+
+interface QueuedIndex {
+  name: string;
+  definition: string;
+  built: () => void;
+  failed: (error: unknown) => void;
+}
+
 /**
- * Builds `indexes`, `jobs` at a time, longest first. `backends` names the server processes building at any moment
- * (cancelBackends stops them); once `signal` aborts, no other starts. After one fails the others finish the build they are in and stop; the first
- * failure is thrown. Returns how many were built.
+ * Index builds, `jobs` at a time, longest first (longestFirst), from a queue that can grow while it works: a
+ * restore queues the links' indexes as soon as they commit and the other tables' once those do. After one build
+ * fails (or `signal` aborts) no other starts, the running ones finish, and whatever was still queued fails too.
  */
+export class IndexBuildQueue {
+  private queue: QueuedIndex[] = [];
+  private closed = false;
+  private failure: unknown;
+  private wakers: (() => void)[] = [];
+  private readonly workers: Promise<void>[];
+  private built = 0;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly options: IndexBuildOptions = {},
+  ) {
+    const jobs = Math.min(Math.max(1, Math.trunc(options.jobs ?? DEFAULT_INDEX_JOBS)), MAX_INDEX_JOBS);
+    options.signal?.addEventListener('abort', () => this.wake(), { once: true });
+    this.workers = Array.from({ length: jobs }, () => this.work());
+  }
+
+  /** Queues `indexes`; resolves once every one of them is built, rejects if one cannot be. */
+  add(indexes: readonly { name: string; definition: string }[]): Promise<void> {
+    if (this.failure !== undefined || this.options.signal?.aborted) {
+      return Promise.reject(this.failure ?? new Error('index builds stopped'));
+    }
+    const waits = indexes.map(
+      (index) =>
+        new Promise<void>((built, failed) => {
+          this.queue.push({ name: index.name, definition: index.definition, built, failed });
+        }),
+    );
+    for (const wait of waits) wait.catch(() => {}); // whoever awaits add() sees it
+    this.queue = longestFirst(this.queue, this.options.widths);
+    this.wake();
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  /** Nothing more will be queued: the jobs stop once the queue is empty. */
+  close(): void {
+    this.closed = true;
+    this.wake();
+  }
+
+  /** Resolves with how many were built once the jobs have stopped (after close); throws the first failure. */
+  async finished(): Promise<number> {
+    await Promise.all(this.workers);
+    if (this.failure !== undefined) throw this.failure;
+    return this.built;
+  }
+
+  private wake(): void {
+    for (const wake of this.wakers.splice(0)) wake();
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      if (this.failure !== undefined || this.options.signal?.aborted) {
+        const reason = this.failure ?? new Error('index builds stopped');
+        for (const left of this.queue.splice(0)) left.failed(reason);
+        this.wake();
+        return;
+      }
+      const index = this.queue.shift();
+      if (index === undefined) {
+        if (this.closed) return;
+        await new Promise<void>((resolve) => {
+          this.wakers.push(resolve);
+        });
+        continue;
+      }
+      const at = Date.now();
+      try {
+        await buildIndex(this.sql, index.definition, this.options.backends);
+      } catch (error) {
+        this.failure ??= error;
+        index.failed(error);
+        continue;
+      }
+      this.built++;
+      this.options.progress?.(`index ${index.name} built in ${((Date.now() - at) / 1000).toFixed(1)} s`);
+      index.built();
+    }
+  }
+}
+
+/** Builds `indexes` (IndexBuildQueue) and returns how many; throws the first failure once the others have stopped. */
 export async function buildIndexes(
   sql: Sql,
   indexes: readonly { name: string; definition: string }[],
-  options: {
-    jobs?: number;
-    progress?: (line: string) => void;
-    backends?: Set<number>;
-    signal?: AbortSignal;
-    /** Average column widths (longestFirst). */
-    widths?: ReadonlyMap<string, number>;
-  } = {},
+  options: IndexBuildOptions = {},
 ): Promise<number> {
-  const todo = longestFirst(indexes, options.widths);
-  const jobs = Math.min(Math.max(1, Math.trunc(options.jobs ?? DEFAULT_INDEX_JOBS)), MAX_INDEX_JOBS);
-  let next = 0;
-  const worker = async () => {
-    while (next < todo.length && !options.signal?.aborted) {
-      const index = todo[next++]!;
-      const at = Date.now();
-      try {
-        await buildIndex(sql, index.definition, options.backends);
-      } catch (error) {
-        next = todo.length;
-        throw error;
-      }
-      options.progress?.(`index ${index.name} built in ${((Date.now() - at) / 1000).toFixed(1)} s`);
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(jobs, todo.length) }, worker));
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return todo.length;
+  const queue = new IndexBuildQueue(sql, options);
+  queue.add(indexes).catch(() => {}); // finished() throws the failure
+  queue.close();
+  return queue.finished();
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { longestFirst } from '../../../lib/escrow/restore_indexes.ts';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../../devkit/harness/database.ts';
+import { IndexBuildQueue, longestFirst } from '../../../lib/escrow/restore_indexes.ts';
 
 // The order a restore starts its index builds in: the one that takes longest first, or two cores sit with one
 // build left at the end (at ten million links the URL's trigram index is about eight minutes of one core).
@@ -47,5 +48,60 @@ describe('index build order', () => {
         .slice(-1),
       ['links_created_idx'],
     );
+  });
+});
+
+describe('index build queue', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+    await db.sql`CREATE TABLE queue_probe (a int, b text)`;
+    await db.sql`INSERT INTO queue_probe SELECT n, n::text FROM generate_series(1, 1000) AS n`;
+  });
+  after(async () => {
+    await db.drop();
+  });
+  const names = async () =>
+    (
+      await db.sql<{ name: string }[]>`
+        SELECT indexname AS name FROM pg_indexes WHERE tablename = 'queue_probe' ORDER BY indexname`
+    ).map((r) => r.name);
+
+  test('indexes queued while it works are built; each batch resolves when its own are', async () => {
+    const queue = new IndexBuildQueue(db.sql, { jobs: 2 });
+    await queue.add([{ name: 'queue_probe_a', definition: 'CREATE INDEX queue_probe_a ON queue_probe (a)' }]);
+    const later = queue.add([
+      { name: 'queue_probe_b', definition: 'CREATE INDEX queue_probe_b ON queue_probe (b)' },
+      { name: 'queue_probe_ab', definition: 'CREATE INDEX queue_probe_ab ON queue_probe (a, b)' },
+    ]);
+    queue.close();
+    await later;
+    assert.equal(await queue.finished(), 3);
+    assert.deepEqual(await names(), ['queue_probe_a', 'queue_probe_ab', 'queue_probe_b']);
+  });
+
+  test('a build that fails fails its batch and what is still queued; finished throws it', async () => {
+    const queue = new IndexBuildQueue(db.sql, { jobs: 1 });
+    const batch = queue.add([
+      { name: 'queue_probe_bad', definition: 'CREATE UNIQUE INDEX queue_probe_bad ON queue_probe ((a % 2))' },
+      { name: 'queue_probe_never', definition: 'CREATE INDEX queue_probe_never ON queue_probe (b, a)' },
+    ]);
+    await assert.rejects(batch, /could not create unique index "queue_probe_bad"/);
+    queue.close();
+    await assert.rejects(queue.finished(), /could not create unique index/);
+    assert.ok(!(await names()).includes('queue_probe_never'));
+  });
+
+  test('once stopped, nothing more starts and the queue ends', async () => {
+    const stop = new AbortController();
+    const queue = new IndexBuildQueue(db.sql, { jobs: 1, signal: stop.signal });
+    stop.abort();
+    await new Promise((resolve) => setImmediate(resolve)); // its jobs have seen it and stopped
+    const batch = queue.add([
+      { name: 'queue_probe_c', definition: 'CREATE INDEX queue_probe_c ON queue_probe (b DESC)' },
+    ]);
+    await assert.rejects(batch, /index builds stopped/);
+    assert.equal(await queue.finished(), 0);
+    assert.ok(!(await names()).includes('queue_probe_c'));
   });
 });
