@@ -66,7 +66,8 @@ runCli(
       create: true,
       migrate: true,
       applicationName: 'lifeline-restore',
-      connections: indexJobs + 1,
+      // The load's transaction, the index builds, and the connection holding the restore's lock.
+      connections: indexJobs + 2,
     });
     const progress = (line: string) => process.stderr.write(`  ${line}\n`);
     try {

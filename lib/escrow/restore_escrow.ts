@@ -132,6 +132,31 @@ export async function restoreEscrow(
   deps: { sql: Sql; logger?: Logger; targetPolicy: CanonicalTargetPolicy },
   options: RestoreEscrowOptions,
 ): Promise<RestoreSummary> {
+  // One restore at a time: a second one would take the first's unfinished load for a killed one and undo it. The
+  // lock is the session's, on a connection kept for it (the pool needs one more than the restore's own work).
+  const lock = await deps.sql.reserve();
+  try {
+    // The restore's advisory lock key (the bootstrap's is …965, the stored-target review's …966).
+    const [held] = await lock<{ ok: boolean }[]>`SELECT pg_try_advisory_lock(7241865325823967) AS ok`;
+    if (!held!.ok) {
+      throw new EscrowError(
+        'another restore into this database is running; wait for it to end, then try again',
+      );
+    }
+    try {
+      return await restoreLocked(deps, options);
+    } finally {
+      await lock`SELECT pg_advisory_unlock(7241865325823967)`.catch(() => {});
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function restoreLocked(
+  deps: { sql: Sql; logger?: Logger; targetPolicy: CanonicalTargetPolicy },
+  options: RestoreEscrowOptions,
+): Promise<RestoreSummary> {
   const started = Date.now();
   const { manifest, signature } =
     options.verified ??

@@ -485,6 +485,15 @@ describe('escrow export and restore', () => {
       null,
       'an unfinished load is never finished as if its rows were all there',
     );
+    // While another restore holds its lock (this one's load is then its own, not a killed one's), nothing is undone.
+    const other = await target.sql.reserve();
+    await other`SELECT pg_advisory_lock(7241865325823967)`;
+    const refused = await cli('restore', [dir], { DATABASE_URL: target.url });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /another restore into this database is running/);
+    assert.equal((await counts()).links, restored.links, 'the other restore’s links are left alone');
+    await other`SELECT pg_advisory_unlock(7241865325823967)`;
+    other.release();
     const again = await cli('restore', [dir], { DATABASE_URL: target.url });
     assert.equal(again.code, 0, again.stderr);
     assert.match(
