@@ -105,6 +105,19 @@ function asRestored(linksFile: string): string {
     .join('\n');
 }
 
+/** A source database seeded with `count` links in every state (history included) and its export in `work/name`. */
+async function exportedSeed(
+  count: number,
+  prefix: string,
+  name: string,
+): Promise<{ source: TestDatabase; dir: string }> {
+  const source = await database();
+  await seedLinkStates(source.sql, { count, prefix, extras: true });
+  const dir = join(work, name);
+  await exportEscrow({ sql: source.sql }, { outDir: dir });
+  return { source, dir };
+}
+
 const codes = [...Array.from({ length: LINKS }, (_, i) => `e${i + 1}`), 'e0', 'unknown1', 'E1'];
 
 before(async () => {
@@ -396,10 +409,7 @@ describe('escrow export and restore', () => {
   });
 
   test('a restore stopped while building its indexes is finished by running it again', async () => {
-    const source = await database();
-    await seedLinkStates(source.sql, { count: 240, prefix: 'i', extras: true });
-    const dir = join(work, 'export-indexes');
-    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    const { dir } = await exportedSeed(240, 'i', 'export-indexes');
     const target = await database();
     const first = await cli('restore', [dir, '--index-jobs', '3'], { DATABASE_URL: target.url });
     assert.equal(first.code, 0, first.stderr);
@@ -443,10 +453,7 @@ describe('escrow export and restore', () => {
   });
 
   test('a restore killed after its links committed is undone by the next one, which then restores', async () => {
-    const source = await database();
-    await seedLinkStates(source.sql, { count: 120, prefix: 'k', extras: true });
-    const dir = join(work, 'export-killed');
-    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    const { dir } = await exportedSeed(120, 'k', 'export-killed');
     const target = await database();
     assert.equal((await cli('restore', [dir], { DATABASE_URL: target.url })).code, 0);
     const shape = async () => {
@@ -508,10 +515,7 @@ describe('escrow export and restore', () => {
   });
 
   test('a row the database refuses fails the restore naming its line, leaving the database as it was', async () => {
-    const source = await database();
-    await seedLinkStates(source.sql, { count: 60, prefix: 'b', extras: true });
-    const dir = join(work, 'export-bad-row');
-    await exportEscrow({ sql: source.sql }, { outDir: dir });
+    const { dir } = await exportedSeed(60, 'b', 'export-bad-row');
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
     const rewrite = (name: string, edit: (lines: string[]) => void) => {
       const lines = readFileSync(join(dir, name), 'utf8').trimEnd().split('\n');
