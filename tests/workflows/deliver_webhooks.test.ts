@@ -292,6 +292,13 @@ describe('outgoing webhooks', () => {
 
   test('an event written while the worker is down is delivered when it comes back', async () => {
     const later = await addEndpoint('/later', ['link.created']);
+    // The worker stops while the drainer sleeps between steps. Stopped in the middle of a step, the step would be
+    // noticed lost only at its heartbeat timeout (two minutes, by design), which is not what this test is about.
+    const drainer = h.temporal.client.workflow.getHandle(`webhooks:${h.taskQueue}`);
+    await eventually(
+      async () => ((await drainer.describe()).raw.pendingActivities?.length ? undefined : true),
+      { timeoutMs: 60_000, what: 'the drainer between steps' },
+    );
     await worker!.stop();
     worker = undefined;
     const code = await createLinkCode(h, { url: 'https://example.com/webhooks/while-down' });
