@@ -1,3 +1,4 @@
+import { refreshLinks } from '../propagation/refresh_links.ts';
 import type { ServingRecord } from '../redirect/serving_record.ts';
 import { toServingRecord } from '../redirect/serving_record.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
@@ -10,6 +11,9 @@ import {
   type ReconcileStepInput,
   type ReconcileStepResult,
 } from './reconcile_run.ts';
+
+/** Deletes in flight at once (each is one command; the Redis client pipelines them). */
+const SERVING_DELETE_CONCURRENCY = 64;
 
 /** How a serving record differs from Postgres, or null when it answers the same. */
 export function getServingDrift(row: LinkRow, stored: ServingRecord | null): 'missing' | 'stale' | null {
@@ -60,10 +64,15 @@ export async function reconcileServingStore(
     );
     const drifted = marks.filter((m) => m.drift !== null).map((m) => m.code);
     if (input.repair && drifted.length > 0) {
-      await forEachConcurrently(drifted, 8, async (code) => {
+      // A stale record may claim a newer version than Postgres (a restore, a hand edit), which a versioned write
+      // would keep: it goes first. Then the chunk's drifted codes are refreshed together (one Postgres read,
+      // pipelined writes and announcements), so refilling a lost store runs at the store's pace, not one
+      // round trip per link.
+      const stale = marks.filter((m) => m.drift === 'stale').map((m) => m.code);
+      await forEachConcurrently(stale, SERVING_DELETE_CONCURRENCY, async (code) => {
         await store.delete?.(code);
-        await deps.resolver.refresh(code);
       });
+      await refreshLinks(deps.resolver, drifted);
       const after = await store.getMany(drifted);
       const byCode = new Map(rows.map((r) => [r.code, r]));
       await updateMarksRepaired(
