@@ -9,7 +9,10 @@ import { currentSignals, currentTaskContext, currentWorkflowId, runStep } from '
 
 /** Safety (lib/safety/rescan_links.ts): publish-time scans and the scheduled re-scan. */
 export function createSafetyActivities(deps: ActivityDeps) {
-  const withSync = () => ({ ...deps, sync: currentSignals().sync });
+  const withSync = () => {
+    const signals = currentSignals();
+    return { ...deps, sync: signals.sync, queue: signals.queue };
+  };
   return {
     scanLinkSafety: (input: { code: string }) =>
       runStep(() => scanLinkSafety(withSync(), { code: input.code, runId: currentWorkflowId() })),

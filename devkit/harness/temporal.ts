@@ -89,3 +89,21 @@ export function activitySteps(events: HistoryEvent[] | null | undefined): string
   }
   return steps;
 }
+
+/**
+ * The codes of every batch a sync-queue drainer (`sync-queue:{taskQueue}`) scheduled, from its history (every run
+ * of its continue-as-new chain), oldest first.
+ */
+export async function syncQueueBatches(client: Client, workflowId: string): Promise<string[][]> {
+  const batches: string[][] = [];
+  for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+    const history = await client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled?.activityType?.name !== 'syncLinkBatch') continue;
+      const data = scheduled.input?.payloads?.[0]?.data;
+      batches.push((JSON.parse(Buffer.from(data!).toString('utf8')) as { codes: string[] }).codes);
+    }
+  }
+  return batches;
+}

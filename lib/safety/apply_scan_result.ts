@@ -1,6 +1,7 @@
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow, SafetyVerdict } from '../stores/link_rows.ts';
 import { updateLink } from '../stores/link_store.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import type { ReportCounts } from '../stores/report_store.ts';
 import type { Sql } from '../stores/sql.ts';
 import { recordWebhookEvent } from '../stores/webhook_outbox_store.ts';
@@ -58,7 +59,13 @@ export async function applyScanResult(
   sql: Sql,
   link: Pick<LinkRow, 'code' | 'safety' | 'safetyReason' | 'version'>,
   result: ScanResult,
-  options: { actor: string; reason: string; now: Date },
+  options: {
+    actor: string;
+    reason: string;
+    now: Date;
+    /** Queue the change for the sync queue's drainer in the same transaction (a re-scan's many changes). */
+    queueSync?: boolean;
+  },
 ): Promise<SafetyChange | 'conflict' | null> {
   const safety = nextSafetyVerdict(link.safety, result);
   if (safety === link.safety) return null;
@@ -87,6 +94,7 @@ export async function applyScanResult(
     // Blocked, or soft-blocked (a warning page before the destination): readers no longer go straight through.
     if ((safety === 'blocked' || safety === 'warn') && link.safety !== 'blocked')
       await recordWebhookEvent(tx, 'link.blocked', { code: link.code, safety, reason });
+    if (options.queueSync) await enqueueLinkSyncs(tx, [link.code], `safety ${link.safety} → ${safety}`);
     return change;
   });
 }

@@ -1,8 +1,10 @@
-// The safety re-scan (DESIGN.md, "Safety re-scan"): every destination re-checked on a schedule, in chunks, with
-// progress that survives a crash; a changed verdict is stored, audited and handed to the link's sync workflow.
-// Also the publish-time scan of one link.
+// The safety re-scan: every destination re-checked on a schedule, in chunks, with progress that survives a crash;
+// a changed verdict is stored, audited and queued for the sync queue's drainer in one transaction (a listing can
+// change thousands of links at once: one batch pass for them, not a workflow each, ADR 0024). Also the
+// publish-time scan of one link, whose change goes to the link's own sync workflow.
 
 import { refreshAfterChange } from '../propagation/refresh_after_change.ts';
+import { refreshLinks } from '../propagation/refresh_links.ts';
 import type { LinkResolver } from '../redirect/link_resolver.ts';
 import { forEachConcurrently } from '../shared/concurrency.ts';
 import { PermanentFailure } from '../shared/errors.ts';
@@ -18,10 +20,11 @@ import {
 } from '../stores/link_lifecycle_store.ts';
 import type { SafetyVerdict } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { updateOpsRunReport } from '../stores/ops_run_store.ts';
 import { countReportsByCode } from '../stores/report_store.ts';
 import type { Sql } from '../stores/sql.ts';
-import type { LinkSyncRequester } from '../temporal/link_sync.ts';
+import type { LinkSyncRequester, SyncQueueKicker } from '../temporal/link_sync.ts';
 import { applyScanResult, type SafetyChange, withReaderReports } from './apply_scan_result.ts';
 import type { SafetyScanner } from './safety_scanner.ts';
 import { combineScanResults, linkDestinations, nextSafetyVerdict, type ScanResult } from './scan_result.ts';
@@ -34,6 +37,7 @@ export interface RescanDeps {
   safety: SafetyScanner;
   resolver: LinkResolver;
   sync: LinkSyncRequester;
+  queue: SyncQueueKicker;
 }
 
 /** Links one Safe Browsing call (and one blocklist query) covers. */
@@ -77,7 +81,7 @@ function rescanAuditReason(runId: string): string {
   return `re-scan ${runId}`;
 }
 
-async function announce(deps: RescanDeps, change: SafetyChange, runId: string): Promise<void> {
+function logChange(deps: RescanDeps, change: SafetyChange, runId: string): void {
   deps.logger.warn(
     {
       code: change.code,
@@ -88,6 +92,10 @@ async function announce(deps: RescanDeps, change: SafetyChange, runId: string): 
     },
     'safety verdict changed',
   );
+}
+
+async function announce(deps: RescanDeps, change: SafetyChange, runId: string): Promise<void> {
+  logChange(deps, change, runId);
   await refreshAfterChange(deps, change.code);
   await deps.sync.syncLink(change.code, `safety ${change.before.safety} → ${change.after.safety}`);
 }
@@ -129,7 +137,8 @@ export async function scanLinkSafety(
 /**
  * Re-scans up to `maxLinks` links from `cursor` in chunks of 500 (one blocklist query and one Safe Browsing
  * call each), heartbeating the cursor after every chunk so a retry after a crash resumes there. Changed
- * verdicts are stored, audited, logged and handed to the sync workflow.
+ * verdicts are stored, audited and queued for sync (one transaction each) and logged; after each chunk its
+ * changed links' in-house copies are refreshed together and the drainer is woken once.
  */
 export async function rescanLinks(
   deps: RescanDeps,
@@ -143,15 +152,16 @@ export async function rescanLinks(
   const startedAt = new Date(input.startedAtMs);
   if (resumed) deps.logger.info({ runId: input.runId, cursor }, 're-scan resumed from its heartbeat');
   if (context.attempt > 1) {
-    // A crash between storing a verdict and signalling its sync would leave caches stale, and the link
-    // is not scanned again by this run: signal every change this run recorded once more (idempotent).
-    for (const code of await listCodesAuditedSince(deps.sql, {
+    // Each change was queued with its verdict, but a crash before the chunk's refresh and kick leaves the
+    // in-house copies stale and the drainer asleep, and the link is not scanned again by this run: every
+    // change the run recorded is queued (a no-op but for a new generation) and refreshed once more.
+    const recorded = await listCodesAuditedSince(deps.sql, {
       action: 'link.safety_changed',
       reason,
       since: startedAt,
-    })) {
-      await deps.sync.syncLink(code, reason);
-    }
+    });
+    await enqueueLinkSyncs(deps.sql, recorded, reason);
+    await announceChunk(deps, recorded, reason);
   }
 
   while (counts.scanned < input.maxLinks) {
@@ -196,18 +206,26 @@ export async function rescanLinks(
     }
     // Until the chunk is done, heartbeats keep the last committed position: a retry redoes this chunk.
     const committed = { cursor, counts: { ...counts } };
+    const changed: string[] = [];
     await forEachConcurrently(candidates, CHANGE_CONCURRENCY, async ({ link, result }) => {
       context.heartbeat(committed);
-      const change = await applyScanResult(deps.sql, link, result, { actor: 'system:rescan', reason, now });
+      const change = await applyScanResult(deps.sql, link, result, {
+        actor: 'system:rescan',
+        reason,
+        now,
+        queueSync: true,
+      });
       if (change === 'conflict') counts.conflicts++;
       else if (change !== null) {
         counts.changed++;
         if (change.after.safety === 'blocked') counts.blocked++;
         else if (change.after.safety === 'warn') counts.warned++;
         else counts.cleared++;
-        await announce(deps, change, input.runId);
+        logChange(deps, change, input.runId);
+        changed.push(change.code);
       }
     });
+    await announceChunk(deps, changed, reason);
     await touchSafetyCheckedAt(deps.sql, unchanged, now);
     counts.scanned += links.length;
     const last = links.at(-1)!;
@@ -219,6 +237,24 @@ export async function rescanLinks(
   }
   await updateOpsRunReport(deps.sql, input.runId, { cursor, scanned: input.scannedBefore + counts.scanned });
   return { cursor, counts, done: false };
+}
+
+/**
+ * After a chunk's verdicts committed (each queued for sync with it): the in-house copies of the changed links are
+ * refreshed in one pass, so readers meet the new verdict at once (best effort, as after a single change: the
+ * drainer refreshes again), and the drainer is woken once for all of them.
+ */
+async function announceChunk(deps: RescanDeps, codes: readonly string[], reason: string): Promise<void> {
+  if (codes.length === 0) return;
+  try {
+    await refreshLinks(deps.resolver, codes);
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, changed: codes.length },
+      'cache refresh after a re-scan chunk failed; the sync queue drainer refreshes them',
+    );
+  }
+  await deps.queue.kickSyncQueue(reason);
 }
 
 /** A run's final counts, read from Postgres (exact even after crashes and retries). */

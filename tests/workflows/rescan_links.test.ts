@@ -3,13 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import { type SafeBrowsingFake, startSafeBrowsingFake } from '../../devkit/fakes/safe_browsing_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
-import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { syncQueueBatches, uniqueId, workflowExists } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
 import { listLinksToRescan } from '../../lib/stores/link_lifecycle_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
 import {
   getReconcileScheduleId,
   getRescanScheduleId,
+  getSyncQueueWorkflowId,
+  getSyncWorkflowId,
   type RescanLinksInput,
   type RescanReport,
 } from '../../workflows/contract.ts';
@@ -116,6 +118,16 @@ describe('rescanLinksWorkflow', () => {
     const [audit] = await h.db.sql`
       SELECT actor, reason FROM audit_log WHERE code = ${turning} AND action = 'link.safety_changed'`;
     assert.deepEqual([audit!.actor, audit!.reason], ['system:rescan', `re-scan ${workflowId}`]);
+    // The change was queued with its verdict and the sync queue's drainer took it (no workflow of its own).
+    await eventually(
+      async () =>
+        (await syncQueueBatches(h.temporal.client, getSyncQueueWorkflowId(h.taskQueue)))
+          .flat()
+          .includes(turning)
+          ? true
+          : undefined,
+      { what: 'the drainer to take the blocked link' },
+    );
     // Operators find the run by kind.
     const attrs = (await h.temporal.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes;
     assert.equal(attrs.getAll().find((p) => p.key.name === 'LifelineKind')?.value, 'rescan');
@@ -270,6 +282,23 @@ describe('rescanLinksWorkflow', () => {
       const [unchecked] = await h.db.sql`
         SELECT count(*)::int AS n FROM links WHERE code LIKE 'kill%' AND safety_checked_at IS NULL`;
       assert.equal(unchecked!.n, 0);
+      // Every change reached the sync queue's drainer, the ones recorded before the kill included, and no link
+      // got a sync workflow of its own.
+      const changedCodes = (
+        await h.db.sql<{ code: string }[]>`
+          SELECT code FROM audit_log WHERE action = 'link.safety_changed' AND reason = ${`re-scan ${workflowId}`}`
+      ).map((r) => r.code);
+      await eventually(
+        async () => {
+          const synced = new Set(
+            (await syncQueueBatches(h.temporal.client, getSyncQueueWorkflowId(h.taskQueue))).flat(),
+          );
+          return changedCodes.every((code) => synced.has(code)) ? true : undefined;
+        },
+        { what: 'the drainer to take every changed link' },
+      );
+      for (const code of changedCodes.slice(0, 5))
+        assert.equal(await workflowExists(h.temporal.client, getSyncWorkflowId(code)), false, code);
       await recordHistory('rescanLinksWorkflow-worker-killed', workflowId);
     } finally {
       child.process.kill('SIGKILL');

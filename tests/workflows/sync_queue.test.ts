@@ -10,7 +10,11 @@ import { Registry } from 'prom-client';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
-import { uniqueId, workflowExists as workflowExistsIn } from '../../devkit/harness/temporal.ts';
+import {
+  syncQueueBatches,
+  uniqueId,
+  workflowExists as workflowExistsIn,
+} from '../../devkit/harness/temporal.ts';
 import { getSyncQueueOverview } from '../../lib/propagation/link_sync_queue.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { registerSyncQueueGauges } from '../../lib/shared/metrics.ts';
@@ -57,22 +61,7 @@ async function queueDepth(): Promise<number> {
 const workflowExists = (workflowId: string) => workflowExistsIn(h.temporal.client, workflowId);
 
 /** The codes of every syncLinkBatch the drainer scheduled, from its history (every run of the chain). */
-async function batchesInHistory(): Promise<string[][]> {
-  const batches: string[][] = [];
-  const workflowId = getSyncQueueWorkflowId(h.taskQueue);
-  for await (const execution of h.temporal.client.workflow.list({
-    query: `WorkflowId = "${workflowId}"`,
-  })) {
-    const history = await h.temporal.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
-    for (const event of history.events ?? []) {
-      const scheduled = event.activityTaskScheduledEventAttributes;
-      if (scheduled?.activityType?.name !== 'syncLinkBatch') continue;
-      const data = scheduled.input?.payloads?.[0]?.data;
-      batches.push((JSON.parse(Buffer.from(data!).toString('utf8')) as { codes: string[] }).codes);
-    }
-  }
-  return batches;
-}
+const batchesInHistory = () => syncQueueBatches(h.temporal.client, getSyncQueueWorkflowId(h.taskQueue));
 
 describe('the sync queue of bulk changes', () => {
   test('an API batch queues its codes with its rows; the ops page and the metric show the depth', async () => {
