@@ -15,15 +15,24 @@ import { currentSignals, runStep } from './task_context.ts';
 export function createPublishingActivities(deps: ActivityDeps) {
   return {
     mintCode: (event: PostEvent) => runStep(() => mintCode(deps, event)),
-    applyPostUpdate: (input: { event: PostEvent; code: string }) =>
+    applyPostUpdate: (input: { event: PostEvent; code: string; queueSync?: boolean }) =>
       runStep(() => applyPostUpdate(deps, input)),
-    markGone: (event: PostEvent) =>
-      runStep(() => markGone(deps, { ...event, workflowId: getPublishWorkflowId(event.site, event.postId) })),
+    markGone: (event: PostEvent, options?: { queueSync?: boolean }) =>
+      runStep(() =>
+        markGone(deps, { ...event, workflowId: getPublishWorkflowId(event.site, event.postId) }, options),
+      ),
     remintCode: (input: { code: string; site: string; postId: number; reason: string }) =>
       runStep(() => remintCode(deps, input)),
     markActive: (input: { code: string; reason: string }) => runStep(() => markActive(deps, input)),
     /** Hands a changed link to its sync workflow (`sync:{code}`): serving store, caches and vendors follow. */
     requestLinkSync: (input: { code: string; reason: string }) =>
       requestLinkSync({ sync: currentSignals().sync }, input),
+    /**
+     * Wakes the sync queue's drainer for the changes the post's steps queued (ADR 0098); kicks of this worker's
+     * other post events of the moment share one signal.
+     */
+    kickSyncQueue: async (input: { reason: string }): Promise<void> => {
+      await currentSignals().coalescedQueue.kickSyncQueue(input.reason);
+    },
   };
 }

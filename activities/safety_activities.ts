@@ -14,8 +14,14 @@ export function createSafetyActivities(deps: ActivityDeps) {
     return { ...deps, sync: signals.sync, queue: signals.queue };
   };
   return {
-    scanLinkSafety: (input: { code: string }) =>
-      runStep(() => scanLinkSafety(withSync(), { code: input.code, runId: currentWorkflowId() })),
+    scanLinkSafety: (input: { code: string; queueSync?: boolean }) =>
+      runStep(() =>
+        scanLinkSafety(withSync(), {
+          code: input.code,
+          runId: currentWorkflowId(),
+          ...(input.queueSync ? { queueSync: true } : {}),
+        }),
+      ),
     rescanLinks: (input: RescanStepInput) =>
       runStep(() => rescanLinks(withSync(), input, currentTaskContext())),
     summarizeRescanRun: (input: { runId: string; startedAtMs: number; contains?: string }) =>

@@ -2,10 +2,12 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { PermanentFailure, TransientFailure } from '../lib/shared/errors.ts';
 import type { TaskContext } from '../lib/shared/task_context.ts';
+import { coalesceKicks, sharedCoalescedKicker } from '../lib/temporal/coalesced_kicks.ts';
 import {
   createExpirySweeper,
   createLinkSyncRequester,
   createSyncQueueKicker,
+  signalSyncQueue,
 } from '../lib/temporal/link_signals.ts';
 
 /** The running activity as lib/ sees long work: heartbeats, resume details, attempt, cancellation, sleep. */
@@ -32,6 +34,10 @@ export function currentSignals() {
     sync: createLinkSyncRequester(client.workflow, info.taskQueue),
     sweeper: createExpirySweeper(client.workflow, info.taskQueue),
     queue: createSyncQueueKicker(client.workflow, info.taskQueue),
+    /** The same kick, shared with this process's other kicks of the moment (single post events: ADR 0098). */
+    coalescedQueue: sharedCoalescedKicker(client.workflow, info.taskQueue, () =>
+      coalesceKicks((reason) => signalSyncQueue(client.workflow, info.taskQueue, reason)),
+    ),
   };
 }
 

@@ -22,6 +22,9 @@ export const MAX_REMINTS = 3;
 /** The patch under which the short steps are local activities. */
 export const LOCAL_STEPS_PATCH = 'publish-steps-local';
 
+/** The patch under which a later event's change goes to the sync queue instead of a `sync:{code}` workflow. */
+export const QUEUED_CHANGES_PATCH = 'post-changes-queued';
+
 type BitlySync = Awaited<ReturnType<Activities['syncToBitly']>>;
 
 /** The short steps' options: each is one Postgres transaction (and a Safe Browsing lookup for the scan). */
@@ -62,6 +65,8 @@ export async function publishPostWorkflow(
   input: PublishPostWorkflowInput,
 ): Promise<{ code: string | null; applied: string[] }> {
   const steps: Steps = patched(LOCAL_STEPS_PATCH) ? localSteps : remoteSteps;
+  // Executions started before the patch hand their changes to the link's own sync workflow, as they began.
+  const queued = patched(QUEUED_CHANGES_PATCH);
   const queue: PostEvent[] = [...input.events];
   const seen = new Set<string>();
   setHandler(postEventSignal, (event) => {
@@ -75,7 +80,7 @@ export async function publishPostWorkflow(
     if (seen.has(event.deliveryId)) continue;
     seen.add(event.deliveryId);
     try {
-      const result = await applyEvent(steps, event, code);
+      const result = await applyEvent(steps, queued, event, code);
       code = result.code ?? code;
       applied.push(`${event.event}: ${result.outcome}`);
     } catch (error) {
@@ -91,16 +96,24 @@ export async function publishPostWorkflow(
   return { code, applied };
 }
 
+/**
+ * One event. A later event's change reaches the link's copies through the sync queue (ADR 0098): the change's
+ * transaction queues the code, a new permalink's verdict queues it again if it changes, and the drainer is woken
+ * once both are stored. Before the patch, the link's own `sync:{code}` workflow was signalled instead.
+ */
 async function applyEvent(
   steps: Steps,
+  queued: boolean,
   event: PostEvent,
   known: string | null,
 ): Promise<{ code: string | null; outcome: string }> {
+  const handOff = async (code: string, reason: string) => {
+    if (queued) await steps.kickSyncQueue({ reason: `${reason} (${code})` });
+    else await steps.requestLinkSync({ code, reason });
+  };
   if (event.event === 'post.unpublished') {
-    const gone = await steps.markGone(event);
-    if (gone.code && gone.outcome === 'changed') {
-      await steps.requestLinkSync({ code: gone.code, reason: `post ${event.postId} unpublished` });
-    }
+    const gone = queued ? await steps.markGone(event, { queueSync: true }) : await steps.markGone(event);
+    if (gone.code && gone.outcome === 'changed') await handOff(gone.code, `post ${event.postId} unpublished`);
     return { code: gone.code ?? known, outcome: gone.outcome === 'changed' ? 'gone' : gone.outcome };
   }
   const minted = await steps.mintCode(event);
@@ -118,14 +131,18 @@ async function applyEvent(
       outcome: first.blocked ? 'blocked by the safety scan' : `active as ${first.code}`,
     };
   }
-  const change = await steps.applyPostUpdate({ event, code: minted.code });
+  const change = queued
+    ? await steps.applyPostUpdate({ event, code: minted.code, queueSync: true })
+    : await steps.applyPostUpdate({ event, code: minted.code });
   if (change.outcome === 'changed') {
-    // A new permalink is a new destination: it gets its own verdict before the replicas follow.
-    if (change.changes.includes('url')) await steps.scanLinkSafety({ code: minted.code });
-    await steps.requestLinkSync({
-      code: minted.code,
-      reason: `${event.event}: ${change.changes.join(', ')} changed`,
-    });
+    // A new permalink is a new destination: it gets its own verdict before the replicas are told. (A drainer
+    // already at work may carry the queued change first; a changed verdict queues the link again, so its last
+    // pass carries the verdict too.)
+    if (change.changes.includes('url')) {
+      if (queued) await steps.scanLinkSafety({ code: minted.code, queueSync: true });
+      else await steps.scanLinkSafety({ code: minted.code });
+    }
+    await handOff(minted.code, `${event.event}: ${change.changes.join(', ')} changed`);
     return { code: minted.code, outcome: change.changes.join('+') };
   }
   return { code: minted.code, outcome: change.outcome };

@@ -105,3 +105,24 @@ export async function waitForPostWorkflow(h: Harness, site: string, postId: numb
     applied: string[];
   };
 }
+
+/**
+ * Waits until a post event's change has reached the link's copies: the post's workflow has finished and the sync
+ * queue holds no row for the code (a row leaves only once the drainer's batch has synced it).
+ */
+export async function waitForPostSynced(
+  h: Harness,
+  site: string,
+  postId: number,
+  code: string,
+): Promise<void> {
+  await waitForPostWorkflow(h, site, postId);
+  await eventually(
+    async () => {
+      const [row] = await h.db.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM link_sync_queue WHERE code = ${code}`;
+      return row!.n === 0 ? true : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 50, what: `${code} synced through the sync queue` },
+  );
+}

@@ -13,6 +13,7 @@ import type { Logger } from '../shared/logger.ts';
 import { insertAuditEntry } from '../stores/audit_store.ts';
 import type { LinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode, getLinkByPost, updateLink } from '../stores/link_store.ts';
+import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { upsertPostGuid } from '../stores/post_identity_store.ts';
 import {
   hasNewerUnpublish,
@@ -169,11 +170,12 @@ export async function mintCode(deps: PostLifecycleDeps, event: PostEvent): Promi
 /**
  * Applies a published/updated event to the post's existing link, unless a newer event was applied already:
  * a new permalink retargets it; `post.published` brings an unpublished (`gone`) link back with the same
- * code. Postgres (and this process's caches); replicas follow through the link's sync workflow.
+ * code. Postgres (and this process's caches); replicas follow through the link's sync workflow, or with
+ * `queueSync` through the sync queue, its row written in the change's own transaction (ADR 0098).
  */
 export async function applyPostUpdate(
   deps: PostLifecycleDeps,
-  input: { event: PostEvent; code: string },
+  input: { event: PostEvent; code: string; queueSync?: boolean },
 ): Promise<PostChangeResult> {
   const { event } = input;
   const permalink = requirePermalink(event, deps.targetPolicy);
@@ -244,6 +246,8 @@ export async function applyPostUpdate(
         reason: reasonOf(event),
       });
     }
+    if (input.queueSync)
+      await enqueueLinkSyncs(tx, [row.code], `${event.event}: ${changes.join(', ')} changed`);
     return { outcome: 'changed', changes, status: nextStatus };
   });
   if (result.outcome === 'changed') await refreshAfterChange(deps, input.code);
@@ -257,6 +261,7 @@ export async function applyPostUpdate(
 export async function markGone(
   deps: PostLifecycleDeps,
   event: PostEvent & { workflowId: string },
+  options: { queueSync?: boolean } = {},
 ): Promise<{ code: string | null; outcome: PostChangeResult['outcome'] | 'no-link' }> {
   type Marked = { code: string | null; outcome: PostChangeResult['outcome'] | 'no-link' };
   const result = await deps.sql.begin(async (tx): Promise<Marked> => {
@@ -314,6 +319,7 @@ export async function markGone(
       after: { status: 'gone' },
       reason: reasonOf(event),
     });
+    if (options.queueSync) await enqueueLinkSyncs(tx, [row.code], `post ${event.postId} unpublished`);
     return { code: row.code, outcome: 'changed' };
   });
   if (result.outcome === 'changed' && result.code) await refreshAfterChange(deps, result.code);

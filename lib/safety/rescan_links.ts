@@ -102,11 +102,13 @@ async function announce(deps: RescanDeps, change: SafetyChange, runId: string): 
 
 /**
  * Scans one link's destination and stores a changed verdict (audited, caches refreshed, the sync workflow
- * told). For the publish workflow: called after minting, before activating.
+ * told). For the publish workflow: called after minting, before activating, and after a new permalink. With
+ * `queueSync` a changed verdict of a live link is queued for the sync queue's drainer in its own transaction
+ * instead (the caller wakes the drainer: ADR 0098).
  */
 export async function scanLinkSafety(
   deps: RescanDeps,
-  input: { code: string; runId: string },
+  input: { code: string; runId: string; queueSync?: boolean },
 ): Promise<{ safety: SafetyVerdict; changed: boolean }> {
   const row = await getLinkByCode(deps.sql, input.code);
   if (!row) throw new PermanentFailure(`no link ${input.code}`);
@@ -120,17 +122,22 @@ export async function scanLinkSafety(
     trusted: deps.safety.isTrusted?.(row.targetUrl) ?? false,
   });
   const now = new Date();
+  const queued = input.queueSync === true && row.status !== 'pending';
   const change = await applyScanResult(deps.sql, row, result, {
     actor: 'system:scan',
     reason: `scan ${input.runId}`,
     now,
+    ...(queued ? { queueSync: true } : {}),
   });
   if (change === 'conflict') throw new Error(`link ${row.code} changed during its scan; scanning again`);
   if (change === null && result.complete) await touchSafetyCheckedAt(deps.sql, [row.code], now);
   // A pending link is being published: its publish workflow writes the replicas (and must be the one to
   // reach Bitly first); only the serving store needs the new verdict now.
   if (change && row.status === 'pending') await deps.resolver.refresh(row.code);
-  else if (change) await announce(deps, change, input.runId);
+  else if (change && queued) {
+    logChange(deps, change, input.runId);
+    await refreshAfterChange(deps, change.code);
+  } else if (change) await announce(deps, change, input.runId);
   return { safety: change ? change.after.safety : row.safety, changed: change !== null };
 }
 

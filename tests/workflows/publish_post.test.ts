@@ -2,16 +2,24 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
-import { activitySteps, PUBLISH_STEPS_WITH_BITLY } from '../../devkit/harness/temporal.ts';
+import { recordHistory } from '../../devkit/harness/histories.ts';
+import {
+  activitySteps,
+  PUBLISH_STEPS_WITH_BITLY,
+  syncQueueBatches,
+  workflowExists,
+} from '../../devkit/harness/temporal.ts';
 import {
   arabicPermalink,
   getPostLink,
   nextOccurredAt,
   waitForPostLink,
+  waitForPostSynced,
   waitForPostWorkflow,
   wordpressEvent,
 } from '../../devkit/harness/wordpress_events.ts';
 import { setActiveFront } from '../../lib/failover/active_front.ts';
+import { getPublishWorkflowId, getSyncQueueWorkflowId, getSyncWorkflowId } from '../../workflows/contract.ts';
 
 let fake: BitlyFake;
 let h: Harness;
@@ -49,10 +57,9 @@ async function send(body: ReturnType<typeof wordpressEvent>) {
   return body;
 }
 
-/** Waits for the post's workflow, then for the link's sync workflow it handed the change to. */
+/** Waits for the post's workflow, then for the sync queue's drainer it handed the change to. */
 async function settled(postId: number, code: string) {
-  await waitForPostWorkflow(h, 'news', postId);
-  await h.temporal.client.workflow.getHandle(`sync:${code}`).result();
+  await waitForPostSynced(h, 'news', postId, code);
 }
 
 async function auditActions(code: string): Promise<string[]> {
@@ -104,6 +111,14 @@ describe('publishPostWorkflow with Bitly', () => {
     await settled(postId, link.code);
     assert.equal((await h.app.request(`/${link.code}`)).headers.get('Location'), moved);
     assert.equal(fake.linkByKeyword(link.code)?.longUrl, moved);
+    // The change went to the sync queue's drainer (a batch names the code), not to a workflow of the link's own.
+    assert.equal(await workflowExists(h.temporal.client, getSyncWorkflowId(link.code)), false);
+    const batches = await syncQueueBatches(h.temporal.client, getSyncQueueWorkflowId(h.taskQueue));
+    assert.ok(
+      batches.some((batch) => batch.includes(link.code)),
+      JSON.stringify(batches),
+    );
+    await recordHistory('publishPostWorkflow-updated', getPublishWorkflowId('news', postId));
 
     // Unpublish: 410 here, archived on Bitly.
     await send(wordpressEvent('post.unpublished', { postId }));

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
+import { workflowExists } from '../../devkit/harness/temporal.ts';
 import {
   waitForPostLink,
+  waitForPostSynced,
   waitForPostWorkflow,
   wordpressEvent,
 } from '../../devkit/harness/wordpress_events.ts';
+import { getSyncWorkflowId } from '../../workflows/contract.ts';
 
 // The safety scan inside the publish workflow (no vendor configured: the in-house front only).
 let h: Harness;
@@ -53,10 +56,16 @@ describe('publishPostWorkflow safety scan', () => {
 
   test('a permalink moved onto a blocked host is scanned at once: 451', async () => {
     const first = await publish(9003, 'https://news.example/2026/fine/');
-    assert.equal((await h.app.request(`/${first.code}`)).status, 301);
+    const code = first.code!;
+    assert.equal((await h.app.request(`/${code}`)).status, 301);
     const moved = await publish(9003, 'https://bad-news.example/2026/moved/', 'post.updated');
     assert.equal(moved.applied.at(-1), 'post.updated: url');
-    await h.temporal.client.workflow.getHandle(`sync:${first.code}`).result();
-    assert.equal((await h.app.request(`/${first.code}`)).status, 451);
+    await waitForPostSynced(h, 'news', 9003, code);
+    assert.equal((await h.app.request(`/${code}`)).status, 451);
+    // The new verdict went with the change through the sync queue, not through a workflow of the link's own.
+    assert.equal(await workflowExists(h.temporal.client, getSyncWorkflowId(code)), false);
+    const [row] = await h.db.sql<{ reason: string }[]>`
+      SELECT reason FROM audit_log WHERE code = ${code} AND action = 'link.safety_changed' ORDER BY id DESC LIMIT 1`;
+    assert.match(row!.reason, /^scan publish:news:9003/);
   });
 });

@@ -4,6 +4,7 @@ import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 import {
   waitForPostLink,
+  waitForPostSynced,
   waitForPostWorkflow,
   wordpressEvent,
 } from '../../devkit/harness/wordpress_events.ts';
@@ -35,10 +36,9 @@ async function send(body: ReturnType<typeof wordpressEvent>) {
   assert.equal(res.status, 202, await res.clone().text());
 }
 
-/** The post's workflow, then the link's sync workflow it handed the change to. */
+/** The post's workflow, then the sync queue's drainer it handed the change to. */
 async function settled(postId: number, code: string) {
-  await waitForPostWorkflow(h, 'news', postId);
-  await h.temporal.client.workflow.getHandle(`sync:${code}`).result();
+  await waitForPostSynced(h, 'news', postId, code);
 }
 
 /** Where a reader who reaches Bitly's copy of `code` is sent (the fake's own redirect). */
