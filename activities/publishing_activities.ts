@@ -28,11 +28,13 @@ export function createPublishingActivities(deps: ActivityDeps) {
     requestLinkSync: (input: { code: string; reason: string }) =>
       requestLinkSync({ sync: currentSignals().sync }, input),
     /**
-     * Wakes the sync queue's drainer for the changes the post's steps queued (ADR 0098); kicks of this worker's
-     * other post events of the moment share one signal.
+     * Asks this worker to wake the sync queue's drainer for the changes the post's steps queued (ADR 0098) and
+     * returns at once: the kick is sent within half a second, shared with this worker's other kicks of the
+     * moment, and retried by the worker if it fails. The codes are in Postgres already, so a worker lost
+     * before sending leaves them to the next kick (any post event, bulk change or worker start).
      */
     kickSyncQueue: async (input: { reason: string }): Promise<void> => {
-      await currentSignals().coalescedQueue.kickSyncQueue(input.reason);
+      currentSignals().coalescedQueue.kickSoon(input.reason);
     },
   };
 }

@@ -1,8 +1,8 @@
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { PermanentFailure, TransientFailure } from '../lib/shared/errors.ts';
 import type { TaskContext } from '../lib/shared/task_context.ts';
-import { coalesceKicks, sharedCoalescedKicker } from '../lib/temporal/coalesced_kicks.ts';
+import { coalesceKicks, KICK_WINDOW_MS, sharedCoalescedKicker } from '../lib/temporal/coalesced_kicks.ts';
 import {
   createExpirySweeper,
   createLinkSyncRequester,
@@ -36,7 +36,15 @@ export function currentSignals() {
     queue: createSyncQueueKicker(client.workflow, info.taskQueue),
     /** The same kick, shared with this process's other kicks of the moment (single post events: ADR 0098). */
     coalescedQueue: sharedCoalescedKicker(client.workflow, info.taskQueue, () =>
-      coalesceKicks((reason) => signalSyncQueue(client.workflow, info.taskQueue, reason)),
+      coalesceKicks(
+        (reason) => signalSyncQueue(client.workflow, info.taskQueue, reason),
+        KICK_WINDOW_MS,
+        (err, reason) =>
+          log.warn('the sync queue drainer could not be woken; retrying (the codes wait in Postgres)', {
+            error: err instanceof Error ? err.message : String(err),
+            reason,
+          }),
+      ),
     ),
   };
 }

@@ -25,6 +25,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Client } from '@temporalio/client';
 import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
 import { harnessWebEnv, startEntry } from '../devkit/harness/entry_process.ts';
 import { createHarness, eventually } from '../devkit/harness/harness.ts';
@@ -34,6 +35,7 @@ import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
 import { signWebhook } from '../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../scripts/dev_server.ts';
 import { webNodeFlags } from '../scripts/web_node_flags.ts';
+import { getSyncQueueWorkflowId } from '../workflows/contract.ts';
 import { commandOf, cpuSecondsOf, descendantsOf, pidsNamed } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
 import { CODE_PREFIX, ROOT } from './redirect/bench_settings.ts';
@@ -49,6 +51,65 @@ const REDIRECT_LINKS = 1_000;
 const SITE = 'burst';
 const PREFIX = `${uniqueId('lifeline-burst')}:`;
 const PROBE_UA = 'LifelineProbe/bench';
+
+/**
+ * What the sync queue's drainer did during the run, from its histories: batches and their sizes, how long its
+ * activity and workflow tasks waited for the worker (schedule → start), how long a batch ran, and the gaps
+ * in which it did nothing while woken.
+ */
+async function describeDrainer(client: Client, workflowId: string): Promise<string> {
+  const at = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  const sizes: number[] = [];
+  const activityWaits: number[] = [];
+  const batchRuns: number[] = [];
+  const taskWaits: number[] = [];
+  let signals = 0;
+  let runs = 0;
+  for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+    runs++;
+    const history = await client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+    const scheduled = new Map<number, { name: string; at: number; codes: number }>();
+    const activityStarts = new Map<number, number>();
+    let taskScheduledAt = 0;
+    for (const event of history.events ?? []) {
+      const t = at(event.eventTime);
+      if (event.workflowExecutionSignaledEventAttributes) signals++;
+      if (event.workflowTaskScheduledEventAttributes) taskScheduledAt = t;
+      if (event.workflowTaskStartedEventAttributes) taskWaits.push(t - taskScheduledAt);
+      const s = event.activityTaskScheduledEventAttributes;
+      if (s) {
+        const data = s.input?.payloads?.[0]?.data;
+        const codes =
+          s.activityType?.name === 'syncLinkBatch' && data
+            ? (JSON.parse(Buffer.from(data).toString('utf8')) as { codes: string[] }).codes.length
+            : 0;
+        scheduled.set(Number(event.eventId), { name: s.activityType?.name ?? '?', at: t, codes });
+      }
+      const st = event.activityTaskStartedEventAttributes;
+      if (st) {
+        const from = scheduled.get(Number(st.scheduledEventId));
+        if (from) activityWaits.push(t - from.at);
+        activityStarts.set(Number(st.scheduledEventId), t);
+      }
+      const done = event.activityTaskCompletedEventAttributes;
+      if (done) {
+        const from = scheduled.get(Number(done.scheduledEventId));
+        if (from?.name === 'syncLinkBatch') {
+          sizes.push(from.codes);
+          batchRuns.push(t - (activityStarts.get(Number(done.scheduledEventId)) ?? from.at));
+        }
+      }
+    }
+  }
+  const p = (xs: number[], q: number) => (xs.length ? Math.round(percentile(xs, q)) : 0);
+  return (
+    `sync-queue drainer: ${runs} runs, ${sizes.length} batches (codes p50 ${p(sizes, 50)}, max ${Math.max(0, ...sizes)}), ` +
+    `${signals} wake-ups; activity schedule → start p50 ${p(activityWaits, 50)} ms, max ${p(activityWaits, 100)} ms; ` +
+    `workflow task schedule → start p50 ${p(taskWaits, 50)} ms, p99 ${p(taskWaits, 99)} ms, max ${p(taskWaits, 100)} ms; ` +
+    `batch run p50 ${p(batchRuns, 50)} ms, max ${p(batchRuns, 100)} ms`
+  );
+}
 
 const say = (msg: string) => process.stderr.write(`[burst] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -391,6 +452,7 @@ try {
     `failed requests: ${failures.length}${failures.length ? ` (first: ${failures[0]})` : ''}; redirect errors ` +
       `${rounds.reduce((n, r) => n + r.r.non_3xx + r.r.socketErrors, 0)}`,
   ];
+  lines.push(await describeDrainer(h.temporal.client, getSyncQueueWorkflowId(h.taskQueue)));
   for (const line of lines) process.stdout.write(`${line}\n`);
   process.stdout.write(
     `backlog series (t s: waiting/running/sync queue): ${backlog.map((b) => `${b.t}:${b.waiting}/${b.running}/${b.syncQueue}`).join(' ')}\n`,

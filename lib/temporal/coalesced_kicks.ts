@@ -3,11 +3,26 @@
 // the drainer, each only to set its wake flag, which is what the per-link workflows cost before. Here a kick
 // asked for while another is being sent, or within the window after the last one began, waits and shares the
 // next one. The drainer reads the whole queue when woken, so one kick carries every code queued before it began.
+// A post event's step does not wait for it (`kickSoon`): a workflow task held open for the window would hold one
+// of the worker's workflow task slots with it, and at 20 events a second the slots, not the cores, ran out.
 import type { WorkflowClient } from '@temporalio/client';
 import type { SyncQueueKicker } from './link_sync.ts';
 
 /** How often one process signals the drainer at most, when kicks come continuously. */
 export const KICK_WINDOW_MS = 500;
+
+/** The first wait before a failed background kick is sent again; it doubles up to the second. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
+export interface CoalescedKicker extends SyncQueueKicker {
+  /**
+   * Asks for a kick and returns at once: the kick is sent within the window, shared with the others of the
+   * moment. A failed send is sent again, one retry at a time for all of them, waiting 1 s doubling to 1 min,
+   * until one goes through (`onError` hears of each failure).
+   */
+  kickSoon(reason: string): void;
+}
 
 /**
  * Wraps `send` so that each call settles with a send that began after the call (what the caller queued before
@@ -17,7 +32,8 @@ export const KICK_WINDOW_MS = 500;
 export function coalesceKicks(
   send: (reason: string) => Promise<unknown>,
   windowMs: number = KICK_WINDOW_MS,
-): SyncQueueKicker {
+  onError: (error: unknown, reason: string) => void = () => {},
+): CoalescedKicker {
   let lastStartMs = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<void> | null = null;
   let waiting: { reasons: string[]; done: Promise<void> } | null = null;
@@ -46,30 +62,52 @@ export function coalesceKicks(
     await begin(reasons);
   }
 
-  return {
-    kickSyncQueue(reason: string): Promise<void> {
-      if (waiting) {
-        waiting.reasons.push(reason);
-        return waiting.done;
-      }
-      if (!inFlight && Date.now() - lastStartMs >= windowMs) return begin([reason]);
-      const reasons = [reason];
-      const done = later(reasons);
-      waiting = { reasons, done };
-      return done;
-    },
-  };
+  function kickSyncQueue(reason: string): Promise<void> {
+    if (waiting) {
+      waiting.reasons.push(reason);
+      return waiting.done;
+    }
+    if (!inFlight && Date.now() - lastStartMs >= windowMs) return begin([reason]);
+    const reasons = [reason];
+    const done = later(reasons);
+    waiting = { reasons, done };
+    return done;
+  }
+
+  // One retry for every failed background kick: the codes are in Postgres, so any kick that goes through carries
+  // all of them. Unreferenced: a process that stops leaves its codes to the next worker's start.
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  let retryMs = RETRY_FIRST_MS;
+  function kickSoon(reason: string): void {
+    kickSyncQueue(reason).then(
+      () => {
+        retryMs = RETRY_FIRST_MS;
+      },
+      (error: unknown) => {
+        onError(error, reason);
+        if (retry) return;
+        retry = setTimeout(() => {
+          retry = null;
+          kickSoon(`retry: ${reason}`);
+        }, retryMs);
+        retry.unref?.();
+        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      },
+    );
+  }
+
+  return { kickSyncQueue, kickSoon };
 }
 
-const perClient = new WeakMap<WorkflowClient, Map<string, SyncQueueKicker>>();
+const perClient = new WeakMap<WorkflowClient, Map<string, CoalescedKicker>>();
 
 /** The one coalescing kicker of this process for a client and task queue (activities ask for it per call). */
 export function sharedCoalescedKicker(
   client: WorkflowClient,
   taskQueue: string,
-  make: () => SyncQueueKicker,
-): SyncQueueKicker {
-  const byQueue = perClient.get(client) ?? new Map<string, SyncQueueKicker>();
+  make: () => CoalescedKicker,
+): CoalescedKicker {
+  const byQueue = perClient.get(client) ?? new Map<string, CoalescedKicker>();
   perClient.set(client, byQueue);
   let kicker = byQueue.get(taskQueue);
   if (!kicker) {

@@ -90,4 +90,22 @@ describe('coalesceKicks', () => {
     assert.equal(sender.sends.at(-1)!.reason, 'z');
     assert.equal(sender.sends.length, 3);
   });
+
+  test('kickSoon returns at once; a failed send is retried once for all that shared it, until one goes through', async () => {
+    const sender = recordingSender(5);
+    const errors: string[] = [];
+    const kicker = coalesceKicks(sender.send, 50, (_error, reason) => errors.push(reason));
+    sender.failNext();
+    const asked = Date.now();
+    for (const reason of ['p1', 'p2', 'p3']) kicker.kickSoon(reason);
+    assert.ok(Date.now() - asked < 20, 'no wait');
+    assert.equal(sender.sends.length, 1, 'the first ask is sent at once');
+    await new Promise((resolve) => setTimeout(resolve, 1_400));
+    // p1 failed alone; p2 and p3 shared the next send, which went through; p1's one retry then went through.
+    assert.deepEqual(errors, ['p1']);
+    assert.deepEqual(
+      sender.sends.map((s) => s.reason),
+      ['p1', 'p2 (and 1 more)', 'retry: p1'],
+    );
+  });
 });
