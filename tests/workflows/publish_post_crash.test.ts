@@ -32,9 +32,13 @@ after(async () => {
  */
 async function resumeWithNewWorker(postId: number) {
   const killedAt = Date.now();
-  await startWorkerProcess();
+  const worker = await startWorkerProcess();
   const link = await waitForPostLink(h, 'news', postId, (l) => l.status === 'active', { timeoutMs: 90_000 });
   const result = await waitForPostWorkflow(h, 'news', postId);
+  // Stopped here, so the next test's worker is the only one polling the task queue (a worker left running could
+  // take the next test's workflow task in place of the one that test kills).
+  worker.child.kill('SIGTERM');
+  await worker.exited;
   assert.equal(result.code, link.code);
   process.stderr.write(
     `  resumed and completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`,
@@ -110,7 +114,8 @@ describe('publish survives a worker killed mid-workflow', () => {
         async () => {
           const [waiting] = await h.db.sql<{ n: number }[]>`
             SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'`;
+            WHERE datname = current_database() AND wait_event_type = 'Lock'
+              AND query LIKE '%pg_advisory_xact_lock%'`;
           return waiting!.n > 0 ? true : undefined;
         },
         { timeoutMs: 60_000, what: 'mintCode to wait on the post lock' },
