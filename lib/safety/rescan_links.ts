@@ -94,10 +94,17 @@ function logChange(deps: RescanDeps, change: SafetyChange, runId: string): void 
   );
 }
 
-async function announce(deps: RescanDeps, change: SafetyChange, runId: string): Promise<void> {
+/** Logs a stored change and refreshes the in-house copies; the link's sync workflow is told unless it was queued. */
+async function announce(
+  deps: RescanDeps,
+  change: SafetyChange,
+  runId: string,
+  queued = false,
+): Promise<void> {
   logChange(deps, change, runId);
   await refreshAfterChange(deps, change.code);
-  await deps.sync.syncLink(change.code, `safety ${change.before.safety} → ${change.after.safety}`);
+  if (!queued)
+    await deps.sync.syncLink(change.code, `safety ${change.before.safety} → ${change.after.safety}`);
 }
 
 /**
@@ -134,10 +141,7 @@ export async function scanLinkSafety(
   // A pending link is being published: its publish workflow writes the replicas (and must be the one to
   // reach Bitly first); only the serving store needs the new verdict now.
   if (change && row.status === 'pending') await deps.resolver.refresh(row.code);
-  else if (change && queued) {
-    logChange(deps, change, input.runId);
-    await refreshAfterChange(deps, change.code);
-  } else if (change) await announce(deps, change, input.runId);
+  else if (change) await announce(deps, change, input.runId, queued);
   return { safety: change ? change.after.safety : row.safety, changed: change !== null };
 }
 
