@@ -16,14 +16,14 @@ import {
 } from '../lib/retarget/run_retarget.ts';
 import { signalWordPressReconcile } from '../lib/temporal/adoption_signals.ts';
 import type { ActivityDeps } from './deps.ts';
-import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
+import { currentSignals, currentTaskContext, currentTaskQueue, runStep } from './task_context.ts';
 
-/** Asks for a site's WordPress reconciliation through this activity's Temporal client and task queue. */
+/** Asks for a site's WordPress reconciliation through this activity's Temporal client, on the main queue. */
 function currentWordPressRequester() {
-  const { client, info } = Context.current();
+  const { client } = Context.current();
   return {
     requestWordPressReconcile: (input: { site: string; reason: string }) =>
-      signalWordPressReconcile(client.workflow, info.taskQueue, input),
+      signalWordPressReconcile(client.workflow, currentTaskQueue(), input),
   };
 }
 

@@ -12,7 +12,13 @@ import { type CheckDueInput, checkDueDestinations } from '../lib/destinations/ch
 import { seedDestinationStates } from '../lib/destinations/seed_destination_states.ts';
 import { startWordPressPostReconcile } from '../lib/temporal/adoption_signals.ts';
 import type { ActivityDeps } from './deps.ts';
-import { currentSignals, currentTaskContext, currentWorkflowId, runStep } from './task_context.ts';
+import {
+  currentSignals,
+  currentTaskContext,
+  currentTaskQueue,
+  currentWorkflowId,
+  runStep,
+} from './task_context.ts';
 
 type CodeUrl = { code: string; url: string };
 
@@ -28,7 +34,7 @@ export function createDestinationActivities(deps: ActivityDeps) {
   };
   /** actOnDestination as the current activity runs it: its workflow is the audit actor. */
   const acting = () => {
-    const { client, info } = Context.current();
+    const { client } = Context.current();
     const actor = `system:${currentWorkflowId()}`;
     const actingDeps = {
       sql: deps.sql,
@@ -40,7 +46,7 @@ export function createDestinationActivities(deps: ActivityDeps) {
           postId: number;
           code: string;
           reason: string;
-        }) => startWordPressPostReconcile(client.workflow, info.taskQueue, request),
+        }) => startWordPressPostReconcile(client.workflow, currentTaskQueue(), request),
       },
       destinations: deps.destinations.acting,
       edit: { targetPolicy: deps.targetPolicy, safety: deps.safety },

@@ -9,6 +9,7 @@ import {
   createSyncQueueKicker,
   signalSyncQueue,
 } from '../lib/temporal/link_signals.ts';
+import { getMainTaskQueue } from '../workflows/contract.ts';
 
 /** The running activity as lib/ sees long work: heartbeats, resume details, attempt, cancellation, sleep. */
 export function currentTaskContext(): TaskContext {
@@ -27,17 +28,26 @@ export function currentWorkflowId(): string {
   return Context.current().info.workflowExecution?.workflowId ?? 'direct';
 }
 
-/** Signals sent from an activity go through the worker's client, to this activity's task queue. */
+/**
+ * The deployment's task queue, as the activity's signals need it: the main one, also for an activity of the
+ * drainers' queue (ADR 0099).
+ */
+export function currentTaskQueue(): string {
+  return getMainTaskQueue(Context.current().info.taskQueue);
+}
+
+/** Signals sent from an activity go through the worker's client, to the deployment's workflows. */
 export function currentSignals() {
-  const { client, info } = Context.current();
+  const { client } = Context.current();
+  const taskQueue = currentTaskQueue();
   return {
-    sync: createLinkSyncRequester(client.workflow, info.taskQueue),
-    sweeper: createExpirySweeper(client.workflow, info.taskQueue),
-    queue: createSyncQueueKicker(client.workflow, info.taskQueue),
+    sync: createLinkSyncRequester(client.workflow, taskQueue),
+    sweeper: createExpirySweeper(client.workflow, taskQueue),
+    queue: createSyncQueueKicker(client.workflow, taskQueue),
     /** The same kick, shared with this process's other kicks of the moment (single post events: ADR 0098). */
-    coalescedQueue: sharedCoalescedKicker(client.workflow, info.taskQueue, () =>
+    coalescedQueue: sharedCoalescedKicker(client.workflow, taskQueue, () =>
       coalesceKicks(
-        (reason) => signalSyncQueue(client.workflow, info.taskQueue, reason),
+        (reason) => signalSyncQueue(client.workflow, taskQueue, reason),
         KICK_WINDOW_MS,
         (err, reason) =>
           log.warn('the sync queue drainer could not be woken; retrying (the codes wait in Postgres)', {

@@ -36,7 +36,7 @@ import { signWebhook } from '../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../scripts/dev_server.ts';
 import { webNodeFlags } from '../scripts/web_node_flags.ts';
 import { getSyncQueueWorkflowId } from '../workflows/contract.ts';
-import { commandOf, cpuSecondsOf, descendantsOf, pidsNamed } from './process_stats.ts';
+import { commandOf, cpuSecondsOf, descendantsOf, pidsNamed, rssOf } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
 import { CODE_PREFIX, ROOT } from './redirect/bench_settings.ts';
 import { runWrk, type WrkResult } from './redirect/run_wrk.ts';
@@ -270,8 +270,17 @@ async function watchPosts(until: () => boolean): Promise<void> {
   }
 }
 
+/** The worker's resident memory (its process tree: the entry's wrapper and the Node process that runs it), MiB. */
+function workerRssMiB(): number {
+  const pid = worker.process.pid;
+  const pids = pid ? [pid, ...descendantsOf(pid)] : [];
+  return Math.round(pids.reduce((total, p) => total + rssOf(p), 0) / 2 ** 20);
+}
+let workerRssPeak = 0;
+
 async function sampleBacklog(started: number, until: () => boolean): Promise<void> {
   while (!until()) {
+    workerRssPeak = Math.max(workerRssPeak, workerRssMiB());
     const waiting = [...posts.values()].filter((p) => p.shareableAt === undefined).length;
     const running = await h.temporal.client.workflow
       .count(`TaskQueue = "${h.taskQueue}" AND ExecutionStatus = "Running"`)
@@ -333,6 +342,7 @@ try {
   );
   const started = performance.now();
   const cpuAtStart = cpuNow();
+  const workerRssAtStart = workerRssMiB();
   const total = Math.round(PER_SECOND * SECONDS);
   let sent = 0;
   let burstOver = false;
@@ -424,6 +434,7 @@ try {
     `load ${loadBefore} → ${loadAfter}; everything shareable and followed ${drainedAfter.toFixed(0)} s after the first publish`,
     `CPU seconds from the first publish to the last followed: ${cpuSpent} (wall ${drainedAfter.toFixed(0)} s, ` +
       `two cores: ${Math.round(2 * drainedAfter)} CPU s in all)`,
+    `worker RSS (its process tree): ${workerRssAtStart} MiB at the first publish, peak ${workerRssPeak} MiB`,
     `publish → shareable: p50 ${ms(percentile(shareable, 50))}, p90 ${ms(percentile(shareable, 90))}, ` +
       `p99 ${ms(percentile(shareable, 99))}, max ${ms(Math.max(...shareable))}`,
     `new permalink → followed: p50 ${ms(percentile(followed, 50))}, p99 ${ms(percentile(followed, 99))} ` +

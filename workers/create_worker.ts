@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import {
+  bundleWorkflowCode,
   DefaultLogger,
   type LogLevel,
   NativeConnection,
   Runtime,
+  type State,
   Worker,
   type WorkerInterceptors,
   type WorkerOptions,
@@ -13,6 +15,7 @@ import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
 import type { Logger } from '../lib/shared/logger.ts';
 import type { TemporalConnectionOptions } from '../lib/temporal/connection_options.ts';
+import { getDrainerTaskQueue } from '../workflows/contract.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -87,37 +90,94 @@ export interface CreateWorkerOptions {
   tracing?: { interceptors: WorkerInterceptors; sinks: NonNullable<WorkerOptions['sinks']> };
 }
 
-/** The Lifeline worker: every workflow and activity on one task queue, draining gracefully on shutdown. */
-export async function createLifelineWorker(options: CreateWorkerOptions): Promise<Worker> {
-  return Worker.create({
+/**
+ * The Lifeline worker of a process: two SDK workers over one connection, one workflow bundle and one set of
+ * activities. The main one polls the deployment's task queue (every per-post, per-link and scheduled workflow); the
+ * second polls its drainer queue (getDrainerTaskQueue: the sync-queue drainer, the expiry sweeper and the webhook
+ * drainer, each one per deployment and serving everyone's changes), with slots of its own, so a backlog of
+ * thousands of publish workflows never holds up the one workflow that carries their later changes (ADR 0099).
+ * Either stopping stops both; `run()` settles when both have drained.
+ */
+export class LifelineWorker {
+  constructor(
+    readonly main: Worker,
+    readonly drainers: Worker,
+  ) {}
+
+  async run(): Promise<void> {
+    const stopBothOnFailure = (run: Promise<void>) =>
+      run.catch((error: unknown) => {
+        this.shutdown();
+        throw error;
+      });
+    const results = await Promise.allSettled([
+      stopBothOnFailure(this.main.run()),
+      stopBothOnFailure(this.drainers.run()),
+    ]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Starts both workers' graceful drain; a worker already stopping or stopped is left as it is. */
+  shutdown(): void {
+    for (const worker of [this.main, this.drainers]) {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    }
+  }
+
+  /** The main worker's state, unless the drainer worker failed or stopped on its own. */
+  getState(): State {
+    const drainers = this.drainers.getState();
+    if (drainers === 'FAILED' || (drainers === 'STOPPED' && this.main.getState() === 'RUNNING'))
+      return drainers;
+    return this.main.getState();
+  }
+}
+
+/** The Lifeline worker (both task queues), draining gracefully on shutdown. */
+export async function createLifelineWorker(options: CreateWorkerOptions): Promise<LifelineWorker> {
+  // One bundle for both workers (bundling workflows/ takes ~2 s): prebuilt, or made now, with the tracing
+  // interceptors compiled in when traced (the SDK ignores `workflowModules` beside a bundle).
+  const workflowBundle: WorkflowBundleOption =
+    options.workflowBundle ??
+    (await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      ...(options.tracing ? { workflowInterceptorModules: [...TRACING_WORKFLOW_INTERCEPTORS] } : {}),
+      logger: Runtime.instance().logger,
+    }));
+  const shared = {
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: WORKFLOWS_PATH }),
-    ...(options.tracing
-      ? {
-          interceptors: {
-            ...options.tracing.interceptors,
-            // Bundled now only when there is no prebuilt bundle (the SDK ignores them beside one).
-            ...(options.workflowBundle ? {} : { workflowModules: [...TRACING_WORKFLOW_INTERCEPTORS] }),
-          },
-          sinks: options.tracing.sinks,
-        }
-      : {}),
+    workflowBundle,
+    ...(options.tracing ? { interceptors: options.tracing.interceptors, sinks: options.tracing.sinks } : {}),
     activities: createActivities(options.deps),
+    shutdownGraceTime: '20s',
+    shutdownForceTime: '60s',
+  } satisfies Partial<WorkerOptions>;
+  const main = await Worker.create({
+    ...shared,
+    taskQueue: options.taskQueue,
     // Two cores: fewer concurrent workflow tasks means less contention; activities are I/O bound.
     maxConcurrentWorkflowTaskExecutions: 20,
     maxConcurrentActivityTaskExecutions: 20,
-    shutdownGraceTime: '20s',
-    shutdownForceTime: '60s',
   });
+  // Three long-lived workflows, one activity at a time each: a few slots and a small cache are enough, and its
+  // own workflow thread keeps its activations out of the main thread's line.
+  const drainers = await Worker.create({
+    ...shared,
+    taskQueue: getDrainerTaskQueue(options.taskQueue),
+    maxCachedWorkflows: 10,
+    maxConcurrentWorkflowTaskExecutions: 4,
+    maxConcurrentActivityTaskExecutions: 6,
+    maxConcurrentLocalActivityExecutions: 6,
+  });
+  return new LifelineWorker(main, drainers);
 }
 
 /** The worker's state for the readiness check: its run state and whether both pollers poll (lower case). */
-export function describeWorkerStatus(worker: Worker): { state: string; pollers: string } {
-  const status = worker.getStatus();
-  const notPolling = [status.workflowPollerState, status.activityPollerState].find((s) => s !== 'POLLING');
+export function describeWorkerStatus(worker: LifelineWorker): { state: string; pollers: string } {
+  const notPolling = [worker.main.getStatus(), worker.drainers.getStatus()]
+    .flatMap((status) => [status.workflowPollerState, status.activityPollerState])
+    .find((s) => s !== 'POLLING');
   return { state: worker.getState().toLowerCase(), pollers: (notPolling ?? 'POLLING').toLowerCase() };
 }

@@ -1,7 +1,6 @@
 // Worker entry (Node only: the Temporal worker needs native modules). Wiring only.
 
 import { Client } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import { guardKnownDriverFaults } from '../boot/driver_faults.ts';
 import { loadConfigOrExit, requireSetting } from '../boot/load_config.ts';
 import { prebuilt } from '../boot/prebuilt.ts';
@@ -53,6 +52,7 @@ import {
   createLifelineWorker,
   describeWorkerStatus,
   installTemporalRuntime,
+  type LifelineWorker,
 } from './create_worker.ts';
 import { findFreeLoopbackPort, startWorkerHealthServer } from './health_server.ts';
 import { createWorkerDeps } from './worker_deps.ts';
@@ -74,7 +74,7 @@ const sdkMetricsAddress = `127.0.0.1:${await findFreeLoopbackPort()}`;
 installTemporalRuntime(logger, { metricsAddress: sdkMetricsAddress });
 const sql = createSql({ url: databaseUrl, max: config.databasePoolSize, applicationName: 'lifeline-worker' });
 const drain = createDrainState();
-let worker: Worker | undefined;
+let worker: LifelineWorker | undefined;
 let ping: () => Promise<unknown> = () => Promise.reject(new Error('not connected to Temporal yet'));
 const registry = createProcessMetrics();
 // The sync queue's depth and age (ADR 0024), read from Postgres at scrape time.

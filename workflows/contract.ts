@@ -168,6 +168,31 @@ export interface SyncLinkInput {
 /** Signal name on the wire: "the link changed in Postgres; bring every replica up to date". */
 export const linkChangedSignal = defineSignal<[{ reason: string }]>('linkChanged');
 
+// ------------------------------------------------------------------------------- the drainers' task queue
+
+/**
+ * The task queue of the workflows that each run once per deployment and serve everyone's changes: the sync-queue
+ * drainer, the expiry sweeper and the webhook drainer (ADR 0099). Every worker process polls it beside the main
+ * queue with a worker of its own, so their tasks never wait behind a backlog of per-post and per-link workflows.
+ * Their workflow IDs stay named after the main queue.
+ */
+export function getDrainerTaskQueue(taskQueue: string): string {
+  return `${taskQueue}${DRAINER_QUEUE_SUFFIX}`;
+}
+
+/** The suffix of the drainers' task queue; a deployment's own task queue may not end in it (config refuses). */
+export const DRAINER_QUEUE_SUFFIX = '-drainers';
+
+/**
+ * The deployment's main task queue, from either queue its workers poll: what an activity names its signals'
+ * workflows after (`sync:{code}` starts there, the drainers' IDs carry it), wherever the activity runs.
+ */
+export function getMainTaskQueue(taskQueue: string): string {
+  return taskQueue.endsWith(DRAINER_QUEUE_SUFFIX)
+    ? taskQueue.slice(0, -DRAINER_QUEUE_SUFFIX.length)
+    : taskQueue;
+}
+
 // ------------------------------------------------------------------------------- sync queue (one per task queue)
 
 /**

@@ -1,4 +1,3 @@
-import type { Worker } from '@temporalio/worker';
 import type { Hono } from 'hono';
 import { ensureBootstrap } from '../../lib/auth/bootstrap.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
@@ -13,7 +12,11 @@ import { createApp } from '../../routes/app.ts';
 import type { AppEnv, WebDeps } from '../../routes/app_env.ts';
 import { loadStaticFiles } from '../../routes/static.ts';
 import { createWebDeps } from '../../server/web_deps.ts';
-import { createLifelineWorker, installTemporalRuntime } from '../../workers/create_worker.ts';
+import {
+  createLifelineWorker,
+  installTemporalRuntime,
+  type LifelineWorker,
+} from '../../workers/create_worker.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { connectTestTemporal, type TestTemporal, uniqueId } from './temporal.ts';
@@ -46,7 +49,7 @@ export interface Harness {
     domainWatch?: DomainWatchOverrides;
     /** Destination checks: a resolver for made-up names (loopback sites), name servers, a clock. */
     destinations?: Parameters<typeof createWorkerDeps>[1]['destinations'];
-  }): Promise<{ worker: Worker; stop(): Promise<void> }>;
+  }): Promise<{ worker: LifelineWorker; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -146,7 +149,8 @@ export async function createHarness(options: { env?: Record<string, string> } = 
         worker,
         async stop() {
           workers.delete(handle);
-          if (worker.getState() === 'RUNNING') worker.shutdown();
+          // Both task queues' workers, whichever still runs (a test may have stopped one).
+          worker.shutdown();
           await running;
         },
       };

@@ -4,6 +4,7 @@ import { type WorkflowClient, WorkflowNotFoundError } from '@temporalio/client';
 import {
   type ExpirySweepInput,
   expiryMovedSignal,
+  getDrainerTaskQueue,
   getExpirySweepWorkflowId,
   getPublishWorkflowId,
   getSyncQueueWorkflowId,
@@ -75,7 +76,7 @@ export async function signalSyncQueue(
 ): Promise<{ workflowId: string }> {
   const workflowId = getSyncQueueWorkflowId(taskQueue);
   await client.signalWithStart(WORKFLOW_TYPES.syncQueue, {
-    taskQueue,
+    taskQueue: getDrainerTaskQueue(taskQueue),
     workflowId,
     args: [{ reason } satisfies SyncQueueInput],
     signal: syncQueuedSignal,
@@ -112,7 +113,7 @@ export async function signalExpirySweeper(
 ): Promise<{ workflowId: string }> {
   const workflowId = getExpirySweepWorkflowId(taskQueue);
   await client.signalWithStart(WORKFLOW_TYPES.expirySweep, {
-    taskQueue,
+    taskQueue: getDrainerTaskQueue(taskQueue),
     workflowId,
     args: [{ reason } satisfies ExpirySweepInput],
     signal: expiryMovedSignal,

@@ -4,6 +4,7 @@
 import type { WorkflowClient } from '@temporalio/client';
 import {
   type DeliverWebhooksInput,
+  getDrainerTaskQueue,
   getWebhookDrainerWorkflowId,
   KindKey,
   WORKFLOW_TYPES,
@@ -18,7 +19,7 @@ export async function signalWebhookDrainer(
 ): Promise<{ workflowId: string }> {
   const workflowId = getWebhookDrainerWorkflowId(taskQueue);
   await client.signalWithStart(WORKFLOW_TYPES.deliverWebhooks, {
-    taskQueue,
+    taskQueue: getDrainerTaskQueue(taskQueue),
     workflowId,
     args: [{ reason, pollIntervalMs } satisfies DeliverWebhooksInput],
     signal: webhooksDueSignal,

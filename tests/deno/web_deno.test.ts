@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
-import type { Worker } from '@temporalio/worker';
+
 import type { Hono } from 'hono';
 import { startUpstashFake, type UpstashFake } from '../../devkit/fakes/upstash_fake.ts';
 import { createTestDatabase, type TestDatabase } from '../../devkit/harness/database.ts';
@@ -17,7 +17,11 @@ import { encodeServingRecord, servingKey } from '../../lib/redirect/serving_stor
 import { parseConfig } from '../../lib/shared/config.ts';
 import { randomToken } from '../../lib/shared/crypto.ts';
 import { createLogger } from '../../lib/shared/logger.ts';
-import { createLifelineWorker, installTemporalRuntime } from '../../workers/create_worker.ts';
+import {
+  createLifelineWorker,
+  installTemporalRuntime,
+  type LifelineWorker,
+} from '../../workers/create_worker.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
@@ -38,7 +42,7 @@ const HUMAN = {
 let db: TestDatabase;
 let upstash: UpstashFake;
 let temporal: TestTemporal;
-let worker: Worker | undefined;
+let worker: LifelineWorker | undefined;
 let workerRun: Promise<void> | undefined;
 let workerResolver: LayeredResolver | undefined;
 const apiKey = `ll_test_${randomToken(32)}`;

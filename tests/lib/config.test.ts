@@ -177,6 +177,7 @@ describe('parseConfig: deployment settings (Temporal connection, probes, shutdow
     [{ TEMPORAL_TLS_CLIENT_CERT_PATH: '/run/secrets/c.pem' }, 'TEMPORAL_TLS_CLIENT_CERT_PATH', /private key/],
     [{ TEMPORAL_TLS_CERT: '/x.pem' }, 'TEMPORAL_TLS_CERT', /use TEMPORAL_TLS_CLIENT_CERT_PATH/],
     [{ TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_NAME: 'x' }, 'TEMPORAL_TLS', /is false but/],
+    [{ TEMPORAL_TASK_QUEUE: 'lifeline-drainers' }, 'TEMPORAL_TASK_QUEUE', /must not end in "-drainers"/],
     [{ WORKER_HEALTH_PORT: '70000' }, 'WORKER_HEALTH_PORT', /./],
     [{ SHUTDOWN_DELAY_MS: '-1' }, 'SHUTDOWN_DELAY_MS', /./],
   ];

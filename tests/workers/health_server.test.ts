@@ -4,7 +4,7 @@
 // (its Prometheus exporter, durations in seconds) after a real publish workflow ran.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { waitForPostLink, wordpressEvent } from '../../devkit/harness/wordpress_events.ts';
 import { createDrainState } from '../../lib/health/drain_state.ts';
@@ -16,6 +16,7 @@ import {
   createLifelineWorker,
   describeWorkerStatus,
   installTemporalRuntime,
+  type LifelineWorker,
 } from '../../workers/create_worker.ts';
 import {
   findFreeLoopbackPort,
@@ -35,7 +36,7 @@ let pgProxy: TcpProxy;
 let temporalProxy: TcpProxy;
 let sql: Sql;
 let connection: NativeConnection;
-let worker: Worker | undefined;
+let worker: LifelineWorker | undefined;
 let running: Promise<void> | undefined;
 let health: WorkerHealthServer;
 const METRICS_TOKEN = 'worker-metrics-test-token';

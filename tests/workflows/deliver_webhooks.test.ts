@@ -19,7 +19,7 @@ import { getLinkByCode } from '../../lib/stores/link_store.ts';
 import { getWebhookQueueStats } from '../../lib/stores/webhook_store.ts';
 import { deliverWebhooks } from '../../lib/webhooks/deliver_webhooks.ts';
 import type { WebhookDelivery } from '../../lib/webhooks/manage_webhooks.ts';
-import { WORKFLOW_TYPES } from '../../workflows/contract.ts';
+import { getDrainerTaskQueue, WORKFLOW_TYPES } from '../../workflows/contract.ts';
 import {
   type ReceivedHook,
   startWebhookReceiver,
@@ -282,7 +282,7 @@ describe('outgoing webhooks', () => {
     await settled(bulk.id, 'delivered', 50);
     // One drainer, not a workflow per event.
     const running = h.temporal.client.workflow.list({
-      query: `TaskQueue = "${h.taskQueue}" AND LifelineKind = "webhooks"`,
+      query: `TaskQueue = "${getDrainerTaskQueue(h.taskQueue)}" AND LifelineKind = "webhooks"`,
     });
     const drainers: string[] = [];
     for await (const w of running) drainers.push(w.workflowId);

@@ -8,7 +8,15 @@ export { refineTemporalSettings as refineTemporalEnv } from '../temporal_setting
 export const temporalEnv = z.object({
   // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS / mTLS, API key, profile file (lib/shared/temporal_settings.ts).
   ...temporalEnvShape,
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('lifeline'),
+  // Not ending in the drainers' queue suffix (workflows/contract.ts): the worker polls `<queue>-drainers` beside it
+  // (ADR 0099), and an activity finds its deployment's queue by taking that suffix off.
+  TEMPORAL_TASK_QUEUE: z
+    .string()
+    .min(1)
+    .refine((queue) => !queue.endsWith('-drainers'), {
+      message: 'must not end in "-drainers": the worker polls "<queue>-drainers" beside it for its drainers',
+    })
+    .default('lifeline'),
   TEMPORAL_UI_URL: optionalHttpUrl,
 });
 
