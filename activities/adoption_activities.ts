@@ -63,7 +63,7 @@ export function createRetargetActivities(deps: ActivityDeps) {
     setRetargetStatus: (input: Parameters<typeof setRetargetStatus>[1]) =>
       runStep(() => setRetargetStatus(deps, input)),
     applyRetargetBatch: (input: { runId: string; batchSize: number; cursor?: string }) =>
-      runStep(() => applyRetargetBatch(deps, input)),
+      runStep(() => applyRetargetBatch(deps, input, currentTaskContext())),
     followRetargetOnBitly: (input: { runId: string; cursor: string }) =>
       runStep(() => followRetargetOnBitly(deps, input, currentTaskContext())),
   };

@@ -203,14 +203,30 @@ export async function setRetargetStatus(
  * Applies the next `batchSize` planned changes after `cursor` (one statement), then refreshes the serving store
  * and every instance's cache for them in one batch. Returns what it did, the new cursor and whether the plan is
  * done (a retry with the same cursor finds the applied rows no longer planned).
+ *
+ * A retry (`attempt` > 1) first refreshes the changes already applied after the cursor: an attempt that died
+ * between its commit and its refresh left those links' serving records on the old target, and the apply below
+ * no longer sees them (they are not planned any more).
  */
 export async function applyRetargetBatch(
   deps: RetargetRunDeps,
   input: { runId: string; batchSize: number; cursor?: string },
+  context: Pick<TaskContext, 'attempt'> = { attempt: 1 },
 ): Promise<{ applied: number; skipped: number; cursor: string; done: boolean }> {
   const run = await requireRun(deps.sql, input.runId);
   const reason = run.kind === 'undo' ? `undo of retarget ${run.undoOf} (${run.id})` : `retarget ${run.id}`;
   const after = input.cursor ?? '';
+  if (context.attempt > 1) {
+    const earlier = await listAppliedChanges(deps.sql, {
+      runId: run.id,
+      cursor: after,
+      limit: input.batchSize,
+    });
+    await refreshLinks(
+      deps.resolver,
+      earlier.map((c) => c.code),
+    );
+  }
   const started = performance.now();
   const result = await deps.sql.begin(async (tx) => {
     const applied = await applyRetargetChanges(tx, {

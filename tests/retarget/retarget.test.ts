@@ -5,8 +5,11 @@ import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
+import { refreshLinks } from '../../lib/propagation/refresh_links.ts';
 import { decodeServingRecord } from '../../lib/redirect/serving_store.ts';
 import { requestRetarget, requestRetargetUndo, steerRetarget } from '../../lib/retarget/request_retarget.ts';
+import { applyRetargetBatch } from '../../lib/retarget/run_retarget.ts';
+import { applyRetargetChanges } from '../../lib/stores/retarget_store.ts';
 
 // Mass retargets on real Postgres, Redis and Temporal with the Bitly fake: the dry run changes nothing, an
 // approved run changes every link (audit with the previous target, serving store, Bitly), pause / resume /
@@ -215,6 +218,51 @@ describe('mass retarget', () => {
     await h.api(`/api/v1/retargets/${cancelled.id}/cancel`, { method: 'POST' });
     await waitStatus(cancelled.id, ['cancelled']);
     assert.deepEqual(await targets(codes), after);
+  });
+
+  test('a retried batch refreshes the serving records an attempt that died after its commit left on the old target', async () => {
+    const codes = await insertLinks('rr', 'https://retry.example/a/', 30);
+    await refreshLinks(h.deps.resolver, codes);
+    assert.equal(await served(codes[0]!), 'https://retry.example/a/1/');
+    const run = await requestRetarget(
+      { sql: h.db.sql, targetPolicy: h.deps.targetPolicy, adoption: h.deps.adoption },
+      { rule: { type: 'prefix', from: 'https://retry.example/a/', to: 'https://retry.example/b/' } },
+      'test',
+    );
+    await waitStatus(run.id, ['planned']);
+    // The first attempt of a batch: its transaction commits, then its worker dies before the refresh.
+    await h.db.sql.begin((tx) =>
+      applyRetargetChanges(tx, {
+        runId: run.id,
+        after: '',
+        limit: 10,
+        actor: 'test',
+        reason: `retarget ${run.id}`,
+      }),
+    );
+    const firstBatch = codes.slice().sort().slice(0, 10);
+    assert.equal(
+      await served(firstBatch[0]!),
+      `https://retry.example/a/${codes.indexOf(firstBatch[0]!) + 1}/`,
+    );
+    // The retry, from the same cursor: its own batch is the next ten, and the first ten are refreshed too.
+    const retry = await applyRetargetBatch(
+      {
+        sql: h.db.sql,
+        logger: h.logger,
+        resolver: h.deps.resolver,
+        safety: h.deps.safety,
+        targetPolicy: h.deps.targetPolicy,
+      },
+      { runId: run.id, batchSize: 10, cursor: '' },
+      { attempt: 2 },
+    );
+    assert.equal(retry.applied, 10);
+    for (const code of codes.slice().sort().slice(0, 20)) {
+      assert.equal(await served(code), `https://retry.example/b/${codes.indexOf(code) + 1}/`, code);
+    }
+    await h.api(`/api/v1/retargets/${run.id}/cancel`, { method: 'POST' });
+    await waitStatus(run.id, ['cancelled']);
   });
 
   test('the rule is checked: RE2 refuses backreferences; a catastrophic pattern runs in linear time; bad new targets and CSV rows are named', async () => {
