@@ -16,6 +16,7 @@ import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import {
   applyRetargetChanges,
   countRetargetChanges,
+  findPlannedCodeAt,
   getRetargetRun,
   insertRetargetChanges,
   listAppliedChanges,
@@ -54,6 +55,8 @@ const SAMPLE_SIZE = 20;
 /** Links Bitly follows per activity call; calls in flight (Bitly allows 5 connections per IP). */
 const BITLY_CHUNK = 200;
 const BITLY_CONCURRENCY = 4;
+/** Transactions a batch is applied in side by side (splitIntoLanes). */
+const APPLY_LANES = 2;
 
 async function requireRun(sql: Sql, runId: string) {
   const run = await getRetargetRun(sql, runId);
@@ -228,35 +231,65 @@ export async function applyRetargetBatch(
     );
   }
   const started = performance.now();
-  const result = await deps.sql.begin(async (tx) => {
-    const applied = await applyRetargetChanges(tx, {
-      runId: run.id,
-      after,
-      limit: input.batchSize,
-      actor: run.approvedBy ?? run.requestedBy,
-      reason,
-    });
-    await queueArchiveCopies(tx, deps, applied.applied, reason);
-    return applied;
-  });
+  const lanes = await splitIntoLanes(deps.sql, run.id, after, input.batchSize);
+  const results = await Promise.all(
+    lanes.map((lane) =>
+      deps.sql.begin(async (tx) => {
+        const applied = await applyRetargetChanges(tx, {
+          runId: run.id,
+          after: lane.after,
+          limit: lane.limit,
+          actor: run.approvedBy ?? run.requestedBy,
+          reason,
+        });
+        await queueArchiveCopies(tx, deps, applied.applied, reason);
+        return applied;
+      }),
+    ),
+  );
   const committed = performance.now();
-  await refreshLinks(deps.resolver, result.applied);
+  const applied = results.flatMap((r) => r.applied);
+  const skipped = results.reduce((n, r) => n + r.skipped, 0);
+  const seen = results.reduce((n, r) => n + r.seen, 0);
+  const last = results.findLast((r) => r.last !== null)?.last ?? null;
+  await refreshLinks(deps.resolver, applied);
   deps.logger.info(
     {
       runId: run.id,
-      applied: result.applied.length,
-      skipped: result.skipped,
+      applied: applied.length,
+      skipped,
+      lanes: lanes.length,
       postgresMs: Math.round(committed - started),
       servingStoreMs: Math.round(performance.now() - committed),
     },
     'retarget batch applied',
   );
-  return {
-    applied: result.applied.length,
-    skipped: result.skipped,
-    cursor: result.last ?? after,
-    done: result.seen < input.batchSize,
-  };
+  return { applied: applied.length, skipped, cursor: last ?? after, done: seen < input.batchSize };
+}
+
+/**
+ * A batch's planned changes split by code into up to APPLY_LANES consecutive runs of equal size, each applied in
+ * a transaction of its own at the same time: Postgres spends a batch's time on one core, inserting the new
+ * target's trigram entries into the URL and search-text indexes (measured at 10M links: 2.2 s of CPU for 5,000
+ * links, all in shared buffers), so lanes use the other cores. The lanes touch disjoint links. One that commits
+ * while another fails is covered by the retry: it refreshes what is applied after the cursor and applies what is
+ * still planned.
+ */
+async function splitIntoLanes(
+  sql: Sql,
+  runId: string,
+  after: string,
+  batchSize: number,
+): Promise<{ after: string; limit: number }[]> {
+  const per = Math.ceil(batchSize / APPLY_LANES);
+  const lanes = [{ after, limit: Math.min(per, batchSize) }];
+  for (let i = 1; i < APPLY_LANES && i * per < batchSize; i++) {
+    // The last code of the previous lane: this lane starts after it.
+    const boundary = await findPlannedCodeAt(sql, { runId, after, offset: i * per - 1 });
+    if (boundary === null) break;
+    lanes.push({ after: boundary, limit: Math.min(per, batchSize - i * per) });
+  }
+  return lanes;
 }
 
 /**

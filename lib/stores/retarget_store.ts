@@ -209,6 +209,21 @@ export async function listRetargetChanges(
 }
 
 /**
+ * The code of the planned change `offset` places after `after` (0: the first), or null when fewer are planned:
+ * where a batch splits into lanes applied side by side.
+ */
+export async function findPlannedCodeAt(
+  db: Db,
+  options: { runId: string; after: string; offset: number },
+): Promise<string | null> {
+  const [row] = await db<{ code: string }[]>`
+    SELECT code FROM retarget_changes
+    WHERE run_id = ${options.runId} AND code > ${options.after} AND state = 'planned'
+    ORDER BY code OFFSET ${options.offset} LIMIT 1`;
+  return row?.code ?? null;
+}
+
+/**
  * Applies the next `limit` planned changes of a run after `after` (by code): each link still pointing at the
  * planned `before_url` (and not deleted) gets `after_url` (and the new target's safety verdict), an audit entry
  * with its previous target, and its change marked applied; one that moved since the plan is marked skipped.
