@@ -96,7 +96,7 @@ export interface CreateWorkerOptions {
  * second polls its drainer queue (getDrainerTaskQueue: the sync-queue drainer, the expiry sweeper and the webhook
  * drainer, each one per deployment and serving everyone's changes), with slots of its own, so a backlog of
  * thousands of publish workflows never holds up the one workflow that carries their later changes (ADR 0099).
- * Either stopping stops both; `run()` settles when both have drained.
+ * Either failing stops both; `run()` settles when both have drained.
  */
 export class LifelineWorker {
   constructor(

@@ -282,7 +282,7 @@ async function splitIntoLanes(
   batchSize: number,
 ): Promise<{ after: string; limit: number }[]> {
   const per = Math.ceil(batchSize / APPLY_LANES);
-  const lanes = [{ after, limit: Math.min(per, batchSize) }];
+  const lanes = [{ after, limit: per }];
   for (let i = 1; i < APPLY_LANES && i * per < batchSize; i++) {
     // The last code of the previous lane: this lane starts after it.
     const boundary = await findPlannedCodeAt(sql, { runId, after, offset: i * per - 1 });
