@@ -12,11 +12,11 @@
 //   - `sweep`: the expiry sweeper is started as the worker's entry starts it (the seed leaves 2% of links active
 //     past their expiry, "not yet swept"); the bench waits until it has expired them and the sync-queue drainer
 //     has taken them to the serving store and Bitly.
-//   - `bitly seed`: Bitly (the fake, in this process) holds, under the vendor id each `vendor_links` row records
-//     (`bit.ly/<code>`, so BITLY_DOMAIN is `bit.ly`), what a finished sync leaves for a `synced` row: the long URL
-//     and archived flag toVendorTarget gives for the link now, tagged as ours, with the link's title. A `failed`
-//     row has no bitlink (its sync never got through); a `collision` row's back-half is held outside our group,
-//     which the group listing never shows, so it has none either.
+//   - `bitly seed`: Bitly (the fake, in the fakes' process) holds, under the vendor id each `vendor_links` row
+//     records (`bit.ly/<code>`, so BITLY_DOMAIN is `bit.ly`), what a finished sync leaves for a `synced` row: the
+//     long URL and archived flag toVendorTarget gives for the link now, tagged as ours, with the link's title. A
+//     `failed` row has no bitlink (its sync never got through); a `collision` row's back-half is held outside our
+//     group, which the group listing never shows, so it has none either.
 //   - `listing build`: each site of the copy's `wordpress_sites` is a signed listing fake (its rest_url in the
 //     copy pointed at it, WORDPRESS_WEBHOOK_SECRET shared) with one post per WordPress-bound link: published
 //     with the link's target as permalink when the link answers (active, blocked, pending), a draft when it does
@@ -45,22 +45,25 @@
 // copy's `wordpress_sites` rows are deleted, no re-scan. `expiry` cannot be left out (the workflow always runs
 // it; two statements and a describe of the sweeper).
 //
-// Memory: the fakes live in this process. At 100,000 links they take ~41 MB of heap (printed): Bitly ~720
+// Memory: the fakes (Bitly, Safe Browsing, the listings) live in a child process of their own,
+// bench/reconcile_fakes.ts, driven over its IPC channel. At 100,000 links they take ~41 MB of heap: Bitly ~720
 // bytes a bitlink, the listings ~240 a post. At 10,000,000 links (4.7 million bitlinks, 3.9 million posts) that
-// is ~4.4 GB, past Node's default heap limit on this machine (4.1 GB): run it with
-// NODE_OPTIONS=--max-old-space-size=8192. Redis then holds ~9.6 million serving records (~290 bytes a record,
-// printed: ~2.8 GB). docs/BENCHMARKS.md, "Reconciliation and re-scan at scale", has the figures.
+// is ~4.4 GB, which in this process every collection of the worker's would scan, distorting the pace measured:
+// apart, the worker's heap and its collections are its own (both heaps are printed, and the child's RSS).
+// The child is forked with a heap limit of its own (--max-old-space-size=8192: past Node's default on this
+// machine, 4.1 GB), so this process needs none. Redis then holds ~9.6 million serving records (~290 bytes a
+// record, printed: ~2.8 GB). docs/BENCHMARKS.md, "Reconciliation and re-scan at scale", has the figures.
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createClient } from '@redis/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import postgres from 'postgres';
-import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
-import { startSafeBrowsingFake } from '../devkit/fakes/safe_browsing_fake.ts';
-import { type FakePost, WordPressListingFake } from '../devkit/fakes/wordpress_listing_fake.ts';
+import type { FakePost } from '../devkit/fakes/wordpress_listing_fake.ts';
 import { createHarness } from '../devkit/harness/harness.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';
 import { wakeExpirySweeper } from '../lib/links/expire_link.ts';
@@ -77,6 +80,7 @@ import { createExpirySweeper } from '../lib/temporal/link_signals.ts';
 import { BITLY_OWN_TAG } from '../lib/vendors/bitly.ts';
 import { toVendorTarget } from '../lib/vendors/vendor_target.ts';
 import type { ReconcileLinksInput, ReconcileReport, RescanReport } from '../workflows/contract.ts';
+import type { BitlinkSeed, FakesCalls, FakesKind, FakesReady, FakesReply } from './reconcile_fakes.ts';
 
 const ALL_LEGS = ['bitly', 'serving', 'expiry', 'wordpress', 'rescan'] as const;
 const legsArg = process.argv.find((a) => a.startsWith('--legs='))?.slice('--legs='.length);
@@ -108,7 +112,7 @@ const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice
 const started = performance.now();
 const clock = () => `${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s`;
 const say = (message: string) => console.log(`[reconcile-scale ${clock()}] ${message}`);
-// A full collection before each heap reading (the fakes' size), without asking for --expose-gc.
+// A full collection before each heap reading (the worker's size), without asking for --expose-gc.
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
 const heapMb = () => {
@@ -130,15 +134,87 @@ const rows: Row[] = [];
 const loadAtStart = loadAverage();
 say(`template ${template}, legs ${[...legs].join(',')}, load average ${loadAtStart}`);
 
-const bitlyFake = legs.has('bitly') ? await startBitlyFake({ domains: [BITLY_DOMAIN] }) : undefined;
-const safeBrowsing = legs.has('rescan') ? await startSafeBrowsingFake() : undefined;
-const listingFakes: WordPressListingFake[] = [];
+/** The fakes' process (bench/reconcile_fakes.ts): what it said when ready, its requests, its stop. */
+interface Fakes {
+  ready: FakesReady;
+  ask<K extends FakesKind>(kind: K, fields: FakesCalls[K]['ask']): Promise<FakesCalls[K]['reply']>;
+  /** Asks it to stop, and kills it when it has not exited within a few seconds. */
+  stop(): Promise<void>;
+}
+
+/** Forks the fakes' process with the fakes the legs need; once they are serving. */
+async function startFakes(): Promise<Fakes> {
+  const args = [
+    ...(legs.has('bitly') ? [`--bitly-domain=${BITLY_DOMAIN}`] : []),
+    ...(legs.has('rescan') ? ['--safe-browsing'] : []),
+  ];
+  const child = fork(new URL('./reconcile_fakes.ts', import.meta.url), args, {
+    // In the checkout, where `--import tsx` finds tsx.
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    // A heap limit of its own (~4.6 GB of fakes at ten million links), and structured clones on the channel
+    // (the seeds' Dates).
+    execArgv: ['--max-old-space-size=8192', '--import', 'tsx'],
+    serialization: 'advanced',
+  });
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let gone: string | null = null;
+  let stopping = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      gone = `the fakes' process exited (${signal ?? `code ${code}`})`;
+      // Mid-run (out of memory, say), the legs would only see their vendor refuse connections: say why.
+      if (!stopping) say(gone);
+      for (const request of pending.values()) request.reject(new Error(gone));
+      pending.clear();
+      resolve();
+    }),
+  );
+  const ready = await new Promise<FakesReady>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as FakesReady));
+    void exited.then(() => reject(new Error(`${gone} before it was ready`)));
+  });
+  child.on('message', (message) => {
+    const reply = message as FakesReply;
+    const request = pending.get(reply.id);
+    if (!request) return;
+    pending.delete(reply.id);
+    if (reply.ok) request.resolve(reply.value);
+    else request.reject(new Error(`the fakes' process: ${reply.error}`));
+  });
+  let lastId = 0;
+  const ask = <K extends FakesKind>(kind: K, fields: FakesCalls[K]['ask']) =>
+    new Promise<FakesCalls[K]['reply']>((resolve, reject) => {
+      if (gone) return reject(new Error(gone));
+      const id = ++lastId;
+      pending.set(id, { resolve: (value) => resolve(value as FakesCalls[K]['reply']), reject });
+      child.send({ ...fields, id, kind }, (error) => {
+        if (!error) return;
+        pending.delete(id);
+        reject(error);
+      });
+    });
+  const stop = async () => {
+    stopping = true;
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    if (!gone) void ask('stop', {}).catch(() => {});
+    await exited;
+    clearTimeout(kill);
+  };
+  return { ready, ask, stop };
+}
+
+const fakes = await startFakes();
+const fakesStats = () => fakes.ask('stats', {});
+const listingSites: string[] = [];
 const copyStarted = performance.now();
 const h = await createHarness({
   env: {
-    ...(bitlyFake?.env() ?? {}),
-    ...(safeBrowsing
-      ? { SAFE_BROWSING_API_KEY: safeBrowsing.apiKey, SAFE_BROWSING_API_BASE_URL: safeBrowsing.baseUrl }
+    ...(fakes.ready.bitlyEnv ?? {}),
+    ...(fakes.ready.safeBrowsing
+      ? {
+          SAFE_BROWSING_API_KEY: fakes.ready.safeBrowsing.apiKey,
+          SAFE_BROWSING_API_BASE_URL: fakes.ready.safeBrowsing.baseUrl,
+        }
       : {}),
     ...(legs.has('serving') ? { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: PREFIX } : {}),
     // The seeded archive's two short domains (bench/seed_links.ts --other-domain).
@@ -153,13 +229,6 @@ const client = h.temporal.client;
 say(`copied ${template} to ${h.db.name} in ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
 const redis = legs.has('serving') ? createClient({ url: 'redis://127.0.0.1:6379' }) : undefined;
 await redis?.connect();
-// The Safe Browsing fake keeps every URL it was asked about: forgotten as the bench goes (10M URLs per pass).
-let safeBrowsingCalls = 0;
-const forgetRequests = setInterval(() => {
-  if (!safeBrowsing) return;
-  safeBrowsingCalls += safeBrowsing.requests.length;
-  safeBrowsing.requests.length = 0;
-}, 2_000);
 
 /** What a leg's activities did, from a workflow's history (every run of its continue-as-new chain). */
 interface Span {
@@ -347,10 +416,9 @@ async function waitForSyncs() {
 const explains: string[] = [];
 
 let cleaning: Promise<void> | null = null;
-/** Deletes the bench's serving-store keys, stops the worker and the fakes, drops the copy. Once. */
+/** Deletes the bench's serving-store keys, stops the worker and the fakes' process, drops the copy. Once. */
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
-    clearInterval(forgetRequests);
     if (redis?.isOpen) {
       let deleted = 0;
       for await (const keys of redis.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 10_000 })) {
@@ -361,9 +429,7 @@ function cleanUp(): Promise<void> {
       await redis.close();
     }
     await h.close();
-    await bitlyFake?.stop();
-    await safeBrowsing?.close();
-    for (const fake of listingFakes) await fake.stop();
+    await fakes.stop();
   })();
   return cleaning;
 }
@@ -433,12 +499,12 @@ try {
   say(
     `the copy: ${n(c.links)} links (${n(c.live)} live), ${n(c.bitly)} Bitly copies, ${n(c.wordpress)} WordPress-bound links on ${c.sites} sites, ${n(c.expiries)} active past their expiry`,
   );
-  const heapBefore = heapMb();
+  const before = await fakesStats();
 
   // ---- Bitly: what each vendor_links row says it holds. -------------------------------------------------
   const settings = { ...h.config.redirect, shortBaseUrl: h.config.shortBaseUrl };
   const bitlyCounts = { seeded: 0, failed: 0, collision: 0, otherId: 0, otherState: 0 };
-  if (bitlyFake) {
+  if (fakes.ready.bitlyEnv) {
     const t = performance.now();
     const now = Date.now();
     const cursor = sql<(LinkRow & { vendorState: string; vendorId: string; madeAt: Date })[]>`
@@ -446,7 +512,9 @@ try {
              coalesce(v.synced_at, l.created_at) AS "madeAt"
       FROM vendor_links AS v JOIN links AS l ON l.code = v.code
       WHERE v.vendor = 'bitly' ORDER BY l.created_at, l.code`.cursor(5_000);
+    // A request a batch, each awaited: what is on its way to the fakes' process stays one batch.
     for await (const batch of cursor) {
+      const links: BitlinkSeed[] = [];
       for (const row of batch) {
         if (row.vendorState === 'failed') bitlyCounts.failed++;
         else if (row.vendorState === 'collision') bitlyCounts.collision++;
@@ -454,7 +522,7 @@ try {
         else if (!row.vendorId.startsWith(`${BITLY_DOMAIN}/`)) bitlyCounts.otherId++;
         else {
           const target = toVendorTarget(row, settings, now);
-          bitlyFake.seed({
+          links.push({
             hash: row.vendorId.slice(BITLY_DOMAIN.length + 1),
             longUrl: target.longUrl,
             archived: target.archived,
@@ -465,6 +533,7 @@ try {
           bitlyCounts.seeded++;
         }
       }
+      if (links.length > 0) await fakes.ask('bitly-seed', { links });
     }
     const s = (performance.now() - t) / 1000;
     rows.push({
@@ -479,7 +548,7 @@ try {
       `Bitly holds ${n(bitlyCounts.seeded)} bitlinks (${n(bitlyCounts.failed)} failed and ${n(bitlyCounts.collision)} in collision left out; ${bitlyCounts.otherId + bitlyCounts.otherState} other) in ${s.toFixed(1)} s`,
     );
   }
-  const heapBitly = heapMb();
+  const afterBitly = await fakesStats();
 
   const worker = await h.startWorker();
 
@@ -497,16 +566,14 @@ try {
 
   // ---- WordPress: a signed listing per site, from the copy's WordPress-bound links. ---------------------
   let posts = 0;
-  const heapBeforeListings = heapMb();
+  const beforeListings = await fakesStats();
   if (legs.has('wordpress')) {
     const t = performance.now();
     const sites = await sql<{ site: string }[]>`SELECT site FROM wordpress_sites ORDER BY site`;
-    const bySite = new Map<string, WordPressListingFake>();
     for (const { site } of sites) {
-      const fake = await new WordPressListingFake(site, SECRET).start();
-      listingFakes.push(fake);
-      bySite.set(site, fake);
-      await sql`UPDATE wordpress_sites SET rest_url = ${fake.restUrl} WHERE site = ${site}`;
+      const restUrl = await fakes.ask('listing-start', { site, secret: SECRET });
+      listingSites.push(site);
+      await sql`UPDATE wordpress_sites SET rest_url = ${restUrl} WHERE site = ${site}`;
     }
     const statuses: Record<string, number> = {};
     const modifiedAt = `${new Date().toISOString().slice(0, 19)}Z`;
@@ -523,17 +590,20 @@ try {
     >`
       SELECT site, post_id AS "postId", code, status, deleted_at IS NOT NULL AS deleted, target_url AS "targetUrl", title
       FROM links WHERE site IS NOT NULL AND post_id IS NOT NULL ORDER BY site, post_id`.cursor(5_000);
+    // A request a batch, each awaited (as the bitlinks), the batch's posts by site.
     for await (const batch of cursor) {
+      const bySite = new Map<string, FakePost[]>();
       for (const link of batch) {
-        const fake = bySite.get(link.site);
-        if (!fake) continue;
+        if (!listingSites.includes(link.site)) continue;
         const status: FakePost['status'] = link.deleted
           ? 'trash'
           : link.status === 'active' || link.status === 'blocked' || link.status === 'pending'
             ? 'publish'
             : 'draft';
         statuses[status] = (statuses[status] ?? 0) + 1;
-        fake.posts.set(link.postId, {
+        const sitePosts = bySite.get(link.site) ?? [];
+        bySite.set(link.site, sitePosts);
+        sitePosts.push({
           postId: link.postId,
           status,
           permalink: link.targetUrl,
@@ -543,22 +613,27 @@ try {
         });
         posts++;
       }
+      if (bySite.size > 0)
+        await fakes.ask('listing-posts', {
+          sites: [...bySite].map(([site, sitePosts]) => ({ site, posts: sitePosts })),
+        });
     }
     const s = (performance.now() - t) / 1000;
     rows.push({ leg: 'listing build', items: posts, what: 'posts', seconds: s, drift: '', setup: true });
     say(
-      `${listingFakes.length} WordPress listings hold ${n(posts)} posts (${Object.entries(statuses)
+      `${listingSites.length} WordPress listings hold ${n(posts)} posts (${Object.entries(statuses)
         .map(([k, v]) => `${n(v)} ${k}`)
         .join(', ')}) in ${s.toFixed(1)} s`,
     );
   } else {
     await sql`DELETE FROM wordpress_sites`;
   }
-  const bitlyMb = heapBitly - heapBefore;
-  const listingMb = heapMb() - heapBeforeListings;
+  const afterListings = await fakesStats();
+  const bitlyMb = afterBitly.heapMb - before.heapMb;
+  const listingMb = afterListings.heapMb - beforeListings.heapMb;
   if (bitlyCounts.seeded > 0 || posts > 0)
     say(
-      `fakes' heap: Bitly ${bitlyMb.toFixed(0)} MB (${bitlyCounts.seeded ? ((bitlyMb * 2 ** 20) / bitlyCounts.seeded).toFixed(0) : '-'} bytes a bitlink), listings ${listingMb.toFixed(0)} MB (${posts ? ((listingMb * 2 ** 20) / posts).toFixed(0) : '-'} bytes a post)`,
+      `fakes' heap: Bitly ${bitlyMb.toFixed(0)} MB (${bitlyCounts.seeded ? ((bitlyMb * 2 ** 20) / bitlyCounts.seeded).toFixed(0) : '-'} bytes a bitlink), listings ${listingMb.toFixed(0)} MB (${posts ? ((listingMb * 2 ** 20) / posts).toFixed(0) : '-'} bytes a post); the fakes' process: heap ${afterListings.heapMb.toFixed(0)} MB, RSS ${afterListings.rssMb.toFixed(0)} MB; this process (the worker's): heap ${heapMb().toFixed(0)} MB`,
     );
 
   // ---- The serving store, filled by a repairing reconciliation from its serving phase. ------------------
@@ -684,8 +759,8 @@ try {
   await explain('expiry: the overdue links, once per run (listOverdueExpiries)', (db) =>
     listOverdueExpiries(db, { graceMs: OVERDUE_GRACE_MS, limit: 1000 }),
   );
-  if (legs.has('wordpress') && listingFakes.length > 0) {
-    const site = listingFakes[Math.min(1, listingFakes.length - 1)]!.site;
+  if (legs.has('wordpress') && listingSites.length > 0) {
+    const site = listingSites[Math.min(1, listingSites.length - 1)]!;
     const ids = await sql<{ postId: number }[]>`
       SELECT post_id AS "postId" FROM links WHERE site = ${site} AND post_id IS NOT NULL ORDER BY post_id
       OFFSET (SELECT count(*) / 2 FROM links WHERE site = ${site}) LIMIT 500`;
@@ -733,7 +808,7 @@ try {
   }
 
   // ---- The re-scan: Safe Browsing says what Postgres says, then a pass that changes nothing. -------------
-  if (safeBrowsing) {
+  if (fakes.ready.safeBrowsing) {
     const t = performance.now();
     const flagged = sql<{ url: string; safety: string }[]>`
       SELECT target_url AS url, safety FROM links
@@ -742,10 +817,11 @@ try {
     );
     let threats = 0;
     for await (const batch of flagged) {
-      for (const { url, safety } of batch) {
-        safeBrowsing.addThreat(url, safety === 'blocked' ? 'MALWARE' : 'UNWANTED_SOFTWARE');
-        threats++;
-      }
+      const listed = batch.map(({ url, safety }) => ({
+        url,
+        threat: safety === 'blocked' ? 'MALWARE' : 'UNWANTED_SOFTWARE',
+      }));
+      if (listed.length > 0) threats += await fakes.ask('add-threats', { threats: listed });
     }
     say(`Safe Browsing lists ${n(threats)} URLs (${((performance.now() - t) / 1000).toFixed(1)} s)`);
     const unknown = await countOne(sql`
@@ -779,7 +855,7 @@ try {
       drift: `${driftText(pass.report.changedTo)} changed, ${n(pass.report.unverified)} unverified`,
     });
     say(
-      `the re-scan took ${(pass.ms / 1000).toFixed(1)} s (its ${span?.calls ?? 0} activity calls ${seconds(span).toFixed(1)} s), ${n(safeBrowsingCalls + safeBrowsing.requests.length)} Safe Browsing calls so far`,
+      `the re-scan took ${(pass.ms / 1000).toFixed(1)} s (its ${span?.calls ?? 0} activity calls ${seconds(span).toFixed(1)} s), ${n((await fakesStats()).safeBrowsingCalls)} Safe Browsing calls so far`,
     );
   }
   await worker.stop();
