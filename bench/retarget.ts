@@ -10,6 +10,12 @@
 // (the issue's bar: under 2 minutes for 100,000 here). Baselines in the same run, the simplest thing that does
 // the same writes: one UPDATE of a copy of the links table (with the same indexes), and one pipelined SET per
 // link to Redis.
+//
+// Where Postgres spends the apply and the undo: for each phase, the WAL it wrote (records, full-page images,
+// bytes), the checkpoints that started, the dead row versions of `links` at its end and every autovacuum or
+// autoanalyze seen running meanwhile (sampled every 2 s), with the apply time of the undo alone (its approval
+// → every change applied), so the two phases compare like for like. `--vacuum-before-undo` vacuums `links`
+// between the two (timed), to tell how much of the undo's time the forward run's dead versions cost.
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@redis/client';
 import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
@@ -22,6 +28,7 @@ import { LINK_COLUMNS } from '../lib/stores/link_store.ts';
 
 const links = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5_000);
 const withBitly = process.argv.includes('--bitly');
+const vacuumBeforeUndo = process.argv.includes('--vacuum-before-undo');
 const PREFIX = `${uniqueId('lifeline-bench')}:`;
 const FROM = 'https://old-domain.example/news/';
 const TO = 'https://www.new-domain.example/stories/';
@@ -56,6 +63,98 @@ async function servingMatches(codes: string[], expected: (code: string) => strin
     });
   }
   return ok;
+}
+
+interface PgCounters {
+  walRecords: number;
+  walFpi: number;
+  walBytes: number;
+  checkpoints: number;
+  deadLinks: number;
+  liveLinks: number;
+}
+
+/** Cluster-wide WAL and checkpoint counters, and `links`' row versions (nothing else runs during the bench). */
+async function pgCounters(): Promise<PgCounters> {
+  const [row] = await h.db.sql<PgCounters[]>`
+    SELECT w.wal_records::float8 AS "walRecords", w.wal_fpi::float8 AS "walFpi", w.wal_bytes::float8 AS "walBytes",
+           (b.checkpoints_timed + b.checkpoints_req)::float8 AS checkpoints,
+           t.n_dead_tup::float8 AS "deadLinks", t.n_live_tup::float8 AS "liveLinks"
+    FROM pg_stat_wal w, pg_stat_bgwriter b, pg_stat_user_tables t WHERE t.relid = 'links'::regclass`;
+  return row!;
+}
+
+/** Every autovacuum worker's task seen, with when it was first and last seen (seconds since the bench began). */
+const maintenance = new Map<string, { firstS: number; lastS: number }>();
+const benchStart = performance.now();
+const sampler = setInterval(() => {
+  h.db.sql<{ query: string }[]>`
+    SELECT query FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND query <> ''`.then(
+    (rows) => {
+      const at = Math.round((performance.now() - benchStart) / 1000);
+      for (const { query } of rows) {
+        const seen = maintenance.get(query);
+        if (seen) seen.lastS = at;
+        else maintenance.set(query, { firstS: at, lastS: at });
+      }
+    },
+    () => {},
+  );
+}, 2_000);
+
+/** What Postgres did between two readings, and the autovacuum tasks that overlapped the phase. */
+function phase(from: PgCounters, to: PgCounters, startS: number, endS: number) {
+  return {
+    walRecords: to.walRecords - from.walRecords,
+    walFullPageImages: to.walFpi - from.walFpi,
+    walMb: Math.round((to.walBytes - from.walBytes) / 2 ** 20),
+    checkpoints: to.checkpoints - from.checkpoints,
+    deadLinkVersionsAtEnd: to.deadLinks,
+    autovacuum: [...maintenance]
+      .filter(([, seen]) => seen.lastS >= startS && seen.firstS <= endS)
+      .map(([query, seen]) => `${query} (${seen.firstS}–${seen.lastS} s)`),
+  };
+}
+const nowS = () => Math.round((performance.now() - benchStart) / 1000);
+
+/**
+ * Waits until no change of the run is planned any more, and returns how many are applied. The bench's own reads
+ * must not take the cores the apply runs on: a count of a million changes is a parallel scan of ~0.5 s, and
+ * polled every 100 ms it kept up to three backends busy beside the two lanes. The lowest planned code only rises
+ * (a change leaves `planned` and never returns), so each poll walks the primary key on from where the last one
+ * stopped: the whole wait reads the run's changes about once.
+ */
+async function waitUntilApplied(runId: string, what: string): Promise<number> {
+  let from = '';
+  await eventually(
+    async () => {
+      const [row] = await h.db.sql<{ code: string }[]>`
+        SELECT code FROM retarget_changes WHERE run_id = ${runId} AND code >= ${from} AND state = 'planned'
+        ORDER BY code LIMIT 1`;
+      if (row) {
+        from = row.code;
+        return undefined;
+      }
+      return true;
+    },
+    { timeoutMs: 3_600_000, intervalMs: 100, what },
+  );
+  const [applied] = await h.db.sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM retarget_changes WHERE run_id = ${runId} AND state = 'applied'`;
+  return applied!.n;
+}
+
+/** The run's status from its row (one row read: the API's status also counts the changes and asks the workflow). */
+async function waitForStatus(runId: string, wanted: string, what: string): Promise<void> {
+  await eventually(
+    async () => {
+      const [row] = await h.db.sql<
+        { status: string }[]
+      >`SELECT status FROM retarget_runs WHERE id = ${runId}`;
+      return row?.status === wanted ? true : undefined;
+    },
+    { timeoutMs: 3_600_000, intervalMs: 100, what },
+  );
 }
 
 async function status(id: string) {
@@ -115,30 +214,20 @@ try {
     json: { rule: { type: 'prefix', from: FROM, to: TO } },
   });
   const { id } = (await created.json()) as { id: string };
-  const planned = await eventually(
-    async () => ((await status(id)).status === 'planned' ? status(id) : undefined),
-    {
-      timeoutMs: 600_000,
-      intervalMs: 200,
-      what: 'the dry run',
-    },
-  );
+  await waitForStatus(id, 'planned', 'the dry run');
+  const planned = await status(id);
   const planMs = performance.now() - p0;
   const dryRunChangedNothing = (await checksum()) === before;
 
   // Approved: until Postgres and the serving store hold every new target.
+  const forwardFrom = await pgCounters();
+  const forwardStartS = nowS();
   const a0 = performance.now();
   await h.api(`/api/v1/retargets/${id}/approve`, { method: 'POST' });
-  // Polled in Postgres (not through the API, whose live status also queries the workflow).
-  await eventually(
-    async () => {
-      const [row] = await h.db.sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM retarget_changes WHERE run_id = ${id} AND state = 'applied'`;
-      return row!.n === links ? true : undefined;
-    },
-    { timeoutMs: 1_800_000, intervalMs: 100, what: 'every change applied' },
-  );
+  const appliedForward = await waitUntilApplied(id, 'every change applied');
   const postgresMs = performance.now() - a0;
+  const forwardTo = await pgCounters();
+  const forwardEndS = nowS();
   const expectedAfter = (code: string) => TO + original.get(code)!.slice(FROM.length);
   // The serving store follows each batch right after its commit.
   await eventually(async () => ((await servingMatches(codes, expectedAfter)) === links ? true : undefined), {
@@ -150,31 +239,33 @@ try {
   const servedAfter = await servingMatches(codes, expectedAfter);
   const [pgAfter] = await h.db.sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM links WHERE code LIKE 'mv%' AND target_url LIKE ${`${TO}%`}`;
-  await eventually(async () => ((await status(id)).status === 'finished' ? true : undefined), {
-    timeoutMs: 3_600_000,
-    intervalMs: 500,
-    what: 'the run to finish (Bitly following)',
-  });
+  await waitForStatus(id, 'finished', 'the run to finish (Bitly following)');
   const finishMs = performance.now() - a0;
   const [audits] = await h.db.sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM audit_log WHERE action = 'link.retargeted' AND reason = ${`retarget ${id}`}`;
+
+  let vacuumMs: number | undefined;
+  if (vacuumBeforeUndo) {
+    const v0 = performance.now();
+    await h.db.sql`VACUUM (ANALYZE) links`;
+    vacuumMs = performance.now() - v0;
+  }
 
   // The undo.
   const u0 = performance.now();
   const undo = (await (await h.api(`/api/v1/retargets/${id}/undo`, { method: 'POST' })).json()) as {
     id: string;
   };
-  await eventually(async () => ((await status(undo.id)).status === 'planned' ? true : undefined), {
-    timeoutMs: 600_000,
-    intervalMs: 200,
-    what: 'the undo dry run',
-  });
+  await waitForStatus(undo.id, 'planned', 'the undo dry run');
+  const undoFrom = await pgCounters();
+  const undoStartS = nowS();
+  const ua = performance.now();
   await h.api(`/api/v1/retargets/${undo.id}/approve`, { method: 'POST' });
-  await eventually(async () => ((await status(undo.id)).status === 'finished' ? true : undefined), {
-    timeoutMs: 3_600_000,
-    intervalMs: 200,
-    what: 'the undo',
-  });
+  const appliedUndo = await waitUntilApplied(undo.id, 'every undo change applied');
+  const undoPostgresMs = performance.now() - ua;
+  const undoTo = await pgCounters();
+  const undoEndS = nowS();
+  await waitForStatus(undo.id, 'finished', 'the undo');
   const undoMs = performance.now() - u0;
   const restored = (await checksum()) === before;
   const servedRestored = await servingMatches(codes, (code) => original.get(code)!);
@@ -188,12 +279,24 @@ try {
       postgresMs: Math.round(postgresMs),
       postgresAndServingStoreMs: Math.round(applyMs),
       linksPerSecond: rate(links, applyMs),
+      changesApplied: appliedForward,
       postgresChanged: pgAfter!.n,
       servingStoreChanged: servedAfter,
       audited: audits!.n,
       untilFinishedMs: Math.round(finishMs),
     },
-    undo: { ms: Math.round(undoMs), restoredEveryTarget: restored, servingStoreRestored: servedRestored },
+    undo: {
+      ms: Math.round(undoMs),
+      approvalToPostgresMs: Math.round(undoPostgresMs),
+      changesApplied: appliedUndo,
+      restoredEveryTarget: restored,
+      servingStoreRestored: servedRestored,
+    },
+    postgres: {
+      apply: phase(forwardFrom, forwardTo, forwardStartS, forwardEndS),
+      ...(vacuumMs === undefined ? {} : { vacuumBeforeUndoMs: Math.round(vacuumMs) }),
+      undoApply: phase(undoFrom, undoTo, undoStartS, undoEndS),
+    },
     baselines: {
       postgresOneUpdateMs: Math.round(baselinePostgresMs),
       redisPipelinedSetsMs: Math.round(baselineRedisMs),
@@ -202,6 +305,8 @@ try {
     projectedFor100kMs: Math.round((applyMs * 100_000) / links),
     ok:
       dryRunChangedNothing &&
+      appliedForward === links &&
+      appliedUndo === links &&
       pgAfter!.n === links &&
       servedAfter === links &&
       audits!.n === links &&
@@ -211,6 +316,7 @@ try {
   console.log(JSON.stringify(result, null, 2));
   if (!result.ok) process.exitCode = 1;
 } finally {
+  clearInterval(sampler);
   await redis.close();
   await h.close();
   await fake?.stop();
