@@ -68,6 +68,7 @@ import { createHarness } from '../devkit/harness/harness.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';
 import { wakeExpirySweeper } from '../lib/links/expire_link.ts';
 import { OVERDUE_GRACE_MS } from '../lib/reconcile/reconcile_expiry_timers.ts';
+import { ABSENT_STRETCH } from '../lib/reconcile/wordpress_absent.ts';
 import { randomToken } from '../lib/shared/crypto.ts';
 import { listLinksByPostIds } from '../lib/stores/backfill_store.ts';
 import { getExpiryBacklog, listLinksToRescan } from '../lib/stores/link_lifecycle_store.ts';
@@ -75,7 +76,7 @@ import type { LinkRow } from '../lib/stores/link_rows.ts';
 import { getLinksByCodes, listVendorLinks, QUALIFIED_LINK_COLUMNS } from '../lib/stores/link_store.ts';
 import { listLinksAfter, listOverdueExpiries, listUnseenActiveCodes } from '../lib/stores/reconcile_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
-import { listLinksAbsentFromListing } from '../lib/stores/wordpress_reconcile_store.ts';
+import { findPostIdStretchEnd, listLinksAbsentFromListing } from '../lib/stores/wordpress_reconcile_store.ts';
 import { createExpirySweeper } from '../lib/temporal/link_signals.ts';
 import { BITLY_OWN_TAG } from '../lib/vendors/bitly.ts';
 import { toVendorTarget } from '../lib/vendors/vendor_target.ts';
@@ -779,9 +780,27 @@ try {
       INSERT INTO reconcile_marks (run_id, side, code, drift)
       SELECT ${runId}, 'wordpress', ${`${site}:`} || post_id::text, NULL FROM links WHERE site = ${site} AND post_id IS NOT NULL`;
     await sql`ANALYZE reconcile_marks`;
+    // One stretch of the search, from the middle of the site's post IDs.
+    const [{ links: siteLinks } = { links: 0 }] = await sql<{ links: number }[]>`
+      SELECT count(*)::int AS links FROM links WHERE site = ${site} AND post_id > 0`;
+    const afterPostId =
+      (await findPostIdStretchEnd(sql, {
+        site,
+        afterPostId: 0,
+        span: Math.max(1, Math.floor(siteLinks / 2)),
+      })) ?? 0;
     await explain(
-      `wordpress: ${site}'s links absent from its listing, once per site (listLinksAbsentFromListing)`,
-      (db) => listLinksAbsentFromListing(db, { runId, site, startedAt: new Date() }),
+      `wordpress: ${site}'s links absent from its listing, a stretch of ${n(ABSENT_STRETCH)} of its ${n(siteLinks)} (findPostIdStretchEnd, listLinksAbsentFromListing)`,
+      async (db) => {
+        const throughPostId = await findPostIdStretchEnd(db, { site, afterPostId, span: ABSENT_STRETCH });
+        return listLinksAbsentFromListing(db, {
+          runId,
+          site,
+          startedAt: new Date(),
+          afterPostId,
+          throughPostId,
+        });
+      },
     );
     await sql`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
   }

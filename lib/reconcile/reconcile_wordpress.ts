@@ -113,7 +113,10 @@ export async function reconcileWordPressSite(
   }
   let migration: WordPressSiteResult['migration'];
   if (complete) {
-    await reconcileAbsentPosts(deps, { ...input, migrating, tally });
+    const last = { page: page + 1, total, sweep, read, tally };
+    // Between stretches of the site's links (a site of a million links is not one silent statement), the
+    // details the last page left: a retry resumes past the listing.
+    await reconcileAbsentPosts(deps, { ...input, migrating, tally }, { beat: () => context.heartbeat(last) });
     if (input.repair) await reviewDetachedLinks(deps, { ...input, tally });
     // An ID-only conflict filed earlier in the pass is moot once a later match moved its code to the article.
     if (input.repair) await closeSettledReviews(deps.sql, input.site);

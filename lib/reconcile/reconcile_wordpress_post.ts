@@ -73,7 +73,7 @@ export async function reconcileWordPressPost(
       !link.deletedAt &&
       (link.status === 'active' || link.status === 'pending') &&
       link.createdAt.getTime() < input.startedAtMs;
-    if (link && live) await reconcileAbsentPosts(deps, pass, [link]);
+    if (link && live) await reconcileAbsentPosts(deps, pass, { only: [link] });
   }
   const hold = input.repair ? await findRunHold(deps.sql, site, input.runId) : null;
   return {

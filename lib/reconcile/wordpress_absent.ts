@@ -8,7 +8,11 @@ import type { LinkRow } from '../stores/link_rows.ts';
 import { enqueueLinkSyncs } from '../stores/link_sync_queue_store.ts';
 import { listDetachedLinks } from '../stores/post_identity_store.ts';
 import { analyzeMarks, insertMarks, updateMarksRepaired } from '../stores/reconcile_store.ts';
-import { listLinksAbsentFromListing, updateLinksBatch } from '../stores/wordpress_reconcile_store.ts';
+import {
+  findPostIdStretchEnd,
+  listLinksAbsentFromListing,
+  updateLinksBatch,
+} from '../stores/wordpress_reconcile_store.ts';
 import { holdIfOverBudget, toHeldChange } from './wordpress_hold.ts';
 import {
   keyOf,
@@ -38,6 +42,40 @@ export async function reviewDetachedLinks(
   }
 }
 
+/** Links a stretch of the absent-post search covers: about half a second of Postgres at ten million links. */
+export const ABSENT_STRETCH = 50_000;
+
+/** The site's live links whose post the listing lacks, a stretch of its post IDs at a time, `beat` after each. */
+async function listAbsentLinks(
+  deps: WordPressReconcileDeps,
+  input: PassInput,
+  beat: () => void,
+  stretch: number,
+): Promise<LinkRow[]> {
+  const absent: LinkRow[] = [];
+  const startedAt = new Date(input.startedAtMs);
+  let afterPostId = 0;
+  for (;;) {
+    const throughPostId = await findPostIdStretchEnd(deps.sql, {
+      site: input.site,
+      afterPostId,
+      span: stretch,
+    });
+    absent.push(
+      ...(await listLinksAbsentFromListing(deps.sql, {
+        runId: input.runId,
+        site: input.site,
+        startedAt,
+        afterPostId,
+        throughPostId,
+      })),
+    );
+    beat();
+    if (throughPostId === null) return absent;
+    afterPostId = throughPostId;
+  }
+}
+
 /**
  * After a complete listing: live links of posts WordPress no longer has (deleted for good) become gone. In
  * migration mode an absent post ID proves nothing (IDs were reassigned): such links are filed for review.
@@ -45,21 +83,22 @@ export async function reviewDetachedLinks(
 export async function reconcileAbsentPosts(
   deps: WordPressReconcileDeps,
   input: PassInput,
-  /** The links of posts the listing was asked for by ID and does not have (one post's reconciliation). */
-  only?: LinkRow[],
+  options: {
+    /** The links of posts the listing was asked for by ID and does not have (one post's reconciliation). */
+    only?: LinkRow[];
+    /** Called between the stretches of a whole site's links (the activity's heartbeat). */
+    beat?: () => void;
+    /** Links a stretch covers (ABSENT_STRETCH). */
+    stretch?: number;
+  } = {},
 ): Promise<void> {
   // The site's marks were just written page by page: with the statistics of an earlier moment (the Bitly pass
   // analyzes the table while it holds no WordPress mark) the planner takes the run to have none and anti-joins
   // them by reading every one of them once per link: over 20 s per site at 100,000 links, past the activity's
   // heartbeat timeout, so the leg was retried without end (bench/reconcile_scale.ts found it).
+  const { only, beat = () => {}, stretch = ABSENT_STRETCH } = options;
   if (!only) await analyzeMarks(deps.sql);
-  const absent =
-    only ??
-    (await listLinksAbsentFromListing(deps.sql, {
-      runId: input.runId,
-      site: input.site,
-      startedAt: new Date(input.startedAtMs),
-    }));
+  const absent = only ?? (await listAbsentLinks(deps, input, beat, stretch));
   if (absent.length === 0) return;
   const keys = absent.map((l) => keyOf(input.site, l.postId!));
   await insertMarks(

@@ -7,20 +7,48 @@ import type { Db } from './sql.ts';
 /**
  * Live links (active or pending) of a site whose post the run did not see in WordPress's listing (no mark
  * `{site}:{postId}` on the wordpress side), created before the run started: posts deleted permanently. A link
- * detached from its post (a negative placeholder, ADR 0057) is not judged here.
+ * detached from its post (a negative placeholder, ADR 0057) is not judged here. One stretch of the site's post IDs
+ * at a time, `afterPostId` < post ID ≤ `throughPostId` (null: to the end), so that no statement reads a whole
+ * site: at ten million links a site holds a million, 12 s in one statement, near the activity's heartbeat timeout.
+ * Each link's mark is probed through the marks' primary key (a subquery, not an anti join): a hash anti join would
+ * read all of the site's marks again for every stretch.
  */
 export async function listLinksAbsentFromListing(
   db: Db,
-  options: { runId: string; site: string; startedAt: Date },
+  options: {
+    runId: string;
+    site: string;
+    startedAt: Date;
+    afterPostId: number;
+    throughPostId: number | null;
+  },
 ): Promise<LinkRow[]> {
   return db<LinkRow[]>`
     SELECT ${db.unsafe(LINK_COLUMNS)} FROM links AS l
-    WHERE l.site = ${options.site} AND l.post_id > 0 AND l.deleted_at IS NULL AND l.status IN ('active', 'pending')
+    WHERE l.site = ${options.site} AND l.post_id > ${Math.max(0, options.afterPostId)}
+      ${options.throughPostId === null ? db`` : db`AND l.post_id <= ${options.throughPostId}`}
+      AND l.deleted_at IS NULL AND l.status IN ('active', 'pending')
       AND l.created_at < ${options.startedAt}
-      AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
-                      WHERE m.run_id = ${options.runId} AND m.side = 'wordpress'
-                        AND m.code = (${`${options.site}:`} || l.post_id::text) COLLATE "C")
+      AND (SELECT true FROM reconcile_marks AS m
+           WHERE m.run_id = ${options.runId} AND m.side = 'wordpress'
+             AND m.code = (${`${options.site}:`} || l.post_id::text) COLLATE "C") IS NULL
     ORDER BY l.post_id`;
+}
+
+/**
+ * The post ID of the site's `span`-th link past `afterPostId` (by post ID, any status): where a stretch of
+ * `listLinksAbsentFromListing` ends. Null when fewer remain (the last stretch runs to the end). An index-only walk
+ * of `links_site_post_key`.
+ */
+export async function findPostIdStretchEnd(
+  db: Db,
+  options: { site: string; afterPostId: number; span: number },
+): Promise<number | null> {
+  const [row] = await db<{ postId: string }[]>`
+    SELECT post_id::text AS "postId" FROM links
+    WHERE site = ${options.site} AND post_id > ${Math.max(0, options.afterPostId)}
+    ORDER BY post_id OFFSET ${options.span - 1} LIMIT 1`;
+  return row ? Number(row.postId) : null;
 }
 
 /** LINK_COLUMNS qualified with the alias `l` (an UPDATE … FROM unnest has a `code` of its own). */

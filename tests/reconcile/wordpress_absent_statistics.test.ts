@@ -7,6 +7,8 @@ import type { WordPressReconcileDeps } from '../../lib/reconcile/wordpress_pass.
 // The WordPress leg's last step, the site's live links no post of its listing named, anti-joins the run's marks.
 // It must not be planned on statistics from before the site's pages wrote those marks: taking the run to have
 // none, the planner read every mark once per link (over 20 s per site at 100,000 links: bench/reconcile_scale.ts).
+// Nor may it be one statement over the whole site: a site of a million links is walked a stretch of post IDs at a
+// time, the activity's heartbeat between stretches.
 
 const SITE = 'statsnews';
 const RUN = 'reconcile:test-absent-statistics';
@@ -63,5 +65,51 @@ test('the statistics of the marks are fresh before the absent links are looked f
   assert.deepEqual(
     drift.map((r) => ({ ...r })),
     [{ code: `${SITE}:2000`, drift: 'gone' }],
+  );
+});
+
+test("a site's absent links are found a stretch of its post IDs at a time, with a beat after each", async () => {
+  const site = 'bignews';
+  const run = 'reconcile:test-absent-stretches';
+  const stretch = 1_000;
+  const posts = 2 * stretch + 400;
+  // Post IDs 2, 4, 6…: a stretch ends on an ID the site has, never on a count.
+  await db.sql`
+    INSERT INTO links (code, target_url, status, safety, origin, owner, site, post_id, created_at)
+    SELECT 'bg' || i, 'https://big.example/story-' || i, 'active', 'clean', 'wordpress', ${`wordpress:${site}`},
+           ${site}, 2 * i, now() - interval '1 hour'
+    FROM generate_series(1, ${posts}) AS i`;
+  // Absent from the listing: the first post, both sides of each stretch's end, the last. Two more posts have no
+  // mark and are not judged: one link deleted, one detached from its post (a negative placeholder).
+  const absent = [1, stretch, stretch + 1, 2 * stretch, 2 * stretch + 1, posts].map((i) => 2 * i);
+  const notJudged = [2 * 77, 2 * 88];
+  await db.sql`UPDATE links SET deleted_at = now() WHERE site = ${site} AND post_id = ${notJudged[0]!}`;
+  await db.sql`UPDATE links SET post_id = -post_id WHERE site = ${site} AND post_id = ${notJudged[1]!}`;
+  await db.sql`
+    INSERT INTO reconcile_marks (run_id, side, code)
+    SELECT ${run}, 'wordpress', ${`${site}:`} || (2 * i)
+    FROM generate_series(1, ${posts}) AS i
+    WHERE 2 * i <> ALL (${db.sql.array([...absent, ...notJudged])}::bigint[])`;
+
+  let beats = 0;
+  await reconcileAbsentPosts(
+    { sql: db.sql } as unknown as WordPressReconcileDeps,
+    {
+      runId: run,
+      site,
+      repair: false,
+      startedAtMs: Date.now(),
+      migrating: false,
+      tally: { rebound: 0, reviewed: 0 },
+    },
+    { beat: () => beats++, stretch },
+  );
+
+  assert.equal(beats, 3, 'two whole stretches and the rest');
+  const gone = await db.sql<{ code: string }[]>`
+    SELECT code FROM reconcile_marks WHERE run_id = ${run} AND side = 'wordpress' AND drift = 'gone' ORDER BY code`;
+  assert.deepEqual(
+    gone.map((r) => r.code),
+    absent.map((postId) => `${site}:${postId}`).sort(),
   );
 });
