@@ -21,6 +21,7 @@
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@redis/client';
 import { createHarness, eventually } from '../devkit/harness/harness.ts';
+import { deleteKeysByPrefix } from '../devkit/harness/redis_keys.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
 import { toServingRecord } from '../lib/redirect/serving_record.ts';
@@ -370,9 +371,7 @@ try {
     new Promise((r) => setTimeout(r, 30_000)),
   ]);
   worker.process.kill('SIGKILL');
-  for await (const keys of redis.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 1_000 })) {
-    if (keys.length > 0) await redis.unlink(keys);
-  }
+  await deleteKeysByPrefix(redis, PREFIX);
   await redis.close();
   await h.close();
 }

@@ -65,6 +65,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import postgres from 'postgres';
 import type { FakePost } from '../devkit/fakes/wordpress_listing_fake.ts';
 import { createHarness } from '../devkit/harness/harness.ts';
+import { deleteKeysByPrefix } from '../devkit/harness/redis_keys.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';
 import { wakeExpirySweeper } from '../lib/links/expire_link.ts';
 import { OVERDUE_GRACE_MS } from '../lib/reconcile/reconcile_expiry_timers.ts';
@@ -421,11 +422,7 @@ let cleaning: Promise<void> | null = null;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     if (redis?.isOpen) {
-      let deleted = 0;
-      for await (const keys of redis.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 10_000 })) {
-        const batch = keys as unknown as string[];
-        if (batch.length > 0) deleted += await redis.unlink(batch);
-      }
+      const deleted = await deleteKeysByPrefix(redis, PREFIX);
       say(`deleted ${n(deleted)} serving-store keys`);
       await redis.close();
     }

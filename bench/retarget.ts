@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { createClient } from '@redis/client';
 import { startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually } from '../devkit/harness/harness.ts';
+import { deleteKeysByPrefix } from '../devkit/harness/redis_keys.ts';
 import { uniqueId } from '../devkit/harness/temporal.ts';
 import { toServingRecord } from '../lib/redirect/serving_record.ts';
 import { decodeServingRecord, encodeServingRecord } from '../lib/redirect/serving_store.ts';
@@ -318,10 +319,7 @@ try {
 } finally {
   clearInterval(sampler);
   // Its serving records and the baseline's keys (two million at a million links) are the bench's own.
-  for await (const keys of redis.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 10_000 })) {
-    const batch = keys as unknown as string[];
-    if (batch.length > 0) await redis.unlink(batch);
-  }
+  await deleteKeysByPrefix(redis, PREFIX);
   await redis.close();
   await h.close();
   await fake?.stop();

@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { createClient } from '@redis/client';
 import postgres from 'postgres';
+import { deleteKeysByPrefix } from '../../devkit/harness/redis_keys.ts';
 import { migrateDatabase } from '../../lib/stores/migrate.ts';
 import { ADMIN_URL, CODE_PREFIX, REDIS_KEY_PREFIX, REDIS_URL, say, toDatabaseUrl } from './bench_settings.ts';
 
@@ -170,10 +171,7 @@ export async function seedServingStore(dbName: string, keyPrefix: string, codes:
 export async function clearBenchRedis(): Promise<void> {
   const client = createClient({ url: REDIS_URL });
   await client.connect();
-  let deleted = 0;
-  for await (const keys of client.scanIterator({ MATCH: `${REDIS_KEY_PREFIX}*`, COUNT: 1000 })) {
-    if (keys.length > 0) deleted += await client.del(keys);
-  }
+  const deleted = await deleteKeysByPrefix(client, REDIS_KEY_PREFIX);
   await client.quit();
   if (deleted > 0) say(`deleted ${deleted} bench keys from ${REDIS_URL}`);
 }

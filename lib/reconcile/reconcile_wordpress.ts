@@ -114,8 +114,8 @@ export async function reconcileWordPressSite(
   let migration: WordPressSiteResult['migration'];
   if (complete) {
     const last = { page: page + 1, total, sweep, read, tally };
-    // Between stretches of the site's links (a site of a million links is not one silent statement), the
-    // details the last page left: a retry resumes past the listing.
+    // A heartbeat between stretches of the site's links (a million links is no single silent statement), with the
+    // last page's details, so a retry resumes past the listing.
     await reconcileAbsentPosts(deps, { ...input, migrating, tally }, { beat: () => context.heartbeat(last) });
     if (input.repair) await reviewDetachedLinks(deps, { ...input, tally });
     // An ID-only conflict filed earlier in the pass is moot once a later match moved its code to the article.
