@@ -351,7 +351,11 @@ export interface ReconcileLinksInput {
   repair?: boolean;
   /** Import links that exist only on Bitly under their own back-halves. Default true. */
   importExtra?: boolean;
-  /** Bitly pages (100 links) per activity call; Postgres links per call is 50 times this. */
+  /**
+   * Bitly pages (100 links) per activity call, 100 by default. The passes over Postgres's links (missing on
+   * Bitly, the serving store) read 500 times this many links per call; the expiry leg names at most 10 times
+   * this many overdue links.
+   */
   pagesPerCall?: number;
   /** Activity calls before continuing as new. */
   callsPerRun?: number;

@@ -12,6 +12,9 @@ import {
   type ReconcileStepResult,
 } from './reconcile_run.ts';
 
+/** The statuses whose serving records the leg compares (live links, deleted ones left out). */
+const SERVED_STATUSES = ['active', 'expired', 'gone', 'blocked'] as const;
+
 /** Deletes in flight at once (each is one command; the Redis client pipelines them). */
 const SERVING_DELETE_CONCURRENCY = 64;
 
@@ -47,13 +50,18 @@ export async function reconcileServingStore(
   const resumed = context.resumed as { cursor: string; read: number } | undefined;
   let cursor = resumed?.cursor ?? input.position.cursor ?? '';
   let read = resumed?.read ?? 0;
+  const readAfter = (after: string, limit: number) => {
+    const rows = listLinksAfter(deps.sql, { cursor: after, limit, statuses: SERVED_STATUSES });
+    rows.catch(() => {}); // a read ahead that is never awaited (the step failed first) is not unhandled
+    return rows;
+  };
+  let next = readAfter(cursor, Math.min(POSTGRES_CHUNK, input.budget - read));
   while (read < input.budget) {
-    const rows = await listLinksAfter(deps.sql, {
-      cursor,
-      limit: Math.min(POSTGRES_CHUNK, input.budget - read),
-      statuses: ['active', 'expired', 'gone', 'blocked'],
-    });
+    const rows = await next;
     if (rows.length === 0) return { position: { phase: 'expiry', cursor: '' }, read };
+    // The next chunk is read from Postgres while this one is compared with the store.
+    const ahead = Math.min(POSTGRES_CHUNK, input.budget - read - rows.length);
+    if (ahead > 0) next = readAfter(rows.at(-1)!.code, ahead);
     const stored = await store.getMany(rows.map((r) => r.code));
     const marks = rows.map((row, i) => ({ code: row.code, drift: getServingDrift(row, stored[i] ?? null) }));
     await insertMarks(
