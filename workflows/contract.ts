@@ -352,9 +352,9 @@ export interface ReconcileLinksInput {
   /** Import links that exist only on Bitly under their own back-halves. Default true. */
   importExtra?: boolean;
   /**
-   * Bitly pages (100 links) per activity call, 100 by default. The passes over Postgres's links (missing on
-   * Bitly, the serving store) read 500 times this many links per call; the expiry leg names at most 10 times
-   * this many overdue links.
+   * Bitly pages (100 links) per activity call, 100 by default. The passes over Postgres's links handle 500 times
+   * this many per call (the serving leg's links read, the missing pass's links Bitly lacks); the expiry leg names
+   * at most 10 times this many overdue links.
    */
   pagesPerCall?: number;
   /** Activity calls before continuing as new. */
