@@ -42,6 +42,11 @@ export interface RescanDeps {
 
 /** Links one Safe Browsing call (and one blocklist query) covers. */
 export const RESCAN_CHUNK_SIZE = 500;
+/**
+ * Windows with nothing due one call walks before it returns to the workflow (a million index entries, a few
+ * seconds): a scoped re-scan over a large archive still reports its progress.
+ */
+const EMPTY_WINDOWS_PER_CALL = 50;
 /** Verdict changes stored and signalled at once (each a transaction and a signal; the pool has 10). */
 const CHANGE_CONCURRENCY = 8;
 
@@ -175,17 +180,23 @@ export async function rescanLinks(
     await announceChunk(deps, recorded, reason);
   }
 
-  while (counts.scanned < input.maxLinks) {
+  let emptyWindows = 0;
+  while (counts.scanned < input.maxLinks && emptyWindows < EMPTY_WINDOWS_PER_CALL) {
     throwIfCancelled(context);
-    const links = await listLinksToRescan(deps.sql, {
+    const page = await listLinksToRescan(deps.sql, {
       cursor,
       startedAt,
       contains: input.contains,
       limit: Math.min(RESCAN_CHUNK_SIZE, input.maxLinks - counts.scanned),
     });
+    const links = page.links;
     if (links.length === 0) {
-      if (cursor.phase === 'sweep') return { cursor, counts, done: true };
-      cursor = { phase: 'sweep', lastClickedAt: null, code: '' };
+      // A window with nothing due (a scoped re-scan, or the sweep after a whole pass): on past it.
+      if (!page.end) {
+        cursor = page.next;
+        emptyWindows++;
+      } else if (cursor.phase === 'sweep') return { cursor, counts, done: true };
+      else cursor = { phase: 'sweep', lastClickedAt: null, code: '' };
       context.heartbeat({ cursor, counts });
       continue;
     }
@@ -239,11 +250,7 @@ export async function rescanLinks(
     await announceChunk(deps, changed, reason);
     await touchSafetyCheckedAt(deps.sql, unchanged, now);
     counts.scanned += links.length;
-    const last = links.at(-1)!;
-    cursor =
-      cursor.phase === 'sweep'
-        ? { phase: 'sweep', lastClickedAt: null, code: last.code }
-        : { phase: 'recent', lastClickedAt: last.lastClickedAt?.toISOString() ?? null, code: last.code };
+    cursor = page.next;
     context.heartbeat({ cursor, counts });
   }
   await updateOpsRunReport(deps.sql, input.runId, { cursor, scanned: input.scannedBefore + counts.scanned });

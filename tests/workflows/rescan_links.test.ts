@@ -5,7 +5,7 @@ import { createHarness, eventually, type Harness } from '../../devkit/harness/ha
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { syncQueueBatches, uniqueId, workflowExists } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
-import { listLinksToRescan } from '../../lib/stores/link_lifecycle_store.ts';
+import { listLinksToRescan, RESCAN_WINDOW } from '../../lib/stores/link_lifecycle_store.ts';
 import { ensureSchedules } from '../../lib/temporal/schedules.ts';
 import {
   getReconcileScheduleId,
@@ -173,12 +173,8 @@ describe('rescanLinksWorkflow', () => {
       contains: 'sweep.example',
       limit: 1,
     });
-    assert.equal(first[0]!.code, a);
-    const cursor = {
-      phase: 'recent' as const,
-      lastClickedAt: first[0]!.lastClickedAt!.toISOString(),
-      code: a,
-    };
+    assert.equal(first.links[0]!.code, a);
+    const cursor = first.next;
     // b is clicked now: it sorts before the cursor and the recent phase no longer sees it...
     await setLastClicked(b, 0);
     const recent = await listLinksToRescan(h.db.sql, {
@@ -187,7 +183,7 @@ describe('rescanLinksWorkflow', () => {
       contains: 'sweep.example',
       limit: 10,
     });
-    assert.equal(recent.length, 0);
+    assert.equal(recent.links.length, 0);
     // ...the sweep does.
     const swept = await listLinksToRescan(h.db.sql, {
       cursor: { phase: 'sweep', lastClickedAt: null, code: '' },
@@ -195,7 +191,77 @@ describe('rescanLinksWorkflow', () => {
       contains: 'sweep.example',
       limit: 10,
     });
-    assert.deepEqual(swept.map((l) => l.code).sort(), [a, b].sort());
+    assert.deepEqual(swept.links.map((l) => l.code).sort(), [a, b].sort());
+  });
+
+  test('each statement walks one window of its index: sparse matches are found window by window', async () => {
+    // 120 links by code, two of them in scope; windows of 25 index entries.
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner)
+      SELECT 'win' || lpad(i::text, 3, '0'),
+             CASE WHEN i IN (5, 110) THEN 'https://window-match.example/' ELSE 'https://window-other.example/' END || i,
+             'active', 'clean', 'api', 'test'
+      FROM generate_series(0, 119) AS i`;
+    const startedAt = new Date(Date.now() + 1_000);
+    const scope = { startedAt, contains: 'window-match.example', limit: 10, window: 25 };
+    const first = await listLinksToRescan(h.db.sql, {
+      ...scope,
+      cursor: { phase: 'sweep', lastClickedAt: null, code: 'win' },
+    });
+    // win000–win024: one link in scope, then on past the window's end.
+    assert.deepEqual(
+      first.links.map((l) => l.code),
+      ['win005'],
+    );
+    assert.deepEqual([first.next.code, first.end], ['win024', false]);
+    const second = await listLinksToRescan(h.db.sql, { ...scope, cursor: first.next });
+    assert.deepEqual([second.links.length, second.next.code, second.end], [0, 'win049', false]);
+    let page = second;
+    const found: string[] = [];
+    let statements = 2;
+    while (!page.end) {
+      page = await listLinksToRescan(h.db.sql, { ...scope, cursor: page.next });
+      found.push(...page.links.map((l) => l.code));
+      statements++;
+      assert.ok(statements < 1_000, 'the walk ends');
+    }
+    assert.ok(found.includes('win110'), `found ${found.join(', ')}`);
+
+    // The clicked links by last click, likewise: 60 of them clicked a year ago, a minute apart; one in scope.
+    await h.db.sql`
+      INSERT INTO link_last_clicks (code, last_clicked_at)
+      SELECT 'win' || lpad(i::text, 3, '0'), now() - interval '365 days' - make_interval(mins => i)
+      FROM generate_series(60, 119) AS i`;
+    const yearAgo = new Date(Date.now() - 364 * 86_400_000).toISOString();
+    const clicked = await listLinksToRescan(h.db.sql, {
+      ...scope,
+      cursor: { phase: 'recent', lastClickedAt: yearAgo, code: '' },
+    });
+    // win060–win084 by last click: none in scope; the next statement starts past win084.
+    assert.deepEqual([clicked.links.length, clicked.next.code, clicked.end], [0, 'win084', false]);
+    const next = await listLinksToRescan(h.db.sql, { ...scope, cursor: clicked.next });
+    assert.deepEqual([next.links.length, next.next.code], [0, 'win109']);
+    // The last ten, then on into the never-clicked links by code.
+    const last = await listLinksToRescan(h.db.sql, { ...scope, cursor: next.next });
+    assert.equal(last.links[0]?.code, 'win110');
+  });
+
+  test('a scoped re-scan of an archive larger than a window finds the links past the first windows', async () => {
+    // More links than one statement walks, none in scope, and two in scope after them by code.
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner)
+      SELECT 'wide' || lpad(i::text, 5, '0'), 'https://wide-other.example/' || i, 'active', 'clean', 'api', 'test'
+      FROM generate_series(1, ${RESCAN_WINDOW + 100}) AS i`;
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner)
+      VALUES ('widez1', 'https://wide-match.example/bad', 'active', 'clean', 'api', 'test'),
+             ('widez2', 'https://wide-match.example/good', 'active', 'clean', 'api', 'test')`;
+    fake.addThreat('https://wide-match.example/bad', 'MALWARE');
+    const { report } = await runRescan({ contains: 'wide-match.example' });
+    assert.equal(report.verified, 2);
+    assert.deepEqual(report.changedTo, { blocked: 1 });
+    assert.equal(await safetyOf('widez1'), 'blocked');
+    assert.equal(await safetyOf('widez2'), 'clean');
   });
 
   test('a routing rule target that turns malicious blocks its link, found by the target text it contains', async () => {
