@@ -37,6 +37,11 @@ const BITLY_PAGE_SIZE = 100;
 const REPAIR_CONCURRENCY = 4;
 /** Transient vendor failures a single repair waits out before it is left to the next run. */
 const REPAIR_ATTEMPTS = 4;
+/**
+ * Windows of links Bitly holds every one of that one call of the missing pass walks before it returns to the
+ * workflow (a million links, a few seconds): the run's progress shows even where Bitly lacks nothing.
+ */
+const EMPTY_WINDOWS_PER_CALL = 50;
 
 /**
  * The back-halves a bitlink answers on our branded domain, as readers know them: its custom back-halves
@@ -358,8 +363,9 @@ export async function reconcileMissingOnBitly(
   // The marks table was just filled: without fresh statistics the planner takes it for empty and joins it by
   // scanning (seconds per chunk at 10,000 links, against milliseconds).
   await analyzeMarks(deps.sql);
-  while (read < input.budget) {
-    const codes = await listUnseenActiveCodes(deps.sql, {
+  let emptyWindows = 0;
+  while (read < input.budget && emptyWindows < EMPTY_WINDOWS_PER_CALL) {
+    const page = await listUnseenActiveCodes(deps.sql, {
       runId: input.runId,
       startedAt: new Date(input.startedAtMs),
       cursor,
@@ -368,7 +374,15 @@ export async function reconcileMissingOnBitly(
       // Every short domain with a Bitly domain of its own (their Bitly pages were read above).
       domains: listBitlyLegs(deps.vendors).map((l) => l.domain),
     });
-    if (codes.length === 0) return { position: { phase: 'serving', cursor: '' }, read };
+    const codes = page.codes;
+    if (codes.length === 0 && page.end) return { position: { phase: 'serving', cursor: '' }, read };
+    if (codes.length === 0) {
+      // A window of links Bitly holds every one of: on past it.
+      cursor = page.next;
+      emptyWindows++;
+      beat();
+      continue;
+    }
     await insertMarks(
       deps.sql,
       input.runId,
@@ -377,7 +391,8 @@ export async function reconcileMissingOnBitly(
     );
     if (input.repair) await repairAll(deps, input.runId, codes, context, beat);
     read += codes.length;
-    cursor = codes.at(-1)!;
+    // Only now past the chunk: repairAll heartbeats the cursor, and a retry must redo the chunk's repairs.
+    cursor = page.next;
     beat();
   }
   return { position: { phase: 'missing', cursor }, read };

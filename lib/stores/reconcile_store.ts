@@ -122,10 +122,18 @@ export async function deleteMarks(db: Db, runId: string): Promise<void> {
   await db`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
 }
 
+/** Links (by code) one statement of the missing pass walks at most, however few Bitly lacks among them. */
+export const UNSEEN_WINDOW = 20_000;
+
 /**
  * Active links after `cursor` (by code) the vendor was not seen holding in this run: what it lacks. Links
  * created after the run started are left to their own sync; with `skipInhouseOnly`, so are archive links kept
  * off Bitly (vendor state `inhouse`).
+ *
+ * One statement walks at most `window` links of links_pkey: where Bitly holds nearly every link, the next
+ * `limit` it lacks could be millions of links away, and one statement walking them all (about 6 µs a link) would
+ * outlast the activity's heartbeat timeout at 10,000,000 links. `next` is past the last code returned, or past
+ * the window when fewer than `limit` were found in it; `end` says nothing is left after it.
  */
 export async function listUnseenActiveCodes(
   db: Db,
@@ -137,12 +145,16 @@ export async function listUnseenActiveCodes(
     skipInhouseOnly?: boolean;
     /** The short domains whose Bitly pages were read (stored names); default: the default's only. */
     domains?: readonly string[];
+    /** Links walked at most (UNSEEN_WINDOW). */
+    window?: number;
   },
-): Promise<string[]> {
+): Promise<{ codes: string[]; next: string; end: boolean }> {
+  const windowSize = options.window ?? UNSEEN_WINDOW;
   const rows = await db<{ code: string }[]>`
-    SELECT l.code FROM links AS l
+    SELECT l.code
+    FROM (SELECT code FROM links WHERE code > ${options.cursor} ORDER BY code LIMIT ${windowSize}) AS w
+    JOIN links AS l ON l.code = w.code
     WHERE l.status = 'active' AND l.deleted_at IS NULL AND l.created_at < ${options.startedAt}
-      AND l.code > ${options.cursor}
       -- The short domains whose Bitly domains were read (ADR 0073); one without any keeps its links off Bitly.
       AND l.domain = ANY(${db.array([...(options.domains ?? [''])])}::text[])
       AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
@@ -150,8 +162,14 @@ export async function listUnseenActiveCodes(
                         AND m.drift IS DISTINCT FROM 'missing')
       AND NOT (${options.skipInhouseOnly === true} AND EXISTS (
         SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
-    ORDER BY l.code LIMIT ${options.limit}`;
-  return rows.map((r) => r.code);
+    ORDER BY w.code LIMIT ${options.limit}`;
+  const codes = rows.map((r) => r.code);
+  if (codes.length === options.limit) return { codes, next: codes.at(-1)!, end: false };
+  const [windowEnd] = await db<{ code: string }[]>`
+    SELECT code FROM links WHERE code > ${options.cursor} ORDER BY code OFFSET ${windowSize - 1} LIMIT 1`;
+  return windowEnd
+    ? { codes, next: windowEnd.code, end: false }
+    : { codes, next: codes.at(-1) ?? options.cursor, end: true };
 }
 
 /** Links by code after `cursor` with one of `statuses` (deleted ones excluded). */

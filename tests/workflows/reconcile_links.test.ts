@@ -5,6 +5,7 @@ import { createHarness, eventually, type Harness } from '../../devkit/harness/ha
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
+import { listUnseenActiveCodes, UNSEEN_WINDOW } from '../../lib/stores/reconcile_store.ts';
 import {
   expirySweepQuery,
   getExpirySweepWorkflowId,
@@ -238,5 +239,26 @@ describe('reconcileLinksWorkflow (Postgres ↔ Bitly, import)', () => {
     // A running sweeper with nothing overdue is left alone (described, not signalled).
     const again = await reconcile({ reason: 'timers again', importExtra: false, repair: false });
     assert.deepEqual(again.report.expiry.drift, {});
+  });
+});
+
+describe('the pass over the active links Bitly lacks, window by window', () => {
+  test('each statement walks one window; a link Bitly lacks is found past windows where it lacks nothing', async () => {
+    // More than two windows of links the pass has nothing to do with (expired), then one active link Bitly lacks.
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner)
+      SELECT 'void' || lpad(i::text, 5, '0'), 'https://news.example/old/' || i, 'expired', 'clean', 'api', 'test'
+      FROM generate_series(1, ${UNSEEN_WINDOW * 2 + 100}) AS i`;
+    await insertLink('voidz', 'https://news.example/past-the-windows');
+    // One statement, in windows of 100 links: nothing in the first, and the next one starts past it.
+    const scope = { runId: 'no-run', startedAt: new Date(Date.now() + 60_000), limit: 500, window: 100 };
+    const first = await listUnseenActiveCodes(h.db.sql, { ...scope, cursor: 'void' });
+    assert.deepEqual([first.codes, first.next, first.end], [[], 'void00100', false]);
+    const last = await listUnseenActiveCodes(h.db.sql, { ...scope, cursor: 'void40100' });
+    assert.equal(last.codes[0], 'voidz');
+
+    const { report } = await reconcile({ reason: 'past the windows', repair: true });
+    assert.ok((report.bitly?.drift.missing ?? 0) >= 1);
+    assert.equal(fake.linkByKeyword('voidz')?.longUrl, 'https://news.example/past-the-windows');
   });
 });
