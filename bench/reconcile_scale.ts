@@ -821,6 +821,16 @@ try {
         limit: 500,
       }),
     );
+    await explain(
+      'rescan: a window with nothing in scope (a blocklist re-scan, the sweep after a pass)',
+      (db) =>
+        listLinksToRescan(db, {
+          cursor: { phase: 'sweep', lastClickedAt: null, code: mid },
+          startedAt: new Date(),
+          contains: 'no-such-host.invalid',
+          limit: 500,
+        }),
+    );
   }
 
   // ---- The re-scan: Safe Browsing says what Postgres says, then a pass that changes nothing. -------------
