@@ -75,7 +75,13 @@ import { listLinksByPostIds } from '../lib/stores/backfill_store.ts';
 import { getExpiryBacklog, listLinksToRescan } from '../lib/stores/link_lifecycle_store.ts';
 import type { LinkRow } from '../lib/stores/link_rows.ts';
 import { getLinksByCodes, listVendorLinks, QUALIFIED_LINK_COLUMNS } from '../lib/stores/link_store.ts';
-import { listLinksAfter, listOverdueExpiries, listUnseenActiveCodes } from '../lib/stores/reconcile_store.ts';
+import {
+  findCodeWindowEnd,
+  listLinksAfter,
+  listOverdueExpiries,
+  listUnseenActiveCodes,
+  UNSEEN_WINDOW,
+} from '../lib/stores/reconcile_store.ts';
 import type { Sql } from '../lib/stores/sql.ts';
 import { findPostIdStretchEnd, listLinksAbsentFromListing } from '../lib/stores/wordpress_reconcile_store.ts';
 import { createExpirySweeper } from '../lib/temporal/link_signals.ts';
@@ -744,8 +750,16 @@ try {
       INSERT INTO reconcile_marks (run_id, side, code, drift)
       SELECT ${runId}, 'bitly', code, NULL FROM vendor_links WHERE vendor = 'bitly' AND state = 'synced'`;
     await sql`ANALYZE reconcile_marks`;
+    const through = await findCodeWindowEnd(sql, mid, UNSEEN_WINDOW);
     await explain('missing: 500 active links Bitly was not seen holding (listUnseenActiveCodes)', (db) =>
-      listUnseenActiveCodes(db, { runId, startedAt: new Date(), cursor: mid, limit: 500, domains: [''] }),
+      listUnseenActiveCodes(db, {
+        runId,
+        startedAt: new Date(),
+        cursor: mid,
+        through,
+        limit: 500,
+        domains: [''],
+      }),
     );
     await sql`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
   }

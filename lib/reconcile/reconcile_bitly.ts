@@ -13,8 +13,10 @@ import { getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
 import {
   analyzeMarks,
   type Drift,
+  findCodeWindowEnd,
   insertMarks,
   listUnseenActiveCodes,
+  UNSEEN_WINDOW,
   updateMarksRepaired,
 } from '../stores/reconcile_store.ts';
 import type { BitlyProvider } from '../vendors/bitly.ts';
@@ -363,22 +365,29 @@ export async function reconcileMissingOnBitly(
   // The marks table was just filled: without fresh statistics the planner takes it for empty and joins it by
   // scanning (seconds per chunk at 10,000 links, against milliseconds).
   await analyzeMarks(deps.sql);
+  // The window's last code (null: the window reaches the last link), found when a window starts.
+  let through: string | null | undefined;
   let emptyWindows = 0;
   while (read < input.budget && emptyWindows < EMPTY_WINDOWS_PER_CALL) {
-    const page = await listUnseenActiveCodes(deps.sql, {
+    if (through === undefined) through = await findCodeWindowEnd(deps.sql, cursor, UNSEEN_WINDOW);
+    const limit = Math.min(POSTGRES_CHUNK, input.budget - read);
+    const codes = await listUnseenActiveCodes(deps.sql, {
       runId: input.runId,
       startedAt: new Date(input.startedAtMs),
       cursor,
-      limit: Math.min(POSTGRES_CHUNK, input.budget - read),
+      through,
+      limit,
       skipInhouseOnly: deps.vendors.archiveLinksInHouse === true,
       // Every short domain with a Bitly domain of its own (their Bitly pages were read above).
       domains: listBitlyLegs(deps.vendors).map((l) => l.domain),
     });
-    const codes = page.codes;
-    if (codes.length === 0 && page.end) return { position: { phase: 'serving', cursor: '' }, read };
+    // Fewer than asked: the window has nothing more, and the next one starts past it.
+    const next = codes.length === limit || through === null ? codes.at(-1) : through;
     if (codes.length === 0) {
+      if (through === null) return { position: { phase: 'serving', cursor: '' }, read };
       // A window of links Bitly holds every one of: on past it.
-      cursor = page.next;
+      cursor = through;
+      through = undefined;
       emptyWindows++;
       beat();
       continue;
@@ -392,7 +401,8 @@ export async function reconcileMissingOnBitly(
     if (input.repair) await repairAll(deps, input.runId, codes, context, beat);
     read += codes.length;
     // Only now past the chunk: repairAll heartbeats the cursor, and a retry must redo the chunk's repairs.
-    cursor = page.next;
+    cursor = next!;
+    if (codes.length < limit && through !== null) through = undefined;
     beat();
   }
   return { position: { phase: 'missing', cursor }, read };

@@ -156,7 +156,8 @@ export async function listLinksToRescan(
       SELECT ${columns}, NULL::timestamptz AS "lastClickedAt"
       FROM (SELECT code FROM links WHERE code > ${after} ORDER BY code LIMIT ${windowSize}) AS w
       JOIN links AS l ON l.code = w.code
-      WHERE ${due} ${neverClicked}
+      -- Implied by the join, but a merge join the planner may choose then starts at the cursor too.
+      WHERE l.code > ${after} AND ${due} ${neverClicked}
       ORDER BY w.code LIMIT ${want}`;
     if (links.length === want) return { links, next: links.at(-1)!.code, end: false };
     const [windowEnd] = await db<{ code: string }[]>`

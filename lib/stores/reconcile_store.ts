@@ -122,18 +122,25 @@ export async function deleteMarks(db: Db, runId: string): Promise<void> {
   await db`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
 }
 
-/** Links (by code) one statement of the missing pass walks at most, however few Bitly lacks among them. */
+/** Links (by code) the missing pass bounds its statements by, however few Bitly lacks among them. */
 export const UNSEEN_WINDOW = 20_000;
 
+/** The code `count` links after `after` (by code), or null when fewer are left: where a window ends. */
+export async function findCodeWindowEnd(db: Db, after: string, count: number): Promise<string | null> {
+  const [row] = await db<{ code: string }[]>`
+    SELECT code FROM links WHERE code > ${after} ORDER BY code OFFSET ${count - 1} LIMIT 1`;
+  return row?.code ?? null;
+}
+
 /**
- * Active links after `cursor` (by code) the vendor was not seen holding in this run: what it lacks. Links
- * created after the run started are left to their own sync; with `skipInhouseOnly`, so are archive links kept
- * off Bitly (vendor state `inhouse`).
+ * Active links after `cursor` (by code), up to `through` when given, the vendor was not seen holding in this
+ * run: what it lacks. Links created after the run started are left to their own sync; with `skipInhouseOnly`,
+ * so are archive links kept off Bitly (vendor state `inhouse`).
  *
- * One statement walks at most `window` links of links_pkey: where Bitly holds nearly every link, the next
- * `limit` it lacks could be millions of links away, and one statement walking them all (about 6 µs a link) would
- * outlast the activity's heartbeat timeout at 10,000,000 links. `next` is past the last code returned, or past
- * the window when fewer than `limit` were found in it; `end` says nothing is left after it.
+ * The caller bounds the walk by `through` (findCodeWindowEnd): where Bitly holds nearly every link, the next
+ * `limit` it lacks could be millions of links away, and one statement walking them all (about 6 µs a link)
+ * would outlast the activity's heartbeat timeout at 10,000,000 links. The bound is a plain range on the
+ * primary key, so the plan is the one without it.
  */
 export async function listUnseenActiveCodes(
   db: Db,
@@ -141,20 +148,18 @@ export async function listUnseenActiveCodes(
     runId: string;
     startedAt: Date;
     cursor: string;
+    /** The last code to look at (a window's end); null or absent: to the end. */
+    through?: string | null;
     limit: number;
     skipInhouseOnly?: boolean;
     /** The short domains whose Bitly pages were read (stored names); default: the default's only. */
     domains?: readonly string[];
-    /** Links walked at most (UNSEEN_WINDOW). */
-    window?: number;
   },
-): Promise<{ codes: string[]; next: string; end: boolean }> {
-  const windowSize = options.window ?? UNSEEN_WINDOW;
+): Promise<string[]> {
   const rows = await db<{ code: string }[]>`
-    SELECT l.code
-    FROM (SELECT code FROM links WHERE code > ${options.cursor} ORDER BY code LIMIT ${windowSize}) AS w
-    JOIN links AS l ON l.code = w.code
+    SELECT l.code FROM links AS l
     WHERE l.status = 'active' AND l.deleted_at IS NULL AND l.created_at < ${options.startedAt}
+      AND l.code > ${options.cursor} ${options.through == null ? db`` : db`AND l.code <= ${options.through}`}
       -- The short domains whose Bitly domains were read (ADR 0073); one without any keeps its links off Bitly.
       AND l.domain = ANY(${db.array([...(options.domains ?? [''])])}::text[])
       AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
@@ -162,14 +167,8 @@ export async function listUnseenActiveCodes(
                         AND m.drift IS DISTINCT FROM 'missing')
       AND NOT (${options.skipInhouseOnly === true} AND EXISTS (
         SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
-    ORDER BY w.code LIMIT ${options.limit}`;
-  const codes = rows.map((r) => r.code);
-  if (codes.length === options.limit) return { codes, next: codes.at(-1)!, end: false };
-  const [windowEnd] = await db<{ code: string }[]>`
-    SELECT code FROM links WHERE code > ${options.cursor} ORDER BY code OFFSET ${windowSize - 1} LIMIT 1`;
-  return windowEnd
-    ? { codes, next: windowEnd.code, end: false }
-    : { codes, next: codes.at(-1) ?? options.cursor, end: true };
+    ORDER BY l.code LIMIT ${options.limit}`;
+  return rows.map((r) => r.code);
 }
 
 /** Links by code after `cursor` with one of `statuses` (deleted ones excluded). */

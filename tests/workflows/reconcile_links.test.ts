@@ -5,7 +5,7 @@ import { createHarness, eventually, type Harness } from '../../devkit/harness/ha
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
-import { listUnseenActiveCodes, UNSEEN_WINDOW } from '../../lib/stores/reconcile_store.ts';
+import { findCodeWindowEnd, listUnseenActiveCodes, UNSEEN_WINDOW } from '../../lib/stores/reconcile_store.ts';
 import {
   expirySweepQuery,
   getExpirySweepWorkflowId,
@@ -250,12 +250,13 @@ describe('the pass over the active links Bitly lacks, window by window', () => {
       SELECT 'void' || lpad(i::text, 5, '0'), 'https://news.example/old/' || i, 'expired', 'clean', 'api', 'test'
       FROM generate_series(1, ${UNSEEN_WINDOW * 2 + 100}) AS i`;
     await insertLink('voidz', 'https://news.example/past-the-windows');
-    // One statement, in windows of 100 links: nothing in the first, and the next one starts past it.
-    const scope = { runId: 'no-run', startedAt: new Date(Date.now() + 60_000), limit: 500, window: 100 };
-    const first = await listUnseenActiveCodes(h.db.sql, { ...scope, cursor: 'void' });
-    assert.deepEqual([first.codes, first.next, first.end], [[], 'void00100', false]);
-    const last = await listUnseenActiveCodes(h.db.sql, { ...scope, cursor: 'void40100' });
-    assert.equal(last.codes[0], 'voidz');
+    // Bounded by a window's end, a statement stops there: nothing in the first 100, the link past the windows.
+    const scope = { runId: 'no-run', startedAt: new Date(Date.now() + 60_000), limit: 500 };
+    const through = await findCodeWindowEnd(h.db.sql, 'void', 100);
+    assert.equal(through, 'void00100');
+    assert.deepEqual(await listUnseenActiveCodes(h.db.sql, { ...scope, cursor: 'void', through }), []);
+    const last = await listUnseenActiveCodes(h.db.sql, { ...scope, cursor: 'void40100', through: null });
+    assert.equal(last[0], 'voidz');
 
     const { report } = await reconcile({ reason: 'past the windows', repair: true });
     assert.ok((report.bitly?.drift.missing ?? 0) >= 1);
