@@ -116,7 +116,7 @@ export interface RescanPage {
  * none. Unbounded, either was one statement over the whole table (at 10,000,000 links: 21 s for the clicked
  * links of a scoped scan, 24 s for the sweep's walk by code), past the activity's heartbeat timeout, so the
  * activity was retried without end. The window is a subquery with a LIMIT joined back to links: when due links
- * are dense (a pass's usual case), the join stops after `limit` of them, as the unbounded statement did.
+ * are dense (a pass's usual case), the join stops after `limit` of them, as the unbounded statement did (ADR 0100).
  */
 export async function listLinksToRescan(
   db: Db,
@@ -239,7 +239,7 @@ export const TOUCH_ROWS_PER_PAGE = 2;
  * round's old versions are dead once it commits, and the next round's read of the page prunes them and makes
  * the room again. The same chunks: 52 ms in 10 rounds, all heap-only. A chunk spread over many pages is one
  * round. If an older snapshot keeps the old versions alive (a long transaction elsewhere), the rounds cost what
- * one statement would.
+ * one statement would (ADR 0100).
  */
 export async function touchSafetyCheckedAt(db: Sql, codes: string[], at: Date): Promise<void> {
   if (codes.length === 0) return;

@@ -140,7 +140,7 @@ export async function findCodeWindowEnd(db: Db, after: string, count: number): P
  * The caller bounds the walk by `through` (findCodeWindowEnd): where Bitly holds nearly every link, the next
  * `limit` it lacks could be millions of links away, and one statement walking them all (about 6 µs a link)
  * would outlast the activity's heartbeat timeout at 10,000,000 links. The bound is a plain range on the
- * primary key, so the plan is the one without it.
+ * primary key, so the plan is the one without it (ADR 0100).
  */
 export async function listUnseenActiveCodes(
   db: Db,
