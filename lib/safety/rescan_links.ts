@@ -43,8 +43,8 @@ export interface RescanDeps {
 /** Links one Safe Browsing call (and one blocklist query) covers. */
 export const RESCAN_CHUNK_SIZE = 500;
 /**
- * Windows with nothing due one call walks before it returns to the workflow (a million index entries, a few
- * seconds): a scoped re-scan over a large archive still reports its progress.
+ * Windows with nothing due one call walks before it returns to the workflow (a million index entries, about
+ * ten seconds at 10,000,000 links): a scoped re-scan over a large archive still reports its progress.
  */
 const EMPTY_WINDOWS_PER_CALL = 50;
 /** Verdict changes stored and signalled at once (each a transaction and a signal; the pool has 10). */
