@@ -247,6 +247,17 @@ export async function touchSafetyCheckedAt(db: Sql, codes: string[], at: Date): 
   const rows = await db<{ code: string; page: string }[]>`
     SELECT l.code, (l.ctid::text::point)[0]::bigint::text AS page
     FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN links AS l ON l.code = t.code COLLATE "C"`;
+  // A join on unnest, not `code = ANY($1)`: for an array the planner picks the trigram GIN index on code,
+  // measured at ~2.5 s for 500 codes against ~15 ms through the primary key (COLLATE "C" to match it).
+  for (const round of planTouchRounds(rows)) {
+    await db`
+      UPDATE links AS l SET safety_checked_at = ${at}
+      FROM unnest(${db.array(round)}::text[]) AS t(code) WHERE l.code = t.code COLLATE "C"`;
+  }
+}
+
+/** The codes in rounds: each round holds at most TOUCH_ROWS_PER_PAGE codes of any one page. */
+export function planTouchRounds(rows: readonly { code: string; page: string }[]): string[][] {
   const onPage = new Map<string, number>();
   const rounds: string[][] = [];
   for (const { code, page } of rows) {
@@ -256,13 +267,7 @@ export async function touchSafetyCheckedAt(db: Sql, codes: string[], at: Date): 
     if (round === rounds.length) rounds.push([]);
     rounds[round]!.push(code);
   }
-  // A join on unnest, not `code = ANY($1)`: for an array the planner picks the trigram GIN index on code,
-  // measured at ~2.5 s for 500 codes against ~15 ms through the primary key (COLLATE "C" to match it).
-  for (const round of rounds) {
-    await db`
-      UPDATE links AS l SET safety_checked_at = ${at}
-      FROM unnest(${db.array(round)}::text[]) AS t(code) WHERE l.code = t.code COLLATE "C"`;
-  }
+  return rounds;
 }
 
 /** Codes with an audit entry of `action` and exactly `reason` since `since` (a run's own changes). */
