@@ -74,9 +74,13 @@ import { randomToken } from '../lib/shared/crypto.ts';
 import { listLinksByPostIds } from '../lib/stores/backfill_store.ts';
 import { getExpiryBacklog, listLinksToRescan } from '../lib/stores/link_lifecycle_store.ts';
 import type { LinkRow } from '../lib/stores/link_rows.ts';
-import { getLinksByCodes, listVendorLinks, QUALIFIED_LINK_COLUMNS } from '../lib/stores/link_store.ts';
 import {
   findCodeWindowEnd,
+  getLinksByCodes,
+  listVendorLinks,
+  QUALIFIED_LINK_COLUMNS,
+} from '../lib/stores/link_store.ts';
+import {
   listLinksAfter,
   listOverdueExpiries,
   listUnseenActiveCodes,

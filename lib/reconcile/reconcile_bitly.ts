@@ -9,11 +9,10 @@ import { TransientFailure } from '../shared/errors.ts';
 import { DEFAULT_DOMAIN, linkKey } from '../shared/link_key.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { throwIfCancelled } from '../shared/task_context.ts';
-import { getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
+import { findCodeWindowEnd, getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
 import {
   analyzeMarks,
   type Drift,
-  findCodeWindowEnd,
   insertMarks,
   listUnseenActiveCodes,
   UNSEEN_WINDOW,

@@ -1,4 +1,5 @@
 import type { LinkRow } from './link_rows.ts';
+import { findCodeWindowEnd } from './link_store.ts';
 import type { Db, Sql } from './sql.ts';
 
 // Link SQL of the lifecycle workflows (expiry, re-scans). Everything else about links is in link_store.ts.
@@ -160,10 +161,9 @@ export async function listLinksToRescan(
       WHERE l.code > ${after} AND ${due} ${neverClicked}
       ORDER BY w.code LIMIT ${want}`;
     if (links.length === want) return { links, next: links.at(-1)!.code, end: false };
-    const [windowEnd] = await db<{ code: string }[]>`
-      SELECT code FROM links WHERE code > ${after} ORDER BY code OFFSET ${windowSize - 1} LIMIT 1`;
+    const windowEnd = await findCodeWindowEnd(db, after, windowSize);
     return windowEnd
-      ? { links, next: windowEnd.code, end: false }
+      ? { links, next: windowEnd, end: false }
       : { links, next: links.at(-1)?.code ?? after, end: true };
   }
 

@@ -277,3 +277,10 @@ export async function listRandomActiveLinks(
         SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
     ORDER BY random() LIMIT ${limit}`;
 }
+
+/** The code `count` links after `after` (by code), or null when fewer are left: where a window ends. */
+export async function findCodeWindowEnd(db: Db, after: string, count: number): Promise<string | null> {
+  const [row] = await db<{ code: string }[]>`
+    SELECT code FROM links WHERE code > ${after} ORDER BY code OFFSET ${count - 1} LIMIT 1`;
+  return row?.code ?? null;
+}

@@ -125,13 +125,6 @@ export async function deleteMarks(db: Db, runId: string): Promise<void> {
 /** Links (by code) the missing pass bounds its statements by, however few Bitly lacks among them. */
 export const UNSEEN_WINDOW = 20_000;
 
-/** The code `count` links after `after` (by code), or null when fewer are left: where a window ends. */
-export async function findCodeWindowEnd(db: Db, after: string, count: number): Promise<string | null> {
-  const [row] = await db<{ code: string }[]>`
-    SELECT code FROM links WHERE code > ${after} ORDER BY code OFFSET ${count - 1} LIMIT 1`;
-  return row?.code ?? null;
-}
-
 /**
  * Active links after `cursor` (by code), up to `through` when given, the vendor was not seen holding in this
  * run: what it lacks. Links created after the run started are left to their own sync; with `skipInhouseOnly`,

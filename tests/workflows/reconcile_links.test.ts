@@ -5,7 +5,8 @@ import { createHarness, eventually, type Harness } from '../../devkit/harness/ha
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
-import { findCodeWindowEnd, listUnseenActiveCodes, UNSEEN_WINDOW } from '../../lib/stores/reconcile_store.ts';
+import { findCodeWindowEnd } from '../../lib/stores/link_store.ts';
+import { listUnseenActiveCodes, UNSEEN_WINDOW } from '../../lib/stores/reconcile_store.ts';
 import {
   expirySweepQuery,
   getExpirySweepWorkflowId,
