@@ -9,6 +9,7 @@
 // configuration needs of them, then answers each request (FakesCalls, below) with a reply of the same id, in
 // order. The channel uses the advanced serialization (structured clones): the seeds' Dates arrive as Dates. It
 // stops every fake and exits on `stop`, or when the bench is gone.
+import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type BitlyFake, startBitlyFake } from '../devkit/fakes/bitly_fake.ts';
@@ -44,6 +45,8 @@ export interface FakesCalls {
   /** Lists each URL as a threat of its type; replies how many. */
   'add-threats': { ask: { threats: { url: string; threat: string }[] }; reply: number };
   stats: { ask: Record<never, never>; reply: FakesStats };
+  /** Milliseconds this process's event loop has been busy so far (no collection first: cheap to ask often). */
+  busy: { ask: Record<never, never>; reply: number };
   /** Stops every fake; the process exits after the reply. */
   stop: { ask: Record<never, never>; reply: null };
 }
@@ -125,6 +128,7 @@ async function main() {
         safeBrowsingCalls: calls.count(),
       };
     },
+    busy: async () => performance.eventLoopUtilization().active,
     stop: async () => {
       await stopFakes();
       return null;

@@ -39,6 +39,12 @@
 // After the check it prints `EXPLAIN (ANALYZE, BUFFERS)` of the statement each Postgres-side pass repeats per
 // chunk, at the middle of the table (run once just before, its time printed too; marks a pass joins are
 // inserted for a run of its own and analyzed first, then deleted).
+// Before those, a table of where each leg's time went (bench/resource_sampler.ts, every 0.5 s from the worker's
+// start): the CPU seconds of this process (the worker), the Temporal dev server, Postgres (every `postgres`
+// process of the machine), the fakes' process and Redis; how busy the worker's and the fakes' event loops were;
+// Postgres's blocks read into shared buffers against those found there, the time the reads took (with
+// `track_io_timing` on, which the bench does not set: `ALTER SYSTEM SET track_io_timing = on` on the cluster),
+// buffers its backends wrote out themselves, WAL; and each of those in microseconds an item, to compare sizes.
 //
 // --legs: `bitly` (its group listing, then the pass over the active links Bitly lacks, `missing`), `serving`,
 // `wordpress`, `rescan`. Left out: Bitly or the serving store is not configured (the workflow skips the leg), the
@@ -92,7 +98,14 @@ import { createExpirySweeper } from '../lib/temporal/link_signals.ts';
 import { BITLY_OWN_TAG } from '../lib/vendors/bitly.ts';
 import { toVendorTarget } from '../lib/vendors/vendor_target.ts';
 import type { ReconcileLinksInput, ReconcileReport, RescanReport } from '../workflows/contract.ts';
+import { commandOf, descendantsOf, pidsNamed } from './process_stats.ts';
 import type { BitlinkSeed, FakesCalls, FakesKind, FakesReady, FakesReply } from './reconcile_fakes.ts';
+import {
+  eventLoopBusyMs,
+  postgresCounters,
+  type ResourceSampler,
+  startResourceSampler,
+} from './resource_sampler.ts';
 
 const ALL_LEGS = ['bitly', 'serving', 'expiry', 'wordpress', 'rescan'] as const;
 const legsArg = process.argv.find((a) => a.startsWith('--legs='))?.slice('--legs='.length);
@@ -149,6 +162,7 @@ say(`template ${template}, legs ${[...legs].join(',')}, load average ${loadAtSta
 /** The fakes' process (bench/reconcile_fakes.ts): what it said when ready, its requests, its stop. */
 interface Fakes {
   ready: FakesReady;
+  pid: number;
   ask<K extends FakesKind>(kind: K, fields: FakesCalls[K]['ask']): Promise<FakesCalls[K]['reply']>;
   /** Asks it to stop, and kills it when it has not exited within a few seconds. */
   stop(): Promise<void>;
@@ -212,7 +226,7 @@ async function startFakes(): Promise<Fakes> {
     await exited;
     clearTimeout(kill);
   };
-  return { ready, ask, stop };
+  return { ready, pid: child.pid ?? 0, ask, stop };
 }
 
 const fakes = await startFakes();
@@ -237,6 +251,10 @@ const h = await createHarness({
   },
 });
 const sql = h.db.sql;
+// Reading time is only counted with track_io_timing on (ALTER SYSTEM SET track_io_timing = on on the cluster).
+const trackIoTiming = (
+  await sql<{ on: boolean }[]>`SELECT current_setting('track_io_timing') = 'on' AS on`
+)[0]?.on;
 const client = h.temporal.client;
 say(`copied ${template} to ${h.db.name} in ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
 const redis = legs.has('serving') ? createClient({ url: 'redis://127.0.0.1:6379' }) : undefined;
@@ -426,11 +444,69 @@ async function waitForSyncs() {
 }
 
 const explains: string[] = [];
+let sampler: ResourceSampler | null = null;
+/** A leg's (or a setup step's) window, for the table of where its time went. */
+const windows: { leg: string; items: number; first: number; last: number }[] = [];
+
+/**
+ * Each leg's wall time split by where it went (the resource sampler between its first activity's schedule and its
+ * last's completion): CPU seconds of each process, how busy the worker's and the fakes' event loops were,
+ * Postgres's blocks read from outside shared buffers (and the time that took, with track_io_timing on) against
+ * those found there, buffers its backends had to write out themselves, WAL; then microseconds an item, the figure
+ * to compare between sizes.
+ */
+function printWhereTheTimeWent() {
+  const table = [
+    [
+      'leg',
+      'wall s',
+      'CPU s: worker / temporal / postgres / fakes / redis',
+      'busy s: worker / fakes',
+      'blocks read / hit',
+      'read s',
+      'backend writes',
+      'WAL MB',
+      'µs an item: wall / worker / postgres / fakes / temporal',
+    ],
+  ];
+  for (const w of windows) {
+    const d = sampler?.between(w.first, w.last);
+    if (!d) continue;
+    const cpu = (k: string) => d.cpu[k] ?? 0;
+    const c = (k: string) => d.counters[k] ?? 0;
+    const per = (x: number) => ((x * 1e6) / w.items).toFixed(1);
+    table.push([
+      w.leg,
+      ((w.last - w.first) / 1000).toFixed(1),
+      ['worker', 'temporal', 'postgres', 'fakes', 'redis'].map((k) => cpu(k).toFixed(1)).join(' / '),
+      `${(c('workerBusyMs') / 1000).toFixed(1)} / ${(c('fakesBusyMs') / 1000).toFixed(1)}`,
+      `${n(c('blks_read'))} / ${n(c('blks_hit'))}`,
+      (c('blk_read_time') / 1000).toFixed(1),
+      n(c('buffers_backend')),
+      (c('wal_bytes') / 2 ** 20).toFixed(0),
+      [(w.last - w.first) / 1000, cpu('worker'), cpu('postgres'), cpu('fakes'), cpu('temporal')]
+        .map(per)
+        .join(' / '),
+    ]);
+  }
+  if (table.length === 1) return;
+  console.log(
+    `\nWhere each leg's time went (sampled every 0.5 s; track_io_timing ${trackIoTiming ? 'on' : 'off: no read time'}):`,
+  );
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
+  for (const [i, line] of table.entries()) {
+    console.log(
+      line.map((cell, j) => (j === 0 ? cell.padEnd(widths[j]!) : cell.padStart(widths[j]!))).join('  '),
+    );
+    if (i === 0) console.log(widths.map((x) => '-'.repeat(x)).join('  '));
+  }
+}
 
 let cleaning: Promise<void> | null = null;
 /** Deletes the bench's serving-store keys, stops the worker and the fakes' process, drops the copy. Once. */
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
+    await sampler?.stop();
     if (redis?.isOpen) {
       const deleted = await deleteKeysByPrefix(redis, PREFIX);
       say(`deleted ${n(deleted)} serving-store keys`);
@@ -559,6 +635,21 @@ try {
   const afterBitly = await fakesStats();
 
   const worker = await h.startWorker();
+  // Where each leg's time went: every process's CPU by role, Postgres's block and WAL counters, both event loops.
+  sampler = startResourceSampler({
+    groups: () => ({
+      worker: [process.pid],
+      temporal: descendantsOf(process.pid).filter((pid) => commandOf(pid) === 'temporal'),
+      postgres: pidsNamed('postgres'),
+      fakes: [fakes.pid],
+      redis: pidsNamed('redis-server'),
+    }),
+    counters: async () => ({
+      ...(await postgresCounters(sql)),
+      workerBusyMs: eventLoopBusyMs(),
+      fakesBusyMs: await fakes.ask('busy', {}),
+    }),
+  });
 
   // ---- The expiry sweeper, started as the worker's start does; then its syncs. ---------------------------
   {
@@ -656,6 +747,7 @@ try {
     });
     const span = fill.spans.get('reconcileServingStore');
     const serving = fill.report.serving;
+    if (span) windows.push({ leg: '(serving fill)', items: span.read, first: span.first, last: span.last });
     rows.push({
       leg: 'serving fill',
       items: span?.read ?? 0,
@@ -686,6 +778,7 @@ try {
   const legRow = (leg: string, activity: string, items: number, what: string, drift: string) => {
     const span = check.spans.get(activity);
     rows.push({ leg, items, what, seconds: seconds(span), drift });
+    if (span && items > 0) windows.push({ leg, items, first: span.first, last: span.last });
     if (span && span.attempts > span.calls)
       say(`note: ${leg} needed ${span.attempts - span.calls} retried attempts`);
   };
@@ -891,6 +984,8 @@ try {
     say(`the timed re-scan starts (load average ${loadAverage()})`);
     const pass = rescanMinutes === null ? await rescan('bench: re-scan') : await rescanFor(rescanMinutes);
     const span = pass.spans.get('rescanLinks');
+    if (span)
+      windows.push({ leg: 'rescan', items: pass.report.work.scanned, first: span.first, last: span.last });
     rows.push({
       leg: 'rescan',
       items: pass.report.work.scanned,
@@ -903,6 +998,7 @@ try {
     );
   }
   await worker.stop();
+  await sampler?.stop();
 
   // ---- The figures. -------------------------------------------------------------------------------------
   const loadAtEnd = loadAverage();
@@ -931,6 +1027,7 @@ try {
   }
   console.log('(in parentheses: setup, not a leg of the check run)');
   console.log(`load average: ${loadAtStart} at start, ${loadAtEnd} at end; total ${clock().trim()}`);
+  printWhereTheTimeWent();
   console.log(`\nEXPLAIN (ANALYZE, BUFFERS) at the middle of the table (from code ${mid}):`);
   for (const line of explains) console.log(line);
 } finally {

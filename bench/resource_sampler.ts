@@ -1,0 +1,106 @@
+// Where a stretch of a benchmark's wall time went: the CPU each group of processes used, and counters that only
+// grow (Postgres's block reads and hits, WAL, an event loop's busy time), sampled every `intervalMs` and read back
+// as the difference between two moments. bench/reconcile_scale.ts splits each reconciliation leg with it, so a leg
+// that grows faster than its work at ten million links says whether the worker, Postgres, Temporal or a fake
+// took the extra time.
+import { performance } from 'node:perf_hooks';
+import type { Sql } from '../lib/stores/sql.ts';
+import { cpuSecondsOf } from './process_stats.ts';
+
+/** One reading: when, each group's CPU seconds so far, and each counter so far. */
+export interface ResourceSample {
+  at: number;
+  cpu: Record<string, number>;
+  counters: Record<string, number>;
+}
+
+/** What changed between two moments: wall seconds, CPU seconds per group, each counter's growth. */
+export interface ResourceDelta {
+  seconds: number;
+  cpu: Record<string, number>;
+  counters: Record<string, number>;
+}
+
+export interface ResourceSamplerOptions {
+  intervalMs?: number;
+  /** The processes of each group, asked again at every sample (Postgres's backends come and go). */
+  groups: () => Record<string, number[]>;
+  /** Counters that only grow, read at every sample; a failed read keeps the previous values. */
+  counters?: () => Promise<Record<string, number>>;
+}
+
+export interface ResourceSampler {
+  /** The difference between the samples nearest to `from` and `to` (epoch ms); null before two samples. */
+  between(from: number, to: number): ResourceDelta | null;
+  /** Takes a last sample and stops. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Samples until stopped. A process that exits between two samples takes the CPU it used since the earlier one
+ * with it, so groups are best made of long-lived processes (a server, a pool's backends).
+ */
+export function startResourceSampler(options: ResourceSamplerOptions): ResourceSampler {
+  const intervalMs = options.intervalMs ?? 500;
+  const samples: ResourceSample[] = [];
+  let last: Record<string, number> = {};
+  let stopped = false;
+  const take = async () => {
+    const at = Date.now();
+    const cpu: Record<string, number> = {};
+    for (const [group, pids] of Object.entries(options.groups()))
+      cpu[group] = pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+    try {
+      last = (await options.counters?.()) ?? {};
+    } catch {
+      // Keep the previous reading: a counter that did not move is better than a hole in the series.
+    }
+    samples.push({ at, cpu, counters: last });
+  };
+  let running = take();
+  const timer = setInterval(() => {
+    running = running.then(take);
+  }, intervalMs);
+  const nearest = (at: number) =>
+    samples.reduce((best, s) => (Math.abs(s.at - at) < Math.abs(best.at - at) ? s : best));
+  return {
+    between(from, to) {
+      if (samples.length < 2) return null;
+      const a = nearest(from);
+      const b = nearest(to);
+      const diff = (x: Record<string, number>, y: Record<string, number>) =>
+        Object.fromEntries(Object.keys(y).map((k) => [k, (y[k] ?? 0) - (x[k] ?? 0)]));
+      return {
+        seconds: (b.at - a.at) / 1000,
+        cpu: diff(a.cpu, b.cpu),
+        counters: diff(a.counters, b.counters),
+      };
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await take();
+    },
+  };
+}
+
+/**
+ * The cumulative counters of Postgres that say where a statement's time went, for the database `sql` is
+ * connected to: its blocks read into shared buffers and found there, the time reading took (only with
+ * `track_io_timing` on; otherwise 0), rows inserted and updated; and the cluster's WAL bytes and the buffers
+ * backends had to write out themselves to make room (pg_stat_bgwriter). Backends report at the end of a
+ * transaction and at most about once a second, so a difference is good to about a second.
+ */
+export async function postgresCounters(sql: Sql): Promise<Record<string, number>> {
+  const [row] = await sql<Record<string, string | number>[]>`
+    SELECT d.blks_read, d.blks_hit, d.blk_read_time, d.tup_inserted, d.tup_updated,
+           b.buffers_backend, w.wal_bytes
+    FROM pg_stat_database AS d, pg_stat_bgwriter AS b, pg_stat_wal AS w
+    WHERE d.datname = current_database()`;
+  return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, Number(v)]));
+}
+
+/** This process's event loop: milliseconds busy so far. */
+export const eventLoopBusyMs = () => performance.eventLoopUtilization().active;
