@@ -15,12 +15,18 @@ export function rssOf(pid: number | undefined): number {
 
 /** CPU seconds (user + system) a process has used, from /proc; 0 when it is gone. */
 export function cpuSecondsOf(pid: number): number {
+  const { user, system } = cpuSplitOf(pid);
+  return user + system;
+}
+
+/** CPU seconds a process has used in user space and in the kernel on its behalf, from /proc; 0 when it is gone. */
+export function cpuSplitOf(pid: number): { user: number; system: number } {
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   } catch {
-    return 0;
+    return { user: 0, system: 0 };
   }
 }
 export const commandOf = (pid: number) => {

@@ -102,6 +102,7 @@ import { commandOf, descendantsOf, pidsNamed } from './process_stats.ts';
 import type { BitlinkSeed, FakesCalls, FakesKind, FakesReady, FakesReply } from './reconcile_fakes.ts';
 import {
   eventLoopBusyMs,
+  machineCounters,
   postgresCounters,
   type ResourceSampler,
   startResourceSampler,
@@ -460,12 +461,15 @@ function printWhereTheTimeWent() {
     [
       'leg',
       'wall s',
-      'CPU s: worker / temporal / postgres / fakes / redis',
+      'CPU s: worker / temporal / postgres (kernel) / fakes / redis',
+      'machine s: user / kernel / idle / iowait',
       'busy s: worker / fakes',
       'blocks read / hit',
       'read s',
       'backend writes',
       'WAL MB',
+      'disk MB read',
+      'reclaim scans',
       'µs an item: wall / worker / postgres / fakes / temporal',
     ],
   ];
@@ -478,12 +482,25 @@ function printWhereTheTimeWent() {
     table.push([
       w.leg,
       ((w.last - w.first) / 1000).toFixed(1),
-      ['worker', 'temporal', 'postgres', 'fakes', 'redis'].map((k) => cpu(k).toFixed(1)).join(' / '),
+      [
+        cpu('worker'),
+        cpu('temporal'),
+        `${cpu('postgres').toFixed(1)} (${(d.system.postgres ?? 0).toFixed(1)})`,
+        cpu('fakes'),
+        cpu('redis'),
+      ]
+        .map((x) => (typeof x === 'number' ? x.toFixed(1) : x))
+        .join(' / '),
+      ['machineUser', 'machineSystem', 'machineIdle', 'machineIowait']
+        .map((k) => c(k).toFixed(0))
+        .join(' / '),
       `${(c('workerBusyMs') / 1000).toFixed(1)} / ${(c('fakesBusyMs') / 1000).toFixed(1)}`,
       `${n(c('blks_read'))} / ${n(c('blks_hit'))}`,
       (c('blk_read_time') / 1000).toFixed(1),
       n(c('buffers_backend')),
       (c('wal_bytes') / 2 ** 20).toFixed(0),
+      (c('diskReadKib') / 1024).toFixed(0),
+      n(c('reclaimScanDirect') + c('reclaimScanKswapd')),
       [(w.last - w.first) / 1000, cpu('worker'), cpu('postgres'), cpu('fakes'), cpu('temporal')]
         .map(per)
         .join(' / '),
@@ -646,6 +663,7 @@ try {
     }),
     counters: async () => ({
       ...(await postgresCounters(sql)),
+      ...machineCounters(),
       workerBusyMs: eventLoopBusyMs(),
       fakesBusyMs: await fakes.ask('busy', {}),
     }),

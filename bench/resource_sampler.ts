@@ -3,21 +3,25 @@
 // as the difference between two moments. bench/reconcile_scale.ts splits each reconciliation leg with it, so a leg
 // that grows faster than its work at ten million links says whether the worker, Postgres, Temporal or a fake
 // took the extra time.
+
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Sql } from '../lib/stores/sql.ts';
-import { cpuSecondsOf } from './process_stats.ts';
+import { cpuSplitOf } from './process_stats.ts';
 
-/** One reading: when, each group's CPU seconds so far, and each counter so far. */
+/** One reading: when, each group's CPU seconds so far (and of them in the kernel), and each counter so far. */
 export interface ResourceSample {
   at: number;
   cpu: Record<string, number>;
+  system: Record<string, number>;
   counters: Record<string, number>;
 }
 
-/** What changed between two moments: wall seconds, CPU seconds per group, each counter's growth. */
+/** What changed between two moments: wall seconds, CPU seconds per group (in the kernel), each counter's growth. */
 export interface ResourceDelta {
   seconds: number;
   cpu: Record<string, number>;
+  system: Record<string, number>;
   counters: Record<string, number>;
 }
 
@@ -48,14 +52,22 @@ export function startResourceSampler(options: ResourceSamplerOptions): ResourceS
   const take = async () => {
     const at = Date.now();
     const cpu: Record<string, number> = {};
-    for (const [group, pids] of Object.entries(options.groups()))
-      cpu[group] = pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+    const system: Record<string, number> = {};
+    for (const [group, pids] of Object.entries(options.groups())) {
+      cpu[group] = 0;
+      system[group] = 0;
+      for (const pid of pids) {
+        const used = cpuSplitOf(pid);
+        cpu[group] += used.user + used.system;
+        system[group] += used.system;
+      }
+    }
     try {
       last = (await options.counters?.()) ?? {};
     } catch {
       // Keep the previous reading: a counter that did not move is better than a hole in the series.
     }
-    samples.push({ at, cpu, counters: last });
+    samples.push({ at, cpu, system, counters: last });
   };
   let running = take();
   const timer = setInterval(() => {
@@ -73,6 +85,7 @@ export function startResourceSampler(options: ResourceSamplerOptions): ResourceS
       return {
         seconds: (b.at - a.at) / 1000,
         cpu: diff(a.cpu, b.cpu),
+        system: diff(a.system, b.system),
         counters: diff(a.counters, b.counters),
       };
     },
@@ -100,6 +113,33 @@ export async function postgresCounters(sql: Sql): Promise<Record<string, number>
     FROM pg_stat_database AS d, pg_stat_bgwriter AS b, pg_stat_wal AS w
     WHERE d.datname = current_database()`;
   return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, Number(v)]));
+}
+
+/**
+ * The machine as a whole (Linux): seconds of all its cores spent in user space, in the kernel, idle, and idle
+ * waiting for the disk (/proc/stat); KiB read from block devices, major page faults, and pages the kernel scanned
+ * to reclaim memory, by allocating processes themselves (direct) and by kswapd (/proc/vmstat).
+ */
+export function machineCounters(): Record<string, number> {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = cpu;
+  const vm = new Map(
+    readFileSync('/proc/vmstat', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string]),
+  );
+  const v = (k: string) => Number(vm.get(k) ?? 0);
+  return {
+    machineUser: (user + nice) / 100,
+    machineSystem: (system + irq + softirq) / 100,
+    machineIdle: idle / 100,
+    machineIowait: iowait / 100,
+    machineSteal: steal / 100,
+    diskReadKib: v('pgpgin'),
+    majorFaults: v('pgmajfault'),
+    reclaimScanDirect: v('pgscan_direct'),
+    reclaimScanKswapd: v('pgscan_kswapd'),
+  };
 }
 
 /** This process's event loop: milliseconds busy so far. */

@@ -3,7 +3,7 @@
 // Postgres's counters are read from a real server.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { postgresCounters, startResourceSampler } from '../../bench/resource_sampler.ts';
+import { machineCounters, postgresCounters, startResourceSampler } from '../../bench/resource_sampler.ts';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
 
 let h: Harness;
@@ -21,9 +21,9 @@ test('a busy stretch is this process’s CPU, and a counter grows by what it gre
   const sampler = startResourceSampler({
     intervalMs: 50,
     groups: () => ({ self: [process.pid], none: [] }),
-    counters: async () => ({ ticks }),
+    counters: async () => ({ ticks, ...machineCounters() }),
   });
-  await sleep(200);
+  await sleep(400);
   const from = Date.now();
   const cpuFrom = process.cpuUsage();
   const until = from + 600;
@@ -56,8 +56,13 @@ test('a busy stretch is this process’s CPU, and a counter grows by what it gre
     (d.counters.ticks ?? 0) >= grownBy - 6 && (d.counters.ticks ?? 0) <= grownBy,
     `${d.counters.ticks} of ${grownBy}`,
   );
+  // The machine's cores spent at least this process's CPU outside idle, and the whole stretch in some state.
+  const c = (k: string) => d.counters[k] ?? 0;
+  assert.ok(c('machineUser') + c('machineSystem') >= cpuSeconds - 0.12, JSON.stringify(d.counters));
+  const accounted = c('machineUser') + c('machineSystem') + c('machineIdle') + c('machineIowait');
+  assert.ok(accounted > d.seconds * 0.8, `every core's time accounted for: ${accounted} s of ${d.seconds} s`);
   // Before the stretch: no ticks yet, and nearly idle.
-  const idle = sampler.between(from - 150, from - 10);
+  const idle = sampler.between(from - 300, from - 100);
   assert.equal(idle?.counters.ticks, 0);
 });
 
