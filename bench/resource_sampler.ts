@@ -9,11 +9,16 @@ import { performance } from 'node:perf_hooks';
 import type { Sql } from '../lib/stores/sql.ts';
 import { cpuSplitOf } from './process_stats.ts';
 
-/** One reading: when, each group's CPU seconds so far (and of them in the kernel), and each counter so far. */
+/** CPU seconds a process has used so far: all of it, and of it in the kernel. */
+interface ProcessCpu {
+  cpu: number;
+  system: number;
+}
+
+/** One reading: when, each group's processes with the CPU each has used so far, and each counter so far. */
 export interface ResourceSample {
   at: number;
-  cpu: Record<string, number>;
-  system: Record<string, number>;
+  processes: Record<string, Map<number, ProcessCpu>>;
   counters: Record<string, number>;
 }
 
@@ -41,8 +46,10 @@ export interface ResourceSampler {
 }
 
 /**
- * Samples until stopped. A process that exits between two samples takes the CPU it used since the earlier one
- * with it, so groups are best made of long-lived processes (a server, a pool's backends).
+ * Samples until stopped. A group's CPU between two samples is, for each of its processes at the later one, what
+ * it used since the earlier one (all of it when it was not there yet). A process that exits between them takes
+ * what it used since the earlier one with it (it is left out, never subtracted), so Postgres's short-lived
+ * processes (an autovacuum worker, a parallel worker) may be missing: the machine's own counters show how much.
  */
 export function startResourceSampler(options: ResourceSamplerOptions): ResourceSampler {
   const intervalMs = options.intervalMs ?? 500;
@@ -51,23 +58,21 @@ export function startResourceSampler(options: ResourceSamplerOptions): ResourceS
   let stopped = false;
   const take = async () => {
     const at = Date.now();
-    const cpu: Record<string, number> = {};
-    const system: Record<string, number> = {};
+    const processes: Record<string, Map<number, ProcessCpu>> = {};
     for (const [group, pids] of Object.entries(options.groups())) {
-      cpu[group] = 0;
-      system[group] = 0;
+      const byPid = new Map<number, ProcessCpu>();
       for (const pid of pids) {
         const used = cpuSplitOf(pid);
-        cpu[group] += used.user + used.system;
-        system[group] += used.system;
+        byPid.set(pid, { cpu: used.user + used.system, system: used.system });
       }
+      processes[group] = byPid;
     }
     try {
       last = (await options.counters?.()) ?? {};
     } catch {
       // Keep the previous reading: a counter that did not move is better than a hole in the series.
     }
-    samples.push({ at, cpu, system, counters: last });
+    samples.push({ at, processes, counters: last });
   };
   let running = take();
   const timer = setInterval(() => {
@@ -82,12 +87,19 @@ export function startResourceSampler(options: ResourceSamplerOptions): ResourceS
       const b = nearest(to);
       const diff = (x: Record<string, number>, y: Record<string, number>) =>
         Object.fromEntries(Object.keys(y).map((k) => [k, (y[k] ?? 0) - (x[k] ?? 0)]));
-      return {
-        seconds: (b.at - a.at) / 1000,
-        cpu: diff(a.cpu, b.cpu),
-        system: diff(a.system, b.system),
-        counters: diff(a.counters, b.counters),
-      };
+      const cpu: Record<string, number> = {};
+      const system: Record<string, number> = {};
+      for (const [group, later] of Object.entries(b.processes)) {
+        const earlier = a.processes[group];
+        cpu[group] = 0;
+        system[group] = 0;
+        for (const [pid, used] of later) {
+          const before = earlier?.get(pid);
+          cpu[group] += used.cpu - (before?.cpu ?? 0);
+          system[group] += used.system - (before?.system ?? 0);
+        }
+      }
+      return { seconds: (b.at - a.at) / 1000, cpu, system, counters: diff(a.counters, b.counters) };
     },
     async stop() {
       if (stopped) return;

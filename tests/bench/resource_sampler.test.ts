@@ -2,6 +2,7 @@
 // process that did it and nowhere else, a counter's growth between two moments is what it grew by then, and
 // Postgres's counters are read from a real server.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { machineCounters, postgresCounters, startResourceSampler } from '../../bench/resource_sampler.ts';
 import { createHarness, type Harness } from '../../devkit/harness/harness.ts';
@@ -64,6 +65,30 @@ test('a busy stretch is this process’s CPU, and a counter grows by what it gre
   // Before the stretch: no ticks yet, and nearly idle.
   const idle = sampler.between(from - 300, from - 100);
   assert.equal(idle?.counters.ticks, 0);
+});
+
+test('a process that exits between two samples is left out of its group, never subtracted from it', async () => {
+  const child = spawn(process.execPath, [
+    '-e',
+    'const t = Date.now() + 300; while (Date.now() < t); setTimeout(() => {}, 400);',
+  ]);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const sampler = startResourceSampler({
+    intervalMs: 50,
+    groups: () => ({ kids: child.exitCode === null && child.pid ? [child.pid] : [] }),
+  });
+  // While it waits, after its busy start: it has used CPU, and is in the group.
+  await sleep(500);
+  const during = Date.now();
+  await exited;
+  await sleep(200);
+  const after = Date.now();
+  await sampler.stop();
+  const d = sampler.between(during, after);
+  assert.ok(d);
+  assert.ok((d.cpu.kids ?? 0) >= 0 && (d.cpu.kids ?? 0) < 0.05, `the exited process: ${d.cpu.kids} s`);
+  const whole = sampler.between(during - 450, during);
+  assert.ok((whole?.cpu.kids ?? 0) >= 0, `its busy start: ${whole?.cpu.kids} s`);
 });
 
 test('Postgres’s counters come from the database connected to, and reads and rows show up in them', async () => {
