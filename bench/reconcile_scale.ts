@@ -41,10 +41,12 @@
 // inserted for a run of its own and analyzed first, then deleted).
 // Before those, a table of where each leg's time went (bench/resource_sampler.ts, every 0.5 s from the worker's
 // start): the CPU seconds of this process (the worker), the Temporal dev server, Postgres (every `postgres`
-// process of the machine), the fakes' process and Redis; how busy the worker's and the fakes' event loops were;
-// Postgres's blocks read into shared buffers against those found there, the time the reads took (with
-// `track_io_timing` on, which the bench does not set: `ALTER SYSTEM SET track_io_timing = on` on the cluster),
-// buffers its backends wrote out themselves, WAL; and each of those in microseconds an item, to compare sizes.
+// process of the machine; in parentheses, of it in the kernel), the fakes' process and Redis; the machine's cores
+// (user, kernel, idle, iowait: what no group accounts for ran elsewhere, such as kernel threads or a short-lived
+// autovacuum worker); how busy the worker's and the fakes' event loops were; Postgres's blocks read into shared
+// buffers against those found there, the time the reads took (with `track_io_timing` on, which the bench does not
+// set: `ALTER SYSTEM SET track_io_timing = on` on the cluster), buffers its backends wrote out themselves, WAL; the
+// disk's reads and the kernel's memory-reclaim scans; and the main ones in microseconds an item, to compare sizes.
 //
 // --legs: `bitly` (its group listing, then the pass over the active links Bitly lacks, `missing`), `serving`,
 // `wordpress`, `rescan`. Left out: Bitly or the serving store is not configured (the workflow skips the leg), the
