@@ -74,10 +74,18 @@ export function startResourceSampler(options: ResourceSamplerOptions): ResourceS
     }
     samples.push({ at, processes, counters: last });
   };
-  let running = take();
-  const timer = setInterval(() => {
-    running = running.then(take);
-  }, intervalMs);
+  let running: Promise<void> = Promise.resolve();
+  let inFlight = false;
+  // A tick while a sample is still being taken (a slow query on a loaded machine) is skipped, not queued.
+  const tick = () => {
+    if (inFlight) return;
+    inFlight = true;
+    running = take().finally(() => {
+      inFlight = false;
+    });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
   const nearest = (at: number) =>
     samples.reduce((best, s) => (Math.abs(s.at - at) < Math.abs(best.at - at) ? s : best));
   return {
@@ -129,12 +137,12 @@ export async function postgresCounters(sql: Sql): Promise<Record<string, number>
 
 /**
  * The machine as a whole (Linux): seconds of all its cores spent in user space, in the kernel, idle, and idle
- * waiting for the disk (/proc/stat); KiB read from block devices, major page faults, and pages the kernel scanned
- * to reclaim memory, by allocating processes themselves (direct) and by kswapd (/proc/vmstat).
+ * waiting for the disk (/proc/stat); KiB read from block devices and pages the kernel scanned to reclaim memory,
+ * by allocating processes themselves (direct) and by kswapd (/proc/vmstat).
  */
 export function machineCounters(): Record<string, number> {
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = cpu;
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0] = cpu;
   const vm = new Map(
     readFileSync('/proc/vmstat', 'utf8')
       .split('\n')
@@ -146,9 +154,7 @@ export function machineCounters(): Record<string, number> {
     machineSystem: (system + irq + softirq) / 100,
     machineIdle: idle / 100,
     machineIowait: iowait / 100,
-    machineSteal: steal / 100,
     diskReadKib: v('pgpgin'),
-    majorFaults: v('pgmajfault'),
     reclaimScanDirect: v('pgscan_direct'),
     reclaimScanKswapd: v('pgscan_kswapd'),
   };
