@@ -84,7 +84,7 @@ import { getExpiryBacklog, listLinksToRescan } from '../lib/stores/link_lifecycl
 import type { LinkRow } from '../lib/stores/link_rows.ts';
 import {
   findCodeWindowEnd,
-  getLinksByCodes,
+  getVendorTargetRowsByCodes,
   listVendorLinks,
   QUALIFIED_LINK_COLUMNS,
 } from '../lib/stores/link_store.ts';
@@ -855,8 +855,8 @@ try {
       WHERE v.vendor = 'bitly' AND v.state = 'synced'
       ORDER BY l.created_at, l.code OFFSET (SELECT count(*) / 2 FROM vendor_links) LIMIT 100`;
     const codes = page.map((p) => p.code);
-    await explain('bitly: one page of 100 bitlinks, their links (getLinksByCodes)', (db) =>
-      getLinksByCodes(db, codes),
+    await explain('bitly: one page of 100 bitlinks, their links (getVendorTargetRowsByCodes)', (db) =>
+      getVendorTargetRowsByCodes(db, codes),
     );
     await explain('bitly: one page of 100 bitlinks, their vendor rows (listVendorLinks)', (db) =>
       listVendorLinks(db, codes),
@@ -868,15 +868,16 @@ try {
       SELECT ${runId}, 'bitly', code, NULL FROM vendor_links WHERE vendor = 'bitly' AND state = 'synced'`;
     await sql`ANALYZE reconcile_marks`;
     const through = await findCodeWindowEnd(sql, mid, UNSEEN_WINDOW);
-    await explain('missing: 500 active links Bitly was not seen holding (listUnseenActiveCodes)', (db) =>
-      listUnseenActiveCodes(db, {
-        runId,
-        startedAt: new Date(),
-        cursor: mid,
-        through,
-        limit: 500,
-        domains: [''],
-      }),
+    await explain(
+      `missing: a window's ${UNSEEN_WINDOW} links, those Bitly was not seen holding (listUnseenActiveCodes)`,
+      (db) =>
+        listUnseenActiveCodes(db, {
+          runId,
+          startedAt: new Date(),
+          cursor: mid,
+          through,
+          domains: [''],
+        }),
     );
     await sql`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
   }

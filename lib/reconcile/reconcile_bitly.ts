@@ -9,7 +9,7 @@ import { TransientFailure } from '../shared/errors.ts';
 import { DEFAULT_DOMAIN, linkKey } from '../shared/link_key.ts';
 import type { TaskContext } from '../shared/task_context.ts';
 import { throwIfCancelled } from '../shared/task_context.ts';
-import { findCodeWindowEnd, getLinksByCodes, listVendorLinks } from '../stores/link_store.ts';
+import { findCodeWindowEnd, getVendorTargetRowsByCodes, listVendorLinks } from '../stores/link_store.ts';
 import {
   analyzeMarks,
   type Drift,
@@ -223,7 +223,7 @@ async function reconcileBitlyLinks(
     for (const code of codes) entries.push({ code: linkKey(leg.domain, code), backHalf: code, link });
   }
   const codes = entries.map((e) => e.code);
-  const rows = await getLinksByCodes(deps.sql, codes);
+  const rows = await getVendorTargetRowsByCodes(deps.sql, codes);
   const mappings = new Map(
     (await listVendorLinks(deps.sql, codes)).filter((v) => v.vendor === 'bitly').map((v) => [v.code, v]),
   );
@@ -294,9 +294,15 @@ async function reconcileBitlyLinks(
     if (stale) toRepair.push(code);
     else inSync.push(code);
   }
-  await insertMarks(deps.sql, input.runId, 'bitly', marks);
-  // A page processed again after a crash finds what the first attempt repaired in sync.
-  await updateMarksRepaired(deps.sql, input.runId, 'bitly', inSync);
+  const marked = new Set(await insertMarks(deps.sql, input.runId, 'bitly', marks));
+  // A page processed again after a crash finds what the first attempt repaired in sync. Only codes marked before
+  // can be such: on a first pass this is no statement (it was a probe of the marks' index per bitlink).
+  await updateMarksRepaired(
+    deps.sql,
+    input.runId,
+    'bitly',
+    inSync.filter((code) => marked.has(code)),
+  );
   if (input.repair && strays.size > 0)
     await archiveStrays(deps, input, [...strays.values()], heartbeat, bitly);
   if (input.repair) await repairAll(deps, input.runId, toRepair, context, heartbeat);
@@ -362,47 +368,44 @@ export async function reconcileMissingOnBitly(
   let cursor = resumed?.cursor ?? input.position.cursor ?? '';
   let read = resumed?.read ?? 0;
   const beat = () => context.heartbeat({ cursor, read });
-  // The marks table was just filled: without fresh statistics the planner takes it for empty and joins it by
-  // scanning (seconds per chunk at 10,000 links, against milliseconds).
+  // The marks table was just filled: the planner's estimate of a window's marks is what lets it hash them (a
+  // window's worth fits work_mem many times over), so it gets fresh statistics first.
   await analyzeMarks(deps.sql);
-  // The window's last code (null: the window reaches the last link), found when a window starts.
-  let through: string | null | undefined;
   let emptyWindows = 0;
   while (read < input.budget && emptyWindows < EMPTY_WINDOWS_PER_CALL) {
-    if (through === undefined) through = await findCodeWindowEnd(deps.sql, cursor, UNSEEN_WINDOW);
-    const limit = Math.min(POSTGRES_CHUNK, input.budget - read);
-    const codes = await listUnseenActiveCodes(deps.sql, {
+    // One statement per window (null: the window reaches the last link); its links are then taken in chunks.
+    const through = await findCodeWindowEnd(deps.sql, cursor, UNSEEN_WINDOW);
+    const unseen = await listUnseenActiveCodes(deps.sql, {
       runId: input.runId,
       startedAt: new Date(input.startedAtMs),
       cursor,
       through,
-      limit,
       skipInhouseOnly: deps.vendors.archiveLinksInHouse === true,
       // Every short domain with a Bitly domain of its own (their Bitly pages were read above).
       domains: listBitlyLegs(deps.vendors).map((l) => l.domain),
     });
-    // Fewer than asked: the window has nothing more, and the next one starts past it.
-    const next = codes.length === limit || through === null ? codes.at(-1) : through;
-    if (codes.length === 0) {
-      if (through === null) return { position: { phase: 'serving', cursor: '' }, read };
-      // A window of links Bitly holds every one of: on past it.
-      cursor = through;
-      through = undefined;
-      emptyWindows++;
+    if (unseen.length === 0) emptyWindows++;
+    for (let i = 0; i < unseen.length && read < input.budget; ) {
+      const codes = unseen.slice(i, i + Math.min(POSTGRES_CHUNK, input.budget - read));
+      i += codes.length;
+      await insertMarks(
+        deps.sql,
+        input.runId,
+        'bitly',
+        codes.map((code) => ({ code, drift: 'missing' as const })),
+      );
+      if (input.repair) await repairAll(deps, input.runId, codes, context, beat);
+      read += codes.length;
+      // Only now past the chunk: repairAll heartbeats the cursor, and a retry must redo the chunk's repairs
+      // (the window is read again from here; a link marked missing is still unseen).
+      cursor = codes.at(-1)!;
       beat();
-      continue;
     }
-    await insertMarks(
-      deps.sql,
-      input.runId,
-      'bitly',
-      codes.map((code) => ({ code, drift: 'missing' as const })),
-    );
-    if (input.repair) await repairAll(deps, input.runId, codes, context, beat);
-    read += codes.length;
-    // Only now past the chunk: repairAll heartbeats the cursor, and a retry must redo the chunk's repairs.
-    cursor = next!;
-    if (codes.length < limit && through !== null) through = undefined;
+    // The budget ran out inside the window: the next call reads it again from the last chunk done.
+    if (cursor !== (unseen.at(-1) ?? cursor)) break;
+    if (through === null) return { position: { phase: 'serving', cursor: '' }, read };
+    // On past the window, whose every link Bitly was lacking is marked.
+    cursor = through;
     beat();
   }
   return { position: { phase: 'missing', cursor }, read };

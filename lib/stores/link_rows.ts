@@ -98,6 +98,9 @@ export type ServingRow = Pick<
   | 'routingRules'
 >;
 
+/** What a vendor's copy of a link is derived from (toVendorTarget): its serving columns and whether it is deleted. */
+export type VendorTargetRow = ServingRow & Pick<LinkRow, 'deletedAt'>;
+
 /**
  * A link's serving columns as the resolver's hot-path lookup reads them: positional (postgres.js `.values()`, so
  * the driver fills an array by index instead of storing each value under its column's name), without the code

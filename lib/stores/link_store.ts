@@ -9,6 +9,7 @@ import type {
   ServingValues,
   ServingValuesWithCode,
   VendorLinkRow,
+  VendorTargetRow,
 } from './link_rows.ts';
 import type { Db } from './sql.ts';
 
@@ -59,6 +60,25 @@ export async function getLinksByCodes(db: Db, codes: string[]): Promise<Map<stri
   // A join on unnest: for `code = ANY($1)` the planner picks the trigram index (see link_lifecycle_store).
   const rows = await db<LinkRow[]>`
     SELECT ${db.unsafe(QUALIFIED_LINK_COLUMNS)}
+    FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN links AS l ON l.code = t.code COLLATE "C"`;
+  return new Map(rows.map((r) => [r.code, r]));
+}
+
+/**
+ * getLinksByCodes with only the columns toVendorTarget reads: reconciliation compares every bitlink against its
+ * link, and decoding the other columns (titles, tags, six timestamps) was most of postgres.js's share of the
+ * worker's time there (docs/BENCHMARKS.md, "The Bitly leg reads what it compares").
+ */
+export async function getVendorTargetRowsByCodes(
+  db: Db,
+  codes: string[],
+): Promise<Map<string, VendorTargetRow>> {
+  if (codes.length === 0) return new Map();
+  const rows = await db<VendorTargetRow[]>`
+    SELECT l.code, l.target_url AS "targetUrl", l.status, l.safety, l.expires_at AS "expiresAt",
+      l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.utm_campaign AS "utmCampaign",
+      l.utm_source AS "utmSource", l.utm_medium AS "utmMedium", l.version, l.fallback_url AS "fallbackUrl",
+      l.routing_rules AS "routingRules", l.deleted_at AS "deletedAt"
     FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN links AS l ON l.code = t.code COLLATE "C"`;
   return new Map(rows.map((r) => [r.code, r]));
 }

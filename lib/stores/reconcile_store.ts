@@ -11,20 +11,25 @@ export type Drift = (typeof DRIFTS)[number];
 /**
  * Records what a run found for some codes. The first finding for a (run, side, code) is kept: a page
  * processed again after a crash finds its earlier repairs in sync and must not erase the drift it repaired.
+ * Returns the codes that already had a mark (none, unless the page is being processed again).
  */
 export async function insertMarks(
   db: Db,
   runId: string,
   side: ReconcileSide,
   marks: { code: string; drift: Drift | null }[],
-): Promise<void> {
-  if (marks.length === 0) return;
-  await db`
+): Promise<string[]> {
+  if (marks.length === 0) return [];
+  const inserted = await db<{ code: string }[]>`
     INSERT INTO reconcile_marks (run_id, side, code, drift)
     SELECT ${runId}, ${side}, t.code, NULLIF(t.drift, '')
     FROM unnest(${db.array(marks.map((m) => m.code))}::text[], ${db.array(marks.map((m) => m.drift ?? ''))}::text[])
       AS t(code, drift)
-    ON CONFLICT DO NOTHING`;
+    ON CONFLICT DO NOTHING
+    RETURNING code`;
+  if (inserted.length === marks.length) return [];
+  const fresh = new Set(inserted.map((r) => r.code));
+  return marks.filter((m) => !fresh.has(m.code)).map((m) => m.code);
 }
 
 /** Marks drifts of a run as repaired (or found back in sync on a later look). */
@@ -122,18 +127,21 @@ export async function deleteMarks(db: Db, runId: string): Promise<void> {
   await db`DELETE FROM reconcile_marks WHERE run_id = ${runId}`;
 }
 
-/** Links (by code) the missing pass bounds its statements by, however few Bitly lacks among them. */
+/** Links (by code) one statement of the missing pass covers: its window. */
 export const UNSEEN_WINDOW = 20_000;
 
 /**
- * Active links after `cursor` (by code), up to `through` when given, the vendor was not seen holding in this
- * run: what it lacks. Links created after the run started are left to their own sync; with `skipInhouseOnly`,
- * so are archive links kept off Bitly (vendor state `inhouse`).
+ * Active links in the window (`cursor`, `through`] (by code; `through` null: to the last link) the vendor was not
+ * seen holding in this run: what it lacks, all of them, in code order. Links created after the run started are
+ * left to their own sync; with `skipInhouseOnly`, so are archive links kept off Bitly (vendor state `inhouse`).
  *
- * The caller bounds the walk by `through` (findCodeWindowEnd): where Bitly holds nearly every link, the next
- * `limit` it lacks could be millions of links away, and one statement walking them all (about 6 µs a link)
- * would outlast the activity's heartbeat timeout at 10,000,000 links. The bound is a plain range on the
- * primary key, so the plan is the one without it (ADR 0100).
+ * The caller bounds the window (findCodeWindowEnd, UNSEEN_WINDOW links): where Bitly holds nearly every link, the
+ * next link it lacks could be millions of links away, and one statement walking them all would outlast the
+ * activity's heartbeat timeout at 10,000,000 links (ADR 0100). Within the window, the run's marks are read once,
+ * as a range of their primary key, and hashed (a hashed SubPlan), rather than probed once per link: at 10,000,000
+ * links the marks' index holds 4.6-8.8 million entries, and a probe per link cost 4.5 buffers and, with the link's
+ * own, most of the pass's time (docs/BENCHMARKS.md, "The missing pass reads a window's marks once"). The same goes
+ * for the archive links kept off Bitly.
  */
 export async function listUnseenActiveCodes(
   db: Db,
@@ -141,26 +149,30 @@ export async function listUnseenActiveCodes(
     runId: string;
     startedAt: Date;
     cursor: string;
-    /** The last code to look at (a window's end); null or absent: to the end. */
-    through?: string | null;
-    limit: number;
+    /** The last code to look at (a window's end); null: to the end. */
+    through: string | null;
     skipInhouseOnly?: boolean;
     /** The short domains whose Bitly pages were read (stored names); default: the default's only. */
     domains?: readonly string[];
   },
 ): Promise<string[]> {
+  const upTo = (column: string) =>
+    options.through === null ? db`` : db`AND ${db(column)} <= ${options.through}`;
   const rows = await db<{ code: string }[]>`
     SELECT l.code FROM links AS l
     WHERE l.status = 'active' AND l.deleted_at IS NULL AND l.created_at < ${options.startedAt}
-      AND l.code > ${options.cursor} ${options.through == null ? db`` : db`AND l.code <= ${options.through}`}
+      AND l.code > ${options.cursor} ${upTo('l.code')}
       -- The short domains whose Bitly domains were read (ADR 0073); one without any keeps its links off Bitly.
       AND l.domain = ANY(${db.array([...(options.domains ?? [''])])}::text[])
-      AND NOT EXISTS (SELECT 1 FROM reconcile_marks AS m
-                      WHERE m.run_id = ${options.runId} AND m.side = 'bitly' AND m.code = l.code
-                        AND m.drift IS DISTINCT FROM 'missing')
-      AND NOT (${options.skipInhouseOnly === true} AND EXISTS (
-        SELECT 1 FROM vendor_links AS v WHERE v.code = l.code AND v.vendor = 'bitly' AND v.state = 'inhouse'))
-    ORDER BY l.code LIMIT ${options.limit}`;
+      -- NOT IN over a subquery (no NULL codes) is a hashed SubPlan: the window's marks, read once.
+      AND l.code NOT IN (SELECT m.code FROM reconcile_marks AS m
+                         WHERE m.run_id = ${options.runId} AND m.side = 'bitly'
+                           AND m.code > ${options.cursor} ${upTo('m.code')}
+                           AND m.drift IS DISTINCT FROM 'missing')
+      AND NOT (${options.skipInhouseOnly === true} AND l.code IN (
+        SELECT v.code FROM vendor_links AS v
+        WHERE v.vendor = 'bitly' AND v.state = 'inhouse' AND v.code > ${options.cursor} ${upTo('v.code')}))
+    ORDER BY l.code`;
   return rows.map((r) => r.code);
 }
 

@@ -1,7 +1,7 @@
 import { decideRedirect, type RedirectSettings } from '../redirect/redirect_policy.ts';
 import { toServingRecord } from '../redirect/serving_record.ts';
 import { shortUrlOfKey } from '../shared/link_key.ts';
-import type { LinkRow } from '../stores/link_rows.ts';
+import type { VendorTargetRow } from '../stores/link_rows.ts';
 
 /** What a vendor's copy of a link must be so readers who reach the vendor get what our resolver answers. */
 export interface VendorTarget {
@@ -22,7 +22,7 @@ export interface VendorTarget {
  * short domain. A pending link (being published) is synced as the active link it is about to become.
  */
 export function toVendorTarget(
-  link: LinkRow,
+  link: VendorTargetRow,
   settings: RedirectSettings & { shortBaseUrl: string },
   nowMs: number,
 ): VendorTarget {

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
 import { type BitlyFake, startBitlyFake } from '../../devkit/fakes/bitly_fake.ts';
 import { createHarness, eventually, type Harness } from '../../devkit/harness/harness.ts';
 import { recordHistory } from '../../devkit/harness/histories.ts';
 import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { startWorkerProcess } from '../../devkit/harness/worker_process.ts';
+import { reconcileBitlyPages } from '../../lib/reconcile/reconcile_bitly.ts';
+import { runOnce } from '../../lib/shared/task_context.ts';
 import { findCodeWindowEnd } from '../../lib/stores/link_store.ts';
-import { listUnseenActiveCodes, UNSEEN_WINDOW } from '../../lib/stores/reconcile_store.ts';
+import { listUnseenActiveCodes, summarizeMarks, UNSEEN_WINDOW } from '../../lib/stores/reconcile_store.ts';
+import { createWorkerDeps } from '../../workers/worker_deps.ts';
 import {
   expirySweepQuery,
   getExpirySweepWorkflowId,
@@ -33,6 +37,17 @@ after(async () => {
   await h.close();
   await fake.stop();
 });
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Loops'?: number;
+  'Actual Rows'?: number;
+  Plans?: PlanNode[];
+}
+
+function findNodes(node: PlanNode, match: (n: PlanNode) => boolean): PlanNode[] {
+  return [...(match(node) ? [node] : []), ...(node.Plans ?? []).flatMap((p) => findNodes(p, match))];
+}
 
 /** A link as Postgres holds it, never synced anywhere (the API would sync it at once). */
 async function insertLink(code: string, url: string): Promise<string> {
@@ -243,6 +258,49 @@ describe('reconcileLinksWorkflow (Postgres ↔ Bitly, import)', () => {
   });
 });
 
+describe('a page of bitlinks processed again (the step retried after a crash)', () => {
+  test('a drift repaired before the crash, found in sync on the retry, is counted repaired', async () => {
+    const code = await insertLink('Retry-Page', 'https://news.example/retry-page');
+    await synced(code);
+    await editOnBitly(code, 'https://elsewhere.example/retry-edited');
+    const deps = {
+      ...createWorkerDeps(h.config, {
+        sql: h.db.sql,
+        logger: h.logger,
+        resolver: h.deps.resolver,
+        vendors: FAST,
+      }),
+      // The expiry sweeper is a workflow's signal; the Bitly leg never uses it.
+      sweeper: undefined as never,
+    };
+    const input = {
+      runId: uniqueId('retry-page'),
+      startedAtMs: Date.now(),
+      position: { phase: 'bitly' as const, cursor: null },
+      repair: true,
+      importExtra: false,
+      budget: 1_000,
+    };
+    const mark = async () =>
+      (
+        await h.db.sql<{ drift: string | null; repaired: boolean }[]>`
+          SELECT drift, repaired FROM reconcile_marks
+          WHERE run_id = ${input.runId} AND side = 'bitly' AND code = ${code}`
+      )[0];
+    await reconcileBitlyPages(deps, input, runOnce());
+    assert.equal(fake.linkByKeyword(code)?.longUrl, 'https://news.example/retry-page');
+    assert.deepEqual(await mark(), { drift: 'stale', repaired: true });
+    // The crash came after the repair and before it was recorded.
+    await h.db
+      .sql`UPDATE reconcile_marks SET repaired = false WHERE run_id = ${input.runId} AND code = ${code}`;
+    // The retry finds the link in sync, and keeps the drift the first attempt found.
+    await reconcileBitlyPages(deps, input, runOnce());
+    assert.deepEqual(await mark(), { drift: 'stale', repaired: true });
+    const summary = await summarizeMarks(h.db.sql, input.runId, 'bitly');
+    assert.ok(!summary.unrepaired.includes(code));
+  });
+});
+
 describe('the pass over the active links Bitly lacks, window by window', () => {
   test('each statement walks one window; a link Bitly lacks is found past windows where it lacks nothing', async () => {
     // More than two windows of links the pass has nothing to do with (expired), then one active link Bitly lacks.
@@ -252,7 +310,7 @@ describe('the pass over the active links Bitly lacks, window by window', () => {
       FROM generate_series(1, ${UNSEEN_WINDOW * 2 + 100}) AS i`;
     await insertLink('voidz', 'https://news.example/past-the-windows');
     // Bounded by a window's end, a statement stops there: nothing in the first 100, the link past the windows.
-    const scope = { runId: 'no-run', startedAt: new Date(Date.now() + 60_000), limit: 500 };
+    const scope = { runId: 'no-run', startedAt: new Date(Date.now() + 60_000) };
     const through = await findCodeWindowEnd(h.db.sql, 'void', 100);
     assert.equal(through, 'void00100');
     assert.deepEqual(await listUnseenActiveCodes(h.db.sql, { ...scope, cursor: 'void', through }), []);
@@ -262,5 +320,67 @@ describe('the pass over the active links Bitly lacks, window by window', () => {
     const { report } = await reconcile({ reason: 'past the windows', repair: true });
     assert.ok((report.bitly?.drift.missing ?? 0) >= 1);
     assert.equal(fake.linkByKeyword('voidz')?.longUrl, 'https://news.example/past-the-windows');
+  });
+
+  test("a window's statement reads the run's marks once, and only the window's", async () => {
+    // 3,000 active links, and the run's marks for every other one of them: Bitly holds half.
+    await h.db.sql`
+      INSERT INTO links (code, target_url, status, safety, origin, owner, created_at)
+      SELECT 'mark' || lpad(i::text, 5, '0'), 'https://news.example/m/' || i, 'active', 'clean', 'api', 'test',
+        now() - interval '1 hour'
+      FROM generate_series(1, 3000) AS i`;
+    const runId = uniqueId('marks-run');
+    await h.db.sql`
+      INSERT INTO reconcile_marks (run_id, side, code, drift)
+      SELECT ${runId}, 'bitly', 'mark' || lpad(i::text, 5, '0'), NULL FROM generate_series(2, 3000, 2) AS i`;
+    await h.db.sql`ANALYZE links`;
+    await h.db.sql`ANALYZE reconcile_marks`;
+    // The statement as the pass sends it, captured from the driver, then explained with its own parameters.
+    const sent: { text: string; params: unknown[]; types: number[] }[] = [];
+    const spy = postgres(h.db.url, {
+      max: 1,
+      onnotice: () => {},
+      types: {
+        bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+      },
+      debug: (_connection, text, params, types) =>
+        sent.push({ text, params: [...params], types: [...(types as number[])] }),
+    });
+    try {
+      // A parameter array made before the connection knows the array types is sent as text: connect first.
+      await spy`SELECT 1`;
+      const options = {
+        runId,
+        startedAt: new Date(),
+        cursor: 'mark01000',
+        through: await findCodeWindowEnd(h.db.sql, 'mark01000', 500),
+      };
+      assert.equal(options.through, 'mark01500');
+      const unseen = await listUnseenActiveCodes(spy as unknown as typeof h.db.sql, options);
+      // Every odd code of the window, nothing outside it.
+      assert.equal(unseen.length, 250);
+      assert.deepEqual(unseen.slice(0, 3), ['mark01001', 'mark01003', 'mark01005']);
+      assert.equal(unseen.at(-1), 'mark01499');
+      const statement = sent.find((s) => s.text.includes('reconcile_marks'))!;
+      // With the types the parameters were sent with (an array, a timestamp).
+      const typed = statement.params.map((value, i) =>
+        Array.isArray(value)
+          ? spy.array(value, statement.types[i])
+          : statement.types[i]
+            ? spy.typed(value as never, statement.types[i]!)
+            : value,
+      );
+      const [{ 'QUERY PLAN': plan }] = (await spy.unsafe(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`,
+        typed as never[],
+      )) as unknown as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
+      const marks = findNodes(plan[0].Plan, (n) => n['Relation Name'] === 'reconcile_marks');
+      assert.equal(marks.length, 1, JSON.stringify(plan));
+      // Once per statement, not once per link; and the window's 250 marks, not the run's 1,500.
+      assert.equal(marks[0]!['Actual Loops'], 1, 'the marks are read once');
+      assert.equal(marks[0]!['Actual Rows'], 250, "the window's marks only");
+    } finally {
+      await spy.end();
+    }
   });
 });
