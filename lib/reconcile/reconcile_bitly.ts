@@ -385,9 +385,10 @@ export async function reconcileMissingOnBitly(
       domains: listBitlyLegs(deps.vendors).map((l) => l.domain),
     });
     if (unseen.length === 0) emptyWindows++;
-    for (let i = 0; i < unseen.length && read < input.budget; ) {
-      const codes = unseen.slice(i, i + Math.min(POSTGRES_CHUNK, input.budget - read));
-      i += codes.length;
+    let done = 0;
+    while (done < unseen.length && read < input.budget) {
+      const codes = unseen.slice(done, done + Math.min(POSTGRES_CHUNK, input.budget - read));
+      done += codes.length;
       await insertMarks(
         deps.sql,
         input.runId,
@@ -402,7 +403,7 @@ export async function reconcileMissingOnBitly(
       beat();
     }
     // The budget ran out inside the window: the next call reads it again from the last chunk done.
-    if (cursor !== (unseen.at(-1) ?? cursor)) break;
+    if (done < unseen.length) break;
     if (through === null) return { position: { phase: 'serving', cursor: '' }, read };
     // On past the window, whose every link Bitly was lacking is marked.
     cursor = through;

@@ -66,8 +66,9 @@ export async function getLinksByCodes(db: Db, codes: string[]): Promise<Map<stri
 
 /**
  * getLinksByCodes with only the columns toVendorTarget reads: reconciliation compares every bitlink against its
- * link, and decoding the other columns (titles, tags, six timestamps) was most of postgres.js's share of the
- * worker's time there (docs/BENCHMARKS.md, "The Bitly leg reads what it compares").
+ * link, and decoding every column (titles, tags, six timestamps) made postgres.js the largest part of the worker's
+ * time there (docs/BENCHMARKS.md, "The missing pass reads a window's marks once; the Bitly leg reads what it
+ * compares").
  */
 export async function getVendorTargetRowsByCodes(
   db: Db,
