@@ -64,6 +64,12 @@ export async function getLinksByCodes(db: Db, codes: string[]): Promise<Map<stri
   return new Map(rows.map((r) => [r.code, r]));
 }
 
+/** A ServingRow's columns but its code (names only links has, so a join with a list of codes can use them). */
+const SERVING_ROW_FIELDS = `target_url AS "targetUrl", status, safety, expires_at AS "expiresAt",
+  expired_url AS "expiredUrl", redirect_status AS "redirectStatus", utm_campaign AS "utmCampaign",
+  utm_source AS "utmSource", utm_medium AS "utmMedium", version, fallback_url AS "fallbackUrl",
+  routing_rules AS "routingRules"`;
+
 /**
  * getLinksByCodes with only the columns toVendorTarget reads: reconciliation compares every bitlink against its
  * link, and decoding every column (titles, tags, six timestamps) made postgres.js the largest part of the worker's
@@ -76,10 +82,7 @@ export async function getVendorTargetRowsByCodes(
 ): Promise<Map<string, VendorTargetRow>> {
   if (codes.length === 0) return new Map();
   const rows = await db<VendorTargetRow[]>`
-    SELECT l.code, l.target_url AS "targetUrl", l.status, l.safety, l.expires_at AS "expiresAt",
-      l.expired_url AS "expiredUrl", l.redirect_status AS "redirectStatus", l.utm_campaign AS "utmCampaign",
-      l.utm_source AS "utmSource", l.utm_medium AS "utmMedium", l.version, l.fallback_url AS "fallbackUrl",
-      l.routing_rules AS "routingRules", l.deleted_at AS "deletedAt"
+    SELECT l.code, ${db.unsafe(SERVING_ROW_FIELDS)}, deleted_at AS "deletedAt"
     FROM unnest(${db.array(codes)}::text[]) AS t(code) JOIN links AS l ON l.code = t.code COLLATE "C"`;
   return new Map(rows.map((r) => [r.code, r]));
 }
@@ -87,11 +90,7 @@ export async function getVendorTargetRowsByCodes(
 /** What the redirect needs of the row for `code`, deleted or not, or null. */
 export async function getServingRowByCode(db: Db, code: string): Promise<ServingRow | null> {
   const rows = await db<ServingRow[]>`
-    SELECT code, target_url AS "targetUrl", status, safety, expires_at AS "expiresAt", expired_url AS "expiredUrl",
-      redirect_status AS "redirectStatus", utm_campaign AS "utmCampaign", utm_source AS "utmSource",
-      utm_medium AS "utmMedium", version, fallback_url AS "fallbackUrl",
-      routing_rules AS "routingRules"
-    FROM links WHERE code = ${code}`;
+    SELECT code, ${db.unsafe(SERVING_ROW_FIELDS)} FROM links WHERE code = ${code}`;
   return rows[0] ?? null;
 }
 
