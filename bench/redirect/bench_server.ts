@@ -1,9 +1,10 @@
 // A server under test, each in its own process: started, probed until it redirects, measured from /proc, stopped.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { listChildPids } from '../../devkit/harness/process_tree.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
@@ -123,6 +124,12 @@ export async function startNodeServer(options: {
    * entry through tsx, as the production start does (scripts/lifeline.sh).
    */
   builtEntry?: string;
+  /**
+   * Run the migration step first, with the same settings (the port, and so the short domain, included), as the
+   * image's migrate job runs before the web processes: its review of the stored targets is then done when the
+   * server starts (ADR 0102). Without it, a start on a port the database has not seen reviews every link itself.
+   */
+  migrateFirst?: boolean;
 }): Promise<BenchServer> {
   const root = options.root ?? ROOT;
   const port = await getFreePort();
@@ -131,9 +138,18 @@ export async function startNodeServer(options: {
   // Ours runs with the web tier's Node flags from its checkout's package.json, as `npm run web` starts it.
   const flags = options.ours ? webNodeFlags(root) : [];
   const entry = options.builtEntry ? [options.builtEntry] : ['--import', 'tsx', options.entry];
+  const env = { ...baseServerEnv(options.databaseUrl, port), ...options.env };
+  if (options.migrateFirst) {
+    const migrate = options.builtEntry
+      ? [join(dirname(options.builtEntry), 'migrate.mjs')]
+      : ['--import', 'tsx', 'scripts/migrate.ts'];
+    await promisify(execFile)(node, migrate, { cwd: root, env }).catch((error: { stderr?: string }) => {
+      throw new Error(`${options.name}: the migration step failed: ${error.stderr ?? String(error)}`);
+    });
+  }
   const child = spawn(node, [...flags, ...(options.nodeArgs ?? []), ...entry], {
     cwd: root,
-    env: { ...baseServerEnv(options.databaseUrl, port), ...options.env },
+    env,
     stdio: ['ignore', options.stdoutFile ? openSync(options.stdoutFile, 'w') : 'ignore', 'pipe'],
   });
   const stderr = tailStderr(child);

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
@@ -96,6 +98,43 @@ describe('the stored-target review', () => {
     });
     const again = await reviewStoredTargets(db.sql, wider, logger);
     assert.equal(again?.refused, 2, 'evil.example is allowed now; the backslash and the loop still are not');
+  });
+
+  test('the migration step reviews under the deployment\'s settings, so a process starting after it only checks', async () => {
+    // Its own database: the review is per database, and the tests above share theirs.
+    const own = await createTestDatabase();
+    try {
+      await own.sql`INSERT INTO links (code, target_url, status, safety, origin, owner) VALUES
+        ('Spelt2', 'HTTPS://News.Example./story', 'active', 'clean', 'api', 'old-version'),
+        ('Elsew2', 'https://evil.example/y', 'active', 'clean', 'api', 'old-version')`;
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATABASE_URL: own.url,
+        SHORT_BASE_URL: 'https://sho.rt',
+        ALLOWED_TARGET_HOSTS: 'news.example',
+      };
+      const migrate = () =>
+        spawnSync(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+          cwd: join(import.meta.dirname, '..', '..'),
+          encoding: 'utf8',
+          env,
+        });
+      const first = migrate();
+      assert.equal(first.status, 0, first.stderr);
+      assert.match(first.stderr, /stored targets: 2 links read, 1 rewritten to their canonical form, 1 refused/);
+      assert.match(first.stdout, /"alert":"unservable_target".*"code":"Elsew2"/);
+      const [spelt] = await own.sql<{ url: string }[]>`SELECT target_url AS url FROM links WHERE code = 'Spelt2'`;
+      assert.equal(spelt?.url, 'https://news.example/story');
+      // What web and worker run at start (prepareDatabase), under the same settings: found done, nothing read.
+      const { logger } = capturingLogger();
+      assert.equal(await reviewStoredTargets(own.sql, createCanonicalTargetPolicy(loadConfig(env)), logger), null);
+      const second = migrate();
+      assert.equal(second.status, 0, second.stderr);
+      assert.match(second.stderr, /stored targets: already reviewed under this rule and policy/);
+    } finally {
+      await own.drop();
+    }
   });
 
   test('after the review, canonicalised links redirect and refused ones answer 404 with an alert', async () => {
