@@ -17,6 +17,7 @@ import { migrateDatabase } from '../lib/stores/migrate.ts';
 import { buildDist } from '../scripts/build.ts';
 import { getFreePort, startDevServer } from '../scripts/dev_server.ts';
 import { ensureTemporalCli, ROOT } from '../scripts/temporal_cli.ts';
+import { webNodeFlags } from '../scripts/web_node_flags.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SETTLE_MS = 3_000;
@@ -31,9 +32,7 @@ type Form = 'source' | 'built';
 function commandOf(role: Role, form: Form): [string, string[]] {
   if (form === 'built') return ['sh', [join(ROOT, 'scripts', 'lifeline.sh'), role]];
   const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-  return role === 'web'
-    ? [tsx, ['--no-memory-reducer', '--max-old-space-size=224', 'main.ts']]
-    : [tsx, ['workers/main.ts']];
+  return role === 'web' ? [tsx, [...webNodeFlags(ROOT), 'main.ts']] : [tsx, ['workers/main.ts']];
 }
 
 /** Resident memory (kB) of `pid` and every descendant. */

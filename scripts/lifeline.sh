@@ -11,12 +11,14 @@ role="${1:-web}"
 [ "$#" -gt 0 ] && shift
 case "$role" in
   web)
-    # The web tier's old generation is bounded (ADR 0085) unless NODE_OPTIONS names a size: a flag here would
-    # win over NODE_OPTIONS, and compose and the chart set it there for operators to change.
-    case "${NODE_OPTIONS:-}" in
-      *--max-old-space-size*) exec node --no-memory-reducer dist/web.mjs "$@" ;;
-      *) exec node --no-memory-reducer --max-old-space-size=224 dist/web.mjs "$@" ;;
-    esac
+    # The web tier's old generation (ADR 0085) and young generation (ADR 0103) are bounded unless NODE_OPTIONS
+    # names a size: a flag here would win over NODE_OPTIONS, and compose and the chart set the old generation's
+    # there for operators to change. The flags are package.json's "web" script's.
+    flags="--no-memory-reducer"
+    case "${NODE_OPTIONS:-}" in *--max-old-space-size*) ;; *) flags="$flags --max-old-space-size=224" ;; esac
+    case "${NODE_OPTIONS:-}" in *--max-semi-space-size*) ;; *) flags="$flags --max-semi-space-size=16" ;; esac
+    # shellcheck disable=SC2086 # $flags is a list of words
+    exec node $flags dist/web.mjs "$@"
     ;;
   worker) exec node dist/worker.mjs "$@" ;;
   migrate) exec node dist/migrate.mjs "$@" ;;

@@ -50,19 +50,47 @@ export async function benchMemory(links: number) {
     const errors = r.non_3xx + r.socketErrors;
     say(`memory: ${Math.round(r.rps)} req/s, ${r.requests} requests, errors ${errors}`);
     series.sort((a, b) => a.t - b.t);
-    return { links, series, requests: r.requests, rps: r.rps, errors, layers, cache, reviewingStart, startSeconds };
+    return {
+      links,
+      series,
+      requests: r.requests,
+      rps: r.rps,
+      errors,
+      layers,
+      cache,
+      reviewingStart,
+      startSeconds,
+    };
   } finally {
     await ours.stop();
   }
 }
 
-/** The LRU's gauges at the end: estimated bytes held, the budget, entries (ADR 0085). */
+/**
+ * The LRU's gauges at the end: estimated bytes held, the budget, entries (ADR 0085); and the garbage collections
+ * of the whole run by kind (`gc.major.count`, `gc.minor.seconds`…, from Node's default metrics).
+ */
 async function readCacheGauges(url: string): Promise<Record<string, number>> {
   const { body } = await httpGet(`${url}/metrics`, { Authorization: `Bearer ${BENCH_METRICS_TOKEN}` });
   const out: Record<string, number> = {};
   for (const m of body.matchAll(/^lifeline_resolver_cache_(bytes|max_bytes|entries) (\S+)$/gm))
     out[m[1]!] = Number(m[2]);
+  for (const m of body.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm))
+    out[`gc.${m[2]}.${m[1] === 'sum' ? 'seconds' : 'count'}`] = Number(m[3]);
   return out;
+}
+
+/** "major 12 (0.8 s), minor 3,400 (5.1 s)…" from readCacheGauges's gc entries. */
+function describeCollections(cache: Record<string, number>): string {
+  const kinds = Object.keys(cache)
+    .filter((k) => k.startsWith('gc.') && k.endsWith('.count'))
+    .map((k) => k.split('.')[1]!);
+  return kinds
+    .map((kind) => {
+      const count = cache[`gc.${kind}.count`]!;
+      return `${kind} ${count.toLocaleString('en')} (${(cache[`gc.${kind}.seconds`] ?? 0).toFixed(1)} s)`;
+    })
+    .join(', ');
 }
 
 export function renderMemorySection(r: Awaited<ReturnType<typeof benchMemory>>): string {
@@ -84,6 +112,7 @@ export function renderMemorySection(r: Awaited<ReturnType<typeof benchMemory>>):
     `- V8 heap at the end: ${r.series.at(-1)!.heapUsed} MiB used of ${r.series.at(-1)!.heapTotal} MiB reserved (the rest of the RSS: code, native buffers and memory the allocator keeps).`,
     `- LRU at the end: ${r.cache.entries ?? '?'} entries, ${mib(r.cache.bytes)} MiB estimated of ${mib(r.cache.max_bytes)} MiB (RESOLVER_CACHE_MAX_BYTES; 0: entries only).`,
     `- Lookup counters at the end: \`${JSON.stringify(r.layers)}\``,
+    `- Garbage collections since the server started: ${describeCollections(r.cache) || 'not reported'}.`,
     '',
     `| t (s) | ${r.series.map((s) => s.t).join(' | ')} |`,
     `|---|${r.series.map(() => '---:').join('|')}|`,

@@ -9,9 +9,9 @@ import { test } from 'node:test';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { webNodeFlags } from '../../scripts/web_node_flags.ts';
 
-test('the web script’s flags: no memory reducer (ADR 0054), V8’s own young generation (ADR 0053), a 224 MiB old generation (ADR 0085); Node accepts them', () => {
+test('the web script’s flags: no memory reducer (ADR 0054), a 224 MiB old generation (ADR 0085), 16 MiB semi-spaces (ADR 0103); Node accepts them', () => {
   const flags = webNodeFlags(ROOT);
-  assert.deepEqual(flags, ['--no-memory-reducer', '--max-old-space-size=224']);
+  assert.deepEqual(flags, ['--no-memory-reducer', '--max-old-space-size=224', '--max-semi-space-size=16']);
   const run = spawnSync(process.execPath, [...flags, '-e', 'console.log(JSON.stringify(process.execArgv))'], {
     encoding: 'utf8',
   });

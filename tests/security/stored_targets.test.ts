@@ -100,7 +100,7 @@ describe('the stored-target review', () => {
     assert.equal(again?.refused, 2, 'evil.example is allowed now; the backslash and the loop still are not');
   });
 
-  test('the migration step reviews under the deployment\'s settings, so a process starting after it only checks', async () => {
+  test("the migration step reviews under the deployment's settings, so a process starting after it only checks", async () => {
     // Its own database: the review is per database, and the tests above share theirs.
     const own = await createTestDatabase();
     try {
@@ -122,13 +122,21 @@ describe('the stored-target review', () => {
         });
       const first = migrate();
       assert.equal(first.status, 0, first.stderr);
-      assert.match(first.stderr, /stored targets: 2 links read, 1 rewritten to their canonical form, 1 refused/);
+      assert.match(
+        first.stderr,
+        /stored targets: 2 links read, 1 rewritten to their canonical form, 1 refused/,
+      );
       assert.match(first.stdout, /"alert":"unservable_target".*"code":"Elsew2"/);
-      const [spelt] = await own.sql<{ url: string }[]>`SELECT target_url AS url FROM links WHERE code = 'Spelt2'`;
+      const [spelt] = await own.sql<
+        { url: string }[]
+      >`SELECT target_url AS url FROM links WHERE code = 'Spelt2'`;
       assert.equal(spelt?.url, 'https://news.example/story');
       // What web and worker run at start (prepareDatabase), under the same settings: found done, nothing read.
       const { logger } = capturingLogger();
-      assert.equal(await reviewStoredTargets(own.sql, createCanonicalTargetPolicy(loadConfig(env)), logger), null);
+      assert.equal(
+        await reviewStoredTargets(own.sql, createCanonicalTargetPolicy(loadConfig(env)), logger),
+        null,
+      );
       const second = migrate();
       assert.equal(second.status, 0, second.stderr);
       assert.match(second.stderr, /stored targets: already reviewed under this rule and policy/);
