@@ -34,8 +34,9 @@ import {
   getExpirySweepWorkflowId,
   WORKFLOW_TYPES,
 } from '../workflows/contract.ts';
-import { commandOf, cpuSecondsOf, descendantsOf, pidsNamed, rssOf } from './process_stats.ts';
+import { commandOf, descendantsOf, pidsNamed, rssOf } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
+import { type ResourceSampler, startResourceSampler } from './resource_sampler.ts';
 
 function argValue(name: string): string | undefined {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -63,26 +64,31 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 /**
- * CPU seconds used so far by each part: the worker (its process tree), the Temporal dev server, Postgres (every
- * backend on the machine: others' are idle under the quiet lock), Redis, and this process (the bench's polling,
- * and the web tier's in-process half: the batch API, the invalidations it receives).
+ * Samples, every second, the CPU used by each part: the worker (its process tree), the Temporal dev server,
+ * Postgres (every backend on the machine: others' are idle under the quiet lock), Redis, and this process (the
+ * bench's polling, and the web tier's in-process half: the batch API, the invalidations it receives). Each process
+ * counts what it used between two samples, so one that exits mid-burst takes away at most its last second, never
+ * what it used before (bench/resource_sampler.ts).
  */
-function cpuNow(workerPid: number | undefined): Record<string, number> {
-  const mine = descendantsOf(process.pid);
-  const temporal = mine.filter((pid) => commandOf(pid) === 'temporal');
-  const worker = workerPid ? [workerPid, ...descendantsOf(workerPid)] : [];
-  const sum = (pids: number[]) => pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
-  const own = process.cpuUsage();
-  return {
-    worker: sum(worker),
-    temporal: sum(temporal),
-    postgres: sum(pidsNamed('postgres')),
-    redis: sum(pidsNamed('redis-server')),
-    bench: (own.user + own.system) / 1e6,
-  };
+function sampleCpu(workerPid: () => number | undefined): ResourceSampler {
+  return startResourceSampler({
+    intervalMs: 1000,
+    groups: () => {
+      const pid = workerPid();
+      return {
+        worker: pid ? [pid, ...descendantsOf(pid)] : [],
+        temporal: descendantsOf(process.pid).filter((p) => commandOf(p) === 'temporal'),
+        postgres: pidsNamed('postgres'),
+        redis: pidsNamed('redis-server'),
+        bench: [process.pid],
+      };
+    },
+  });
 }
-const cpuSpent = (from: Record<string, number>, to: Record<string, number>) =>
-  Object.fromEntries(Object.entries(to).map(([k, v]) => [k, Math.round(v - (from[k] ?? 0))]));
+const cpuSpent = (sampler: ResourceSampler, from: number, to: number) =>
+  Object.fromEntries(
+    Object.entries(sampler.between(from, to)?.cpu ?? {}).map(([k, v]) => [k, Math.round(v)]),
+  );
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const env: Record<string, string> = {
@@ -211,7 +217,8 @@ try {
 
   // 3. The burst: poll Postgres for newly expired rows, then the serving store for those not yet served.
   await sleep(Math.max(0, due - 1_000 - Date.now()));
-  const cpuAtDue = cpuNow(workerPid());
+  const cpuSampler = sampleCpu(workerPid);
+  const cpuFrom = Date.now();
   const pgAt = new Map<string, number>();
   const servedAt = new Map<string, number>();
   const timeline: { s: number; postgres: number; served: number; rssMb: number }[] = [];
@@ -259,7 +266,9 @@ try {
     await sleep(Math.max(0, POLL_MS - (Date.now() - round)));
   }
   const endRss = rssOf(workerPid());
-  const cpu = cpuSpent(cpuAtDue, cpuNow(workerPid()));
+  const cpuTo = Date.now();
+  await cpuSampler.stop();
+  const cpu = cpuSpent(cpuSampler, cpuFrom, cpuTo);
   const burstEnded = Date.now();
   clearInterval(sampler);
   const lateness: number[] = [];

@@ -36,10 +36,11 @@ import { signWebhook } from '../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../scripts/dev_server.ts';
 import { webNodeFlags } from '../scripts/web_node_flags.ts';
 import { getSyncQueueWorkflowId } from '../workflows/contract.ts';
-import { commandOf, cpuSecondsOf, descendantsOf, pidsNamed, rssOf } from './process_stats.ts';
+import { commandOf, descendantsOf, pidsNamed, rssOf } from './process_stats.ts';
 import { formatLoad } from './redirect/bench_report.ts';
 import { CODE_PREFIX, ROOT } from './redirect/bench_settings.ts';
 import { runWrk, type WrkResult } from './redirect/run_wrk.ts';
+import { type ResourceSampler, startResourceSampler } from './resource_sampler.ts';
 
 const PER_SECOND = Number(process.argv[2] ?? 20);
 const SECONDS = Number(process.argv[3] ?? 600);
@@ -165,20 +166,23 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/redirect/bare_ma
 const bareUrl = `http://127.0.0.1:${barePort}`;
 
 /**
- * CPU seconds used so far by each part: our web and worker processes (their trees), the Temporal dev server,
- * Postgres (every backend on the machine) and this process (the publishes' sender and the watcher).
+ * Samples, every second, the CPU used by each part: our web and worker processes (their trees), the Temporal dev
+ * server, Postgres (every backend on the machine) and this process (the publishes' sender and the watcher). Each
+ * process counts what it used between two samples, so a Postgres backend that exits mid-burst takes away at most
+ * its last second, never what it used before (bench/resource_sampler.ts).
  */
-function cpuNow(): Record<string, number> {
+function sampleCpu(): ResourceSampler {
   const tree = (pid: number | undefined) => (pid ? [pid, ...descendantsOf(pid)] : []);
-  const sum = (pids: number[]) => pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
-  const own = process.cpuUsage();
-  return {
-    web: sum(tree(web.child.pid)),
-    worker: sum(tree(worker.process.pid)),
-    temporal: sum(descendantsOf(process.pid).filter((pid) => commandOf(pid) === 'temporal')),
-    postgres: sum(pidsNamed('postgres')),
-    bench: (own.user + own.system) / 1e6,
-  };
+  return startResourceSampler({
+    intervalMs: 1000,
+    groups: () => ({
+      web: tree(web.child.pid),
+      worker: tree(worker.process.pid),
+      temporal: descendantsOf(process.pid).filter((pid) => commandOf(pid) === 'temporal'),
+      postgres: pidsNamed('postgres'),
+      bench: [process.pid],
+    }),
+  });
 }
 
 async function status(url: string): Promise<number> {
@@ -341,7 +345,8 @@ try {
     `burst: ${PER_SECOND} publishes/s for ${SECONDS} s, updates after ${UPDATE_AFTER_S} s; load ${loadBefore}`,
   );
   const started = performance.now();
-  const cpuAtStart = cpuNow();
+  const cpuSampler = sampleCpu();
+  const cpuFrom = Date.now();
   const workerRssAtStart = workerRssMiB();
   const total = Math.round(PER_SECOND * SECONDS);
   let sent = 0;
@@ -403,9 +408,10 @@ try {
     }),
   ]);
   const drainedAfter = (performance.now() - started) / 1000;
-  const cpuAtEnd = cpuNow();
-  const cpuSpent = Object.entries(cpuAtEnd)
-    .map(([part, v]) => `${part} ${Math.round(v - (cpuAtStart[part] ?? 0))}`)
+  const cpuTo = Date.now();
+  await cpuSampler.stop();
+  const cpuSpent = Object.entries(cpuSampler.between(cpuFrom, cpuTo)?.cpu ?? {})
+    .map(([part, v]) => `${part} ${Math.round(v)}`)
     .join(', ');
   const loadAfter = formatLoad();
 

@@ -85,7 +85,8 @@ export function startResourceSampler(options: ResourceSamplerOptions): ResourceS
     });
   };
   tick();
-  const timer = setInterval(tick, intervalMs);
+  // Sampling never keeps a benchmark alive: one that fails before stop() still exits.
+  const timer = setInterval(tick, intervalMs).unref();
   const nearest = (at: number) =>
     samples.reduce((best, s) => (Math.abs(s.at - at) < Math.abs(best.at - at) ? s : best));
   return {
