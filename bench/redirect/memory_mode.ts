@@ -46,7 +46,7 @@ export async function benchMemory(links: number) {
     await Promise.all(pending);
     await sample();
     const layers = (await readOurCounters(ours)).lookups;
-    const cache = await readCacheGauges(ours.url);
+    const gauges = await readEndGauges(ours.url);
     const errors = r.non_3xx + r.socketErrors;
     say(`memory: ${Math.round(r.rps)} req/s, ${r.requests} requests, errors ${errors}`);
     series.sort((a, b) => a.t - b.t);
@@ -57,7 +57,7 @@ export async function benchMemory(links: number) {
       rps: r.rps,
       errors,
       layers,
-      cache,
+      gauges,
       reviewingStart,
       startSeconds,
     };
@@ -67,10 +67,10 @@ export async function benchMemory(links: number) {
 }
 
 /**
- * The LRU's gauges at the end: estimated bytes held, the budget, entries (ADR 0085); and the garbage collections
- * of the whole run by kind (`gc.major.count`, `gc.minor.seconds`…, from Node's default metrics).
+ * Our /metrics at the end: the LRU's estimated bytes held, its budget and entries (ADR 0085); and the garbage
+ * collections of the whole run by kind (`gc.major.count`, `gc.minor.seconds`…, from Node's default metrics).
  */
-async function readCacheGauges(url: string): Promise<Record<string, number>> {
+async function readEndGauges(url: string): Promise<Record<string, number>> {
   const { body } = await httpGet(`${url}/metrics`, { Authorization: `Bearer ${BENCH_METRICS_TOKEN}` });
   const out: Record<string, number> = {};
   for (const m of body.matchAll(/^lifeline_resolver_cache_(bytes|max_bytes|entries) (\S+)$/gm))
@@ -80,15 +80,15 @@ async function readCacheGauges(url: string): Promise<Record<string, number>> {
   return out;
 }
 
-/** "major 12 (0.8 s), minor 3,400 (5.1 s)…" from readCacheGauges's gc entries. */
-function describeCollections(cache: Record<string, number>): string {
-  const kinds = Object.keys(cache)
+/** "major 12 (0.8 s), minor 3,400 (5.1 s)…" from readEndGauges's gc entries. */
+function describeCollections(gauges: Record<string, number>): string {
+  const kinds = Object.keys(gauges)
     .filter((k) => k.startsWith('gc.') && k.endsWith('.count'))
     .map((k) => k.split('.')[1]!);
   return kinds
     .map((kind) => {
-      const count = cache[`gc.${kind}.count`]!;
-      return `${kind} ${count.toLocaleString('en')} (${(cache[`gc.${kind}.seconds`] ?? 0).toFixed(1)} s)`;
+      const count = gauges[`gc.${kind}.count`]!;
+      return `${kind} ${count.toLocaleString('en')} (${(gauges[`gc.${kind}.seconds`] ?? 0).toFixed(1)} s)`;
     })
     .join(', ');
 }
@@ -110,9 +110,9 @@ export function renderMemorySection(r: Awaited<ReturnType<typeof benchMemory>>):
     `- The run's server started after the migration step, as a deployment's migrate job runs it (ready ${r.startSeconds.toFixed(1)} s after the step began). A start without that step, reviewing every stored target itself: ready after ${r.reviewingStart.seconds.toFixed(1)} s, RSS ${r.reviewingStart.rss} MiB, V8 heap ${r.reviewingStart.heapUsed} MiB used of ${r.reviewingStart.heapTotal} MiB reserved.`,
     `- RSS of our server: start ${r.series[0]!.rss} MiB, peak ${peak} MiB, last third within ${tailSpread.toFixed(1)} MiB (last ${r.series.at(-1)!.rss} MiB).`,
     `- V8 heap at the end: ${r.series.at(-1)!.heapUsed} MiB used of ${r.series.at(-1)!.heapTotal} MiB reserved (the rest of the RSS: code, native buffers and memory the allocator keeps).`,
-    `- LRU at the end: ${r.cache.entries ?? '?'} entries, ${mib(r.cache.bytes)} MiB estimated of ${mib(r.cache.max_bytes)} MiB (RESOLVER_CACHE_MAX_BYTES; 0: entries only).`,
+    `- LRU at the end: ${r.gauges.entries ?? '?'} entries, ${mib(r.gauges.bytes)} MiB estimated of ${mib(r.gauges.max_bytes)} MiB (RESOLVER_CACHE_MAX_BYTES; 0: entries only).`,
     `- Lookup counters at the end: \`${JSON.stringify(r.layers)}\``,
-    `- Garbage collections since the server started: ${describeCollections(r.cache) || 'not reported'}.`,
+    `- Garbage collections since the server started: ${describeCollections(r.gauges) || 'not reported'}.`,
     '',
     `| t (s) | ${r.series.map((s) => s.t).join(' | ')} |`,
     `|---|${r.series.map(() => '---:').join('|')}|`,
