@@ -3,10 +3,15 @@
 // SIGKILLed mid-run), and Bitly off or the Bitly fake:
 //
 //   npx tsx bench/backfill.ts [posts=5000] [batchSize=500] [--bitly=fast|paced|off] [--segment=N] [--cpu-prof=DIR]
+//                             [--wait-adopted]
 //
 // --bitly=fast (default): the fake answers as fast as it can; the run waits until Bitly holds every code.
 // --bitly=paced: the fake keeps Bitly's documented limits (100 requests a minute, 5 connections); Bitly trails
-//   by days at that pace, so the run reports how far it got and checks what it holds instead of waiting.
+//   by days at that pace, so the run reports how far it got and checks what it holds instead of waiting. It
+//   reports how many adopted back-halves (on Bitly before the run, with the old CMS's address) Bitly already
+//   answers with their permalink, against how many archive codes it created meanwhile: the drainer takes the
+//   changes first (ADR 0104).
+// --wait-adopted (paced): then waits until every adopted back-half is re-pointed, and reports when.
 // --bitly=off: no Bitly configured (links live in Postgres and the serving store only).
 // --segment: posts per segment of the posts/s and RSS series (default: a tenth of the run, at most 100,000).
 // --cpu-prof: the web and the second worker write V8 CPU profiles into DIR when they stop.
@@ -45,6 +50,7 @@ const bitlyMode = (flag('bitly') ?? 'fast') as 'fast' | 'paced' | 'off';
 if (!['fast', 'paced', 'off'].includes(bitlyMode)) throw new Error('--bitly must be fast, paced or off');
 const segment = Number(flag('segment') ?? Math.min(100_000, Math.max(batchSize, Math.ceil(posts / 10))));
 const cpuProfDir = flag('cpu-prof');
+const waitAdopted = process.argv.includes('--wait-adopted');
 const SITE = 'bench';
 const PREFIX = `${uniqueId('lifeline-bench')}:`;
 /** Every 200th post already had a back-half on our Bitly (or, Bitly off, short) domain. */
@@ -291,6 +297,24 @@ try {
     for (const l of live) perTarget.set(l.longUrl, (perTarget.get(l.longUrl) ?? 0) + 1);
     const duplicates = [...perTarget.values()].filter((n) => n > 1).length;
     if (duplicates > 0) problems.push(`${duplicates} permalinks have more than one live bitlink`);
+    // Readers already follow the adopted back-halves: they are re-pointed before archive codes are created.
+    const adoptedRows = rows.filter((r) => r.code.startsWith('legacy-'));
+    const repointed = () => adoptedRows.filter((r) => f.linkByKeyword(r.code)?.longUrl === r.url).length;
+    const adoptedAtEnd = repointed();
+    const archiveCreatedAtEnd = held - adoptedAtEnd;
+    let allRepointed: Record<string, number> | undefined;
+    if (waitAdopted && bitlyMode === 'paced') {
+      await eventually(async () => (repointed() === adoptedRows.length ? true : undefined), {
+        timeoutMs: 6 * 3_600_000,
+        intervalMs: 1_000,
+        what: 'every adopted back-half re-pointed on Bitly',
+      });
+      allRepointed = {
+        msFromStart: Math.round(performance.now() - t0),
+        msAfterAcknowledged: Math.round(performance.now() - t0 - acknowledgedMs),
+        archiveCreatedBy: onBitly() - adoptedRows.length,
+      };
+    }
     bitly = {
       mode: bitlyMode,
       ms: Math.round(bitlyMs),
@@ -298,6 +322,9 @@ try {
       stillQueued: queued!.n,
       // Adopted back-halves Bitly still answers with their old address, queued to be pointed at the permalink.
       heldWithOldAddress: awaiting!.n,
+      adoptedRepointed: adoptedAtEnd,
+      archiveCreated: archiveCreatedAtEnd,
+      ...(allRepointed ? { allAdoptedRepointed: allRepointed } : {}),
       codesPerSecond: rate(held, bitlyMs),
       requests: f.requests.length,
       rateLimited: f.stats.rateLimited,

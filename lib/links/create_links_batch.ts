@@ -295,7 +295,7 @@ export async function createLinksBatch(
       // Their replicas follow through the sync queue (ADR 0024), their archived copies through the archive
       // queue (ADR 0076): queued with the rows, so none is ever lost.
       const codes = [...created.values()].map((l) => l.code);
-      await enqueueLinkSyncs(tx, codes, `link.created by ${creator.actor}`);
+      await enqueueLinkSyncs(tx, codes, `link.created by ${creator.actor}`, 'created');
       await queueArchiveCopies(tx, deps, codes, `link.created by ${creator.actor}`);
       if (deps.dryRun) throw rollback;
     })

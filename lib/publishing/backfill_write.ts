@@ -244,7 +244,9 @@ export async function writeBatch(
         queued.map((a) => a.code!),
       );
     const mintedCodes = queued.filter((a) => a.outcome === 'minted').map((a) => a.code!);
-    await enqueueLinkSyncs(tx, mintedCodes, `link.created by backfill ${run}`);
+    // Archive links nobody has yet go after every change (ADR 0104): the adopted back-halves below, which readers
+    // already follow to the old CMS's address, are re-pointed first.
+    await enqueueLinkSyncs(tx, mintedCodes, `link.created by backfill ${run}`, 'archive');
     await queueArchiveCopies(tx, deps, mintedCodes, `link.created by backfill ${run}`);
     await enqueueLinkSyncs(
       tx,

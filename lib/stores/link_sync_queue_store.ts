@@ -28,28 +28,55 @@ export interface SyncQueueStats {
 }
 
 /**
- * Queues codes for the drainer, inside the caller's transaction. A code already queued gets the newer reason, a
- * new generation (so a batch running with the old one will not remove it) and is due at once; it keeps its
- * original enqueued_at (how long its replicas have been behind).
+ * Which queued codes the drainer takes first (ADR 0104), as stored in `priority`:
+ * - `change`: a change to a link that exists, which readers may already follow through a replica (a retarget, a
+ *   status, an expiry, an adopted back-half still pointing at the old CMS): first;
+ * - `created`: a link someone just made (an API batch, an import), about to be shared;
+ * - `archive`: a link a backfill minted for an archive post, which nobody has been given yet: last.
+ * Within a class, oldest due first. Our own front answers every class from the moment it is written.
  */
-export async function enqueueLinkSyncs(db: Db, codes: readonly string[], reason: string): Promise<void> {
+export const SYNC_PRIORITIES = { change: 0, created: 1, archive: 2 } as const;
+export type SyncPriority = keyof typeof SYNC_PRIORITIES;
+const PRIORITY_VALUES = Object.values(SYNC_PRIORITIES);
+
+/**
+ * Queues codes for the drainer, inside the caller's transaction. A code already queued gets the newer reason, a
+ * new generation (so a batch running with the old one will not remove it), the more urgent of its two priorities
+ * and is due at once; it keeps its original enqueued_at (how long its replicas have been behind).
+ */
+export async function enqueueLinkSyncs(
+  db: Db,
+  codes: readonly string[],
+  reason: string,
+  priority: SyncPriority = 'change',
+): Promise<void> {
   if (codes.length === 0) return;
   await db`
-    INSERT INTO link_sync_queue (code, reason)
-    SELECT DISTINCT code, ${reason}::text FROM unnest(${db.array([...codes])}::text[]) AS t(code)
+    INSERT INTO link_sync_queue (code, reason, priority)
+    SELECT DISTINCT code, ${reason}::text, ${SYNC_PRIORITIES[priority]}::smallint
+    FROM unnest(${db.array([...codes])}::text[]) AS t(code)
     ON CONFLICT (code) DO UPDATE
       SET reason = EXCLUDED.reason,
           generation = link_sync_queue.generation + 1,
+          priority = least(link_sync_queue.priority, EXCLUDED.priority),
           attempts = 0,
           next_attempt_at = now(),
           last_error = NULL`;
 }
 
-/** The next `limit` due codes, oldest due first. */
+/**
+ * The next `limit` due codes: by priority, then oldest due first. One range read of the due index per priority
+ * (codes backing off are never walked past), so a take costs the same at any depth.
+ */
 export async function listDueSyncs(db: Db, limit: number): Promise<string[]> {
   const rows = await db<{ code: string }[]>`
-    SELECT code FROM link_sync_queue WHERE next_attempt_at <= now()
-    ORDER BY next_attempt_at, code LIMIT ${limit}`;
+    SELECT code FROM unnest(${db.array(PRIORITY_VALUES.map(String))}::smallint[]) AS p(priority)
+    CROSS JOIN LATERAL (
+      SELECT q.code, q.next_attempt_at FROM link_sync_queue AS q
+      WHERE q.priority = p.priority AND q.next_attempt_at <= now()
+      ORDER BY q.next_attempt_at, q.code LIMIT ${limit}
+    ) AS due
+    ORDER BY p.priority, due.next_attempt_at, due.code LIMIT ${limit}`;
   return rows.map((r) => r.code);
 }
 
@@ -96,14 +123,19 @@ export async function deferSyncs(
 }
 
 /**
- * Whether any code is queued, and when the first one is due (null: the queue is empty): one row read through the
- * due index, whatever the queue's depth. What the drainer and its kicks need on every step; the full stats
+ * Whether any code is queued, and when the first one is due (null: the queue is empty): one row per priority read
+ * through the due index, whatever the queue's depth. What the drainer and its kicks need on every step; the full stats
  * (getSyncQueueStats) count every row and are for the ops page and metrics.
  */
 export async function getSyncQueueHead(db: Db): Promise<{ nextDueInMs: number | null }> {
   const [row] = await db<{ nextDueInMs: number | null }[]>`
-    SELECT greatest(0, ceil(extract(epoch FROM next_attempt_at - now()) * 1000))::int AS "nextDueInMs"
-    FROM link_sync_queue ORDER BY next_attempt_at, code LIMIT 1`;
+    SELECT greatest(0, ceil(extract(epoch FROM min(head.next_attempt_at) - now()) * 1000))::int AS "nextDueInMs"
+    FROM unnest(${db.array(PRIORITY_VALUES.map(String))}::smallint[]) AS p(priority)
+    CROSS JOIN LATERAL (
+      SELECT q.next_attempt_at FROM link_sync_queue AS q
+      WHERE q.priority = p.priority ORDER BY q.next_attempt_at LIMIT 1
+    ) AS head
+    HAVING count(*) > 0`;
   return { nextDueInMs: row ? row.nextDueInMs : null };
 }
 

@@ -82,4 +82,55 @@ describe('link_sync_queue', () => {
     assert.deepEqual(await listDueSyncs(db.sql, 10), ['ccc']);
     assert.equal((await getSyncQueueStats(db.sql)).retrying, 0, 'a new change starts its attempts afresh');
   });
+  test('changes go first, then links someone made, then archive links; each class oldest first', async () => {
+    await db.sql`DELETE FROM link_sync_queue`;
+    await enqueueLinkSyncs(db.sql, ['arch-1', 'arch-2'], 'link.created by backfill run-1', 'archive');
+    await enqueueLinkSyncs(db.sql, ['made-1'], 'link.created by api', 'created');
+    await enqueueLinkSyncs(db.sql, ['chg-1', 'chg-2'], 'link.retargeted');
+    // The archive links were queued first, the changes last; within the changes, chg-2 before chg-1.
+    await db.sql`
+      UPDATE link_sync_queue AS q SET next_attempt_at = now() - make_interval(secs => t.age)
+      FROM (VALUES ('arch-1', 40), ('arch-2', 39), ('made-1', 30), ('chg-2', 20), ('chg-1', 10)) AS t(code, age)
+      WHERE q.code = t.code`;
+    assert.deepEqual(await listDueSyncs(db.sql, 10), ['chg-2', 'chg-1', 'made-1', 'arch-1', 'arch-2']);
+    assert.deepEqual(await listDueSyncs(db.sql, 2), ['chg-2', 'chg-1'], 'a short take is the most urgent');
+
+    // An archive link changed before its sync is a change; a change queued again as a creation stays a change.
+    await enqueueLinkSyncs(db.sql, ['arch-2'], 'link.retargeted');
+    await enqueueLinkSyncs(db.sql, ['chg-1'], 'link.created by api', 'created');
+    const rows = await db.sql<{ code: string; priority: number }[]>`
+      SELECT code, priority FROM link_sync_queue ORDER BY code`;
+    assert.deepEqual(Object.fromEntries(rows.map((r) => [r.code, r.priority])), {
+      'arch-1': 2,
+      'arch-2': 0,
+      'chg-1': 0,
+      'chg-2': 0,
+      'made-1': 1,
+    });
+
+    // A change backing off is passed over (not waited for); the head is the earliest of every class.
+    const all = await getQueuedSyncs(db.sql, ['chg-1', 'chg-2', 'arch-2']);
+    await deferSyncs(
+      db.sql,
+      [...all.values()].map((q) => ({ ...q, delayMs: 120_000, error: 'Bitly 503' })),
+    );
+    assert.deepEqual(await listDueSyncs(db.sql, 10), ['made-1', 'arch-1']);
+    assert.deepEqual(await getSyncQueueHead(db.sql), { nextDueInMs: 0 });
+    await removeSyncedCodes(db.sql, [
+      { code: 'made-1', generation: 1 },
+      { code: 'arch-1', generation: 1 },
+    ]);
+    const head = await getSyncQueueHead(db.sql);
+    assert.ok(head.nextDueInMs !== null && head.nextDueInMs > 100_000, `next due in ${head.nextDueInMs}`);
+
+    // Each class is a range read of the due index, not a walk of the queue.
+    const plan = await db.sql.begin(async (tx) => {
+      await tx`SET LOCAL enable_seqscan = off`;
+      return (await tx.unsafe(
+        `EXPLAIN SELECT q.code FROM link_sync_queue AS q
+         WHERE q.priority = 1 AND q.next_attempt_at <= now() ORDER BY q.next_attempt_at, q.code LIMIT 200`,
+      )) as { 'QUERY PLAN': string }[];
+    });
+    assert.match(plan.map((r) => r['QUERY PLAN']).join('\n'), /link_sync_queue_due_by_priority_idx/);
+  });
 });
