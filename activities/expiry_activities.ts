@@ -1,7 +1,7 @@
 import { expireDueLinks, expireLink } from '../lib/links/expire_link.ts';
 import { ensureExpiryTimer } from '../lib/propagation/ensure_expiry_timer.ts';
 import type { ActivityDeps } from './deps.ts';
-import { currentSignals, currentTaskContext, runStep } from './task_context.ts';
+import { currentSignals, runStep, withKeepAlive } from './task_context.ts';
 
 /** How often a sweep heartbeats while its transaction runs (the workflow's heartbeat timeout is 10 s). */
 const KEEP_ALIVE_MS = 2_000;
@@ -17,16 +17,7 @@ export function createExpiryActivities(deps: ActivityDeps) {
     // A worker lost mid-sweep is noticed within the heartbeat timeout, not the start-to-close one; its
     // transaction rolled back with its connection, so the retry expires the same links once.
     expireDueLinks: (_input: Record<string, never>) =>
-      runStep(async () => {
-        const context = currentTaskContext();
-        context.heartbeat();
-        const beat = setInterval(() => context.heartbeat(), KEEP_ALIVE_MS);
-        try {
-          return await expireDueLinks(expiryDeps());
-        } finally {
-          clearInterval(beat);
-        }
-      }),
+      runStep(() => withKeepAlive(KEEP_ALIVE_MS, () => expireDueLinks(expiryDeps()))),
     ensureExpiryTimer: (input: { code: string }) =>
       runStep(() => ensureExpiryTimer({ sql: deps.sql, sweeper: currentSignals().sweeper }, input.code)),
     expireLink: (input: { code: string }) => runStep(() => expireLink(expiryDeps(), input.code)),

@@ -23,6 +23,26 @@ export function currentTaskContext(): TaskContext {
   };
 }
 
+/**
+ * Runs `work` while the activity heartbeats every `everyMs` on its own, whatever `work` reports. With it, the
+ * workflow's heartbeat timeout can be short: a step lost with its worker (killed, or a task handed to a poll the
+ * worker dropped as it shut down) is retried within that timeout, while a live step is never timed out for
+ * waiting on one slow request. `work`'s own heartbeats (with details) go on as before.
+ */
+export async function withKeepAlive<T>(
+  everyMs: number,
+  work: (context: TaskContext) => Promise<T>,
+): Promise<T> {
+  const context = currentTaskContext();
+  context.heartbeat();
+  const beat = setInterval(() => context.heartbeat(), everyMs);
+  try {
+    return await work(context);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 /** The workflow that runs this activity (audit reasons), or `direct` outside one. */
 export function currentWorkflowId(): string {
   return Context.current().info.workflowExecution?.workflowId ?? 'direct';

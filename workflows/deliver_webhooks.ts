@@ -12,12 +12,13 @@ import { type DeliverWebhooksInput, type DeliverWebhooksTotals, webhooksDueSigna
 /** Steps per run before continuing as new (an idle poll is a step too: keep the history short). */
 const STEPS_PER_RUN = 200;
 
-// One step sends at most a batch, each request bounded by WEBHOOK_TIMEOUT_MS; a worker lost mid-step is
-// noticed within the heartbeat timeout, and the retry takes what is due again (the lost step's messages are
-// leased until their lease ends, then due again). Failures of single messages are decided inside the step.
+// One step sends at most a batch, each request bounded by WEBHOOK_TIMEOUT_MS, and heartbeats every 2 s while it
+// runs. A step lost with its worker (killed, or handed to a poll the worker dropped as it shut down) is noticed
+// within the heartbeat timeout, and the retry takes what is due again (the lost step's messages are leased until
+// their lease ends, then due again). Failures of single messages are decided inside the step.
 const { deliverWebhooks } = proxyActivities<Activities>({
   startToCloseTimeout: '30m',
-  heartbeatTimeout: '2m',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
 

@@ -1,6 +1,6 @@
 // A loopback receiver of outgoing webhooks for tests: records every request (headers and the raw body, as a
 // Standard Webhooks verifier needs them) and answers each path by a script: a list of statuses taken in turn
-// (the last one repeats), optionally with a Retry-After.
+// (the last one repeats), optionally with a Retry-After, optionally after a delay (a slow receiver).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -18,14 +18,18 @@ export interface WebhookReceiver {
   /** Requests to one path, in arrival order. */
   at(path: string): ReceivedHook[];
   /** Statuses `path` answers in turn (the last repeats); default 200. */
-  script(path: string, statuses: number[], options?: { retryAfter?: string; body?: string }): void;
+  script(
+    path: string,
+    statuses: number[],
+    options?: { retryAfter?: string; body?: string; delayMs?: number },
+  ): void;
   close(): Promise<void>;
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const scripts = new Map<
     string,
-    { statuses: number[]; retryAfter?: string; body?: string; served: number }
+    { statuses: number[]; retryAfter?: string; body?: string; delayMs?: number; served: number }
   >();
   const received: ReceivedHook[] = [];
   const server: Server = createServer((req, res) => {
@@ -41,7 +45,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       received.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), status });
       if (status === 429 && script?.retryAfter) res.setHeader('Retry-After', script.retryAfter);
       res.statusCode = status;
-      res.end(script?.body ?? `answered ${status}`);
+      const answer = () => res.end(script?.body ?? `answered ${status}`);
+      if (script?.delayMs) setTimeout(answer, script.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
