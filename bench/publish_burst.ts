@@ -17,6 +17,7 @@
 //   BENCH_BITLY_PER_MINUTE=0      the fake's per-minute request limit (0: none; Bitly documents 100/min on
 //                                 /v4/shorten for the smallest plans, far below an election night's rate)
 //   BENCH_REDIRECT_ROUND_S=15     length of each wrk round during the burst (0: no redirect load)
+//   BENCH_WORKER_NODE_OPTIONS=    NODE_OPTIONS of the worker process alone (e.g. --max-old-space-size=384)
 //
 // The publishes are open-loop: the n-th is sent at start + n / perSecond whatever the earlier ones are doing,
 // as a newsroom's editors do not wait for each other.
@@ -156,7 +157,12 @@ const web = startEntry('main.ts', {
   nodeFlags: webNodeFlags(ROOT),
   keepChars: 20_000,
 });
-const worker = startWorkerProcess({ h, env: { ...env, LOG_LEVEL: 'info' } });
+// BENCH_WORKER_NODE_OPTIONS: Node flags for the worker alone (e.g. its heap bound), as NODE_OPTIONS.
+const workerNodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS;
+const worker = startWorkerProcess({
+  h,
+  env: { ...env, LOG_LEVEL: 'info', ...(workerNodeOptions ? { NODE_OPTIONS: workerNodeOptions } : {}) },
+});
 const barePort = await getFreePort();
 const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/redirect/bare_map_server.ts'], {
   cwd: ROOT,

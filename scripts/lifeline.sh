@@ -2,7 +2,8 @@
 # Production entry: runs one Lifeline process from the build (dist/, `npm run build`) on Node alone, with that
 # process's Node flags, chosen by the first argument; the rest go to it. The container image's ENTRYPOINT, and
 # what `npm run start:web` / `start:worker` run. The flags are those of the npm scripts that run the same entry
-# from source (`npm run web`, `export`, …): ADRs 0054 and 0085 for the web tier's, docs/ESCROW.md for the CLIs' heap bounds.
+# from source (`npm run web`, `worker`, `export`, …): ADRs 0054 and 0085 for the web tier's, 0105 for the worker's,
+# docs/ESCROW.md for the CLIs' heap bounds.
 #
 #   scripts/lifeline.sh web|worker|migrate|export|restore|snapshot|admin-reset|healthcheck [args...]
 set -eu
@@ -20,7 +21,14 @@ case "$role" in
     # shellcheck disable=SC2086 # $flags is a list of words
     exec node $flags dist/web.mjs "$@"
     ;;
-  worker) exec node dist/worker.mjs "$@" ;;
+  worker)
+    # The worker's heap is bounded (ADR 0105) unless NODE_OPTIONS names a size, as for the web tier; the flag is
+    # package.json's "worker" script's.
+    flags=""
+    case "${NODE_OPTIONS:-}" in *--max-old-space-size*) ;; *) flags="--max-old-space-size=512" ;; esac
+    # shellcheck disable=SC2086 # $flags is a list of words
+    exec node $flags dist/worker.mjs "$@"
+    ;;
   migrate) exec node dist/migrate.mjs "$@" ;;
   export) exec node --max-semi-space-size=2 --max-old-space-size=128 dist/export.mjs "$@" ;;
   restore) exec node --max-semi-space-size=2 dist/restore.mjs "$@" ;;

@@ -30,7 +30,7 @@ import { childEnv, withoutUndefined } from './start_child_env.ts';
 import { type SupervisedProcess, spawnSupervised } from './supervised_process.ts';
 import { ensureTemporalCli, ROOT } from './temporal_cli.ts';
 import { reachableHost, waitUntilReady } from './wait_until_ready.ts';
-import { webNodeFlags } from './web_node_flags.ts';
+import { webNodeFlags, workerNodeFlags } from './web_node_flags.ts';
 
 // Knobs of this script only (not of the product): where embedded state lives and the dev server's ports.
 const DATA_DIR = process.env.LIFELINE_DATA_DIR ?? join(ROOT, '.data');
@@ -224,7 +224,8 @@ async function main() {
   worker = supervise(
     spawnSupervised({
       name: 'worker',
-      args: nodeArgs('workers/main.ts', true),
+      // The worker's V8 flags as `npm run worker` has them (package.json): its heap bound (ADR 0105).
+      args: nodeArgs('workers/main.ts', true, workerNodeFlags(ROOT)),
       env: { ...env, WORKER_HEALTH_HOST: workerHealthHost, WORKER_HEALTH_PORT: String(workerHealthPort) },
       cwd: ROOT,
       nice: BACKGROUND_NICE,

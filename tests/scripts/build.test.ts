@@ -19,7 +19,7 @@ import { insertLink } from '../../lib/stores/link_store.ts';
 import { buildDist } from '../../scripts/build.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { webNodeFlags } from '../../scripts/web_node_flags.ts';
+import { webNodeFlags, workerNodeFlags } from '../../scripts/web_node_flags.ts';
 import {
   assertRedirect,
   assertSignedPublish,
@@ -147,10 +147,10 @@ test('web and worker from dist/ serve a redirect and a signed publish, then drai
   await waitReady(`${base}/readyz`, web.output);
   await waitReady(`http://127.0.0.1:${healthPort}/readyz`, worker.output);
 
-  // Node runs the bundles themselves, the web tier with `npm run web`'s Node flags, and no TypeScript loader.
+  // Node runs the bundles themselves, each with its npm script's Node flags, and no TypeScript loader.
   const commandOf = (child: ChildProcess) => readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
   assert.deepEqual(commandOf(web.child).slice(1), [...webNodeFlags(ROOT), 'dist/web.mjs', '']);
-  assert.deepEqual(commandOf(worker.child).slice(1), ['dist/worker.mjs', '']);
+  assert.deepEqual(commandOf(worker.child).slice(1), [...workerNodeFlags(ROOT), 'dist/worker.mjs', '']);
 
   await insertLink(db.sql, {
     code: 'built1',

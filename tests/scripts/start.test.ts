@@ -10,7 +10,7 @@ import { activitySteps } from '../../devkit/harness/temporal.ts';
 import { signWebhook } from '../../lib/auth/webhook_signature.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { webNodeFlags } from '../../scripts/web_node_flags.ts';
+import { webNodeFlags, workerNodeFlags } from '../../scripts/web_node_flags.ts';
 
 // `npm start` as a new user runs it: no configuration, embedded PGlite, its own Temporal dev server.
 const dataDir = mkdtempSync(join(tmpdir(), 'lifeline-start-'));
@@ -187,11 +187,14 @@ describe('npm start (embedded defaults)', () => {
     assert.equal(niceOf(pids.web), niceOf(process.pid));
     assert.equal(niceOf(pids.worker), Math.min(19, niceOf(process.pid) + 10));
     assert.equal(niceOf(pids.pglite), Math.min(19, niceOf(process.pid) + 10));
-    // The web process runs with `npm run web`'s Node flags (package.json), the worker without them.
+    // The web process runs with `npm run web`'s Node flags (package.json), the worker with `npm run worker`'s.
     const argsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     for (const flag of webNodeFlags(ROOT)) {
       assert.ok(argsOf(pids.web).includes(flag), `web process lacks ${flag}: ${argsOf(pids.web).join(' ')}`);
       assert.ok(!argsOf(pids.worker).includes(flag));
+    }
+    for (const flag of workerNodeFlags(ROOT)) {
+      assert.ok(argsOf(pids.worker).includes(flag), `worker lacks ${flag}: ${argsOf(pids.worker).join(' ')}`);
     }
 
     // An edit through the API shows at once (the web process that made it drops its copy).

@@ -1,5 +1,6 @@
-// The web tier's Node flags live in package.json's "web" script; npm start and the redirect benchmark read them
-// from there (scripts/web_node_flags.ts), so they must parse, and Node must accept them.
+// The web tier's and the worker's Node flags live in package.json's "web" and "worker" scripts; npm start, the test
+// harness's worker processes and the benchmarks read them from there (scripts/web_node_flags.ts), so they must
+// parse, and Node must accept them.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../../scripts/temporal_cli.ts';
-import { webNodeFlags } from '../../scripts/web_node_flags.ts';
+import { webNodeFlags, workerNodeFlags } from '../../scripts/web_node_flags.ts';
 
 test('the web script’s flags: no memory reducer (ADR 0054), a 224 MiB old generation (ADR 0085), 16 MiB semi-spaces (ADR 0103); Node accepts them', () => {
   const flags = webNodeFlags(ROOT);
@@ -17,6 +18,20 @@ test('the web script’s flags: no memory reducer (ADR 0054), a 224 MiB old gene
   });
   assert.equal(run.status, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout).slice(0, flags.length), flags);
+});
+
+test('the worker script’s flags: a 512 MiB old generation (ADR 0105); Node accepts them, whatever the host’s memory', () => {
+  const flags = workerNodeFlags(ROOT);
+  assert.deepEqual(flags, ['--max-old-space-size=512']);
+  const run = spawnSync(
+    process.execPath,
+    [...flags, '-e', 'console.log(require("node:v8").getHeapStatistics().heap_size_limit / 2 ** 20)'],
+    { encoding: 'utf8' },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  // The old generation's 512 MiB and the young generation's semi-spaces (704 MiB on Node 24), not a share of the host's.
+  const limitMiB = Number(run.stdout);
+  assert.ok(limitMiB >= 512 && limitMiB <= 768, `heap limit ${limitMiB} MiB`);
 });
 
 test('a "web" script of another shape is refused with a message, not misread', () => {
