@@ -36,6 +36,8 @@ import { startWorkerProcess } from '../devkit/harness/worker_process.ts';
 import { signWebhook } from '../lib/auth/webhook_signature.ts';
 import { decodeServingRecord } from '../lib/redirect/serving_store.ts';
 import { getFreePort } from '../scripts/dev_server.ts';
+import { ROOT } from '../scripts/temporal_cli.ts';
+import { webNodeFlags } from '../scripts/web_node_flags.ts';
 import { rssOf } from './process_stats.ts';
 
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -95,7 +97,9 @@ async function workerReady() {
 }
 const webPort = await getFreePort();
 const webUrl = `http://127.0.0.1:${webPort}`;
+// The web entry with the web tier's Node flags (package.json's "web" script), as production runs it.
 const web = startEntry('main.ts', {
+  nodeFlags: webNodeFlags(ROOT),
   inheritEnv: true,
   env: {
     ...harnessEntryEnv(h),
