@@ -250,6 +250,19 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
           seen.push({ state: found.state, atMs: Date.now() - started });
         return found?.state === 'firing' ? found : undefined;
       });
+    } catch (error) {
+      // What the storm got and what Prometheus saw, so a timeout on a loaded machine says which side was slow.
+      const targets = (await (await fetch(`${promBase}/api/v1/targets`)).json()) as {
+        data?: { activeTargets?: { labels: { job: string }; health: string; lastError: string }[] };
+      };
+      const rates = await promQuery('lifeline:redirect_requests:rate5m or lifeline:redirect_failures:rate5m');
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}; storm: ${sent} requests (${[...statuses]
+          .map(([status, n]) => `${n} × ${status}`)
+          .join(', ')}); states: ${JSON.stringify(seen)}; targets: ${JSON.stringify(
+          targets.data?.activeTargets?.map((t) => [t.labels.job, t.health, t.lastError]),
+        )}; rates: ${JSON.stringify(rates.data?.result)}`,
+      );
     } finally {
       storming = false;
       await storm;
