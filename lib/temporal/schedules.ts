@@ -1,8 +1,10 @@
 import {
   type Client,
+  isGrpcServiceError,
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
+  ServiceError,
 } from '@temporalio/client';
 import {
   getArchiveQueueScheduleId,
@@ -67,7 +69,7 @@ export interface ScheduleSettings {
   archiveQueueEvery?: string | undefined;
 }
 
-interface ScheduleSpec {
+export interface ScheduleSpec {
   scheduleId: string;
   every: string;
   workflowType: string;
@@ -199,7 +201,7 @@ export async function ensureSchedules(
     kind: 'webhook-clicks-daily',
     args: [],
   });
-  for (const spec of specs) await ensureSchedule(client, settings.taskQueue, spec, logger);
+  for (const spec of specs) await ensureScheduleRetrying(client, settings.taskQueue, spec, logger);
 }
 
 async function removeSchedule(client: Client, scheduleId: string, logger: Logger): Promise<void> {
@@ -208,6 +210,41 @@ async function removeSchedule(client: Client, scheduleId: string, logger: Logger
     logger.info({ scheduleId }, 'schedule removed (its interval is no longer set)');
   } catch (error) {
     if (!(error instanceof ScheduleNotFoundError)) throw error;
+  }
+}
+
+/** gRPC codes that a retry cannot change: the request or the credentials are wrong (status codes of gRPC). */
+const PERMANENT_GRPC_CODES = new Set([3, 6, 7, 12, 16]); // INVALID_ARGUMENT, ALREADY_EXISTS, PERMISSION_DENIED, UNIMPLEMENTED, UNAUTHENTICATED
+/** Waits between attempts of one schedule at start: about half a minute in all. */
+export const SCHEDULE_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+
+/**
+ * ensureSchedule, tried again when Temporal answered with a service error a retry can change. A Temporal that has
+ * just started, or is loaded, can answer a schedule's describe with one (its scheduler workflow not yet able to
+ * answer), and the worker would otherwise exit at start for it. Each attempt is the whole create-or-update, which
+ * is idempotent. Other errors, and the last attempt's, are thrown as they are.
+ */
+export async function ensureScheduleRetrying(
+  client: Client,
+  taskQueue: string,
+  s: ScheduleSpec,
+  logger: Logger,
+  delaysMs: readonly number[] = SCHEDULE_RETRY_DELAYS_MS,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await ensureSchedule(client, taskQueue, s, logger);
+    } catch (error) {
+      const code = error instanceof ServiceError && isGrpcServiceError(error.cause) ? error.cause.code : null;
+      const retryable = error instanceof ServiceError && (code === null || !PERMANENT_GRPC_CODES.has(code));
+      const delayMs = delaysMs[attempt];
+      if (!retryable || delayMs === undefined) throw error;
+      logger.warn(
+        { scheduleId: s.scheduleId, err: error, attempt: attempt + 1, retryInMs: delayMs },
+        'Temporal did not answer for a schedule; trying again',
+      );
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
   }
 }
 
