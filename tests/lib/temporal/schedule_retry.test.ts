@@ -54,6 +54,21 @@ function withFailingDescribes(client: Client, failures: Error[]): Client {
   });
 }
 
+/** A daily schedule on a task queue of its own. */
+function dailySchedule(): { taskQueue: string; spec: ScheduleSpec } {
+  const taskQueue = uniqueId('sched-retry');
+  return {
+    taskQueue,
+    spec: {
+      scheduleId: `${taskQueue}-daily`,
+      every: '1d',
+      workflowType: WORKFLOW_TYPES.dailyClicksWebhook,
+      kind: 'test',
+      args: [],
+    },
+  };
+}
+
 function logged() {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({
@@ -66,14 +81,7 @@ function logged() {
 
 describe('registering a Schedule while Temporal answers with errors', () => {
   test('a service error a retry can change is tried again; the schedule ends as configured', async () => {
-    const taskQueue = uniqueId('sched-retry');
-    const spec: ScheduleSpec = {
-      scheduleId: `${taskQueue}-daily`,
-      every: '1d',
-      workflowType: WORKFLOW_TYPES.dailyClicksWebhook,
-      kind: 'test',
-      args: [],
-    };
+    const { taskQueue, spec } = dailySchedule();
     const { logger, lines } = logged();
     await ensureScheduleRetrying(temporal.client, taskQueue, spec, logger, [10, 10]);
     // A later start: create answers "already running", and the describe fails twice before it answers.
@@ -98,14 +106,7 @@ describe('registering a Schedule while Temporal answers with errors', () => {
   });
 
   test('an error a retry cannot change, or one past the last attempt, is thrown', async () => {
-    const taskQueue = uniqueId('sched-retry');
-    const spec: ScheduleSpec = {
-      scheduleId: `${taskQueue}-daily`,
-      every: '1d',
-      workflowType: WORKFLOW_TYPES.dailyClicksWebhook,
-      kind: 'test',
-      args: [],
-    };
+    const { taskQueue, spec } = dailySchedule();
     const { logger, lines } = logged();
     await ensureScheduleRetrying(temporal.client, taskQueue, spec, logger, [10]);
     const denied = [describeFailed(7)];
