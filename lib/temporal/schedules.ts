@@ -21,6 +21,7 @@ import {
   KindKey,
   WORKFLOW_TYPES,
 } from '../../workflows/contract.ts';
+import { backoffDelay } from '../shared/backoff.ts';
 import type { Logger } from '../shared/logger.ts';
 
 export interface ScheduleSettings {
@@ -215,8 +216,8 @@ async function removeSchedule(client: Client, scheduleId: string, logger: Logger
 
 /** gRPC codes that a retry cannot change: the request or the credentials are wrong (status codes of gRPC). */
 const PERMANENT_GRPC_CODES = new Set([3, 6, 7, 12, 16]); // INVALID_ARGUMENT, ALREADY_EXISTS, PERMISSION_DENIED, UNIMPLEMENTED, UNAUTHENTICATED
-/** Waits between attempts of one schedule at start: about half a minute in all. */
-export const SCHEDULE_RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** Retries of one schedule at start, waiting 0.5 s doubled up to 15 s: about half a minute in all. */
+export const SCHEDULE_RETRIES = { retries: 6, baseMs: 500, maxMs: 15_000 };
 
 /**
  * ensureSchedule, tried again when Temporal answered with a service error a retry can change. A Temporal that has
@@ -229,7 +230,7 @@ export async function ensureScheduleRetrying(
   taskQueue: string,
   s: ScheduleSpec,
   logger: Logger,
-  delaysMs: readonly number[] = SCHEDULE_RETRY_DELAYS_MS,
+  retry: { retries: number; baseMs: number; maxMs: number } = SCHEDULE_RETRIES,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -237,8 +238,8 @@ export async function ensureScheduleRetrying(
     } catch (error) {
       const code = error instanceof ServiceError && isGrpcServiceError(error.cause) ? error.cause.code : null;
       const retryable = error instanceof ServiceError && (code === null || !PERMANENT_GRPC_CODES.has(code));
-      const delayMs = delaysMs[attempt];
-      if (!retryable || delayMs === undefined) throw error;
+      if (!retryable || attempt >= retry.retries) throw error;
+      const delayMs = backoffDelay({ attempt: attempt + 1, baseMs: retry.baseMs, maxMs: retry.maxMs });
       logger.warn(
         { scheduleId: s.scheduleId, err: error, attempt: attempt + 1, retryInMs: delayMs },
         'Temporal did not answer for a schedule; trying again',

@@ -83,7 +83,11 @@ describe('registering a Schedule while Temporal answers with errors', () => {
   test('a service error a retry can change is tried again; the schedule ends as configured', async () => {
     const { taskQueue, spec } = dailySchedule();
     const { logger, lines } = logged();
-    await ensureScheduleRetrying(temporal.client, taskQueue, spec, logger, [10, 10]);
+    await ensureScheduleRetrying(temporal.client, taskQueue, spec, logger, {
+      retries: 2,
+      baseMs: 10,
+      maxMs: 10,
+    });
     // A later start: create answers "already running", and the describe fails twice before it answers.
     const failures = [describeFailed(2), describeFailed(14)];
     const changed = { ...spec, every: '12h' };
@@ -92,7 +96,7 @@ describe('registering a Schedule while Temporal answers with errors', () => {
       taskQueue,
       changed,
       logger,
-      [10, 10, 10],
+      { retries: 3, baseMs: 10, maxMs: 10 },
     );
     assert.equal(failures.length, 0, 'both failures were met');
     const retries = lines.filter((l) => l.msg === 'Temporal did not answer for a schedule; trying again');
@@ -108,21 +112,27 @@ describe('registering a Schedule while Temporal answers with errors', () => {
   test('an error a retry cannot change, or one past the last attempt, is thrown', async () => {
     const { taskQueue, spec } = dailySchedule();
     const { logger, lines } = logged();
-    await ensureScheduleRetrying(temporal.client, taskQueue, spec, logger, [10]);
+    await ensureScheduleRetrying(temporal.client, taskQueue, spec, logger, {
+      retries: 1,
+      baseMs: 10,
+      maxMs: 10,
+    });
     const denied = [describeFailed(7)];
     await assert.rejects(
-      ensureScheduleRetrying(withFailingDescribes(temporal.client, denied), taskQueue, spec, logger, [10]),
+      ensureScheduleRetrying(withFailingDescribes(temporal.client, denied), taskQueue, spec, logger, {
+        retries: 1,
+        baseMs: 10,
+        maxMs: 10,
+      }),
       /Failed to describe schedule/,
     );
     const unavailable = [describeFailed(14), describeFailed(14)];
     await assert.rejects(
-      ensureScheduleRetrying(
-        withFailingDescribes(temporal.client, unavailable),
-        taskQueue,
-        spec,
-        logger,
-        [10],
-      ),
+      ensureScheduleRetrying(withFailingDescribes(temporal.client, unavailable), taskQueue, spec, logger, {
+        retries: 1,
+        baseMs: 10,
+        maxMs: 10,
+      }),
       /Failed to describe schedule/,
     );
     assert.equal(
