@@ -53,6 +53,7 @@ if (!['fast', 'paced', 'off'].includes(bitlyMode)) throw new Error('--bitly must
 const segment = Number(flag('segment') ?? Math.min(100_000, Math.max(batchSize, Math.ceil(posts / 10))));
 const cpuProfDir = flag('cpu-prof');
 const waitAdopted = process.argv.includes('--wait-adopted');
+if (waitAdopted && bitlyMode !== 'paced') throw new Error('--wait-adopted needs --bitly=paced');
 const SITE = 'bench';
 const PREFIX = `${uniqueId('lifeline-bench')}:`;
 /** Every 200th post already had a back-half on our Bitly (or, Bitly off, short) domain. */
@@ -307,7 +308,7 @@ try {
     const adoptedAtEnd = repointed();
     const archiveCreatedAtEnd = held - adoptedAtEnd;
     let allRepointed: Record<string, number> | undefined;
-    if (waitAdopted && bitlyMode === 'paced') {
+    if (waitAdopted) {
       await eventually(async () => (repointed() === adoptedRows.length ? true : undefined), {
         timeoutMs: 6 * 3_600_000,
         intervalMs: 1_000,
