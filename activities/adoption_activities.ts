@@ -14,9 +14,16 @@ import {
   planRetargetStep,
   setRetargetStatus,
 } from '../lib/retarget/run_retarget.ts';
+import type { TaskContext } from '../lib/shared/task_context.ts';
 import { signalWordPressReconcile } from '../lib/temporal/adoption_signals.ts';
 import type { ActivityDeps } from './deps.ts';
-import { currentSignals, currentTaskContext, currentTaskQueue, runStep } from './task_context.ts';
+import {
+  currentSignals,
+  currentTaskContext,
+  currentTaskQueue,
+  runStep,
+  withKeepAlive,
+} from './task_context.ts';
 
 /** Asks for a site's WordPress reconciliation through this activity's Temporal client, on the main queue. */
 function currentWordPressRequester() {
@@ -54,17 +61,24 @@ export function createAdoptionActivities(deps: ActivityDeps) {
   };
 }
 
+/**
+ * A retarget step heartbeats every 5 s while it runs (the workflow's heartbeat timeout is 20 s); one that reports
+ * no progress for a minute is timed out and retried.
+ */
+const withRetargetKeepAlive = <T>(work: (context: TaskContext) => Promise<T>) =>
+  withKeepAlive(5_000, work, { stallMs: 60_000 });
+
 /** Mass retargets (lib/retarget/run_retarget.ts). */
 export function createRetargetActivities(deps: ActivityDeps) {
   return {
     planRetargetStep: (input: { runId: string; cursor: string }) =>
-      runStep(() => planRetargetStep(deps, input, currentTaskContext())),
+      runStep(() => withRetargetKeepAlive((context) => planRetargetStep(deps, input, context))),
     finishRetargetPlan: (input: { runId: string }) => runStep(() => finishRetargetPlan(deps, input)),
     setRetargetStatus: (input: Parameters<typeof setRetargetStatus>[1]) =>
       runStep(() => setRetargetStatus(deps, input)),
     applyRetargetBatch: (input: { runId: string; batchSize: number; cursor?: string }) =>
-      runStep(() => applyRetargetBatch(deps, input, currentTaskContext())),
+      runStep(() => withRetargetKeepAlive((context) => applyRetargetBatch(deps, input, context))),
     followRetargetOnBitly: (input: { runId: string; cursor: string }) =>
-      runStep(() => followRetargetOnBitly(deps, input, currentTaskContext())),
+      runStep(() => withRetargetKeepAlive((context) => followRetargetOnBitly(deps, input, context))),
   };
 }

@@ -14,11 +14,19 @@ import { startWordPressPostReconcile } from '../lib/temporal/adoption_signals.ts
 import type { ActivityDeps } from './deps.ts';
 import {
   currentSignals,
-  currentTaskContext,
   currentTaskQueue,
   currentWorkflowId,
   runStep,
+  withKeepAlive,
 } from './task_context.ts';
+
+/**
+ * How often a call of the checks heartbeats while it runs (the workflow's heartbeat timeout is 20 s), and how long
+ * it may check nothing before the beats stop and it is timed out and retried (a check waits at most its request
+ * timeout per hop).
+ */
+const KEEP_ALIVE_MS = 5_000;
+const STALL_MS = 120_000;
 
 type CodeUrl = { code: string; url: string };
 
@@ -57,7 +65,11 @@ export function createDestinationActivities(deps: ActivityDeps) {
     seedDestinationStates: (input: { maxLinks?: number }) =>
       runStep(() => seedDestinationStates(checks(), input)),
     checkDueDestinations: (input: CheckDueInput) =>
-      runStep(() => checkDueDestinations(checks(), input, currentTaskContext(), acting())),
+      runStep(() =>
+        withKeepAlive(KEEP_ALIVE_MS, (context) => checkDueDestinations(checks(), input, context, acting()), {
+          stallMs: STALL_MS,
+        }),
+      ),
     beginDestinationArchive: (input: { code: string }) =>
       runStep(() => beginDestinationArchive(archive, input)),
     requestArchiveSave: (input: CodeUrl) => runStep(() => requestArchiveSave(archive, input)),

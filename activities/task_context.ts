@@ -1,7 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { PermanentFailure, TransientFailure } from '../lib/shared/errors.ts';
-import type { TaskContext } from '../lib/shared/task_context.ts';
+import { keepingAlive, type TaskContext } from '../lib/shared/task_context.ts';
 import { coalesceKicks, KICK_WINDOW_MS, sharedCoalescedKicker } from '../lib/temporal/coalesced_kicks.ts';
 import {
   createExpirySweeper,
@@ -24,23 +24,17 @@ export function currentTaskContext(): TaskContext {
 }
 
 /**
- * Runs `work` while the activity heartbeats every `everyMs` on its own, whatever `work` reports. With it, the
- * workflow's heartbeat timeout can be short: a step lost with its worker (killed, or a task handed to a poll the
- * worker dropped as it shut down) is retried within that timeout, while a live step is never timed out for
- * waiting on one slow request. `work`'s own heartbeats (with details) go on as before.
+ * Runs `work` while the activity heartbeats every `everyMs` on its own, repeating `work`'s last details
+ * (lib/shared/task_context.ts `keepingAlive`): a step lost with its worker is retried within the workflow's short
+ * heartbeat timeout, a live step is never timed out for waiting on one slow request, and with `stallMs` a step
+ * that reports nothing for that long is still timed out.
  */
-export async function withKeepAlive<T>(
+export function withKeepAlive<T>(
   everyMs: number,
   work: (context: TaskContext) => Promise<T>,
+  options: { stallMs?: number } = {},
 ): Promise<T> {
-  const context = currentTaskContext();
-  context.heartbeat();
-  const beat = setInterval(() => context.heartbeat(), everyMs);
-  try {
-    return await work(context);
-  } finally {
-    clearInterval(beat);
-  }
+  return keepingAlive(currentTaskContext(), everyMs, work, options);
 }
 
 /** The workflow that runs this activity (audit reasons), or `direct` outside one. */

@@ -8,8 +8,9 @@ const CALLS_PER_RUN = 100;
 
 const { checkDueDestinations } = proxyActivities<Activities>({
   startToCloseTimeout: '30m',
-  // A worker that dies mid-call is noticed within this; the retry takes what is still due.
-  heartbeatTimeout: '2m',
+  // The call heartbeats every 5 s while it runs, and stops once it has checked nothing for two minutes: a worker
+  // lost mid-call, or a call that hangs, is noticed within this; the retry takes what is still due.
+  heartbeatTimeout: '20s',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
 const { seedDestinationStates } = proxyActivities<Activities>({

@@ -2,11 +2,12 @@ import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/types.ts';
 import type { EscrowExportReport, EscrowRunInput, StaticSnapshotReport } from './contract.ts';
 
-// One long activity each: it heartbeats as it streams (a stalled export is noticed within a minute) and a
-// failed attempt removes what it wrote, so a retry starts clean with a new snapshot.
+// One long activity each: it heartbeats every 5 s while it streams, so a lost worker is noticed within 20 s, and
+// stops once it has written nothing for a minute, so a stalled export is noticed too. A failed attempt removes
+// what it wrote, so a retry starts clean with a new snapshot.
 const { writeEscrowExport, writeStaticSnapshot } = proxyActivities<Activities>({
   startToCloseTimeout: '2h',
-  heartbeatTimeout: '1m',
+  heartbeatTimeout: '20s',
   retry: {
     initialInterval: '30s',
     backoffCoefficient: 2,

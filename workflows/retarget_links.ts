@@ -22,7 +22,8 @@ const DEFAULT_APPROVAL_TIMEOUT_MS = 7 * 24 * 3600_000;
 
 const { planRetargetStep, applyRetargetBatch, followRetargetOnBitly } = proxyActivities<Activities>({
   startToCloseTimeout: '30m',
-  heartbeatTimeout: '1m',
+  // Each step heartbeats every 5 s while it makes progress (activities/adoption_activities.ts).
+  heartbeatTimeout: '20s',
   retry: {
     initialInterval: '1s',
     backoffCoefficient: 2,
