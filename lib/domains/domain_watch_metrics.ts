@@ -1,6 +1,7 @@
 // The domain watch's gauges, read from Postgres when scraped, in the web process and the worker alike (both show
 // what the worker last read). Names are fixed: ops/prometheus/lifeline.rules.yml and the Grafana row use them.
 import { Gauge, type Registry } from 'prom-client';
+import { scrapeRead } from '../shared/scrape_read.ts';
 import type { DomainFactView } from './domain_watch_overview.ts';
 
 /**
@@ -11,12 +12,7 @@ import type { DomainFactView } from './domain_watch_overview.ts';
  */
 export function registerDomainWatchGauges(registry: Registry, read: () => Promise<DomainFactView[]>): void {
   if (registry.getSingleMetric('lifeline_domain_watch_ok')) return;
-  let pending: { at: number; rows: Promise<DomainFactView[] | null> } | null = null;
-  const current = () => {
-    const now = Date.now();
-    if (!pending || now - pending.at > 1_000) pending = { at: now, rows: read().catch(() => null) };
-    return pending.rows;
-  };
+  const current = scrapeRead(read);
   const gauge = <L extends string>(
     name: string,
     help: string,

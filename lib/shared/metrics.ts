@@ -10,6 +10,7 @@ import {
   type MetricValueWithName,
   Registry,
 } from 'prom-client';
+import { scrapeRead } from './scrape_read.ts';
 
 export type { Registry };
 
@@ -326,12 +327,7 @@ function registerReadGauges<T>(
   read: () => Promise<T>,
   gauges: readonly { name: string; help: string; pick: (values: T) => number }[],
 ): void {
-  let pending: { at: number; values: Promise<T | null> } | null = null;
-  const current = () => {
-    const now = Date.now();
-    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
-    return pending.values;
-  };
+  const current = scrapeRead(read);
   for (const { name, help, pick } of gauges) {
     new Gauge({
       name,
@@ -399,12 +395,14 @@ export function registerExpiryGauges(
  * its budget allows, and a run waits. A failed read leaves the last value.
  */
 export function registerWordPressBreakerGauge(registry: Registry, read: () => Promise<number>): void {
+  // Read at every scrape (one at a time): the count changes with an admin's decision.
+  const current = scrapeRead(read, { reuseMs: 0 });
   new Gauge({
     name: 'lifeline_wordpress_breaker_waiting',
     help: 'Breaker holds of WordPress changes (retargets, gones beyond a site’s budget) waiting for an admin.',
     registers: [registry],
     async collect() {
-      const value = await read().catch(() => null);
+      const value = await current();
       if (value !== null) this.set(value);
     },
   });
@@ -462,12 +460,14 @@ export function createProbeMetrics(
  * worker shows the same number and a restart loses nothing. A failed read leaves the last value.
  */
 export function registerProbeIncidentGauge(registry: Registry, read: () => Promise<number>): void {
+  // Read at every scrape (one at a time): the prober opens and closes incidents as it goes.
+  const current = scrapeRead(read, { reuseMs: 0 });
   new Gauge({
     name: 'lifeline_probe_incidents_open',
     help: 'Probe incidents open now: the public short domain answered wrongly or not at all, and has not passed since.',
     registers: [registry],
     async collect() {
-      const value = await read().catch(() => null);
+      const value = await current();
       if (value !== null) this.set(value);
     },
   });
@@ -491,12 +491,7 @@ export interface DrillGaugeValue {
  * not a failure; a Schedule that stopped shows as an old last-success time on the dashboard. A failed read leaves the last values.
  */
 export function registerDrillGauges(registry: Registry, read: () => Promise<DrillGaugeValue[]>): void {
-  let pending: { at: number; values: Promise<DrillGaugeValue[] | null> } | null = null;
-  const current = () => {
-    const now = Date.now();
-    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
-    return pending.values;
-  };
+  const current = scrapeRead(read);
   new Gauge({
     name: 'lifeline_drill_last_result',
     help: 'The latest finished failover drill of a short domain towards a front: 1 passed, 0 failed.',
@@ -555,12 +550,7 @@ export function registerDestinationMetrics(
   registry: Registry,
   read: () => Promise<DestinationGaugeValues>,
 ): { countCheck(outcome: string): void } {
-  let pending: { at: number; values: Promise<DestinationGaugeValues | null> } | null = null;
-  const current = () => {
-    const now = Date.now();
-    if (!pending || now - pending.at > 1_000) pending = { at: now, values: read().catch(() => null) };
-    return pending.values;
-  };
+  const current = scrapeRead(read);
   const checks = new Counter({
     name: 'lifeline_destination_checks_total',
     help: 'Destination checks by outcome (ok, moved, gone, soft-404, unreachable, parked; skipped: an excluded host).',

@@ -5,22 +5,10 @@
 // Never on the redirect path: only the worker registers them (workers/main.ts). A failed read leaves the last
 // values, and the scrape still answers.
 import { Gauge, type Registry } from 'prom-client';
+import { scrapeRead } from './scrape_read.ts';
 
 /** How long one read of Postgres answers scrapes. */
 export const PROMISE_GAUGE_CACHE_MS = 5_000;
-
-/** A reader shared by several gauges: one call per `ttlMs`, a failure answered as null (keep the last values). */
-export function cachedRead<T>(
-  read: () => Promise<T>,
-  ttlMs = PROMISE_GAUGE_CACHE_MS,
-): () => Promise<T | null> {
-  let pending: { at: number; value: Promise<T | null> } | null = null;
-  return () => {
-    const now = Date.now();
-    if (!pending || now - pending.at > ttlMs) pending = { at: now, value: read().catch(() => null) };
-    return pending.value;
-  };
-}
 
 /** Shared codes a vendor will not hold (vendor copy in state `collision`), per vendor. */
 export type VendorCollisionCounts = Record<string, number>;
@@ -33,7 +21,7 @@ export function registerVendorCollisionGauge(
   registry: Registry,
   read: () => Promise<VendorCollisionCounts>,
 ): void {
-  const current = cachedRead(read);
+  const current = scrapeRead(read, { reuseMs: PROMISE_GAUGE_CACHE_MS });
   new Gauge({
     name: 'lifeline_vendor_collisions',
     help:
@@ -68,7 +56,7 @@ export function registerReconcileDriftGauges(
   registry: Registry,
   read: () => Promise<ReconcileDriftValues>,
 ): void {
-  const current = cachedRead(read);
+  const current = scrapeRead(read, { reuseMs: PROMISE_GAUGE_CACHE_MS });
   new Gauge({
     name: 'lifeline_reconcile_drift',
     help:
@@ -127,7 +115,7 @@ export interface ScheduledCopyAge {
  * or `snapshot`, ADR 0020): the alert fires when the age passes twice the interval.
  */
 export function registerEscrowAgeGauges(registry: Registry, read: () => Promise<ScheduledCopyAge[]>): void {
-  const current = cachedRead(read);
+  const current = scrapeRead(read, { reuseMs: PROMISE_GAUGE_CACHE_MS });
   new Gauge({
     name: 'lifeline_escrow_last_success_age_seconds',
     help:

@@ -364,6 +364,19 @@ describe('a real Prometheus scraping a running Lifeline web process', { skip }, 
       // The instance stays in the balancer: its caches can still answer what they hold (ADR 0021).
       const livez = await fetch(`${webBase}/livez`);
       assert.equal(livez.status, 200);
+      // And it is still scraped: the gauges it reads from Postgres give up on a read after half a second
+      // (lib/shared/scrape_read.ts), inside this Prometheus's 1 s scrape timeout. Reads that waited on the
+      // unreachable Postgres held every scrape for 10–20 s, so the target went down and the alert could not fire.
+      const up = await waitFor('two scrapes since the cut', 10_000, async () => {
+        const result = await promQuery('up{job="lifeline-web"}[3s]');
+        const values = (result.data?.result[0] as { values?: [number, string][] } | undefined)?.values ?? [];
+        return values.length >= 2 ? values : undefined;
+      });
+      assert.deepEqual(
+        up.map(([, value]) => value),
+        up.map(() => '1'),
+        'the web target answers every scrape',
+      );
     } finally {
       await pgProxy.restore();
       postgresCut = false;

@@ -14,11 +14,11 @@ import { uniqueId } from '../../devkit/harness/temporal.ts';
 import { readEscrowAges } from '../../lib/escrow/escrow_age.ts';
 import { readReconcileDrift } from '../../lib/reconcile/reconcile_drift.ts';
 import {
-  cachedRead,
   registerEscrowAgeGauges,
   registerReconcileDriftGauges,
   registerVendorCollisionGauge,
 } from '../../lib/shared/promise_gauges.ts';
+import { scrapeRead } from '../../lib/shared/scrape_read.ts';
 import { BITLY_OWN_TAG } from '../../lib/vendors/bitly.ts';
 import { countVendorCollisions } from '../../lib/vendors/count_vendor_collisions.ts';
 
@@ -169,10 +169,13 @@ describe('promise gauges on the worker', () => {
     await registry.metrics();
     await registry.metrics();
     assert.equal(reads, 1);
-    const read = cachedRead(async () => {
-      reads++;
-      throw new Error('Postgres is away');
-    }, 0);
+    const read = scrapeRead(
+      async () => {
+        reads++;
+        throw new Error('Postgres is away');
+      },
+      { reuseMs: 0 },
+    );
     assert.equal(await read(), null);
     fail = true;
     assert.match(await registry.metrics(), /^lifeline_vendor_collisions\{vendor="bitly"\} 7$/m);
