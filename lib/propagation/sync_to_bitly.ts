@@ -5,7 +5,7 @@ import { backoffDelay } from '../shared/backoff.ts';
 import { TransientFailure } from '../shared/errors.ts';
 import { keyCode, keyDomain, linkKey } from '../shared/link_key.ts';
 import type { Logger } from '../shared/logger.ts';
-import { type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
+import { keepingAlive, type TaskContext, throwIfCancelled } from '../shared/task_context.ts';
 import { listExistingCodes } from '../stores/link_batch_store.ts';
 import type { LinkRow, VendorLinkRow } from '../stores/link_rows.ts';
 import { getLinkByCode } from '../stores/link_store.ts';
@@ -206,9 +206,9 @@ export async function syncToBitly(
   const backHalf = keyCode(input.code);
   const withVendors = { ...deps, vendors: deps.vendors };
   const vendors = deps.vendors;
-  let link = await getLinkByCode(deps.sql, input.code);
-  if (!link) return { outcome: 'skipped', reason: 'no such link (re-minted)' };
-  if (link.status === 'pending' && !input.publishing) {
+  const found = await getLinkByCode(deps.sql, input.code);
+  if (!found) return { outcome: 'skipped', reason: 'no such link (re-minted)' };
+  if (found.status === 'pending' && !input.publishing) {
     return { outcome: 'skipped', reason: 'its publish workflow syncs a pending link' };
   }
   let before = await insertVendorAttempt(deps.sql, input.code, 'bitly');
@@ -218,69 +218,70 @@ export async function syncToBitly(
     // The setting was turned off: created like a link never attempted.
     before = null;
   }
-  // Cancellation (the publish workflow stops waiting) arrives through heartbeats.
-  const beat = setInterval(() => context.heartbeat(), 1_000);
-  try {
-    let remote: VendorLink | null = null;
-    let action = 'unchanged';
-    if (before?.vendorId) {
-      remote = await bitly.get(before.vendorId);
-      // Ours only while it holds our back-half in our group (an adopted back-half may sit in another group).
-      const elsewhere = remote?.group != null && remote.group !== bitly.groupGuid;
-      if (remote && (!holdsBackHalf(remote, bitly.domain, backHalf) || elsewhere)) remote = null;
-    }
-    const targetOf = (row: LinkRow) =>
-      toVendorTarget(row, { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl }, Date.now());
-    let target = targetOf(link);
-    if (!remote) {
-      throwIfCancelled(context);
-      const placed = await placeOnBitly(withVendors, bitly, link, target, before);
-      if (placed.kind === 'mismatch') {
-        return { outcome: 'mismatch', answered: placed.answered, detail: placed.detail };
+  // Cancellation (the publish workflow stops waiting) arrives through heartbeats: one a second while it runs.
+  return keepingAlive(context, 1_000, async () => {
+    let link = found;
+    try {
+      let remote: VendorLink | null = null;
+      let action = 'unchanged';
+      if (before?.vendorId) {
+        remote = await bitly.get(before.vendorId);
+        // Ours only while it holds our back-half in our group (an adopted back-half may sit in another group).
+        const elsewhere = remote?.group != null && remote.group !== bitly.groupGuid;
+        if (remote && (!holdsBackHalf(remote, bitly.domain, backHalf) || elsewhere)) remote = null;
       }
-      if (placed.kind === 'absent') {
-        // Nothing on Bitly and nothing to serve: no copy needed.
-        await updateVendorSynced(deps.sql, input.code, 'bitly', { vendorId: null, syncedUrl: null });
-        return { outcome: 'synced', vendorId: null, action: 'absent' };
+      const targetOf = (row: LinkRow) =>
+        toVendorTarget(row, { ...vendors.redirect, shortBaseUrl: vendors.shortBaseUrl }, Date.now());
+      let target = targetOf(link);
+      if (!remote) {
+        throwIfCancelled(context);
+        const placed = await placeOnBitly(withVendors, bitly, link, target, before);
+        if (placed.kind === 'mismatch') {
+          return { outcome: 'mismatch', answered: placed.answered, detail: placed.detail };
+        }
+        if (placed.kind === 'absent') {
+          // Nothing on Bitly and nothing to serve: no copy needed.
+          await updateVendorSynced(deps.sql, input.code, 'bitly', { vendorId: null, syncedUrl: null });
+          return { outcome: 'synced', vendorId: null, action: 'absent' };
+        }
+        remote = placed.remote;
+        action = placed.action;
       }
-      remote = placed.remote;
-      action = placed.action;
+      // The link may change while Bitly is being updated: re-read and push again until they agree.
+      for (let pass = 0; pass < CONVERGE_PASSES; pass++) {
+        throwIfCancelled(context);
+        const result = await converge(bitly, remote, backHalf, target);
+        remote = result.link;
+        if (result.actions.length > 0)
+          action =
+            action === 'unchanged' ? result.actions.join('+') : `${action}+${result.actions.join('+')}`;
+        const latest = await getLinkByCode(deps.sql, input.code);
+        if (!latest) break;
+        const latestTarget = targetOf(latest);
+        if (latestTarget.longUrl === target.longUrl && latestTarget.archived === target.archived) break;
+        link = latest;
+        target = latestTarget;
+      }
+      await updateVendorSynced(deps.sql, input.code, 'bitly', {
+        vendorId: remote.vendorId,
+        syncedUrl: target.longUrl,
+      });
+      return { outcome: 'synced', vendorId: remote.vendorId, action };
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      if (error.retryable) {
+        await updateVendorProblem(deps.sql, input.code, 'bitly', { state: 'pending', error: error.message });
+        throw new TransientFailure(
+          error.message,
+          error.kind === 'unavailable' ? 'VendorUnavailable' : 'VendorRateLimited',
+          retryDelayMs(vendors, error, context.attempt),
+        );
+      }
+      // Refused (bad request, credentials, plan): retrying the same call cannot help. Recorded, visible in
+      // vendors[], and picked up again by the next change or a reconciliation.
+      await updateVendorProblem(deps.sql, input.code, 'bitly', { state: 'failed', error: error.message });
+      deps.logger.error({ code: input.code, err: error.message, kind: error.kind }, 'Bitly refused the link');
+      return { outcome: 'rejected', error: error.message };
     }
-    // The link may change while Bitly is being updated: re-read and push again until they agree.
-    for (let pass = 0; pass < CONVERGE_PASSES; pass++) {
-      throwIfCancelled(context);
-      const result = await converge(bitly, remote, backHalf, target);
-      remote = result.link;
-      if (result.actions.length > 0)
-        action = action === 'unchanged' ? result.actions.join('+') : `${action}+${result.actions.join('+')}`;
-      const latest = await getLinkByCode(deps.sql, input.code);
-      if (!latest) break;
-      const latestTarget = targetOf(latest);
-      if (latestTarget.longUrl === target.longUrl && latestTarget.archived === target.archived) break;
-      link = latest;
-      target = latestTarget;
-    }
-    await updateVendorSynced(deps.sql, input.code, 'bitly', {
-      vendorId: remote.vendorId,
-      syncedUrl: target.longUrl,
-    });
-    return { outcome: 'synced', vendorId: remote.vendorId, action };
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    if (error.retryable) {
-      await updateVendorProblem(deps.sql, input.code, 'bitly', { state: 'pending', error: error.message });
-      throw new TransientFailure(
-        error.message,
-        error.kind === 'unavailable' ? 'VendorUnavailable' : 'VendorRateLimited',
-        retryDelayMs(vendors, error, context.attempt),
-      );
-    }
-    // Refused (bad request, credentials, plan): retrying the same call cannot help. Recorded, visible in
-    // vendors[], and picked up again by the next change or a reconciliation.
-    await updateVendorProblem(deps.sql, input.code, 'bitly', { state: 'failed', error: error.message });
-    deps.logger.error({ code: input.code, err: error.message, kind: error.kind }, 'Bitly refused the link');
-    return { outcome: 'rejected', error: error.message };
-  } finally {
-    clearInterval(beat);
-  }
+  });
 }
