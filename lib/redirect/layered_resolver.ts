@@ -4,7 +4,13 @@
 // refreshes and the bus.
 
 import type { Logger } from '../shared/logger.ts';
-import { type Metrics, registerResolverCacheGauges, type Tally, tally } from '../shared/metrics.ts';
+import {
+  type Metrics,
+  registerLookupBreakerGauge,
+  registerResolverCacheGauges,
+  type Tally,
+  tally,
+} from '../shared/metrics.ts';
 import { getLinksByCodes, getServingRowByCode } from '../stores/link_store.ts';
 import type { Db } from '../stores/sql.ts';
 import type { CanonicalTargetPolicy } from '../targets/target_rule.ts';
@@ -109,7 +115,7 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
   });
   // Below the LRU: the serving store, then Postgres. No store, so no late answer to wait for: Postgres's answer
   // (or its error) is the answer, landed in readPostgres's one reaction.
-  const lookup = store
+  const storeRung = store
     ? createServingStoreRung({
         store,
         storeTimeoutMs: options.storeTimeoutMs,
@@ -119,7 +125,14 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
         cache,
         readPostgres,
       })
-    : readPostgres;
+    : undefined;
+  const lookup = storeRung ?? readPostgres;
+  const storeBreaker = storeRung?.breaker;
+  if (metrics && options.subscribe)
+    registerLookupBreakerGauge(metrics.registry, () => ({
+      postgres: readPostgres.breaker.open,
+      serving_store: storeBreaker?.open,
+    }));
 
   /**
    * Starts the one lookup of `code` below the LRU and puts it in flight; the lookup lands it (remember or
@@ -236,6 +249,8 @@ export function createLayeredResolver(options: LayeredResolverOptions): LayeredR
     hasLiveRecords: cache.hasLiveRecords,
 
     async close() {
+      readPostgres.breaker.stop();
+      storeBreaker?.stop();
       clear();
       await bus?.close();
       await store?.close();

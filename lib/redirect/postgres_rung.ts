@@ -1,4 +1,5 @@
 // The resolver's last rung: Postgres, through the gate, within the deadline, behind its breaker.
+import { type Breaker, createBreaker } from '../shared/breaker.ts';
 import { UnavailableError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { selectServingValues } from '../stores/link_store.ts';
@@ -15,11 +16,16 @@ import {
 } from './serving_record.ts';
 
 /**
- * Consecutive Postgres failures after which lookups stop waiting on it for a while: postgres.js queues a
- * query for many seconds while it cannot connect, so an outage would otherwise hold every slot of the gate.
+ * Consecutive Postgres failures after which lookups stop waiting on it: postgres.js queues a query for many
+ * seconds while it cannot connect, so an outage would otherwise hold every slot of the gate, and every lookup
+ * would wait the whole deadline for its 503.
  */
 const POSTGRES_BREAKER_FAILURES = 5;
+/** The first probe's delay once open; doubled after each failed probe, up to the most. */
 const POSTGRES_BREAKER_OPEN_MS = 1_000;
+const POSTGRES_BREAKER_MAX_OPEN_MS = 5_000;
+/** What the breaker's probe looks up: the lookup statement itself, for a code no link can have. */
+const PROBE_CODE = '';
 
 /** The error every lookup that cannot reach Postgres answers with (a 503). */
 export function databaseUnavailable(): UnavailableError {
@@ -43,48 +49,73 @@ export interface PostgresRungDeps {
  * `code`'s record from Postgres (null: no such code), or a 503; with `flight`, the lookup lands in the cache
  * here (remembered or forgotten).
  */
-export type ReadPostgres = (code: string, flight?: Flight) => Promise<ServingRecord | null>;
+export type ReadPostgres = ((code: string, flight?: Flight) => Promise<ServingRecord | null>) & {
+  /** Open while Postgres is failing: lookups answer 503 at once (lifeline_lookup_breaker_open). */
+  readonly breaker: Breaker;
+};
 
 /**
  * Decides what Postgres answers for a code, and when not to ask it: after POSTGRES_BREAKER_FAILURES failures in
- * a row, lookups answer 503 at once for POSTGRES_BREAKER_OPEN_MS instead of waiting on a database that is down.
- * A row whose target breaks the target rule answers as a tampered record (404), never as a redirect.
+ * a row the breaker opens and lookups answer 503 at once, until its probe (the same statement, through the same
+ * gate and deadline) is answered. A row whose target breaks the target rule answers as a tampered record (404),
+ * never as a redirect.
  */
 export function createPostgresRung(deps: PostgresRungDeps): ReadPostgres {
   const { sql, gate, queries, counted, admit, logger, postgresTimeoutMs } = deps;
   const postgresDeadline = deps.deadline;
   const { remember, forget } = deps.cache;
-  let postgresFailures = 0;
-  let postgresSkipUntil = 0;
+
+  /** The statement for `code` through the gate: a free slot at once (and its release), or a place in its queue. */
+  function rowsOf(code: string): {
+    rows: Promise<readonly ServingValues[]>;
+    release: (() => void) | undefined;
+  } {
+    if (!gate.tryTake()) return { rows: gate.wait(code, Date.now() + postgresTimeoutMs), release: undefined };
+    if (queries) queries.single.n++;
+    try {
+      return { rows: selectServingValues(sql, code), release: gate.release };
+    } catch (error) {
+      gate.release();
+      return { rows: Promise.reject(error), release: undefined };
+    }
+  }
+
+  const breaker = createBreaker({
+    failures: POSTGRES_BREAKER_FAILURES,
+    openMs: POSTGRES_BREAKER_OPEN_MS,
+    maxOpenMs: POSTGRES_BREAKER_MAX_OPEN_MS,
+    probe() {
+      const { rows, release } = rowsOf(PROBE_CODE);
+      return postgresDeadline(rows, release);
+    },
+    onOpen(err) {
+      logger?.warn(
+        { err },
+        'link lookups: Postgres is failing; answering from caches only until it answers again',
+      );
+    },
+    onClose() {
+      logger?.info('link lookups: Postgres answers again');
+    },
+  });
 
   /**
    * Reads Postgres (bounded by the gate and the deadline, behind its breaker). With `flight`, the lookup lands
    * here (remember or forget). Everything after the query — the slot's release, the row's record, the target
    * rule, the cache — runs in one reaction on postgres.js's promise: no async frame, no `then` chained after it.
    */
-  return function readPostgres(code, flight) {
-    if (postgresSkipUntil > Date.now()) {
+  function readPostgres(code: string, flight?: Flight): Promise<ServingRecord | null> {
+    if (breaker.open) {
       counted.postgres.skipped.n++;
       if (flight) forget(code, flight);
       return Promise.reject(databaseUnavailable());
     }
-    let rows: Promise<readonly ServingValues[]>;
-    let release: (() => void) | undefined;
-    if (gate.tryTake()) {
-      if (queries) queries.single.n++;
-      try {
-        rows = selectServingValues(sql, code);
-        release = gate.release;
-      } catch (error) {
-        gate.release();
-        rows = Promise.reject(error);
-      }
-    } else rows = gate.wait(code, Date.now() + postgresTimeoutMs);
+    const { rows, release } = rowsOf(code);
     return postgresDeadline(
       rows,
       release,
       (found) => {
-        postgresFailures = 0;
+        breaker.succeeded();
         const row = found[0];
         let record: ServingRecord | null = null;
         if (row === undefined) counted.postgres.miss.n++;
@@ -98,14 +129,11 @@ export function createPostgresRung(deps: PostgresRungDeps): ReadPostgres {
       },
       (err) => {
         counted.postgres.error.n++;
-        if (++postgresFailures >= POSTGRES_BREAKER_FAILURES) {
-          postgresSkipUntil = Date.now() + POSTGRES_BREAKER_OPEN_MS;
-          postgresFailures = 0;
-          logger?.warn({ err }, 'link lookups: Postgres is failing; answering from caches only for a moment');
-        }
+        breaker.failed(err);
         if (flight) forget(code, flight);
         throw databaseUnavailable();
       },
     );
-  };
+  }
+  return Object.assign(readPostgres, { breaker });
 }

@@ -1,5 +1,6 @@
 // The resolver's middle rung: the shared serving store, within its deadline, behind its breaker, with Postgres
 // beside it when the store has no clean answer.
+import { type Breaker, createBreaker } from '../shared/breaker.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import { createDeadline, TimeoutError } from './lookup_deadline.ts';
 import type { LookupTallies } from './lookup_tallies.ts';
@@ -8,10 +9,16 @@ import type { Admit, Flight, ResolverCache } from './resolver_cache.ts';
 import { isTamperedRecord, markTampered, type ServingRecord } from './serving_record.ts';
 import type { ServingStore } from './serving_store.ts';
 
-/** Consecutive serving-store failures after which reads skip the store for a while (a tripped breaker). */
+/** Consecutive serving-store failures after which reads skip the store (an open breaker). */
 const STORE_BREAKER_FAILURES = 5;
-/** How long a tripped breaker skips the store before trying it again. */
+/**
+ * How long an open breaker skips the store before its first probe; doubled after each failed probe, up to the
+ * most. Short: while the store is skipped, every LRU miss is a Postgres statement.
+ */
 const STORE_BREAKER_OPEN_MS = 1_000;
+const STORE_BREAKER_MAX_OPEN_MS = 2_000;
+/** What the breaker's probe reads: a key no code has. */
+const PROBE_CODE = '';
 /** Serving-store reads pending at once, at most: a hung store must not pile up requests without bound. */
 const STORE_MAX_IN_FLIGHT = 256;
 /** With Postgres failing too, how long a slow serving-store read may still take. */
@@ -44,25 +51,37 @@ export interface ServingStoreRungDeps {
   readPostgres: ReadPostgres;
 }
 
+/** The rung's entry below the LRU, and its breaker (open while the store is skipped). */
+export type ServingStoreLookup = ((code: string, flight: Flight) => Promise<ServingRecord | null>) & {
+  readonly breaker: Breaker;
+};
+
 /**
  * Decides when the serving store's answer is the answer: a clean record in time is (and is cached); a miss, a
  * refused record, an error or a timeout goes to Postgres, with a slow read kept going beside it as the answer
- * when Postgres fails too. After STORE_BREAKER_FAILURES failures in a row the store is skipped for
- * STORE_BREAKER_OPEN_MS; a Postgres record refills the store in the background. Returns the ladder's entry
- * below the LRU: `lookup(code, flight)`, which lands the flight in the cache.
+ * when Postgres fails too. After STORE_BREAKER_FAILURES failures in a row the breaker opens and the store is
+ * skipped until its probe (a read within the same deadline) is answered; a Postgres record refills the store in
+ * the background. Returns the ladder's entry below the LRU: `lookup(code, flight)`, which lands the flight in
+ * the cache.
  */
-export function createServingStoreRung(
-  deps: ServingStoreRungDeps,
-): (code: string, flight: Flight) => Promise<ServingRecord | null> {
+export function createServingStoreRung(deps: ServingStoreRungDeps): ServingStoreLookup {
   const { store, metrics, counted, admit, readPostgres } = deps;
   const { remember, forget } = deps.cache;
-  let storeFailures = 0;
-  let storeSkipUntil = 0;
   let storeInFlight = 0;
   const settled = () => {
     storeInFlight--;
   };
   const storeDeadline = createDeadline(deps.storeTimeoutMs, 'serving store read');
+  const breaker = createBreaker({
+    failures: STORE_BREAKER_FAILURES,
+    openMs: STORE_BREAKER_OPEN_MS,
+    maxOpenMs: STORE_BREAKER_MAX_OPEN_MS,
+    probe() {
+      const reading = startStoreRead(PROBE_CODE);
+      if (!reading) return Promise.reject(new Error('too many serving-store reads pending'));
+      return storeDeadline(reading, settled);
+    },
+  });
   const lateStoreDeadline = createDeadline(LATE_STORE_WAIT_MS, 'late serving store read');
 
   /**
@@ -71,14 +90,14 @@ export function createServingStoreRung(
    * await on this path was a visible share of its CPU.
    */
   function lookup(code: string, flight: Flight): Promise<ServingRecord | null> {
-    const reading = storeSkipUntil > Date.now() ? undefined : startStoreRead(code);
+    const reading = breaker.open ? undefined : startStoreRead(code);
     if (!reading) {
       counted.serving_store.skipped.n++;
       return lookupBeyondStore(code, flight, NO_STORE);
     }
     return storeDeadline(reading, settled).then(
       (read) => {
-        storeFailures = 0;
+        breaker.succeeded();
         if (read === null) {
           counted.serving_store.miss.n++;
           return lookupBeyondStore(code, flight, STORE_MISS);
@@ -94,10 +113,7 @@ export function createServingStoreRung(
         const timedOut = err instanceof TimeoutError;
         metrics?.servingStoreErrors.inc({ operation: timedOut ? 'get_timeout' : 'get' });
         counted.serving_store.error.n++;
-        if (++storeFailures >= STORE_BREAKER_FAILURES) {
-          storeSkipUntil = Date.now() + STORE_BREAKER_OPEN_MS;
-          storeFailures = 0;
-        }
+        breaker.failed(err);
         return lookupBeyondStore(code, flight, timedOut ? { record: undefined, late: reading } : NO_STORE);
       },
     );
@@ -233,5 +249,5 @@ export function createServingStoreRung(
     return record;
   }
 
-  return lookup;
+  return Object.assign(lookup, { breaker });
 }

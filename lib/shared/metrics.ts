@@ -642,6 +642,30 @@ export function registerWebhookGauges(registry: Registry, read: () => Promise<We
  * (`lifeline_resolver_cache_bytes`, of `lifeline_resolver_cache_max_bytes`, RESOLVER_CACHE_MAX_BYTES) and the
  * entries (`lifeline_resolver_cache_entries`, records and "no such code" answers).
  */
+/**
+ * The resolver's breakers, 1 while open (lib/shared/breaker.ts): `postgres` open means lookups the caches cannot
+ * answer get 503 at once; `serving_store` open means LRU misses go straight to Postgres.
+ */
+export function registerLookupBreakerGauge(
+  registry: Registry,
+  read: () => { postgres: boolean; serving_store?: boolean },
+): void {
+  if (registry.getSingleMetric('lifeline_lookup_breaker_open')) return;
+  new Gauge({
+    name: 'lifeline_lookup_breaker_open',
+    help:
+      "1 while the resolver's breaker for a layer is open (postgres: lookups the caches cannot answer get 503 at " +
+      'once; serving_store: LRU misses go straight to Postgres) until its background probe is answered.',
+    labelNames: ['layer'],
+    registers: [registry],
+    collect() {
+      const open = read();
+      this.set({ layer: 'postgres' }, open.postgres ? 1 : 0);
+      if (open.serving_store !== undefined) this.set({ layer: 'serving_store' }, open.serving_store ? 1 : 0);
+    },
+  });
+}
+
 export function registerResolverCacheGauges(
   registry: Registry,
   read: { bytes: () => number; entries: () => number; maxBytes: number },

@@ -1,9 +1,15 @@
 import { createServer, type Server, Socket } from 'node:net';
 
-/** A TCP proxy a test controls: cut() drops every connection and refuses new ones; restore() listens again. */
+/**
+ * A TCP proxy a test controls: cut() drops every connection and refuses new ones; stall() keeps every connection
+ * open and accepts new ones but carries no byte either way (a network partition: nothing fails, nothing answers);
+ * restore() carries traffic again (after a stall, the connections held meanwhile are dropped, as a partition's
+ * usually are once it heals).
+ */
 export interface TcpProxy {
   port: number;
   cut(): Promise<void>;
+  stall(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -13,10 +19,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
+  let stalled = false;
   const listen = async () => {
     const s = createServer((client) => {
-      const upstream = new Socket();
       sockets.add(client);
+      if (stalled) {
+        // Accepted, never connected upstream, never read: the client's bytes go nowhere.
+        client.pause();
+        client.on('error', () => sockets.delete(client)).on('close', () => sockets.delete(client));
+        return;
+      }
+      const upstream = new Socket();
       sockets.add(upstream);
       const drop = () => {
         client.destroy();
@@ -27,6 +40,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
       upstream.connect(target.port, target.host, () => {
+        if (stalled) return;
         client.pipe(upstream);
         upstream.pipe(client);
       });
@@ -44,9 +58,25 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   await listen();
   return {
-    port,
+    get port() {
+      return port;
+    },
     cut: stop,
-    restore: listen,
+    async stall() {
+      stalled = true;
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
+    async restore() {
+      if (stalled) {
+        stalled = false;
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      }
+      if (!server) await listen();
+    },
     close: stop,
-  };
+  } satisfies TcpProxy;
 }

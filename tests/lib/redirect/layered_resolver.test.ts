@@ -223,12 +223,21 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
         const skipped = await count(metrics, 'serving_store', 'skipped');
         // Five timeouts trip the breaker, which then skips the store for a second (a very slow machine may
         // see it close again and time out once more).
-        assert.ok(timeouts >= 5, `${timeouts} timeouts`);
-        assert.ok(skipped >= 1, `${skipped} skipped`);
-        assert.equal(timeouts + skipped, 8);
+        assert.equal(timeouts, 5, `${timeouts} timeouts`);
+        assert.equal(skipped, 3, `${skipped} skipped`);
+        // Well past the old fixed second: the breaker's own probe times out, and no lookup waits on the store.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        for (let i = 0; i < 5; i++) assert.equal((await r.resolve(code))?.url, 'https://example.com/hung');
+        assert.equal(await errors(metrics, 'get_timeout'), 5, 'no lookup timed out on the store again');
+        assert.equal(await count(metrics, 'serving_store', 'skipped'), 8);
       } finally {
         redis.thaw();
       }
+      // Thawed: a probe (at most 2 s apart) finds the store answering, and lookups read it again.
+      await eventually(async () => {
+        await r.resolve(code);
+        return (await count(metrics, 'serving_store', 'hit')) > 0 ? true : undefined;
+      });
     });
   });
 
@@ -375,28 +384,45 @@ describe('layered resolver: LRU → serving store → Postgres', () => {
     );
   });
 
-  test('Postgres failing: after five failures lookups answer 503 at once for a moment (no pile-up)', async () => {
+  test('Postgres failing: after five failures no lookup waits on it until its probe is answered', async () => {
     const code = await createCode('https://example.com/breaker');
-    const { r, metrics } = resolver({ cacheMax: 0, postgresTimeoutMs: 500 });
+    const { r, metrics } = resolver({ cacheMax: 0, postgresTimeoutMs: 500, subscribe: true });
+    const breakerOpen = async () =>
+      (await metrics.registry.getSingleMetric('lifeline_lookup_breaker_open')?.get())?.values.find(
+        (v) => v.labels.layer === 'postgres',
+      )?.value;
     const lock = await db.sql.reserve();
     try {
       await lock`BEGIN`;
       await lock`LOCK TABLE links IN ACCESS EXCLUSIVE MODE`;
       for (let i = 0; i < 5; i++)
         await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
-      const started = Date.now();
-      await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
-      assert.ok(Date.now() - started < 250, `no 500 ms wait: ${Date.now() - started} ms`);
-      assert.equal(await count(metrics, 'postgres', 'error'), 5);
-      assert.equal(await count(metrics, 'postgres', 'skipped'), 1);
+      assert.equal(await breakerOpen(), 1);
+      // Well past the old fixed second, during which its probes fail too: every lookup is refused at once.
+      // (The breaker this replaced let lookups through again after a second, and five of them waited 500 ms.)
+      const until = Date.now() + 3_000;
+      let slowest = 0;
+      let refused = 0;
+      while (Date.now() < until) {
+        const started = Date.now();
+        await assert.rejects(r.resolve(code), (e: { status?: number }) => e.status === 503);
+        slowest = Math.max(slowest, Date.now() - started);
+        refused++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(slowest < 250, `no lookup waits on Postgres: the slowest took ${slowest} ms`);
+      assert.equal(await count(metrics, 'postgres', 'error'), 5, 'no lookup reached Postgres');
+      assert.equal(await count(metrics, 'postgres', 'skipped'), refused);
       await lock`COMMIT`;
     } finally {
       lock.release();
     }
-    // A second later Postgres is tried again.
+    // The probe (at most 5 s apart, and its 500 ms deadline) finds Postgres answering and closes the breaker.
     await eventually(async () => ((await r.resolve(code).catch(() => null)) ? true : undefined), {
-      timeoutMs: 3_000,
+      timeoutMs: 8_000,
     });
+    assert.equal(await breakerOpen(), 0);
+    await r.close();
   });
 
   test('an invalidation during a lookup keeps its (possibly old) answer out of the LRU', async () => {
