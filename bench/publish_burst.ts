@@ -18,10 +18,12 @@
 //                                 /v4/shorten for the smallest plans, far below an election night's rate)
 //   BENCH_REDIRECT_ROUND_S=15     length of each wrk round during the burst (0: no redirect load)
 //   BENCH_WORKER_NODE_OPTIONS=    NODE_OPTIONS of the worker process alone (e.g. --max-old-space-size=384)
+//   BENCH_FROM_BUILD=1            run the web and the worker as the container image does: `npm run build` first,
+//                                 then dist/ through scripts/lifeline.sh (default: from source through tsx)
 //
 // The publishes are open-loop: the n-th is sent at start + n / perSecond whatever the earlier ones are doing,
 // as a newsroom's editors do not wait for each other.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,16 +154,27 @@ writeFileSync(linksFile, rows.map((r) => `${r.code}\t${r.target_url}\n`).join(''
 // Our web entry as production runs it (the web tier's Node flags), and the worker entry.
 const webPort = await getFreePort();
 const webUrl = `http://127.0.0.1:${webPort}`;
+// BENCH_FROM_BUILD=1: both from dist/, built now from this tree, with the flags scripts/lifeline.sh gives them.
+const fromBuild = process.env.BENCH_FROM_BUILD === '1';
+if (fromBuild) {
+  const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status})`);
+}
 const web = startEntry('main.ts', {
   env: { ...harnessWebEnv(h, webUrl), ...env, LOG_LEVEL: 'warn' },
   nodeFlags: webNodeFlags(ROOT),
   keepChars: 20_000,
+  ...(fromBuild ? { built: 'web' as const } : {}),
 });
 // BENCH_WORKER_NODE_OPTIONS: Node flags for the worker alone (e.g. its heap bound), as NODE_OPTIONS.
 const workerNodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS;
 const worker = startWorkerProcess({
   h,
   env: { ...env, LOG_LEVEL: 'info', ...(workerNodeOptions ? { NODE_OPTIONS: workerNodeOptions } : {}) },
+  built: fromBuild,
 });
 const barePort = await getFreePort();
 const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/redirect/bare_map_server.ts'], {
@@ -280,17 +293,20 @@ async function watchPosts(until: () => boolean): Promise<void> {
   }
 }
 
-/** The worker's resident memory (its process tree: the entry's wrapper and the Node process that runs it), MiB. */
-function workerRssMiB(): number {
-  const pid = worker.process.pid;
+/** A process's resident memory with its tree (the entry's wrapper and the Node process that runs it), MiB. */
+function treeRssMiB(pid: number | undefined): number {
   const pids = pid ? [pid, ...descendantsOf(pid)] : [];
   return Math.round(pids.reduce((total, p) => total + rssOf(p), 0) / 2 ** 20);
 }
+const workerRssMiB = () => treeRssMiB(worker.process.pid);
+const webRssMiB = () => treeRssMiB(web.child.pid);
+let webRssPeak = 0;
 let workerRssPeak = 0;
 
 async function sampleBacklog(started: number, until: () => boolean): Promise<void> {
   while (!until()) {
     workerRssPeak = Math.max(workerRssPeak, workerRssMiB());
+    webRssPeak = Math.max(webRssPeak, webRssMiB());
     const waiting = [...posts.values()].filter((p) => p.shareableAt === undefined).length;
     const running = await h.temporal.client.workflow
       .count(`TaskQueue = "${h.taskQueue}" AND ExecutionStatus = "Running"`)
@@ -354,6 +370,7 @@ try {
   const cpuSampler = sampleCpu();
   const cpuFrom = Date.now();
   const workerRssAtStart = workerRssMiB();
+  const webRssAtStart = webRssMiB();
   const total = Math.round(PER_SECOND * SECONDS);
   let sent = 0;
   let burstOver = false;
@@ -446,7 +463,8 @@ try {
     `load ${loadBefore} → ${loadAfter}; everything shareable and followed ${drainedAfter.toFixed(0)} s after the first publish`,
     `CPU seconds from the first publish to the last followed: ${cpuSpent} (wall ${drainedAfter.toFixed(0)} s, ` +
       `two cores: ${Math.round(2 * drainedAfter)} CPU s in all)`,
-    `worker RSS (its process tree): ${workerRssAtStart} MiB at the first publish, peak ${workerRssPeak} MiB`,
+    `worker RSS (its process tree, ${fromBuild ? 'built: dist/ through scripts/lifeline.sh' : 'from source through tsx'}): ` +
+      `${workerRssAtStart} MiB at the first publish, peak ${workerRssPeak} MiB; web ${webRssAtStart} → peak ${webRssPeak} MiB`,
     `publish → shareable: p50 ${ms(percentile(shareable, 50))}, p90 ${ms(percentile(shareable, 90))}, ` +
       `p99 ${ms(percentile(shareable, 99))}, max ${ms(Math.max(...shareable))}`,
     `new permalink → followed: p50 ${ms(percentile(followed, 50))}, p99 ${ms(percentile(followed, 99))} ` +

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { delimiter, dirname } from 'node:path';
 import { getFreePort } from '../../scripts/dev_server.ts';
 import { ROOT } from '../../scripts/temporal_cli.ts';
 import { HARNESS_ADMIN, type Harness } from './harness.ts';
@@ -35,6 +36,12 @@ export interface EntryOptions {
   ipc?: boolean;
   /** How much of each output view to keep; unbounded by default (long e2e runs bound it). */
   keepChars?: number;
+  /**
+   * Run the built entry instead of the source: `scripts/lifeline.sh <role>` on dist/ (`npm run build` first),
+   * with the Node of this process first on PATH; `nodeFlags` and `imports` do not apply (the script sets the
+   * entry's flags, as in production).
+   */
+  built?: 'web' | 'worker';
 }
 
 /** Starts `node --import tsx <script>` in the repository root. */
@@ -43,21 +50,25 @@ export function startEntry(script: string, options: EntryOptions): EntryProcess 
   const base = options.inheritEnv
     ? process.env
     : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' };
-  const child = spawn(
-    process.execPath,
-    [
-      ...(options.nodeFlags ?? []),
-      '--import',
-      'tsx',
-      ...(options.imports ?? []).flatMap((module) => ['--import', module]),
-      script,
-    ],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])],
-      env: { ...base, ...options.env },
-    },
-  );
+  const stdio = ['ignore', 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])] as const;
+  const env = { ...base, ...options.env };
+  const child = options.built
+    ? spawn('sh', ['scripts/lifeline.sh', options.built], {
+        cwd: ROOT,
+        stdio: [...stdio],
+        env: { ...env, PATH: `${dirname(process.execPath)}${delimiter}${env.PATH ?? ''}` },
+      })
+    : spawn(
+        process.execPath,
+        [
+          ...(options.nodeFlags ?? []),
+          '--import',
+          'tsx',
+          ...(options.imports ?? []).flatMap((module) => ['--import', module]),
+          script,
+        ],
+        { cwd: ROOT, stdio: [...stdio], env },
+      );
   const views = { output: '', stdout: '', stderr: '' };
   const watchers = new Set<() => void>();
   const trim = (text: string) => (text.length > keep ? text.slice(-keep) : text);

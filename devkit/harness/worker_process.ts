@@ -8,7 +8,12 @@ import { type Harness, TEST_OUTGOING_ALLOWANCE } from './harness.ts';
  * The real worker entry (workers/main.ts), with its Node flags, in a child process on the harness's database and
  * task queue, so a test can SIGKILL it mid-work. `ready` turns true once it logs that it runs.
  */
-export function startWorkerProcess(options: { h: Harness; env?: Record<string, string> }): {
+export function startWorkerProcess(options: {
+  h: Harness;
+  env?: Record<string, string>;
+  /** The built entry (dist/worker.mjs through scripts/lifeline.sh, as the image runs it), not the source. */
+  built?: boolean;
+}): {
   process: ChildProcess;
   ready: boolean;
 } {
@@ -27,6 +32,7 @@ export function startWorkerProcess(options: { h: Harness; env?: Record<string, s
     },
     // A benchmark's worker logs for minutes: only the tail is kept.
     keepChars: 20_000,
+    ...(options.built ? { built: 'worker' as const } : {}),
   });
   const state = { process: entry.child, ready: false };
   entry.waitForOutput('worker running', { timeoutMs: Number.POSITIVE_INFINITY }).then(
