@@ -84,9 +84,20 @@ export function createPostgresRung(deps: PostgresRungDeps): ReadPostgres {
     failures: POSTGRES_BREAKER_FAILURES,
     openMs: POSTGRES_BREAKER_OPEN_MS,
     maxOpenMs: POSTGRES_BREAKER_MAX_OPEN_MS,
+    // A free slot or nothing: while the breaker is open no new lookup takes a slot, so the slots still held are
+    // statements sent before it opened that Postgres has not answered; probes queued behind them would pile up.
     probe() {
-      const { rows, release } = rowsOf(PROBE_CODE);
-      return postgresDeadline(rows, release);
+      if (!gate.tryTake())
+        return Promise.reject(new Error('every lookup slot waits on an unanswered statement'));
+      if (queries) queries.single.n++;
+      let rows: Promise<readonly ServingValues[]>;
+      try {
+        rows = selectServingValues(sql, PROBE_CODE);
+      } catch (error) {
+        gate.release();
+        return Promise.reject(error);
+      }
+      return postgresDeadline(rows, gate.release);
     },
     onOpen(err) {
       logger?.warn(
