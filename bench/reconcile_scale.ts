@@ -1006,7 +1006,7 @@ try {
         setup: true,
       });
       say(
-        `one statement marked ${n(settled.count)} of ${n(unknown)} unscanned links clean, with a VACUUM: ${s.toFixed(1)} s`,
+        `one statement marked ${n(settled.count)} of ${n(unknown)} unscanned links clean: ${s.toFixed(1)} s`,
       );
     } else if (unknown > 0 && settle) {
       const t1 = performance.now();
