@@ -65,12 +65,11 @@ export function createPostgresRung(deps: PostgresRungDeps): ReadPostgres {
   const postgresDeadline = deps.deadline;
   const { remember, forget } = deps.cache;
 
-  /** The statement for `code` through the gate: a free slot at once (and its release), or a place in its queue. */
-  function rowsOf(code: string): {
+  /** The statement for `code` on a slot already taken, and the slot's release (none when it could not be sent). */
+  function sendTaken(code: string): {
     rows: Promise<readonly ServingValues[]>;
     release: (() => void) | undefined;
   } {
-    if (!gate.tryTake()) return { rows: gate.wait(code, Date.now() + postgresTimeoutMs), release: undefined };
     if (queries) queries.single.n++;
     try {
       return { rows: selectServingValues(sql, code), release: gate.release };
@@ -78,6 +77,12 @@ export function createPostgresRung(deps: PostgresRungDeps): ReadPostgres {
       gate.release();
       return { rows: Promise.reject(error), release: undefined };
     }
+  }
+
+  /** The statement for `code` through the gate: a free slot at once (and its release), or a place in its queue. */
+  function rowsOf(code: string): ReturnType<typeof sendTaken> {
+    if (!gate.tryTake()) return { rows: gate.wait(code, Date.now() + postgresTimeoutMs), release: undefined };
+    return sendTaken(code);
   }
 
   const breaker = createBreaker({
@@ -89,15 +94,8 @@ export function createPostgresRung(deps: PostgresRungDeps): ReadPostgres {
     probe() {
       if (!gate.tryTake())
         return Promise.reject(new Error('every lookup slot waits on an unanswered statement'));
-      if (queries) queries.single.n++;
-      let rows: Promise<readonly ServingValues[]>;
-      try {
-        rows = selectServingValues(sql, PROBE_CODE);
-      } catch (error) {
-        gate.release();
-        return Promise.reject(error);
-      }
-      return postgresDeadline(rows, gate.release);
+      const { rows, release } = sendTaken(PROBE_CODE);
+      return postgresDeadline(rows, release);
     },
     onOpen(err) {
       logger?.warn(
