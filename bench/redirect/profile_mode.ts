@@ -17,8 +17,16 @@ const PROFILE_ENTRIES: Record<string, string> = {
   bare: 'bench/redirect/bare_map_server.ts',
   'bare-resolver': 'bench/redirect/bare_server.ts',
   'bare-redis': 'bench/redirect/bare_redis_server.ts',
+  // The same bare server with node-redis's per-command timeout off (as ours reads).
+  'bare-redis-no-timeout': 'bench/redirect/bare_redis_server.ts',
   'bare-postgres': 'bench/redirect/bare_postgres_server.ts',
 };
+
+/**
+ * BENCH_PROFILE_NODE_FLAGS: Node and V8 flags added after the server's own (so they win), e.g.
+ * `--max-old-space-size=4096` to see what the web tier's memory flags cost a path (say so beside any figure).
+ */
+const EXTRA_NODE_FLAGS = (process.env.BENCH_PROFILE_NODE_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
 
 /**
  * A server under one path's load (LRU hit unless named) with `node --cpu-prof`; the profile lands in
@@ -55,21 +63,25 @@ export async function profileLru(which: string, ctx: RunContext, pathName = 'lru
           ...QUIET_BOOTSTRAP_ENV,
           ...withoutEmpty(spec.env),
           ...(which === 'ours' ? OURS_EXTRA_ENV : {}),
+          ...(which === 'bare-redis-no-timeout' ? { BARE_REDIS_COMMAND_TIMEOUT: '0' } : {}),
           BENCH_LINKS_FILE: ctx.linksFile,
           ...(tracePromoted ? { BENCH_PROMOTED_FILE: promotedFile } : {}),
         },
         databaseUrl: DATABASE_URL,
         fillsCache: which === 'ours' || which === 'bare-resolver',
         ours: which === 'ours',
-        nodeArgs: usePerf
-          ? ['--perf-basic-prof']
-          : traceDeopt
-            ? ['--trace-deopt']
-            : traceGc
-              ? ['--trace-gc-nvp']
-              : tracePromoted
-                ? ['--import', join(ROOT, 'bench/redirect/promoted_sampler.ts')]
-                : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+        nodeArgs: [
+          ...(usePerf
+            ? ['--perf-basic-prof']
+            : traceDeopt
+              ? ['--trace-deopt']
+              : traceGc
+                ? ['--trace-gc-nvp']
+                : tracePromoted
+                  ? ['--import', join(ROOT, 'bench/redirect/promoted_sampler.ts')]
+                  : ['--cpu-prof', `--cpu-prof-dir=${dir}`]),
+          ...EXTRA_NODE_FLAGS,
+        ],
         ...(traceFile ? { stdoutFile: traceFile } : {}),
       })
     : await startNpmStart({

@@ -31,6 +31,65 @@ export interface Flight {
   stale: boolean;
 }
 
+/**
+ * Keys the flight table holds before it is rebuilt with only the flights still running: a bound on what it keeps
+ * for codes whose lookups landed (a key with no flight is a few dozen bytes).
+ */
+export const FLIGHT_KEYS_MAX = 16_384;
+
+/**
+ * The lookups in flight by link key (docs/adr/0108-flight-table-keeps-its-keys.md). A landed lookup's key stays,
+ * with no flight, so a code looked up again finds its slot and nothing is added or removed. A Map that gains a key
+ * per miss and loses it when it lands is rebuilt every few dozen lookups, and V8 links each old table to the next:
+ * once one such table was promoted, every later table and each lookup it held (with the request behind it)
+ * survived the young collections and was promoted too (220 bytes a request on the serving-store path, a full
+ * collection every 1.3 s under the web tier's heap cap). Past FLIGHT_KEYS_MAX keys the table starts again with
+ * the flights still running.
+ */
+export class FlightTable {
+  private map = new Map<string, Flight | undefined>();
+
+  get(key: string): Flight | undefined {
+    return this.map.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.map.get(key) !== undefined;
+  }
+
+  set(key: string, flight: Flight): void {
+    if (this.map.size >= FLIGHT_KEYS_MAX && !this.map.has(key)) this.rebuild();
+    this.map.set(key, flight);
+  }
+
+  /** No flight for `key` (its slot is kept for the next lookup of the same code). */
+  delete(key: string): void {
+    if (this.map.get(key) !== undefined) this.map.set(key, undefined);
+  }
+
+  /** The flights running now. */
+  values(): Flight[] {
+    const running: Flight[] = [];
+    for (const flight of this.map.values()) if (flight !== undefined) running.push(flight);
+    return running;
+  }
+
+  clear(): void {
+    this.map = new Map();
+  }
+
+  /** Keys held (with or without a flight): for tests of the bound. */
+  get keys(): number {
+    return this.map.size;
+  }
+
+  private rebuild(): void {
+    const running = new Map<string, Flight | undefined>();
+    for (const [key, flight] of this.map) if (flight !== undefined) running.set(key, flight);
+    this.map = running;
+  }
+}
+
 /** LRU entries (0: no LRU) and their TTL; TTL of "no such code" entries (0: none kept). */
 export interface ResolverCacheOptions {
   cacheMax: number;
@@ -97,7 +156,7 @@ export interface ResolverCache {
   /** An LRU is kept (cacheMax > 0): its misses are counted. */
   readonly enabled: boolean;
   /** Lookups in flight by link key: concurrent misses for one link share one. */
-  readonly flights: Map<string, Flight>;
+  readonly flights: FlightTable;
   /**
    * The default short domain's LRU answer for a code, counted as a hit or negative hit; undefined when it has none
    * (not counted).
@@ -203,7 +262,7 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
     const domain = keyDomain(key);
     return domain === DEFAULT_DOMAIN ? home : away.get(domain);
   }
-  const flights = new Map<string, Flight>();
+  const flights = new FlightTable();
 
   /**
    * A lookup landed with `record`: no longer in flight, and cached unless the code changed meanwhile (a stale
@@ -212,6 +271,8 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
   function remember(key: string, flight: Flight, record: ServingRecord | null) {
     if (flight.stale) return;
     flights.delete(key);
+    // Landed: the flight lets go of its promise (and the request its reactions reach), whatever still holds it.
+    flight.promise = NEVER;
     const cache = keyDomain(key) === DEFAULT_DOMAIN ? home : domainCache(keyDomain(key));
     const code = keyCode(key);
     if (record === null) {
@@ -247,6 +308,7 @@ export function createResolverCache(options: ResolverCacheOptions, counted: Look
   /** A lookup failed: no longer in flight (nothing cached). */
   function forget(code: string, flight: Flight) {
     if (!flight.stale) flights.delete(code);
+    flight.promise = NEVER;
   }
 
   function drop(key: string) {
