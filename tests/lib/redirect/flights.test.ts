@@ -1,5 +1,5 @@
-// The resolver's table of lookups in flight (resolver_cache.ts, FlightTable): a plain key → flight table, and
-// what it leaves for the garbage collector (docs/adr/0108-flight-table-keeps-its-keys.md).
+// The resolver's table of lookups in flight (resolver_cache.ts, FlightTable): a key → flight table that keeps its
+// keys, and what it leaves for the garbage collector (docs/adr/0108-flight-table-keeps-its-keys.md).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ const flight = (): Flight => ({ promise: NEVER, stale: false });
 describe('FlightTable', () => {
   test('get, has, set, delete, values and clear, for any code', () => {
     const table = new FlightTable();
-    // Names Object.prototype has, and index-like codes, are ordinary keys.
+    // Any code is a key: names Object.prototype has and index-like codes included.
     const codes = ['abc12', '__proto__', 'constructor', 'toString', 'hasOwnProperty', '12345', '0', 'x/abc'];
     const flights = new Map(codes.map((code) => [code, flight()]));
     for (const code of codes) {
