@@ -23,6 +23,7 @@ import {
   type LifelineWorker,
 } from '../../workers/create_worker.ts';
 import { createWorkerDeps } from '../../workers/worker_deps.ts';
+import { activeRecord } from '../helpers/serving_records.ts';
 import { createUiClient } from '../helpers/ui_client.ts';
 
 // The web tier under Deno exactly as `deno task web` runs it — main_deno.ts with only --allow-net --allow-env
@@ -229,16 +230,7 @@ describe('the web tier under Deno', () => {
     await redis.connect();
     await redis.set(
       key,
-      encodeServingRecord({
-        code: 'denoStore1',
-        url: 'https://example.com/from-the-store',
-        status: 'active',
-        safety: 'clean',
-        redirectStatus: null,
-        expiresAt: null,
-        expiredUrl: null,
-        version: 1,
-      }),
+      encodeServingRecord(activeRecord('denoStore1', 'https://example.com/from-the-store')),
     );
     await redis.close();
     const answer = await fetch(`${b.base}/denoStore1`, { redirect: 'manual', headers: HUMAN });

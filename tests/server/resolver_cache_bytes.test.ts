@@ -11,6 +11,7 @@ import { eventually } from '../../devkit/harness/harness.ts';
 import { estimateRecordBytes } from '../../lib/redirect/resolver_cache.ts';
 import { insertLink } from '../../lib/stores/link_store.ts';
 import { getFreePort } from '../../scripts/dev_server.ts';
+import { activeRecord } from '../helpers/serving_records.ts';
 
 const HOME = 'go.example';
 const TWO = 'two.example';
@@ -19,17 +20,7 @@ const TOKEN = 'resolver-cache-bytes-metrics-token-0123456789';
 const target = (i: number) =>
   `https://news.example/2026/12/02/${String(i).padStart(4, '0')}-${'x'.repeat(60)}`;
 /** One record's estimate for a link key (the codes below all have four digits after their prefix). */
-const estimate = (key: string) =>
-  estimateRecordBytes({
-    code: key,
-    url: target(1),
-    status: 'active',
-    safety: 'clean',
-    redirectStatus: null,
-    expiresAt: null,
-    expiredUrl: null,
-    version: 1,
-  });
+const estimate = (key: string) => estimateRecordBytes(activeRecord(key, target(1)));
 const ONE = estimate('bb0001');
 /** A record of the second domain: its key is `two.example/<code>`. */
 const ONE_TWO = estimate(`${TWO}/bb0001`);

@@ -8,6 +8,7 @@ import { createLayeredResolver } from '../../../lib/redirect/layered_resolver.ts
 import { createRedisServingStore } from '../../../lib/redirect/redis_serving_store.ts';
 import type { ServingRecord } from '../../../lib/redirect/serving_record.ts';
 import type { Sql } from '../../../lib/stores/sql.ts';
+import { activeRecord } from '../../helpers/serving_records.ts';
 
 declare const gc: (options?: { type: 'minor' | 'major'; execution: 'sync' }) => void;
 
@@ -24,17 +25,7 @@ const codes = Array.from({ length: CODES }, (_, i) => `fp${i}`);
 for (let i = 0; i < 200 && (await store.get('probe').catch(() => undefined)) === undefined; i++)
   await new Promise((resolve) => setTimeout(resolve, 25));
 for (const code of codes) {
-  const record: ServingRecord = {
-    code,
-    url: `https://news.example.com/2026/12/05/a-story-${code}`,
-    status: 'active',
-    safety: 'clean',
-    redirectStatus: null,
-    expiresAt: null,
-    expiredUrl: null,
-    version: 1,
-  };
-  await store.put(record);
+  await store.put(activeRecord(code, `https://news.example.com/2026/12/05/a-story-${code}`));
 }
 
 const resolver = createLayeredResolver({

@@ -13,6 +13,7 @@ import {
   toLocation,
 } from '../../../lib/redirect/redirect_policy.ts';
 import type { ServingRecord } from '../../../lib/redirect/serving_record.ts';
+import { activeRecord } from '../../helpers/serving_records.ts';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 const SETTINGS: RedirectSettings = {
@@ -23,17 +24,7 @@ const SETTINGS: RedirectSettings = {
 };
 
 function record(overrides: Partial<ServingRecord> = {}): ServingRecord {
-  return {
-    code: 'Ab3_x',
-    url: 'https://news.example/2026/story/',
-    status: 'active',
-    safety: 'clean',
-    redirectStatus: null,
-    expiresAt: null,
-    expiredUrl: null,
-    version: 1,
-    ...overrides,
-  };
+  return activeRecord('Ab3_x', 'https://news.example/2026/story/', overrides);
 }
 
 const decide = (r: ServingRecord | null, settings: Partial<RedirectSettings> = {}, query = '') =>

@@ -21,6 +21,7 @@ import type { ServingRecord } from '../../../lib/redirect/serving_record.ts';
 import { createMetrics, type Metrics } from '../../../lib/shared/metrics.ts';
 import { insertLink, updateLink } from '../../../lib/stores/link_store.ts';
 import { exposeGc } from '../../helpers/gc.ts';
+import { activeRecord } from '../../helpers/serving_records.ts';
 
 const TTL_MS = 60_000;
 const STALE_MAX_MS = 30_000;
@@ -34,16 +35,7 @@ after(async () => {
 });
 
 let clockMs = Date.now();
-const RECORD: ServingRecord = {
-  code: 'x',
-  url: 'https://news.example/x',
-  status: 'active',
-  safety: 'clean',
-  redirectStatus: null,
-  expiresAt: null,
-  expiredUrl: null,
-  version: 1,
-};
+const RECORD: ServingRecord = activeRecord('x', 'https://news.example/x');
 let n = 0;
 async function createCode(): Promise<string> {
   const code = `swrl${Date.now().toString(36)}${n++}`;
