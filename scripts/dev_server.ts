@@ -55,12 +55,28 @@ async function killStale(pidFile: string, log: (msg: string) => void): Promise<v
   rmSync(pidFile, { force: true });
 }
 
+/** The dev server exited before it served; `output` is the end of what it wrote to stderr. */
+export class DevServerExitedError extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly output: string,
+  ) {
+    const lastLine = output.trim().split('\n').at(-1) ?? '';
+    super(`the Temporal dev server exited with ${code}${lastLine ? `: ${lastLine.slice(0, 600)}` : ''}`);
+  }
+}
+
 /** Waits until the frontend answers a health check (the CLI takes a few seconds on 2 cores). */
-async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new DevServerExitedError(child.exitCode, output());
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
@@ -78,6 +94,18 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
     `the Temporal dev server did not answer at ${address} within ${timeoutMs} ms: ${lastError}`,
   );
 }
+
+/**
+ * The ports we give the CLI are checked free; the others it needs (its HTTP API and each internal service's gRPC
+ * and membership ports) it picks itself, from the same ephemeral range that every outgoing connection on the
+ * machine draws its local port from. Between its pick and its bind, seconds apart on 2 busy cores, another process
+ * can take one, and the CLI exits with "bind: address already in use". A new start picks new ports, so that exit
+ * is met by starting again, a bounded number of times.
+ */
+const LOST_PORT = /bind: address already in use/;
+const START_ATTEMPTS = 3;
+/** How much of the CLI's stderr is kept for an error message. */
+const OUTPUT_TAIL_CHARS = 8_192;
 
 // On Linux the dev server is started through util-linux's `setpriv --pdeathsig SIGTERM`, which asks the kernel to
 // send it SIGTERM the moment the process that started it dies, however it dies (SIGKILL included), and then execs
@@ -105,8 +133,32 @@ export async function startDevServer(options: {
   pidFile?: string;
   log: (msg: string) => void;
   output?: 'inherit' | 'ignore';
+  /** How long one start may take to serve. */
+  timeoutMs?: number;
 }): Promise<DevServer> {
   if (options.pidFile) await killStale(options.pidFile, options.log);
+  if (options.dbFilename) mkdirSync(dirname(options.dbFilename), { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    await assertOwnPortsFree(options);
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (
+        !(error instanceof DevServerExitedError) ||
+        !LOST_PORT.test(error.output) ||
+        attempt >= START_ATTEMPTS
+      )
+        throw error;
+      const lost = /listen tcp ([^:\s]+:\d+): bind: address already in use/.exec(error.output)?.[1];
+      options.log(
+        `The Temporal dev server lost a port it had picked${lost ? ` (${lost})` : ''} to another process; ` +
+          `starting it again (attempt ${attempt + 1} of ${START_ATTEMPTS}).`,
+      );
+    }
+  }
+}
+
+async function assertOwnPortsFree(options: { port: number; uiPort?: number }): Promise<void> {
   for (const port of [options.port, options.uiPort].filter((p): p is number => p !== undefined)) {
     if (!(await isPortFree(port))) {
       throw new Error(
@@ -115,12 +167,23 @@ export async function startDevServer(options: {
       );
     }
   }
-  if (options.dbFilename) mkdirSync(dirname(options.dbFilename), { recursive: true });
+}
+
+async function startOnce(options: Parameters<typeof startDevServer>[0]): Promise<DevServer> {
   const args = getDevServerArgs(options);
   const [command, commandArgs] = getDevServerCommand(options.cli, args);
+  // stderr comes through a pipe, copied on unless the caller ignores it, so that an early exit can say why. (If
+  // we exit while it is still stopping, as on a second Ctrl-C, a late write ends it by SIGPIPE: it was being
+  // stopped, and the next start clears what is left, above.)
   const child = spawn(command, commandArgs, {
     detached: true,
-    stdio: ['ignore', options.output ?? 'ignore', options.output ?? 'inherit'],
+    stdio: ['ignore', options.output ?? 'ignore', 'pipe'],
+  });
+  let output = '';
+  let serving = false;
+  child.stderr!.on('data', (chunk: Buffer) => {
+    if (options.output !== 'ignore') process.stderr.write(chunk);
+    if (!serving) output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
   });
   if (options.pidFile && child.pid) writeFileSync(options.pidFile, String(child.pid));
   const address = `127.0.0.1:${options.port}`;
@@ -141,11 +204,15 @@ export async function startDevServer(options: {
     if (options.pidFile) rmSync(options.pidFile, { force: true });
   };
   try {
-    await waitUntilServing(address, child, 60_000);
+    await waitUntilServing(address, child, () => output, options.timeoutMs ?? 60_000);
   } catch (error) {
     await stop(1_000);
-    throw error;
+    // The exit code is set a moment before the last of stderr is read: wait for the stream to end.
+    if (error instanceof DevServerExitedError && !child.stderr!.readableEnded)
+      await new Promise((resolve) => child.stderr!.once('close', resolve));
+    throw error instanceof DevServerExitedError ? new DevServerExitedError(error.code, output) : error;
   }
+  serving = true;
   return { address, child, stop };
 }
 

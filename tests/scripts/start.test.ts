@@ -60,11 +60,19 @@ async function start(ports: { web: number; temporal: number; ui: number }, data 
   });
   child.stdout!.resume();
   const startedAt = Date.now();
-  await eventually(async () => (stderr.includes('Lifeline is running') ? true : undefined), {
-    timeoutMs: BANNER_TIMEOUT_MS,
-    intervalMs: 100,
-    what: () => `npm start's banner; output so far:\n${stderr}`,
-  });
+  // A start that gave up says why at once, rather than after the whole timeout.
+  const gaveUp = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${stderr}`))),
+  );
+  gaveUp.catch(() => {});
+  await Promise.race([
+    gaveUp,
+    eventually(async () => (stderr.includes('Lifeline is running') ? true : undefined), {
+      timeoutMs: BANNER_TIMEOUT_MS,
+      intervalMs: 100,
+      what: () => `npm start's banner; output so far:\n${stderr}`,
+    }),
+  ]);
   return { child, banner: () => stderr, seconds: (Date.now() - startedAt) / 1000 };
 }
 
