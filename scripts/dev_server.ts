@@ -133,8 +133,6 @@ export async function startDevServer(options: {
   pidFile?: string;
   log: (msg: string) => void;
   output?: 'inherit' | 'ignore';
-  /** How long one start may take to serve. */
-  timeoutMs?: number;
 }): Promise<DevServer> {
   if (options.pidFile) await killStale(options.pidFile, options.log);
   if (options.dbFilename) mkdirSync(dirname(options.dbFilename), { recursive: true });
@@ -204,12 +202,15 @@ async function startOnce(options: Parameters<typeof startDevServer>[0]): Promise
     if (options.pidFile) rmSync(options.pidFile, { force: true });
   };
   try {
-    await waitUntilServing(address, child, () => output, options.timeoutMs ?? 60_000);
+    await waitUntilServing(address, child, () => output, 60_000);
   } catch (error) {
     await stop(1_000);
-    // The exit code is set a moment before the last of stderr is read: wait for the stream to end.
-    if (error instanceof DevServerExitedError && !child.stderr!.readableEnded)
-      await new Promise((resolve) => child.stderr!.once('close', resolve));
+    // The exit code is set a moment before the last of stderr is read: wait (briefly) for the stream to close.
+    if (error instanceof DevServerExitedError && !child.stderr!.closed)
+      await new Promise((resolve) => {
+        child.stderr!.once('close', resolve);
+        setTimeout(resolve, 2_000).unref();
+      });
     throw error instanceof DevServerExitedError ? new DevServerExitedError(error.code, output) : error;
   }
   serving = true;
