@@ -19,7 +19,8 @@ function purger(overrides: Partial<CloudflarePurgerOptions> = {}) {
     apiToken: fake.token,
     shortBaseUrl: 'https://sho.rt',
     apiBaseUrl: fake.apiBaseUrl,
-    timeoutMs: 500,
+    // Long enough that a busy machine never turns a slow answer into a retry (no test here waits on it).
+    timeoutMs: 5_000,
     retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 2000 },
     ...overrides,
   });
