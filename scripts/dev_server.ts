@@ -67,16 +67,12 @@ export class DevServerExitedError extends Error {
 }
 
 /** Waits until the frontend answers a health check (the CLI takes a few seconds on 2 cores). */
-async function waitUntilServing(
-  address: string,
-  child: ChildProcess,
-  output: () => string,
-  timeoutMs: number,
-): Promise<void> {
+async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new DevServerExitedError(child.exitCode, output());
+    // Its output is added by the caller, once the last of it has been read.
+    if (child.exitCode !== null) throw new DevServerExitedError(child.exitCode, '');
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
@@ -202,7 +198,7 @@ async function startOnce(options: Parameters<typeof startDevServer>[0]): Promise
     if (options.pidFile) rmSync(options.pidFile, { force: true });
   };
   try {
-    await waitUntilServing(address, child, () => output, 60_000);
+    await waitUntilServing(address, child, 60_000);
   } catch (error) {
     await stop(1_000);
     // The exit code is set a moment before the last of stderr is read: wait (briefly) for the stream to close.

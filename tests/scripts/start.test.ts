@@ -61,18 +61,16 @@ async function start(ports: { web: number; temporal: number; ui: number }, data 
   child.stdout!.resume();
   const startedAt = Date.now();
   // A start that gave up says why at once, rather than after the whole timeout.
-  const gaveUp = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${stderr}`))),
-  );
-  gaveUp.catch(() => {});
-  await Promise.race([
-    gaveUp,
-    eventually(async () => (stderr.includes('Lifeline is running') ? true : undefined), {
+  const outcome = await eventually(
+    async () =>
+      stderr.includes('Lifeline is running') ? 'running' : child.exitCode !== null ? 'exited' : undefined,
+    {
       timeoutMs: BANNER_TIMEOUT_MS,
       intervalMs: 100,
       what: () => `npm start's banner; output so far:\n${stderr}`,
-    }),
-  ]);
+    },
+  );
+  if (outcome === 'exited') throw new Error(`npm start exited with ${child.exitCode}:\n${stderr}`);
   return { child, banner: () => stderr, seconds: (Date.now() - startedAt) / 1000 };
 }
 

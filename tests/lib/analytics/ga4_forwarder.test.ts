@@ -28,8 +28,8 @@ function forwarder(overrides: Partial<Ga4ForwarderOptions> = {}) {
     flushIntervalMs: 3_600_000,
     baseDelayMs: 5,
     maxDelayMs: 20,
-    // The forwarder's own default. No test here waits on a timeout, and a shorter one made a busy machine's slow
-    // answer a timeout, and the batch was sent again and counted twice (a lost answer is resent: docs/OPERATIONS.md, "GA4").
+    // The forwarder's own default; no test here waits on it. A shorter one turned a busy machine's slow answer
+    // into a resend, counted twice (a lost answer is resent: docs/OPERATIONS.md, "GA4").
     timeoutMs: 5_000,
     ...overrides,
   });
